@@ -1,0 +1,109 @@
+"""What a brain or router agent sees during one tick, and what it hands back.
+
+Every semantic read and write goes through :class:`ReasonContext`, which records it
+(``sem_reads``, ``sem_writes``) and mints evidence items for claims to cite.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from agi_core.errors import AgiError, StorageError
+from agi_core.memory.keys import make_key
+from agi_core.model import Action, Plan, RouterDecision, SemanticEntry, SemanticRead, TickState
+
+if TYPE_CHECKING:
+    from agi_core.determinism import Determinism
+    from agi_core.memory.sqlite_store import SqliteStore
+
+
+@attrs.define
+class AgentReply:
+    """A router agent's answer: the reply text, its claims, and optionally a tool action."""
+
+    text: str
+    claims: list[dict[str, Any]] = attrs.field(factory=list)
+    action: Action | None = None
+    focus: str | None = None
+
+
+@attrs.frozen
+class Decision:
+    """The reason step's result; the kernel acts on ``action`` and journals the rest."""
+
+    router_decision: RouterDecision
+    selected_agents: list[str]
+    agent_outputs: dict[str, Any]
+    final_output: str
+    council_votes: list[dict[str, Any]]
+    claims: list[dict[str, Any]]
+    evidence_items: list[dict[str, Any]]
+    action: Action
+    plan: Plan
+    degraded: list[str] = attrs.field(factory=list)
+    focus: str | None = None
+
+
+class ContextClosed(AgiError):
+    """A timed-out agent tried to use its tick after the tick moved on."""
+
+
+@attrs.define
+class ReasonContext:
+    state: TickState
+    tick: int
+    store: SqliteStore
+    determinism: Determinism
+    synonyms: Mapping[str, str]
+    sem_reads: list[dict[str, Any]] = attrs.field(factory=list)
+    sem_writes: list[dict[str, Any]] = attrs.field(factory=list)
+    evidence_items: list[dict[str, Any]] = attrs.field(factory=list)
+    closed: bool = False
+
+    @property
+    def text(self) -> str:
+        return self.state.input.normalized
+
+    def key(self, scope: str, entity_type: str, entity_id: str, attribute: str) -> str:
+        return make_key(scope, entity_type, entity_id, attribute, self.synonyms)
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise ContextClosed("this tick has ended (the agent timed out); its reads and writes are refused")
+
+    def sem_read(self, key: str) -> SemanticRead:
+        """Read a fact (S7) and record the read; a hit also becomes an evidence item."""
+        self._check_open()
+        result = self.store.sem_read(key)
+        self.sem_reads.append({"key": key, "exists": result.exists, "value": result.value,
+                               "last_updated": result.last_updated})
+        if result.exists:
+            self.evidence_items.append({"id": f"ev{len(self.evidence_items) + 1}", "source": "sem_read",
+                                        "key": key, "value": result.value,
+                                        "last_updated": result.last_updated})
+        return result
+
+    def sem_write(self, key: str, value: Any, fact: str) -> bool:
+        """Write a fact (last validated write wins); False if the backend failed (F5)."""
+        self._check_open()
+        entry = SemanticEntry(id=self.determinism.new_id("sem", key), key=key, value=value, fact=fact,
+                              updated_at=self.determinism.now())
+        try:
+            with self.store.savepoint("sem_write"):
+                self.store.sem_write(entry, self.tick)
+        except (StorageError, sqlite3.Error) as exc:
+            self.sem_writes.append({"key": key, "value": value, "ok": False, "error": str(exc)})
+            return False
+        self.sem_writes.append({"key": key, "value": value, "ok": True, "updated_at": entry.updated_at})
+        return True
+
+    def evidence_for(self, key: str) -> str | None:
+        """The id of the evidence item a claim about ``key`` can cite, if any."""
+        for item in self.evidence_items:
+            if item["key"] == key:
+                return str(item["id"])
+        return None

@@ -1,0 +1,24 @@
+"""The Stage-0 brain and its router agents."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agi_core.brain.stage0.agents import STAGE0_AGENTS
+from agi_core.brain.stage0.brain import Stage0Brain
+from agi_core.hookspecs import Register, hookimpl
+
+
+def stage0_brain(kernel: Any) -> Stage0Brain:
+    return Stage0Brain(kernel.router_agents.values(), timeout_s=kernel.config.timeout_s)
+
+
+@hookimpl
+def agi_register_router_agents(register: Register) -> None:
+    for agent in STAGE0_AGENTS:
+        register(agent)
+
+
+@hookimpl
+def agi_register_brains(register: Register) -> None:
+    register(stage0_brain, name="stage0")

@@ -1,0 +1,62 @@
+"""Built-in tools: respond, file read/list/write confined to the workspace, clock."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agi_core.errors import ToolError
+from agi_core.hookspecs import Register, hookimpl
+from agi_core.model import ToolDefinition
+from agi_core.tools import Tool, ToolContext, confined_path
+
+MAX_READ_BYTES = 64 * 1024
+
+
+def _respond(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    return {"text": str(args.get("text", ""))}
+
+
+def _file_read(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    path = confined_path(context.workspace, args.get("path", ""))
+    if not path.is_file():
+        raise ToolError(f"no file {args.get('path')!r} in the workspace; list it with /file_list")
+    data = path.read_bytes()[:MAX_READ_BYTES]
+    return {"path": args["path"], "text": data.decode("utf-8", errors="replace"), "truncated": path.stat().st_size > MAX_READ_BYTES}
+
+
+def _file_list(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    folder = confined_path(context.workspace, args.get("path") or ".")
+    if folder == context.workspace.resolve() and not folder.exists():
+        return {"entries": []}
+    if not folder.is_dir():
+        raise ToolError(f"no folder {args.get('path')!r} in the workspace")
+    root = context.workspace.resolve()
+    return {"entries": sorted(str(p.relative_to(root)) + ("/" if p.is_dir() else "") for p in folder.iterdir())}
+
+
+def _file_write(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    path = confined_path(context.workspace, args.get("path", ""))
+    text = str(args.get("text", ""))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return {"path": args["path"], "bytes": len(text.encode("utf-8"))}
+
+
+def _clock(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    return {"now": context.determinism.now()}
+
+
+BUILTIN_TOOLS = (
+    Tool(ToolDefinition("respond", "Reply to the user.", {"text": "string"}, "read"), _respond),
+    Tool(ToolDefinition("file_read", "Read a text file inside the workspace.", {"path": "string"}, "read"), _file_read),
+    Tool(ToolDefinition("file_list", "List a folder inside the workspace.", {"path": "string"}, "read"), _file_list),
+    Tool(ToolDefinition("file_write", "Write a text file inside the workspace.",
+                        {"path": "string", "text": "string"}, "write"), _file_write),
+    Tool(ToolDefinition("clock", "The current (deterministic) time.", {}, "read"), _clock),
+)
+
+
+@hookimpl
+def agi_register_actuators(register: Register) -> None:
+    for tool in BUILTIN_TOOLS:
+        register(tool)

@@ -1,0 +1,289 @@
+"""The kernel: opens an agent's database and runs it one tick at a time.
+
+A tick is perceive → recall → reason → plan → act → store, inside one SQLite
+transaction that also writes the tick's journal record. Nothing long-lived lives on the
+Kernel object itself: reopening the database restores the agent exactly.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from agi_core.brain.context import Decision, ReasonContext
+from agi_core.brain.messages import F5_SEM_WRITE_FAILURE
+from agi_core.determinism import Determinism
+from agi_core.errors import ConfigError, ToolError
+from agi_core.memory.keys import check_key, merge_synonyms
+from agi_core.memory.sqlite_store import SqliteStore
+from agi_core.model import (
+    PLAN_STEPS_MAX, RECENT_TURNS_MAX, Action, EpisodicEntry, Goal, Input, JournalRecord, Observation, Plan,
+    Recalled, RouterDecision, SemanticRead, TickState, WorkingMemory,
+)
+from agi_core.plugins import Plugins, load_plugins
+from agi_core.serialization import dumps, to_data
+from agi_core.tools import Tool, ToolContext, ToolPolicy, execute, validate_tool
+
+
+@attrs.frozen
+class KernelConfig:
+    """How a kernel runs; everything has an embedded default."""
+
+    seed: str = "0"
+    brain: str = "stage0"
+    timeout_s: float = 30.0
+    policy: ToolPolicy = ToolPolicy()
+    workspace: Path | None = None
+    synchronous: str = "NORMAL"
+
+
+class Kernel:
+    """One agent, backed by one SQLite file. Use :meth:`open`; close it (or use ``with``)."""
+
+    def __init__(self, store: SqliteStore, config: KernelConfig, plugins: Plugins) -> None:
+        self.store = store
+        self.config = config
+        self.plugins = plugins
+        self.determinism = Determinism(config.seed, int(store.meta_get("counter", "0") or 0))
+        self.tick_count = int(store.meta_get("tick", "0") or 0)
+        self.workspace = (config.workspace or store.path.parent / "workspace").resolve()
+        self._pending: collections.deque[Input] = collections.deque()
+        self.tools: dict[str, Tool] = {
+            name: reg.obj for name, reg in plugins.collect("agi_register_actuators", validate_tool).items()}
+        self.sensors = {name: reg.obj for name, reg in plugins.collect("agi_register_sensors").items()}
+        self.router_agents = {name: reg.obj for name, reg in plugins.collect("agi_register_router_agents").items()}
+        tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.collect("agi_register_synonyms").items()}
+        self.synonyms = merge_synonyms(tables)
+        brains = plugins.collect("agi_register_brains")
+        if config.brain not in brains:
+            raise ConfigError(f"no brain named {config.brain!r}; installed brains: {', '.join(sorted(brains)) or 'none'}")
+        self.brain = brains[config.brain].obj(self)
+        self._check_seed()
+
+    # -- lifecycle -------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | Path, *, seed: str | int = "0", plugins: Plugins | None = None,
+             **options: Any) -> Kernel:
+        """Open (or create) the agent stored at ``path``; ``options`` are KernelConfig fields."""
+        try:
+            config = KernelConfig(seed=str(seed), **options)
+        except TypeError as exc:
+            raise ConfigError(f"unknown kernel option ({exc}); see agi_core.KernelConfig for the options") from None
+        store = SqliteStore(path, synchronous=config.synchronous)
+        try:
+            return cls(store, config, plugins or load_plugins())
+        except BaseException:
+            store.close()
+            raise
+
+    def close(self) -> None:
+        close = getattr(self.brain, "close", None)
+        if close is not None:
+            close()
+        self.store.close()
+
+    def __enter__(self) -> Kernel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _check_seed(self) -> None:
+        check = self.determinism.sign("agi-seed-check")
+        stored = self.store.meta_get("seed_check")
+        if stored is None:
+            with self.store.tick_transaction():
+                self.store.meta_set("seed_check", check)
+        elif stored != check:
+            raise ConfigError(f"{self.store.path} was created with another seed; open it with the same --seed")
+
+    # -- public API ------------------------------------------------------------------
+    def submit(self, text: str, source: str = "user") -> None:
+        """Queue an input for the built-in ``input_queue`` sensor."""
+        self._pending.append(Input(raw=text, normalized=normalize(text), source=source))  # type: ignore[arg-type]
+
+    def take_pending(self) -> Input | None:
+        return self._pending.popleft() if self._pending else None
+
+    def run(self, lines: Iterable[str]) -> Iterator[JournalRecord]:
+        """One tick per non-empty line."""
+        for line in lines:
+            if line.strip():
+                record = self.tick(line.rstrip("\n"))
+                if record is not None:
+                    yield record
+
+    def put_fact(self, key: str, value: Any) -> JournalRecord:
+        """Store one fact directly, as a journaled tick of its own (``agi memory put``)."""
+        check_key(key)
+        percept = Input(raw=f"memory put {key} {dumps(value)}", normalized=f"memory put {key}", source="event")
+        return self._run_tick(percept, lambda ctx: _put_decision(ctx, key, value))
+
+    def get_fact(self, key: str) -> SemanticRead:
+        return self.store.sem_read(check_key(key))
+
+    def working(self) -> WorkingMemory:
+        return self.store.working()
+
+    # -- the tick --------------------------------------------------------------------
+    def tick(self, text: str | None = None, *, source: str = "user") -> JournalRecord | None:
+        """Run one tick on ``text`` (or on the first sensor percept); None if there was no input."""
+        percept = Input(raw=text, normalized=normalize(text), source=source) if text is not None else self._perceive()  # type: ignore[arg-type]
+        if percept is None:
+            return None
+        return self._run_tick(percept, self.brain.reason)
+
+    def _run_tick(self, percept: Input, reason: Callable[[ReasonContext], Decision]) -> JournalRecord:
+        counter_before = self.determinism.counter
+        try:
+            with self.store.tick_transaction():
+                record = self._tick(percept, reason)
+        except BaseException:
+            self.determinism.counter = counter_before
+            raise
+        self.tick_count = record.tick
+        for _ in self.plugins.call_each("agi_after_tick", kernel=self, record=record):
+            pass
+        return record
+
+    def _perceive(self) -> Input | None:
+        for sensor in self.sensors.values():
+            try:
+                percept = sensor.poll(self)
+            except Exception as exc:  # noqa: BLE001 - a failing sensor is reported and skipped
+                self.plugins._fail(getattr(sensor, "name", repr(sensor)), "poll", exc)
+                continue
+            if percept is not None:
+                return percept
+        return None
+
+    def _brainstate(self, working: WorkingMemory, tick: int) -> dict[str, Any]:
+        return {"tick": tick, "counter": self.determinism.counter, "working": to_data(working)}
+
+    def _tick(self, percept: Input, reason: Callable[[ReasonContext], Decision]) -> JournalRecord:
+        tick = self.tick_count + 1
+        working = self.store.working()
+        before = self._brainstate(working, tick - 1)
+        state = TickState(input=percept)
+        for _ in self.plugins.call_each("agi_before_tick", kernel=self, state=state):
+            pass
+        state = attrs.evolve(state, recalled=self._recall(working))
+        ctx = ReasonContext(state=state, tick=tick, store=self.store, determinism=self.determinism,
+                            synonyms=self.synonyms)
+        decision = reason(ctx)
+        ctx.closed = True
+        decision = self._plan(decision)
+        observation, final_output, externals = self._act(decision.action, decision.final_output)
+        externals["input"] = to_data(percept)
+        working = self._remember(working, percept, final_output, decision, observation)
+        record = JournalRecord(
+            tick=tick, id=self.determinism.new_id("tick", str(tick)), timestamp=self.determinism.now(),
+            input=percept, router_decision=decision.router_decision, selected_agents=decision.selected_agents,
+            agent_outputs=decision.agent_outputs, sem_reads=ctx.sem_reads, sem_writes=ctx.sem_writes,
+            final_output=final_output, council_votes=decision.council_votes, claims=decision.claims,
+            evidence_items=decision.evidence_items, brainstate_before=before,
+            brainstate_after=self._brainstate(working, tick), action=decision.action, observation=observation,
+            plan=decision.plan, externals=externals, degraded=decision.degraded,
+        )
+        self._store(tick, record, percept, working)
+        return record
+
+    def _recall(self, working: WorkingMemory) -> Recalled:
+        semantic = [to_data(entry) for entry in self.store.facts(working.focus + "/")] if working.focus else []
+        episodic = [to_data(entry) for entry in self.store.episodes(4, newest_first=True)]
+        return Recalled(semantic=semantic[:10], episodic=episodic, working=to_data(working))
+
+    def _plan(self, decision: Decision) -> Decision:
+        """Rule 4 (replan when the last observation failed) and the 20-step limit."""
+        steps = list(decision.plan.steps)
+        if self.store.meta_get("last_observation_ok") == "0":
+            steps.insert(0, "replan:last_observation_failed")
+        if len(steps) > PLAN_STEPS_MAX:
+            text = (f"This needs {len(steps)} steps; plans over {PLAN_STEPS_MAX} steps need a subgoal "
+                    "or your confirmation. Split the request or confirm it.")
+            return attrs.evolve(decision, plan=Plan(steps=steps[:PLAN_STEPS_MAX]), final_output=text,
+                                action=Action(type="response", name="respond", args={"text": text}))
+        return attrs.evolve(decision, plan=Plan(steps=steps, current_index=len(steps) - 1))
+
+    def _act(self, action: Action, reply: str) -> tuple[Observation, str, dict[str, Any]]:
+        """Exactly one action: a response, or one tool call gated by its effect."""
+        externals: dict[str, Any] = {}
+        if action.type == "response":
+            return Observation(success=True, payload={"delivered": True}), reply, externals
+        tool = self.tools.get(action.name)
+        if tool is None:
+            text = f"There is no tool named {action.name!r}; available tools: {', '.join(sorted(self.tools))}."
+            return Observation(success=False, error=text), text, externals
+        try:
+            args = resolve_positional(tool, action.args)
+        except ToolError as exc:
+            return Observation(success=False, error=str(exc)), f"{tool.name} failed: {exc}", externals
+        context = ToolContext(workspace=self.workspace, determinism=self.determinism)
+        observation = execute(tool, args, context, self.config.policy)
+        externals["observation"] = to_data(observation)
+        if observation.success:
+            shown = {k: v for k, v in observation.payload.items() if k != "policy"}
+            return observation, f"{tool.name}: {dumps(shown)}", externals
+        return observation, f"{tool.name} failed: {observation.error}", externals
+
+    def _remember(self, working: WorkingMemory, percept: Input, reply: str, decision: Decision,
+                  observation: Observation) -> WorkingMemory:
+        turns = [*working.recent_turns, f"{percept.source}: {percept.raw}", f"agent: {reply}"]
+        goal = Goal(id=self.determinism.new_id("goal", percept.raw), description=f"answer: {percept.raw[:120]}",
+                    status="done" if observation.success else "abandoned")
+        return WorkingMemory(recent_turns=turns[-RECENT_TURNS_MAX:], active_goal=goal,
+                             focus=decision.focus or working.focus)
+
+    def _store(self, tick: int, record: JournalRecord, percept: Input, working: WorkingMemory) -> None:
+        """Rule 3: episodes, working memory, meta and the journal record, in the tick's transaction."""
+        stamp = record.timestamp
+        self.store.add_episode(EpisodicEntry(id=self.determinism.new_id("episode", "input"), event=percept.raw,
+                                             context={"kind": "input", "source": percept.source}, timestamp=stamp), tick)
+        self.store.add_episode(EpisodicEntry(
+            id=self.determinism.new_id("episode", "action"), event=record.final_output,
+            context={"kind": "action", "action": to_data(record.action), "success": record.observation.success},
+            timestamp=stamp), tick)
+        self.store.set_working(working)
+        data = to_data(record)
+        chain = self.determinism.sign(self.store.last_chain() + "|" + dumps(data))
+        self.store.append_journal(tick, record.id, data, chain)
+        self.store.meta_set("tick", str(tick))
+        self.store.meta_set("counter", str(self.determinism.counter))
+        self.store.meta_set("last_observation_ok", "1" if record.observation.success else "0")
+
+
+def _put_decision(ctx: ReasonContext, key: str, value: Any) -> Decision:
+    ok = ctx.sem_write(key, value, f"{key} = {dumps(value)}")
+    text = f"stored {key}" if ok else F5_SEM_WRITE_FAILURE
+    return Decision(
+        router_decision=RouterDecision(agent="memory_put", why="explicit_memory_put"), selected_agents=["memory_put"],
+        agent_outputs={"memory_put": text}, final_output=text, council_votes=[], claims=[], evidence_items=[],
+        action=Action(type="response", name="respond", args={"text": text}), plan=Plan(steps=["sem_write"]),
+    )
+
+
+def normalize(text: str) -> str:
+    """The ``normalized`` form of an input: whitespace collapsed, ends trimmed."""
+    return " ".join(text.split())
+
+
+def resolve_positional(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
+    """Map ``$0, $1 …`` (bare command arguments) onto the tool's parameters in order."""
+    names = list(tool.definition.parameters)
+    resolved: dict[str, Any] = {}
+    for key, value in args.items():
+        if key.startswith("$"):
+            index = int(key[1:])
+            if index >= len(names):
+                raise ToolError(f"tool {tool.name!r} takes {len(names)} argument(s); remove the extra ones")
+            resolved[names[index]] = value
+        else:
+            resolved[key] = value
+    return resolved
+
+
+__all__ = ["Kernel", "KernelConfig", "RouterDecision"]

@@ -1,0 +1,1 @@
+"""The agent's stores: semantic facts, episodic events, bounded working memory, journal."""

@@ -1,0 +1,44 @@
+"""Schema migrations of the SQLite store: one function per step, applied in order once.
+
+Add a step by appending a function to ``MIGRATIONS``; never edit a released one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+import sqlite_utils
+
+
+def m001_core_tables(db: sqlite_utils.Database) -> None:
+    db["meta"].create({"key": str, "value": str}, pk="key")
+    db["facts"].create(
+        {"key": str, "id": str, "value": str, "fact": str, "relations": str, "updated_at": str, "tick": int},
+        pk="key",
+    )
+    db["episodes"].create(
+        {"seq": int, "id": str, "tick": int, "event": str, "context": str, "timestamp": str}, pk="seq",
+    )
+    db["episodes"].create_index(["tick"])
+    db["working"].create({"id": int, "data": str}, pk="id")
+    db["journal"].create({"tick": int, "id": str, "record": str, "chain": str}, pk="tick")
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [m001_core_tables]
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Apply the steps not yet applied, in one transaction; returns how many ran."""
+    db = sqlite_utils.Database(conn)
+    conn.execute("CREATE TABLE IF NOT EXISTS _agi_migrations (step INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+    done = {row[0] for row in conn.execute("SELECT name FROM _agi_migrations")}
+    ran = 0
+    for step, function in enumerate(MIGRATIONS, start=1):
+        if function.__name__ in done:
+            continue
+        with conn:
+            function(db)
+            conn.execute("INSERT INTO _agi_migrations (step, name) VALUES (?, ?)", (step, function.__name__))
+        ran += 1
+    return ran

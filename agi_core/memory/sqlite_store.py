@@ -1,0 +1,146 @@
+"""The embedded SQLite store: semantic facts, episodes, working memory, journal, meta.
+
+One file holds the whole agent. The kernel runs each tick inside :meth:`SqliteStore.tick_transaction`;
+every write below happens inside it, so a tick is stored entirely or not at all. Hot-path
+statements are constant SQL strings, which sqlite3 keeps prepared in its statement cache.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from agi_core.errors import StorageError
+from agi_core.memory.keys import check_key
+from agi_core.memory.migrations import migrate
+from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMemory
+from agi_core.serialization import dumps, from_data, to_data
+
+
+class SqliteStore:
+    """All of an agent's stores in one SQLite database file."""
+
+    name = "sqlite"
+
+    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute(f"PRAGMA synchronous={synchronous}")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            migrate(self.conn)
+        except (sqlite3.DatabaseError, OSError) as exc:
+            raise StorageError(f"cannot open {self.path} as an agent database ({exc}); "
+                               "pass --db with a new file name or an agi database") from None
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextlib.contextmanager
+    def tick_transaction(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE … COMMIT, rolled back entirely if anything raises."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def savepoint(self, name: str) -> Iterator[None]:
+        """A nested step that can fail alone (F5: a failed SEM write keeps the tick)."""
+        self.conn.execute(f"SAVEPOINT {name}")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute(f"ROLLBACK TO {name}")
+            self.conn.execute(f"RELEASE {name}")
+            raise
+        self.conn.execute(f"RELEASE {name}")
+
+    # -- meta --------------------------------------------------------------------------
+    def meta_get(self, key: str, default: str | None = None) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def meta_set(self, key: str, value: str) -> None:
+        self.conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) "
+                          "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+
+    # -- semantic ----------------------------------------------------------------------
+    def sem_read(self, key: str) -> SemanticRead:
+        """Rule S7; a miss is ``exists=False`` and nothing else (S9)."""
+        row = self.conn.execute("SELECT value, updated_at FROM facts WHERE key = ?", (check_key(key),)).fetchone()
+        if row is None:
+            return SemanticRead(exists=False)
+        return SemanticRead(exists=True, value=json.loads(row[0]), last_updated=row[1])
+
+    def sem_write(self, entry: SemanticEntry, tick: int) -> bool:
+        """Store ``entry`` unless a newer value is stored (S5, S8, F2); True if it was written."""
+        check_key(entry.key)
+        try:
+            value = dumps(entry.value)
+        except (TypeError, ValueError) as exc:
+            raise StorageError(f"value for {entry.key} is not JSON-serializable ({exc}); "
+                               "store strings, numbers, booleans, lists or objects") from None
+        cursor = self.conn.execute(
+            "INSERT INTO facts (key, id, value, fact, relations, updated_at, tick) VALUES (?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET id = excluded.id, value = excluded.value, fact = excluded.fact, "
+            "relations = excluded.relations, updated_at = excluded.updated_at, tick = excluded.tick "
+            "WHERE excluded.updated_at >= facts.updated_at",
+            (entry.key, entry.id, value, entry.fact, dumps(entry.relations), entry.updated_at, tick),
+        )
+        return cursor.rowcount == 1
+
+    def facts(self, prefix: str = "") -> list[SemanticEntry]:
+        rows = self.conn.execute(
+            "SELECT id, key, value, fact, relations, updated_at FROM facts WHERE key LIKE ? ORDER BY key",
+            (prefix.replace("%", "") + "%",),
+        ).fetchall()
+        return [SemanticEntry(id=r[0], key=r[1], value=json.loads(r[2]), fact=r[3],
+                              relations=json.loads(r[4]), updated_at=r[5]) for r in rows]
+
+    # -- episodic ----------------------------------------------------------------------
+    def add_episode(self, entry: EpisodicEntry, tick: int) -> None:
+        self.conn.execute(
+            "INSERT INTO episodes (id, tick, event, context, timestamp) VALUES (?, ?, ?, ?, ?)",
+            (entry.id, tick, entry.event, dumps(entry.context), entry.timestamp),
+        )
+
+    def episodes(self, limit: int | None = None, *, newest_first: bool = False) -> list[EpisodicEntry]:
+        order = "DESC" if newest_first else "ASC"
+        rows = self.conn.execute(
+            f"SELECT id, event, context, timestamp FROM episodes ORDER BY seq {order} LIMIT ?",
+            (-1 if limit is None else limit,),
+        ).fetchall()
+        return [EpisodicEntry(id=r[0], event=r[1], context=json.loads(r[2]), timestamp=r[3]) for r in rows]
+
+    # -- working -----------------------------------------------------------------------
+    def working(self) -> WorkingMemory:
+        row = self.conn.execute("SELECT data FROM working WHERE id = 1").fetchone()
+        return WorkingMemory() if row is None else from_data(json.loads(row[0]), WorkingMemory)
+
+    def set_working(self, memory: WorkingMemory) -> None:
+        self.conn.execute("INSERT INTO working (id, data) VALUES (1, ?) "
+                          "ON CONFLICT(id) DO UPDATE SET data = excluded.data", (dumps(to_data(memory)),))
+
+    # -- journal -----------------------------------------------------------------------
+    def append_journal(self, tick: int, record_id: str, record: dict[str, Any], chain: str) -> None:
+        self.conn.execute("INSERT INTO journal (tick, id, record, chain) VALUES (?, ?, ?, ?)",
+                          (tick, record_id, dumps(record), chain))
+
+    def journal(self, since: int = 0) -> Iterator[tuple[int, dict[str, Any], str]]:
+        for tick, record, chain in self.conn.execute(
+                "SELECT tick, record, chain FROM journal WHERE tick > ? ORDER BY tick", (since,)):
+            yield tick, json.loads(record), chain
+
+    def last_chain(self) -> str:
+        row = self.conn.execute("SELECT chain FROM journal ORDER BY tick DESC LIMIT 1").fetchone()
+        return row[0] if row else ""

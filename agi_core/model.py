@@ -1,0 +1,176 @@
+"""The shapes the kernel keeps and exchanges, as attrs classes (seed 000 of B.L.A.S.T.).
+
+Each class has a JSON Schema in ``schemas/`` generated from it by
+``python -m agi_core.schemagen``; field metadata under ``"schema"`` adds constraints the
+type alone does not say (patterns, bounds).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import attrs
+
+JSON = Any
+
+RECENT_TURNS_MAX = 10
+PLAN_STEPS_MAX = 20
+CANONICAL_KEY_PATTERN = r"^[a-z0-9_]+/[a-z0-9_]+/[a-z0-9_]+/[a-z0-9_]+$"
+TIMESTAMP_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$"
+
+
+def _schema(**constraints: Any) -> dict[str, Any]:
+    return {"schema": constraints}
+
+
+# -- tick state ------------------------------------------------------------------------
+@attrs.frozen
+class Input:
+    raw: str
+    normalized: str
+    source: Literal["user", "env", "event"] = "user"
+
+
+@attrs.frozen
+class Recalled:
+    semantic: list[dict[str, JSON]] = attrs.field(factory=list)
+    episodic: list[dict[str, JSON]] = attrs.field(factory=list)
+    working: dict[str, JSON] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class Beliefs:
+    facts: list[dict[str, JSON]] = attrs.field(factory=list)
+    uncertainties: list[str] = attrs.field(factory=list)
+
+
+@attrs.frozen
+class Goal:
+    id: str
+    description: str
+    status: Literal["active", "done", "abandoned"] = "active"
+
+
+@attrs.frozen
+class Plan:
+    steps: list[str] = attrs.field(factory=list, metadata=_schema(maxItems=PLAN_STEPS_MAX))
+    current_index: int = attrs.field(default=0, metadata=_schema(minimum=0))
+
+
+@attrs.frozen
+class Action:
+    type: Literal["tool", "response"]
+    name: str
+    args: dict[str, JSON] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class Observation:
+    success: bool
+    payload: dict[str, JSON] = attrs.field(factory=dict)
+    error: str | None = None
+
+
+@attrs.frozen
+class TickState:
+    """One pass of perceive → recall → reason → plan → act → store."""
+
+    input: Input
+    recalled: Recalled = attrs.field(factory=Recalled)
+    beliefs: Beliefs = attrs.field(factory=Beliefs)
+    goal: Goal | None = None
+    plan: Plan = attrs.field(factory=Plan)
+    action: Action | None = None
+    observation: Observation | None = None
+
+
+# -- memory entries --------------------------------------------------------------------
+@attrs.frozen
+class SemanticEntry:
+    """A fact under its canonical key; ``fact`` is a readable rendering of it."""
+
+    id: str
+    key: str = attrs.field(metadata=_schema(pattern=CANONICAL_KEY_PATTERN))
+    value: JSON
+    fact: str
+    relations: list[str] = attrs.field(factory=list)
+    updated_at: str = attrs.field(default="", metadata=_schema(pattern=TIMESTAMP_PATTERN))
+
+
+@attrs.frozen
+class SemanticRead:
+    """The read contract of rule S7: ``exists``, ``value``, ``last_updated``."""
+
+    exists: bool
+    value: JSON = None
+    last_updated: str | None = None
+
+
+@attrs.frozen
+class EpisodicEntry:
+    id: str
+    event: str
+    context: dict[str, JSON] = attrs.field(factory=dict)
+    timestamp: str = attrs.field(default="", metadata=_schema(pattern=TIMESTAMP_PATTERN))
+
+
+@attrs.frozen
+class WorkingMemory:
+    """Bounded: 10 recent turns, 1 active goal, 1 focus entity."""
+
+    recent_turns: list[str] = attrs.field(factory=list, metadata=_schema(maxItems=RECENT_TURNS_MAX))
+    active_goal: Goal | None = None
+    focus: str | None = None
+
+
+# -- tools -----------------------------------------------------------------------------
+@attrs.frozen
+class ToolDefinition:
+    name: str = attrs.field(metadata=_schema(pattern=r"^[a-z][a-z0-9_]{0,63}$"))
+    description: str
+    parameters: dict[str, str] = attrs.field(factory=dict)
+    effect: Literal["read", "write", "external"] = "read"
+
+
+# -- journal ---------------------------------------------------------------------------
+@attrs.frozen
+class RouterDecision:
+    agent: str
+    why: str
+
+
+@attrs.frozen
+class JournalRecord:
+    """Everything one tick did, stored in the tick's own transaction.
+
+    The eleven fields of rulebook §5 are compared exactly by replay; ``externals`` holds
+    what came from outside the kernel so replay can serve it back.
+    """
+
+    tick: int = attrs.field(metadata=_schema(minimum=1))
+    id: str
+    timestamp: str = attrs.field(metadata=_schema(pattern=TIMESTAMP_PATTERN))
+    input: Input
+    router_decision: RouterDecision
+    selected_agents: list[str]
+    agent_outputs: dict[str, JSON]
+    sem_reads: list[dict[str, JSON]]
+    sem_writes: list[dict[str, JSON]]
+    final_output: str
+    council_votes: list[dict[str, JSON]]
+    claims: list[dict[str, JSON]]
+    evidence_items: list[dict[str, JSON]]
+    brainstate_before: dict[str, JSON]
+    brainstate_after: dict[str, JSON]
+    action: Action
+    observation: Observation
+    plan: Plan = attrs.field(factory=Plan)
+    externals: dict[str, JSON] = attrs.field(factory=dict)
+    degraded: list[str] = attrs.field(factory=list)
+
+
+REPLAY_FIELDS: tuple[str, ...] = (
+    "router_decision", "selected_agents", "agent_outputs", "sem_reads", "sem_writes",
+    "final_output", "council_votes", "claims", "evidence_items", "brainstate_before",
+    "brainstate_after",
+)

@@ -1,0 +1,247 @@
+"""The plugin manager facade: loading, isolation of failing plugins, registries.
+
+Built-in plugins (``DEFAULT_PLUGINS``) and third-party ones (entry points in the group
+``agi``) load through the same path. A plugin that fails to import, implements an unknown
+hook, declares something invalid or raises in a hook is reported with its name and the
+cause, then skipped; the kernel and the CLI keep working.
+
+Environment:
+  ``AGI_LOAD_PLUGINS``     comma-separated allow list of entry-point plugins ("" loads none)
+  ``AGI_DISABLE_PLUGINS``  comma-separated block list (built-ins included)
+  ``AGI_TRACE_PLUGINS``    print every hook call to stderr
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable, Iterator
+from importlib import metadata
+from types import ModuleType
+from typing import Any
+
+import attrs
+import pluggy
+
+from agi_core import hookspecs
+from agi_core.errors import RegistrationError
+
+DEFAULT_PLUGINS: tuple[str, ...] = (
+    "agi_core.default_plugins.stage0",
+    "agi_core.default_plugins.tools",
+    "agi_core.default_plugins.sensors",
+    "agi_core.default_plugins.sqlite_backend",
+    "agi_core.default_plugins.synonyms",
+    "agi_core.default_plugins.commands",
+)
+
+ENTRY_POINT_GROUP = "agi"
+
+
+@attrs.frozen
+class PluginFailure:
+    """A plugin that was skipped or degraded, and why."""
+
+    plugin: str
+    stage: str  # "import", "register", a hook name
+    cause: str
+
+    def __str__(self) -> str:
+        return f"plugin {self.plugin!r} failed in {self.stage}: {self.cause}"
+
+
+@attrs.frozen
+class Registration:
+    """One object a plugin registered through a ``register`` callback."""
+
+    name: str
+    obj: Any
+    plugin: str
+
+
+@attrs.frozen
+class PluginInfo:
+    """What ``agi plugins --json`` prints for one plugin."""
+
+    name: str
+    version: str
+    hooks: list[str]
+    builtin: bool
+
+
+def _env_list(name: str) -> set[str] | None:
+    raw = os.environ.get(name)
+    if raw is None:
+        return None
+    return {part.strip() for part in raw.split(",") if part.strip()}
+
+
+def _default_name(obj: Any) -> str:
+    name = getattr(obj, "name", None) or getattr(obj, "__name__", None)
+    if not isinstance(name, str) or not name:
+        raise RegistrationError(
+            f"{obj!r} has no name; pass register(obj, name='...') or give it a 'name' attribute"
+        )
+    return name
+
+
+class Plugins:
+    """A pluggy manager plus the bookkeeping that keeps one bad plugin from hurting others."""
+
+    def __init__(self) -> None:
+        self.pm = pluggy.PluginManager("agi")
+        self.pm.add_hookspecs(hookspecs)
+        self.failures: list[PluginFailure] = []
+        self._versions: dict[str, str] = {}
+        self._builtin: set[str] = set()
+        self._trace = bool(os.environ.get("AGI_TRACE_PLUGINS"))
+
+    # -- loading ---------------------------------------------------------------------
+    @classmethod
+    def from_environment(cls) -> Plugins:
+        """Built-ins plus the entry-point plugins the environment allows."""
+        plugins = cls()
+        blocked = _env_list("AGI_DISABLE_PLUGINS") or set()
+        for module_name in DEFAULT_PLUGINS:
+            short = module_name.rsplit(".", 1)[1]
+            if short not in blocked:
+                plugins.add_module(module_name, name=short, builtin=True)
+        allowed = _env_list("AGI_LOAD_PLUGINS")
+        for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
+            if entry_point.name in blocked or (allowed is not None and entry_point.name not in allowed):
+                continue
+            plugins._load_entry_point(entry_point)
+        return plugins
+
+    def add_module(self, module: str | ModuleType | object, *, name: str | None = None,
+                   version: str | None = None, builtin: bool = False) -> bool:
+        """Register a plugin module (or object); returns False if it was skipped."""
+        label = name or (module if isinstance(module, str)
+                         else getattr(module, "__name__", None) or type(module).__name__)
+        try:
+            obj = importlib.import_module(module) if isinstance(module, str) else module
+        except Exception as exc:  # noqa: BLE001 - any import failure is reported, not raised
+            self._fail(label, "import", exc)
+            return False
+        unknown = [attr for attr in dir(obj) if attr.startswith("agi_") and attr not in hookspecs.HOOK_NAMES
+                   and callable(getattr(obj, attr))]
+        if unknown:
+            self._fail(label, "register", f"implements unknown hook {unknown[0]}; "
+                       f"rename it to one of: {', '.join(hookspecs.HOOK_NAMES)}")
+            return False
+        if self.pm.has_plugin(label):
+            self._fail(label, "register", f"a plugin named {label!r} is already loaded; rename one of them")
+            return False
+        try:
+            self.pm.register(obj, name=label)
+        except Exception as exc:  # noqa: BLE001 - pluggy validation errors become reports
+            self._fail(label, "register", exc)
+            return False
+        self._versions[label] = version or _agi_core_version()
+        if builtin:
+            self._builtin.add(label)
+        return True
+
+    def remove(self, name: str) -> None:
+        """Unregister a plugin by name (tests use this after ``yield``)."""
+        plugin = self.pm.get_plugin(name)
+        if plugin is not None:
+            self.pm.unregister(plugin, name=name)
+        self._versions.pop(name, None)
+        self._builtin.discard(name)
+
+    def _load_entry_point(self, entry_point: metadata.EntryPoint) -> None:
+        version = entry_point.dist.version if entry_point.dist else "unknown"
+        try:
+            module = entry_point.load()
+        except Exception as exc:  # noqa: BLE001
+            self._fail(entry_point.name, "import", exc)
+            return
+        self.add_module(module, name=entry_point.name, version=version)
+
+    # -- calling ---------------------------------------------------------------------
+    def call_each(self, hook: str, **kwargs: Any) -> Iterator[tuple[str, Any]]:
+        """Call every implementation of ``hook`` in registration order, isolating failures.
+
+        Yields ``(plugin_name, result)``; an implementation that raises is reported in
+        :attr:`failures` and skipped.
+        """
+        for impl in getattr(self.pm.hook, hook).get_hookimpls():
+            for result in self._call_impl(impl, hook, kwargs):
+                yield impl.plugin_name, result
+
+    def collect(self, hook: str, validate: Callable[[str, Any], Any] | None = None) -> dict[str, Registration]:
+        """Run a registration hook and return what was registered, by name.
+
+        ``validate(name, obj)`` may return a replacement object or raise; an invalid or
+        duplicate registration is reported and skipped, the others are kept.
+        """
+        found: dict[str, Registration] = {}
+        current = ""
+
+        def register(obj: Any, *, name: str | None = None, **_future: Any) -> None:
+            try:
+                key = name or _default_name(obj)
+                if key in found:
+                    raise RegistrationError(
+                        f"{key!r} is registered by both {found[key].plugin!r} and {current!r}; "
+                        f"rename one or disable a plugin with AGI_DISABLE_PLUGINS")
+                value = validate(key, obj) if validate else obj
+                found[key] = Registration(key, obj if value is None else value, current)
+            except Exception as exc:  # noqa: BLE001 - one bad registration skips only itself
+                self._fail(current, hook, exc)
+
+        for impl in getattr(self.pm.hook, hook).get_hookimpls():
+            current = impl.plugin_name
+            self._call_impl(impl, hook, {"register": register})
+        return found
+
+    def _call_impl(self, impl: Any, hook: str, kwargs: dict[str, Any]) -> list[Any]:
+        """``[result]`` of one implementation, or ``[]`` after reporting its exception."""
+        if self._trace:
+            print(f"agi: {impl.plugin_name}.{hook}({', '.join(kwargs)})", file=sys.stderr)
+        try:
+            return [impl.function(*[kwargs[arg] for arg in impl.argnames])]
+        except Exception as exc:  # noqa: BLE001 - a plugin's bug must not stop the kernel
+            self._fail(impl.plugin_name, hook, exc)
+            return []
+
+    # -- reporting -------------------------------------------------------------------
+    def _fail(self, plugin: str, stage: str, cause: BaseException | str) -> None:
+        text = cause if isinstance(cause, str) else f"{type(cause).__name__}: {cause}"
+        failure = PluginFailure(plugin, stage, text.splitlines()[0] if text else "")
+        self.failures.append(failure)
+        print(f"agi: warning: {failure}", file=sys.stderr)
+
+    def info(self) -> list[PluginInfo]:
+        """Name, version and implemented hooks of every loaded plugin."""
+        rows = []
+        for name, plugin in self.pm.list_name_plugin():
+            hooks = sorted(c.name for c in self.pm.get_hookcallers(plugin) or [])
+            rows.append(PluginInfo(name, self._versions.get(name, "unknown"), hooks, name in self._builtin))
+        return sorted(rows, key=lambda row: (not row.builtin, row.name))
+
+
+def _agi_core_version() -> str:
+    try:
+        return metadata.version("agi-core")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+_default: Plugins | None = None
+
+
+def load_plugins() -> Plugins:
+    """The process's default plugin set, loaded once (lazy and idempotent)."""
+    global _default
+    if _default is None:
+        _default = Plugins.from_environment()
+    return _default
+
+
+def reset_plugins() -> None:
+    """Forget the default plugin set so the next :func:`load_plugins` reloads it."""
+    global _default
+    _default = None

@@ -1,0 +1,109 @@
+"""Tools (actuators) with a declared effect, and the policy that gates them (rule 5).
+
+``read`` tools may run automatically; ``write`` and ``external`` tools run only when the
+policy allows them by name or effect, or a confirmation callback says yes. A refused call
+is recorded as a failed observation and never executed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from agi_core.determinism import Determinism
+from agi_core.errors import ToolError
+from agi_core.model import Observation, ToolDefinition
+from agi_core.schemas import validate
+from agi_core.serialization import to_data
+
+
+@attrs.frozen
+class ToolContext:
+    """What a tool may use: the confined workspace and the kernel's clock."""
+
+    workspace: Path
+    determinism: Determinism
+    live: bool = False
+
+
+@attrs.frozen
+class Tool:
+    """A callable tool: ``run(context, args) -> payload dict``; raise ToolError to fail."""
+
+    definition: ToolDefinition
+    run: Callable[[ToolContext, dict[str, Any]], dict[str, Any]]
+
+    @property
+    def name(self) -> str:
+        return self.definition.name
+
+    @property
+    def effect(self) -> str:
+        return self.definition.effect
+
+
+def validate_tool(name: str, obj: Any) -> Tool:
+    """Registration check: a :class:`Tool` whose definition matches its schema."""
+    if not isinstance(obj, Tool):
+        raise ToolError(f"tool {name!r} is a {type(obj).__name__}, not agi_core.Tool; wrap it with Tool(definition, run)")
+    validate("tool_definition", to_data(obj.definition), what=f"tool definition {name!r}")
+    if obj.name != name:
+        raise ToolError(f"tool registered as {name!r} but its definition says {obj.name!r}; make them equal")
+    return obj
+
+
+Confirm = Callable[[ToolDefinition, dict[str, Any]], bool]
+
+
+@attrs.frozen
+class ToolPolicy:
+    """Which non-read tools may run: by name, by effect, or by asking ``confirm``."""
+
+    allow_tools: frozenset[str] = frozenset()
+    allow_effects: frozenset[str] = frozenset({"read"})
+    confirm: Confirm | None = attrs.field(default=None, eq=False)
+
+    def decide(self, tool: Tool, args: dict[str, Any]) -> tuple[bool, str]:
+        """``(allowed, how)``; ``how`` is recorded in the journal."""
+        if tool.effect == "read" or tool.effect in self.allow_effects:
+            return True, f"effect {tool.effect} allowed"
+        if tool.name in self.allow_tools:
+            return True, "tool allowed by policy"
+        if self.confirm is not None:
+            return (True, "confirmed by user") if self.confirm(tool.definition, args) else (False, "declined by user")
+        return False, (f"{tool.effect} tool {tool.name!r} needs an explicit policy; "
+                       f"allow it with --allow-tool {tool.name} or confirm it in agi chat")
+
+
+def check_args(tool: Tool, args: dict[str, Any]) -> None:
+    unknown = sorted(set(args) - set(tool.definition.parameters))
+    if unknown:
+        raise ToolError(f"tool {tool.name!r} has no parameter {unknown[0]!r}; "
+                        f"its parameters are: {', '.join(tool.definition.parameters) or 'none'}")
+
+
+def execute(tool: Tool, args: dict[str, Any], context: ToolContext, policy: ToolPolicy) -> Observation:
+    """Run ``tool`` if the policy allows it; every outcome is an Observation, never an exception."""
+    allowed, how = policy.decide(tool, args)
+    if not allowed:
+        return Observation(success=False, payload={"refused": True, "policy": how}, error=f"refused: {how}")
+    try:
+        check_args(tool, args)
+        payload = tool.run(context, args)
+    except ToolError as exc:
+        return Observation(success=False, payload={"policy": how}, error=str(exc))
+    return Observation(success=True, payload={"policy": how, **payload})
+
+
+def confined_path(workspace: Path, relative: str) -> Path:
+    """``relative`` inside ``workspace``; refuses absolute paths, ``..`` and escaping links."""
+    if not isinstance(relative, str) or not relative or Path(relative).is_absolute():
+        raise ToolError(f"path {relative!r} must be relative to the workspace {workspace}")
+    root = workspace.resolve()
+    target = (root / relative).resolve()
+    if not target.is_relative_to(root):
+        raise ToolError(f"path {relative!r} leaves the workspace {workspace}; use a path inside it")
+    return target

@@ -1,0 +1,22 @@
+"""Test setup: no third-party entry-point plugins unless a test asks for them."""
+
+from __future__ import annotations
+
+import os
+
+os.environ["AGI_LOAD_PLUGINS"] = ""
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.pop("AGI_DISABLE_PLUGINS", None)
+os.environ.pop("AGI_TRACE_PLUGINS", None)
+
+import pytest  # noqa: E402
+
+from agi_core import plugins as plugins_module  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _fresh_default_plugins():
+    """Each test sees a freshly loaded default plugin set."""
+    plugins_module.reset_plugins()
+    yield
+    plugins_module.reset_plugins()

@@ -1,0 +1,91 @@
+"""The ``agi`` command line, with exact output."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from click.testing import CliRunner
+
+from agi_core.cli.main import make_cli
+from agi_core.serialization import dumps
+
+
+def _agi(tmp_path, *args, input=None, seed="0"):
+    return CliRunner().invoke(make_cli(), ["--db", str(tmp_path / "a.db"), "--seed", seed, *args], input=input)
+
+
+def test_run_prints_one_reply_per_line(tmp_path):
+    result = _agi(tmp_path, "run", input="2+2\n\nthe capital of Italy is Rome\nwhat is the capital of Italy?\n")
+    assert result.exit_code == 0
+    assert result.output == "2+2 = 4\nNoted: the capital of Italy is Rome.\nThe capital of Italy is Rome.\n"
+
+
+def test_run_jsonl_has_the_journal_fields_and_is_identical_across_runs(tmp_path):
+    script = "my favorite color is red\nwhat is my favorite color?\n9-3\n"
+    first = _agi(tmp_path / "one", "run", "--jsonl", input=script).output
+    second = _agi(tmp_path / "two", "run", "--jsonl", input=script).output
+    assert first == second
+    records = [json.loads(line) for line in first.splitlines()]
+    assert records[1]["router_decision"] == {"agent": "profile_agent", "why": "matched_R2_profile"}
+    assert records[1]["final_output"] == "Your favorite color is red."
+    assert records[0]["sem_writes"][0]["key"] == "user/person/self/favorite_color"
+    assert records[1]["sem_reads"][0]["value"] == "red"
+
+
+def test_memory_put_get_facts(tmp_path):
+    assert _agi(tmp_path, "memory", "put", "world/city/paris/population", "2100000").output == \
+        "stored world/city/paris/population\n"
+    got = json.loads(_agi(tmp_path, "memory", "get", "world/city/paris/population").output)
+    assert (got["exists"], got["value"]) == (True, 2100000)
+    assert json.loads(_agi(tmp_path, "memory", "get", "world/city/rome/population").output) == {
+        "exists": False, "value": None, "last_updated": None}
+    facts = _agi(tmp_path, "memory", "facts", "--json").output
+    assert [f["key"] for f in json.loads(facts)] == ["world/city/paris/population"]
+
+
+def test_bad_key_prints_one_line_and_exits_1(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "agi_core", "--db", str(tmp_path / "a.db"), "memory", "get",
+                             "Bad Key"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        "Error: 'Bad Key' is not a canonical key; use <scope>/<entity_type>/<entity_id>/<attribute> with lowercase "
+        "letters, digits and underscores, e.g. user/person/self/favorite_color"]
+
+
+def test_wrong_seed_is_one_line(tmp_path):
+    _agi(tmp_path, "run", input="1+1\n", seed="a")
+    result = subprocess.run([sys.executable, "-m", "agi_core", "--db", str(tmp_path / "a.db"), "--seed", "b", "run"],
+                            input="1+1\n", capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert result.stderr.strip() == f"Error: {tmp_path / 'a.db'} was created with another seed; open it with the same --seed"
+
+
+def test_not_a_database_is_one_line(tmp_path):
+    (tmp_path / "a.db").write_text("this is not sqlite")
+    result = subprocess.run([sys.executable, "-m", "agi_core", "--db", str(tmp_path / "a.db"), "run"],
+                            input="1+1\n", capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith(f"Error: cannot open {tmp_path / 'a.db'} as an agent database")
+    assert (tmp_path / "a.db").read_text() == "this is not sqlite"
+
+
+def test_help_does_not_import_torch_or_sentence_transformers():
+    code = ("import sys; from agi_core.cli.main import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('torch', 'sentence_transformers', 'faiss') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "AGI_LOAD_PLUGINS": ""})
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_chat_asks_before_a_write_tool_and_records_the_refusal(tmp_path):
+    result = _agi(tmp_path, "chat", input="/file_write notes.txt hello\nn\nexit\n")
+    assert "Allow write tool file_write with " + dumps({"path": "notes.txt", "text": "hello"}) + "? [y/N]" in result.output
+    assert "agent> file_write failed: refused: declined by user" in result.output
+    assert not (tmp_path / "workspace" / "notes.txt").exists()
+    confirmed = _agi(tmp_path, "chat", input="/file_write notes.txt hello\ny\nexit\n")
+    assert 'agent> file_write: {"bytes":5,"path":"notes.txt"}' in confirmed.output
+    assert (tmp_path / "workspace" / "notes.txt").read_text() == "hello"

@@ -1,0 +1,220 @@
+"""One test per hook (``test_hook_<name>``), plus the meta-tests that enforce it and the docs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import click
+from click.testing import CliRunner
+
+from agi_core.hookspecs import HOOK_NAMES, hookimpl
+from agi_core.model import Input, ToolDefinition
+from agi_core.testing import builtin_plugins, open_kernel
+from agi_core.tools import Tool
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_hook_has_a_test():
+    names = {name for name in globals() if name.startswith("test_hook_")}
+    missing = [hook for hook in HOOK_NAMES if f"test_hook_{hook}" not in names]
+    assert missing == [], f"add a test_hook_<name> test in tests/test_hooks.py for: {missing}"
+
+
+def test_every_hook_has_a_documented_section():
+    headings = re.findall(r"^## `?(agi_\w+)\(", (ROOT / "docs" / "hooks.md").read_text(), re.M)
+    assert sorted(headings) == sorted(HOOK_NAMES), "docs/hooks.md needs one '## name(args)' heading per hook"
+
+
+class _Beacon:
+    name = "beacon"
+
+    def poll(self, kernel):
+        return Input(raw="2*21", normalized="2*21", source="env") if kernel.tick_count == 0 else None
+
+
+def test_hook_agi_register_sensors(tmp_path):
+    class Plugin:
+        @hookimpl
+        def agi_register_sensors(self, register):
+            register(_Beacon())
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        record = kernel.tick()
+        assert (record.input.source, record.final_output) == ("env", "2*21 = 42")
+        assert kernel.tick() is None
+
+
+def test_hook_agi_register_actuators(tmp_path):
+    class Plugin:
+        @hookimpl
+        def agi_register_actuators(self, register):
+            register(Tool(ToolDefinition("count_r", "Count letter r", {"word": "string"}),
+                          lambda ctx, args: {"count": args["word"].lower().count("r")}))
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        assert kernel.tick("/count_r Strawberry").final_output == 'count_r: {"count":3}'
+
+
+def test_hook_agi_register_router_agents(tmp_path):
+    from agi_core.brain.context import AgentReply
+
+    class Echo:
+        name, rule, priority = "echo_agent", "matched_echo", 1
+
+        def matches(self, text):
+            return text.startswith("echo ")
+
+        def handle(self, ctx):
+            return AgentReply(ctx.text[5:])
+
+    class Plugin:
+        @hookimpl
+        def agi_register_router_agents(self, register):
+            register(Echo())
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        record = kernel.tick("echo hi there")
+    assert (record.final_output, record.router_decision.why) == ("hi there", "matched_echo")
+
+
+def test_hook_agi_register_brains(tmp_path):
+    class Shouting:
+        name = "shouting"
+
+        def __init__(self, kernel):
+            self.inner = kernel.plugins.collect("agi_register_brains")["stage0"].obj(kernel)
+
+        def reason(self, ctx):
+            import attrs
+
+            decision = self.inner.reason(ctx)
+            return attrs.evolve(decision, final_output=decision.final_output.upper())
+
+    class Plugin:
+        @hookimpl
+        def agi_register_brains(self, register):
+            register(Shouting, name="shouting")
+
+    with open_kernel(tmp_path / "a.db", Plugin(), brain="shouting") as kernel:
+        assert kernel.tick("1+1").final_output == "1+1 = 2"
+        assert kernel.tick("hello").final_output == "I CURRENTLY DON’T HAVE A MODULE FOR THIS TYPE OF REQUEST."
+
+
+def test_hook_agi_register_contracts():
+    class DemoContracts:
+        @hookimpl
+        def agi_register_contracts(self, register):
+            register({"name": "demo"}, name="demo")
+
+    found = builtin_plugins(DemoContracts()).collect("agi_register_contracts")
+    assert (found["demo"].obj, found["demo"].plugin) == ({"name": "demo"}, "DemoContracts")
+
+
+def test_hook_agi_register_memory_backends():
+    found = builtin_plugins().collect("agi_register_memory_backends")
+    from agi_core.memory.sqlite_store import SqliteStore
+
+    assert found["sqlite"].obj is SqliteStore and found["sqlite"].plugin == "sqlite_backend"
+
+
+def test_hook_agi_register_llm_providers():
+    class Plugin:
+        @hookimpl
+        def agi_register_llm_providers(self, register):
+            register(dict, name="dict_provider")
+
+    found = builtin_plugins(Plugin()).collect("agi_register_llm_providers")
+    assert found["dict_provider"].obj is dict
+
+
+def test_hook_agi_register_embedders():
+    class Plugin:
+        @hookimpl
+        def agi_register_embedders(self, register):
+            register(list, name="list_embedder")
+
+    assert builtin_plugins(Plugin()).collect("agi_register_embedders")["list_embedder"].obj is list
+
+
+def test_hook_agi_register_synonyms(tmp_path):
+    class Plugin:
+        @hookimpl
+        def agi_register_synonyms(self, register):
+            register({"nickname": "alias"}, name="nicknames")
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        kernel.tick("my nickname is Ace")
+        assert kernel.get_fact("user/person/self/alias").value == "Ace"
+
+
+def test_hook_agi_register_synonyms_conflict_names_both_plugins(tmp_path):
+    import pytest
+
+    from agi_core.errors import MemoryKeyError
+
+    class Plugin:
+        @hookimpl
+        def agi_register_synonyms(self, register):
+            register({"colour": "hue"}, name="hues")
+
+    with pytest.raises(MemoryKeyError, match="synonym 'colour' maps to 'color' in plugin 'synonyms:builtin'"):
+        open_kernel(tmp_path / "a.db", Plugin())
+
+
+def test_hook_agi_register_commands(tmp_path, monkeypatch):
+    from agi_core import plugins as plugins_module
+    from agi_core.cli.main import make_cli
+
+    class Plugin:
+        @hookimpl
+        def agi_register_commands(self, cli):
+            @cli.command()
+            def hello():
+                """Say hello."""
+                click.echo("hello from a plugin")
+
+    monkeypatch.setattr(plugins_module, "_default", builtin_plugins(Plugin()))
+    assert CliRunner().invoke(make_cli(), ["hello"]).output == "hello from a plugin\n"
+
+
+def test_hook_agi_before_tick(tmp_path):
+    seen = []
+
+    class Plugin:
+        @hookimpl
+        def agi_before_tick(self, kernel, state):
+            seen.append((kernel.tick_count, state.input.raw))
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        kernel.tick("1+2")
+        kernel.tick("3+4")
+    assert seen == [(0, "1+2"), (1, "3+4")]
+
+
+def test_hook_agi_after_tick(tmp_path):
+    seen = []
+
+    class Plugin:
+        @hookimpl
+        def agi_after_tick(self, kernel, record):
+            committed = kernel.store.conn.execute("SELECT count(*) FROM journal").fetchone()[0]
+            seen.append((record.tick, record.final_output, committed))
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        kernel.tick("1+2")
+    assert seen == [(1, "1+2 = 3", 1)]
+
+
+def test_hook_agi_restore_checkpoint():
+    calls = []
+
+    class Plugin:
+        @hookimpl
+        def agi_restore_checkpoint(self, kernel, tick):
+            calls.append(tick)
+
+    plugins = builtin_plugins(Plugin())
+    list(plugins.call_each("agi_restore_checkpoint", kernel=None, tick=7))
+    assert calls == [7]
