@@ -2,13 +2,28 @@
 
 from agi_core.determinism import Determinism
 from agi_core.errors import (
-    AgiError, ConfigError, MemoryKeyError, PluginError, RegistrationError, ReplayMismatch, StorageError, ToolError,
+    AgiError,
+    ConfigError,
+    MemoryKeyError,
+    PluginError,
+    RegistrationError,
+    ReplayMismatch,
+    StorageError,
+    ToolError,
     ValidationError,
 )
 from agi_core.hookspecs import hookimpl
 from agi_core.kernel import Kernel, KernelConfig
 from agi_core.model import (
-    Action, EpisodicEntry, Input, JournalRecord, Observation, SemanticEntry, SemanticRead, TickState, ToolDefinition,
+    Action,
+    EpisodicEntry,
+    Input,
+    JournalRecord,
+    Observation,
+    SemanticEntry,
+    SemanticRead,
+    TickState,
+    ToolDefinition,
     WorkingMemory,
 )
 from agi_core.plugins import Plugins, load_plugins

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
-_EPOCH_FLOOR = datetime(2025, 1, 1, tzinfo=timezone.utc)
+_EPOCH_FLOOR = datetime(2025, 1, 1, tzinfo=UTC)
 _EPOCH_SPAN_S = 365 * 24 * 3600
 
 
@@ -32,7 +32,7 @@ class Determinism:
     restores it on reopen and rollback (``counter`` is read/write for that reason).
     """
 
-    __slots__ = ("seed", "_key", "counter", "_epoch")
+    __slots__ = ("_epoch", "_key", "counter", "seed")
 
     def __init__(self, seed: str | int, counter: int = 0) -> None:
         self.seed = str(seed)

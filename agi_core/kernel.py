@@ -21,8 +21,20 @@ from agi_core.errors import ConfigError, ToolError
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.sqlite_store import SqliteStore
 from agi_core.model import (
-    PLAN_STEPS_MAX, RECENT_TURNS_MAX, Action, EpisodicEntry, Goal, Input, JournalRecord, Observation, Plan,
-    Recalled, RouterDecision, SemanticRead, TickState, WorkingMemory,
+    PLAN_STEPS_MAX,
+    RECENT_TURNS_MAX,
+    Action,
+    EpisodicEntry,
+    Goal,
+    Input,
+    JournalRecord,
+    Observation,
+    Plan,
+    Recalled,
+    RouterDecision,
+    SemanticRead,
+    TickState,
+    WorkingMemory,
 )
 from agi_core.plugins import Plugins, load_plugins
 from agi_core.serialization import dumps, to_data
@@ -36,7 +48,7 @@ class KernelConfig:
     seed: str = "0"
     brain: str = "stage0"
     timeout_s: float = 30.0
-    policy: ToolPolicy = ToolPolicy()
+    policy: ToolPolicy = attrs.field(factory=ToolPolicy)
     workspace: Path | None = None
     synchronous: str = "NORMAL"
 
@@ -60,7 +72,8 @@ class Kernel:
         self.synonyms = merge_synonyms(tables)
         brains = plugins.collect("agi_register_brains")
         if config.brain not in brains:
-            raise ConfigError(f"no brain named {config.brain!r}; installed brains: {', '.join(sorted(brains)) or 'none'}")
+            installed = ", ".join(sorted(brains)) or "none"
+            raise ConfigError(f"no brain named {config.brain!r}; installed brains: {installed}")
         self.brain = brains[config.brain].obj(self)
         self._check_seed()
 
@@ -132,7 +145,10 @@ class Kernel:
     # -- the tick --------------------------------------------------------------------
     def tick(self, text: str | None = None, *, source: str = "user") -> JournalRecord | None:
         """Run one tick on ``text`` (or on the first sensor percept); None if there was no input."""
-        percept = Input(raw=text, normalized=normalize(text), source=source) if text is not None else self._perceive()  # type: ignore[arg-type]
+        if text is None:
+            percept = self._perceive()
+        else:
+            percept = Input(raw=text, normalized=normalize(text), source=source)  # type: ignore[arg-type]
         if percept is None:
             return None
         return self._run_tick(percept, self.brain.reason)
@@ -241,19 +257,19 @@ class Kernel:
     def _store(self, tick: int, record: JournalRecord, percept: Input, working: WorkingMemory) -> None:
         """Rule 3: episodes, working memory, meta and the journal record, in the tick's transaction."""
         stamp = record.timestamp
-        self.store.add_episode(EpisodicEntry(id=self.determinism.new_id("episode", "input"), event=percept.raw,
-                                             context={"kind": "input", "source": percept.source}, timestamp=stamp), tick)
-        self.store.add_episode(EpisodicEntry(
-            id=self.determinism.new_id("episode", "action"), event=record.final_output,
-            context={"kind": "action", "action": to_data(record.action), "success": record.observation.success},
-            timestamp=stamp), tick)
+        self.store.add_episodes([
+            EpisodicEntry(id=self.determinism.new_id("episode", "input"), event=percept.raw,
+                          context={"kind": "input", "source": percept.source}, timestamp=stamp),
+            EpisodicEntry(id=self.determinism.new_id("episode", "action"), event=record.final_output,
+                          context={"kind": "action", "action": to_data(record.action),
+                                   "success": record.observation.success}, timestamp=stamp),
+        ], tick)
         self.store.set_working(working)
         data = to_data(record)
         chain = self.determinism.sign(self.store.last_chain() + "|" + dumps(data))
         self.store.append_journal(tick, record.id, data, chain)
-        self.store.meta_set("tick", str(tick))
-        self.store.meta_set("counter", str(self.determinism.counter))
-        self.store.meta_set("last_observation_ok", "1" if record.observation.success else "0")
+        self.store.meta_update({"tick": str(tick), "counter": str(self.determinism.counter),
+                                "last_observation_ok": "1" if record.observation.success else "0"})
 
 
 def _put_decision(ctx: ReasonContext, key: str, value: Any) -> Decision:

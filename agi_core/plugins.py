@@ -99,14 +99,23 @@ class Plugins:
 
     # -- loading ---------------------------------------------------------------------
     @classmethod
-    def from_environment(cls) -> Plugins:
-        """Built-ins plus the entry-point plugins the environment allows."""
+    def builtins(cls, *extra: Any) -> Plugins:
+        """The built-in plugins (less those in ``AGI_DISABLE_PLUGINS``) plus ``extra`` modules or objects."""
         plugins = cls()
         blocked = _env_list("AGI_DISABLE_PLUGINS") or set()
         for module_name in DEFAULT_PLUGINS:
             short = module_name.rsplit(".", 1)[1]
             if short not in blocked:
                 plugins.add_module(module_name, name=short, builtin=True)
+        for plugin in extra:
+            plugins.add_module(plugin)
+        return plugins
+
+    @classmethod
+    def from_environment(cls) -> Plugins:
+        """Built-ins plus the entry-point plugins the environment allows."""
+        plugins = cls.builtins()
+        blocked = _env_list("AGI_DISABLE_PLUGINS") or set()
         allowed = _env_list("AGI_LOAD_PLUGINS")
         for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
             if entry_point.name in blocked or (allowed is not None and entry_point.name not in allowed):

@@ -8,7 +8,6 @@ or use :func:`open_kernel` with the plugin modules you want.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,20 +15,12 @@ from typing import Any
 import pytest
 
 from agi_core.kernel import Kernel
-from agi_core.plugins import DEFAULT_PLUGINS, Plugins
+from agi_core.plugins import Plugins
 
 
 def builtin_plugins(*extra: Any) -> Plugins:
     """Built-in plugins plus ``extra`` plugin modules or objects; no entry points."""
-    plugins = Plugins()
-    blocked = {p.strip() for p in os.environ.get("AGI_DISABLE_PLUGINS", "").split(",") if p.strip()}
-    for module in DEFAULT_PLUGINS:
-        short = module.rsplit(".", 1)[1]
-        if short not in blocked:
-            plugins.add_module(module, name=short, builtin=True)
-    for plugin in extra:
-        plugins.add_module(plugin)
-    return plugins
+    return Plugins.builtins(*extra)
 
 
 def open_kernel(path: Path, *plugin_modules: Any, seed: str = "test", **options: Any) -> Kernel:

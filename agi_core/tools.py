@@ -48,7 +48,8 @@ class Tool:
 def validate_tool(name: str, obj: Any) -> Tool:
     """Registration check: a :class:`Tool` whose definition matches its schema."""
     if not isinstance(obj, Tool):
-        raise ToolError(f"tool {name!r} is a {type(obj).__name__}, not agi_core.Tool; wrap it with Tool(definition, run)")
+        raise ToolError(f"tool {name!r} is a {type(obj).__name__}, not agi_core.Tool; "
+                        "wrap it with Tool(definition, run)")
     validate("tool_definition", to_data(obj.definition), what=f"tool definition {name!r}")
     if obj.name != name:
         raise ToolError(f"tool registered as {name!r} but its definition says {obj.name!r}; make them equal")

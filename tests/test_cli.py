@@ -60,7 +60,8 @@ def test_wrong_seed_is_one_line(tmp_path):
     result = subprocess.run([sys.executable, "-m", "agi_core", "--db", str(tmp_path / "a.db"), "--seed", "b", "run"],
                             input="1+1\n", capture_output=True, text=True, timeout=60)
     assert result.returncode == 1
-    assert result.stderr.strip() == f"Error: {tmp_path / 'a.db'} was created with another seed; open it with the same --seed"
+    assert result.stderr.strip() == (
+        f"Error: {tmp_path / 'a.db'} was created with another seed; open it with the same --seed")
 
 
 def test_not_a_database_is_one_line(tmp_path):
@@ -83,7 +84,8 @@ def test_help_does_not_import_torch_or_sentence_transformers():
 
 def test_chat_asks_before_a_write_tool_and_records_the_refusal(tmp_path):
     result = _agi(tmp_path, "chat", input="/file_write notes.txt hello\nn\nexit\n")
-    assert "Allow write tool file_write with " + dumps({"path": "notes.txt", "text": "hello"}) + "? [y/N]" in result.output
+    asked = "Allow write tool file_write with " + dumps({"path": "notes.txt", "text": "hello"}) + "? [y/N]"
+    assert asked in result.output
     assert "agent> file_write failed: refused: declined by user" in result.output
     assert not (tmp_path / "workspace" / "notes.txt").exists()
     confirmed = _agi(tmp_path, "chat", input="/file_write notes.txt hello\ny\nexit\n")

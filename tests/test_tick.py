@@ -61,7 +61,8 @@ def test_a_plan_over_twenty_steps_asks_for_confirmation_instead_of_acting(tmp_pa
     with open_kernel(tmp_path / "a.db", _LongPlanPlugin(), brain="long_planner") as kernel:
         record = kernel.tick("my favorite color is red")
     assert len(record.plan.steps) == PLAN_STEPS_MAX
-    assert record.final_output.startswith("This needs 25 steps; plans over 20 steps need a subgoal or your confirmation")
+    assert record.final_output.startswith(
+        "This needs 25 steps; plans over 20 steps need a subgoal or your confirmation")
     assert record.action.type == "response"
 
 

@@ -44,13 +44,14 @@ class CliState:
             self._kernel = None
 
 
-@click.group()
+@click.group(name="agi")
 @click.version_option(package_name="agi-core")
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=Path("agent.db"),
               envvar="AGI_DB", show_default=True, help="The agent's SQLite database file.")
 @click.option("--seed", default="0", envvar="AGI_SEED", show_default=True,
               help="Seed of every id and timestamp (a database keeps the seed it was created with).")
-@click.option("--brain", default="stage0", envvar="AGI_BRAIN", show_default=True, help="Which registered brain reasons.")
+@click.option("--brain", default="stage0", envvar="AGI_BRAIN", show_default=True,
+              help="Which registered brain reasons.")
 @click.pass_context
 def cli(ctx: click.Context, db: Path, seed: str, brain: str) -> None:
     """agi-core: run a deterministic, plugin-built cognitive agent."""

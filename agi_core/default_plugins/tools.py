@@ -21,7 +21,8 @@ def _file_read(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if not path.is_file():
         raise ToolError(f"no file {args.get('path')!r} in the workspace; list it with /file_list")
     data = path.read_bytes()[:MAX_READ_BYTES]
-    return {"path": args["path"], "text": data.decode("utf-8", errors="replace"), "truncated": path.stat().st_size > MAX_READ_BYTES}
+    text = data.decode("utf-8", errors="replace")
+    return {"path": args["path"], "text": text, "truncated": path.stat().st_size > MAX_READ_BYTES}
 
 
 def _file_list(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:

@@ -12,17 +12,17 @@ import sqlite_utils
 
 
 def m001_core_tables(db: sqlite_utils.Database) -> None:
-    db["meta"].create({"key": str, "value": str}, pk="key")
-    db["facts"].create(
+    db.table("meta").create({"key": str, "value": str}, pk="key")
+    db.table("facts").create(
         {"key": str, "id": str, "value": str, "fact": str, "relations": str, "updated_at": str, "tick": int},
         pk="key",
     )
-    db["episodes"].create(
+    db.table("episodes").create(
         {"seq": int, "id": str, "tick": int, "event": str, "context": str, "timestamp": str}, pk="seq",
     )
-    db["episodes"].create_index(["tick"])
-    db["working"].create({"id": int, "data": str}, pk="id")
-    db["journal"].create({"tick": int, "id": str, "record": str, "chain": str}, pk="tick")
+    db.table("episodes").create_index(["tick"])
+    db.table("working").create({"id": int, "data": str}, pk="id")
+    db.table("journal").create({"tick": int, "id": str, "record": str, "chain": str}, pk="tick")
 
 
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [m001_core_tables]

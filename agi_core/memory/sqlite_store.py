@@ -71,8 +71,11 @@ class SqliteStore:
         return row[0] if row else default
 
     def meta_set(self, key: str, value: str) -> None:
-        self.conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) "
-                          "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+        self.meta_update({key: value})
+
+    def meta_update(self, values: dict[str, str]) -> None:
+        self.conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?) "
+                              "ON CONFLICT(key) DO UPDATE SET value = excluded.value", values.items())
 
     # -- semantic ----------------------------------------------------------------------
     def sem_read(self, key: str) -> SemanticRead:
@@ -108,10 +111,10 @@ class SqliteStore:
                               relations=json.loads(r[4]), updated_at=r[5]) for r in rows]
 
     # -- episodic ----------------------------------------------------------------------
-    def add_episode(self, entry: EpisodicEntry, tick: int) -> None:
-        self.conn.execute(
+    def add_episodes(self, entries: list[EpisodicEntry], tick: int) -> None:
+        self.conn.executemany(
             "INSERT INTO episodes (id, tick, event, context, timestamp) VALUES (?, ?, ?, ?, ?)",
-            (entry.id, tick, entry.event, dumps(entry.context), entry.timestamp),
+            [(entry.id, tick, entry.event, dumps(entry.context), entry.timestamp) for entry in entries],
         )
 
     def episodes(self, limit: int | None = None, *, newest_first: bool = False) -> list[EpisodicEntry]:

@@ -18,9 +18,11 @@ from agi_core.model import Action
 
 R1_MATH = re.compile(r"^\s*\d+\s*([+\-*/^])\s*\d+\s*$")
 _END = r"\s*[.!?]*\s*$"
-_PROFILE_WRITE = re.compile(r"^(?:please )?(?:remember(?: that)? )?my (?P<attr>[\w' -]+?) (?:is|are) (?P<value>.+?)" + _END, re.I)
+_PROFILE_WRITE = re.compile(
+    r"^(?:please )?(?:remember(?: that)? )?my (?P<attr>[\w' -]+?) (?:is|are) (?P<value>.+?)" + _END, re.I)
 _PROFILE_READ = re.compile(r"^(?:what|who|where|when)(?: is|'s|’s| are) my (?P<attr>[\w' -]+?)" + _END, re.I)
-_WORLD_WRITE = re.compile(r"^(?:the )?(?P<attr>[\w' -]+?) of (?P<entity>[\w' .-]+?) (?:is|are|was) (?P<value>.+?)" + _END, re.I)
+_WORLD_WRITE = re.compile(
+    r"^(?:the )?(?P<attr>[\w' -]+?) of (?P<entity>[\w' .-]+?) (?:is|are|was) (?P<value>.+?)" + _END, re.I)
 _WORLD_READ = re.compile(r"^(?:what|who|where|when)(?: is|'s|’s| are| was) (?:the )?(?P<attr>[\w' -]+?) of "
                          r"(?P<entity>[\w' .-]+?)" + _END, re.I)
 
@@ -34,6 +36,7 @@ class MathAgent:
     name: str = "math_agent"
     rule: str = "matched_R1_math"
     priority: int = 10
+    inline: bool = True
 
     def matches(self, text: str) -> bool:
         return R1_MATH.match(text) is not None
@@ -52,6 +55,7 @@ class ProfileAgent:
     name: str = "profile_agent"
     rule: str = "matched_R2_profile"
     priority: int = 20
+    inline: bool = True
 
     def matches(self, text: str) -> bool:
         return "my favo" in text.lower() or bool(_PROFILE_WRITE.match(text) or _PROFILE_READ.match(text))
@@ -81,6 +85,7 @@ class KnowledgeAgent:
     name: str = "knowledge_agent"
     rule: str = "matched_R3_knowledge"
     priority: int = 30
+    inline: bool = True
 
     def matches(self, text: str) -> bool:
         return bool(_WORLD_READ.match(text) or _WORLD_WRITE.match(text))
@@ -111,6 +116,7 @@ class GenericAgent:
     name: str = "generic_agent"
     rule: str = "matched_R4_fallback"
     priority: int = 1000
+    inline: bool = True
 
     def matches(self, text: str) -> bool:
         return True
@@ -129,6 +135,7 @@ class ToolCommandAgent:
     name: str = "tool_agent"
     rule: str = "matched_tool_command"
     priority: int = 5
+    inline: bool = True
 
     def matches(self, text: str) -> bool:
         return text.startswith("/") and len(text) > 1

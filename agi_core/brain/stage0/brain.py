@@ -30,7 +30,8 @@ class Stage0Brain:
         return next((agent for agent in self.agents if agent.matches(text)), None)
 
     def _run(self, agent: Any, ctx: ReasonContext) -> AgentReply:
-        if self.timeout_s <= 0:
+        """Run ``agent`` under the timeout; agents marked ``inline = True`` (pure rules) run directly."""
+        if self.timeout_s <= 0 or getattr(agent, "inline", False):
             return agent.handle(ctx)
         if self._executor is None:
             self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="agi-agent")

@@ -1,0 +1,191 @@
+"""Durable tick throughput: agi-core's kernel against the same loop built in LangGraph.
+
+Both run the same mixed Stage-0 script (math, profile write/read, knowledge write/read,
+generic) with the same router agents, one tick per input, persisted to a SQLite file:
+agi-core through its one-transaction-per-tick store, LangGraph through a six-node
+StateGraph (perceive → recall → reason → plan → act → store) checkpointed by its
+SqliteSaver. Setup (LangGraph lives only in the benchmark environment):
+
+    python3 -m venv benchmarks/.env
+    benchmarks/.env/bin/pip install -r benchmarks/requirements-langgraph.txt
+    benchmarks/.env/bin/pip install --no-deps -e .
+    benchmarks/.env/bin/python benchmarks/tick_throughput.py --ticks 10000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+SCRIPT = [
+    "12 + 30", "my favorite color is blue", "what is my favorite color?",
+    "the capital of France is Paris", "what is the capital of France?", "tell me a joke",
+    "7 ^ 3", "my favourite food is ramen", "what is my favorite food?", "what is the capital of Peru?",
+]
+
+
+def _summary(latencies: list[float]) -> dict[str, float]:
+    ordered = sorted(latencies)
+    return {
+        "ticks_per_s": len(ordered) / sum(ordered),
+        "p50_ms": statistics.median(ordered) * 1000,
+        "p99_ms": ordered[int(len(ordered) * 0.99) - 1] * 1000,
+    }
+
+
+def bench_agi(path: Path, ticks: int, synchronous: str) -> dict[str, float]:
+    from agi_core import Kernel, Plugins
+
+    latencies = []
+    with Kernel.open(path, seed="bench", plugins=Plugins.builtins(), synchronous=synchronous) as kernel:
+        for i in range(ticks):
+            start = time.perf_counter()
+            kernel.tick(SCRIPT[i % len(SCRIPT)])
+            latencies.append(time.perf_counter() - start)
+    return _summary(latencies)
+
+
+class _StateFacts:
+    """The LangGraph loop keeps facts in its checkpointed state; agents read them through this."""
+
+    def __init__(self, facts: dict[str, Any]) -> None:
+        self.facts = facts
+
+    def sem_read(self, key: str) -> Any:
+        from agi_core.model import SemanticRead
+
+        found = self.facts.get(key)
+        return SemanticRead(exists=True, value=found[0], last_updated=found[1]) if found else SemanticRead(False)
+
+    def savepoint(self, name: str) -> Any:
+        import contextlib
+
+        return contextlib.nullcontext()
+
+    def sem_write(self, entry: Any, tick: int) -> bool:
+        self.facts[entry.key] = (entry.value, entry.updated_at)
+        return True
+
+
+def build_langgraph(path: Path, durability: str) -> Any:
+    import sqlite3
+    from typing import TypedDict
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.graph import END, START, StateGraph
+
+    from agi_core.brain.context import ReasonContext
+    from agi_core.brain.stage0.agents import STAGE0_AGENTS
+    from agi_core.brain.stage0.brain import Stage0Brain
+    from agi_core.default_plugins.synonyms import SYNONYMS
+    from agi_core.determinism import Determinism
+    from agi_core.model import Input, TickState
+
+    brain = Stage0Brain(STAGE0_AGENTS, timeout_s=0)
+    determinism = Determinism("bench")
+
+    class State(TypedDict, total=False):
+        text: str
+        input: dict[str, str]
+        facts: dict[str, Any]
+        recent_turns: list[str]
+        decision: dict[str, Any]
+        final_output: str
+        tick: int
+        journal: list[dict[str, Any]]
+
+    def perceive(state: State) -> State:
+        text = state["text"]
+        return {"input": {"raw": text, "normalized": " ".join(text.split()), "source": "user"},
+                "tick": state.get("tick", 0) + 1}
+
+    def recall(state: State) -> State:
+        return {"recent_turns": state.get("recent_turns", [])[-10:]}
+
+    def reason(state: State) -> State:
+        facts = dict(state.get("facts", {}))
+        tick_state = TickState(input=Input(**state["input"]))
+        ctx = ReasonContext(state=tick_state, tick=state["tick"], store=_StateFacts(facts),  # type: ignore[arg-type]
+                            determinism=determinism, synonyms=SYNONYMS)
+        decision = brain.reason(ctx)
+        return {"facts": facts, "decision": {
+            "router_decision": {"agent": decision.router_decision.agent, "why": decision.router_decision.why},
+            "sem_reads": ctx.sem_reads, "sem_writes": ctx.sem_writes, "claims": decision.claims,
+            "council_votes": decision.council_votes, "final_output": decision.final_output}}
+
+    def plan(state: State) -> State:
+        return {}
+
+    def act(state: State) -> State:
+        return {"final_output": state["decision"]["final_output"]}
+
+    def store(state: State) -> State:
+        turns = [*state.get("recent_turns", []), f"user: {state['input']['raw']}", f"agent: {state['final_output']}"]
+        return {"recent_turns": turns[-10:], "journal": [{"tick": state["tick"], **state["decision"]}]}
+
+    graph = StateGraph(State)
+    for name, node in [("perceive", perceive), ("recall", recall), ("reason", reason), ("plan", plan),
+                       ("act", act), ("store", store)]:
+        graph.add_node(name, node)
+    graph.add_edge(START, "perceive")
+    for a, b in [("perceive", "recall"), ("recall", "reason"), ("reason", "plan"), ("plan", "act"), ("act", "store")]:
+        graph.add_edge(a, b)
+    graph.add_edge("store", END)
+    conn = sqlite3.connect(path, check_same_thread=False)
+    return graph.compile(checkpointer=SqliteSaver(conn)), conn
+
+
+def bench_langgraph(path: Path, ticks: int, durability: str) -> dict[str, float]:
+    app, conn = build_langgraph(path, durability)
+    config = {"configurable": {"thread_id": "bench"}}
+    latencies = []
+    for i in range(ticks):
+        start = time.perf_counter()
+        app.invoke({"text": SCRIPT[i % len(SCRIPT)]}, config, durability=durability)
+        latencies.append(time.perf_counter() - start)
+    conn.close()
+    return _summary(latencies)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ticks", type=int, default=10_000)
+    parser.add_argument("--langgraph-ticks", type=int, default=None,
+                        help="ticks for LangGraph (default: same as --ticks)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    results: dict[str, Any] = {"ticks": args.ticks}
+    with tempfile.TemporaryDirectory() as folder:
+        for mode in ("FULL", "NORMAL"):
+            results[f"agi_sync_{mode.lower()}"] = bench_agi(Path(folder) / f"agi_{mode}.db", args.ticks, mode)
+        try:
+            import langgraph  # noqa: F401
+        except ImportError:
+            print("LangGraph is not installed here; see this file's docstring for the benchmark environment.",
+                  file=sys.stderr)
+            return 2
+        lg_ticks = args.langgraph_ticks or args.ticks
+        results["langgraph_sync"] = bench_langgraph(Path(folder) / "lg.db", lg_ticks, "sync")
+    base = results["langgraph_sync"]["ticks_per_s"]
+    results["ratio_full_vs_langgraph"] = results["agi_sync_full"]["ticks_per_s"] / base
+    results["ratio_normal_vs_langgraph"] = results["agi_sync_normal"]["ticks_per_s"] / base
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return 0
+    print(f"{'loop':<28}{'ticks/s':>10}{'p50 ms':>10}{'p99 ms':>10}")
+    for name in ("agi_sync_full", "agi_sync_normal", "langgraph_sync"):
+        row = results[name]
+        print(f"{name:<28}{row['ticks_per_s']:>10.0f}{row['p50_ms']:>10.3f}{row['p99_ms']:>10.3f}")
+    print(f"agi (synchronous=FULL) / LangGraph SqliteSaver: {results['ratio_full_vs_langgraph']:.1f}x")
+    print(f"agi (synchronous=NORMAL) / LangGraph SqliteSaver: {results['ratio_normal_vs_langgraph']:.1f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
