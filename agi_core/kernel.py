@@ -15,9 +15,9 @@ from typing import Any
 import attrs
 
 from agi_core.brain.context import Decision, ReasonContext
-from agi_core.brain.messages import F5_SEM_WRITE_FAILURE
 from agi_core.determinism import Determinism
 from agi_core.errors import ConfigError, ToolError
+from agi_core.externals import Externals
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.sqlite_store import SqliteStore
 from agi_core.model import (
@@ -37,7 +37,7 @@ from agi_core.model import (
     WorkingMemory,
 )
 from agi_core.plugins import Plugins, load_plugins
-from agi_core.serialization import dumps, to_data
+from agi_core.serialization import dumps, from_data, to_data
 from agi_core.tools import Tool, ToolContext, ToolPolicy, execute, validate_tool
 
 
@@ -51,6 +51,7 @@ class KernelConfig:
     policy: ToolPolicy = attrs.field(factory=ToolPolicy)
     workspace: Path | None = None
     synchronous: str = "NORMAL"
+    live: bool = False
 
 
 class Kernel:
@@ -60,10 +61,11 @@ class Kernel:
         self.store = store
         self.config = config
         self.plugins = plugins
-        self.determinism = Determinism(config.seed, int(store.meta_get("counter", "0") or 0))
-        self.tick_count = int(store.meta_get("tick", "0") or 0)
+        self.determinism = Determinism(config.seed)
+        self.reload()
         self.workspace = (config.workspace or store.path.parent / "workspace").resolve()
         self._pending: collections.deque[Input] = collections.deque()
+        self.last_journal_text = ""
         self.tools: dict[str, Tool] = {
             name: reg.obj for name, reg in plugins.collect("agi_register_actuators", validate_tool).items()}
         self.sensors = {name: reg.obj for name, reg in plugins.collect("agi_register_sensors").items()}
@@ -92,6 +94,13 @@ class Kernel:
         except BaseException:
             store.close()
             raise
+
+    def reload(self) -> None:
+        """Re-read what the kernel caches of its stored state (on open, after a rollback or a failed tick)."""
+        self.determinism.counter = int(self.store.meta_get("counter", "0") or 0)
+        self.tick_count = int(self.store.meta_get("tick", "0") or 0)
+        self._last_chain = self.store.last_chain()
+        self._last_observation_ok = self.store.meta_get("last_observation_ok") != "0"
 
     def close(self) -> None:
         close = getattr(self.brain, "close", None)
@@ -132,9 +141,34 @@ class Kernel:
 
     def put_fact(self, key: str, value: Any) -> JournalRecord:
         """Store one fact directly, as a journaled tick of its own (``agi memory put``)."""
-        check_key(key)
-        percept = Input(raw=f"memory put {key} {dumps(value)}", normalized=f"memory put {key}", source="event")
-        return self._run_tick(percept, lambda ctx: _put_decision(ctx, key, value))
+        return self.command("put_fact", {"key": check_key(key), "value": value})
+
+    def command(self, name: str, args: dict[str, Any]) -> JournalRecord:
+        """Run a kernel command (``put_fact``, ``state`` …) as a journaled tick of its own.
+
+        Everything a command changes is stored with the tick, so replay runs it again and
+        gets the same result. A command that raises leaves nothing stored.
+        """
+        handler = self._command_handler(name)
+        percept = Input(raw=f"{name} {dumps(args)}", normalized=name, source="event")
+        return self._run_tick(percept, lambda ctx: _command_decision(ctx, self, name, handler, args),
+                              command={name: args})
+
+    def _command_handler(self, name: str) -> Callable[..., tuple[str, Any]]:
+        from agi_core.commands import KERNEL_COMMANDS
+
+        if name not in KERNEL_COMMANDS:
+            raise ConfigError(f"no kernel command {name!r}; known: {', '.join(sorted(KERNEL_COMMANDS))}")
+        return KERNEL_COMMANDS[name]
+
+    @property
+    def state_dir(self) -> Path:
+        """Folder for files the agent's services keep beside the database (``<db>.state``)."""
+        return self.store.path.with_name(self.store.path.name + ".state")
+
+    @property
+    def conn(self) -> Any:
+        return self.store.conn
 
     def get_fact(self, key: str) -> SemanticRead:
         return self.store.sem_read(check_key(key))
@@ -153,13 +187,26 @@ class Kernel:
             return None
         return self._run_tick(percept, self.brain.reason)
 
-    def _run_tick(self, percept: Input, reason: Callable[[ReasonContext], Decision]) -> JournalRecord:
-        counter_before = self.determinism.counter
+    def replay_tick(self, recorded: dict[str, Any]) -> JournalRecord:
+        """Run the tick a journal record describes again, serving its recorded externals."""
+        externals = recorded.get("externals", {})
+        percept = from_data(externals.get("input") or recorded["input"], Input)
+        command = externals.get("command") or {}
+        fetched = {kind: values for kind, values in externals.items() if kind not in ("input", "command")}
+        for name, args in command.items():
+            handler = self._command_handler(name)
+            return self._run_tick(percept, lambda ctx: _command_decision(ctx, self, name, handler, args),
+                                  command=command, recorded=fetched)
+        return self._run_tick(percept, self.brain.reason, recorded=fetched)
+
+    def _run_tick(self, percept: Input, reason: Callable[[ReasonContext], Decision], *,
+                  command: dict[str, Any] | None = None, recorded: dict[str, list[Any]] | None = None) -> JournalRecord:
+        externals = Externals(recorded)
         try:
             with self.store.tick_transaction():
-                record = self._tick(percept, reason)
+                record = self._tick(percept, reason, externals, command)
         except BaseException:
-            self.determinism.counter = counter_before
+            self.reload()
             raise
         self.tick_count = record.tick
         for _ in self.plugins.call_each("agi_after_tick", kernel=self, record=record):
@@ -180,7 +227,8 @@ class Kernel:
     def _brainstate(self, working: WorkingMemory, tick: int) -> dict[str, Any]:
         return {"tick": tick, "counter": self.determinism.counter, "working": to_data(working)}
 
-    def _tick(self, percept: Input, reason: Callable[[ReasonContext], Decision]) -> JournalRecord:
+    def _tick(self, percept: Input, reason: Callable[[ReasonContext], Decision], externals: Externals,
+              command: dict[str, Any] | None) -> JournalRecord:
         tick = self.tick_count + 1
         working = self.store.working()
         before = self._brainstate(working, tick - 1)
@@ -189,12 +237,14 @@ class Kernel:
             pass
         state = attrs.evolve(state, recalled=self._recall(working))
         ctx = ReasonContext(state=state, tick=tick, store=self.store, determinism=self.determinism,
-                            synonyms=self.synonyms)
+                            synonyms=self.synonyms, externals=externals)
         decision = reason(ctx)
         ctx.closed = True
         decision = self._plan(decision)
-        observation, final_output, externals = self._act(decision.action, decision.final_output)
-        externals["input"] = to_data(percept)
+        observation, final_output = self._act(decision.action, decision.final_output, externals)
+        recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}
+        if command:
+            recorded["command"] = command
         working = self._remember(working, percept, final_output, decision, observation)
         record = JournalRecord(
             tick=tick, id=self.determinism.new_id("tick", str(tick)), timestamp=self.determinism.now(),
@@ -203,7 +253,7 @@ class Kernel:
             final_output=final_output, council_votes=decision.council_votes, claims=decision.claims,
             evidence_items=decision.evidence_items, brainstate_before=before,
             brainstate_after=self._brainstate(working, tick), action=decision.action, observation=observation,
-            plan=decision.plan, externals=externals, degraded=decision.degraded,
+            plan=decision.plan, externals=recorded, degraded=decision.degraded,
         )
         self._store(tick, record, percept, working)
         return record
@@ -216,7 +266,7 @@ class Kernel:
     def _plan(self, decision: Decision) -> Decision:
         """Rule 4 (replan when the last observation failed) and the 20-step limit."""
         steps = list(decision.plan.steps)
-        if self.store.meta_get("last_observation_ok") == "0":
+        if not self._last_observation_ok:
             steps.insert(0, "replan:last_observation_failed")
         if len(steps) > PLAN_STEPS_MAX:
             text = (f"This needs {len(steps)} steps; plans over {PLAN_STEPS_MAX} steps need a subgoal "
@@ -225,26 +275,37 @@ class Kernel:
                                 action=Action(type="response", name="respond", args={"text": text}))
         return attrs.evolve(decision, plan=Plan(steps=steps, current_index=len(steps) - 1))
 
-    def _act(self, action: Action, reply: str) -> tuple[Observation, str, dict[str, Any]]:
-        """Exactly one action: a response, or one tool call gated by its effect."""
-        externals: dict[str, Any] = {}
+    def _act(self, action: Action, reply: str, externals: Externals) -> tuple[Observation, str]:
+        """Exactly one action: a response, or one tool call gated by its effect.
+
+        A tool's observation is an external: replay serves the recorded one and never runs
+        the tool again, whatever its effect.
+        """
         if action.type == "response":
-            return Observation(success=True, payload={"delivered": True}), reply, externals
+            return Observation(success=True, payload={"delivered": True}), reply
         tool = self.tools.get(action.name)
         if tool is None:
             text = f"There is no tool named {action.name!r}; available tools: {', '.join(sorted(self.tools))}."
-            return Observation(success=False, error=text), text, externals
+            return Observation(success=False, error=text), text
         try:
             args = resolve_positional(tool, action.args)
         except ToolError as exc:
-            return Observation(success=False, error=str(exc)), f"{tool.name} failed: {exc}", externals
-        context = ToolContext(workspace=self.workspace, determinism=self.determinism)
-        observation = execute(tool, args, context, self.config.policy)
-        externals["observation"] = to_data(observation)
+            return Observation(success=False, error=str(exc)), f"{tool.name} failed: {exc}"
+        context = ToolContext(workspace=self.workspace, determinism=self.determinism, live=self.config.live,
+                              externals=externals)
+        def run_tool() -> dict[str, Any]:
+            before = self.determinism.counter
+            observed = to_data(execute(tool, args, context, self.config.policy))
+            return {**observed, "draws": self.determinism.counter - before}
+
+        served = externals.fetch("tool_observation", run_tool)
+        if externals.replaying:
+            self.determinism.counter += served["draws"]
+        observation = from_data({k: v for k, v in served.items() if k != "draws"}, Observation)
         if observation.success:
             shown = {k: v for k, v in observation.payload.items() if k != "policy"}
-            return observation, f"{tool.name}: {dumps(shown)}", externals
-        return observation, f"{tool.name} failed: {observation.error}", externals
+            return observation, f"{tool.name}: {dumps(shown)}"
+        return observation, f"{tool.name} failed: {observation.error}"
 
     def _remember(self, working: WorkingMemory, percept: Input, reply: str, decision: Decision,
                   observation: Observation) -> WorkingMemory:
@@ -265,20 +326,23 @@ class Kernel:
                                    "success": record.observation.success}, timestamp=stamp),
         ], tick)
         self.store.set_working(working)
-        data = to_data(record)
-        chain = self.determinism.sign(self.store.last_chain() + "|" + dumps(data))
-        self.store.append_journal(tick, record.id, data, chain)
+        text = dumps(to_data(record))
+        chain = self.determinism.sign(self._last_chain + "|" + text)
+        self.store.append_journal(tick, record.id, text, chain)
+        self.last_journal_text, self._last_chain = text, chain
+        self._last_observation_ok = record.observation.success
         self.store.meta_update({"tick": str(tick), "counter": str(self.determinism.counter),
                                 "last_observation_ok": "1" if record.observation.success else "0"})
 
 
-def _put_decision(ctx: ReasonContext, key: str, value: Any) -> Decision:
-    ok = ctx.sem_write(key, value, f"{key} = {dumps(value)}")
-    text = f"stored {key}" if ok else F5_SEM_WRITE_FAILURE
+def _command_decision(ctx: ReasonContext, kernel: Kernel, name: str, handler: Callable[..., tuple[str, Any]],
+                      args: dict[str, Any]) -> Decision:
+    text, result = handler(kernel, ctx, args)
     return Decision(
-        router_decision=RouterDecision(agent="memory_put", why="explicit_memory_put"), selected_agents=["memory_put"],
-        agent_outputs={"memory_put": text}, final_output=text, council_votes=[], claims=[], evidence_items=[],
-        action=Action(type="response", name="respond", args={"text": text}), plan=Plan(steps=["sem_write"]),
+        router_decision=RouterDecision(agent=f"command:{name}", why="explicit_command"),
+        selected_agents=[f"command:{name}"], agent_outputs={name: result}, final_output=text, council_votes=[],
+        claims=[], evidence_items=[], action=Action(type="response", name="respond", args={"text": text}),
+        plan=Plan(steps=[f"command:{name}"]),
     )
 
 

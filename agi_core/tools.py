@@ -15,6 +15,7 @@ import attrs
 
 from agi_core.determinism import Determinism
 from agi_core.errors import ToolError
+from agi_core.externals import Externals
 from agi_core.model import Observation, ToolDefinition
 from agi_core.schemas import validate
 from agi_core.serialization import to_data
@@ -27,6 +28,19 @@ class ToolContext:
     workspace: Path
     determinism: Determinism
     live: bool = False
+    externals: Externals = attrs.field(factory=Externals)
+
+    def now(self) -> str:
+        """The time: deterministic, or in live mode the wall clock, recorded as an external."""
+        if not self.live:
+            return self.determinism.now()
+        return str(self.externals.fetch("clock", _wall_clock))
+
+
+def _wall_clock() -> str:
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 @attrs.frozen

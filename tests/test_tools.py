@@ -12,7 +12,7 @@ def test_write_tool_is_refused_without_policy_and_never_runs(agi_kernel, tmp_pat
     record = agi_kernel.tick("/file_write out.txt data")
     assert record.observation.success is False
     assert record.observation.payload["refused"] is True
-    assert record.externals["observation"]["error"].startswith(
+    assert record.externals["tool_observation"][0]["error"].startswith(
         "refused: write tool 'file_write' needs an explicit policy")
     assert not (tmp_path / "workspace" / "out.txt").exists()
 

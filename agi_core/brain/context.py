@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from agi_core.errors import AgiError, StorageError
+from agi_core.externals import Externals
 from agi_core.memory.keys import make_key
 from agi_core.model import Action, Plan, RouterDecision, SemanticEntry, SemanticRead, TickState
 
@@ -59,6 +60,7 @@ class ReasonContext:
     store: SqliteStore
     determinism: Determinism
     synonyms: Mapping[str, str]
+    externals: Externals = attrs.field(factory=Externals)
     sem_reads: list[dict[str, Any]] = attrs.field(factory=list)
     sem_writes: list[dict[str, Any]] = attrs.field(factory=list)
     evidence_items: list[dict[str, Any]] = attrs.field(factory=list)

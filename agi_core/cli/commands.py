@@ -112,5 +112,7 @@ def memory_facts(state: Any, prefix: str, as_json: bool) -> None:
 
 
 def register_core_commands(cli: click.Group) -> None:
-    for command in (run, chat, plugins, memory):
+    from agi_core.cli.history import HISTORY_COMMANDS
+
+    for command in (run, chat, plugins, memory, *HISTORY_COMMANDS):
         cli.add_command(command)

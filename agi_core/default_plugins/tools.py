@@ -44,7 +44,7 @@ def _file_write(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _clock(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    return {"now": context.determinism.now()}
+    return {"now": context.now()}
 
 
 BUILTIN_TOOLS = (

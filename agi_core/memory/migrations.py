@@ -25,7 +25,13 @@ def m001_core_tables(db: sqlite_utils.Database) -> None:
     db.table("journal").create({"tick": int, "id": str, "record": str, "chain": str}, pk="tick")
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [m001_core_tables]
+def m002_checkpoints_and_archive(db: sqlite_utils.Database) -> None:
+    db.table("checkpoints").create({"name": str, "tick": int, "file": str, "seq": int}, pk="name")
+    db.table("journal_archive").create(
+        {"rollback": str, "tick": int, "id": str, "record": str, "chain": str}, pk=("rollback", "tick"))
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [m001_core_tables, m002_checkpoints_and_archive]
 
 
 def migrate(conn: sqlite3.Connection) -> int:

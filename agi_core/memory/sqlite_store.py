@@ -8,11 +8,12 @@ statements are constant SQL strings, which sqlite3 keeps prepared in its stateme
 from __future__ import annotations
 
 import contextlib
-import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from agi_core.errors import StorageError
 from agi_core.memory.keys import check_key
@@ -83,7 +84,7 @@ class SqliteStore:
         row = self.conn.execute("SELECT value, updated_at FROM facts WHERE key = ?", (check_key(key),)).fetchone()
         if row is None:
             return SemanticRead(exists=False)
-        return SemanticRead(exists=True, value=json.loads(row[0]), last_updated=row[1])
+        return SemanticRead(exists=True, value=orjson.loads(row[0]), last_updated=row[1])
 
     def sem_write(self, entry: SemanticEntry, tick: int) -> bool:
         """Store ``entry`` unless a newer value is stored (S5, S8, F2); True if it was written."""
@@ -107,8 +108,8 @@ class SqliteStore:
             "SELECT id, key, value, fact, relations, updated_at FROM facts WHERE key LIKE ? ORDER BY key",
             (prefix.replace("%", "") + "%",),
         ).fetchall()
-        return [SemanticEntry(id=r[0], key=r[1], value=json.loads(r[2]), fact=r[3],
-                              relations=json.loads(r[4]), updated_at=r[5]) for r in rows]
+        return [SemanticEntry(id=r[0], key=r[1], value=orjson.loads(r[2]), fact=r[3],
+                              relations=orjson.loads(r[4]), updated_at=r[5]) for r in rows]
 
     # -- episodic ----------------------------------------------------------------------
     def add_episodes(self, entries: list[EpisodicEntry], tick: int) -> None:
@@ -123,26 +124,36 @@ class SqliteStore:
             f"SELECT id, event, context, timestamp FROM episodes ORDER BY seq {order} LIMIT ?",
             (-1 if limit is None else limit,),
         ).fetchall()
-        return [EpisodicEntry(id=r[0], event=r[1], context=json.loads(r[2]), timestamp=r[3]) for r in rows]
+        return [EpisodicEntry(id=r[0], event=r[1], context=orjson.loads(r[2]), timestamp=r[3]) for r in rows]
 
     # -- working -----------------------------------------------------------------------
     def working(self) -> WorkingMemory:
         row = self.conn.execute("SELECT data FROM working WHERE id = 1").fetchone()
-        return WorkingMemory() if row is None else from_data(json.loads(row[0]), WorkingMemory)
+        return WorkingMemory() if row is None else from_data(orjson.loads(row[0]), WorkingMemory)
 
     def set_working(self, memory: WorkingMemory) -> None:
         self.conn.execute("INSERT INTO working (id, data) VALUES (1, ?) "
                           "ON CONFLICT(id) DO UPDATE SET data = excluded.data", (dumps(to_data(memory)),))
 
     # -- journal -----------------------------------------------------------------------
-    def append_journal(self, tick: int, record_id: str, record: dict[str, Any], chain: str) -> None:
+    def append_journal(self, tick: int, record_id: str, record_json: str, chain: str) -> None:
         self.conn.execute("INSERT INTO journal (tick, id, record, chain) VALUES (?, ?, ?, ?)",
-                          (tick, record_id, dumps(record), chain))
+                          (tick, record_id, record_json, chain))
 
     def journal(self, since: int = 0) -> Iterator[tuple[int, dict[str, Any], str]]:
         for tick, record, chain in self.conn.execute(
                 "SELECT tick, record, chain FROM journal WHERE tick > ? ORDER BY tick", (since,)):
-            yield tick, json.loads(record), chain
+            yield tick, orjson.loads(record), chain
+
+    def journal_rows(self, since: int = 0) -> Iterator[tuple[int, str, str, str]]:
+        """``(tick, id, record JSON text, chain)`` exactly as stored, in tick order."""
+        yield from self.conn.execute(
+            "SELECT tick, id, record, chain FROM journal WHERE tick > ? ORDER BY tick", (since,))
+
+    def archived_rows(self) -> Iterator[tuple[str, int, str, str, str]]:
+        """``(rollback, tick, id, record, chain)`` of the ticks undone by rollbacks."""
+        yield from self.conn.execute(
+            "SELECT rollback, tick, id, record, chain FROM journal_archive ORDER BY rollback, tick")
 
     def last_chain(self) -> str:
         row = self.conn.execute("SELECT chain FROM journal ORDER BY tick DESC LIMIT 1").fetchone()

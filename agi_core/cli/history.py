@@ -1,0 +1,139 @@
+"""Commands over the agent's history: replay, journal, checkpoint, rollback."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from agi_core import checkpoints, journal
+from agi_core.errors import AgiError
+from agi_core.memory.sqlite_store import SqliteStore
+from agi_core.replay import compare, replay, replay_records
+from agi_core.serialization import to_data
+
+
+@click.command("replay")
+@click.option("--journal", "journal_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Replay an exported JSONL journal instead of the database's own.")
+@click.option("--from", "from_checkpoint", metavar="CHECKPOINT", help="Start from this checkpoint's state.")
+@click.pass_obj
+def replay_command(state: Any, journal_file: Path | None, from_checkpoint: str | None) -> None:
+    """Re-run the recorded ticks from the same seed and compare the 11 rulebook fields.
+
+    Exits 0 when every tick is equal; on the first difference prints
+    REPLAY_MISMATCH tick=N field=F and a diff, and exits 1.
+    """
+    if journal_file is not None:
+        records = [json.loads(text) for _t, _i, text, _c in journal.read_jsonl(journal_file)]
+        report = replay_records(records, seed=state.seed, plugins=state.plugins)
+    else:
+        _require_db(state.db)
+        report = replay(state.db, seed=state.seed, plugins=state.plugins, checkpoint=from_checkpoint)
+    click.echo(report.summary())
+    if report.mismatch is not None:
+        click.echo(report.mismatch.diff())
+        sys.exit(1)
+
+
+def _require_db(path: Path) -> None:
+    if not path.is_file():
+        raise AgiError(f"no agent database at {path}; pass --db with the database to use")
+
+
+@click.group("journal")
+def journal_group() -> None:
+    """Verify, export and import the tamper-evident journal."""
+
+
+@journal_group.command("verify")
+@click.pass_obj
+def journal_verify(state: Any) -> None:
+    """Check the HMAC chain: finds an edited, deleted or reordered record."""
+    kernel = state.open_kernel()
+    report = journal.verify(kernel.store, kernel.determinism)
+    click.echo(str(report))
+    if not report.ok:
+        sys.exit(1)
+
+
+@journal_group.command("export")
+@click.option("--jsonl", is_flag=True, default=True, help="JSON Lines (the only format).")
+@click.option("--archived", is_flag=True, help="Export the ticks undone by rollbacks instead.")
+@click.option("-o", "--output", type=click.File("w", encoding="utf-8"), default="-", help="File (default stdout).")
+@click.pass_obj
+def journal_export(state: Any, jsonl: bool, archived: bool, output: Any) -> None:
+    """Write the journal as one JSON object per line."""
+    _require_db(state.db)
+    store = SqliteStore(state.db)
+    try:
+        rows = store.archived_rows() if archived else store.journal_rows()
+        count = journal.export_jsonl(rows, output, archived=archived)
+    finally:
+        store.close()
+    click.echo(f"exported {count} records", err=True)
+
+
+@journal_group.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.pass_obj
+def journal_import(state: Any, file: Path) -> None:
+    """Rebuild an agent in --db (a new database) from an exported journal, verifying it."""
+    from agi_core.determinism import Determinism
+
+    rows = list(journal.read_jsonl(file))
+    report = journal.verify_rows(rows, Determinism(state.seed))
+    if not report.ok:
+        raise AgiError(f"{file} does not verify with this seed ({report}); pass the seed it was recorded with")
+    kernel = state.open_kernel()
+    if kernel.tick_count:
+        raise AgiError(f"{state.db} already has {kernel.tick_count} ticks; import into a new database file")
+    for _tick, _id, text, _chain in rows:
+        record = json.loads(text)
+        mismatch = compare(record, to_data(kernel.replay_tick(record)))
+        if mismatch is not None:
+            raise AgiError(f"{mismatch.headline()} while importing {file}; the journal does not replay here")
+    click.echo(f"imported {len(rows)} ticks into {state.db}")
+
+
+@click.group("checkpoint")
+def checkpoint_group() -> None:
+    """Snapshot the whole agent (facts, episodes, working memory, variables, indexes)."""
+
+
+@checkpoint_group.command("create")
+@click.argument("name")
+@click.pass_obj
+def checkpoint_create(state: Any, name: str) -> None:
+    """Snapshot the agent as it is after its last tick."""
+    info = checkpoints.create(state.open_kernel(), name)
+    click.echo(f"checkpoint {info.name} at tick {info.tick}")
+
+
+@checkpoint_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_obj
+def checkpoint_list(state: Any, as_json: bool) -> None:
+    """List checkpoints, oldest first."""
+    rows = checkpoints.list_checkpoints(state.open_kernel().store)
+    if as_json:
+        click.echo(json.dumps([{"name": r.name, "tick": r.tick} for r in rows]))
+        return
+    for row in rows:
+        click.echo(f"{row.name}\ttick {row.tick}")
+
+
+@click.command("rollback")
+@click.argument("name")
+@click.pass_obj
+def rollback_command(state: Any, name: str) -> None:
+    """Restore the whole agent to checkpoint NAME; undone ticks are archived, not destroyed."""
+    report = checkpoints.rollback(state.open_kernel(), name)
+    click.echo(f"rolled back to {report.name} (tick {report.tick}); archived {report.archived_ticks} ticks "
+               f"as rollback {report.rollback_id}")
+
+
+HISTORY_COMMANDS = (replay_command, journal_group, checkpoint_group, rollback_command)

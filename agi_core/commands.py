@@ -1,0 +1,36 @@
+"""Kernel commands: changes made outside a conversation, each run as a journaled tick.
+
+A handler takes ``(kernel, ctx, args)`` and returns ``(reply_text, result_json)``; it must
+change the agent only through ``ctx`` and the kernel's stores, inside the tick, so replay
+can run it again. Raise an :class:`~agi_core.errors.AgiError` to refuse: nothing is stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from agi_core.brain.messages import F5_SEM_WRITE_FAILURE
+from agi_core.serialization import dumps
+
+if TYPE_CHECKING:
+    from agi_core.brain.context import ReasonContext
+    from agi_core.kernel import Kernel
+
+Handler = Callable[["Kernel", "ReasonContext", dict[str, Any]], tuple[str, Any]]
+
+
+def put_fact(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    key, value = args["key"], args["value"]
+    ok = ctx.sem_write(key, value, f"{key} = {dumps(value)}")
+    text = f"stored {key}" if ok else F5_SEM_WRITE_FAILURE
+    return text, {"stored": ok}
+
+
+def state(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    from agi_core.state.commands import run_state_op
+
+    return run_state_op(kernel, args)
+
+
+KERNEL_COMMANDS: dict[str, Handler] = {"put_fact": put_fact, "state": state}

@@ -1,0 +1,94 @@
+"""Whole-database consistency checks, used after crashes and by ``agi journal verify``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+
+from agi_core.determinism import Determinism
+from agi_core.journal import verify
+from agi_core.memory.sqlite_store import SqliteStore
+
+
+@attrs.frozen
+class ConsistencyReport:
+    ticks: int
+    problems: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def check_database(path: Path, seed: str) -> ConsistencyReport:
+    """No partial tick (every journaled tick has its two episodes, meta agrees) and the chain holds."""
+    store = SqliteStore(path)
+    try:
+        problems: list[str] = []
+        conn = store.conn
+        journal_ticks, last = conn.execute("SELECT count(*), coalesce(max(tick), 0) FROM journal").fetchone()
+        meta_tick = int(store.meta_get("tick", "0") or 0)
+        if not journal_ticks == last == meta_tick:
+            problems.append(f"journal has {journal_ticks} records up to tick {last}, meta says tick {meta_tick}")
+        partial = conn.execute("SELECT tick, count(*) FROM episodes GROUP BY tick HAVING count(*) != 2").fetchall()
+        if partial:
+            problems.append(f"ticks with a partial set of episodes: {partial[:5]}")
+        orphans = conn.execute("SELECT count(*) FROM episodes WHERE tick > ?", (meta_tick,)).fetchone()[0]
+        if orphans:
+            problems.append(f"{orphans} episodes belong to ticks after the last journaled tick")
+        report = verify(store, Determinism(seed))
+        if not report.ok:
+            problems.append(str(report))
+        return ConsistencyReport(journal_ticks, problems)
+    finally:
+        store.close()
+
+
+_CHILD = """
+import sys
+from agi_core import Kernel, Plugins
+script = ["12 + 30", "my favorite color is blue", "what is my favorite color?", "the capital of France is Paris",
+          "what is the capital of France?", "tell me a joke", "/clock", "my favourite food is ramen"]
+with Kernel.open(sys.argv[1], seed=sys.argv[2], plugins=Plugins.builtins(), synchronous=sys.argv[3]) as kernel:
+    print("ready", flush=True)
+    i = 0
+    while True:
+        kernel.tick(script[i % len(script)])
+        i += 1
+"""
+
+
+@attrs.frozen
+class CrashTrial:
+    killed_after_s: float
+    ticks: int
+    problems: list[str]
+    replay_ok: bool
+
+    @property
+    def clean(self) -> bool:
+        return not self.problems and self.replay_ok
+
+
+def crash_trial(db: Path, seed: str, kill_after_s: float, synchronous: str = "NORMAL") -> CrashTrial:
+    """Run ticks in a child process, SIGKILL it after ``kill_after_s``, then check and replay the database."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from agi_core.plugins import Plugins
+    from agi_core.replay import replay
+
+    child = subprocess.Popen([sys.executable, "-c", _CHILD, str(db), seed, synchronous],
+                             stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    child.stdout.readline()
+    time.sleep(kill_after_s)
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    child.stdout.close()
+    report = check_database(db, seed)
+    replayed = replay(db, seed=seed, plugins=Plugins.builtins())
+    return CrashTrial(kill_after_s, report.ticks, report.problems, replayed.ok)

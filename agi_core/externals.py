@@ -1,0 +1,40 @@
+"""What enters a tick from outside the kernel, recorded so replay can serve it back.
+
+Live ticks call :meth:`Externals.fetch` with a function that really asks the outside
+(runs a tool, calls a model, reads the wall clock); the value is kept in the tick's
+journal record under its kind. A replayed tick is given those recorded values and
+``fetch`` returns them in order without calling anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from agi_core.errors import ReplayMismatch
+
+
+class Externals:
+    """The external values of one tick, by kind, in the order they were fetched."""
+
+    def __init__(self, recorded: dict[str, list[Any]] | None = None) -> None:
+        self.recorded = recorded
+        self.log: dict[str, list[Any]] = {}
+
+    @property
+    def replaying(self) -> bool:
+        return self.recorded is not None
+
+    def fetch(self, kind: str, compute: Callable[[], Any]) -> Any:
+        """The recorded value when replaying, else ``compute()`` (recorded for next time)."""
+        taken = self.log.setdefault(kind, [])
+        if self.recorded is not None:
+            queue = self.recorded.get(kind, [])
+            if len(taken) >= len(queue):
+                raise ReplayMismatch(f"replay asked for {kind} #{len(taken) + 1} but the journal recorded "
+                                     f"{len(queue)}; the run is not the one that was recorded")
+            value = queue[len(taken)]
+        else:
+            value = compute()
+        taken.append(value)
+        return value

@@ -1,0 +1,129 @@
+"""Replay: run a recorded journal again from the same seed and prove it identical.
+
+The journal's ticks are fed to a fresh kernel (or one started from a checkpoint) in a
+scratch folder; recorded externals are served back, so no tool runs and no model is
+called. The rulebook's eleven fields are compared exactly; the first difference stops
+the replay with its tick, field and both values.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import shutil
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import attrs
+import orjson
+
+from agi_core.errors import ReplayMismatch
+from agi_core.model import REPLAY_FIELDS
+from agi_core.plugins import Plugins, load_plugins
+from agi_core.serialization import dumps, to_data
+
+
+@attrs.frozen
+class Mismatch:
+    tick: int
+    field: str
+    expected: Any
+    actual: Any
+
+    def headline(self) -> str:
+        return f"REPLAY_MISMATCH tick={self.tick} field={self.field}"
+
+    def diff(self) -> str:
+        """A unified diff of the expected and actual values, pretty-printed as JSON."""
+        def lines(value: Any) -> list[str]:
+            return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False).splitlines()
+
+        return "\n".join(difflib.unified_diff(lines(self.expected), lines(self.actual), "expected (journal)",
+                                              "actual (replay)", lineterm=""))
+
+
+@attrs.frozen
+class ReplayReport:
+    ticks: int
+    first_tick: int
+    mismatch: Mismatch | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.mismatch is None
+
+    def summary(self) -> str:
+        if self.mismatch is not None:
+            return self.mismatch.headline()
+        last = self.first_tick + self.ticks - 1
+        return f"replay equal: {self.ticks} ticks ({self.first_tick}..{last}), {len(REPLAY_FIELDS)} fields each"
+
+
+def compare(recorded: dict[str, Any], actual: dict[str, Any]) -> Mismatch | None:
+    """The first of the eleven fields whose canonical JSON differs, if any."""
+    for field in REPLAY_FIELDS:
+        if dumps(recorded.get(field)) != dumps(actual.get(field)):
+            return Mismatch(int(recorded["tick"]), field, recorded.get(field), actual.get(field))
+    return None
+
+
+def replay_records(records: Iterable[dict[str, Any] | str], *, seed: str, plugins: Plugins | None = None,
+                   start: Path | None = None, raise_on_mismatch: bool = False) -> ReplayReport:
+    """Replay journal ``records`` after the state in ``start`` (a checkpoint file).
+
+    Records are dicts, or the JSON text as stored; with the text, a replayed tick whose
+    canonical JSON is byte-identical needs no field-by-field comparison.
+    """
+    from agi_core.kernel import Kernel
+
+    with tempfile.TemporaryDirectory(prefix="agi-replay-") as scratch:
+        db = Path(scratch) / "replay.db"
+        if start is not None:
+            shutil.copyfile(start, db)
+        kernel = Kernel.open(db, seed=seed, plugins=plugins or load_plugins(), synchronous="OFF",
+                             workspace=Path(scratch) / "workspace")
+        first, count = kernel.tick_count + 1, 0
+        try:
+            for item in records:
+                text = item if isinstance(item, str) else None
+                record = orjson.loads(item) if isinstance(item, str) else item
+                if record["tick"] <= kernel.tick_count:
+                    continue
+                replayed = kernel.replay_tick(record)
+                count += 1
+                if text is not None and kernel.last_journal_text == text:
+                    continue
+                mismatch = compare(record, to_data(replayed))
+                if mismatch is not None:
+                    if raise_on_mismatch:
+                        raise ReplayMismatch(f"{mismatch.headline()}: expected {dumps(mismatch.expected)}, "
+                                             f"got {dumps(mismatch.actual)}")
+                    return ReplayReport(count, first, mismatch)
+        except ReplayMismatch as exc:
+            if raise_on_mismatch:
+                raise
+            tick = first + count
+            return ReplayReport(count, first, Mismatch(tick, "externals", str(exc), None))
+        finally:
+            kernel.close()
+    return ReplayReport(count, first)
+
+
+def replay(db: str | Path, *, seed: str, plugins: Plugins | None = None, checkpoint: str | None = None) -> ReplayReport:
+    """Replay the journal of the agent database ``db`` (from a checkpoint, if named)."""
+    from agi_core.checkpoints import checkpoint_file
+    from agi_core.determinism import Determinism
+    from agi_core.errors import ConfigError
+    from agi_core.memory.sqlite_store import SqliteStore
+
+    store = SqliteStore(db)
+    try:
+        if store.meta_get("seed_check") not in (None, Determinism(seed).sign("agi-seed-check")):
+            raise ConfigError(f"{db} was created with another seed; replay it with the same --seed")
+        start = checkpoint_file(store, checkpoint) if checkpoint else None
+        records = [text for _tick, _id, text, _chain in store.journal_rows()]
+    finally:
+        store.close()
+    return replay_records(records, seed=seed, plugins=plugins, start=start)

@@ -1,0 +1,143 @@
+"""Replay proves a run identical; tampering and non-determinism are caught at the right tick."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from click.testing import CliRunner
+
+from agi_core import journal
+from agi_core.brain.context import AgentReply
+from agi_core.cli.main import make_cli
+from agi_core.hookspecs import hookimpl
+from agi_core.replay import replay
+from agi_core.testing import builtin_plugins, open_kernel
+
+MIXED = ["12 + 30", "my favorite color is blue", "what is my favorite color?", "the capital of France is Paris",
+         "what is the capital of France?", "tell me a joke", "7 ^ 3", "/clock", "/file_list", "what is my name?",
+         "/file_write x.txt hi", "my favourite food is ramen"]
+
+
+def _record(path, ticks, *extra, seed="r"):
+    with open_kernel(path, *extra, seed=seed) as kernel:
+        for i in range(ticks):
+            kernel.tick(MIXED[i % len(MIXED)])
+        kernel.put_fact("world/entity/moon/distance_km", 384400)
+
+
+def test_a_thousand_mixed_ticks_replay_equal(tmp_path):
+    _record(tmp_path / "a.db", 1000)
+    report = replay(tmp_path / "a.db", seed="r", plugins=builtin_plugins())
+    assert report.ok and report.ticks == 1001
+    assert report.summary() == "replay equal: 1001 ticks (1..1001), 11 fields each"
+
+
+def test_an_edited_journal_value_is_named_by_replay_and_verify(tmp_path):
+    db = tmp_path / "a.db"
+    _record(db, 30)
+    with open_kernel(db, seed="r") as kernel:
+        kernel.store.conn.execute(
+            "UPDATE journal SET record = replace(record, 'Your favorite color is blue.', 'Your favorite color is red.') "
+            "WHERE tick = 15")
+        assert str(journal.verify(kernel.store, kernel.determinism)) == (
+            "JOURNAL_BROKEN tick=15: chain mismatch: the record was edited, or one before it was")
+    report = replay(db, seed="r", plugins=builtin_plugins())
+    assert (report.mismatch.tick, report.mismatch.field) == (15, "agent_outputs")
+    assert "-  \"profile_agent\": \"Your favorite color is red.\"" in report.mismatch.diff()
+
+
+def test_verify_names_a_deleted_and_a_reordered_record(tmp_path):
+    db = tmp_path / "a.db"
+    _record(db, 10)
+    with open_kernel(db, seed="r") as kernel:
+        conn = kernel.store.conn
+        rows = {tick: (record, chain) for tick, _id, record, chain in kernel.store.journal_rows()}
+        conn.execute("UPDATE journal SET record = ?, chain = ? WHERE tick = 4", rows[5])
+        conn.execute("UPDATE journal SET record = ?, chain = ? WHERE tick = 5", rows[4])
+        assert journal.verify(kernel.store, kernel.determinism).tick == 4
+        conn.execute("UPDATE journal SET record = ?, chain = ? WHERE tick = 4", rows[4])
+        conn.execute("UPDATE journal SET record = ?, chain = ? WHERE tick = 5", rows[5])
+        conn.execute("DELETE FROM journal WHERE tick = 7")
+        assert str(journal.verify(kernel.store, kernel.determinism)) == (
+            "JOURNAL_BROKEN tick=7: record of tick 7 is missing (next stored is 8)")
+
+
+class _DiceAgent:
+    """Deliberately non-deterministic: reads global randomness."""
+
+    name, rule, priority = "dice_agent", "matched_dice", 1
+
+    def matches(self, text):
+        return text == "roll"
+
+    def handle(self, ctx):
+        return AgentReply(f"you rolled {random.SystemRandom().randint(1, 10**12)}")
+
+
+class _DicePlugin:
+    @hookimpl
+    def agi_register_router_agents(self, register):
+        register(_DiceAgent())
+
+
+def test_a_non_deterministic_plugin_is_caught_at_its_tick_and_field(tmp_path):
+    db = tmp_path / "a.db"
+    with open_kernel(db, _DicePlugin(), seed="r") as kernel:
+        for text in ["1+1", "2+2", "3+3", "roll", "4+4"]:
+            kernel.tick(text)
+    report = replay(db, seed="r", plugins=builtin_plugins(_DicePlugin()))
+    assert report.mismatch.headline() == "REPLAY_MISMATCH tick=4 field=agent_outputs"
+
+
+def test_replay_serves_tool_observations_and_never_reruns_tools(tmp_path):
+    from agi_core.tools import ToolPolicy
+
+    db = tmp_path / "a.db"
+    with open_kernel(db, seed="r", policy=ToolPolicy(allow_tools=frozenset({"file_write"})),
+                     workspace=tmp_path / "ws") as kernel:
+        kernel.tick("/file_write a.txt one")
+        kernel.tick("/file_read a.txt")
+    (tmp_path / "ws" / "a.txt").write_text("changed on disk since")
+    report = replay(db, seed="r", plugins=builtin_plugins())
+    assert report.ok and report.ticks == 2
+
+
+def test_cli_replay_exit_codes_and_output(tmp_path):
+    db = tmp_path / "a.db"
+    _record(db, 12)
+    cli = make_cli()
+    ok = CliRunner().invoke(cli, ["--db", str(db), "--seed", "r", "replay"])
+    assert (ok.exit_code, ok.output) == (0, "replay equal: 13 ticks (1..13), 11 fields each\n")
+    with open_kernel(db, seed="r") as kernel:
+        kernel.store.conn.execute("UPDATE journal SET record = replace(record, '12 + 30 = 42', '12 + 30 = 43')")
+    bad = CliRunner().invoke(cli, ["--db", str(db), "--seed", "r", "replay"])
+    assert bad.exit_code == 1
+    assert bad.output.splitlines()[0] == "REPLAY_MISMATCH tick=1 field=agent_outputs"
+    assert '+  "math_agent": "12 + 30 = 42"' in bad.output
+
+
+def test_export_then_import_rebuilds_the_agent(tmp_path):
+    db = tmp_path / "a.db"
+    _record(db, 12)
+    cli = make_cli()
+    exported = CliRunner().invoke(cli, ["--db", str(db), "--seed", "r", "journal", "export", "-o",
+                                        str(tmp_path / "j.jsonl")])
+    assert exported.exit_code == 0
+    assert len((tmp_path / "j.jsonl").read_text().splitlines()) == 13
+    imported = CliRunner().invoke(cli, ["--db", str(tmp_path / "b.db"), "--seed", "r", "journal", "import",
+                                        str(tmp_path / "j.jsonl")])
+    assert imported.output == f"imported 13 ticks into {tmp_path / 'b.db'}\n"
+    facts = CliRunner().invoke(cli, ["--db", str(tmp_path / "b.db"), "--seed", "r", "memory", "facts", "--json"])
+    assert [f["key"] for f in json.loads(facts.output)] == [
+        "user/person/self/favorite_color", "user/person/self/favorite_food", "world/entity/france/capital",
+        "world/entity/moon/distance_km"]
+    from_file = CliRunner().invoke(cli, ["--seed", "r", "replay", "--journal", str(tmp_path / "j.jsonl")])
+    assert from_file.output == "replay equal: 13 ticks (1..13), 11 fields each\n"
+
+
+def test_replay_with_the_wrong_seed_is_one_line(tmp_path):
+    _record(tmp_path / "a.db", 3)
+    result = CliRunner().invoke(make_cli(), ["--db", str(tmp_path / "a.db"), "--seed", "other", "replay"])
+    assert result.exception is not None and "created with another seed; replay it with the same --seed" in str(
+        result.exception)
