@@ -139,6 +139,11 @@ class Plugins:
             self._fail(label, "register", f"implements unknown hook {unknown[0]}; "
                        f"rename it to one of: {', '.join(hookspecs.HOOK_NAMES)}")
             return False
+        try:
+            self._check_manifest(obj)
+        except Exception as exc:  # noqa: BLE001 - an invalid manifest skips the plugin, with the reason
+            self._fail(label, "manifest", exc)
+            return False
         if self.pm.has_plugin(label):
             self._fail(label, "register", f"a plugin named {label!r} is already loaded; rename one of them")
             return False
@@ -151,6 +156,21 @@ class Plugins:
         if builtin:
             self._builtin.add(label)
         return True
+
+    def _check_manifest(self, obj: object) -> None:
+        """Validate ``agi_manifest`` against ``schemas/plugin_manifest.json`` and its version pin."""
+        manifest = getattr(obj, "agi_manifest", None)
+        if manifest is None:
+            return
+        from packaging.specifiers import SpecifierSet
+
+        from agi_core.schemas import validate
+
+        validate("plugin_manifest", manifest, what="agi_manifest")
+        wanted = manifest.get("requires_agi_core")
+        if wanted and not SpecifierSet(wanted).contains(_agi_core_version(), prereleases=True):
+            raise RegistrationError(f"needs agi-core {wanted} but {_agi_core_version()} is installed; "
+                                    "upgrade agi-core or install a release of the plugin for this version")
 
     def remove(self, name: str) -> None:
         """Unregister a plugin by name (tests use this after ``yield``)."""

@@ -150,3 +150,24 @@ def test_plugins_json_lists_name_version_hooks(tmp_path):
     assert by_name["stage0"]["hooks"] == ["agi_register_brains", "agi_register_router_agents"]
     assert by_name["tools"]["version"] == "0.1.0" and by_name["tools"]["builtin"] is True
     assert data["failures"] == []
+
+
+def test_a_valid_manifest_loads_and_an_invalid_one_is_refused_with_its_path():
+    good = types.ModuleType("good_manifest")
+    good.agi_manifest = {"description": "adds nothing", "requires_agi_core": ">=0.1"}
+    bad = types.ModuleType("bad_manifest")
+    bad.agi_manifest = {"description": "x", "colour": "blue"}
+    plugins = builtin_plugins()
+    assert plugins.add_module(good) is True
+    assert plugins.add_module(bad) is False
+    assert str(plugins.failures[-1]) == ("plugin 'bad_manifest' failed in manifest: ValidationError: invalid "
+                                         "agi_manifest: Additional properties are not allowed ('colour' was "
+                                         "unexpected) @ $")
+
+
+def test_a_plugin_for_another_agi_core_version_is_skipped():
+    future = types.ModuleType("future_plugin")
+    future.agi_manifest = {"requires_agi_core": ">=99"}
+    plugins = builtin_plugins()
+    assert plugins.add_module(future) is False
+    assert "needs agi-core >=99 but 0.1.0 is installed" in plugins.failures[-1].cause
