@@ -34,6 +34,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "agi_core.default_plugins.sqlite_backend",
     "agi_core.default_plugins.synonyms",
     "agi_core.default_plugins.commands",
+    "agi_core.default_plugins.state",
 )
 
 ENTRY_POINT_GROUP = "agi"

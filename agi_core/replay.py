@@ -70,11 +70,14 @@ def compare(recorded: dict[str, Any], actual: dict[str, Any]) -> Mismatch | None
 
 
 def replay_records(records: Iterable[dict[str, Any] | str], *, seed: str, plugins: Plugins | None = None,
-                   start: Path | None = None, raise_on_mismatch: bool = False) -> ReplayReport:
+                   start: Path | None = None, files: Path | None = None,
+                   raise_on_mismatch: bool = False) -> ReplayReport:
     """Replay journal ``records`` after the state in ``start`` (a checkpoint file).
 
     Records are dicts, or the JSON text as stored; with the text, a replayed tick whose
-    canonical JSON is byte-identical needs no field-by-field comparison.
+    canonical JSON is byte-identical needs no field-by-field comparison. ``files`` is the
+    agent's ``<db>.state`` folder: its files (content-addressed, never rewritten) are
+    copied beside the scratch database so services reading them see what they saw live.
     """
     from agi_core.kernel import Kernel
 
@@ -82,6 +85,8 @@ def replay_records(records: Iterable[dict[str, Any] | str], *, seed: str, plugin
         db = Path(scratch) / "replay.db"
         if start is not None:
             shutil.copyfile(start, db)
+        if files is not None and files.is_dir():
+            shutil.copytree(files, db.with_name(db.name + ".state"))
         kernel = Kernel.open(db, seed=seed, plugins=plugins or load_plugins(), synchronous="OFF",
                              workspace=Path(scratch) / "workspace")
         first, count = kernel.tick_count + 1, 0
@@ -126,4 +131,5 @@ def replay(db: str | Path, *, seed: str, plugins: Plugins | None = None, checkpo
         records = [text for _tick, _id, text, _chain in store.journal_rows()]
     finally:
         store.close()
-    return replay_records(records, seed=seed, plugins=plugins, start=start)
+    return replay_records(records, seed=seed, plugins=plugins, start=start,
+                          files=Path(db).with_name(Path(db).name + ".state"))

@@ -31,7 +31,14 @@ def m002_checkpoints_and_archive(db: sqlite_utils.Database) -> None:
         {"rollback": str, "tick": int, "id": str, "record": str, "chain": str}, pk=("rollback", "tick"))
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [m001_core_tables, m002_checkpoints_and_archive]
+def m003_rlm_state(db: sqlite_utils.Database) -> None:
+    from agi_core.state.migrations import migrate as migrate_rlm_state
+
+    migrate_rlm_state(db.conn)
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [m001_core_tables, m002_checkpoints_and_archive,
+                                                             m003_rlm_state]
 
 
 def migrate(conn: sqlite3.Connection) -> int:

@@ -1,0 +1,198 @@
+"""The RLM variable state service: states, typed variables, scopes, TTL, completion.
+
+Everything lives in the agent's SQLite database (``rlm_*`` tables) plus one folder per
+state under ``root``. The service never commits: every method runs inside a savepoint
+of the caller's transaction, so a failed call leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agi_core.determinism import Determinism
+from agi_core.state import checkpoints as ckpts
+from agi_core.state import history, paths
+from agi_core.state.db import atomic, exists, state_info, variable_rows
+from agi_core.state.errors import ReadOnlyVariable, StateError, StateNotFound, VariableValueError
+from agi_core.state.model import (
+    DEFAULT_LIMITS,
+    FINAL,
+    PROMPT,
+    Checkpoint,
+    Limits,
+    Mutation,
+    StateInfo,
+)
+from agi_core.state.tree import Handler, TreeMixin
+from agi_core.state.values import check_name
+
+TREE_ID = re.compile(r"tree-[a-f0-9]{8}")
+
+
+class StateService(TreeMixin):
+    """RLM states over one SQLite connection, one :class:`Determinism` and one root folder.
+
+    :param conn: the agent's database; the caller owns (commits or rolls back) the transaction.
+    :param determinism: source of every id and timestamp (the deterministic clock).
+    :param root: folder holding one sub-folder per state (``<root>/<state_id>/``).
+    :param limits: the documented limits; lower them only in tests.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, determinism: Determinism, root: Path,
+                 *, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.conn = conn
+        self.determinism = determinism
+        self.root = Path(root)
+        self.limits = limits
+        self._handlers: list[Handler] = []
+        if not exists(conn, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'rlm_states'", ()):
+            raise StateError("the rlm_* tables do not exist in this database; "
+                             "call agi_core.state.migrate(conn) first")
+
+    # -- states -------------------------------------------------------------------------
+    def create_state(self, prompt: str, *, session_id: str | None = None,
+                     tree_id: str | None = None, parent_state_id: str | None = None,
+                     result_name: str | None = None, inputs: Mapping[str, str] | None = None,
+                     source: str = "user_input") -> StateInfo:
+        """A new state with read-only ``prompt``, ``Final = null`` and checkpoint ``initial_state``.
+
+        With ``parent_state_id``, the state is a child: it inherits the parent's session and
+        tree unless given, ``inputs`` maps child names to parent names whose values are
+        copied in, and ``result_name`` is where the child's ``Final`` lands in the parent.
+        """
+        _check_options(prompt, session_id, tree_id, parent_state_id, result_name, inputs)
+        parent = self.state(parent_state_id) if parent_state_id is not None else None
+        if parent is not None:
+            session_id = parent.session_id if session_id is None else session_id
+            tree_id = parent.tree_id if tree_id is None else tree_id
+        with atomic(self.conn):
+            state_id = history.fresh_id(
+                self.determinism, "state", f"{session_id}|{parent_state_id}",
+                lambda s: exists(self.conn, "SELECT 1 FROM rlm_states WHERE state_id = ?", (s,)))
+            now = self.determinism.now()
+            (seq,) = self.conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM rlm_states").fetchone()
+            self.conn.execute(
+                "INSERT INTO rlm_states (state_id, seq, session_id, tree_id, parent_state_id,"
+                " result_name, created_at, last_updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (state_id, seq, session_id, tree_id, parent_state_id, result_name, now, now))
+            state = self.state(state_id)
+            paths.state_folder(self.root, state_id).mkdir(parents=True, exist_ok=True)
+            self._write(state, PROMPT, prompt, now, vtype="text", source=source, read_only=True)
+            self._put(state, FINAL, None, "null", now)
+            if parent is not None and inputs:
+                self._pass_inputs(parent, state, inputs, now)
+            ckpts.take(self.conn, self.determinism, self.limits, self.state(state_id),
+                       "initial_state", now, "State initialized with the prompt")
+        return self.state(state_id)
+
+    def state(self, state_id: str | None) -> StateInfo:
+        """The state ``state_id``; raises :class:`StateNotFound`."""
+        info = state_info(self.conn, state_id) if isinstance(state_id, str) else None
+        if info is None:
+            raise StateNotFound(f"no RLM state {state_id!r}; create one with create_state() "
+                                "(agi state create) or list them (agi state list --states)")
+        return info
+
+    def states(self) -> list[StateInfo]:
+        """Every state, oldest first."""
+        ids = [r[0] for r in self.conn.execute("SELECT state_id FROM rlm_states ORDER BY seq")]
+        return [self.state(s) for s in ids]
+
+    def latest_state(self) -> StateInfo | None:
+        """The most recently created state, or None."""
+        row = self.conn.execute("SELECT state_id FROM rlm_states ORDER BY seq DESC LIMIT 1").fetchone()
+        return self.state(row[0]) if row else None
+
+    def new_tree_id(self) -> str:
+        """A fresh ``tree-xxxxxxxx`` id for a new task tree."""
+        return self.determinism.short_id("tree")
+
+    def is_complete(self, state_id: str) -> bool:
+        """True when the state's ``Final`` is non-null."""
+        return self.state(state_id).completion_status == "complete"
+
+    # -- history and checkpoints ----------------------------------------------------------
+    def history(self, state_id: str, limit: int | None = None) -> list[Mutation]:
+        """The mutation log of ``state_id``, oldest first (the newest ``limit`` if given)."""
+        self.state(state_id)
+        return history.entries(self.conn, state_id, limit)
+
+    def checkpoint(self, state_id: str, name: str, description: str | None = None) -> Checkpoint:
+        """Snapshot the variables the state owns; at most ``limits.max_checkpoints`` per state."""
+        state = self.state(state_id)
+        with atomic(self.conn):
+            now = self.determinism.now()
+            self._purge(state, now)
+            return ckpts.take(self.conn, self.determinism, self.limits, self.state(state_id),
+                              name, now, description)
+
+    def checkpoints(self, state_id: str) -> list[Checkpoint]:
+        """The checkpoints of ``state_id``, oldest first."""
+        self.state(state_id)
+        return ckpts.listing(self.conn, state_id)
+
+    def rollback(self, state_id: str, checkpoint_id: str, *, source: str | None = None) -> Checkpoint:
+        """Restore the state's own variables exactly as they were at ``checkpoint_id``.
+
+        The mutation log and later checkpoints are kept; a ``rollback`` entry is logged.
+        Completion handlers do not fire for a ``Final`` restored by a rollback.
+        """
+        self.state(state_id)
+        with atomic(self.conn):
+            checkpoint, snapshot = ckpts.get(self.conn, state_id, checkpoint_id)
+            ckpts.restore(self.conn, state_id, snapshot)
+            history.log(self.conn, self.determinism, self.limits, state_id,
+                        self.determinism.now(), "rollback", "*", source=source,
+                        metadata={"checkpoint_id": checkpoint_id})
+        return checkpoint
+
+    def delete_checkpoint(self, state_id: str, checkpoint_id: str) -> None:
+        """Remove a checkpoint (to make room under the checkpoint limit)."""
+        self.state(state_id)
+        with atomic(self.conn):
+            ckpts.delete(self.conn, state_id, checkpoint_id)
+
+    # -- export and files ---------------------------------------------------------------
+    def export(self, state_id: str, *, include_shared: bool = False, validate: bool = True) -> dict[str, Any]:
+        """The state as a JSON document of ``schemas/rlm_state.json`` (values inlined)."""
+        from agi_core.state.export import document
+
+        return document(self, state_id, include_shared=include_shared, validate=validate)
+
+    def collect_garbage(self, state_id: str) -> list[str]:
+        """Delete blobs of the state no variable or checkpoint references; return their refs.
+
+        Run it after the transaction committed and when no whole-agent checkpoint older
+        than now must stay restorable: deleted files cannot come back.
+        """
+        self.state(state_id)
+        keep = {r["file"] for r in variable_rows(self.conn, "owner_state_id = ?", (state_id,))
+                if r["file"]}
+        keep |= ckpts.referenced_files(self.conn, state_id)
+        return paths.remove_unreferenced(paths.state_folder(self.root, state_id), keep)
+
+
+def _check_options(prompt: object, session_id: object, tree_id: object, parent_state_id: object,
+                   result_name: str | None, inputs: Mapping[str, str] | None) -> None:
+    """Refuse bad ``create_state`` arguments before anything is written."""
+    if not isinstance(prompt, str):
+        raise VariableValueError(f"prompt must be text, got {type(prompt).__name__}; pass a string",
+                                 path="$.variables.prompt.value")
+    if tree_id is not None and (not isinstance(tree_id, str) or not TREE_ID.fullmatch(tree_id)):
+        raise VariableValueError(f"tree id {tree_id!r} is not tree-xxxxxxxx (8 hex digits); "
+                                 "use new_tree_id()", path="$.tree_id")
+    if session_id is not None and (not isinstance(session_id, str) or not session_id):
+        raise VariableValueError("session id must be a non-empty string", path="$.session_id")
+    if result_name is not None:
+        if parent_state_id is None:
+            raise VariableValueError("result_name needs a parent_state_id to deliver to",
+                                     path="$.result_name")
+        if check_name(result_name) == PROMPT:
+            raise ReadOnlyVariable("a child's result cannot go to the parent's read-only "
+                                   "prompt; pick another result_name")
+    if inputs and parent_state_id is None:
+        raise VariableValueError("inputs need a parent_state_id to copy from", path="$.variables")
