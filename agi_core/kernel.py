@@ -72,11 +72,9 @@ class Kernel:
         self.router_agents = {name: reg.obj for name, reg in plugins.collect("agi_register_router_agents").items()}
         tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.collect("agi_register_synonyms").items()}
         self.synonyms = merge_synonyms(tables)
-        brains = plugins.collect("agi_register_brains")
-        if config.brain not in brains:
-            installed = ", ".join(sorted(brains)) or "none"
-            raise ConfigError(f"no brain named {config.brain!r}; installed brains: {installed}")
-        self.brain = brains[config.brain].obj(self)
+        self._brain_factories = {name: reg.obj for name, reg in plugins.collect("agi_register_brains").items()}
+        self._brains: dict[str, Any] = {}
+        self.brain = self.get_brain(config.brain)
         self._check_seed()
 
     # -- lifecycle -------------------------------------------------------------------
@@ -95,6 +93,15 @@ class Kernel:
             store.close()
             raise
 
+    def get_brain(self, name: str) -> Any:
+        """The brain registered as ``name``, built once per kernel."""
+        if name not in self._brains:
+            if name not in self._brain_factories:
+                installed = ", ".join(sorted(self._brain_factories)) or "none"
+                raise ConfigError(f"no brain named {name!r}; installed brains: {installed}")
+            self._brains[name] = self._brain_factories[name](self)
+        return self._brains[name]
+
     def reload(self) -> None:
         """Re-read what the kernel caches of its stored state (on open, after a rollback or a failed tick)."""
         self.determinism.counter = int(self.store.meta_get("counter", "0") or 0)
@@ -103,9 +110,10 @@ class Kernel:
         self._last_observation_ok = self.store.meta_get("last_observation_ok") != "0"
 
     def close(self) -> None:
-        close = getattr(self.brain, "close", None)
-        if close is not None:
-            close()
+        for brain in self._brains.values():
+            close = getattr(brain, "close", None)
+            if close is not None:
+                close()
         self.store.close()
 
     def __enter__(self) -> Kernel:
@@ -185,7 +193,7 @@ class Kernel:
             percept = Input(raw=text, normalized=normalize(text), source=source)  # type: ignore[arg-type]
         if percept is None:
             return None
-        return self._run_tick(percept, self.brain.reason)
+        return self._run_tick(percept, self.brain.reason, brain=self.config.brain)
 
     def replay_tick(self, recorded: dict[str, Any]) -> JournalRecord:
         """Run the tick a journal record describes again, serving its recorded externals."""
@@ -197,14 +205,16 @@ class Kernel:
             handler = self._command_handler(name)
             return self._run_tick(percept, lambda ctx: _command_decision(ctx, self, name, handler, args),
                                   command=command, recorded=fetched)
-        return self._run_tick(percept, self.brain.reason, recorded=fetched)
+        name = recorded.get("brain") or self.config.brain
+        return self._run_tick(percept, self.get_brain(name).reason, recorded=fetched, brain=name)
 
     def _run_tick(self, percept: Input, reason: Callable[[ReasonContext], Decision], *,
-                  command: dict[str, Any] | None = None, recorded: dict[str, list[Any]] | None = None) -> JournalRecord:
+                  command: dict[str, Any] | None = None, recorded: dict[str, list[Any]] | None = None,
+                  brain: str = "") -> JournalRecord:
         externals = Externals(recorded)
         try:
             with self.store.tick_transaction():
-                record = self._tick(percept, reason, externals, command)
+                record = self._tick(percept, reason, externals, command, brain)
         except BaseException:
             self.reload()
             raise
@@ -218,7 +228,7 @@ class Kernel:
             try:
                 percept = sensor.poll(self)
             except Exception as exc:  # noqa: BLE001 - a failing sensor is reported and skipped
-                self.plugins._fail(getattr(sensor, "name", repr(sensor)), "poll", exc)
+                self.plugins.report_failure(getattr(sensor, "name", repr(sensor)), "poll", exc)
                 continue
             if percept is not None:
                 return percept
@@ -228,7 +238,7 @@ class Kernel:
         return {"tick": tick, "counter": self.determinism.counter, "working": to_data(working)}
 
     def _tick(self, percept: Input, reason: Callable[[ReasonContext], Decision], externals: Externals,
-              command: dict[str, Any] | None) -> JournalRecord:
+              command: dict[str, Any] | None, brain: str) -> JournalRecord:
         tick = self.tick_count + 1
         working = self.store.working()
         before = self._brainstate(working, tick - 1)
@@ -253,7 +263,7 @@ class Kernel:
             final_output=final_output, council_votes=decision.council_votes, claims=decision.claims,
             evidence_items=decision.evidence_items, brainstate_before=before,
             brainstate_after=self._brainstate(working, tick), action=decision.action, observation=observation,
-            plan=decision.plan, externals=recorded, degraded=decision.degraded,
+            plan=decision.plan, externals=recorded, degraded=decision.degraded, brain=brain,
         )
         self._store(tick, record, percept, working)
         return record

@@ -167,6 +167,7 @@ class JournalRecord:
     plan: Plan = attrs.field(factory=Plan)
     externals: dict[str, JSON] = attrs.field(factory=dict)
     degraded: list[str] = attrs.field(factory=list)
+    brain: str = ""
 
 
 REPLAY_FIELDS: tuple[str, ...] = (

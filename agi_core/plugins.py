@@ -35,6 +35,9 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "agi_core.default_plugins.synonyms",
     "agi_core.default_plugins.commands",
     "agi_core.default_plugins.state",
+    "agi_core.default_plugins.contracts",
+    "agi_core.default_plugins.llm_providers",
+    "agi_core.default_plugins.llm_brain",
 )
 
 ENTRY_POINT_GROUP = "agi"
@@ -132,26 +135,26 @@ class Plugins:
         try:
             obj = importlib.import_module(module) if isinstance(module, str) else module
         except Exception as exc:  # noqa: BLE001 - any import failure is reported, not raised
-            self._fail(label, "import", exc)
+            self.report_failure(label, "import", exc)
             return False
         unknown = [attr for attr in dir(obj) if attr.startswith("agi_") and attr not in hookspecs.HOOK_NAMES
                    and callable(getattr(obj, attr))]
         if unknown:
-            self._fail(label, "register", f"implements unknown hook {unknown[0]}; "
+            self.report_failure(label, "register", f"implements unknown hook {unknown[0]}; "
                        f"rename it to one of: {', '.join(hookspecs.HOOK_NAMES)}")
             return False
         try:
             self._check_manifest(obj)
         except Exception as exc:  # noqa: BLE001 - an invalid manifest skips the plugin, with the reason
-            self._fail(label, "manifest", exc)
+            self.report_failure(label, "manifest", exc)
             return False
         if self.pm.has_plugin(label):
-            self._fail(label, "register", f"a plugin named {label!r} is already loaded; rename one of them")
+            self.report_failure(label, "register", f"a plugin named {label!r} is already loaded; rename one of them")
             return False
         try:
             self.pm.register(obj, name=label)
         except Exception as exc:  # noqa: BLE001 - pluggy validation errors become reports
-            self._fail(label, "register", exc)
+            self.report_failure(label, "register", exc)
             return False
         self._versions[label] = version or _agi_core_version()
         if builtin:
@@ -186,7 +189,7 @@ class Plugins:
         try:
             module = entry_point.load()
         except Exception as exc:  # noqa: BLE001
-            self._fail(entry_point.name, "import", exc)
+            self.report_failure(entry_point.name, "import", exc)
             return
         self.add_module(module, name=entry_point.name, version=version)
 
@@ -220,7 +223,7 @@ class Plugins:
                 value = validate(key, obj) if validate else obj
                 found[key] = Registration(key, obj if value is None else value, current)
             except Exception as exc:  # noqa: BLE001 - one bad registration skips only itself
-                self._fail(current, hook, exc)
+                self.report_failure(current, hook, exc)
 
         for impl in getattr(self.pm.hook, hook).get_hookimpls():
             current = impl.plugin_name
@@ -234,11 +237,12 @@ class Plugins:
         try:
             return [impl.function(*[kwargs[arg] for arg in impl.argnames])]
         except Exception as exc:  # noqa: BLE001 - a plugin's bug must not stop the kernel
-            self._fail(impl.plugin_name, hook, exc)
+            self.report_failure(impl.plugin_name, hook, exc)
             return []
 
     # -- reporting -------------------------------------------------------------------
-    def _fail(self, plugin: str, stage: str, cause: BaseException | str) -> None:
+    def report_failure(self, plugin: str, stage: str, cause: BaseException | str) -> None:
+        """Record and print that ``plugin`` failed in ``stage``; the caller skips what failed."""
         text = cause if isinstance(cause, str) else f"{type(cause).__name__}: {cause}"
         failure = PluginFailure(plugin, stage, text.splitlines()[0] if text else "")
         self.failures.append(failure)

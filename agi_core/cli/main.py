@@ -72,7 +72,9 @@ def make_cli() -> click.Group:
 def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
     try:
-        make_cli().main(args=argv, prog_name="agi", standalone_mode=False)
+        code = make_cli().main(args=argv, prog_name="agi", standalone_mode=False)
+        if isinstance(code, int) and code:  # ctx.exit(n) returns n when not standalone
+            sys.exit(code)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(1)

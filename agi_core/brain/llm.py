@@ -1,0 +1,139 @@
+"""The LLM brain (AgentOne's design): one reasoning call per tick, tools offered with their effects.
+
+Each tick asks the model once, through the ``reasoning_episode`` contract, for a summary
+and actions. The registered tools are offered both as native function-calling tools and
+in the prompt, each with its declared effect. A tool call (native, or an action whose
+``tool`` names a tool) becomes the tick's one action, which the kernel gates by effect;
+otherwise the summary is the reply. Every completion is a recorded external, so a replay
+of an LLM run is exact and offline. A violation of the contract falls back to the
+contract's heuristic; with no usable fallback the reply is F4.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from agi_core.brain.context import Decision, ReasonContext
+from agi_core.brain.messages import F4_AGENT_FAILURE
+from agi_core.contracts import Budget, ContractViolation, call_contract, registry_from_plugins, thaw
+from agi_core.contracts.provider import Provider
+from agi_core.errors import ConfigError
+from agi_core.llm.journaled import JournaledProvider
+from agi_core.model import Action, Plan, RouterDecision
+
+if TYPE_CHECKING:
+    from agi_core.kernel import Kernel
+
+AGENT = "llm_brain"
+CONTRACT = "reasoning_episode"
+
+
+def tool_specs(kernel: Kernel) -> list[dict[str, Any]]:
+    """The kernel's tools in OpenAI function format; the effect is stated in the description."""
+    specs = []
+    for tool in sorted(kernel.tools.values(), key=lambda t: t.name):
+        if tool.name == "respond":
+            continue
+        properties = {name: {"type": "string", "description": kind} for name, kind in
+                      tool.definition.parameters.items()}
+        specs.append({"type": "function", "function": {
+            "name": tool.name, "description": f"[effect: {tool.effect}] {tool.definition.description}",
+            "parameters": {"type": "object", "properties": properties, "required": list(properties)}}})
+    return specs
+
+
+def provider_factory(kernel: Kernel) -> tuple[str, Callable[[], Provider]]:
+    """``(name, build)`` for the provider named by ``AGI_LLM_PROVIDER`` (default: llama-cpp)."""
+    name = os.environ.get("AGI_LLM_PROVIDER", "llama-cpp")
+    registered = {key: reg.obj for key, reg in kernel.plugins.collect("agi_register_llm_providers").items()}
+    if name not in registered:
+        raise ConfigError(f"no LLM provider named {name!r} (AGI_LLM_PROVIDER); installed: "
+                          f"{', '.join(sorted(registered)) or 'none'}")
+    built: list[Provider] = []
+
+    def build() -> Provider:
+        if not built:
+            options: dict[str, Any] = {}
+            if name == "llama-cpp" and not os.environ.get("AGI_LLAMA_CPP_MODEL"):
+                from agi_core.llm.gguf import packaged_gguf
+
+                options["model_path"] = str(packaged_gguf())
+            built.append(registered[name](**options))
+        return built[0]
+
+    return name, build
+
+
+class LLMBrain:
+    """Reasons with an LLM through the ``reasoning_episode`` contract."""
+
+    name = "llm"
+
+    def __init__(self, kernel: Kernel, build: Callable[[], Provider] | None = None, *, provider_name: str = "",
+                 budget: Budget | None = None) -> None:
+        self.kernel = kernel
+        if build is None:
+            provider_name, build = provider_factory(kernel)
+        self.provider_name = provider_name or "custom"
+        self.build = build
+        self.budget = budget or Budget(attempts=3, tokens=6000, max_tokens=256)
+        self.contract = registry_from_plugins(kernel.plugins)[CONTRACT]
+        self.tools = tool_specs(kernel)
+
+    def _variables(self, ctx: ReasonContext) -> dict[str, Any]:
+        recalled = ctx.state.recalled
+        tools = [{"name": spec["function"]["name"], "description": spec["function"]["description"],
+                  "parameters": list(spec["function"]["parameters"]["properties"])} for spec in self.tools]
+        return {"question": ctx.text, "context": {
+            "recent_turns": recalled.working.get("recent_turns", []), "facts": recalled.semantic,
+            "tools": tools,
+            "how_to_use_a_tool": "add an action {\"tool\": NAME, \"args\": {...}} to call one tool"}}
+
+    def reason(self, ctx: ReasonContext) -> Decision:
+        provider = JournaledProvider(self.build, ctx.externals, name=self.provider_name, tools=self.tools)
+        attempts: list[dict[str, Any]] = []
+        try:
+            call = call_contract(self.contract, provider, self._variables(ctx), budget=self.budget,
+                                 journal=lambda record: attempts.append(_attempt_summary(record)))
+            value: Mapping[str, Any] | None = call.value
+            outcome = "valid"
+        except ContractViolation as violation:
+            value, outcome = violation.fallback, f"violation:{violation.reason}"
+        output = {"outcome": outcome, "attempts": attempts, "value": thaw(value) if value is not None else None}
+        action, text, degraded = self._decide(provider, value)
+        return Decision(
+            router_decision=RouterDecision(agent=AGENT, why="llm_reasoning_episode"), selected_agents=[AGENT],
+            agent_outputs={AGENT: output}, final_output=text, council_votes=[], claims=[],
+            evidence_items=list(ctx.evidence_items), action=action,
+            plan=Plan(steps=[f"{CONTRACT}", f"{action.type}:{action.name}"]), degraded=degraded,
+        )
+
+    def _decide(self, provider: JournaledProvider, value: Mapping[str, Any] | None) -> tuple[Action, str, list[str]]:
+        calls = provider.last.tool_calls if provider.last is not None else ()
+        for call in calls:
+            if isinstance(call, Mapping) and call.get("name") in self.kernel.tools:
+                args = call.get("arguments") if isinstance(call.get("arguments"), Mapping) else {}
+                return Action(type="tool", name=str(call["name"]), args=dict(args)), f"calling {call['name']}", []
+        if value is None:
+            return Action(type="response", name="respond", args={"text": F4_AGENT_FAILURE}), F4_AGENT_FAILURE, [AGENT]
+        for item in value.get("actions") or ():
+            tool = item.get("tool") if isinstance(item, Mapping) else None
+            if isinstance(tool, str) and tool in self.kernel.tools and tool != "respond":
+                args = item.get("args") if isinstance(item.get("args"), Mapping) else {}
+                return Action(type="tool", name=tool, args={k: str(v) for k, v in thaw(args).items()}), \
+                    f"calling {tool}", []
+        text = str(value.get("summary") or "").strip() or F4_AGENT_FAILURE
+        return Action(type="response", name="respond", args={"text": text}), text, []
+
+
+def _attempt_summary(record: Mapping[str, Any]) -> dict[str, Any]:
+    """What the journal keeps of one contract attempt: outcome, repairs, first error."""
+    errors = record.get("errors") or []
+    return {"kind": record.get("kind"), "attempt": record.get("attempt"), "outcome": record.get("outcome"),
+            "repairs": list(record.get("repairs") or []), "first_error": errors[0] if errors else None}
+
+
+def llm_brain(kernel: Kernel) -> LLMBrain:
+    return LLMBrain(kernel)

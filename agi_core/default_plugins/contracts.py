@@ -1,0 +1,26 @@
+"""Built-in plugin: the core contract files and the ``agi contracts`` command group."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agi_core.hookspecs import Register, hookimpl
+
+if TYPE_CHECKING:
+    import click
+
+SPECS = Path(__file__).resolve().parent.parent / "contracts" / "specs"
+
+
+@hookimpl
+def agi_register_contracts(register: Register) -> None:
+    for path in sorted(SPECS.glob("*.json")):
+        register(path, name=path.stem)
+
+
+@hookimpl
+def agi_register_commands(cli: click.Group) -> None:
+    from agi_core.contracts.cli import contracts
+
+    cli.add_command(contracts)

@@ -1,0 +1,12 @@
+"""agi plugin: registers the beliefs contracts (entry point ``beliefs``)."""
+
+from __future__ import annotations
+
+from agi_core.hookspecs import Register, hookimpl
+from agi_plugin_beliefs import CONTRACTS
+
+
+@hookimpl
+def agi_register_contracts(register: Register) -> None:
+    for path in sorted(CONTRACTS.glob("*.json")):
+        register(path, name=path.stem)

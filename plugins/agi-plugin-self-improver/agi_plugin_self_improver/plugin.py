@@ -1,0 +1,12 @@
+"""agi plugin: registers the self-improvement contracts (entry point ``self_improver``)."""
+
+from __future__ import annotations
+
+from agi_core.hookspecs import Register, hookimpl
+from agi_plugin_self_improver import CONTRACTS
+
+
+@hookimpl
+def agi_register_contracts(register: Register) -> None:
+    for path in sorted(CONTRACTS.glob("*.json")):
+        register(path, name=path.stem)

@@ -1,0 +1,59 @@
+"""The LLM brain against a real llama.cpp server with SmolLM2, and its exact offline replay."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from agi_core.cli.main import make_cli
+from agi_core.contracts import Budget, ContractViolation, call_contract, registry_from_plugins
+from agi_core.llm import OpenAIProvider
+from agi_core.replay import replay
+from agi_core.testing import builtin_plugins, open_kernel
+
+pytestmark = pytest.mark.llm
+
+TURNS = ["Hello! Who are you?", "What is 2 plus 2?", "List the files in the workspace."]
+
+
+@pytest.fixture
+def llm_env(monkeypatch, llama_server):
+    monkeypatch.setenv("AGI_LLM_PROVIDER", "openai")
+    monkeypatch.setenv("AGI_OPENAI_BASE_URL", llama_server)
+    return llama_server
+
+
+def test_chat_with_the_llm_brain_replays_equal_offline(tmp_path, llm_env, monkeypatch):
+    db = tmp_path / "llm.db"
+    result = CliRunner().invoke(make_cli(), ["--db", str(db), "--seed", "llm", "--brain", "llm", "chat"],
+                                input="\n".join([*TURNS, "exit"]) + "\n")
+    assert result.exit_code == 0, result.output
+    replies = [line for line in result.output.splitlines() if line.startswith("agent> ")]
+    assert len(replies) == len(TURNS) and all(len(reply) > len("agent> ") for reply in replies)
+    with open_kernel(db, seed="llm", brain="llm") as kernel:
+        records = [json.loads(text) for _t, _i, text, _c in kernel.store.journal_rows()]
+    assert [r["brain"] for r in records] == ["llm"] * len(TURNS)
+    assert all(r["externals"]["llm_completion"] for r in records)
+    outcomes = {r["agent_outputs"]["llm_brain"]["outcome"] for r in records}
+    assert outcomes <= {"valid", "violation:schema", "violation:parse", "violation:truncated", "violation:budget"}
+    # Offline: the server address now points nowhere; replay must not need it.
+    monkeypatch.setenv("AGI_OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    report = replay(db, seed="llm", plugins=builtin_plugins())
+    assert report.ok, report.summary()
+    assert report.ticks == len(TURNS)
+
+
+def test_a_contract_call_returns_a_valid_object_or_a_violation_with_fallback(llama_server):
+    registry = registry_from_plugins(builtin_plugins())
+    provider = OpenAIProvider(base_url=llama_server, timeout=120)
+    try:
+        result = call_contract(registry["intent_ingestion"], provider, {"text": "Please book a table for two."},
+                               budget=Budget(attempts=2, tokens=3000, max_tokens=160))
+    except ContractViolation as violation:
+        assert violation.fallback is not None
+        assert violation.fallback["intent"]["label"].isupper()
+    else:
+        assert result.value["intent"]["label"] == result.value["intent"]["label"].upper()
+        assert 0.0 <= result.value["intent"]["confidence"] <= 1.0
