@@ -33,4 +33,21 @@ def state(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str
     return run_state_op(kernel, args)
 
 
-KERNEL_COMMANDS: dict[str, Handler] = {"put_fact": put_fact, "state": state}
+def ingest(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    """Store a file's records as long-term memories; the records are an external (replay reads no file)."""
+    from pathlib import Path
+
+    from agi_core.longterm.ingest import read_records
+
+    def read() -> dict[str, Any]:
+        fmt, records, skipped = read_records(Path(args["path"]), args.get("format"))
+        return {"format": fmt, "records": records, "skipped": skipped}
+
+    data = ctx.externals.fetch("ingested_file", read)
+    records = [{**record, "tick": ctx.tick} for record in data["records"]]
+    added, duplicates = kernel.long_term.add_many(records)
+    result = {"format": data["format"], "added": added, "duplicates": duplicates, "skipped": data["skipped"]}
+    return f"ingested {added} memories from {Path(args['path']).name}", result
+
+
+KERNEL_COMMANDS: dict[str, Handler] = {"put_fact": put_fact, "state": state, "ingest": ingest}

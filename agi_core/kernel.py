@@ -74,6 +74,7 @@ class Kernel:
         self.synonyms = merge_synonyms(tables)
         self._brain_factories = {name: reg.obj for name, reg in plugins.collect("agi_register_brains").items()}
         self._brains: dict[str, Any] = {}
+        self._long_term: Any = None
         self.brain = self.get_brain(config.brain)
         self._check_seed()
 
@@ -109,7 +110,24 @@ class Kernel:
         self._last_chain = self.store.last_chain()
         self._last_observation_ok = self.store.meta_get("last_observation_ok") != "0"
 
+    @property
+    def long_term(self) -> Any:
+        """The agent's :class:`~agi_core.longterm.LongTermMemory` (rows in this database,
+        vector index in ``<db>.ltm/``); torch loads only when something is embedded."""
+        if self._long_term is None:
+            from agi_core.longterm import LongTermMemory, embedder_from_plugins
+
+            self._long_term = LongTermMemory(self.store.conn, self.store.path.with_name(self.store.path.name + ".ltm"),
+                                             lambda: embedder_from_plugins(plugins=self.plugins))
+        return self._long_term
+
+    def recall_long_term(self, query: str, k: int, externals: Externals) -> list[dict[str, Any]]:
+        """Top-``k`` long-term memories for ``query``, recorded as an external (the index is derived state)."""
+        return list(externals.fetch("ltm_recall", lambda: [hit.to_dict() for hit in self.long_term.search(query, k)]))
+
     def close(self) -> None:
+        if self._long_term is not None:
+            self._long_term.close()
         for brain in self._brains.values():
             close = getattr(brain, "close", None)
             if close is not None:
@@ -247,7 +265,8 @@ class Kernel:
             pass
         state = attrs.evolve(state, recalled=self._recall(working))
         ctx = ReasonContext(state=state, tick=tick, store=self.store, determinism=self.determinism,
-                            synonyms=self.synonyms, externals=externals)
+                            synonyms=self.synonyms, externals=externals,
+                            long_term=lambda query, k: self.recall_long_term(query, k, externals))
         decision = reason(ctx)
         ctx.closed = True
         decision = self._plan(decision)
@@ -335,6 +354,10 @@ class Kernel:
                           context={"kind": "action", "action": to_data(record.action),
                                    "success": record.observation.success}, timestamp=stamp),
         ], tick)
+        self.long_term.add_many([
+            {"text": percept.raw, "tick": tick, "kind": "message", "speaker": percept.source, "timestamp": stamp},
+            {"text": record.final_output, "tick": tick, "kind": "action", "speaker": "agent", "timestamp": stamp},
+        ])
         self.store.set_working(working)
         text = dumps(to_data(record))
         chain = self.determinism.sign(self._last_chain + "|" + text)

@@ -38,6 +38,8 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "agi_core.default_plugins.contracts",
     "agi_core.default_plugins.llm_providers",
     "agi_core.default_plugins.llm_brain",
+    "agi_core.default_plugins.embedder_minilm",
+    "agi_core.default_plugins.longterm",
 )
 
 ENTRY_POINT_GROUP = "agi"

@@ -7,7 +7,7 @@ Every semantic read and write goes through :class:`ReasonContext`, which records
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -61,6 +61,7 @@ class ReasonContext:
     determinism: Determinism
     synonyms: Mapping[str, str]
     externals: Externals = attrs.field(factory=Externals)
+    long_term: Callable[[str, int], list[dict[str, Any]]] | None = None
     sem_reads: list[dict[str, Any]] = attrs.field(factory=list)
     sem_writes: list[dict[str, Any]] = attrs.field(factory=list)
     evidence_items: list[dict[str, Any]] = attrs.field(factory=list)
@@ -102,6 +103,11 @@ class ReasonContext:
             return False
         self.sem_writes.append({"key": key, "value": value, "ok": True, "updated_at": entry.updated_at})
         return True
+
+    def recall_long_term(self, query: str, k: int = 5) -> list[dict[str, Any]]:
+        """The top-``k`` long-term memories for ``query`` (recorded, so replay gets the same)."""
+        self._check_open()
+        return self.long_term(query, k) if self.long_term is not None else []
 
     def evidence_for(self, key: str) -> str | None:
         """The id of the evidence item a claim about ``key`` can cite, if any."""

@@ -1,6 +1,7 @@
 """The LLM brain (AgentOne's design): one reasoning call per tick, tools offered with their effects.
 
-Each tick asks the model once, through the ``reasoning_episode`` contract, for a summary
+Working memory is AgentOne's: the recent turns plus the most relevant long-term memories
+not already among them (recalled through the recorded ``ltm_recall`` external). Each tick asks the model once, through the ``reasoning_episode`` contract, for a summary
 and actions. The registered tools are offered both as native function-calling tools and
 in the prompt, each with its declared effect. A tool call (native, or an action whose
 ``tool`` names a tool) becomes the tick's one action, which the kernel gates by effect;
@@ -86,8 +87,10 @@ class LLMBrain:
         recalled = ctx.state.recalled
         tools = [{"name": spec["function"]["name"], "description": spec["function"]["description"],
                   "parameters": list(spec["function"]["parameters"]["properties"])} for spec in self.tools]
+        recent = recalled.working.get("recent_turns", [])
+        memories = [hit["text"] for hit in ctx.recall_long_term(ctx.text, 8) if hit["text"] not in recent][:5]
         return {"question": ctx.text, "context": {
-            "recent_turns": recalled.working.get("recent_turns", []), "facts": recalled.semantic,
+            "recent_turns": recent, "long_term_memories": memories, "facts": recalled.semantic,
             "tools": tools,
             "how_to_use_a_tool": "add an action {\"tool\": NAME, \"args\": {...}} to call one tool"}}
 

@@ -37,8 +37,14 @@ def m003_rlm_state(db: sqlite_utils.Database) -> None:
     migrate_rlm_state(db.conn)
 
 
+def m004_long_term_memory(db: sqlite_utils.Database) -> None:
+    from agi_core.longterm.schema import migrate as migrate_long_term
+
+    migrate_long_term(db.conn)
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [m001_core_tables, m002_checkpoints_and_archive,
-                                                             m003_rlm_state]
+                                                             m003_rlm_state, m004_long_term_memory]
 
 
 def migrate(conn: sqlite3.Connection) -> int:

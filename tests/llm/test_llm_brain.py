@@ -25,24 +25,42 @@ def llm_env(monkeypatch, llama_server):
     return llama_server
 
 
-def test_chat_with_the_llm_brain_replays_equal_offline(tmp_path, llm_env, monkeypatch):
-    db = tmp_path / "llm.db"
-    result = CliRunner().invoke(make_cli(), ["--db", str(db), "--seed", "llm", "--brain", "llm", "chat"],
-                                input="\n".join([*TURNS, "exit"]) + "\n")
-    assert result.exit_code == 0, result.output
-    replies = [line for line in result.output.splitlines() if line.startswith("agent> ")]
-    assert len(replies) == len(TURNS) and all(len(reply) > len("agent> ") for reply in replies)
+def _records(db):
     with open_kernel(db, seed="llm", brain="llm") as kernel:
-        records = [json.loads(text) for _t, _i, text, _c in kernel.store.journal_rows()]
+        return [json.loads(text) for _t, _i, text, _c in kernel.store.journal_rows()]
+
+
+def _replays_offline(db, monkeypatch):
+    """The server address now points nowhere: replay must not need it."""
+    monkeypatch.setenv("AGI_OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    return replay(db, seed="llm", plugins=builtin_plugins())
+
+
+def test_an_llm_run_replays_equal_offline(tmp_path, llm_env, monkeypatch):
+    db = tmp_path / "llm.db"
+    result = CliRunner().invoke(make_cli(), ["--db", str(db), "--seed", "llm", "--brain", "llm", "run"],
+                                input="\n".join(TURNS) + "\n")
+    assert result.exit_code == 0, result.output
+    assert len(result.stdout.splitlines()) == len(TURNS) and all(result.stdout.splitlines())
+    records = _records(db)
     assert [r["brain"] for r in records] == ["llm"] * len(TURNS)
     assert all(r["externals"]["llm_completion"] for r in records)
-    outcomes = {r["agent_outputs"]["llm_brain"]["outcome"] for r in records}
-    assert outcomes <= {"valid", "violation:schema", "violation:parse", "violation:truncated", "violation:budget"}
-    # Offline: the server address now points nowhere; replay must not need it.
-    monkeypatch.setenv("AGI_OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-    report = replay(db, seed="llm", plugins=builtin_plugins())
-    assert report.ok, report.summary()
-    assert report.ticks == len(TURNS)
+    assert {r["agent_outputs"]["llm_brain"]["outcome"] for r in records} <= {
+        "valid", "violation:schema", "violation:parse", "violation:truncated", "violation:budget"}
+    report = _replays_offline(db, monkeypatch)
+    assert report.ok and report.ticks == len(TURNS), report.summary()
+
+
+def test_an_agi_chat_session_with_the_llm_brain_replays_equal_offline(tmp_path, llm_env, monkeypatch):
+    db = tmp_path / "chat.db"
+    # One turn; if the model asks for a write tool, "exit" declines the confirmation.
+    result = CliRunner().invoke(make_cli(), ["--db", str(db), "--seed", "llm", "--brain", "llm", "chat"],
+                                input="Hello! What can you do?\nexit\n")
+    assert result.exit_code == 0, result.output
+    assert len([line for line in result.output.splitlines() if line.startswith("agent> ")]) == 1
+    assert len(_records(db)) == 1
+    report = _replays_offline(db, monkeypatch)
+    assert report.ok and report.ticks == 1, report.summary()
 
 
 def test_a_contract_call_returns_a_valid_object_or_a_violation_with_fallback(llama_server):

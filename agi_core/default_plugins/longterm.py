@@ -1,0 +1,70 @@
+"""Long-term memory: ``agi ingest``, ``agi memory search``, and the index's rollback.
+
+Every input and action of a tick is stored as a long-term memory row in the tick's
+transaction (cheap: no embedding). Embeddings are computed when something searches.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from agi_core.hookspecs import hookimpl
+
+
+@hookimpl
+def agi_restore_checkpoint(kernel: Any, tick: int) -> None:
+    kernel.long_term.restore_to(tick)
+
+
+@click.command("ingest")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "locomo"]),
+              help="Default: from the file (.jsonl, LoCoMo .json, anything else is text).")
+@click.option("--no-embed", is_flag=True, help="Store the rows now; embed on the first search.")
+@click.option("--progress/--no-progress", default=True, help="Show progress bars.")
+@click.pass_obj
+def ingest(state: Any, file: Path, fmt: str | None, no_embed: bool, progress: bool) -> None:
+    """Store FILE (text lines, JSONL with a text field, or a LoCoMo conversation) as long-term memories.
+
+    The rows are stored by one journaled tick (so replay and rollback cover them); the
+    embeddings are computed after it, with a progress bar.
+    """
+    kernel = state.open_kernel()
+    record = kernel.command("ingest", {"path": str(file.resolve()), "format": fmt})
+    result = record.agent_outputs["ingest"]
+    embedded = 0
+    if not no_embed and result["added"]:
+        from tqdm import tqdm
+
+        with tqdm(desc="embedding", unit="text", total=result["added"], disable=not progress) as bar:
+            embedded = kernel.long_term.catch_up(progress=bar.update)
+    click.echo(f"{file.name}: {result['added']} memories added ({result['format']}), "
+               f"{result['duplicates']} already stored, {embedded} embedded")
+
+
+@click.command("search")
+@click.argument("query")
+@click.option("--k", default=10, show_default=True, type=click.IntRange(1, 1000), help="How many memories.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per hit, with the score breakdown.")
+@click.pass_obj
+def search(state: Any, query: str, k: int, as_json: bool) -> None:
+    """Search long-term memory (dense + BM25 + speaker/date awareness, fused)."""
+    hits = state.open_kernel().long_term.search(query, k)
+    for hit in hits:
+        if as_json:
+            click.echo(json.dumps(hit.to_dict(), ensure_ascii=False, sort_keys=True))
+        else:
+            who = f"{hit.item.speaker}: " if hit.item.speaker else ""
+            click.echo(f"{hit.rank:>3}. {hit.score:.3f}  {who}{hit.item.text}")
+
+
+@hookimpl
+def agi_register_commands(cli: click.Group) -> None:
+    cli.add_command(ingest)
+    memory = cli.commands.get("memory")
+    if isinstance(memory, click.Group):
+        memory.add_command(search)

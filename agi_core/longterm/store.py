@@ -1,0 +1,264 @@
+"""``LongTermMemory``: items in SQLite, vectors in SQLite, a faiss index derived from them.
+
+Writes on the tick path (:meth:`LongTermMemory.add`) insert one row (and its FTS5 row,
+by trigger) and never commit or embed: the kernel owns the connection and wraps each
+tick in one transaction. Embedding happens on catch-up, just before a search, in batches.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agi_core.longterm import vectors
+from agi_core.longterm.embedder import Embedder, embedder_from_plugins
+from agi_core.longterm.importance import score_importance
+from agi_core.longterm.model import ITEM_COLUMNS, Hit, MemoryItem, WorkingMemory, item_id, row_to_item
+from agi_core.longterm.ranking import RankWeights, weights_for
+from agi_core.longterm.schema import migrate
+from agi_core.longterm.search import Searcher
+from agi_core.longterm.vindex import IndexPolicy, VectorIndex
+
+
+class LongTermMemory:
+    """Long-term memory on a kernel-owned SQLite connection.
+
+    :param conn: the agent's SQLite connection; :func:`migrate` is applied to it.
+    :param index_dir: folder for the faiss index file; None keeps the index in memory only.
+    :param embedder: an :class:`Embedder`; the plugin-registered ``minilm`` when None
+        (built on first use, so a memory that is never searched never loads a model).
+    :param policy: exact/approximate index thresholds and HNSW parameters.
+    :param weights: the default ranking (``hybrid``, ``agentone``, ``dense``, ``bm25`` or weights).
+    """
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        index_dir: str | Path | None = None,
+        embedder: Embedder | Callable[[], Embedder] | None = None,
+        *,
+        policy: IndexPolicy | None = None,
+        weights: str | RankWeights = "hybrid",
+    ) -> None:
+        migrate(conn)
+        self.conn = conn
+        self.index_dir = Path(index_dir) if index_dir is not None else None
+        self.policy = policy or IndexPolicy()
+        self.weights = weights_for(weights)
+        self._embedder = embedder
+        self._index: VectorIndex | None = None
+        self._speakers: set[str] | None = None
+        self._owns_conn = False
+        self._embedded = 0
+
+    @classmethod
+    def open(cls, path: str | Path, embedder: Embedder | None = None, **options: Any) -> LongTermMemory:
+        """A memory with its own connection to ``path``; the index goes in ``<path>.ltm/``.
+
+        Unlike the kernel's memory, :meth:`close` commits and closes this connection.
+        """
+        path = Path(path)
+        conn = sqlite3.connect(path)
+        options.setdefault("index_dir", path.with_name(path.name + ".ltm"))
+        ltm = cls(conn, embedder=embedder, **options)
+        ltm._owns_conn = True
+        return ltm
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder; a factory passed as ``embedder`` (or the default plugin set) builds it on first use."""
+        found = self._embedder
+        if found is None:
+            found = embedder_from_plugins()
+        elif not hasattr(found, "encode"):
+            found = found()  # type: ignore[operator]
+        self._embedder = found
+        return found  # type: ignore[return-value]
+
+    # -- writing (tick path: no commit, no embedding) ---------------------------------
+    def add(
+        self,
+        text: str,
+        *,
+        tick: int = 0,
+        kind: str = "message",
+        speaker: str | None = None,
+        timestamp: str | None = None,
+        session: str | None = None,
+        importance: float | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        id: str | None = None,
+    ) -> str:
+        """Store one memory and return its id. Adding the same content twice is a no-op.
+
+        ``importance`` defaults to AgentOne's heuristics (:func:`score_importance`); ``id``
+        defaults to a hash of the tick, kind, speaker, timestamp, session and text.
+        """
+        record = {"text": text, "tick": tick, "kind": kind, "speaker": speaker, "timestamp": timestamp,
+                  "session": session, "importance": importance, "metadata": metadata, "id": id}
+        self.add_many([record])
+        return str(record["id"])
+
+    def add_many(self, records: Iterable[dict[str, Any]]) -> tuple[int, int]:
+        """Store many memories (dicts with :meth:`add`'s fields); returns ``(added, duplicates)``.
+
+        Each dict gets its ``id`` filled in when it had none.
+        """
+        rows = []
+        for rec in records:
+            text = rec["text"]
+            kind = rec.get("kind") or "message"
+            tick = int(rec.get("tick") or 0)
+            if rec.get("id") is None:
+                rec["id"] = item_id(tick, kind, rec.get("speaker"), rec.get("timestamp"), rec.get("session"), text)
+            importance = rec.get("importance")
+            if importance is None:
+                importance = score_importance(text, kind=kind)
+            rows.append((rec["id"], tick, kind, text, rec.get("speaker"), rec.get("timestamp"), rec.get("session"),
+                         float(importance), json.dumps(dict(rec.get("metadata") or {}), sort_keys=True)))
+            if self._speakers is not None and rec.get("speaker"):
+                self._speakers.add(rec["speaker"])
+        cursor = self.conn.executemany(
+            "INSERT OR IGNORE INTO ltm_items(id, tick, kind, text, speaker, timestamp, session, importance, metadata)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        added = max(cursor.rowcount, 0)  # summed over the rows; ignored duplicates count 0
+        return added, len(rows) - added
+
+    # -- reading ---------------------------------------------------------------------
+    def count(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM ltm_items").fetchone()[0])
+
+    def get(self, id: str) -> MemoryItem | None:
+        row = self.conn.execute(f"SELECT {ITEM_COLUMNS} FROM ltm_items WHERE id = ?", (id,)).fetchone()
+        return row_to_item(row) if row else None
+
+    def items(self, seqs: Sequence[int]) -> dict[int, MemoryItem]:
+        out: dict[int, MemoryItem] = {}
+        for start in range(0, len(seqs), 500):
+            part = list(seqs[start : start + 500])
+            marks = ",".join("?" * len(part))
+            for row in self.conn.execute(f"SELECT {ITEM_COLUMNS} FROM ltm_items WHERE seq IN ({marks})", part):
+                out[row[0]] = row_to_item(row)
+        return out
+
+    def speakers(self) -> set[str]:
+        if self._speakers is None:
+            rows = self.conn.execute("SELECT DISTINCT speaker FROM ltm_items WHERE speaker IS NOT NULL")
+            self._speakers = {row[0] for row in rows}
+        return self._speakers
+
+    # -- the index -------------------------------------------------------------------
+    def _consistent(self, index: VectorIndex) -> bool:
+        count, last_id = vectors.covered(self.conn, self.embedder.name, index.meta.max_seq)
+        return count == index.live and (index.meta.max_seq == 0 or last_id == index.meta.last_id)
+
+    def _last_id(self, seq: int) -> str | None:
+        row = self.conn.execute("SELECT id FROM ltm_items WHERE seq = ?", (seq,)).fetchone()
+        return row[0] if row else None
+
+    def _build(self, progress: Callable[[int], None] | None = None) -> VectorIndex:
+        """A fresh index from every stored vector (embedding only items that lack one)."""
+        emb = self.embedder
+        self._embedded += vectors.embed_and_store(self.conn, emb, vectors.missing(self.conn, emb.name), progress)
+        (total,) = self.conn.execute("SELECT count(*) FROM ltm_vectors WHERE model = ?", (emb.name,)).fetchone()
+        index = VectorIndex(emb.name, emb.dim, self.policy.kind_for(total), self.policy)
+        for seqs, vecs in vectors.read(self.conn, emb.name, emb.dim):
+            index.add(seqs, vecs, None)
+        index.meta.last_id = self._last_id(index.meta.max_seq)
+        return index
+
+    def index(self, progress: Callable[[int], None] | None = None) -> VectorIndex:
+        """The faiss index: loaded from its file if it still matches SQLite, else rebuilt."""
+        if self._index is None:
+            emb = self.embedder
+            loaded = VectorIndex.load(self.index_dir, emb.name, emb.dim, self.policy) if self.index_dir else None
+            if loaded is not None and not self._consistent(loaded):
+                loaded = None
+            self._index = loaded if loaded is not None else self._build(progress)
+        return self._index
+
+    def catch_up(self, progress: Callable[[int], None] | None = None) -> int:
+        """Embed the items stored since the index was last brought up to date, and index them.
+
+        Returns how many texts were embedded. When nothing is pending (the common case) it
+        costs one ``max(seq)`` lookup.
+        """
+        self._embedded = 0
+        index = self.index(progress)
+        (top,) = self.conn.execute("SELECT max(seq) FROM ltm_items").fetchone()
+        if top is not None and top > index.meta.max_seq:
+            emb = self.embedder
+            todo = vectors.missing(self.conn, emb.name, index.meta.max_seq)
+            self._embedded += vectors.embed_and_store(self.conn, emb, todo, progress)
+            for seqs, vecs in vectors.read(self.conn, emb.name, emb.dim, index.meta.max_seq):
+                index.add(seqs, vecs, None)
+            index.meta.last_id = self._last_id(index.meta.max_seq)
+            if index.needs_rebuild():
+                self._index = self._build()
+        return self._embedded
+
+    def save_index(self) -> None:
+        """Write the index file beside the database (no-op without ``index_dir``)."""
+        if self._index is not None and self.index_dir is not None:
+            self._index.save(self.index_dir)
+
+    # -- search ----------------------------------------------------------------------
+    def search(self, query: str, k: int = 10, *, mode: str | RankWeights | None = None) -> list[Hit]:
+        """The ``k`` best memories for ``query``, best first, each with its score breakdown."""
+        return self.search_many([query], k, mode=mode)[0]
+
+    def search_many(
+        self, queries: Sequence[str], k: int = 10, *, mode: str | RankWeights | None = None
+    ) -> list[list[Hit]]:
+        """:meth:`search` for many queries at once (one batched encode, one batched faiss search)."""
+        weights = self.weights if mode is None else weights_for(mode)
+        if weights.uses_dense or weights.neighbour:
+            self.catch_up()
+        return Searcher(self, weights).run(queries, k)
+
+    def working_memory(self, recent_turns: Sequence[MemoryItem | str], query: str, k: int = 10) -> WorkingMemory:
+        """Recent turns plus the ``k`` best long-term memories for ``query`` not already among
+        them; see :func:`agi_core.longterm.working.working_memory`."""
+        from agi_core.longterm.working import working_memory
+
+        return working_memory(self, recent_turns, query, k)
+
+    # -- rollback and shutdown -------------------------------------------------------
+    def restore_to(self, tick: int) -> int:
+        """Drop memories stored after ``tick`` and bring the index back in line; returns how many.
+
+        Also repairs an index whose items the kernel already removed from SQLite (the
+        ``agi_restore_checkpoint`` hook runs after the stores were restored).
+        """
+        removed = self.conn.execute("DELETE FROM ltm_items WHERE tick > ?", (tick,)).rowcount
+        self._speakers = None
+        has_file = self.index_dir is not None and VectorIndex.paths(self.index_dir, self.embedder.name)[0].exists()
+        if self._index is None and not has_file:
+            return removed
+        index = self.index()
+        labels = index.labels()
+        labels = labels[labels >= 0]
+        live = {row[0] for row in self.conn.execute(
+            "SELECT seq FROM ltm_vectors WHERE model = ? AND seq <= ?", (index.meta.model, index.meta.max_seq))}
+        stale = labels[~np.isin(labels, np.fromiter(live, dtype=np.int64, count=len(live)))]
+        index.remove(stale)
+        index.meta.last_id = self._last_id(index.meta.max_seq)
+        if not self._consistent(index) or index.needs_rebuild():
+            self._index = self._build()
+        self.save_index()
+        return removed
+
+    def close(self) -> None:
+        """Save the index; commit and close the connection if :meth:`open` made it."""
+        self.save_index()
+        if self._owns_conn:
+            self.conn.commit()
+            self.conn.close()
+
