@@ -64,7 +64,7 @@ def checkpoint_file(store: SqliteStore, name: str) -> Path:
         raise CheckpointError(f"no checkpoint named {name!r}; existing checkpoints: {known}")
     path = folder_of(store) / row[0]
     if not path.is_file():
-        raise CheckpointError(f"checkpoint {name!r} lost its file {path}; delete it with a new name or restore the file")
+        raise CheckpointError(f"checkpoint {name!r} lost its file {path}; restore the file or use another checkpoint")
     return path
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import orjson
 
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.determinism import Determinism
@@ -39,6 +40,9 @@ from agi_core.model import (
 from agi_core.plugins import Plugins, load_plugins
 from agi_core.serialization import dumps, from_data, to_data
 from agi_core.tools import Tool, ToolContext, ToolPolicy, execute, validate_tool
+
+
+RECALL_EPISODES = 4  # newest episodes handed to the reason step
 
 
 @attrs.frozen
@@ -109,17 +113,46 @@ class Kernel:
         self.tick_count = int(self.store.meta_get("tick", "0") or 0)
         self._last_chain = self.store.last_chain()
         self._last_observation_ok = self.store.meta_get("last_observation_ok") != "0"
+        self._working = self.store.working()
+        self._recent_episodes = [to_data(entry) for entry in self.store.episodes(RECALL_EPISODES, newest_first=True)]
 
     @property
     def long_term(self) -> Any:
-        """The agent's :class:`~agi_core.longterm.LongTermMemory` (rows in this database,
-        vector index in ``<db>.ltm/``); torch loads only when something is embedded."""
+        """The agent's long-term memory, caught up with the episodes (see :meth:`long_term_memory`)."""
+        return self.long_term_memory()
+
+    def long_term_memory(self, *, caught_up: bool = True) -> Any:
+        """The agent's :class:`~agi_core.longterm.LongTermMemory`, caught up with the episodes.
+
+        Its rows live in this database and its vector index in ``<db>.ltm/``. Ticks store
+        only episodes; every episode becomes a long-term memory here, when something first
+        needs long-term memory, so rule-only ticks pay nothing for it (torch loads only when
+        something is embedded).
+        """
         if self._long_term is None:
             from agi_core.longterm import LongTermMemory, embedder_from_plugins
 
             self._long_term = LongTermMemory(self.store.conn, self.store.path.with_name(self.store.path.name + ".ltm"),
                                              lambda: embedder_from_plugins(plugins=self.plugins))
+        if caught_up:
+            self._mirror_episodes(self._long_term)
         return self._long_term
+
+    def _mirror_episodes(self, memory: Any) -> None:
+        """Add the episodes stored since the last call as long-term memories (derived, idempotent)."""
+        done = int(self.store.meta_get("ltm_episode_seq", "0") or 0)
+        rows = self.store.conn.execute(
+            "SELECT seq, tick, event, context, timestamp FROM episodes WHERE seq > ? ORDER BY seq", (done,)).fetchall()
+        if not rows:
+            return
+        records = []
+        for _seq, tick, event, context, stamp in rows:
+            details = orjson.loads(context)
+            kind = "action" if details.get("kind") == "action" else "message"
+            speaker = "agent" if kind == "action" else details.get("source", "user")
+            records.append({"text": event, "tick": tick, "kind": kind, "speaker": speaker, "timestamp": stamp})
+        memory.add_many(records)
+        self.store.meta_set("ltm_episode_seq", str(rows[-1][0]))
 
     def recall_long_term(self, query: str, k: int, externals: Externals) -> list[dict[str, Any]]:
         """Top-``k`` long-term memories for ``query``, recorded as an external (the index is derived state)."""
@@ -200,7 +233,7 @@ class Kernel:
         return self.store.sem_read(check_key(key))
 
     def working(self) -> WorkingMemory:
-        return self.store.working()
+        return self._working
 
     # -- the tick --------------------------------------------------------------------
     def tick(self, text: str | None = None, *, source: str = "user") -> JournalRecord | None:
@@ -219,9 +252,10 @@ class Kernel:
         percept = from_data(externals.get("input") or recorded["input"], Input)
         command = externals.get("command") or {}
         fetched = {kind: values for kind, values in externals.items() if kind not in ("input", "command")}
-        for name, args in command.items():
-            handler = self._command_handler(name)
-            return self._run_tick(percept, lambda ctx: _command_decision(ctx, self, name, handler, args),
+        if command:
+            (command_name, args), = command.items()
+            handler = self._command_handler(command_name)
+            return self._run_tick(percept, lambda ctx: _command_decision(ctx, self, command_name, handler, args),
                                   command=command, recorded=fetched)
         name = recorded.get("brain") or self.config.brain
         return self._run_tick(percept, self.get_brain(name).reason, recorded=fetched, brain=name)
@@ -258,7 +292,7 @@ class Kernel:
     def _tick(self, percept: Input, reason: Callable[[ReasonContext], Decision], externals: Externals,
               command: dict[str, Any] | None, brain: str) -> JournalRecord:
         tick = self.tick_count + 1
-        working = self.store.working()
+        working = self._working
         before = self._brainstate(working, tick - 1)
         state = TickState(input=percept)
         for _ in self.plugins.call_each("agi_before_tick", kernel=self, state=state):
@@ -289,7 +323,7 @@ class Kernel:
 
     def _recall(self, working: WorkingMemory) -> Recalled:
         semantic = [to_data(entry) for entry in self.store.facts(working.focus + "/")] if working.focus else []
-        episodic = [to_data(entry) for entry in self.store.episodes(4, newest_first=True)]
+        episodic = list(self._recent_episodes)
         return Recalled(semantic=semantic[:10], episodic=episodic, working=to_data(working))
 
     def _plan(self, decision: Decision) -> Decision:
@@ -347,18 +381,18 @@ class Kernel:
     def _store(self, tick: int, record: JournalRecord, percept: Input, working: WorkingMemory) -> None:
         """Rule 3: episodes, working memory, meta and the journal record, in the tick's transaction."""
         stamp = record.timestamp
-        self.store.add_episodes([
+        episodes = [
             EpisodicEntry(id=self.determinism.new_id("episode", "input"), event=percept.raw,
                           context={"kind": "input", "source": percept.source}, timestamp=stamp),
             EpisodicEntry(id=self.determinism.new_id("episode", "action"), event=record.final_output,
                           context={"kind": "action", "action": to_data(record.action),
                                    "success": record.observation.success}, timestamp=stamp),
-        ], tick)
-        self.long_term.add_many([
-            {"text": percept.raw, "tick": tick, "kind": "message", "speaker": percept.source, "timestamp": stamp},
-            {"text": record.final_output, "tick": tick, "kind": "action", "speaker": "agent", "timestamp": stamp},
-        ])
+        ]
+        self.store.add_episodes(episodes, tick)
+        self._recent_episodes = [*(to_data(entry) for entry in reversed(episodes)),
+                                 *self._recent_episodes][:RECALL_EPISODES]
         self.store.set_working(working)
+        self._working = working
         text = dumps(to_data(record))
         chain = self.determinism.sign(self._last_chain + "|" + text)
         self.store.append_journal(tick, record.id, text, chain)

@@ -9,9 +9,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.pop("AGI_DISABLE_PLUGINS", None)
 os.environ.pop("AGI_TRACE_PLUGINS", None)
 
-import pytest  # noqa: E402
+import pytest
 
-from agi_core import plugins as plugins_module  # noqa: E402
+from agi_core import plugins as plugins_module
 
 
 @pytest.fixture(autouse=True)

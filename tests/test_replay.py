@@ -38,8 +38,8 @@ def test_an_edited_journal_value_is_named_by_replay_and_verify(tmp_path):
     _record(db, 30)
     with open_kernel(db, seed="r") as kernel:
         kernel.store.conn.execute(
-            "UPDATE journal SET record = replace(record, 'Your favorite color is blue.', 'Your favorite color is red.') "
-            "WHERE tick = 15")
+            "UPDATE journal SET record = replace(record, 'Your favorite color is blue.', "
+            "'Your favorite color is red.') WHERE tick = 15")
         assert str(journal.verify(kernel.store, kernel.determinism)) == (
             "JOURNAL_BROKEN tick=15: chain mismatch: the record was edited, or one before it was")
     report = replay(db, seed="r", plugins=builtin_plugins())

@@ -69,5 +69,5 @@ def test_a_plan_over_twenty_steps_asks_for_confirmation_instead_of_acting(tmp_pa
 def test_unknown_brain_is_a_config_error(tmp_path):
     from agi_core.errors import ConfigError
 
-    with pytest.raises(ConfigError, match="no brain named .nope.; installed brains: llm, stage0"):
+    with pytest.raises(ConfigError, match=r"no brain named 'nope'; installed brains: llm, stage0"):
         open_kernel(tmp_path / "a.db", brain="nope")

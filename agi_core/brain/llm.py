@@ -1,13 +1,14 @@
 """The LLM brain (AgentOne's design): one reasoning call per tick, tools offered with their effects.
 
 Working memory is AgentOne's: the recent turns plus the most relevant long-term memories
-not already among them (recalled through the recorded ``ltm_recall`` external). Each tick asks the model once, through the ``reasoning_episode`` contract, for a summary
-and actions. The registered tools are offered both as native function-calling tools and
-in the prompt, each with its declared effect. A tool call (native, or an action whose
-``tool`` names a tool) becomes the tick's one action, which the kernel gates by effect;
-otherwise the summary is the reply. Every completion is a recorded external, so a replay
-of an LLM run is exact and offline. A violation of the contract falls back to the
-contract's heuristic; with no usable fallback the reply is F4.
+not already among them (recalled through the recorded ``ltm_recall`` external). Each tick
+asks the model once, through the ``reasoning_episode`` contract, for a summary and actions.
+The registered tools are offered both as native function-calling tools and in the prompt,
+each with its declared effect. A tool call (native, or an action whose ``tool`` names a
+tool) becomes the tick's one action, which the kernel gates by effect; otherwise the
+summary is the reply. Every completion is a recorded external, so a replay of an LLM run
+is exact and offline. A violation of the contract falls back to the contract's heuristic;
+with no usable fallback the reply is F4.
 """
 
 from __future__ import annotations
@@ -117,8 +118,9 @@ class LLMBrain:
         calls = provider.last.tool_calls if provider.last is not None else ()
         for call in calls:
             if isinstance(call, Mapping) and call.get("name") in self.kernel.tools:
-                args = call.get("arguments") if isinstance(call.get("arguments"), Mapping) else {}
-                return Action(type="tool", name=str(call["name"]), args=dict(args)), f"calling {call['name']}", []
+                arguments = call.get("arguments")
+                args = dict(arguments) if isinstance(arguments, Mapping) else {}
+                return Action(type="tool", name=str(call["name"]), args=args), f"calling {call['name']}", []
         if value is None:
             return Action(type="response", name="respond", args={"text": F4_AGENT_FAILURE}), F4_AGENT_FAILURE, [AGENT]
         for item in value.get("actions") or ():

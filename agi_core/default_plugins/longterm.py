@@ -1,7 +1,7 @@
 """Long-term memory: ``agi ingest``, ``agi memory search``, and the index's rollback.
 
-Every input and action of a tick is stored as a long-term memory row in the tick's
-transaction (cheap: no embedding). Embeddings are computed when something searches.
+Ticks store episodes only; the kernel mirrors them into long-term memory rows the first
+time something needs long-term memory, and embeddings are computed when something searches.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from agi_core.hookspecs import hookimpl
 
 @hookimpl
 def agi_restore_checkpoint(kernel: Any, tick: int) -> None:
-    kernel.long_term.restore_to(tick)
+    kernel.long_term_memory(caught_up=False).restore_to(tick)
 
 
 @click.command("ingest")

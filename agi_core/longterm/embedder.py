@@ -8,7 +8,6 @@ through ``agi_register_embedders(register)``; the built-in ``minilm``
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 

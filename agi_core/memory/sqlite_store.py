@@ -104,9 +104,9 @@ class SqliteStore:
         return cursor.rowcount == 1
 
     def facts(self, prefix: str = "") -> list[SemanticEntry]:
-        rows = self.conn.execute(
-            "SELECT id, key, value, fact, relations, updated_at FROM facts WHERE key LIKE ? ORDER BY key",
-            (prefix.replace("%", "") + "%",),
+        rows = self.conn.execute(  # a key range, so the primary-key index serves it
+            "SELECT id, key, value, fact, relations, updated_at FROM facts WHERE key >= ? AND key < ? ORDER BY key",
+            (prefix, prefix + "\U0010ffff"),
         ).fetchall()
         return [SemanticEntry(id=r[0], key=r[1], value=orjson.loads(r[2]), fact=r[3],
                               relations=orjson.loads(r[4]), updated_at=r[5]) for r in rows]
