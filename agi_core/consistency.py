@@ -71,7 +71,7 @@ class CrashTrial:
         return not self.problems and self.replay_ok
 
 
-def crash_trial(db: Path, seed: str, kill_after_s: float, synchronous: str = "NORMAL") -> CrashTrial:
+def crash_trial(db: Path, seed: str, kill_after_s: float, synchronous: str = "FULL") -> CrashTrial:
     """Run ticks in a child process, SIGKILL it after ``kill_after_s``, then check and replay the database."""
     import signal
     import subprocess

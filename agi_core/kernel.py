@@ -1,8 +1,10 @@
 """The kernel: opens an agent's database and runs it one tick at a time.
 
 A tick is perceive → recall → reason → plan → act → store, inside one SQLite
-transaction that also writes the tick's journal record. Nothing long-lived lives on the
-Kernel object itself: reopening the database restores the agent exactly.
+transaction that also writes the tick's journal record. The Kernel object keeps only
+caches of what is stored (counter, tick, last chain link, working memory, newest
+episodes), re-read by :meth:`Kernel.reload` on open, after a rollback and after a failed
+tick: reopening the database restores the agent exactly.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import orjson
 
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.determinism import Determinism
@@ -41,7 +42,6 @@ from agi_core.plugins import Plugins, load_plugins
 from agi_core.serialization import dumps, from_data, to_data
 from agi_core.tools import Tool, ToolContext, ToolPolicy, execute, validate_tool
 
-
 RECALL_EPISODES = 4  # newest episodes handed to the reason step
 
 
@@ -54,7 +54,7 @@ class KernelConfig:
     timeout_s: float = 30.0
     policy: ToolPolicy = attrs.field(factory=ToolPolicy)
     workspace: Path | None = None
-    synchronous: str = "NORMAL"
+    synchronous: str = "FULL"
     live: bool = False
 
 
@@ -135,24 +135,10 @@ class Kernel:
             self._long_term = LongTermMemory(self.store.conn, self.store.path.with_name(self.store.path.name + ".ltm"),
                                              lambda: embedder_from_plugins(plugins=self.plugins))
         if caught_up:
-            self._mirror_episodes(self._long_term)
-        return self._long_term
+            from agi_core.longterm.episodes import mirror_episodes
 
-    def _mirror_episodes(self, memory: Any) -> None:
-        """Add the episodes stored since the last call as long-term memories (derived, idempotent)."""
-        done = int(self.store.meta_get("ltm_episode_seq", "0") or 0)
-        rows = self.store.conn.execute(
-            "SELECT seq, tick, event, context, timestamp FROM episodes WHERE seq > ? ORDER BY seq", (done,)).fetchall()
-        if not rows:
-            return
-        records = []
-        for _seq, tick, event, context, stamp in rows:
-            details = orjson.loads(context)
-            kind = "action" if details.get("kind") == "action" else "message"
-            speaker = "agent" if kind == "action" else details.get("source", "user")
-            records.append({"text": event, "tick": tick, "kind": kind, "speaker": speaker, "timestamp": stamp})
-        memory.add_many(records)
-        self.store.meta_set("ltm_episode_seq", str(rows[-1][0]))
+            mirror_episodes(self.store, self._long_term)
+        return self._long_term
 
     def recall_long_term(self, query: str, k: int, externals: Externals) -> list[dict[str, Any]]:
         """Top-``k`` long-term memories for ``query``, recorded as an external (the index is derived state)."""
@@ -208,10 +194,14 @@ class Kernel:
         Everything a command changes is stored with the tick, so replay runs it again and
         gets the same result. A command that raises leaves nothing stored.
         """
-        handler = self._command_handler(name)
         percept = Input(raw=f"{name} {dumps(args)}", normalized=name, source="event")
+        return self._command_tick(percept, name, args)
+
+    def _command_tick(self, percept: Input, name: str, args: dict[str, Any],
+                      recorded: dict[str, list[Any]] | None = None) -> JournalRecord:
+        handler = self._command_handler(name)
         return self._run_tick(percept, lambda ctx: _command_decision(ctx, self, name, handler, args),
-                              command={name: args})
+                              command={name: args}, recorded=recorded)
 
     def _command_handler(self, name: str) -> Callable[..., tuple[str, Any]]:
         from agi_core.commands import KERNEL_COMMANDS
@@ -254,9 +244,7 @@ class Kernel:
         fetched = {kind: values for kind, values in externals.items() if kind not in ("input", "command")}
         if command:
             (command_name, args), = command.items()
-            handler = self._command_handler(command_name)
-            return self._run_tick(percept, lambda ctx: _command_decision(ctx, self, command_name, handler, args),
-                                  command=command, recorded=fetched)
+            return self._command_tick(percept, command_name, args, fetched)
         name = recorded.get("brain") or self.config.brain
         return self._run_tick(percept, self.get_brain(name).reason, recorded=fetched, brain=name)
 

@@ -18,7 +18,7 @@ from agi_core.consistency import crash_trial
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=100)
-    parser.add_argument("--synchronous", default="NORMAL", choices=["NORMAL", "FULL"])
+    parser.add_argument("--synchronous", default="FULL", choices=["NORMAL", "FULL"])
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     rng = random.Random(args.seed)

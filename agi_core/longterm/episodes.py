@@ -1,0 +1,37 @@
+"""Long-term memory rows derived from the kernel's episodes.
+
+Ticks store episodes only. The kernel calls :func:`mirror_episodes` whenever something
+needs long-term memory, so every input and action becomes a memory without rule-only
+ticks paying for it. Idempotent: progress is kept in the ``meta`` table, and memory ids
+are content-derived.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+if TYPE_CHECKING:
+    from agi_core.longterm.store import LongTermMemory
+    from agi_core.memory.sqlite_store import SqliteStore
+
+PROGRESS_KEY = "ltm_episode_seq"
+
+
+def mirror_episodes(store: SqliteStore, memory: LongTermMemory) -> int:
+    """Add the episodes stored since the last call as memories; returns how many were read."""
+    done = int(store.meta_get(PROGRESS_KEY, "0") or 0)
+    rows = store.conn.execute(
+        "SELECT seq, tick, event, context, timestamp FROM episodes WHERE seq > ? ORDER BY seq", (done,)).fetchall()
+    if not rows:
+        return 0
+    records: list[dict[str, Any]] = []
+    for _seq, tick, event, context, stamp in rows:
+        details = orjson.loads(context)
+        kind = "action" if details.get("kind") == "action" else "message"
+        speaker = "agent" if kind == "action" else details.get("source", "user")
+        records.append({"text": event, "tick": tick, "kind": kind, "speaker": speaker, "timestamp": stamp})
+    memory.add_many(records)
+    store.meta_set(PROGRESS_KEY, str(rows[-1][0]))
+    return len(rows)
