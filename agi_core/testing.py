@@ -8,7 +8,7 @@ or use :func:`open_kernel` with the plugin modules you want.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,3 +40,68 @@ def agi_kernel(tmp_path: Path, agi_plugins: Plugins) -> Iterator[Kernel]:
     kernel = Kernel.open(tmp_path / "agent.db", seed="test", plugins=agi_plugins, workspace=tmp_path / "workspace")
     yield kernel
     kernel.close()
+
+
+class ContractPluginSuite:
+    """Ready-made tests for a plugin that ships LLM output contracts.
+
+    Subclass it as a ``Test…`` class and name the plugin and what it must register::
+
+        class TestSocialPlugin(ContractPluginSuite):
+            plugin_module = "agi_plugin_social.plugin"
+            plugin_name = "social"
+            contracts = ["social_interaction_context", ...]
+            fallbacks = ["social_interaction_context"]
+
+    It checks that the plugin loads without failures and registers exactly ``contracts``,
+    that each contract's example validates, and that each fallback in ``fallbacks`` (in
+    the plugin's own package) returns a valid object, also from hostile variables.
+    """
+
+    plugin_module: str = ""
+    plugin_name: str = ""
+    contracts: Sequence[str] = ()
+    fallbacks: Sequence[str] = ()
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def contract_registry(cls) -> Any:
+        from agi_core.contracts import registry_from_plugins
+
+        plugins = Plugins()
+        assert plugins.add_module(cls.plugin_module, name=cls.plugin_name), plugins.failures
+        found = registry_from_plugins(plugins)
+        assert plugins.failures == []
+        return found
+
+    def test_registers_exactly_its_contracts(self, contract_registry: Any) -> None:
+        assert sorted(contract_registry) == sorted(self.contracts)
+        assert {contract_registry.plugin_of(name) for name in contract_registry} == {self.plugin_name}
+
+    def test_example_validates(self, contract_registry: Any, contract_name: str) -> None:
+        from agi_core.contracts import validate_and_normalize
+
+        contract = contract_registry[contract_name]
+        result = validate_and_normalize(contract, dict(contract.prompt.example))
+        assert result.ok, result.errors
+
+    def test_fallback_is_valid(self, contract_registry: Any, fallback_name: str) -> None:
+        from agi_core.contracts import run_fallback
+
+        contract = contract_registry[fallback_name]
+        package = self.plugin_module.split(".", 1)[0]
+        assert contract.fallback.startswith(f"{package}.fallbacks:")
+        assert run_fallback(contract, {}).ok
+        assert run_fallback(contract, {"text": 3, "goal": None, "actions": "x", "modules": [1]}).ok
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrize :class:`ContractPluginSuite` tests over the subclass's contracts and fallbacks."""
+    cls = metafunc.cls
+    if cls is None or not issubclass(cls, ContractPluginSuite):
+        return
+    if "contract_name" in metafunc.fixturenames:
+        metafunc.parametrize("contract_name", list(cls.contracts))
+    if "fallback_name" in metafunc.fixturenames:
+        none = pytest.param("", marks=pytest.mark.skip(reason=f"{cls.__name__} declares no fallbacks"))
+        metafunc.parametrize("fallback_name", list(cls.fallbacks) or [none])

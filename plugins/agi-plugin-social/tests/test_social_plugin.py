@@ -2,49 +2,22 @@
 
 from __future__ import annotations
 
-import pytest
-
-from agi_core.contracts import registry_from_plugins, run_fallback, validate_and_normalize
-from agi_core.plugins import Plugins
-
-EXPECTED = [
-    "social_adaptive_lexicon",
-    "social_conversation_analysis",
-    "social_conversation_rewrite",
-    "social_interaction_context",
-    "social_interaction_miner",
-    "social_interaction_outcome",
-    "social_rule_self_evaluation",
-    "social_rule_update",
-    "social_simulation_score",
-    "social_tactic_selector",
-]
-FALLBACKS = ["social_interaction_context"]
+from agi_core.testing import ContractPluginSuite
 
 
-@pytest.fixture(scope="module")
-def registry():
-    plugins = Plugins()
-    assert plugins.add_module("agi_plugin_social.plugin", name="social")
-    found = registry_from_plugins(plugins)
-    assert plugins.failures == []
-    return found
-
-
-def test_registers_exactly_its_contracts(registry):
-    assert sorted(registry) == EXPECTED
-    assert {registry.plugin_of(name) for name in registry} == {"social"}
-
-
-@pytest.mark.parametrize("name", EXPECTED)
-def test_example_validates(registry, name):
-    contract = registry[name]
-    result = validate_and_normalize(contract, dict(contract.prompt.example))
-    assert result.ok, result.errors
-
-
-@pytest.mark.parametrize("name", FALLBACKS)
-def test_fallback_is_valid(registry, name):
-    assert registry[name].fallback.startswith("agi_plugin_social.fallbacks:")
-    assert run_fallback(registry[name], {}).ok
-    assert run_fallback(registry[name], {"text": 3, "goal": None, "actions": "x", "modules": [1]}).ok
+class TestSocialPlugin(ContractPluginSuite):
+    plugin_module = "agi_plugin_social.plugin"
+    plugin_name = "social"
+    contracts = (
+        "social_adaptive_lexicon",
+        "social_conversation_analysis",
+        "social_conversation_rewrite",
+        "social_interaction_context",
+        "social_interaction_miner",
+        "social_interaction_outcome",
+        "social_rule_self_evaluation",
+        "social_rule_update",
+        "social_simulation_score",
+        "social_tactic_selector",
+    )
+    fallbacks = ("social_interaction_context",)
