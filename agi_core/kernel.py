@@ -56,6 +56,7 @@ class KernelConfig:
     workspace: Path | None = None
     synchronous: str = "FULL"
     live: bool = False
+    backend: str = "sqlite"
 
 
 class Kernel:
@@ -91,9 +92,14 @@ class Kernel:
             config = KernelConfig(seed=str(seed), **options)
         except TypeError as exc:
             raise ConfigError(f"unknown kernel option ({exc}); see agi_core.KernelConfig for the options") from None
-        store = SqliteStore(path, synchronous=config.synchronous)
+        plugins = plugins or load_plugins()
+        backends = plugins.collect("agi_register_memory_backends")
+        if config.backend not in backends:
+            raise ConfigError(f"no memory backend named {config.backend!r}; installed: "
+                              f"{', '.join(sorted(backends)) or 'none'}")
+        store = backends[config.backend].obj(path, synchronous=config.synchronous)
         try:
-            return cls(store, config, plugins or load_plugins())
+            return cls(store, config, plugins)
         except BaseException:
             store.close()
             raise

@@ -71,3 +71,12 @@ def test_unknown_brain_is_a_config_error(tmp_path):
 
     with pytest.raises(ConfigError, match=r"no brain named 'nope'; installed brains: llm, stage0"):
         open_kernel(tmp_path / "a.db", brain="nope")
+
+
+def test_the_memory_backend_comes_from_the_plugin_registry(tmp_path):
+    from agi_core.errors import ConfigError
+
+    with open_kernel(tmp_path / "a.db") as kernel:
+        assert type(kernel.store).__name__ == "SqliteStore"
+    with pytest.raises(ConfigError, match="no memory backend named 'postgres'; installed: sqlite"):
+        open_kernel(tmp_path / "b.db", backend="postgres")
