@@ -178,14 +178,6 @@ class Plugins:
             raise RegistrationError(f"needs agi-core {wanted} but {_agi_core_version()} is installed; "
                                     "upgrade agi-core or install a release of the plugin for this version")
 
-    def remove(self, name: str) -> None:
-        """Unregister a plugin by name (tests use this after ``yield``)."""
-        plugin = self.pm.get_plugin(name)
-        if plugin is not None:
-            self.pm.unregister(plugin, name=name)
-        self._versions.pop(name, None)
-        self._builtin.discard(name)
-
     def _load_entry_point(self, entry_point: metadata.EntryPoint) -> None:
         version = entry_point.dist.version if entry_point.dist else "unknown"
         try:

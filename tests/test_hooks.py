@@ -207,14 +207,19 @@ def test_hook_agi_after_tick(tmp_path):
     assert seen == [(1, "1+2 = 3", 1)]
 
 
-def test_hook_agi_restore_checkpoint():
+def test_hook_agi_restore_checkpoint(tmp_path):
+    from agi_core import checkpoints
+
     calls = []
 
     class Plugin:
         @hookimpl
         def agi_restore_checkpoint(self, kernel, tick):
-            calls.append(tick)
+            calls.append((tick, kernel.tick_count))
 
-    plugins = builtin_plugins(Plugin())
-    list(plugins.call_each("agi_restore_checkpoint", kernel=None, tick=7))
-    assert calls == [7]
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        kernel.tick("1+1")
+        checkpoints.create(kernel, "one")
+        kernel.tick("2+2")
+        checkpoints.rollback(kernel, "one")
+    assert calls == [(1, 1)]

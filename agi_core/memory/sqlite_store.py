@@ -11,7 +11,6 @@ import contextlib
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import orjson
 
@@ -139,11 +138,6 @@ class SqliteStore:
     def append_journal(self, tick: int, record_id: str, record_json: str, chain: str) -> None:
         self.conn.execute("INSERT INTO journal (tick, id, record, chain) VALUES (?, ?, ?, ?)",
                           (tick, record_id, record_json, chain))
-
-    def journal(self, since: int = 0) -> Iterator[tuple[int, dict[str, Any], str]]:
-        for tick, record, chain in self.conn.execute(
-                "SELECT tick, record, chain FROM journal WHERE tick > ? ORDER BY tick", (since,)):
-            yield tick, orjson.loads(record), chain
 
     def journal_rows(self, since: int = 0) -> Iterator[tuple[int, str, str, str]]:
         """``(tick, id, record JSON text, chain)`` exactly as stored, in tick order."""
