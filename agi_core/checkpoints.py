@@ -80,8 +80,9 @@ def create(kernel: Kernel, name: str) -> CheckpointInfo:
     seq = (store.conn.execute("SELECT coalesce(max(seq), 0) FROM checkpoints").fetchone()[0]) + 1
     file = f"{seq:06d}-{name}.db"
     with store.tick_transaction():
-        store.conn.execute("INSERT INTO checkpoints (name, tick, file, seq) VALUES (?, ?, ?, ?)",
-                           (name, kernel.tick_count, file, seq))
+        store.conn.execute(
+            "INSERT INTO checkpoints (name, tick, file, seq) VALUES (?, ?, ?, ?)", (name, kernel.tick_count, file, seq)
+        )
     target = sqlite3.connect(folder / file)
     try:
         store.conn.backup(target)
@@ -93,8 +94,9 @@ def create(kernel: Kernel, name: str) -> CheckpointInfo:
 
 def prune(store: SqliteStore, keep: int) -> list[str]:
     """Delete the oldest checkpoints beyond ``keep``; returns their names."""
-    rows = store.conn.execute("SELECT name, file FROM checkpoints ORDER BY seq DESC LIMIT -1 OFFSET ?",
-                              (keep,)).fetchall()
+    rows = store.conn.execute(
+        "SELECT name, file FROM checkpoints ORDER BY seq DESC LIMIT -1 OFFSET ?", (keep,)
+    ).fetchall()
     for name, file in rows:
         store.conn.execute("DELETE FROM checkpoints WHERE name = ?", (name,))
         (folder_of(store) / file).unlink(missing_ok=True)
@@ -114,14 +116,17 @@ def rollback(kernel: Kernel, name: str) -> RollbackReport:
     try:
         snapshot.backup(store.conn)
     except sqlite3.Error as exc:
-        raise StorageError(f"rollback to {name!r} failed while copying {source} ({exc}); the database is unchanged") \
-            from None
+        raise StorageError(
+            f"rollback to {name!r} failed while copying {source} ({exc}); the database is unchanged"
+        ) from None
     finally:
         snapshot.close()
     with store.tick_transaction():
         store.conn.execute("DELETE FROM journal_archive")
-        store.conn.executemany("INSERT INTO journal_archive (rollback, tick, id, record, chain) VALUES (?, ?, ?, ?, ?)",
-                               [*archive, *[(rollback_id, *row) for row in undone]])
+        store.conn.executemany(
+            "INSERT INTO journal_archive (rollback, tick, id, record, chain) VALUES (?, ?, ?, ?, ?)",
+            [*archive, *[(rollback_id, *row) for row in undone]],
+        )
         store.conn.execute("DELETE FROM checkpoints")
         store.conn.executemany("INSERT INTO checkpoints (name, tick, file, seq) VALUES (?, ?, ?, ?)", checkpoints)
     kernel.reload()

@@ -81,8 +81,9 @@ def crash_trial(db: Path, seed: str, kill_after_s: float, synchronous: str = "FU
     from agi_core.plugins import Plugins
     from agi_core.replay import replay
 
-    child = subprocess.Popen([sys.executable, "-c", _CHILD, str(db), seed, synchronous],
-                             stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(db), seed, synchronous], stdout=subprocess.PIPE, text=True
+    )
     assert child.stdout is not None
     child.stdout.readline()
     time.sleep(kill_after_s)

@@ -31,8 +31,10 @@ class Externals:
         if self.recorded is not None:
             queue = self.recorded.get(kind, [])
             if len(taken) >= len(queue):
-                raise ReplayMismatch(f"replay asked for {kind} #{len(taken) + 1} but the journal recorded "
-                                     f"{len(queue)}; the run is not the one that was recorded")
+                raise ReplayMismatch(
+                    f"replay asked for {kind} #{len(taken) + 1} but the journal recorded "
+                    f"{len(queue)}; the run is not the one that was recorded"
+                )
             value = queue[len(taken)]
         else:
             value = compute()

@@ -88,5 +88,7 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, str, str, str]]:
                 item = json.loads(line)
                 yield int(item["tick"]), str(item["id"]), dumps(item["record"]), str(item["chain"])
             except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-                raise ValidationError(f"{path}:{number} is not an exported journal line ({exc}); "
-                                      "export journals with agi journal export --jsonl") from None
+                raise ValidationError(
+                    f"{path}:{number} is not an exported journal line ({exc}); "
+                    "export journals with agi journal export --jsonl"
+                ) from None

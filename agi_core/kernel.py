@@ -72,7 +72,8 @@ class Kernel:
         self._pending: collections.deque[Input] = collections.deque()
         self.last_journal_text = ""
         self.tools: dict[str, Tool] = {
-            name: reg.obj for name, reg in plugins.collect("agi_register_actuators", validate_tool).items()}
+            name: reg.obj for name, reg in plugins.collect("agi_register_actuators", validate_tool).items()
+        }
         self.sensors = {name: reg.obj for name, reg in plugins.collect("agi_register_sensors").items()}
         self.router_agents = {name: reg.obj for name, reg in plugins.collect("agi_register_router_agents").items()}
         tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.collect("agi_register_synonyms").items()}
@@ -85,8 +86,7 @@ class Kernel:
 
     # -- lifecycle -------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | Path, *, seed: str | int = "0", plugins: Plugins | None = None,
-             **options: Any) -> Kernel:
+    def open(cls, path: str | Path, *, seed: str | int = "0", plugins: Plugins | None = None, **options: Any) -> Kernel:
         """Open (or create) the agent stored at ``path``; ``options`` are KernelConfig fields."""
         try:
             config = KernelConfig(seed=str(seed), **options)
@@ -95,8 +95,9 @@ class Kernel:
         plugins = plugins or load_plugins()
         backends = plugins.collect("agi_register_memory_backends")
         if config.backend not in backends:
-            raise ConfigError(f"no memory backend named {config.backend!r}; installed: "
-                              f"{', '.join(sorted(backends)) or 'none'}")
+            raise ConfigError(
+                f"no memory backend named {config.backend!r}; installed: {', '.join(sorted(backends)) or 'none'}"
+            )
         store = backends[config.backend].obj(path, synchronous=config.synchronous)
         try:
             return cls(store, config, plugins)
@@ -138,8 +139,11 @@ class Kernel:
         if self._long_term is None:
             from agi_core.longterm import LongTermMemory, embedder_from_plugins
 
-            self._long_term = LongTermMemory(self.store.conn, self.store.path.with_name(self.store.path.name + ".ltm"),
-                                             lambda: embedder_from_plugins(plugins=self.plugins))
+            self._long_term = LongTermMemory(
+                self.store.conn,
+                self.store.path.with_name(self.store.path.name + ".ltm"),
+                lambda: embedder_from_plugins(plugins=self.plugins),
+            )
         if caught_up:
             from agi_core.longterm.episodes import mirror_episodes
 
@@ -203,11 +207,16 @@ class Kernel:
         percept = Input(raw=f"{name} {dumps(args)}", normalized=name, source="event")
         return self._command_tick(percept, name, args)
 
-    def _command_tick(self, percept: Input, name: str, args: dict[str, Any],
-                      recorded: dict[str, list[Any]] | None = None) -> JournalRecord:
+    def _command_tick(
+        self, percept: Input, name: str, args: dict[str, Any], recorded: dict[str, list[Any]] | None = None
+    ) -> JournalRecord:
         handler = self._command_handler(name)
-        return self._run_tick(percept, lambda ctx: _command_decision(ctx, self, name, handler, args),
-                              command={name: args}, recorded=recorded)
+        return self._run_tick(
+            percept,
+            lambda ctx: _command_decision(ctx, self, name, handler, args),
+            command={name: args},
+            recorded=recorded,
+        )
 
     def _command_handler(self, name: str) -> Callable[..., tuple[str, Any]]:
         from agi_core.commands import KERNEL_COMMANDS
@@ -249,14 +258,20 @@ class Kernel:
         command = externals.get("command") or {}
         fetched = {kind: values for kind, values in externals.items() if kind not in ("input", "command")}
         if command:
-            (command_name, args), = command.items()
+            ((command_name, args),) = command.items()
             return self._command_tick(percept, command_name, args, fetched)
         name = recorded.get("brain") or self.config.brain
         return self._run_tick(percept, self.get_brain(name).reason, recorded=fetched, brain=name)
 
-    def _run_tick(self, percept: Input, reason: Callable[[ReasonContext], Decision], *,
-                  command: dict[str, Any] | None = None, recorded: dict[str, list[Any]] | None = None,
-                  brain: str = "") -> JournalRecord:
+    def _run_tick(
+        self,
+        percept: Input,
+        reason: Callable[[ReasonContext], Decision],
+        *,
+        command: dict[str, Any] | None = None,
+        recorded: dict[str, list[Any]] | None = None,
+        brain: str = "",
+    ) -> JournalRecord:
         externals = Externals(recorded)
         try:
             with self.store.tick_transaction():
@@ -283,8 +298,14 @@ class Kernel:
     def _brainstate(self, working: WorkingMemory, tick: int) -> dict[str, Any]:
         return {"tick": tick, "counter": self.determinism.counter, "working": to_data(working)}
 
-    def _tick(self, percept: Input, reason: Callable[[ReasonContext], Decision], externals: Externals,
-              command: dict[str, Any] | None, brain: str) -> JournalRecord:
+    def _tick(
+        self,
+        percept: Input,
+        reason: Callable[[ReasonContext], Decision],
+        externals: Externals,
+        command: dict[str, Any] | None,
+        brain: str,
+    ) -> JournalRecord:
         tick = self.tick_count + 1
         working = self._working
         before = self._brainstate(working, tick - 1)
@@ -292,9 +313,15 @@ class Kernel:
         for _ in self.plugins.call_each("agi_before_tick", kernel=self, state=state):
             pass
         state = attrs.evolve(state, recalled=self._recall(working))
-        ctx = ReasonContext(state=state, tick=tick, store=self.store, determinism=self.determinism,
-                            synonyms=self.synonyms, externals=externals,
-                            long_term=lambda query, k: self.recall_long_term(query, k, externals))
+        ctx = ReasonContext(
+            state=state,
+            tick=tick,
+            store=self.store,
+            determinism=self.determinism,
+            synonyms=self.synonyms,
+            externals=externals,
+            long_term=lambda query, k: self.recall_long_term(query, k, externals),
+        )
         decision = reason(ctx)
         ctx.closed = True
         decision = self._plan(decision)
@@ -304,13 +331,27 @@ class Kernel:
             recorded["command"] = command
         working = self._remember(working, percept, final_output, decision, observation)
         record = JournalRecord(
-            tick=tick, id=self.determinism.new_id("tick", str(tick)), timestamp=self.determinism.now(),
-            input=percept, router_decision=decision.router_decision, selected_agents=decision.selected_agents,
-            agent_outputs=decision.agent_outputs, sem_reads=ctx.sem_reads, sem_writes=ctx.sem_writes,
-            final_output=final_output, council_votes=decision.council_votes, claims=decision.claims,
-            evidence_items=decision.evidence_items, brainstate_before=before,
-            brainstate_after=self._brainstate(working, tick), action=decision.action, observation=observation,
-            plan=decision.plan, externals=recorded, degraded=decision.degraded, brain=brain,
+            tick=tick,
+            id=self.determinism.new_id("tick", str(tick)),
+            timestamp=self.determinism.now(),
+            input=percept,
+            router_decision=decision.router_decision,
+            selected_agents=decision.selected_agents,
+            agent_outputs=decision.agent_outputs,
+            sem_reads=ctx.sem_reads,
+            sem_writes=ctx.sem_writes,
+            final_output=final_output,
+            council_votes=decision.council_votes,
+            claims=decision.claims,
+            evidence_items=decision.evidence_items,
+            brainstate_before=before,
+            brainstate_after=self._brainstate(working, tick),
+            action=decision.action,
+            observation=observation,
+            plan=decision.plan,
+            externals=recorded,
+            degraded=decision.degraded,
+            brain=brain,
         )
         self._store(tick, record, percept, working)
         return record
@@ -326,10 +367,16 @@ class Kernel:
         if not self._last_observation_ok:
             steps.insert(0, "replan:last_observation_failed")
         if len(steps) > PLAN_STEPS_MAX:
-            text = (f"This needs {len(steps)} steps; plans over {PLAN_STEPS_MAX} steps need a subgoal "
-                    "or your confirmation. Split the request or confirm it.")
-            return attrs.evolve(decision, plan=Plan(steps=steps[:PLAN_STEPS_MAX]), final_output=text,
-                                action=Action(type="response", name="respond", args={"text": text}))
+            text = (
+                f"This needs {len(steps)} steps; plans over {PLAN_STEPS_MAX} steps need a subgoal "
+                "or your confirmation. Split the request or confirm it."
+            )
+            return attrs.evolve(
+                decision,
+                plan=Plan(steps=steps[:PLAN_STEPS_MAX]),
+                final_output=text,
+                action=Action(type="response", name="respond", args={"text": text}),
+            )
         return attrs.evolve(decision, plan=Plan(steps=steps, current_index=len(steps) - 1))
 
     def _act(self, action: Action, reply: str, externals: Externals) -> tuple[Observation, str]:
@@ -348,8 +395,10 @@ class Kernel:
             args = resolve_positional(tool, action.args)
         except ToolError as exc:
             return Observation(success=False, error=str(exc)), f"{tool.name} failed: {exc}"
-        context = ToolContext(workspace=self.workspace, determinism=self.determinism, live=self.config.live,
-                              externals=externals)
+        context = ToolContext(
+            workspace=self.workspace, determinism=self.determinism, live=self.config.live, externals=externals
+        )
+
         def run_tool() -> dict[str, Any]:
             before = self.determinism.counter
             observed = to_data(execute(tool, args, context, self.config.policy))
@@ -364,27 +413,40 @@ class Kernel:
             return observation, f"{tool.name}: {dumps(shown)}"
         return observation, f"{tool.name} failed: {observation.error}"
 
-    def _remember(self, working: WorkingMemory, percept: Input, reply: str, decision: Decision,
-                  observation: Observation) -> WorkingMemory:
+    def _remember(
+        self, working: WorkingMemory, percept: Input, reply: str, decision: Decision, observation: Observation
+    ) -> WorkingMemory:
         turns = [*working.recent_turns, f"{percept.source}: {percept.raw}", f"agent: {reply}"]
-        goal = Goal(id=self.determinism.new_id("goal", percept.raw), description=f"answer: {percept.raw[:120]}",
-                    status="done" if observation.success else "abandoned")
-        return WorkingMemory(recent_turns=turns[-RECENT_TURNS_MAX:], active_goal=goal,
-                             focus=decision.focus or working.focus)
+        goal = Goal(
+            id=self.determinism.new_id("goal", percept.raw),
+            description=f"answer: {percept.raw[:120]}",
+            status="done" if observation.success else "abandoned",
+        )
+        return WorkingMemory(
+            recent_turns=turns[-RECENT_TURNS_MAX:], active_goal=goal, focus=decision.focus or working.focus
+        )
 
     def _store(self, tick: int, record: JournalRecord, percept: Input, working: WorkingMemory) -> None:
         """Rule 3: episodes, working memory, meta and the journal record, in the tick's transaction."""
         stamp = record.timestamp
         episodes = [
-            EpisodicEntry(id=self.determinism.new_id("episode", "input"), event=percept.raw,
-                          context={"kind": "input", "source": percept.source}, timestamp=stamp),
-            EpisodicEntry(id=self.determinism.new_id("episode", "action"), event=record.final_output,
-                          context={"kind": "action", "action": to_data(record.action),
-                                   "success": record.observation.success}, timestamp=stamp),
+            EpisodicEntry(
+                id=self.determinism.new_id("episode", "input"),
+                event=percept.raw,
+                context={"kind": "input", "source": percept.source},
+                timestamp=stamp,
+            ),
+            EpisodicEntry(
+                id=self.determinism.new_id("episode", "action"),
+                event=record.final_output,
+                context={"kind": "action", "action": to_data(record.action), "success": record.observation.success},
+                timestamp=stamp,
+            ),
         ]
         self.store.add_episodes(episodes, tick)
-        self._recent_episodes = [*(to_data(entry) for entry in reversed(episodes)),
-                                 *self._recent_episodes][:RECALL_EPISODES]
+        self._recent_episodes = [*(to_data(entry) for entry in reversed(episodes)), *self._recent_episodes][
+            :RECALL_EPISODES
+        ]
         self.store.set_working(working)
         self._working = working
         text = dumps(to_data(record))
@@ -392,17 +454,28 @@ class Kernel:
         self.store.append_journal(tick, record.id, text, chain)
         self.last_journal_text, self._last_chain = text, chain
         self._last_observation_ok = record.observation.success
-        self.store.meta_update({"tick": str(tick), "counter": str(self.determinism.counter),
-                                "last_observation_ok": "1" if record.observation.success else "0"})
+        self.store.meta_update(
+            {
+                "tick": str(tick),
+                "counter": str(self.determinism.counter),
+                "last_observation_ok": "1" if record.observation.success else "0",
+            }
+        )
 
 
-def _command_decision(ctx: ReasonContext, kernel: Kernel, name: str, handler: Callable[..., tuple[str, Any]],
-                      args: dict[str, Any]) -> Decision:
+def _command_decision(
+    ctx: ReasonContext, kernel: Kernel, name: str, handler: Callable[..., tuple[str, Any]], args: dict[str, Any]
+) -> Decision:
     text, result = handler(kernel, ctx, args)
     return Decision(
         router_decision=RouterDecision(agent=f"command:{name}", why="explicit_command"),
-        selected_agents=[f"command:{name}"], agent_outputs={name: result}, final_output=text, council_votes=[],
-        claims=[], evidence_items=[], action=Action(type="response", name="respond", args={"text": text}),
+        selected_agents=[f"command:{name}"],
+        agent_outputs={name: result},
+        final_output=text,
+        council_votes=[],
+        claims=[],
+        evidence_items=[],
+        action=Action(type="response", name="respond", args={"text": text}),
         plan=Plan(steps=[f"command:{name}"]),
     )
 

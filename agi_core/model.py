@@ -171,7 +171,15 @@ class JournalRecord:
 
 
 REPLAY_FIELDS: tuple[str, ...] = (
-    "router_decision", "selected_agents", "agent_outputs", "sem_reads", "sem_writes",
-    "final_output", "council_votes", "claims", "evidence_items", "brainstate_before",
+    "router_decision",
+    "selected_agents",
+    "agent_outputs",
+    "sem_reads",
+    "sem_writes",
+    "final_output",
+    "council_votes",
+    "claims",
+    "evidence_items",
+    "brainstate_before",
     "brainstate_after",
 )

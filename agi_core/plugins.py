@@ -86,9 +86,7 @@ def _env_list(name: str) -> set[str] | None:
 def _default_name(obj: Any) -> str:
     name = getattr(obj, "name", None) or getattr(obj, "__name__", None)
     if not isinstance(name, str) or not name:
-        raise RegistrationError(
-            f"{obj!r} has no name; pass register(obj, name='...') or give it a 'name' attribute"
-        )
+        raise RegistrationError(f"{obj!r} has no name; pass register(obj, name='...') or give it a 'name' attribute")
     return name
 
 
@@ -129,21 +127,34 @@ class Plugins:
             plugins._load_entry_point(entry_point)
         return plugins
 
-    def add_module(self, module: str | ModuleType | object, *, name: str | None = None,
-                   version: str | None = None, builtin: bool = False) -> bool:
+    def add_module(
+        self,
+        module: str | ModuleType | object,
+        *,
+        name: str | None = None,
+        version: str | None = None,
+        builtin: bool = False,
+    ) -> bool:
         """Register a plugin module (or object); returns False if it was skipped."""
-        label = name or (module if isinstance(module, str)
-                         else getattr(module, "__name__", None) or type(module).__name__)
+        label = name or (
+            module if isinstance(module, str) else getattr(module, "__name__", None) or type(module).__name__
+        )
         try:
             obj = importlib.import_module(module) if isinstance(module, str) else module
         except Exception as exc:  # noqa: BLE001 - any import failure is reported, not raised
             self.report_failure(label, "import", exc)
             return False
-        unknown = [attr for attr in dir(obj) if attr.startswith("agi_") and attr not in hookspecs.HOOK_NAMES
-                   and callable(getattr(obj, attr))]
+        unknown = [
+            attr
+            for attr in dir(obj)
+            if attr.startswith("agi_") and attr not in hookspecs.HOOK_NAMES and callable(getattr(obj, attr))
+        ]
         if unknown:
-            self.report_failure(label, "register", f"implements unknown hook {unknown[0]}; "
-                       f"rename it to one of: {', '.join(hookspecs.HOOK_NAMES)}")
+            self.report_failure(
+                label,
+                "register",
+                f"implements unknown hook {unknown[0]}; rename it to one of: {', '.join(hookspecs.HOOK_NAMES)}",
+            )
             return False
         try:
             self._check_manifest(obj)
@@ -175,8 +186,10 @@ class Plugins:
         validate("plugin_manifest", manifest, what="agi_manifest")
         wanted = manifest.get("requires_agi_core")
         if wanted and not SpecifierSet(wanted).contains(_agi_core_version(), prereleases=True):
-            raise RegistrationError(f"needs agi-core {wanted} but {_agi_core_version()} is installed; "
-                                    "upgrade agi-core or install a release of the plugin for this version")
+            raise RegistrationError(
+                f"needs agi-core {wanted} but {_agi_core_version()} is installed; "
+                "upgrade agi-core or install a release of the plugin for this version"
+            )
 
     def _load_entry_point(self, entry_point: metadata.EntryPoint) -> None:
         version = entry_point.dist.version if entry_point.dist else "unknown"
@@ -213,7 +226,8 @@ class Plugins:
                 if key in found:
                     raise RegistrationError(
                         f"{key!r} is registered by both {found[key].plugin!r} and {current!r}; "
-                        f"rename one or disable a plugin with AGI_DISABLE_PLUGINS")
+                        f"rename one or disable a plugin with AGI_DISABLE_PLUGINS"
+                    )
                 value = validate(key, obj) if validate else obj
                 found[key] = Registration(key, obj if value is None else value, current)
             except Exception as exc:  # noqa: BLE001 - one bad registration skips only itself

@@ -37,11 +37,15 @@ class Mismatch:
 
     def diff(self) -> str:
         """A unified diff of the expected and actual values, pretty-printed as JSON."""
+
         def lines(value: Any) -> list[str]:
             return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False).splitlines()
 
-        return "\n".join(difflib.unified_diff(lines(self.expected), lines(self.actual), "expected (journal)",
-                                              "actual (replay)", lineterm=""))
+        return "\n".join(
+            difflib.unified_diff(
+                lines(self.expected), lines(self.actual), "expected (journal)", "actual (replay)", lineterm=""
+            )
+        )
 
 
 @attrs.frozen
@@ -69,8 +73,14 @@ def compare(recorded: dict[str, Any], actual: dict[str, Any]) -> Mismatch | None
     return None
 
 
-def replay_records(records: Iterable[dict[str, Any] | str], *, seed: str, plugins: Plugins | None = None,
-                   start: Path | None = None, files: Path | None = None) -> ReplayReport:
+def replay_records(
+    records: Iterable[dict[str, Any] | str],
+    *,
+    seed: str,
+    plugins: Plugins | None = None,
+    start: Path | None = None,
+    files: Path | None = None,
+) -> ReplayReport:
     """Replay journal ``records`` after the state in ``start`` (a checkpoint file).
 
     Records are dicts, or the JSON text as stored; with the text, a replayed tick whose
@@ -86,8 +96,9 @@ def replay_records(records: Iterable[dict[str, Any] | str], *, seed: str, plugin
             shutil.copyfile(start, db)
         if files is not None and files.is_dir():
             shutil.copytree(files, db.with_name(db.name + ".state"))
-        kernel = Kernel.open(db, seed=seed, plugins=plugins or load_plugins(), synchronous="OFF",
-                             workspace=Path(scratch) / "workspace")
+        kernel = Kernel.open(
+            db, seed=seed, plugins=plugins or load_plugins(), synchronous="OFF", workspace=Path(scratch) / "workspace"
+        )
         first, count = kernel.tick_count + 1, 0
         try:
             for item in records:
@@ -125,5 +136,6 @@ def replay(db: str | Path, *, seed: str, plugins: Plugins | None = None, checkpo
         records = [text for _tick, _id, text, _chain in store.journal_rows()]
     finally:
         store.close()
-    return replay_records(records, seed=seed, plugins=plugins, start=start,
-                          files=Path(db).with_name(Path(db).name + ".state"))
+    return replay_records(
+        records, seed=seed, plugins=plugins, start=start, files=Path(db).with_name(Path(db).name + ".state")
+    )

@@ -63,8 +63,9 @@ class Tool:
 def validate_tool(name: str, obj: Any) -> Tool:
     """Registration check: a :class:`Tool` whose definition matches its schema."""
     if not isinstance(obj, Tool):
-        raise ToolError(f"tool {name!r} is a {type(obj).__name__}, not agi_core.Tool; "
-                        "wrap it with Tool(definition, run)")
+        raise ToolError(
+            f"tool {name!r} is a {type(obj).__name__}, not agi_core.Tool; wrap it with Tool(definition, run)"
+        )
     validate("tool_definition", to_data(obj.definition), what=f"tool definition {name!r}")
     if obj.name != name:
         raise ToolError(f"tool registered as {name!r} but its definition says {obj.name!r}; make them equal")
@@ -90,15 +91,19 @@ class ToolPolicy:
             return True, "tool allowed by policy"
         if self.confirm is not None:
             return (True, "confirmed by user") if self.confirm(tool.definition, args) else (False, "declined by user")
-        return False, (f"{tool.effect} tool {tool.name!r} needs an explicit policy; "
-                       f"allow it with --allow-tool {tool.name} or confirm it in agi chat")
+        return False, (
+            f"{tool.effect} tool {tool.name!r} needs an explicit policy; "
+            f"allow it with --allow-tool {tool.name} or confirm it in agi chat"
+        )
 
 
 def check_args(tool: Tool, args: dict[str, Any]) -> None:
     unknown = sorted(set(args) - set(tool.definition.parameters))
     if unknown:
-        raise ToolError(f"tool {tool.name!r} has no parameter {unknown[0]!r}; "
-                        f"its parameters are: {', '.join(tool.definition.parameters) or 'none'}")
+        raise ToolError(
+            f"tool {tool.name!r} has no parameter {unknown[0]!r}; "
+            f"its parameters are: {', '.join(tool.definition.parameters) or 'none'}"
+        )
 
 
 def execute(tool: Tool, args: dict[str, Any], context: ToolContext, policy: ToolPolicy) -> Observation:

@@ -34,10 +34,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agi_core.contracts import Contract, registry_from_plugins, validate_and_normalize
 from agi_core.plugins import Plugins
 
-PLUGIN_MODULES = {"contracts": "agi_core.default_plugins.contracts", "social": "agi_plugin_social.plugin",
-                  "autonomy": "agi_plugin_autonomy.plugin", "beliefs": "agi_plugin_beliefs.plugin",
-                  "self_improver": "agi_plugin_self_improver.plugin", "retrieval": "agi_plugin_retrieval.plugin",
-                  "learning": "agi_plugin_learning.plugin"}
+PLUGIN_MODULES = {
+    "contracts": "agi_core.default_plugins.contracts",
+    "social": "agi_plugin_social.plugin",
+    "autonomy": "agi_plugin_autonomy.plugin",
+    "beliefs": "agi_plugin_beliefs.plugin",
+    "self_improver": "agi_plugin_self_improver.plugin",
+    "retrieval": "agi_plugin_retrieval.plugin",
+    "learning": "agi_plugin_learning.plugin",
+}
 
 
 def load_contracts() -> dict[str, Contract]:
@@ -90,7 +95,8 @@ def measure(contract: Contract, seconds: float) -> dict[str, Any]:
     assert validate_and_normalize(contract, valid_text).ok and reference.is_valid(json.loads(valid_text))
     assert not validate_and_normalize(contract, invalid_text).ok and not reference.is_valid(json.loads(invalid_text))
     return {
-        "contract": contract.name, "bytes": len(valid_text),
+        "contract": contract.name,
+        "bytes": len(valid_text),
         "agi_valid": rate(lambda: validate_and_normalize(contract, valid_text), seconds),
         "jsonschema_valid": rate(lambda: reference.is_valid(json.loads(valid_text)), seconds),
         "agi_invalid": rate(lambda: validate_and_normalize(contract, invalid_text), seconds),
@@ -110,22 +116,30 @@ def main(argv: list[str] | None = None) -> None:
     if args.json:
         print(json.dumps(rows, indent=2))
         return
-    print(f"python {platform.python_version()} on {platform.machine()}, {len(rows)} contracts, "
-          f"best of 3 x {args.seconds}s; calls/s")
-    header = f"{'contract':34} {'bytes':>5} {'agi valid':>10} {'jsonschema':>10} {'ratio':>6}  " \
-             f"{'agi invalid':>11} {'jsonschema':>10} {'ratio':>6}"
+    print(
+        f"python {platform.python_version()} on {platform.machine()}, {len(rows)} contracts, "
+        f"best of 3 x {args.seconds}s; calls/s"
+    )
+    header = (
+        f"{'contract':34} {'bytes':>5} {'agi valid':>10} {'jsonschema':>10} {'ratio':>6}  "
+        f"{'agi invalid':>11} {'jsonschema':>10} {'ratio':>6}"
+    )
     print(header)
     for row in rows:
-        print(f"{row['contract']:34} {row['bytes']:5d} {row['agi_valid']:10.0f} {row['jsonschema_valid']:10.0f} "
-              f"{row['agi_valid'] / row['jsonschema_valid']:6.1f}  {row['agi_invalid']:11.0f} "
-              f"{row['jsonschema_invalid']:10.0f} {row['agi_invalid'] / row['jsonschema_invalid']:6.1f}")
+        print(
+            f"{row['contract']:34} {row['bytes']:5d} {row['agi_valid']:10.0f} {row['jsonschema_valid']:10.0f} "
+            f"{row['agi_valid'] / row['jsonschema_valid']:6.1f}  {row['agi_invalid']:11.0f} "
+            f"{row['jsonschema_invalid']:10.0f} {row['agi_invalid'] / row['jsonschema_invalid']:6.1f}"
+        )
     for kind in ("valid", "invalid"):
         ours = [row[f"agi_{kind}"] for row in rows]
         theirs = [row[f"jsonschema_{kind}"] for row in rows]
         ratios = [a / b for a, b in zip(ours, theirs, strict=True)]
-        print(f"{kind:>7}: agi median {statistics.median(ours):,.0f}/s (min {min(ours):,.0f}), jsonschema median "
-              f"{statistics.median(theirs):,.0f}/s; ratio median {statistics.median(ratios):.1f}x "
-              f"(min {min(ratios):.1f}x, max {max(ratios):.1f}x)")
+        print(
+            f"{kind:>7}: agi median {statistics.median(ours):,.0f}/s (min {min(ours):,.0f}), jsonschema median "
+            f"{statistics.median(theirs):,.0f}/s; ratio median {statistics.median(ratios):.1f}x "
+            f"(min {min(ratios):.1f}x, max {max(ratios):.1f}x)"
+        )
 
 
 if __name__ == "__main__":

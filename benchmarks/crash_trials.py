@@ -29,10 +29,14 @@ def main() -> int:
             clean += trial.clean
             ticks += trial.ticks
             if not trial.clean:
-                print(f"trial {index}: killed after {trial.killed_after_s:.2f}s: {trial.problems} "
-                      f"replay_ok={trial.replay_ok}")
-    print(f"crash trials: {clean}/{args.trials} clean ({ticks} ticks committed before the kills, "
-          f"synchronous={args.synchronous})")
+                print(
+                    f"trial {index}: killed after {trial.killed_after_s:.2f}s: {trial.problems} "
+                    f"replay_ok={trial.replay_ok}"
+                )
+    print(
+        f"crash trials: {clean}/{args.trials} clean ({ticks} ticks committed before the kills, "
+        f"synchronous={args.synchronous})"
+    )
     return 0 if clean == args.trials else 1
 
 

@@ -97,8 +97,12 @@ def run_conversation(path: Path, embedder: MiniLMEmbedder, ks: list[int], workdi
     qs, dropped = questions(path, known)
     texts = [q for q, _, _ in qs]
     evidence = [ev for _, ev, _ in qs]
-    result: dict[str, Any] = {"questions": len(qs), "dropped_without_evidence": dropped, "turns": report.added,
-                              "ingest_items_per_s": round(report.added / ingest_s, 1)}
+    result: dict[str, Any] = {
+        "questions": len(qs),
+        "dropped_without_evidence": dropped,
+        "turns": report.added,
+        "ingest_items_per_s": round(report.added / ingest_s, 1),
+    }
     depth = max(ks)
     deep: dict[str, list[list[str]]] = {}
     for system in SYSTEMS:
@@ -132,8 +136,9 @@ def pooled(per: dict[str, dict[str, Any]], ks: list[int]) -> dict[str, dict[str,
     total = sum(r["questions"] for r in per.values())
     out = {}
     for system in SYSTEMS:
-        out[system] = {f"R@{k}": round(sum(r[system][f"R@{k}"] * r["questions"] for r in per.values()) / total, 4)
-                       for k in ks}
+        out[system] = {
+            f"R@{k}": round(sum(r[system][f"R@{k}"] * r["questions"] for r in per.values()) / total, 4) for k in ks
+        }
     return out
 
 
@@ -171,8 +176,11 @@ def main(argv: list[str] | None = None) -> int:
             per[path.stem] = run_conversation(path, embedder, ks, Path(tmp))
             if not args.json:
                 r = per[path.stem]
-                print(f"{path.stem}: {r['questions']} questions, {r['turns']} turns, "
-                      + "  ".join(f"{s} R@10={r[s]['R@10']:.3f}" for s in SYSTEMS), file=sys.stderr)
+                print(
+                    f"{path.stem}: {r['questions']} questions, {r['turns']} turns, "
+                    + "  ".join(f"{s} R@10={r[s]['R@10']:.3f}" for s in SYSTEMS),
+                    file=sys.stderr,
+                )
         latency = single_query_latency(files[0], embedder, Path(tmp))
     for r in per.values():
         r.pop("_ranked", None)
@@ -181,14 +189,22 @@ def main(argv: list[str] | None = None) -> int:
     total_q = sum(r["questions"] for r in per.values())
     turns = sum(r["turns"] for r in per.values())
     ingest_rate = round(turns / sum(r["turns"] / r["ingest_items_per_s"] for r in per.values()), 1)
-    result = {**overall, "questions": total_q, "turns": turns, "ingest_items_per_s": ingest_rate,
-              "search_latency": latency, "per_conversation": per}
+    result = {
+        **overall,
+        "questions": total_q,
+        "turns": turns,
+        "ingest_items_per_s": ingest_rate,
+        "search_latency": latency,
+        "per_conversation": per,
+    }
     if args.json:
         print(json.dumps(result, sort_keys=False))
         return 0
     width = max(len(name) for name in per) + 2
-    print(f"LoCoMo evidence recall: {total_q} questions (categories 1-4), {turns} turns, "
-          f"ingest {ingest_rate} turns/s, hybrid search p50 {latency['p50_ms']} ms")
+    print(
+        f"LoCoMo evidence recall: {total_q} questions (categories 1-4), {turns} turns, "
+        f"ingest {ingest_rate} turns/s, hybrid search p50 {latency['p50_ms']} ms"
+    )
     print(f"{'':{width}}" + "".join(f"{s + ' R@' + str(k):>14}" for s in SYSTEMS for k in (10,)))
     for name, r in per.items():
         print(f"{name:{width}}" + "".join(f"{r[s]['R@10']:>14.3f}" for s in SYSTEMS))

@@ -147,18 +147,27 @@ def measure_size(corpus: np.ndarray, queries: np.ndarray, policy: IndexPolicy, n
     }
 
 
-def end_to_end(corpus: np.ndarray, corpus_texts: list[str], query_texts: list[str], embedder: MiniLMEmbedder,
-               policy: IndexPolicy, n_queries: int = 200) -> dict[str, Any]:
+def end_to_end(
+    corpus: np.ndarray,
+    corpus_texts: list[str],
+    query_texts: list[str],
+    embedder: MiniLMEmbedder,
+    policy: IndexPolicy,
+    n_queries: int = 200,
+) -> dict[str, Any]:
     """``LongTermMemory.search`` (query encoding, faiss, FTS5 BM25, neighbours, fusion) on a
     database of ``len(corpus)`` items whose vectors are written as blobs directly."""
     n = len(corpus)
     with tempfile.TemporaryDirectory(prefix="e2e-") as tmp:
         conn = sqlite3.connect(Path(tmp) / "e2e.db")
         ltm = LongTermMemory(conn, Path(tmp) / "index", embedder, policy=policy)
-        ltm.add_many({"text": corpus_texts[i % len(corpus_texts)], "id": f"e2e-{i}", "session": f"s{i // 20}"}
-                     for i in range(n))
-        conn.executemany("INSERT INTO ltm_vectors(model, seq, vector) VALUES (?, ?, ?)",
-                         ((embedder.name, i + 1, corpus[i].astype("<f4").tobytes()) for i in range(n)))
+        ltm.add_many(
+            {"text": corpus_texts[i % len(corpus_texts)], "id": f"e2e-{i}", "session": f"s{i // 20}"} for i in range(n)
+        )
+        conn.executemany(
+            "INSERT INTO ltm_vectors(model, seq, vector) VALUES (?, ?, ?)",
+            ((embedder.name, i + 1, corpus[i].astype("<f4").tobytes()) for i in range(n)),
+        )
         conn.commit()
         start = time.perf_counter()
         assert ltm.catch_up() == 0  # every item has its blob: nothing is embedded
@@ -171,8 +180,10 @@ def end_to_end(corpus: np.ndarray, corpus_texts: list[str], query_texts: list[st
                 ltm.search(q, 10, mode=mode)
                 times.append((time.perf_counter() - t) * 1000)
             times.sort()
-            out[mode] = {"p50_ms": round(statistics.median(times), 2),
-                         "p99_ms": round(times[int(0.99 * (len(times) - 1))], 2)}
+            out[mode] = {
+                "p50_ms": round(statistics.median(times), 2),
+                "p99_ms": round(times[int(0.99 * (len(times) - 1))], 2),
+            }
         conn.close()
     return out
 
@@ -186,8 +197,9 @@ def ingest_vs_raw(texts: list[str], embedder: MiniLMEmbedder, rounds: int = 2) -
         src.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts))
         for r in range(rounds):
             start = time.perf_counter()
-            embedder.model.encode(texts, batch_size=embedder.batch_size, normalize_embeddings=True,
-                                  show_progress_bar=False)
+            embedder.model.encode(
+                texts, batch_size=embedder.batch_size, normalize_embeddings=True, show_progress_bar=False
+            )
             raw_best = max(raw_best, len(texts) / (time.perf_counter() - start))
             conn = sqlite3.connect(Path(tmp) / f"ingest{r}.db")
             ltm = LongTermMemory(conn, Path(tmp) / f"ingest{r}.ltm", embedder)
@@ -196,8 +208,12 @@ def ingest_vs_raw(texts: list[str], embedder: MiniLMEmbedder, rounds: int = 2) -
             conn.commit()
             ingest_best = max(ingest_best, report.embedded / (time.perf_counter() - start))
             conn.close()
-    return {"texts": len(texts), "raw_encode_per_s": round(raw_best, 1), "ingest_per_s": round(ingest_best, 1),
-            "ratio": round(ingest_best / raw_best, 3)}
+    return {
+        "texts": len(texts),
+        "raw_encode_per_s": round(raw_best, 1),
+        "ingest_per_s": round(ingest_best, 1),
+        "ratio": round(ingest_best / raw_best, 3),
+    }
 
 
 def parse_size(text: str) -> int:
@@ -213,8 +229,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=1000, help="queries per size (at most 1000)")
     parser.add_argument("--ingest-texts", type=int, default=2000, help="texts for the ingest-vs-raw comparison")
     parser.add_argument("--skip-ingest", action="store_true", help="skip the ingest-vs-raw comparison")
-    parser.add_argument("--e2e-sizes", default="10k,100k",
-                        help="sizes for full LongTermMemory.search latency ('' for none)")
+    parser.add_argument(
+        "--e2e-sizes", default="10k,100k", help="sizes for full LongTermMemory.search latency ('' for none)"
+    )
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "agi-bench-cache")
     parser.add_argument("--flat-max", type=int, default=IndexPolicy().flat_max)
     parser.add_argument("--ef-search", type=int, default=IndexPolicy().ef_search)
@@ -226,9 +243,15 @@ def main(argv: list[str] | None = None) -> int:
     embedder = MiniLMEmbedder()
     embedder.warm_up()
     texts = locomo_texts(args.data)
-    result: dict[str, Any] = {"policy": {"flat_max": policy.flat_max, "hnsw_m": policy.hnsw_m,
-                                         "ef_construction": policy.ef_construction, "ef_search": policy.ef_search},
-                              "faiss_threads": faiss_module().omp_get_max_threads()}
+    result: dict[str, Any] = {
+        "policy": {
+            "flat_max": policy.flat_max,
+            "hnsw_m": policy.hnsw_m,
+            "ef_construction": policy.ef_construction,
+            "ef_search": policy.ef_search,
+        },
+        "faiss_threads": faiss_module().omp_get_max_threads(),
+    }
     if not args.skip_ingest:
         result["ingest"] = ingest_vs_raw(texts[: args.ingest_texts], embedder)
         log(f"ingest {result['ingest']}")

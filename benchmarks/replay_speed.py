@@ -14,9 +14,18 @@ from pathlib import Path
 from agi_core import Kernel, Plugins
 from agi_core.replay import replay
 
-SCRIPT = ["12 + 30", "my favorite color is blue", "what is my favorite color?", "the capital of France is Paris",
-          "what is the capital of France?", "tell me a joke", "7 ^ 3", "/clock", "my favourite food is ramen",
-          "what is the capital of Peru?"]
+SCRIPT = [
+    "12 + 30",
+    "my favorite color is blue",
+    "what is my favorite color?",
+    "the capital of France is Paris",
+    "what is the capital of France?",
+    "tell me a joke",
+    "7 ^ 3",
+    "/clock",
+    "my favourite food is ramen",
+    "what is the capital of Peru?",
+]
 
 
 def main() -> int:

@@ -19,8 +19,10 @@ import time
 from agi_core.contracts import Budget, ContractViolation, call_contract, registry_from_plugins
 from agi_core.plugins import Plugins
 
-SAMPLE = ("Hi, I'm Ana. Yesterday I moved to Lisbon for a new job at a bakery; tomorrow I must "
-          "register at the city hall, and I'm nervous about my Portuguese.")
+SAMPLE = (
+    "Hi, I'm Ana. Yesterday I moved to Lisbon for a new job at a bakery; tomorrow I must "
+    "register at the city hall, and I'm nervous about my Portuguese."
+)
 
 
 def outcome_of(call: object) -> str:
@@ -54,15 +56,21 @@ def main() -> int:
         contract = registry[name]
         variables = {key: SAMPLE for key in (contract.inputs or {"text": ""})}
         try:
-            call: object = call_contract(contract, provider, variables,
-                                         budget=Budget(attempts=args.attempts, tokens=8000, max_tokens=args.max_tokens))
+            call: object = call_contract(
+                contract,
+                provider,
+                variables,
+                budget=Budget(attempts=args.attempts, tokens=8000, max_tokens=args.max_tokens),
+            )
         except ContractViolation as violation:
             call = violation
         tally[outcome_of(call)] += 1
         print(f"{name:<40} {outcome_of(call)}", flush=True)
     total = len(names)
-    print(f"\n{total} contract calls with SmolLM2-135M in {time.perf_counter() - start:.0f} s "
-          f"(attempts ≤ {args.attempts}, ≤ {args.max_tokens} tokens per answer):")
+    print(
+        f"\n{total} contract calls with SmolLM2-135M in {time.perf_counter() - start:.0f} s "
+        f"(attempts ≤ {args.attempts}, ≤ {args.max_tokens} tokens per answer):"
+    )
     for key in ("first_attempt", "first_attempt_repaired", "after_retry", "fallback", "violation"):
         print(f"  {key:<24} {tally[key]:>3}  ({tally[key] / total:.0%})")
     return 0

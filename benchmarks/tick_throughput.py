@@ -24,9 +24,16 @@ from pathlib import Path
 from typing import Any
 
 SCRIPT = [
-    "12 + 30", "my favorite color is blue", "what is my favorite color?",
-    "the capital of France is Paris", "what is the capital of France?", "tell me a joke",
-    "7 ^ 3", "my favourite food is ramen", "what is my favorite food?", "what is the capital of Peru?",
+    "12 + 30",
+    "my favorite color is blue",
+    "what is my favorite color?",
+    "the capital of France is Paris",
+    "what is the capital of France?",
+    "tell me a joke",
+    "7 ^ 3",
+    "my favourite food is ramen",
+    "what is my favorite food?",
+    "what is the capital of Peru?",
 ]
 
 
@@ -102,8 +109,10 @@ def build_langgraph(path: Path, durability: str) -> Any:
 
     def perceive(state: State) -> State:
         text = state["text"]
-        return {"input": {"raw": text, "normalized": " ".join(text.split()), "source": "user"},
-                "tick": state.get("tick", 0) + 1}
+        return {
+            "input": {"raw": text, "normalized": " ".join(text.split()), "source": "user"},
+            "tick": state.get("tick", 0) + 1,
+        }
 
     def recall(state: State) -> State:
         return {"recent_turns": state.get("recent_turns", [])[-10:]}
@@ -111,13 +120,25 @@ def build_langgraph(path: Path, durability: str) -> Any:
     def reason(state: State) -> State:
         facts = dict(state.get("facts", {}))
         tick_state = TickState(input=Input(**state["input"]))
-        ctx = ReasonContext(state=tick_state, tick=state["tick"], store=_StateFacts(facts),  # type: ignore[arg-type]
-                            determinism=determinism, synonyms=SYNONYMS)
+        ctx = ReasonContext(
+            state=tick_state,
+            tick=state["tick"],
+            store=_StateFacts(facts),  # type: ignore[arg-type]
+            determinism=determinism,
+            synonyms=SYNONYMS,
+        )
         decision = brain.reason(ctx)
-        return {"facts": facts, "decision": {
-            "router_decision": {"agent": decision.router_decision.agent, "why": decision.router_decision.why},
-            "sem_reads": ctx.sem_reads, "sem_writes": ctx.sem_writes, "claims": decision.claims,
-            "council_votes": decision.council_votes, "final_output": decision.final_output}}
+        return {
+            "facts": facts,
+            "decision": {
+                "router_decision": {"agent": decision.router_decision.agent, "why": decision.router_decision.why},
+                "sem_reads": ctx.sem_reads,
+                "sem_writes": ctx.sem_writes,
+                "claims": decision.claims,
+                "council_votes": decision.council_votes,
+                "final_output": decision.final_output,
+            },
+        }
 
     def plan(state: State) -> State:
         return {}
@@ -130,8 +151,14 @@ def build_langgraph(path: Path, durability: str) -> Any:
         return {"recent_turns": turns[-10:], "journal": [{"tick": state["tick"], **state["decision"]}]}
 
     graph = StateGraph(State)
-    for name, node in [("perceive", perceive), ("recall", recall), ("reason", reason), ("plan", plan),
-                       ("act", act), ("store", store)]:
+    for name, node in [
+        ("perceive", perceive),
+        ("recall", recall),
+        ("reason", reason),
+        ("plan", plan),
+        ("act", act),
+        ("store", store),
+    ]:
         graph.add_node(name, node)
     graph.add_edge(START, "perceive")
     for a, b in [("perceive", "recall"), ("recall", "reason"), ("reason", "plan"), ("plan", "act"), ("act", "store")]:
@@ -156,8 +183,9 @@ def bench_langgraph(path: Path, ticks: int, durability: str) -> dict[str, float]
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ticks", type=int, default=10_000)
-    parser.add_argument("--langgraph-ticks", type=int, default=None,
-                        help="ticks for LangGraph (default: same as --ticks)")
+    parser.add_argument(
+        "--langgraph-ticks", type=int, default=None, help="ticks for LangGraph (default: same as --ticks)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     results: dict[str, Any] = {"ticks": args.ticks}
@@ -167,8 +195,10 @@ def main() -> int:
         try:
             import langgraph  # noqa: F401
         except ImportError:
-            print("LangGraph is not installed here; see this file's docstring for the benchmark environment.",
-                  file=sys.stderr)
+            print(
+                "LangGraph is not installed here; see this file's docstring for the benchmark environment.",
+                file=sys.stderr,
+            )
             return 2
         lg_ticks = args.langgraph_ticks or args.ticks
         results["langgraph_sync"] = bench_langgraph(Path(folder) / "lg.db", lg_ticks, "sync")

@@ -19,8 +19,12 @@ class InventoryPlugin:
 
     @hookimpl
     def agi_register_actuators(self, register):
-        register(Tool(ToolDefinition("stock", "Units in stock of an item.", {"item": "string"}, "read"),
-                      lambda context, args: {"item": args["item"], "units": self.stock.get(args["item"], 0)}))
+        register(
+            Tool(
+                ToolDefinition("stock", "Units in stock of an item.", {"item": "string"}, "read"),
+                lambda context, args: {"item": args["item"], "units": self.stock.get(args["item"], 0)},
+            )
+        )
 
 
 def main(db: Path) -> list[str]:

@@ -36,49 +36,77 @@ def test_run_jsonl_has_the_journal_fields_and_is_identical_across_runs(tmp_path)
 
 
 def test_memory_put_get_facts(tmp_path):
-    assert _agi(tmp_path, "memory", "put", "world/city/paris/population", "2100000").output == \
-        "stored world/city/paris/population\n"
+    assert (
+        _agi(tmp_path, "memory", "put", "world/city/paris/population", "2100000").output
+        == "stored world/city/paris/population\n"
+    )
     got = json.loads(_agi(tmp_path, "memory", "get", "world/city/paris/population").output)
     assert (got["exists"], got["value"]) == (True, 2100000)
     assert json.loads(_agi(tmp_path, "memory", "get", "world/city/rome/population").output) == {
-        "exists": False, "value": None, "last_updated": None}
+        "exists": False,
+        "value": None,
+        "last_updated": None,
+    }
     facts = _agi(tmp_path, "memory", "facts", "--json").output
     assert [f["key"] for f in json.loads(facts)] == ["world/city/paris/population"]
 
 
 def test_bad_key_prints_one_line_and_exits_1(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "agi_core", "--db", str(tmp_path / "a.db"), "memory", "get",
-                             "Bad Key"], capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "agi_core", "--db", str(tmp_path / "a.db"), "memory", "get", "Bad Key"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [
         "Error: 'Bad Key' is not a canonical key; use <scope>/<entity_type>/<entity_id>/<attribute> with lowercase "
-        "letters, digits and underscores, e.g. user/person/self/favorite_color"]
+        "letters, digits and underscores, e.g. user/person/self/favorite_color"
+    ]
 
 
 def test_wrong_seed_is_one_line(tmp_path):
     _agi(tmp_path, "run", input="1+1\n", seed="a")
-    result = subprocess.run([sys.executable, "-m", "agi_core", "--db", str(tmp_path / "a.db"), "--seed", "b", "run"],
-                            input="1+1\n", capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "agi_core", "--db", str(tmp_path / "a.db"), "--seed", "b", "run"],
+        input="1+1\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 1
     assert result.stderr.strip() == (
-        f"Error: {tmp_path / 'a.db'} was created with another seed; open it with the same --seed")
+        f"Error: {tmp_path / 'a.db'} was created with another seed; open it with the same --seed"
+    )
 
 
 def test_not_a_database_is_one_line(tmp_path):
     (tmp_path / "a.db").write_text("this is not sqlite")
-    result = subprocess.run([sys.executable, "-m", "agi_core", "--db", str(tmp_path / "a.db"), "run"],
-                            input="1+1\n", capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "agi_core", "--db", str(tmp_path / "a.db"), "run"],
+        input="1+1\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 1 and result.stderr.count("\n") == 1
     assert result.stderr.startswith(f"Error: cannot open {tmp_path / 'a.db'} as an agent database")
     assert (tmp_path / "a.db").read_text() == "this is not sqlite"
 
 
 def test_help_does_not_import_torch_or_sentence_transformers():
-    code = ("import sys; from agi_core.cli.main import main\n"
-            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-            "print(sorted(m for m in ('torch', 'sentence_transformers', 'faiss') if m in sys.modules))")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                            env={**os.environ, "AGI_LOAD_PLUGINS": ""})
+    code = (
+        "import sys; from agi_core.cli.main import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('torch', 'sentence_transformers', 'faiss') if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "AGI_LOAD_PLUGINS": ""},
+    )
     assert result.stdout.strip().splitlines()[-1] == "[]"
 
 

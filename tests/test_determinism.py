@@ -15,8 +15,17 @@ from agi_core.determinism import Determinism
 from agi_core.serialization import dumps, to_data
 from agi_core.testing import open_kernel
 
-SCRIPT = ["2+2", "my favorite color is teal", "what is my favorite color?", "the capital of Chile is Santiago",
-          "what is the capital of Chile?", "hello", "/clock", "5^3", "what is my favorite food?"]
+SCRIPT = [
+    "2+2",
+    "my favorite color is teal",
+    "what is my favorite color?",
+    "the capital of Chile is Santiago",
+    "what is the capital of Chile?",
+    "hello",
+    "/clock",
+    "5^3",
+    "what is my favorite food?",
+]
 
 
 def _journal(path, seed):
@@ -62,8 +71,15 @@ def test_two_hundred_ticks_never_read_the_clock_or_randomness(tmp_path, monkeypa
     class FrozenDatetime(datetime.datetime):
         now = utcnow = today = classmethod(_forbidden)
 
-    for name, target in [("time", time), ("time_ns", time), ("random", random), ("randint", random),
-                         ("choice", random), ("uuid4", uuid), ("uuid1", uuid)]:
+    for name, target in [
+        ("time", time),
+        ("time_ns", time),
+        ("random", random),
+        ("randint", random),
+        ("choice", random),
+        ("uuid4", uuid),
+        ("uuid1", uuid),
+    ]:
         monkeypatch.setattr(target, name, _forbidden)
     monkeypatch.setattr(datetime, "datetime", FrozenDatetime)
     with pytest.raises(AssertionError):

@@ -15,8 +15,11 @@ def test_embed_host_example(tmp_path):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.main(tmp_path / "host.db") == [
-        "Noted: the capital of Japan is Tokyo.", "The capital of Japan is Tokyo.",
-        'stock: {"item":"apples","units":12}', "6 * 7 = 42"]
+        "Noted: the capital of Japan is Tokyo.",
+        "The capital of Japan is Tokyo.",
+        'stock: {"item":"apples","units":12}',
+        "6 * 7 = 42",
+    ]
 
 
 def test_cli_reference_is_fresh():

@@ -50,8 +50,12 @@ def test_hook_agi_register_actuators(tmp_path):
     class Plugin:
         @hookimpl
         def agi_register_actuators(self, register):
-            register(Tool(ToolDefinition("count_r", "Count letter r", {"word": "string"}),
-                          lambda ctx, args: {"count": args["word"].lower().count("r")}))
+            register(
+                Tool(
+                    ToolDefinition("count_r", "Count letter r", {"word": "string"}),
+                    lambda ctx, args: {"count": args["word"].lower().count("r")},
+                )
+            )
 
     with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
         assert kernel.tick("/count_r Strawberry").final_output == 'count_r: {"count":3}'

@@ -14,9 +14,21 @@ from agi_core.testing import open_kernel
 hostile_text = st.one_of(
     st.text(max_size=300),
     st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=50).map(lambda t: "/" + t),
-    st.sampled_from(["my favorite  is ", "my favorite ''' is x", "what is the  of ?", "/file_read ../../etc/passwd",
-                     '/file_write "unterminated', "9" * 5000 + "^9", "2 ^ 99999", "my name is " + "x" * 100_000,
-                     "\x00\x01\x02", "the capital of \u202e is \u0000", "/clock $0=1 $1=2"]),
+    st.sampled_from(
+        [
+            "my favorite  is ",
+            "my favorite ''' is x",
+            "what is the  of ?",
+            "/file_read ../../etc/passwd",
+            '/file_write "unterminated',
+            "9" * 5000 + "^9",
+            "2 ^ 99999",
+            "my name is " + "x" * 100_000,
+            "\x00\x01\x02",
+            "the capital of \u202e is \u0000",
+            "/clock $0=1 $1=2",
+        ]
+    ),
     st.builds(lambda a, b: f"my favorite {a} is {b}", st.text(max_size=30), st.text(max_size=30)),
 )
 

@@ -67,13 +67,19 @@ def test_an_installed_plugin_raising_in_every_hook_leaves_agi_run_working(tmp_pa
     (site / "raises_everywhere-1.0.dist-info").mkdir(parents=True)
     (site / "raises_everywhere.py").write_text(RAISING_PLUGIN_SOURCE)
     (site / "raises_everywhere-1.0.dist-info" / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: raises-everywhere\nVersion: 1.0\n")
+        "Metadata-Version: 2.1\nName: raises-everywhere\nVersion: 1.0\n"
+    )
     (site / "raises_everywhere-1.0.dist-info" / "entry_points.txt").write_text("[agi]\nraiser = raises_everywhere\n")
     env = {**os.environ, "PYTHONPATH": str(site)}
     env.pop("AGI_LOAD_PLUGINS", None)
-    result = subprocess.run([sys.executable, "-m", "agi_core", "--db", str(tmp_path / "a.db"), "run"],
-                            input="2+2\nwhat is my favorite color?\n", capture_output=True, text=True, env=env,
-                            timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "agi_core", "--db", str(tmp_path / "a.db"), "run"],
+        input="2+2\nwhat is my favorite color?\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["2+2 = 4", "I don’t have this information stored yet."]
     for hook in ("agi_register_commands", "agi_register_actuators", "agi_before_tick", "agi_after_tick"):
@@ -81,8 +87,7 @@ def test_an_installed_plugin_raising_in_every_hook_leaves_agi_run_working(tmp_pa
 
 
 def test_a_plugin_raising_in_every_hook_leaves_agi_chat_working(raising_plugin, tmp_path):
-    result = CliRunner().invoke(make_cli(), ["--db", str(tmp_path / "a.db"), "chat"], input="3*3\nexit\n",
-                                obj=None)
+    result = CliRunner().invoke(make_cli(), ["--db", str(tmp_path / "a.db"), "chat"], input="3*3\nexit\n", obj=None)
     assert result.exit_code == 0, result.output
     assert "agent> 3*3 = 9" in result.output
 
@@ -100,7 +105,8 @@ def test_unknown_hook_is_refused_with_the_known_names():
     plugins = builtin_plugins()
     assert plugins.add_module(module) is False
     assert "implements unknown hook agi_register_sensor; rename it to one of: agi_register_sensors" in str(
-        plugins.failures[-1])
+        plugins.failures[-1]
+    )
 
 
 def test_duplicate_registration_names_both_plugins(tmp_path):
@@ -160,9 +166,11 @@ def test_a_valid_manifest_loads_and_an_invalid_one_is_refused_with_its_path():
     plugins = builtin_plugins()
     assert plugins.add_module(good) is True
     assert plugins.add_module(bad) is False
-    assert str(plugins.failures[-1]) == ("plugin 'bad_manifest' failed in manifest: ValidationError: invalid "
-                                         "agi_manifest: Additional properties are not allowed ('colour' was "
-                                         "unexpected) @ $")
+    assert str(plugins.failures[-1]) == (
+        "plugin 'bad_manifest' failed in manifest: ValidationError: invalid "
+        "agi_manifest: Additional properties are not allowed ('colour' was "
+        "unexpected) @ $"
+    )
 
 
 def test_a_plugin_for_another_agi_core_version_is_skipped():

@@ -14,9 +14,20 @@ from agi_core.hookspecs import hookimpl
 from agi_core.replay import replay
 from agi_core.testing import builtin_plugins, open_kernel
 
-MIXED = ["12 + 30", "my favorite color is blue", "what is my favorite color?", "the capital of France is Paris",
-         "what is the capital of France?", "tell me a joke", "7 ^ 3", "/clock", "/file_list", "what is my name?",
-         "/file_write x.txt hi", "my favourite food is ramen"]
+MIXED = [
+    "12 + 30",
+    "my favorite color is blue",
+    "what is my favorite color?",
+    "the capital of France is Paris",
+    "what is the capital of France?",
+    "tell me a joke",
+    "7 ^ 3",
+    "/clock",
+    "/file_list",
+    "what is my name?",
+    "/file_write x.txt hi",
+    "my favourite food is ramen",
+]
 
 
 def _record(path, ticks, *extra, seed="r"):
@@ -39,12 +50,14 @@ def test_an_edited_journal_value_is_named_by_replay_and_verify(tmp_path):
     with open_kernel(db, seed="r") as kernel:
         kernel.store.conn.execute(
             "UPDATE journal SET record = replace(record, 'Your favorite color is blue.', "
-            "'Your favorite color is red.') WHERE tick = 15")
+            "'Your favorite color is red.') WHERE tick = 15"
+        )
         assert str(journal.verify(kernel.store, kernel.determinism)) == (
-            "JOURNAL_BROKEN tick=15: chain mismatch: the record was edited, or one before it was")
+            "JOURNAL_BROKEN tick=15: chain mismatch: the record was edited, or one before it was"
+        )
     report = replay(db, seed="r", plugins=builtin_plugins())
     assert (report.mismatch.tick, report.mismatch.field) == (15, "agent_outputs")
-    assert "-  \"profile_agent\": \"Your favorite color is red.\"" in report.mismatch.diff()
+    assert '-  "profile_agent": "Your favorite color is red."' in report.mismatch.diff()
 
 
 def test_verify_names_a_deleted_and_a_reordered_record(tmp_path):
@@ -60,7 +73,8 @@ def test_verify_names_a_deleted_and_a_reordered_record(tmp_path):
         conn.execute("UPDATE journal SET record = ?, chain = ? WHERE tick = 5", rows[5])
         conn.execute("DELETE FROM journal WHERE tick = 7")
         assert str(journal.verify(kernel.store, kernel.determinism)) == (
-            "JOURNAL_BROKEN tick=7: record of tick 7 is missing (next stored is 8)")
+            "JOURNAL_BROKEN tick=7: record of tick 7 is missing (next stored is 8)"
+        )
 
 
 class _DiceAgent:
@@ -94,8 +108,9 @@ def test_replay_serves_tool_observations_and_never_reruns_tools(tmp_path):
     from agi_core.tools import ToolPolicy
 
     db = tmp_path / "a.db"
-    with open_kernel(db, seed="r", policy=ToolPolicy(allow_tools=frozenset({"file_write"})),
-                     workspace=tmp_path / "ws") as kernel:
+    with open_kernel(
+        db, seed="r", policy=ToolPolicy(allow_tools=frozenset({"file_write"})), workspace=tmp_path / "ws"
+    ) as kernel:
         kernel.tick("/file_write a.txt one")
         kernel.tick("/file_read a.txt")
     (tmp_path / "ws" / "a.txt").write_text("changed on disk since")
@@ -121,17 +136,22 @@ def test_export_then_import_rebuilds_the_agent(tmp_path):
     db = tmp_path / "a.db"
     _record(db, 12)
     cli = make_cli()
-    exported = CliRunner().invoke(cli, ["--db", str(db), "--seed", "r", "journal", "export", "-o",
-                                        str(tmp_path / "j.jsonl")])
+    exported = CliRunner().invoke(
+        cli, ["--db", str(db), "--seed", "r", "journal", "export", "-o", str(tmp_path / "j.jsonl")]
+    )
     assert exported.exit_code == 0
     assert len((tmp_path / "j.jsonl").read_text().splitlines()) == 13
-    imported = CliRunner().invoke(cli, ["--db", str(tmp_path / "b.db"), "--seed", "r", "journal", "import",
-                                        str(tmp_path / "j.jsonl")])
+    imported = CliRunner().invoke(
+        cli, ["--db", str(tmp_path / "b.db"), "--seed", "r", "journal", "import", str(tmp_path / "j.jsonl")]
+    )
     assert imported.output == f"imported 13 ticks into {tmp_path / 'b.db'}\n"
     facts = CliRunner().invoke(cli, ["--db", str(tmp_path / "b.db"), "--seed", "r", "memory", "facts", "--json"])
     assert [f["key"] for f in json.loads(facts.output)] == [
-        "user/person/self/favorite_color", "user/person/self/favorite_food", "world/entity/france/capital",
-        "world/entity/moon/distance_km"]
+        "user/person/self/favorite_color",
+        "user/person/self/favorite_food",
+        "world/entity/france/capital",
+        "world/entity/moon/distance_km",
+    ]
     from_file = CliRunner().invoke(cli, ["--seed", "r", "replay", "--journal", str(tmp_path / "j.jsonl")])
     assert from_file.output == "replay equal: 13 ticks (1..13), 11 fields each\n"
 
@@ -140,4 +160,5 @@ def test_replay_with_the_wrong_seed_is_one_line(tmp_path):
     _record(tmp_path / "a.db", 3)
     result = CliRunner().invoke(make_cli(), ["--db", str(tmp_path / "a.db"), "--seed", "other", "replay"])
     assert result.exception is not None and "created with another seed; replay it with the same --seed" in str(
-        result.exception)
+        result.exception
+    )

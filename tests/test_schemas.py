@@ -15,11 +15,15 @@ from agi_core.serialization import from_data, to_data
 from agi_core.testing import open_kernel
 
 EXAMPLES = {
-    "tick_state": model.TickState(input=model.Input("Hi", "hi"), goal=model.Goal("g1", "greet"),
-                                  action=model.Action("response", "respond", {"text": "hello"}),
-                                  observation=model.Observation(True, {"delivered": True})),
-    "semantic_entry": model.SemanticEntry("id1", "user/person/self/name", "Ada", "the user's name is Ada",
-                                          [], "2025-01-01T00:00:01.000Z"),
+    "tick_state": model.TickState(
+        input=model.Input("Hi", "hi"),
+        goal=model.Goal("g1", "greet"),
+        action=model.Action("response", "respond", {"text": "hello"}),
+        observation=model.Observation(True, {"delivered": True}),
+    ),
+    "semantic_entry": model.SemanticEntry(
+        "id1", "user/person/self/name", "Ada", "the user's name is Ada", [], "2025-01-01T00:00:01.000Z"
+    ),
     "semantic_read": model.SemanticRead(exists=True, value=3, last_updated="2025-01-01T00:00:01.000Z"),
     "episodic_entry": model.EpisodicEntry("e1", "hello", {"kind": "input"}, "2025-01-01T00:00:01.000Z"),
     "working_memory": model.WorkingMemory(["user: hi"], model.Goal("g", "d", "done"), "user/person/self"),
@@ -46,7 +50,8 @@ def test_journal_records_of_real_ticks_validate_and_round_trip(agi_kernel):
 def test_schema_files_are_fresh(name, cls):
     on_disk = (schemas_dir() / f"{name}.json").read_text(encoding="utf-8")
     assert on_disk == schemagen.render(schemagen.generate(name, cls)), (
-        f"schemas/{name}.json is stale; regenerate it with: python -m agi_core.schemagen")
+        f"schemas/{name}.json is stale; regenerate it with: python -m agi_core.schemagen"
+    )
 
 
 def test_validation_error_names_the_json_path():
@@ -57,9 +62,13 @@ def test_validation_error_names_the_json_path():
 
 
 @settings(max_examples=60)
-@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=20),
-                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
-                    max_leaves=10))
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+        max_leaves=10,
+    )
+)
 def test_hostile_data_never_structures_into_a_tool_definition_silently(data):
     try:
         tool = from_data(data, model.ToolDefinition)

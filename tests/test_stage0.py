@@ -16,8 +16,12 @@ DIALOGUE = [
     ("my favourite colour is green", "Got it: your favourite colour is green.", "profile_agent", "matched_R2_profile"),
     ("what is my favorite color?", "Your favorite color is green.", "profile_agent", "matched_R2_profile"),
     ("what is my favorite food?", F1_SEM_MISS, "profile_agent", "matched_R2_profile"),
-    ("the capital of France is Paris", "Noted: the capital of France is Paris.", "knowledge_agent",
-     "matched_R3_knowledge"),
+    (
+        "the capital of France is Paris",
+        "Noted: the capital of France is Paris.",
+        "knowledge_agent",
+        "matched_R3_knowledge",
+    ),
     ("what is the capital of France?", "The capital of France is Paris.", "knowledge_agent", "matched_R3_knowledge"),
     ("what is the capital of Peru?", F1_SEM_MISS, "knowledge_agent", "matched_R3_knowledge"),
     ("tell me a joke", F3_NO_AGENT, "generic_agent", "matched_R4_fallback"),
@@ -33,10 +37,13 @@ def test_scripted_dialogue_follows_the_rulebook(agi_kernel):
 def test_f_sentences_are_the_rulebook_words():
     assert F1_SEM_MISS == "I don’t have this information stored yet."
     assert F3_NO_AGENT == "I currently don’t have a module for this type of request."
-    assert F4_AGENT_FAILURE == ("One of my internal modules failed while processing this; here is a partial "
-                                "answer based on the remaining modules.")
-    assert F5_SEM_WRITE_FAILURE == ("I tried to store this, but my memory backend failed. "
-                                    "I may not remember this next time.")
+    assert F4_AGENT_FAILURE == (
+        "One of my internal modules failed while processing this; here is a partial "
+        "answer based on the remaining modules."
+    )
+    assert F5_SEM_WRITE_FAILURE == (
+        "I tried to store this, but my memory backend failed. I may not remember this next time."
+    )
 
 
 def test_synonyms_map_to_one_key_and_last_write_wins(agi_kernel):
@@ -53,16 +60,26 @@ def test_read_records_sem_read_claim_evidence_and_votes(agi_kernel):
     key = "world/entity/france/capital"
     assert [(r["key"], r["exists"], r["value"]) for r in record.sem_reads] == [(key, True, "Paris")]
     assert record.evidence_items[0]["key"] == key
-    assert record.claims == [{"id": "c1", "key": key, "value": "Paris", "text": record.final_output,
-                              "evidence": record.evidence_items[0]["id"]}]
-    assert [(v["voter"], v["vote"]) for v in record.council_votes] == [("evidence_check", "approve"),
-                                                                       ("value_check", "approve")]
+    assert record.claims == [
+        {
+            "id": "c1",
+            "key": key,
+            "value": "Paris",
+            "text": record.final_output,
+            "evidence": record.evidence_items[0]["id"],
+        }
+    ]
+    assert [(v["voter"], v["vote"]) for v in record.council_votes] == [
+        ("evidence_check", "approve"),
+        ("value_check", "approve"),
+    ]
 
 
 def test_miss_is_exists_false_and_no_inference(agi_kernel):
     record = agi_kernel.tick("what is my favorite food?")
-    assert record.sem_reads == [{"key": "user/person/self/favorite_food", "exists": False, "value": None,
-                                 "last_updated": None}]
+    assert record.sem_reads == [
+        {"key": "user/person/self/favorite_food", "exists": False, "value": None, "last_updated": None}
+    ]
     assert record.claims == [] and record.final_output == F1_SEM_MISS
 
 
@@ -77,9 +94,12 @@ class _UnbackedClaimAgent:
     def handle(self, ctx):
         from agi_core.brain.context import AgentReply
 
-        return AgentReply("The capital of Mars is Olympus.",
-                          claims=[{"id": "c1", "key": "world/entity/mars/capital", "value": "Olympus",
-                                   "text": "x", "evidence": None}])
+        return AgentReply(
+            "The capital of Mars is Olympus.",
+            claims=[
+                {"id": "c1", "key": "world/entity/mars/capital", "value": "Olympus", "text": "x", "evidence": None}
+            ],
+        )
 
 
 class _FailingAgent:
@@ -123,8 +143,11 @@ def kernel_with_test_agents(tmp_path):
 def test_council_rejects_a_claim_without_evidence(kernel_with_test_agents):
     record = kernel_with_test_agents.tick("lie to me")
     assert record.final_output == F1_SEM_MISS
-    assert record.council_votes[0] == {"voter": "evidence_check", "vote": "reject",
-                                       "reason": "claim c1 cites no SEM read"}
+    assert record.council_votes[0] == {
+        "voter": "evidence_check",
+        "vote": "reject",
+        "reason": "claim c1 cites no SEM read",
+    }
 
 
 def test_failing_agent_degrades_to_generic_with_f4(kernel_with_test_agents):
@@ -145,18 +168,26 @@ def test_timed_out_agent_gets_f4_and_the_tick_completes(kernel_with_test_agents)
 
 def test_sem_write_failure_replies_f5_and_keeps_the_tick(agi_kernel):
     agi_kernel.store.conn.execute(
-        "CREATE TRIGGER fail_facts BEFORE INSERT ON facts BEGIN SELECT RAISE(ABORT, 'disk is full'); END")
+        "CREATE TRIGGER fail_facts BEFORE INSERT ON facts BEGIN SELECT RAISE(ABORT, 'disk is full'); END"
+    )
     record = agi_kernel.tick("my favorite color is red")
     assert record.final_output == F5_SEM_WRITE_FAILURE
-    assert record.sem_writes == [{"key": "user/person/self/favorite_color", "value": "red", "ok": False,
-                                  "error": "disk is full"}]
+    assert record.sem_writes == [
+        {"key": "user/person/self/favorite_color", "value": "red", "ok": False, "error": "disk is full"}
+    ]
     assert agi_kernel.store.facts() == [] and agi_kernel.tick_count == 1
 
 
-@pytest.mark.parametrize(("expression", "reply"), [
-    ("3 ^ 4", "3 ^ 4 = 81"), ("10-15", "10-15 = -5"), ("6 * 7", "6 * 7 = 42"), ("1/3", "1/3 = 0.3333333333"),
-    ("9 ^ 99999", "That exponent is too large; I compute powers up to 10000."),
-])
+@pytest.mark.parametrize(
+    ("expression", "reply"),
+    [
+        ("3 ^ 4", "3 ^ 4 = 81"),
+        ("10-15", "10-15 = -5"),
+        ("6 * 7", "6 * 7 = 42"),
+        ("1/3", "1/3 = 0.3333333333"),
+        ("9 ^ 99999", "That exponent is too large; I compute powers up to 10000."),
+    ],
+)
 def test_math_agent(agi_kernel, expression, reply):
     assert agi_kernel.tick(expression).final_output == reply
 

@@ -13,15 +13,17 @@ from agi_core.testing import open_kernel
 
 def _counts(kernel):
     conn = kernel.store.conn
-    return {table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-            for table in ("facts", "episodes", "journal")}
+    return {
+        table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] for table in ("facts", "episodes", "journal")
+    }
 
 
 def test_a_failing_journal_write_rolls_back_the_whole_tick(agi_kernel):
     agi_kernel.tick("my favorite color is red")
     before, counter = _counts(agi_kernel), agi_kernel.determinism.counter
     agi_kernel.store.conn.execute(
-        "CREATE TRIGGER fail_journal BEFORE INSERT ON journal BEGIN SELECT RAISE(ABORT, 'journal full'); END")
+        "CREATE TRIGGER fail_journal BEFORE INSERT ON journal BEGIN SELECT RAISE(ABORT, 'journal full'); END"
+    )
     with pytest.raises(sqlite3.IntegrityError, match="journal full"):
         agi_kernel.tick("my favorite color is blue")
     assert _counts(agi_kernel) == before
@@ -62,7 +64,8 @@ def test_a_plan_over_twenty_steps_asks_for_confirmation_instead_of_acting(tmp_pa
         record = kernel.tick("my favorite color is red")
     assert len(record.plan.steps) == PLAN_STEPS_MAX
     assert record.final_output.startswith(
-        "This needs 25 steps; plans over 20 steps need a subgoal or your confirmation")
+        "This needs 25 steps; plans over 20 steps need a subgoal or your confirmation"
+    )
     assert record.action.type == "response"
 
 

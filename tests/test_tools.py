@@ -13,13 +13,15 @@ def test_write_tool_is_refused_without_policy_and_never_runs(agi_kernel, tmp_pat
     assert record.observation.success is False
     assert record.observation.payload["refused"] is True
     assert record.externals["tool_observation"][0]["error"].startswith(
-        "refused: write tool 'file_write' needs an explicit policy")
+        "refused: write tool 'file_write' needs an explicit policy"
+    )
     assert not (tmp_path / "workspace" / "out.txt").exists()
 
 
 def test_write_tool_runs_when_allowed_by_name(tmp_path):
-    with open_kernel(tmp_path / "a.db", policy=ToolPolicy(allow_tools=frozenset({"file_write"})),
-                     workspace=tmp_path / "ws") as kernel:
+    with open_kernel(
+        tmp_path / "a.db", policy=ToolPolicy(allow_tools=frozenset({"file_write"})), workspace=tmp_path / "ws"
+    ) as kernel:
         record = kernel.tick("/file_write out.txt data")
         assert record.observation.success and (tmp_path / "ws" / "out.txt").read_text() == "data"
         assert kernel.tick("/file_read out.txt").observation.payload["text"] == "data"

@@ -82,19 +82,27 @@ class ReasonContext:
         """Read a fact (S7) and record the read; a hit also becomes an evidence item."""
         self._check_open()
         result = self.store.sem_read(key)
-        self.sem_reads.append({"key": key, "exists": result.exists, "value": result.value,
-                               "last_updated": result.last_updated})
+        self.sem_reads.append(
+            {"key": key, "exists": result.exists, "value": result.value, "last_updated": result.last_updated}
+        )
         if result.exists:
-            self.evidence_items.append({"id": f"ev{len(self.evidence_items) + 1}", "source": "sem_read",
-                                        "key": key, "value": result.value,
-                                        "last_updated": result.last_updated})
+            self.evidence_items.append(
+                {
+                    "id": f"ev{len(self.evidence_items) + 1}",
+                    "source": "sem_read",
+                    "key": key,
+                    "value": result.value,
+                    "last_updated": result.last_updated,
+                }
+            )
         return result
 
     def sem_write(self, key: str, value: Any, fact: str) -> bool:
         """Write a fact (last validated write wins); False if the backend failed (F5)."""
         self._check_open()
-        entry = SemanticEntry(id=self.determinism.new_id("sem", key), key=key, value=value, fact=fact,
-                              updated_at=self.determinism.now())
+        entry = SemanticEntry(
+            id=self.determinism.new_id("sem", key), key=key, value=value, fact=fact, updated_at=self.determinism.now()
+        )
         try:
             with self.store.savepoint("sem_write"):
                 self.store.sem_write(entry, self.tick)

@@ -38,11 +38,19 @@ def tool_specs(kernel: Kernel) -> list[dict[str, Any]]:
     for tool in sorted(kernel.tools.values(), key=lambda t: t.name):
         if tool.name == "respond":
             continue
-        properties = {name: {"type": "string", "description": kind} for name, kind in
-                      tool.definition.parameters.items()}
-        specs.append({"type": "function", "function": {
-            "name": tool.name, "description": f"[effect: {tool.effect}] {tool.definition.description}",
-            "parameters": {"type": "object", "properties": properties, "required": list(properties)}}})
+        properties = {
+            name: {"type": "string", "description": kind} for name, kind in tool.definition.parameters.items()
+        }
+        specs.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": tool.name,
+                    "description": f"[effect: {tool.effect}] {tool.definition.description}",
+                    "parameters": {"type": "object", "properties": properties, "required": list(properties)},
+                },
+            }
+        )
     return specs
 
 
@@ -51,8 +59,9 @@ def provider_factory(kernel: Kernel) -> tuple[str, Callable[[], Provider]]:
     name = os.environ.get("AGI_LLM_PROVIDER", "llama-cpp")
     registered = {key: reg.obj for key, reg in kernel.plugins.collect("agi_register_llm_providers").items()}
     if name not in registered:
-        raise ConfigError(f"no LLM provider named {name!r} (AGI_LLM_PROVIDER); installed: "
-                          f"{', '.join(sorted(registered)) or 'none'}")
+        raise ConfigError(
+            f"no LLM provider named {name!r} (AGI_LLM_PROVIDER); installed: {', '.join(sorted(registered)) or 'none'}"
+        )
     built: list[Provider] = []
 
     def build() -> Provider:
@@ -73,8 +82,14 @@ class LLMBrain:
 
     name = "llm"
 
-    def __init__(self, kernel: Kernel, build: Callable[[], Provider] | None = None, *, provider_name: str = "",
-                 budget: Budget | None = None) -> None:
+    def __init__(
+        self,
+        kernel: Kernel,
+        build: Callable[[], Provider] | None = None,
+        *,
+        provider_name: str = "",
+        budget: Budget | None = None,
+    ) -> None:
         self.kernel = kernel
         if build is None:
             provider_name, build = provider_factory(kernel)
@@ -86,21 +101,38 @@ class LLMBrain:
 
     def _variables(self, ctx: ReasonContext) -> dict[str, Any]:
         recalled = ctx.state.recalled
-        tools = [{"name": spec["function"]["name"], "description": spec["function"]["description"],
-                  "parameters": list(spec["function"]["parameters"]["properties"])} for spec in self.tools]
+        tools = [
+            {
+                "name": spec["function"]["name"],
+                "description": spec["function"]["description"],
+                "parameters": list(spec["function"]["parameters"]["properties"]),
+            }
+            for spec in self.tools
+        ]
         recent = recalled.working.get("recent_turns", [])
         memories = [hit["text"] for hit in ctx.recall_long_term(ctx.text, 8) if hit["text"] not in recent][:5]
-        return {"question": ctx.text, "context": {
-            "recent_turns": recent, "long_term_memories": memories, "facts": recalled.semantic,
-            "tools": tools,
-            "how_to_use_a_tool": "add an action {\"tool\": NAME, \"args\": {...}} to call one tool"}}
+        return {
+            "question": ctx.text,
+            "context": {
+                "recent_turns": recent,
+                "long_term_memories": memories,
+                "facts": recalled.semantic,
+                "tools": tools,
+                "how_to_use_a_tool": 'add an action {"tool": NAME, "args": {...}} to call one tool',
+            },
+        }
 
     def reason(self, ctx: ReasonContext) -> Decision:
         provider = JournaledProvider(self.build, ctx.externals, name=self.provider_name, tools=self.tools)
         attempts: list[dict[str, Any]] = []
         try:
-            call = call_contract(self.contract, provider, self._variables(ctx), budget=self.budget,
-                                 journal=lambda record: attempts.append(_attempt_summary(record)))
+            call = call_contract(
+                self.contract,
+                provider,
+                self._variables(ctx),
+                budget=self.budget,
+                journal=lambda record: attempts.append(_attempt_summary(record)),
+            )
             value: Mapping[str, Any] | None = call.value
             outcome = "valid"
         except ContractViolation as violation:
@@ -108,10 +140,16 @@ class LLMBrain:
         output = {"outcome": outcome, "attempts": attempts, "value": thaw(value) if value is not None else None}
         action, text, degraded = self._decide(provider, value)
         return Decision(
-            router_decision=RouterDecision(agent=AGENT, why="llm_reasoning_episode"), selected_agents=[AGENT],
-            agent_outputs={AGENT: output}, final_output=text, council_votes=[], claims=[],
-            evidence_items=list(ctx.evidence_items), action=action,
-            plan=Plan(steps=[f"{CONTRACT}", f"{action.type}:{action.name}"]), degraded=degraded,
+            router_decision=RouterDecision(agent=AGENT, why="llm_reasoning_episode"),
+            selected_agents=[AGENT],
+            agent_outputs={AGENT: output},
+            final_output=text,
+            council_votes=[],
+            claims=[],
+            evidence_items=list(ctx.evidence_items),
+            action=action,
+            plan=Plan(steps=[f"{CONTRACT}", f"{action.type}:{action.name}"]),
+            degraded=degraded,
         )
 
     def _decide(self, provider: JournaledProvider, value: Mapping[str, Any] | None) -> tuple[Action, str, list[str]]:
@@ -127,8 +165,11 @@ class LLMBrain:
             tool = item.get("tool") if isinstance(item, Mapping) else None
             if isinstance(tool, str) and tool in self.kernel.tools and tool != "respond":
                 args = item.get("args") if isinstance(item.get("args"), Mapping) else {}
-                return Action(type="tool", name=tool, args={k: str(v) for k, v in thaw(args).items()}), \
-                    f"calling {tool}", []
+                return (
+                    Action(type="tool", name=tool, args={k: str(v) for k, v in thaw(args).items()}),
+                    f"calling {tool}",
+                    [],
+                )
         text = str(value.get("summary") or "").strip() or F4_AGENT_FAILURE
         return Action(type="response", name="respond", args={"text": text}), text, []
 
@@ -136,8 +177,13 @@ class LLMBrain:
 def _attempt_summary(record: Mapping[str, Any]) -> dict[str, Any]:
     """What the journal keeps of one contract attempt: outcome, repairs, first error."""
     errors = record.get("errors") or []
-    return {"kind": record.get("kind"), "attempt": record.get("attempt"), "outcome": record.get("outcome"),
-            "repairs": list(record.get("repairs") or []), "first_error": errors[0] if errors else None}
+    return {
+        "kind": record.get("kind"),
+        "attempt": record.get("attempt"),
+        "outcome": record.get("outcome"),
+        "repairs": list(record.get("repairs") or []),
+        "first_error": errors[0] if errors else None,
+    }
 
 
 def llm_brain(kernel: Kernel) -> LLMBrain:

@@ -12,8 +12,13 @@ from agi_core.model import ToolDefinition
 from agi_core.serialization import dumps, to_data
 from agi_core.tools import ToolPolicy
 
-_allow_tool = click.option("--allow-tool", "allow_tools", multiple=True, metavar="NAME",
-                           help="Let this write/external tool run without asking (repeatable).")
+_allow_tool = click.option(
+    "--allow-tool",
+    "allow_tools",
+    multiple=True,
+    metavar="NAME",
+    help="Let this write/external tool run without asking (repeatable).",
+)
 
 
 def _policy(allow_tools: tuple[str, ...], confirm: Any = None) -> ToolPolicy:

@@ -17,8 +17,12 @@ from agi_core.serialization import to_data
 
 
 @click.command("replay")
-@click.option("--journal", "journal_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Replay an exported JSONL journal instead of the database's own.")
+@click.option(
+    "--journal",
+    "journal_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Replay an exported JSONL journal instead of the database's own.",
+)
 @click.option("--from", "from_checkpoint", metavar="CHECKPOINT", help="Start from this checkpoint's state.")
 @click.pass_obj
 def replay_command(state: Any, journal_file: Path | None, from_checkpoint: str | None) -> None:
@@ -132,8 +136,10 @@ def checkpoint_list(state: Any, as_json: bool) -> None:
 def rollback_command(state: Any, name: str) -> None:
     """Restore the whole agent to checkpoint NAME; undone ticks are archived, not destroyed."""
     report = checkpoints.rollback(state.open_kernel(), name)
-    click.echo(f"rolled back to {report.name} (tick {report.tick}); archived {report.archived_ticks} ticks "
-               f"as rollback {report.rollback_id}")
+    click.echo(
+        f"rolled back to {report.name} (tick {report.tick}); archived {report.archived_ticks} ticks "
+        f"as rollback {report.rollback_id}"
+    )
 
 
 HISTORY_COMMANDS = (replay_command, journal_group, checkpoint_group, rollback_command)

@@ -34,8 +34,9 @@ class CliState:
         from agi_core.kernel import Kernel
 
         if self._kernel is None:
-            self._kernel = Kernel.open(self.db, seed=self.seed, plugins=self.plugins, brain=self.brain,
-                                       **{**self.kernel_options, **options})
+            self._kernel = Kernel.open(
+                self.db, seed=self.seed, plugins=self.plugins, brain=self.brain, **{**self.kernel_options, **options}
+            )
         return self._kernel
 
     def close(self) -> None:
@@ -46,12 +47,24 @@ class CliState:
 
 @click.group(name="agi")
 @click.version_option(package_name="agi-core")
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=Path("agent.db"),
-              envvar="AGI_DB", show_default=True, help="The agent's SQLite database file.")
-@click.option("--seed", default="0", envvar="AGI_SEED", show_default=True,
-              help="Seed of every id and timestamp (a database keeps the seed it was created with).")
-@click.option("--brain", default="stage0", envvar="AGI_BRAIN", show_default=True,
-              help="Which registered brain reasons.")
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("agent.db"),
+    envvar="AGI_DB",
+    show_default=True,
+    help="The agent's SQLite database file.",
+)
+@click.option(
+    "--seed",
+    default="0",
+    envvar="AGI_SEED",
+    show_default=True,
+    help="Seed of every id and timestamp (a database keeps the seed it was created with).",
+)
+@click.option(
+    "--brain", default="stage0", envvar="AGI_BRAIN", show_default=True, help="Which registered brain reasons."
+)
 @click.pass_context
 def cli(ctx: click.Context, db: Path, seed: str, brain: str) -> None:
     """agi-core: run a deterministic, plugin-built cognitive agent."""

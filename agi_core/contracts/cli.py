@@ -36,10 +36,17 @@ def contracts() -> None:
 def list_command(ctx: click.Context, as_json: bool, markdown: bool) -> None:
     """List every registered contract: name, family, plugin, required fields."""
     registry = _registry(ctx)
-    rows = [{"name": e.contract.name, "family": e.contract.family, "plugin": e.plugin,
-             "required_fields": len(e.contract.required_paths()), "owner_module": e.contract.owner_module,
-             "fallback": e.contract.fallback is not None}
-            for e in registry.entries()]
+    rows = [
+        {
+            "name": e.contract.name,
+            "family": e.contract.family,
+            "plugin": e.plugin,
+            "required_fields": len(e.contract.required_paths()),
+            "owner_module": e.contract.owner_module,
+            "fallback": e.contract.fallback is not None,
+        }
+        for e in registry.entries()
+    ]
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
@@ -47,8 +54,10 @@ def list_command(ctx: click.Context, as_json: bool, markdown: bool) -> None:
         click.echo("| Contract | Family | Plugin | Required fields | Fallback | Seed module |")
         click.echo("| --- | --- | --- | ---: | --- | --- |")
         for r in rows:
-            click.echo(f"| `{r['name']}` | {r['family']} | {r['plugin']} | {r['required_fields']} | "
-                       f"{'yes' if r['fallback'] else 'no'} | `{r['owner_module']}` |")
+            click.echo(
+                f"| `{r['name']}` | {r['family']} | {r['plugin']} | {r['required_fields']} | "
+                f"{'yes' if r['fallback'] else 'no'} | `{r['owner_module']}` |"
+            )
         return
     table = [("NAME", "FAMILY", "PLUGIN", "REQUIRED")]
     table += [(str(r["name"]), str(r["family"]), str(r["plugin"]), str(r["required_fields"])) for r in rows]

@@ -45,9 +45,16 @@ class ContractViolation(ContractError, ValidationError):
     else ``None``. ``path`` is the JSON path of the first error.
     """
 
-    def __init__(self, contract: str, reason: str, errors: Sequence[Issue] = (), *,
-                 attempts: int = 0, fallback: Mapping[str, Any] | None = None,
-                 fallback_error: str | None = None) -> None:
+    def __init__(
+        self,
+        contract: str,
+        reason: str,
+        errors: Sequence[Issue] = (),
+        *,
+        attempts: int = 0,
+        fallback: Mapping[str, Any] | None = None,
+        fallback_error: str | None = None,
+    ) -> None:
         self.contract = contract
         self.reason = reason
         self.errors = tuple(errors)
@@ -62,8 +69,8 @@ class ContractViolation(ContractError, ValidationError):
             tail = f"; the fallback failed too: {fallback_error}"
         super().__init__(
             f"contract {contract!r} violated after {attempts} attempt(s) ({reason}){detail}{more}{tail}",
-            first.path if first else "$")
+            first.path if first else "$",
+        )
 
 
-__all__ = ["ContractError", "ContractFileError", "ContractViolation", "ReplayExhausted",
-           "UnknownContract"]
+__all__ = ["ContractError", "ContractFileError", "ContractViolation", "ReplayExhausted", "UnknownContract"]

@@ -47,8 +47,9 @@ def intent_ingestion(variables: Variables) -> dict[str, Any]:
         label = "REQUEST"
     else:
         label = "STATEMENT"
-    return {"intent": {"label": label, "confidence": 0.3, "rationale": "heuristic fallback (punctuation and "
-                       "opening words)"}}
+    return {
+        "intent": {"label": label, "confidence": 0.3, "rationale": "heuristic fallback (punctuation and opening words)"}
+    }
 
 
 def conversation_context(variables: Variables) -> dict[str, Any]:
@@ -56,8 +57,11 @@ def conversation_context(variables: Variables) -> dict[str, Any]:
 
 
 def reasoning_episode(variables: Variables) -> dict[str, Any]:
-    return {"summary": "No reasoning available: the model did not answer within its budget.",
-            "final_confidence": 0.0, "hypothesis": {}}
+    return {
+        "summary": "No reasoning available: the model did not answer within its budget.",
+        "final_confidence": 0.0,
+        "hypothesis": {},
+    }
 
 
 def memory_retrieval_ranking(variables: Variables) -> dict[str, Any]:
@@ -81,8 +85,9 @@ def memory_concept_curation(variables: Variables) -> dict[str, Any]:
 
 def memory_semantic_bridge(variables: Variables) -> dict[str, Any]:
     """Relay the memories unannotated, ids intact."""
-    memories = [{"id": m["id"]} for m in map(mapping_of, items_of(variables.get("memories")))
-                if type(m.get("id")) in (str, int)]
+    memories = [
+        {"id": m["id"]} for m in map(mapping_of, items_of(variables.get("memories"))) if type(m.get("id")) in (str, int)
+    ]
     return {"memories": memories}
 
 
@@ -93,9 +98,11 @@ def semantic_memory_manager(variables: Variables) -> dict[str, Any]:
 def dialogue_state(variables: Variables) -> dict[str, Any]:
     """Keep the previous state unchanged."""
     state = mapping_of(variables.get("state"))
-    return {"summary": text_of(state.get("summary")),
-            "open_commitments": items_of(state.get("open_commitments")),
-            "pending_questions": items_of(state.get("pending_questions"))}
+    return {
+        "summary": text_of(state.get("summary")),
+        "open_commitments": items_of(state.get("open_commitments")),
+        "pending_questions": items_of(state.get("pending_questions")),
+    }
 
 
 def language_nlg(variables: Variables) -> dict[str, Any]:
@@ -148,8 +155,11 @@ def action_interface(variables: Variables) -> dict[str, Any]:
 
 def runtime_job_manager(variables: Variables) -> dict[str, Any]:
     """The queue in its current order."""
-    jobs = [{"job_id": job["job_id"]} for job in map(mapping_of, items_of(variables.get("jobs")))
-            if isinstance(job.get("job_id"), str)]
+    jobs = [
+        {"job_id": job["job_id"]}
+        for job in map(mapping_of, items_of(variables.get("jobs")))
+        if isinstance(job.get("job_id"), str)
+    ]
     return {"prioritized_jobs": jobs}
 
 

@@ -60,7 +60,7 @@ def _freezer(limit: float) -> Callable[..., Any]:
 freeze = _freezer(math.inf)
 #: :func:`freeze` for values parsed by ``orjson``, which turns integers beyond 64 bits into
 #: floats: a float of that size sends the text back to ``json`` for an exact parse.
-freeze_fast_parsed = _freezer(2.0 ** 63)
+freeze_fast_parsed = _freezer(2.0**63)
 
 
 def problems(value: Any) -> tuple[Issue, ...]:
@@ -91,12 +91,12 @@ def _walk(value: Any, trail: list[str | int], found: list[Issue], *, copy: bool)
         out: dict[str, Any] = {}
         for key, item in value.items():
             if not isinstance(key, str):
-                found.append(Issue(format_path(trail), f"object key {str(key)[:40]!r} is not a string",
-                                   "type"))
+                found.append(Issue(format_path(trail), f"object key {str(key)[:40]!r} is not a string", "type"))
                 continue
             if SURROGATE.search(key):
-                found.append(Issue(format_path(trail), "an object key is not valid Unicode (unpaired surrogate)",
-                                   "encoding"))
+                found.append(
+                    Issue(format_path(trail), "an object key is not valid Unicode (unpaired surrogate)", "encoding")
+                )
                 continue
             trail.append(key)
             out[key] = _walk(item, trail, found, copy=copy)

@@ -45,13 +45,15 @@ def load_contract(path: str | os.PathLike[str]) -> Contract:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ContractFileError(where, "$", f"not valid JSON at line {exc.lineno} column {exc.colno}: "
-                                f"{exc.msg}") from None
+        raise ContractFileError(
+            where, "$", f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
     contract = contract_from_dict(data, source=where)
     stem = Path(path).stem
     if contract.name != stem:
-        raise ContractFileError(where, "$.name", f"{contract.name!r} does not match the file name; "
-                                f"rename the file to {contract.name}.json")
+        raise ContractFileError(
+            where, "$.name", f"{contract.name!r} does not match the file name; rename the file to {contract.name}.json"
+        )
     return contract
 
 
@@ -68,24 +70,37 @@ def contract_from_dict(data: Any, *, source: str = "<object>") -> Contract:
         compile_schema(data["output_schema"])
     except (ValueError, jsonschema_rs.ValidationError) as exc:
         raise ContractFileError(source, "$.output_schema", f"does not compile: {exc}") from None
-    rules = tuple(Rule(raw["op"], raw["path"], {k: v for k, v in raw.items() if k not in ("op", "path", "$comment")})
-                  for raw in data.get("normalize", ()))
+    rules = tuple(
+        Rule(raw["op"], raw["path"], {k: v for k, v in raw.items() if k not in ("op", "path", "$comment")})
+        for raw in data.get("normalize", ())
+    )
     for index, rule in enumerate(rules):
         if rule.op == "clamp" and rule.params["min"] > rule.params["max"]:
             raise ContractFileError(source, f"$.normalize[{index}]", "clamp has min greater than max")
     prompt = data["prompt"]
     contract = Contract(
-        name=data["name"], family=data["family"], owner_module=data["owner_module"],
-        description=data["description"], output_schema=data["output_schema"],
+        name=data["name"],
+        family=data["family"],
+        owner_module=data["owner_module"],
+        description=data["description"],
+        output_schema=data["output_schema"],
         prompt=Prompt(prompt["goal"], tuple(prompt["instructions"]), prompt["example"]),
-        normalize=rules, fallback=data.get("fallback"), inputs=data.get("inputs", {}),
-        max_tokens=data.get("limits", {}).get("max_tokens", 512), version=data.get("version", 1),
-        notes=tuple(data.get("notes", ())), source=source)
+        normalize=rules,
+        fallback=data.get("fallback"),
+        inputs=data.get("inputs", {}),
+        max_tokens=data.get("limits", {}).get("max_tokens", 512),
+        version=data.get("version", 1),
+        notes=tuple(data.get("notes", ())),
+        source=source,
+    )
     result = validate_and_normalize(contract, prompt["example"])
     if not result.ok:
         first = result.errors[0]
-        raise ContractFileError(source, "$.prompt.example" + first.path[1:],
-                                f"the example output does not satisfy the contract: {first.message}")
+        raise ContractFileError(
+            source,
+            "$.prompt.example" + first.path[1:],
+            f"the example output does not satisfy the contract: {first.message}",
+        )
     return contract
 
 

@@ -81,8 +81,11 @@ class Prompt:
     example: Mapping[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"goal": self.goal, "instructions": list(self.instructions),
-                "example": copy.deepcopy(dict(self.example))}
+        return {
+            "goal": self.goal,
+            "instructions": list(self.instructions),
+            "example": copy.deepcopy(dict(self.example)),
+        }
 
 
 @attrs.frozen(eq=False)
@@ -120,8 +123,11 @@ class Contract:
     def to_dict(self) -> dict[str, Any]:
         """The contract as it is written in a contract file."""
         data: dict[str, Any] = {
-            "name": self.name, "version": self.version, "family": self.family,
-            "owner_module": self.owner_module, "description": self.description,
+            "name": self.name,
+            "version": self.version,
+            "family": self.family,
+            "owner_module": self.owner_module,
+            "description": self.description,
         }
         if self.inputs:
             data["inputs"] = dict(self.inputs)

@@ -43,8 +43,9 @@ def compile_rules(rules: Iterable[Rule]) -> Callable[[Any], Any]:
             fused[-1][1].append(apply)
         else:
             fused.append((rule.path, [apply]))
-    visits = [_walker(paths.parse(path), applies[0] if len(applies) == 1 else _chain(applies))
-              for path, applies in fused]
+    visits = [
+        _walker(paths.parse(path), applies[0] if len(applies) == 1 else _chain(applies)) for path, applies in fused
+    ]
     if not visits:
         return _identity
 
@@ -65,6 +66,7 @@ def _chain(applies: list[Apply]) -> Apply:
     def chained(container: Any, key: Any, index: int) -> None:
         for apply in applies:
             apply(container, key, index)
+
     return chained
 
 
@@ -78,24 +80,29 @@ def _walker(segments: tuple[str, ...], apply: Apply) -> Apply:
 
 def _step(segment: str, then: Apply) -> Apply:
     if segment == paths.ANY_ITEM:
+
         def each_item(container: Any, key: Any, _index: int) -> None:
             value = container[key]
             if type(value) is list:
                 for position in range(len(value)):
                     then(value, position, position)
+
         return each_item
     if segment == paths.ANY_VALUE:
+
         def each_value(container: Any, key: Any, index: int) -> None:
             value = container[key]
             if type(value) is dict:
                 for name in list(value):
                     then(value, name, index)
+
         return each_value
 
     def member(container: Any, key: Any, index: int) -> None:
         value = container[key]
         if type(value) is dict and segment in value:
             then(value, segment, index)
+
     return member
 
 
@@ -122,6 +129,7 @@ def _clamp(params: Mapping[str, Any]) -> Apply:
         number = _number(container[key])
         if number is not None:
             container[key] = low if number < low else high if number > high else number
+
     return apply
 
 
@@ -131,6 +139,7 @@ def _to_number(_params: Mapping[str, Any]) -> Apply:
             number = _number(container[key])
             if number is not None:
                 container[key] = number
+
     return apply
 
 
@@ -144,6 +153,7 @@ def _round(params: Mapping[str, Any]) -> Apply:
                 container[key] = round(float(value), digits) if math.isfinite(value) else value
             except OverflowError:  # an integer too large for a float stays as it is
                 pass
+
     return apply
 
 
@@ -152,7 +162,9 @@ def _string(method: Callable[[str], str]) -> Callable[[Mapping[str, Any]], Apply
         def apply(container: Any, key: Any, _index: int) -> None:
             if type(container[key]) is str:
                 container[key] = method(container[key])
+
         return apply
+
     return factory
 
 
@@ -168,6 +180,7 @@ def _alias(params: Mapping[str, Any]) -> Apply:
                 value = obj.pop(source)
                 if target not in obj:
                     obj[target] = value
+
     return apply
 
 
@@ -187,6 +200,7 @@ def _default_id(params: Mapping[str, Any]) -> Apply:
                 return
             digest = hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:12]
         obj[field] = template.format(index=index + 1, hash=digest)
+
     return apply
 
 
@@ -197,13 +211,14 @@ def _canonical(value: Any) -> str | None:
         return None
 
 
-def _list_op(transform: Callable[[list[Any], Mapping[str, Any]], list[Any]]) -> Callable[
-        [Mapping[str, Any]], Apply]:
+def _list_op(transform: Callable[[list[Any], Mapping[str, Any]], list[Any]]) -> Callable[[Mapping[str, Any]], Apply]:
     def factory(params: Mapping[str, Any]) -> Apply:
         def apply(container: Any, key: Any, _index: int) -> None:
             if type(container[key]) is list:
                 container[key] = transform(container[key], params)
+
         return apply
+
     return factory
 
 
@@ -224,8 +239,11 @@ def _dedupe(items: list[Any], _params: Mapping[str, Any]) -> list[Any]:
 
 
 def _drop_empty(items: list[Any], _params: Mapping[str, Any]) -> list[Any]:
-    return [item for item in items
-            if not (item is None or item == {} or item == [] or (type(item) is str and not item.strip()))]
+    return [
+        item
+        for item in items
+        if not (item is None or item == {} or item == [] or (type(item) is str and not item.strip()))
+    ]
 
 
 def _sort(items: list[Any], _params: Mapping[str, Any]) -> list[Any]:

@@ -54,9 +54,17 @@ class CallResult:
     repairs: tuple[str, ...] = ()
 
 
-def call_contract(contract: Contract, provider: Provider, variables: Mapping[str, Any], *,
-                  budget: Budget, journal: Journal | None = None, fallback: bool = True,
-                  temperature: float = 0.0, seed: int | None = None) -> CallResult:
+def call_contract(
+    contract: Contract,
+    provider: Provider,
+    variables: Mapping[str, Any],
+    *,
+    budget: Budget,
+    journal: Journal | None = None,
+    fallback: bool = True,
+    temperature: float = 0.0,
+    seed: int | None = None,
+) -> CallResult:
     """Ask ``provider`` for an output satisfying ``contract``, within ``budget``.
 
     Returns a :class:`CallResult`, or raises :class:`ContractViolation` carrying the last
@@ -74,32 +82,56 @@ def call_contract(contract: Contract, provider: Provider, variables: Mapping[str
         max_tokens = min(per_answer, room)
         if max_tokens < MIN_COMPLETION_TOKENS:
             reason = "budget"
-            errors = errors or (Issue("$", f"token budget of {budget.tokens} exhausted ({spent} spent)",
-                                      "budget"),)
+            errors = errors or (Issue("$", f"token budget of {budget.tokens} exhausted ({spent} spent)", "budget"),)
             break
         attempts += 1
         record: dict[str, Any] = {
-            "kind": "contract_attempt", "contract": contract.name, "attempt": attempts,
+            "kind": "contract_attempt",
+            "contract": contract.name,
+            "attempt": attempts,
             "provider": getattr(provider, "name", "?"),
-            "request": {"messages": messages, "messages_sha256": messages_digest(messages),
-                        "max_tokens": max_tokens, "temperature": temperature, "seed": seed}}
+            "request": {
+                "messages": messages,
+                "messages_sha256": messages_digest(messages),
+                "max_tokens": max_tokens,
+                "temperature": temperature,
+                "seed": seed,
+            },
+        }
         try:
-            completion = provider.complete(list(messages), schema=schema, max_tokens=max_tokens,
-                                           temperature=temperature, seed=seed)
+            completion = provider.complete(
+                list(messages), schema=schema, max_tokens=max_tokens, temperature=temperature, seed=seed
+            )
         except (ReplayExhausted, ReplayMismatch):
             raise
         except Exception as exc:  # noqa: BLE001 - a provider failure ends the attempts, not the agent
             cause = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
             reason, errors = "provider", (Issue("$", f"provider failed: {cause}"[:300], "provider"),)
-            _report(journal, {**record, "completion": None, "error": cause, "outcome": "provider",
-                              "errors": [e.to_dict() for e in errors]})
+            _report(
+                journal,
+                {
+                    **record,
+                    "completion": None,
+                    "error": cause,
+                    "outcome": "provider",
+                    "errors": [e.to_dict() for e in errors],
+                },
+            )
             break
         spent += _tokens(completion, messages)
         result = validate_and_normalize(contract, completion.text)
         truncated = not result.ok and (result.reason == "truncated" or completion.finish_reason == "length")
         outcome = "ok" if result.ok else "truncated" if truncated else result.reason or "schema"
-        _report(journal, {**record, "completion": completion_to_dict(completion), "outcome": outcome,
-                          "errors": [e.to_dict() for e in result.errors], "repairs": list(result.repairs)})
+        _report(
+            journal,
+            {
+                **record,
+                "completion": completion_to_dict(completion),
+                "outcome": outcome,
+                "errors": [e.to_dict() for e in result.errors],
+                "repairs": list(result.repairs),
+            },
+        )
         if result.value is not None:
             return CallResult(contract.name, result.value, attempts, spent, result.repairs)
         reason, errors = outcome, result.errors or (Issue("$", "the answer was cut off", "truncated"),)
@@ -111,8 +143,7 @@ def call_contract(contract: Contract, provider: Provider, variables: Mapping[str
         else:
             messages = base + feedback_messages(completion.text, result.errors)
     value, problem = _run_fallback(contract, variables, journal) if fallback and contract.fallback else (None, None)
-    raise ContractViolation(contract.name, reason, errors, attempts=attempts, fallback=value,
-                            fallback_error=problem)
+    raise ContractViolation(contract.name, reason, errors, attempts=attempts, fallback=value, fallback_error=problem)
 
 
 def _tokens(completion: Completion, messages: list[dict[str, Any]]) -> int:
@@ -135,8 +166,10 @@ def resolve_fallback(contract: Contract) -> Callable[[Mapping[str, Any]], Any]:
         try:
             found = getattr(importlib.import_module(module_name), attr)
         except (ImportError, AttributeError) as exc:
-            raise ContractError(f"fallback {contract.fallback!r} of contract {contract.name!r} cannot be "
-                                f"imported ({type(exc).__name__}: {exc}); fix the contract file") from None
+            raise ContractError(
+                f"fallback {contract.fallback!r} of contract {contract.name!r} cannot be "
+                f"imported ({type(exc).__name__}: {exc}); fix the contract file"
+            ) from None
         contract._cache["fallback"] = found
     return found
 
@@ -146,18 +179,21 @@ def run_fallback(contract: Contract, variables: Mapping[str, Any]) -> Result:
     return validate_and_normalize(contract, resolve_fallback(contract)(MappingProxyType(dict(variables))))
 
 
-def _run_fallback(contract: Contract, variables: Mapping[str, Any],
-                  journal: Journal | None) -> tuple[Mapping[str, Any] | None, str | None]:
+def _run_fallback(
+    contract: Contract, variables: Mapping[str, Any], journal: Journal | None
+) -> tuple[Mapping[str, Any] | None, str | None]:
     record = {"kind": "contract_fallback", "contract": contract.name, "fallback": contract.fallback}
     try:
         result = run_fallback(contract, variables)
     except Exception as exc:  # noqa: BLE001 - a broken heuristic must not hide the violation
         problem = f"{type(exc).__name__}: {exc}"[:300]
-        _report(journal, {**record, "outcome": "error", "errors": [{"path": "$", "message": problem,
-                                                                     "code": "fallback"}]})
+        _report(
+            journal, {**record, "outcome": "error", "errors": [{"path": "$", "message": problem, "code": "fallback"}]}
+        )
         return None, problem
-    _report(journal, {**record, "outcome": "ok" if result.ok else "invalid",
-                      "errors": [e.to_dict() for e in result.errors]})
+    _report(
+        journal, {**record, "outcome": "ok" if result.ok else "invalid", "errors": [e.to_dict() for e in result.errors]}
+    )
     if result.value is None:
         return None, f"the fallback returned an invalid object: {result.errors[0]}"
     return result.value, None

@@ -35,9 +35,16 @@ class Provider(Protocol):
 
     name: str
 
-    def complete(self, messages: list[dict[str, Any]], *, schema: dict[str, Any] | None = None,
-                 tools: list[dict[str, Any]] | None = None, max_tokens: int = 512,
-                 temperature: float = 0.0, seed: int | None = None) -> Completion: ...
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        schema: dict[str, Any] | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        seed: int | None = None,
+    ) -> Completion: ...
 
 
 class RecordedProviderError(Exception):
@@ -52,17 +59,26 @@ def messages_digest(messages: list[dict[str, Any]]) -> str:
 
 def completion_to_dict(completion: Completion) -> dict[str, Any]:
     """A completion as plain JSON (what the journal stores)."""
-    return {"text": completion.text, "tool_calls": list(completion.tool_calls),
-            "finish_reason": completion.finish_reason, "prompt_tokens": completion.prompt_tokens,
-            "completion_tokens": completion.completion_tokens, "model": completion.model}
+    return {
+        "text": completion.text,
+        "tool_calls": list(completion.tool_calls),
+        "finish_reason": completion.finish_reason,
+        "prompt_tokens": completion.prompt_tokens,
+        "completion_tokens": completion.completion_tokens,
+        "model": completion.model,
+    }
 
 
 def completion_from_dict(data: Mapping[str, Any]) -> Completion:
     """The inverse of :func:`completion_to_dict`."""
-    return Completion(text=data["text"], tool_calls=tuple(data.get("tool_calls", ())),
-                      finish_reason=data.get("finish_reason", "stop"),
-                      prompt_tokens=data.get("prompt_tokens", 0),
-                      completion_tokens=data.get("completion_tokens", 0), model=data.get("model", ""))
+    return Completion(
+        text=data["text"],
+        tool_calls=tuple(data.get("tool_calls", ())),
+        finish_reason=data.get("finish_reason", "stop"),
+        prompt_tokens=data.get("prompt_tokens", 0),
+        completion_tokens=data.get("completion_tokens", 0),
+        model=data.get("model", ""),
+    )
 
 
 @attrs.frozen
@@ -81,8 +97,9 @@ class RecordedProvider:
     :class:`~agi_core.errors.ReplayMismatch`: the replay diverged before this call.
     """
 
-    def __init__(self, records: Iterable[Completion | Mapping[str, Any]], *, name: str = "recorded",
-                 strict: bool = True) -> None:
+    def __init__(
+        self, records: Iterable[Completion | Mapping[str, Any]], *, name: str = "recorded", strict: bool = True
+    ) -> None:
         self.name = name
         self.strict = strict
         self.served = 0
@@ -91,18 +108,28 @@ class RecordedProvider:
     def __len__(self) -> int:
         return len(self._items)
 
-    def complete(self, messages: list[dict[str, Any]], *, schema: dict[str, Any] | None = None,
-                 tools: list[dict[str, Any]] | None = None, max_tokens: int = 512,
-                 temperature: float = 0.0, seed: int | None = None) -> Completion:
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        schema: dict[str, Any] | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        seed: int | None = None,
+    ) -> Completion:
         if self.served >= len(self._items):
             raise ReplayExhausted(
                 f"replay asked for completion #{self.served + 1} but only {len(self._items)} were "
-                f"recorded; the run diverged from the journal (check the seed and the inputs)")
+                f"recorded; the run diverged from the journal (check the seed and the inputs)"
+            )
         item = self._items[self.served]
         self.served += 1
         if self.strict and item.digest is not None and item.digest != messages_digest(messages):
-            raise ReplayMismatch(f"replayed request #{self.served} differs from the recorded one "
-                                 f"(messages digest {item.digest[:12]}); the run diverged")
+            raise ReplayMismatch(
+                f"replayed request #{self.served} differs from the recorded one "
+                f"(messages digest {item.digest[:12]}); the run diverged"
+            )
         if item.error is not None:
             raise RecordedProviderError(item.error)
         assert item.completion is not None
@@ -119,9 +146,19 @@ def _recorded(record: Completion | Mapping[str, Any]) -> _Recorded | None:
     if record["kind"] != "contract_attempt":
         return None
     completion = record.get("completion")
-    return _Recorded(completion_from_dict(completion) if completion else None, record.get("error"),
-                     record.get("request", {}).get("messages_sha256"))
+    return _Recorded(
+        completion_from_dict(completion) if completion else None,
+        record.get("error"),
+        record.get("request", {}).get("messages_sha256"),
+    )
 
 
-__all__ = ["Completion", "Provider", "RecordedProvider", "RecordedProviderError",
-           "completion_from_dict", "completion_to_dict", "messages_digest"]
+__all__ = [
+    "Completion",
+    "Provider",
+    "RecordedProvider",
+    "RecordedProviderError",
+    "completion_from_dict",
+    "completion_to_dict",
+    "messages_digest",
+]

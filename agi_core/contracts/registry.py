@@ -40,15 +40,17 @@ class ContractRegistry(Mapping[str, Contract]):
         if previous is not None:
             raise RegistrationError(
                 f"contract {contract.name!r} is registered by both {previous.plugin!r} and {plugin!r}; "
-                f"rename one or disable a plugin with AGI_DISABLE_PLUGINS")
+                f"rename one or disable a plugin with AGI_DISABLE_PLUGINS"
+            )
         self._entries[contract.name] = Entry(contract, plugin)
 
     def __getitem__(self, name: str) -> Contract:
         try:
             return self._entries[name].contract
         except KeyError:
-            raise UnknownContract(f"no contract named {name!r}; `agi contracts list` shows the "
-                                  f"{len(self._entries)} registered ones") from None
+            raise UnknownContract(
+                f"no contract named {name!r}; `agi contracts list` shows the {len(self._entries)} registered ones"
+            ) from None
 
     def __iter__(self) -> Iterator[str]:
         return iter(sorted(self._entries))
@@ -88,11 +90,15 @@ def as_contract(name: str, obj: Any) -> Contract:
     elif isinstance(obj, Mapping):
         contract = contract_from_dict(obj, source=f"<contract {name}>")
     else:
-        raise RegistrationError(f"cannot register {type(obj).__name__} as a contract; pass the path "
-                                f"of a contract file, a Contract or a dict")
+        raise RegistrationError(
+            f"cannot register {type(obj).__name__} as a contract; pass the path "
+            f"of a contract file, a Contract or a dict"
+        )
     if contract.name != name:
-        raise RegistrationError(f"contract {contract.name!r} was registered under the name {name!r}; "
-                                f"call register(obj, name={contract.name!r})")
+        raise RegistrationError(
+            f"contract {contract.name!r} was registered under the name {name!r}; "
+            f"call register(obj, name={contract.name!r})"
+        )
     return contract
 
 

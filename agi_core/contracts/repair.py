@@ -25,8 +25,20 @@ _FENCE = re.compile(r"```[A-Za-z0-9_+-]*[ \t]*\n?(.*?)(?:```|\Z)", re.S)
 _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
 _TOKEN = re.compile(_STRING + r'|"|[{}\[\]]', re.S)
 _TRAILING_COMMA = re.compile(f"({_STRING})|,(\\s*[}}\\]])", re.S)
-_SMART = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
-                        "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'"})
+_SMART = str.maketrans(
+    {
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u201f": '"',
+        "\u2033": '"',
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+    }
+)
 _SMART_CHARS = re.compile("[\u201c\u201d\u201e\u201f\u2033]")
 
 
@@ -64,9 +76,12 @@ def parse_output(text: str) -> Parsed:
     for _ in range(_MAX_STARTS):
         end = _matching_brace(body, start)
         if end is None:
-            return _fail("truncated", "the JSON object is cut off (unbalanced braces or an "
-                         "unterminated string); the output was truncated", repairs)
-        parsed = _parse_candidate(body[start:end + 1], repairs, trailing=end + 1 < len(body.rstrip()))
+            return _fail(
+                "truncated",
+                "the JSON object is cut off (unbalanced braces or an unterminated string); the output was truncated",
+                repairs,
+            )
+        parsed = _parse_candidate(body[start : end + 1], repairs, trailing=end + 1 < len(body.rstrip()))
         if parsed.issue is None:
             return parsed
         first_error = first_error or (parsed.issue.message if parsed.issue else None)

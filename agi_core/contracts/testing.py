@@ -21,14 +21,30 @@ class ScriptedProvider:
         self.script = list(script)
         self.requests: list[dict[str, Any]] = []
 
-    def complete(self, messages: list[dict[str, Any]], *, schema: dict[str, Any] | None = None,
-                 tools: list[dict[str, Any]] | None = None, max_tokens: int = 512,
-                 temperature: float = 0.0, seed: int | None = None) -> Completion:
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        schema: dict[str, Any] | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        seed: int | None = None,
+    ) -> Completion:
         if len(self.requests) >= len(self.script):
-            raise ReplayExhausted(f"ScriptedProvider {self.name!r} ran out of its {len(self.script)} "
-                                f"scripted answers; script one more")
-        self.requests.append({"messages": [dict(m) for m in messages], "schema": schema, "tools": tools,
-                              "max_tokens": max_tokens, "temperature": temperature, "seed": seed})
+            raise ReplayExhausted(
+                f"ScriptedProvider {self.name!r} ran out of its {len(self.script)} scripted answers; script one more"
+            )
+        self.requests.append(
+            {
+                "messages": [dict(m) for m in messages],
+                "schema": schema,
+                "tools": tools,
+                "max_tokens": max_tokens,
+                "temperature": temperature,
+                "seed": seed,
+            }
+        )
         item = self.script[len(self.requests) - 1]
         if isinstance(item, BaseException):
             raise item

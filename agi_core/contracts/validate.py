@@ -217,8 +217,7 @@ def _clip(value: Any) -> str:
 
 def _clip_text(text: str) -> str:
     text = text.replace("\n", " ")
-    return text if len(text) <= _CLIP else text[:_CLIP - 1] + "…"
+    return text if len(text) <= _CLIP else text[: _CLIP - 1] + "…"
 
 
-__all__ = ["Engine", "compile_schema", "engine", "json_type", "schema_issues",
-           "validate_and_normalize"]
+__all__ = ["Engine", "compile_schema", "engine", "json_type", "schema_issues", "validate_and_normalize"]

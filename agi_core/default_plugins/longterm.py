@@ -22,8 +22,12 @@ def agi_restore_checkpoint(kernel: Any, tick: int) -> None:
 
 @click.command("ingest")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["text", "jsonl", "locomo"]),
-              help="Default: from the file (.jsonl, LoCoMo .json, anything else is text).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "jsonl", "locomo"]),
+    help="Default: from the file (.jsonl, LoCoMo .json, anything else is text).",
+)
 @click.option("--no-embed", is_flag=True, help="Store the rows now; embed on the first search.")
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")
 @click.pass_obj
@@ -42,8 +46,10 @@ def ingest(state: Any, file: Path, fmt: str | None, no_embed: bool, progress: bo
 
         with tqdm(desc="embedding", unit="text", total=result["added"], disable=not progress) as bar:
             embedded = kernel.long_term.catch_up(progress=bar.update)
-    click.echo(f"{file.name}: {result['added']} memories added ({result['format']}), "
-               f"{result['duplicates']} already stored, {embedded} embedded")
+    click.echo(
+        f"{file.name}: {result['added']} memories added ({result['format']}), "
+        f"{result['duplicates']} already stored, {embedded} embedded"
+    )
 
 
 @click.command("search")

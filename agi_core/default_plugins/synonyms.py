@@ -5,9 +5,17 @@ from __future__ import annotations
 from agi_core.hookspecs import Register, hookimpl
 
 SYNONYMS = {
-    "favourite": "favorite", "fav": "favorite", "fave": "favorite",
-    "colour": "color", "flavour": "flavor", "neighbour": "neighbor", "hometown": "home_town",
-    "surname": "last_name", "firstname": "first_name", "birthday": "birth_date", "dob": "birth_date",
+    "favourite": "favorite",
+    "fav": "favorite",
+    "fave": "favorite",
+    "colour": "color",
+    "flavour": "flavor",
+    "neighbour": "neighbor",
+    "hometown": "home_town",
+    "surname": "last_name",
+    "firstname": "first_name",
+    "birthday": "birth_date",
+    "dob": "birth_date",
 }
 
 

@@ -51,8 +51,12 @@ BUILTIN_TOOLS = (
     Tool(ToolDefinition("respond", "Reply to the user.", {"text": "string"}, "read"), _respond),
     Tool(ToolDefinition("file_read", "Read a text file inside the workspace.", {"path": "string"}, "read"), _file_read),
     Tool(ToolDefinition("file_list", "List a folder inside the workspace.", {"path": "string"}, "read"), _file_list),
-    Tool(ToolDefinition("file_write", "Write a text file inside the workspace.",
-                        {"path": "string", "text": "string"}, "write"), _file_write),
+    Tool(
+        ToolDefinition(
+            "file_write", "Write a text file inside the workspace.", {"path": "string", "text": "string"}, "write"
+        ),
+        _file_write,
+    ),
     Tool(ToolDefinition("clock", "The current (deterministic) time.", {}, "read"), _clock),
 )
 

@@ -34,7 +34,8 @@ def _tool_call(raw: Mapping[str, Any], index: int, endpoint: str) -> dict[str, A
         raise ProviderError(
             f"{endpoint} returned tool call #{index} without a function name; "
             f"the server's tool-calling output is malformed, call without tools",
-            endpoint=endpoint)
+            endpoint=endpoint,
+        )
     arguments = function.get("arguments")
     if arguments is None or arguments == "":
         parsed: Any = {}
@@ -46,14 +47,16 @@ def _tool_call(raw: Mapping[str, Any], index: int, endpoint: str) -> dict[str, A
                 f"{endpoint} returned tool call {name!r} whose arguments are not JSON "
                 f"({exc.msg} at char {exc.pos}: {one_line(arguments, 80)!r}); "
                 f"retry, or describe the parameters more plainly in the tool schema",
-                endpoint=endpoint) from None
+                endpoint=endpoint,
+            ) from None
     else:
         parsed = arguments
     if not isinstance(parsed, dict):
         raise ProviderError(
             f"{endpoint} returned tool call {name!r} whose arguments are "
             f"{type(parsed).__name__}, not a JSON object; retry, or simplify the tool schema",
-            endpoint=endpoint)
+            endpoint=endpoint,
+        )
     call_id = raw.get("id") or f"call_{index}"
     return {"id": str(call_id), "name": name, "arguments": parsed}
 
@@ -68,7 +71,8 @@ def completion_from_response(data: Mapping[str, Any], *, endpoint: str, model: s
         raise ProviderError(
             f"{endpoint} returned a chat completion without choices; "
             f"check that the server speaks the OpenAI chat API (/v1/chat/completions)",
-            endpoint=endpoint)
+            endpoint=endpoint,
+        )
     choice = choices[0]
     message = choice.get("message") or {}
     raw_calls = message.get("tool_calls") or []

@@ -14,8 +14,7 @@ class ProviderError(AgiError):
     ``detail`` is the server's own error message, flattened to one line.
     """
 
-    def __init__(self, message: str, *, endpoint: str = "", status: int | None = None,
-                 detail: str = "") -> None:
+    def __init__(self, message: str, *, endpoint: str = "", status: int | None = None, detail: str = "") -> None:
         super().__init__(message)
         self.endpoint = endpoint
         self.status = status

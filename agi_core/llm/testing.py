@@ -31,17 +31,26 @@ def json_reply(payload: Any, status: int = 200) -> Reply:
     return status, "application/json", json.dumps(payload).encode()
 
 
-def chat_reply(content: str | None = "ok", tool_calls: list[dict[str, Any]] | None = None,
-               finish_reason: str = "stop", model: str = "fake-model") -> Reply:
+def chat_reply(
+    content: str | None = "ok",
+    tool_calls: list[dict[str, Any]] | None = None,
+    finish_reason: str = "stop",
+    model: str = "fake-model",
+) -> Reply:
     """A 200 chat-completion response with one choice."""
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if tool_calls is not None:
         message["tool_calls"] = tool_calls
-    return json_reply({
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
-        "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
-    })
+    return json_reply(
+        {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+            "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
+        }
+    )
 
 
 class _Server:
@@ -49,8 +58,7 @@ class _Server:
         self.start()
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
         self.stop()
 
     def start(self) -> None:
@@ -92,8 +100,7 @@ class FakeOpenAIServer(_Server):
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     def start(self) -> None:
         self._thread.start()

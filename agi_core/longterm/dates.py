@@ -84,8 +84,11 @@ _Q_DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH_RE})\.?,?\s+(\d{
 _Q_MDY = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE)
 _Q_MY = re.compile(rf"\b({_MONTH_RE})\.?,?\s+(?:of\s+)?(\d{{4}})\b", re.IGNORECASE)
 _Q_Y = re.compile(r"\b(?:in|of|during|since|from)\s+((?:19|20)\d{2})\b", re.IGNORECASE)
-_Q_M = re.compile(r"\b(?:in|during|of|early|late|mid)\s+(january|february|march|april|may|june|july|august"
-                  r"|september|october|november|december)\b", re.IGNORECASE)
+_Q_M = re.compile(
+    r"\b(?:in|during|of|early|late|mid)\s+(january|february|march|april|may|june|july|august"
+    r"|september|october|november|december)\b",
+    re.IGNORECASE,
+)
 _BEFORE = re.compile(r"\b(before|prior to|leading up to)\b", re.IGNORECASE)
 
 

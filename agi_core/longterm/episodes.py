@@ -23,7 +23,8 @@ def mirror_episodes(store: SqliteStore, memory: LongTermMemory) -> int:
     """Add the episodes stored since the last call as memories; returns how many were read."""
     done = int(store.meta_get(PROGRESS_KEY, "0") or 0)
     rows = store.conn.execute(
-        "SELECT seq, tick, event, context, timestamp FROM episodes WHERE seq > ? ORDER BY seq", (done,)).fetchall()
+        "SELECT seq, tick, event, context, timestamp FROM episodes WHERE seq > ? ORDER BY seq", (done,)
+    ).fetchall()
     if not rows:
         return 0
     records: list[dict[str, Any]] = []

@@ -46,8 +46,13 @@ def text_records(path: Path, tick: int = 0) -> Iterator[dict[str, Any]]:
     if len([b for b in blocks if b]) <= 1:
         blocks = [line.strip() for line in raw.splitlines()]
     for n, block in enumerate(b for b in blocks if b):
-        yield {"text": block, "tick": tick, "session": path.name,
-               "id": item_id("text", path.name, n, block), "metadata": {"source": path.name, "n": n}}
+        yield {
+            "text": block,
+            "tick": tick,
+            "session": path.name,
+            "id": item_id("text", path.name, n, block),
+            "metadata": {"source": path.name, "n": n},
+        }
 
 
 def jsonl_records(path: Path, tick: int = 0) -> Iterator[dict[str, Any]]:
@@ -93,8 +98,9 @@ def locomo_records(path: Path, tick: int = 0) -> Iterator[dict[str, Any]]:
     for s_index, sample in enumerate(samples):
         conv = sample.get("conversation", sample) if isinstance(sample, dict) else None
         if not isinstance(conv, dict) or not any(_SESSION.match(key) for key in conv):
-            raise ValidationError(f"{path}: no session_<n> lists found; is this a LoCoMo conversation?",
-                                  path=f"$[{s_index}]")
+            raise ValidationError(
+                f"{path}: no session_<n> lists found; is this a LoCoMo conversation?", path=f"$[{s_index}]"
+            )
         name = str(sample.get("sample_id") or (path.stem if len(samples) == 1 else f"{path.stem}-{s_index}"))
         sessions = sorted((int(m.group(1)), key) for key in conv if (m := _SESSION.match(key)))
         for number, key in sessions:
@@ -167,7 +173,7 @@ def ingest_file(
     fmt, records, skipped = read_records(path, format, tick)
     added = duplicates = 0
     for start in range(0, len(records), batch):
-        a, d = ltm.add_many(records[start:start + batch])
+        a, d = ltm.add_many(records[start : start + batch])
         added, duplicates = added + a, duplicates + d
     embedded = 0
     if embed and added:

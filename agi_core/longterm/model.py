@@ -72,8 +72,12 @@ class Hit:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data (what ``agi memory search --json`` prints per hit)."""
-        return {"rank": self.rank, "score": round(self.score, 6), **attrs.asdict(self.item),
-                "breakdown": {k: round(v, 6) for k, v in attrs.asdict(self.breakdown).items()}}
+        return {
+            "rank": self.rank,
+            "score": round(self.score, 6),
+            **attrs.asdict(self.item),
+            "breakdown": {k: round(v, 6) for k, v in attrs.asdict(self.breakdown).items()},
+        }
 
 
 @attrs.frozen

@@ -88,8 +88,14 @@ class Candidates:
     def base(self, w: RankWeights) -> np.ndarray:
         top = float(self.bm25.max()) if len(self.bm25) else 0.0
         bm25 = self.bm25 / top if top > 0 else self.bm25
-        return (w.dense * self.dense + w.bm25 * bm25 + w.speaker * self.speaker + w.date * self.date
-                + w.importance * self.importance + w.recency * self.recency)
+        return (
+            w.dense * self.dense
+            + w.bm25 * bm25
+            + w.speaker * self.speaker
+            + w.date * self.date
+            + w.importance * self.importance
+            + w.recency * self.recency
+        )
 
     def neighbour(self, base: np.ndarray) -> np.ndarray:
         padded = np.append(base, 0.0)  # row -1 reads the 0 at the end

@@ -46,8 +46,9 @@ class Searcher:
         for i, info in enumerate(infos):
             bm25 = self._bm25(info) if w.uses_bm25 else {}
             qvec = qvecs[i] if qvecs is not None else None
-            out.append(self._rank(info, qvec, dense_seqs[i] if w.uses_dense else np.zeros(0, np.int64),
-                                  bm25, max_tick, k))
+            out.append(
+                self._rank(info, qvec, dense_seqs[i] if w.uses_dense else np.zeros(0, np.int64), bm25, max_tick, k)
+            )
         return out
 
     def _bm25(self, info: QueryInfo) -> dict[int, float]:
@@ -60,8 +61,15 @@ class Searcher:
         )
         return {seq: -score for seq, score in rows}
 
-    def _rank(self, info: QueryInfo, qvec: np.ndarray | None, dense_seqs: np.ndarray,
-              bm25: dict[int, float], max_tick: int, k: int) -> list[Hit]:
+    def _rank(
+        self,
+        info: QueryInfo,
+        qvec: np.ndarray | None,
+        dense_seqs: np.ndarray,
+        bm25: dict[int, float],
+        max_tick: int,
+        k: int,
+    ) -> list[Hit]:
         w = self.w
         core = set(int(s) for s in dense_seqs) | set(bm25)
         if not core:

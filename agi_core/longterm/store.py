@@ -99,8 +99,17 @@ class LongTermMemory:
         ``importance`` defaults to AgentOne's heuristics (:func:`score_importance`); ``id``
         defaults to a hash of the tick, kind, speaker, timestamp, session and text.
         """
-        record = {"text": text, "tick": tick, "kind": kind, "speaker": speaker, "timestamp": timestamp,
-                  "session": session, "importance": importance, "metadata": metadata, "id": id}
+        record = {
+            "text": text,
+            "tick": tick,
+            "kind": kind,
+            "speaker": speaker,
+            "timestamp": timestamp,
+            "session": session,
+            "importance": importance,
+            "metadata": metadata,
+            "id": id,
+        }
         self.add_many([record])
         return str(record["id"])
 
@@ -119,8 +128,19 @@ class LongTermMemory:
             importance = rec.get("importance")
             if importance is None:
                 importance = score_importance(text, kind=kind)
-            rows.append((rec["id"], tick, kind, text, rec.get("speaker"), rec.get("timestamp"), rec.get("session"),
-                         float(importance), json.dumps(dict(rec.get("metadata") or {}), sort_keys=True)))
+            rows.append(
+                (
+                    rec["id"],
+                    tick,
+                    kind,
+                    text,
+                    rec.get("speaker"),
+                    rec.get("timestamp"),
+                    rec.get("session"),
+                    float(importance),
+                    json.dumps(dict(rec.get("metadata") or {}), sort_keys=True),
+                )
+            )
             if self._speakers is not None and rec.get("speaker"):
                 self._speakers.add(rec["speaker"])
         cursor = self.conn.executemany(
@@ -245,8 +265,12 @@ class LongTermMemory:
         index = self.index()
         labels = index.labels()
         labels = labels[labels >= 0]
-        live = {row[0] for row in self.conn.execute(
-            "SELECT seq FROM ltm_vectors WHERE model = ? AND seq <= ?", (index.meta.model, index.meta.max_seq))}
+        live = {
+            row[0]
+            for row in self.conn.execute(
+                "SELECT seq FROM ltm_vectors WHERE model = ? AND seq <= ?", (index.meta.model, index.meta.max_seq)
+            )
+        }
         stale = labels[~np.isin(labels, np.fromiter(live, dtype=np.int64, count=len(live)))]
         index.remove(stale)
         index.meta.last_id = self._last_id(index.meta.max_seq)
@@ -261,4 +285,3 @@ class LongTermMemory:
         if self._owns_conn:
             self.conn.commit()
             self.conn.close()
-

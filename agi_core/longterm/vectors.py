@@ -57,9 +57,7 @@ def embed_and_store(
     return done
 
 
-def read(
-    conn: sqlite3.Connection, model: str, dim: int, after_seq: int = 0
-) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+def read(conn: sqlite3.Connection, model: str, dim: int, after_seq: int = 0) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """``(seqs, vectors)`` chunks of stored vectors above ``after_seq``, in seq order."""
     cursor = conn.execute(
         "SELECT seq, vector FROM ltm_vectors WHERE model = ? AND seq > ? ORDER BY seq", (model, after_seq)

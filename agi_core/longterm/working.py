@@ -11,8 +11,9 @@ if TYPE_CHECKING:
     from agi_core.longterm.store import LongTermMemory
 
 
-def working_memory(ltm: LongTermMemory, recent_turns: Sequence[MemoryItem | str], query: str,
-                   k: int = 10) -> WorkingMemory:
+def working_memory(
+    ltm: LongTermMemory, recent_turns: Sequence[MemoryItem | str], query: str, k: int = 10
+) -> WorkingMemory:
     """``recent_turns`` plus the ``k`` best memories for ``query`` that are not among them.
 
     A recent turn matches a memory by id (for a :class:`MemoryItem`) or by its exact text

@@ -25,8 +25,9 @@ def segment(text: str, synonyms: Mapping[str, str]) -> str:
     """One snake_case key segment; raises if nothing usable is left."""
     result = "_".join(words(text, synonyms))
     if not result:
-        raise MemoryKeyError(f"{text!r} has no letters or digits to build a key segment from; "
-                             "use a name made of a-z, 0-9 or _")
+        raise MemoryKeyError(
+            f"{text!r} has no letters or digits to build a key segment from; use a name made of a-z, 0-9 or _"
+        )
     return result
 
 
@@ -39,14 +40,19 @@ def singular(word: str) -> str:
     return word
 
 
-def make_key(scope: str, entity_type: str, entity_id: str, attribute: str,
-             synonyms: Mapping[str, str] | None = None) -> str:
+def make_key(
+    scope: str, entity_type: str, entity_id: str, attribute: str, synonyms: Mapping[str, str] | None = None
+) -> str:
     """Build and check a canonical key from free-text parts."""
     table = synonyms or {}
-    key = "/".join((
-        segment(scope, table), singular(segment(entity_type, table)),
-        segment(entity_id, table), segment(attribute, table),
-    ))
+    key = "/".join(
+        (
+            segment(scope, table),
+            singular(segment(entity_type, table)),
+            segment(entity_id, table),
+            segment(attribute, table),
+        )
+    )
     return check_key(key)
 
 
@@ -55,7 +61,8 @@ def check_key(key: str) -> str:
     if not isinstance(key, str) or not KEY_RE.match(key):
         raise MemoryKeyError(
             f"{key!r} is not a canonical key; use <scope>/<entity_type>/<entity_id>/<attribute> "
-            "with lowercase letters, digits and underscores, e.g. user/person/self/favorite_color")
+            "with lowercase letters, digits and underscores, e.g. user/person/self/favorite_color"
+        )
     return key
 
 
@@ -69,6 +76,7 @@ def merge_synonyms(tables: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
             if word in merged and merged[word] != canonical:
                 raise MemoryKeyError(
                     f"synonym {word!r} maps to {merged[word]!r} in plugin {owner[word]!r} and to "
-                    f"{canonical!r} in plugin {plugin!r}; remove one of the two mappings")
+                    f"{canonical!r} in plugin {plugin!r}; remove one of the two mappings"
+                )
             merged[word], owner[word] = canonical, plugin
     return merged

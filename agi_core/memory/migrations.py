@@ -18,7 +18,8 @@ def m001_core_tables(db: sqlite_utils.Database) -> None:
         pk="key",
     )
     db.table("episodes").create(
-        {"seq": int, "id": str, "tick": int, "event": str, "context": str, "timestamp": str}, pk="seq",
+        {"seq": int, "id": str, "tick": int, "event": str, "context": str, "timestamp": str},
+        pk="seq",
     )
     db.table("episodes").create_index(["tick"])
     db.table("working").create({"id": int, "data": str}, pk="id")
@@ -28,7 +29,8 @@ def m001_core_tables(db: sqlite_utils.Database) -> None:
 def m002_checkpoints_and_archive(db: sqlite_utils.Database) -> None:
     db.table("checkpoints").create({"name": str, "tick": int, "file": str, "seq": int}, pk="name")
     db.table("journal_archive").create(
-        {"rollback": str, "tick": int, "id": str, "record": str, "chain": str}, pk=("rollback", "tick"))
+        {"rollback": str, "tick": int, "id": str, "record": str, "chain": str}, pk=("rollback", "tick")
+    )
 
 
 def m003_rlm_state(db: sqlite_utils.Database) -> None:
@@ -43,8 +45,12 @@ def m004_long_term_memory(db: sqlite_utils.Database) -> None:
     migrate_long_term(db.conn)
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [m001_core_tables, m002_checkpoints_and_archive,
-                                                             m003_rlm_state, m004_long_term_memory]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
+    m001_core_tables,
+    m002_checkpoints_and_archive,
+    m003_rlm_state,
+    m004_long_term_memory,
+]
 
 
 def migrate(conn: sqlite3.Connection) -> int:

@@ -36,8 +36,10 @@ class SqliteStore:
             self.conn.execute("PRAGMA foreign_keys=ON")
             migrate(self.conn)
         except (sqlite3.DatabaseError, OSError) as exc:
-            raise StorageError(f"cannot open {self.path} as an agent database ({exc}); "
-                               "pass --db with a new file name or an agi database") from None
+            raise StorageError(
+                f"cannot open {self.path} as an agent database ({exc}); "
+                "pass --db with a new file name or an agi database"
+            ) from None
 
     def close(self) -> None:
         self.conn.close()
@@ -74,8 +76,10 @@ class SqliteStore:
         self.meta_update({key: value})
 
     def meta_update(self, values: dict[str, str]) -> None:
-        self.conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?) "
-                              "ON CONFLICT(key) DO UPDATE SET value = excluded.value", values.items())
+        self.conn.executemany(
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            values.items(),
+        )
 
     # -- semantic ----------------------------------------------------------------------
     def sem_read(self, key: str) -> SemanticRead:
@@ -91,8 +95,10 @@ class SqliteStore:
         try:
             value = dumps(entry.value)
         except (TypeError, ValueError) as exc:
-            raise StorageError(f"value for {entry.key} is not JSON-serializable ({exc}); "
-                               "store strings, numbers, booleans, lists or objects") from None
+            raise StorageError(
+                f"value for {entry.key} is not JSON-serializable ({exc}); "
+                "store strings, numbers, booleans, lists or objects"
+            ) from None
         cursor = self.conn.execute(
             "INSERT INTO facts (key, id, value, fact, relations, updated_at, tick) VALUES (?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT(key) DO UPDATE SET id = excluded.id, value = excluded.value, fact = excluded.fact, "
@@ -107,8 +113,12 @@ class SqliteStore:
             "SELECT id, key, value, fact, relations, updated_at FROM facts WHERE key >= ? AND key < ? ORDER BY key",
             (prefix, prefix + "\U0010ffff"),
         ).fetchall()
-        return [SemanticEntry(id=r[0], key=r[1], value=orjson.loads(r[2]), fact=r[3],
-                              relations=orjson.loads(r[4]), updated_at=r[5]) for r in rows]
+        return [
+            SemanticEntry(
+                id=r[0], key=r[1], value=orjson.loads(r[2]), fact=r[3], relations=orjson.loads(r[4]), updated_at=r[5]
+            )
+            for r in rows
+        ]
 
     # -- episodic ----------------------------------------------------------------------
     def add_episodes(self, entries: list[EpisodicEntry], tick: int) -> None:
@@ -131,23 +141,28 @@ class SqliteStore:
         return WorkingMemory() if row is None else from_data(orjson.loads(row[0]), WorkingMemory)
 
     def set_working(self, memory: WorkingMemory) -> None:
-        self.conn.execute("INSERT INTO working (id, data) VALUES (1, ?) "
-                          "ON CONFLICT(id) DO UPDATE SET data = excluded.data", (dumps(to_data(memory)),))
+        self.conn.execute(
+            "INSERT INTO working (id, data) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data",
+            (dumps(to_data(memory)),),
+        )
 
     # -- journal -----------------------------------------------------------------------
     def append_journal(self, tick: int, record_id: str, record_json: str, chain: str) -> None:
-        self.conn.execute("INSERT INTO journal (tick, id, record, chain) VALUES (?, ?, ?, ?)",
-                          (tick, record_id, record_json, chain))
+        self.conn.execute(
+            "INSERT INTO journal (tick, id, record, chain) VALUES (?, ?, ?, ?)", (tick, record_id, record_json, chain)
+        )
 
     def journal_rows(self, since: int = 0) -> Iterator[tuple[int, str, str, str]]:
         """``(tick, id, record JSON text, chain)`` exactly as stored, in tick order."""
         yield from self.conn.execute(
-            "SELECT tick, id, record, chain FROM journal WHERE tick > ? ORDER BY tick", (since,))
+            "SELECT tick, id, record, chain FROM journal WHERE tick > ? ORDER BY tick", (since,)
+        )
 
     def archived_rows(self) -> Iterator[tuple[str, int, str, str, str]]:
         """``(rollback, tick, id, record, chain)`` of the ticks undone by rollbacks."""
         yield from self.conn.execute(
-            "SELECT rollback, tick, id, record, chain FROM journal_archive ORDER BY rollback, tick")
+            "SELECT rollback, tick, id, record, chain FROM journal_archive ORDER BY rollback, tick"
+        )
 
     def last_chain(self) -> str:
         row = self.conn.execute("SELECT chain FROM journal ORDER BY tick DESC LIMIT 1").fetchone()

@@ -25,8 +25,9 @@ _FIELDS = "checkpoint_id, state_id, name, timestamp, snapshot, description"
 def _checkpoint(row: tuple[Any, ...]) -> Checkpoint:
     cid, sid, name, ts, snapshot, description = row
     count = len(json.loads(snapshot)["variables"])
-    return Checkpoint(checkpoint_id=cid, state_id=sid, name=name, timestamp=ts,
-                      variable_count=count, description=description)
+    return Checkpoint(
+        checkpoint_id=cid, state_id=sid, name=name, timestamp=ts, variable_count=count, description=description
+    )
 
 
 def take(
@@ -44,9 +45,7 @@ def take(
             f"checkpoint name {name!r} is empty; name it, e.g. 'before_decomposition'",
             path="$.history.checkpoints",
         )
-    (count,) = conn.execute(
-        "SELECT COUNT(*) FROM rlm_checkpoints WHERE state_id = ?", (state.state_id,)
-    ).fetchone()
+    (count,) = conn.execute("SELECT COUNT(*) FROM rlm_checkpoints WHERE state_id = ?", (state.state_id,)).fetchone()
     if count >= limits.max_checkpoints:
         raise StateLimitError(
             f"{state.state_id} already has {count} checkpoints (the limit is "
@@ -54,12 +53,18 @@ def take(
         )
     rows = variable_rows(conn, "namespace = ?", (f"state:{state.state_id}",))
     snapshot = json.dumps(
-        {"variables": [[row[c] for c in VARIABLE_COLUMNS] for row in rows],
-         "completion_status": state.completion_status},
-        sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+        {
+            "variables": [[row[c] for c in VARIABLE_COLUMNS] for row in rows],
+            "completion_status": state.completion_status,
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
     )
     checkpoint_id = fresh_id(
-        det, "ckpt", f"{state.state_id}|{name}",
+        det,
+        "ckpt",
+        f"{state.state_id}|{name}",
         lambda c: exists(conn, "SELECT 1 FROM rlm_checkpoints WHERE checkpoint_id = ?", (c,)),
     )
     (seq,) = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM rlm_checkpoints").fetchone()
@@ -68,8 +73,14 @@ def take(
         " snapshot) VALUES (?, ?, ?, ?, ?, ?, ?)",
         (checkpoint_id, state.state_id, seq, name, description, timestamp, snapshot),
     )
-    return Checkpoint(checkpoint_id=checkpoint_id, state_id=state.state_id, name=name,
-                      timestamp=timestamp, variable_count=len(rows), description=description)
+    return Checkpoint(
+        checkpoint_id=checkpoint_id,
+        state_id=state.state_id,
+        name=name,
+        timestamp=timestamp,
+        variable_count=len(rows),
+        description=description,
+    )
 
 
 def get(conn: sqlite3.Connection, state_id: str, checkpoint_id: str) -> tuple[Checkpoint, dict[str, Any]]:
@@ -80,8 +91,7 @@ def get(conn: sqlite3.Connection, state_id: str, checkpoint_id: str) -> tuple[Ch
     ).fetchone()
     if row is None:
         raise StateNotFound(
-            f"no checkpoint {checkpoint_id!r} in {state_id}; list them with checkpoints()"
-            " (agi state checkpoints)"
+            f"no checkpoint {checkpoint_id!r} in {state_id}; list them with checkpoints() (agi state checkpoints)"
         )
     return _checkpoint(row), json.loads(row[4])
 
@@ -99,9 +109,7 @@ def restore(conn: sqlite3.Connection, state_id: str, snapshot: dict[str, Any]) -
 
 def listing(conn: sqlite3.Connection, state_id: str) -> list[Checkpoint]:
     """The checkpoints of ``state_id``, oldest first."""
-    cur = conn.execute(
-        f"SELECT {_FIELDS} FROM rlm_checkpoints WHERE state_id = ? ORDER BY seq", (state_id,)
-    )
+    cur = conn.execute(f"SELECT {_FIELDS} FROM rlm_checkpoints WHERE state_id = ? ORDER BY seq", (state_id,))
     return [_checkpoint(row) for row in cur.fetchall()]
 
 
@@ -115,8 +123,6 @@ def referenced_files(conn: sqlite3.Connection, state_id: str) -> set[str]:
     """``file:`` refs held by the snapshots of ``state_id`` (blobs that must survive)."""
     index = VARIABLE_COLUMNS.index("file")
     refs: set[str] = set()
-    for (snapshot,) in conn.execute(
-        "SELECT snapshot FROM rlm_checkpoints WHERE state_id = ?", (state_id,)
-    ):
+    for (snapshot,) in conn.execute("SELECT snapshot FROM rlm_checkpoints WHERE state_id = ?", (state_id,)):
         refs.update(v[index] for v in json.loads(snapshot)["variables"] if v[index])
     return refs

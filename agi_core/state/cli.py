@@ -38,8 +38,9 @@ def parse_value(raw: str, vtype: str | None) -> Any:
     try:
         return json.loads(raw)
     except ValueError:
-        raise click.BadParameter(f"{raw!r} is not JSON; a {vtype} value is written as JSON, "
-                                 "e.g. 3, true, null, [1,2] or '{\"a\":1}'") from None
+        raise click.BadParameter(
+            f"{raw!r} is not JSON; a {vtype} value is written as JSON, e.g. 3, true, null, [1,2] or '{{\"a\":1}}'"
+        ) from None
 
 
 def _inputs(items: tuple[str, ...]) -> dict[str, str] | None:
@@ -50,8 +51,9 @@ def _inputs(items: tuple[str, ...]) -> dict[str, str] | None:
     return pairs or None
 
 
-state_option = click.option("--state", "state_id", metavar="STATE_ID",
-                            help="State to use (default: the most recently created).")
+state_option = click.option(
+    "--state", "state_id", metavar="STATE_ID", help="State to use (default: the most recently created)."
+)
 
 
 @click.group(name="state")
@@ -65,16 +67,37 @@ def state_group() -> None:
 @click.option("--tree", "tree_id", metavar="TREE_ID", help="Task tree id (tree-xxxxxxxx).")
 @click.option("--new-tree", is_flag=True, help="Start a new task tree.")
 @click.option("--parent", "parent_state_id", metavar="STATE_ID", help="Parent state (task tree).")
-@click.option("--input", "inputs", multiple=True, metavar="CHILD=PARENT",
-              help="Copy the parent's variable PARENT into the child as CHILD (repeatable).")
+@click.option(
+    "--input",
+    "inputs",
+    multiple=True,
+    metavar="CHILD=PARENT",
+    help="Copy the parent's variable PARENT into the child as CHILD (repeatable).",
+)
 @click.option("--result", "result_name", metavar="NAME", help="Parent variable receiving Final.")
 @click.pass_obj
-def create(obj: Any, prompt: str, session_id: str | None, tree_id: str | None, new_tree: bool,
-           parent_state_id: str | None, inputs: tuple[str, ...], result_name: str | None) -> None:
+def create(
+    obj: Any,
+    prompt: str,
+    session_id: str | None,
+    tree_id: str | None,
+    new_tree: bool,
+    parent_state_id: str | None,
+    inputs: tuple[str, ...],
+    result_name: str | None,
+) -> None:
     """Create a state whose read-only prompt is PROMPT; print its id."""
-    info = run_op(obj, "create_state", prompt=prompt, session_id=session_id, tree_id=tree_id,
-                  new_tree=new_tree or None, parent_state_id=parent_state_id, inputs=_inputs(inputs),
-                  result_name=result_name)
+    info = run_op(
+        obj,
+        "create_state",
+        prompt=prompt,
+        session_id=session_id,
+        tree_id=tree_id,
+        new_tree=new_tree or None,
+        parent_state_id=parent_state_id,
+        inputs=_inputs(inputs),
+        result_name=result_name,
+    )
     click.echo(info["state_id"])
 
 
@@ -87,12 +110,29 @@ def create(obj: Any, prompt: str, session_id: str | None, tree_id: str | None, n
 @click.option("--description", help="What the variable is for.")
 @state_option
 @click.pass_obj
-def set_(obj: Any, name: str, value: str, vtype: str | None, scope: str | None, ttl_seconds: int | None,
-         description: str | None, state_id: str | None) -> None:
+def set_(
+    obj: Any,
+    name: str,
+    value: str,
+    vtype: str | None,
+    scope: str | None,
+    ttl_seconds: int | None,
+    description: str | None,
+    state_id: str | None,
+) -> None:
     """Set variable NAME to VALUE (JSON unless the type is text, file_path or file_content)."""
-    result = run_op(obj, "set", state_id=state_id, name=name, value=parse_value(value, vtype),
-                    type=vtype or "text", scope=scope, ttl_seconds=ttl_seconds, description=description,
-                    source="cli")
+    result = run_op(
+        obj,
+        "set",
+        state_id=state_id,
+        name=name,
+        value=parse_value(value, vtype),
+        type=vtype or "text",
+        scope=scope,
+        ttl_seconds=ttl_seconds,
+        description=description,
+        source="cli",
+    )
     var = result["variable"]
     click.echo(f"{result['state_id']} {var['name']} {var['type']} {var['scope']}")
 

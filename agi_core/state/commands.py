@@ -47,8 +47,10 @@ _KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "count?": (lambda v: v is None or _int(v, 1), "a 64-bit integer >= 1 or null"),
     "bool": (lambda v: isinstance(v, bool), "true or false"),
     "bool?": (lambda v: v is None or isinstance(v, bool), "true, false or null"),
-    "names?": (lambda v: v is None or (isinstance(v, dict) and all(isinstance(x, str) for x in v.values())),
-               "an object mapping child names to parent names"),
+    "names?": (
+        lambda v: v is None or (isinstance(v, dict) and all(isinstance(x, str) for x in v.values())),
+        "an object mapping child names to parent names",
+    ),
     "any": (lambda v: True, "any JSON value"),
 }
 
@@ -87,8 +89,10 @@ def op(op_name: str, /, **params: str) -> Callable[[Run], Run]:
 def run_state_op(kernel: Kernel, args: dict[str, Any]) -> Result:
     """Run ``{"op": NAME, "args": {...}}`` on the kernel's database, inside its current tick."""
     if not isinstance(args, dict) or set(args) - {"op", "args"}:
-        raise StateError(f"the state command takes {{'op': NAME, 'args': {{...}}}}, got {_short(args)}; "
-                         f"known ops: {', '.join(sorted(OPS))}")
+        raise StateError(
+            f"the state command takes {{'op': NAME, 'args': {{...}}}}, got {_short(args)}; "
+            f"known ops: {', '.join(sorted(OPS))}"
+        )
     name, op_args = args.get("op"), args.get("args", {})
     spec = OPS.get(name) if isinstance(name, str) else None
     if spec is None:
@@ -121,14 +125,18 @@ def _json_copy(spec: Op, value: Any) -> Any:
     try:
         return json.loads(dumps(value))
     except (TypeError, ValueError) as exc:
-        raise StateError(f"arguments of state op {spec.name!r} are not JSON ({exc}); "
-                         "pass strings, numbers, booleans, null, lists and objects") from None
+        raise StateError(
+            f"arguments of state op {spec.name!r} are not JSON ({exc}); "
+            "pass strings, numbers, booleans, null, lists and objects"
+        ) from None
 
 
 def _check_args(spec: Op, args: Any) -> dict[str, Any]:
     if not isinstance(args, dict):
-        raise StateError(f"arguments of state op {spec.name!r} must be a JSON object, got {_short(args)}; "
-                         f"its arguments: {spec.signature()}")
+        raise StateError(
+            f"arguments of state op {spec.name!r} must be a JSON object, got {_short(args)}; "
+            f"its arguments: {spec.signature()}"
+        )
     for key, value in args.items():
         kind = spec.params.get(key)
         if kind is None:
@@ -153,8 +161,17 @@ def _pick(args: dict[str, Any], *keys: str) -> dict[str, Any]:
 
 
 # -- states ---------------------------------------------------------------------------------
-@op("create_state", prompt="str!", session_id="str?", tree_id="str?", new_tree="bool",
-    parent_state_id="str?", result_name="str?", inputs="names?", source="str")
+@op(
+    "create_state",
+    prompt="str!",
+    session_id="str?",
+    tree_id="str?",
+    new_tree="bool",
+    parent_state_id="str?",
+    result_name="str?",
+    inputs="names?",
+    source="str",
+)
 def _create_state(svc: StateService, a: dict[str, Any]) -> Result:
     options = _pick(a, "session_id", "tree_id", "parent_state_id", "result_name", "inputs", "source")
     if a.get("new_tree"):
@@ -223,15 +240,31 @@ def _describe(svc: StateService, a: dict[str, Any]) -> Result:
 @op("variables", state_id="state", include_shared="bool")
 def _variables(svc: StateService, a: dict[str, Any]) -> Result:
     found = svc.variables(a["state_id"], **_pick(a, "include_shared"))
-    return (f"{len(found)} variable(s) in {a['state_id']}",
-            {"state_id": a["state_id"], "variables": [to_data(v) for v in found]})
+    return (
+        f"{len(found)} variable(s) in {a['state_id']}",
+        {"state_id": a["state_id"], "variables": [to_data(v) for v in found]},
+    )
 
 
-@op("set", state_id="state", name="str!", value="any!", type="str?", scope="str?", ttl_seconds="int?",
-    description="str?", source="str?", read_only="bool?")
+@op(
+    "set",
+    state_id="state",
+    name="str!",
+    value="any!",
+    type="str?",
+    scope="str?",
+    ttl_seconds="int?",
+    description="str?",
+    source="str?",
+    read_only="bool?",
+)
 def _set(svc: StateService, a: dict[str, Any]) -> Result:
-    var = svc.set(a["state_id"], a["name"], a["value"],
-                  **_pick(a, "type", "scope", "ttl_seconds", "description", "source", "read_only"))
+    var = svc.set(
+        a["state_id"],
+        a["name"],
+        a["value"],
+        **_pick(a, "type", "scope", "ttl_seconds", "description", "source", "read_only"),
+    )
     return f"{a['state_id']} {var.name} {var.type} {var.scope}", {"state_id": a["state_id"], "variable": to_data(var)}
 
 
@@ -263,29 +296,37 @@ def _checkpoint(svc: StateService, a: dict[str, Any]) -> Result:
 @op("checkpoints", state_id="state")
 def _checkpoints(svc: StateService, a: dict[str, Any]) -> Result:
     found = svc.checkpoints(a["state_id"])
-    return (f"{len(found)} checkpoint(s) of {a['state_id']}",
-            {"state_id": a["state_id"], "checkpoints": [to_data(c) for c in found]})
+    return (
+        f"{len(found)} checkpoint(s) of {a['state_id']}",
+        {"state_id": a["state_id"], "checkpoints": [to_data(c) for c in found]},
+    )
 
 
 @op("delete_checkpoint", state_id="state", checkpoint_id="str!")
 def _delete_checkpoint(svc: StateService, a: dict[str, Any]) -> Result:
     svc.delete_checkpoint(a["state_id"], a["checkpoint_id"])
-    return (f"deleted {a['checkpoint_id']} of {a['state_id']}",
-            {"state_id": a["state_id"], "checkpoint_id": a["checkpoint_id"]})
+    return (
+        f"deleted {a['checkpoint_id']} of {a['state_id']}",
+        {"state_id": a["state_id"], "checkpoint_id": a["checkpoint_id"]},
+    )
 
 
 @op("rollback", state_id="state", checkpoint_id="str!", source="str?")
 def _rollback(svc: StateService, a: dict[str, Any]) -> Result:
     ckpt = svc.rollback(a["state_id"], a["checkpoint_id"], **_pick(a, "source"))
-    return (f"rolled {a['state_id']} back to {ckpt.checkpoint_id}",
-            {"state_id": a["state_id"], "checkpoint": to_data(ckpt)})
+    return (
+        f"rolled {a['state_id']} back to {ckpt.checkpoint_id}",
+        {"state_id": a["state_id"], "checkpoint": to_data(ckpt)},
+    )
 
 
 @op("history", state_id="state", limit="count?")
 def _history(svc: StateService, a: dict[str, Any]) -> Result:
     found = svc.history(a["state_id"], a.get("limit"))
-    return (f"{len(found)} mutation(s) of {a['state_id']}",
-            {"state_id": a["state_id"], "mutations": [to_data(m) for m in found]})
+    return (
+        f"{len(found)} mutation(s) of {a['state_id']}",
+        {"state_id": a["state_id"], "mutations": [to_data(m) for m in found]},
+    )
 
 
 @op("export", state_id="state", include_shared="bool")

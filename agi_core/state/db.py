@@ -11,13 +11,33 @@ from typing import Any
 from agi_core.state.model import Mutation, StateInfo
 
 VARIABLE_COLUMNS = (
-    "namespace", "name", "owner_state_id", "type", "value", "file", "size_bytes",
-    "description", "source", "created_at", "updated_at", "access_count", "read_only",
-    "scope", "ttl_seconds", "expires_at",
+    "namespace",
+    "name",
+    "owner_state_id",
+    "type",
+    "value",
+    "file",
+    "size_bytes",
+    "description",
+    "source",
+    "created_at",
+    "updated_at",
+    "access_count",
+    "read_only",
+    "scope",
+    "ttl_seconds",
+    "expires_at",
 )
 STATE_COLUMNS = (
-    "state_id", "session_id", "tree_id", "parent_state_id", "result_name", "created_at",
-    "last_updated_at", "mutation_count", "completion_status",
+    "state_id",
+    "session_id",
+    "tree_id",
+    "parent_state_id",
+    "result_name",
+    "created_at",
+    "last_updated_at",
+    "mutation_count",
+    "completion_status",
 )
 
 
@@ -64,9 +84,7 @@ def insert_variable(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
 
 def state_info(conn: sqlite3.Connection, state_id: str) -> StateInfo | None:
     """The state row as :class:`StateInfo`, or None."""
-    row = conn.execute(
-        f"SELECT {', '.join(STATE_COLUMNS)} FROM rlm_states WHERE state_id = ?", (state_id,)
-    ).fetchone()
+    row = conn.execute(f"SELECT {', '.join(STATE_COLUMNS)} FROM rlm_states WHERE state_id = ?", (state_id,)).fetchone()
     return StateInfo(**dict(zip(STATE_COLUMNS, row, strict=True))) if row else None
 
 
@@ -74,10 +92,14 @@ def mutation_from_row(row: tuple[Any, ...]) -> Mutation:
     """A ``rlm_mutations`` row (id, op, name, old, new, source, timestamp, metadata)."""
     mid, op, name, old, new, source, ts, meta = row
     return Mutation(
-        mutation_id=mid, operation=op, variable_name=name, timestamp=ts,
+        mutation_id=mid,
+        operation=op,
+        variable_name=name,
+        timestamp=ts,
         old_value=None if old is None else json.loads(old),
         new_value=None if new is None else json.loads(new),
-        source=source, metadata=json.loads(meta),
+        source=source,
+        metadata=json.loads(meta),
     )
 
 

@@ -12,8 +12,9 @@ if TYPE_CHECKING:
 SCHEMA_NAME = "rlm_state"
 
 
-def document(service: StateService, state_id: str, *, include_shared: bool = False,
-             validate: bool = True) -> dict[str, Any]:
+def document(
+    service: StateService, state_id: str, *, include_shared: bool = False, validate: bool = True
+) -> dict[str, Any]:
     """Build the export of ``state_id`` (values inlined, even those kept in blobs).
 
     :param include_shared: also list the tree, session and global variables the state sees.

@@ -36,19 +36,28 @@ def log(
 ) -> str:
     """Append a mutation (``old``/``new`` are JSON texts), count it, prune; return its id."""
     mutation_id = fresh_id(
-        det, "mut", f"{state_id}|{operation}|{variable_name}",
-        lambda m: exists(conn, "SELECT 1 FROM rlm_mutations WHERE state_id = ? AND mutation_id = ?",
-                         (state_id, m)),
+        det,
+        "mut",
+        f"{state_id}|{operation}|{variable_name}",
+        lambda m: exists(conn, "SELECT 1 FROM rlm_mutations WHERE state_id = ? AND mutation_id = ?", (state_id, m)),
     )
     conn.execute(
         "INSERT INTO rlm_mutations (state_id, mutation_id, operation, variable_name, old_value,"
         " new_value, source, timestamp, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (state_id, mutation_id, operation, variable_name, old, new, source, timestamp,
-         json.dumps(metadata or {}, sort_keys=True, separators=(",", ":"))),
+        (
+            state_id,
+            mutation_id,
+            operation,
+            variable_name,
+            old,
+            new,
+            source,
+            timestamp,
+            json.dumps(metadata or {}, sort_keys=True, separators=(",", ":")),
+        ),
     )
     conn.execute(
-        "UPDATE rlm_states SET mutation_count = mutation_count + 1, last_updated_at = ?"
-        " WHERE state_id = ?",
+        "UPDATE rlm_states SET mutation_count = mutation_count + 1, last_updated_at = ? WHERE state_id = ?",
         (timestamp, state_id),
     )
     prune(conn, state_id, limits.max_history)

@@ -11,11 +11,16 @@ from agi_core.state.errors import VariableValueError
 FORMAT_VERSION = "1.1.0"
 """``version`` written into exported documents (1.0.0 documents still validate)."""
 
-VariableType = Literal[
-    "text", "number", "boolean", "null", "json", "array", "file_path", "file_content"
-]
+VariableType = Literal["text", "number", "boolean", "null", "json", "array", "file_path", "file_content"]
 VARIABLE_TYPES: tuple[str, ...] = (
-    "text", "number", "boolean", "null", "json", "array", "file_path", "file_content",
+    "text",
+    "number",
+    "boolean",
+    "null",
+    "json",
+    "array",
+    "file_path",
+    "file_content",
 )
 Scope = Literal["state", "tree", "session", "global", "temporary"]
 SCOPES: tuple[str, ...] = ("state", "tree", "session", "global", "temporary")
@@ -109,11 +114,13 @@ class Variable:
         for key in ("description", "source"):
             if getattr(self, key) is not None:
                 doc[key] = getattr(self, key)
-        doc.update(created_at=self.created_at, updated_at=self.updated_at,
-                   access_count=self.access_count)
-        meta: dict[str, Any] = {"read_only": self.read_only, "scope": self.scope,
-                                "owner_state_id": self.owner_state_id,
-                                "size_bytes": self.size_bytes}
+        doc.update(created_at=self.created_at, updated_at=self.updated_at, access_count=self.access_count)
+        meta: dict[str, Any] = {
+            "read_only": self.read_only,
+            "scope": self.scope,
+            "owner_state_id": self.owner_state_id,
+            "size_bytes": self.size_bytes,
+        }
         for key in ("ttl_seconds", "expires_at", "file"):
             if getattr(self, key) is not None:
                 meta[key] = getattr(self, key)
@@ -136,8 +143,11 @@ class Mutation:
 
     def to_document(self) -> dict[str, Any]:
         """The mutation as the schema's ``StateMutation`` object."""
-        doc: dict[str, Any] = {"mutation_id": self.mutation_id, "operation": self.operation,
-                               "variable_name": self.variable_name}
+        doc: dict[str, Any] = {
+            "mutation_id": self.mutation_id,
+            "operation": self.operation,
+            "variable_name": self.variable_name,
+        }
         if self.operation in ("update", "delete"):
             doc["old_value"] = self.old_value
         if self.operation in ("create", "update"):
@@ -163,9 +173,12 @@ class Checkpoint:
 
     def to_document(self) -> dict[str, Any]:
         """The checkpoint as the schema's ``StateCheckpoint`` object."""
-        doc: dict[str, Any] = {"checkpoint_id": self.checkpoint_id, "name": self.name,
-                               "timestamp": self.timestamp,
-                               "snapshot_path": f"sqlite:rlm_checkpoints/{self.checkpoint_id}"}
+        doc: dict[str, Any] = {
+            "checkpoint_id": self.checkpoint_id,
+            "name": self.name,
+            "timestamp": self.timestamp,
+            "snapshot_path": f"sqlite:rlm_checkpoints/{self.checkpoint_id}",
+        }
         if self.description is not None:
             doc["description"] = self.description
         return doc

@@ -34,7 +34,7 @@ def normalize_ref(ref: str, state_id: str) -> str:
     """``ref`` as ``file:<clean relative path>``; refuses absolute paths, ``..`` and ``\\``."""
     if not isinstance(ref, str):
         raise VariableValueError(f"a file_path value must be a string, got {type(ref).__name__}")
-    rel = ref[len(FILE_PREFIX):] if ref.startswith(FILE_PREFIX) else ref
+    rel = ref[len(FILE_PREFIX) :] if ref.startswith(FILE_PREFIX) else ref
     fix = f"use a path relative to the folder of {state_id}, e.g. file:variables/report.json"
     if not rel or "\x00" in rel or "\\" in rel:
         raise PathEscapeError(f"file path {ref!r} is empty or has a NUL or backslash; {fix}")
@@ -51,9 +51,7 @@ def normalize_ref(ref: str, state_id: str) -> str:
 def ensure_inside(folder: Path, path: Path, ref: str, state_id: str) -> Path:
     """``path`` resolved (symlinks followed), refused unless it lies inside ``folder``."""
     if folder.is_symlink():
-        raise PathEscapeError(
-            f"the folder of {state_id} is a symlink; replace it with a real folder at {folder}"
-        )
+        raise PathEscapeError(f"the folder of {state_id} is a symlink; replace it with a real folder at {folder}")
     base = folder.resolve()
     resolved = path.resolve()
     if resolved != base and base not in resolved.parents:
@@ -67,11 +65,10 @@ def ensure_inside(folder: Path, path: Path, ref: str, state_id: str) -> Path:
 def resolve_ref(folder: Path, ref: str, state_id: str) -> Path:
     """The existing regular file ``ref`` names, proven to lie inside ``folder``."""
     clean = normalize_ref(ref, state_id)
-    resolved = ensure_inside(folder, folder / clean[len(FILE_PREFIX):], ref, state_id)
+    resolved = ensure_inside(folder, folder / clean[len(FILE_PREFIX) :], ref, state_id)
     if not resolved.is_file():
         raise VariableValueError(
-            f"file path {ref!r} does not name an existing file in the folder of {state_id}; "
-            "write the file first",
+            f"file path {ref!r} does not name an existing file in the folder of {state_id}; write the file first",
             path="$.value",
         )
     return resolved

@@ -43,10 +43,20 @@ class RowStore:
     def _completed(self, state: StateInfo, value: Any, vtype: str, now: str) -> None:
         """Hook run when ``Final`` becomes non-null (implemented by ``TreeMixin``)."""
 
-    def _write(self, state: StateInfo, name: str, value: Any, now: str, *, vtype: str | None = None,
-               scope: str | None = None, ttl_seconds: int | None = None,
-               description: str | None = None, source: str | None = None,
-               read_only: bool | None = None) -> Row:
+    def _write(
+        self,
+        state: StateInfo,
+        name: str,
+        value: Any,
+        now: str,
+        *,
+        vtype: str | None = None,
+        scope: str | None = None,
+        ttl_seconds: int | None = None,
+        description: str | None = None,
+        source: str | None = None,
+        read_only: bool | None = None,
+    ) -> Row:
         row = variable_row(self.conn, state.namespace(scope), name) if scope else self._resolve(state, name)
         if row is not None and row["read_only"]:
             raise self._read_only(state, name)
@@ -60,56 +70,126 @@ class RowStore:
         owner = row["owner_state_id"] if row else state.state_id
         if row is None:
             (count,) = self.conn.execute(
-                "SELECT COUNT(*) FROM rlm_variables WHERE namespace = ?", (namespace,)).fetchone()
+                "SELECT COUNT(*) FROM rlm_variables WHERE namespace = ?", (namespace,)
+            ).fetchone()
             if count >= self.limits.max_variables:
                 raise StateLimitError(
                     f"{namespace} already holds {count} variables (the limit is "
-                    f"{self.limits.max_variables}); delete one before adding {name!r}")
+                    f"{self.limits.max_variables}); delete one before adding {name!r}"
+                )
         value, stored = encode(self.root, owner, vtype, value, self.limits)
         was_null = row is None or (row["file"] is None and row["value"] == "null")
-        self._put(state, name, value, vtype, now, row=row, namespace=namespace, owner=owner,
-                  scope=target, ttl_seconds=ttl_seconds, description=description, source=source,
-                  read_only=read_only, stored=stored)
-        self._log(state, now, "update" if row else "create", name, row or {"scope": target},
-                  old=logged(row) if row else None, new=stored.logged, source=source)
+        self._put(
+            state,
+            name,
+            value,
+            vtype,
+            now,
+            row=row,
+            namespace=namespace,
+            owner=owner,
+            scope=target,
+            ttl_seconds=ttl_seconds,
+            description=description,
+            source=source,
+            read_only=read_only,
+            stored=stored,
+        )
+        self._log(
+            state,
+            now,
+            "update" if row else "create",
+            name,
+            row or {"scope": target},
+            old=logged(row) if row else None,
+            new=stored.logged,
+            source=source,
+        )
         if name == FINAL:
-            self.conn.execute("UPDATE rlm_states SET completion_status = ? WHERE state_id = ?",
-                              ("incomplete" if value is None else "complete", state.state_id))
+            self.conn.execute(
+                "UPDATE rlm_states SET completion_status = ? WHERE state_id = ?",
+                ("incomplete" if value is None else "complete", state.state_id),
+            )
             if was_null and value is not None:
                 self._completed(state, value, vtype, now)
         written = variable_row(self.conn, namespace, name)
         assert written is not None
         return written
 
-    def _put(self, state: StateInfo, name: str, value: Any, vtype: str, now: str, *,
-             row: Row | None = None, namespace: str | None = None, owner: str | None = None,
-             scope: str = "state", ttl_seconds: int | None = None, description: str | None = None,
-             source: str | None = None, read_only: bool | None = None, stored: Stored | None = None) -> None:
+    def _put(
+        self,
+        state: StateInfo,
+        name: str,
+        value: Any,
+        vtype: str,
+        now: str,
+        *,
+        row: Row | None = None,
+        namespace: str | None = None,
+        owner: str | None = None,
+        scope: str = "state",
+        ttl_seconds: int | None = None,
+        description: str | None = None,
+        source: str | None = None,
+        read_only: bool | None = None,
+        stored: Stored | None = None,
+    ) -> None:
         if stored is None:
             value, stored = encode(self.root, state.state_id, vtype, value, self.limits)
         old = row or {}
-        insert_variable(self.conn, {
-            "namespace": namespace or state.namespace(scope), "name": name,
-            "owner_state_id": owner or state.state_id, "type": vtype,
-            "value": stored.value, "file": stored.file, "size_bytes": stored.size_bytes,
-            "description": description if description is not None else old.get("description"),
-            "source": source if source is not None else old.get("source"),
-            "created_at": old.get("created_at", now), "updated_at": now,
-            "access_count": old.get("access_count", 0),
-            "read_only": int(read_only if read_only is not None else old.get("read_only", 0)),
-            "scope": scope, "ttl_seconds": ttl_seconds,
-            "expires_at": (clock.add_seconds(now, ttl_seconds)
-                           if scope == "temporary" and ttl_seconds is not None else None),
-        })
+        insert_variable(
+            self.conn,
+            {
+                "namespace": namespace or state.namespace(scope),
+                "name": name,
+                "owner_state_id": owner or state.state_id,
+                "type": vtype,
+                "value": stored.value,
+                "file": stored.file,
+                "size_bytes": stored.size_bytes,
+                "description": description if description is not None else old.get("description"),
+                "source": source if source is not None else old.get("source"),
+                "created_at": old.get("created_at", now),
+                "updated_at": now,
+                "access_count": old.get("access_count", 0),
+                "read_only": int(read_only if read_only is not None else old.get("read_only", 0)),
+                "scope": scope,
+                "ttl_seconds": ttl_seconds,
+                "expires_at": (
+                    clock.add_seconds(now, ttl_seconds) if scope == "temporary" and ttl_seconds is not None else None
+                ),
+            },
+        )
 
-    def _log(self, state: StateInfo, now: str, op: str, name: str, row: Row, *,
-             old: str | None = None, new: str | None = None, source: str | None = None,
-             extra: dict[str, Any] | None = None) -> None:
+    def _log(
+        self,
+        state: StateInfo,
+        now: str,
+        op: str,
+        name: str,
+        row: Row,
+        *,
+        old: str | None = None,
+        new: str | None = None,
+        source: str | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
         meta = dict(extra or {})
         if row.get("scope", "state") != "state":
             meta["scope"] = row["scope"]
-        history.log(self.conn, self.determinism, self.limits, state.state_id, now, op, name,
-                    old=old, new=new, source=source, metadata=meta)
+        history.log(
+            self.conn,
+            self.determinism,
+            self.limits,
+            state.state_id,
+            now,
+            op,
+            name,
+            old=old,
+            new=new,
+            source=source,
+            metadata=meta,
+        )
 
     def _resolve(self, state: StateInfo, name: str, *, skip_expired: bool = False) -> Row | None:
         spaces = state.namespaces()[:1] if name in SPECIAL_NAMES else state.namespaces()
@@ -117,8 +197,11 @@ class RowStore:
             row = variable_row(self.conn, namespace, name)
             if row is None:
                 continue
-            if skip_expired and row["expires_at"] is not None and clock.is_expired(
-                    row["expires_at"], self.determinism.now()):
+            if (
+                skip_expired
+                and row["expires_at"] is not None
+                and clock.is_expired(row["expires_at"], self.determinism.now())
+            ):
                 continue
             return row
         return None
@@ -142,23 +225,34 @@ class RowStore:
         return row
 
     def _purge(self, state: StateInfo, now: str) -> list[str]:
-        rows = variable_rows(self.conn, "namespace = ? AND expires_at IS NOT NULL",
-                             (f"state:{state.state_id}",))
+        rows = variable_rows(self.conn, "namespace = ? AND expires_at IS NOT NULL", (f"state:{state.state_id}",))
         gone = [r for r in rows if clock.is_expired(r["expires_at"], now)]
         for row in gone:
-            self.conn.execute("DELETE FROM rlm_variables WHERE namespace = ? AND name = ?",
-                              (row["namespace"], row["name"]))
-            self._log(state, now, "delete", row["name"], row, old=logged(row), source="ttl",
-                      extra={"reason": f"ttl of {row['ttl_seconds']}s expired at {row['expires_at']}"})
+            self.conn.execute(
+                "DELETE FROM rlm_variables WHERE namespace = ? AND name = ?", (row["namespace"], row["name"])
+            )
+            self._log(
+                state,
+                now,
+                "delete",
+                row["name"],
+                row,
+                old=logged(row),
+                source="ttl",
+                extra={"reason": f"ttl of {row['ttl_seconds']}s expired at {row['expires_at']}"},
+            )
         return [r["name"] for r in gone]
 
     @staticmethod
     def _missing(state: StateInfo, name: str, expired_at: str | None) -> VariableNotFound:
         why = f"expired at {expired_at}" if expired_at else "does not exist"
-        return VariableNotFound(f"variable {name!r} of {state.state_id} {why}; set it first "
-                                "(agi state set NAME VALUE) or list names (agi state list)")
+        return VariableNotFound(
+            f"variable {name!r} of {state.state_id} {why}; set it first "
+            "(agi state set NAME VALUE) or list names (agi state list)"
+        )
 
     @staticmethod
     def _read_only(state: StateInfo, name: str) -> ReadOnlyVariable:
-        return ReadOnlyVariable(f"variable {name!r} of {state.state_id} is read-only; "
-                                "store the new value under another name")
+        return ReadOnlyVariable(
+            f"variable {name!r} of {state.state_id} is read-only; store the new value under another name"
+        )

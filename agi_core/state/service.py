@@ -42,22 +42,29 @@ class StateService(TreeMixin):
     :param limits: the documented limits; lower them only in tests.
     """
 
-    def __init__(self, conn: sqlite3.Connection, determinism: Determinism, root: Path,
-                 *, limits: Limits = DEFAULT_LIMITS) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, determinism: Determinism, root: Path, *, limits: Limits = DEFAULT_LIMITS
+    ) -> None:
         self.conn = conn
         self.determinism = determinism
         self.root = Path(root)
         self.limits = limits
         self._handlers: list[Handler] = []
         if not exists(conn, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'rlm_states'", ()):
-            raise StateError("the rlm_* tables do not exist in this database; "
-                             "call agi_core.state.migrate(conn) first")
+            raise StateError("the rlm_* tables do not exist in this database; call agi_core.state.migrate(conn) first")
 
     # -- states -------------------------------------------------------------------------
-    def create_state(self, prompt: str, *, session_id: str | None = None,
-                     tree_id: str | None = None, parent_state_id: str | None = None,
-                     result_name: str | None = None, inputs: Mapping[str, str] | None = None,
-                     source: str = "user_input") -> StateInfo:
+    def create_state(
+        self,
+        prompt: str,
+        *,
+        session_id: str | None = None,
+        tree_id: str | None = None,
+        parent_state_id: str | None = None,
+        result_name: str | None = None,
+        inputs: Mapping[str, str] | None = None,
+        source: str = "user_input",
+    ) -> StateInfo:
         """A new state with read-only ``prompt``, ``Final = null`` and checkpoint ``initial_state``.
 
         With ``parent_state_id``, the state is a child: it inherits the parent's session and
@@ -71,30 +78,43 @@ class StateService(TreeMixin):
             tree_id = parent.tree_id if tree_id is None else tree_id
         with atomic(self.conn):
             state_id = history.fresh_id(
-                self.determinism, "state", f"{session_id}|{parent_state_id}",
-                lambda s: exists(self.conn, "SELECT 1 FROM rlm_states WHERE state_id = ?", (s,)))
+                self.determinism,
+                "state",
+                f"{session_id}|{parent_state_id}",
+                lambda s: exists(self.conn, "SELECT 1 FROM rlm_states WHERE state_id = ?", (s,)),
+            )
             now = self.determinism.now()
             (seq,) = self.conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM rlm_states").fetchone()
             self.conn.execute(
                 "INSERT INTO rlm_states (state_id, seq, session_id, tree_id, parent_state_id,"
                 " result_name, created_at, last_updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (state_id, seq, session_id, tree_id, parent_state_id, result_name, now, now))
+                (state_id, seq, session_id, tree_id, parent_state_id, result_name, now, now),
+            )
             state = self.state(state_id)
             paths.state_folder(self.root, state_id).mkdir(parents=True, exist_ok=True)
             self._write(state, PROMPT, prompt, now, vtype="text", source=source, read_only=True)
             self._put(state, FINAL, None, "null", now)
             if parent is not None and inputs:
                 self._pass_inputs(parent, state, inputs, now)
-            ckpts.take(self.conn, self.determinism, self.limits, self.state(state_id),
-                       "initial_state", now, "State initialized with the prompt")
+            ckpts.take(
+                self.conn,
+                self.determinism,
+                self.limits,
+                self.state(state_id),
+                "initial_state",
+                now,
+                "State initialized with the prompt",
+            )
         return self.state(state_id)
 
     def state(self, state_id: str | None) -> StateInfo:
         """The state ``state_id``; raises :class:`StateNotFound`."""
         info = state_info(self.conn, state_id) if isinstance(state_id, str) else None
         if info is None:
-            raise StateNotFound(f"no RLM state {state_id!r}; create one with create_state() "
-                                "(agi state create) or list them (agi state list --states)")
+            raise StateNotFound(
+                f"no RLM state {state_id!r}; create one with create_state() "
+                "(agi state create) or list them (agi state list --states)"
+            )
         return info
 
     def states(self) -> list[StateInfo]:
@@ -127,8 +147,7 @@ class StateService(TreeMixin):
         with atomic(self.conn):
             now = self.determinism.now()
             self._purge(state, now)
-            return ckpts.take(self.conn, self.determinism, self.limits, self.state(state_id),
-                              name, now, description)
+            return ckpts.take(self.conn, self.determinism, self.limits, self.state(state_id), name, now, description)
 
     def checkpoints(self, state_id: str) -> list[Checkpoint]:
         """The checkpoints of ``state_id``, oldest first."""
@@ -145,9 +164,17 @@ class StateService(TreeMixin):
         with atomic(self.conn):
             checkpoint, snapshot = ckpts.get(self.conn, state_id, checkpoint_id)
             ckpts.restore(self.conn, state_id, snapshot)
-            history.log(self.conn, self.determinism, self.limits, state_id,
-                        self.determinism.now(), "rollback", "*", source=source,
-                        metadata={"checkpoint_id": checkpoint_id})
+            history.log(
+                self.conn,
+                self.determinism,
+                self.limits,
+                state_id,
+                self.determinism.now(),
+                "rollback",
+                "*",
+                source=source,
+                metadata={"checkpoint_id": checkpoint_id},
+            )
         return checkpoint
 
     def delete_checkpoint(self, state_id: str, checkpoint_id: str) -> None:
@@ -170,29 +197,36 @@ class StateService(TreeMixin):
         than now must stay restorable: deleted files cannot come back.
         """
         self.state(state_id)
-        keep = {r["file"] for r in variable_rows(self.conn, "owner_state_id = ?", (state_id,))
-                if r["file"]}
+        keep = {r["file"] for r in variable_rows(self.conn, "owner_state_id = ?", (state_id,)) if r["file"]}
         keep |= ckpts.referenced_files(self.conn, state_id)
         return paths.remove_unreferenced(paths.state_folder(self.root, state_id), keep)
 
 
-def _check_options(prompt: object, session_id: object, tree_id: object, parent_state_id: object,
-                   result_name: str | None, inputs: Mapping[str, str] | None) -> None:
+def _check_options(
+    prompt: object,
+    session_id: object,
+    tree_id: object,
+    parent_state_id: object,
+    result_name: str | None,
+    inputs: Mapping[str, str] | None,
+) -> None:
     """Refuse bad ``create_state`` arguments before anything is written."""
     if not isinstance(prompt, str):
-        raise VariableValueError(f"prompt must be text, got {type(prompt).__name__}; pass a string",
-                                 path="$.variables.prompt.value")
+        raise VariableValueError(
+            f"prompt must be text, got {type(prompt).__name__}; pass a string", path="$.variables.prompt.value"
+        )
     if tree_id is not None and (not isinstance(tree_id, str) or not TREE_ID.fullmatch(tree_id)):
-        raise VariableValueError(f"tree id {tree_id!r} is not tree-xxxxxxxx (8 hex digits); "
-                                 "use new_tree_id()", path="$.tree_id")
+        raise VariableValueError(
+            f"tree id {tree_id!r} is not tree-xxxxxxxx (8 hex digits); use new_tree_id()", path="$.tree_id"
+        )
     if session_id is not None and (not isinstance(session_id, str) or not session_id):
         raise VariableValueError("session id must be a non-empty string", path="$.session_id")
     if result_name is not None:
         if parent_state_id is None:
-            raise VariableValueError("result_name needs a parent_state_id to deliver to",
-                                     path="$.result_name")
+            raise VariableValueError("result_name needs a parent_state_id to deliver to", path="$.result_name")
         if check_name(result_name) == PROMPT:
-            raise ReadOnlyVariable("a child's result cannot go to the parent's read-only "
-                                   "prompt; pick another result_name")
+            raise ReadOnlyVariable(
+                "a child's result cannot go to the parent's read-only prompt; pick another result_name"
+            )
     if inputs and parent_state_id is None:
         raise VariableValueError("inputs need a parent_state_id to copy from", path="$.variables")

@@ -60,27 +60,34 @@ def decode(root: Path, row: dict[str, Any]) -> Any:
         text = data.decode("utf-8")
         return text if row["type"] == "file_content" else json.loads(text)
     except ValueError:
-        raise StorageError(
-            f"{row['file']} of {owner} is not valid UTF-8 JSON; roll back to a checkpoint"
-        ) from None
+        raise StorageError(f"{row['file']} of {owner} is not valid UTF-8 JSON; roll back to a checkpoint") from None
 
 
 def to_variable(root: Path, row: dict[str, Any]) -> Variable:
     """A full :class:`Variable` (value loaded) from a ``rlm_variables`` row."""
     return Variable(
-        name=row["name"], value=decode(root, row), type=row["type"], scope=row["scope"],
-        owner_state_id=row["owner_state_id"], created_at=row["created_at"],
-        updated_at=row["updated_at"], access_count=row["access_count"],
-        read_only=bool(row["read_only"]), description=row["description"],
-        source=row["source"], ttl_seconds=row["ttl_seconds"], expires_at=row["expires_at"],
-        file=row["file"], size_bytes=row["size_bytes"],
+        name=row["name"],
+        value=decode(root, row),
+        type=row["type"],
+        scope=row["scope"],
+        owner_state_id=row["owner_state_id"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        access_count=row["access_count"],
+        read_only=bool(row["read_only"]),
+        description=row["description"],
+        source=row["source"],
+        ttl_seconds=row["ttl_seconds"],
+        expires_at=row["expires_at"],
+        file=row["file"],
+        size_bytes=row["size_bytes"],
     )
 
 
 def copy_file(root: Path, src_state: str, ref: str, dst_state: str) -> str:
     """Copy the file ``ref`` of ``src_state`` to ``from/<src_state>/...`` of ``dst_state``."""
     src = paths.resolve_ref(paths.state_folder(root, src_state), ref, src_state)
-    rel = f"from/{src_state}/{paths.normalize_ref(ref, src_state)[len(paths.FILE_PREFIX):]}"
+    rel = f"from/{src_state}/{paths.normalize_ref(ref, src_state)[len(paths.FILE_PREFIX) :]}"
     dst_folder = paths.state_folder(root, dst_state)
     target = dst_folder / rel
     try:

@@ -29,22 +29,27 @@ class TreeMixin(VariablesMixin):
 
     create_state: Callable[..., StateInfo]  # provided by StateService
 
-    def spawn_child(self, parent_state_id: str, prompt: str, *,
-                    inputs: Mapping[str, str] | None = None,
-                    result_name: str | None = None) -> StateInfo:
+    def spawn_child(
+        self,
+        parent_state_id: str,
+        prompt: str,
+        *,
+        inputs: Mapping[str, str] | None = None,
+        result_name: str | None = None,
+    ) -> StateInfo:
         """A child of ``parent_state_id`` in the same session and tree.
 
         :param inputs: child variable name -> parent variable name, copied in at creation.
         :param result_name: parent variable that receives the child's ``Final``.
         """
-        return self.create_state(prompt, parent_state_id=parent_state_id, inputs=inputs,
-                                 result_name=result_name, source=parent_state_id)
+        return self.create_state(
+            prompt, parent_state_id=parent_state_id, inputs=inputs, result_name=result_name, source=parent_state_id
+        )
 
     def children(self, state_id: str) -> list[StateInfo]:
         """The child states of ``state_id``, oldest first."""
         self.state(state_id)
-        cur = self.conn.execute(
-            "SELECT state_id FROM rlm_states WHERE parent_state_id = ? ORDER BY seq", (state_id,))
+        cur = self.conn.execute("SELECT state_id FROM rlm_states WHERE parent_state_id = ? ORDER BY seq", (state_id,))
         return [self.state(r[0]) for r in cur.fetchall()]
 
     def on_complete(self, handler: Handler) -> Handler:
@@ -63,8 +68,9 @@ class TreeMixin(VariablesMixin):
             if vtype == "file_path":
                 value = copy_file(self.root, state.state_id, value, parent.state_id)
             self._write(parent, state.result_name, value, now, vtype=vtype, source=state.state_id)
-        event = CompletionEvent(state_id=state.state_id, value=value,
-                                parent_state_id=state.parent_state_id, result_name=state.result_name)
+        event = CompletionEvent(
+            state_id=state.state_id, value=value, parent_state_id=state.parent_state_id, result_name=state.result_name
+        )
         for handler in list(self._handlers):
             try:
                 handler(event)
@@ -72,22 +78,25 @@ class TreeMixin(VariablesMixin):
                 raise
             except Exception as exc:
                 name = getattr(handler, "__qualname__", repr(handler))
-                raise StateError(f"completion handler {name} failed for {state.state_id}: {exc!r}; "
-                                 "fix the handler (the Final write was undone)") from exc
+                raise StateError(
+                    f"completion handler {name} failed for {state.state_id}: {exc!r}; "
+                    "fix the handler (the Final write was undone)"
+                ) from exc
 
-    def _pass_inputs(self, parent: StateInfo, child: StateInfo, inputs: Mapping[str, str],
-                     now: str) -> None:
+    def _pass_inputs(self, parent: StateInfo, child: StateInfo, inputs: Mapping[str, str], now: str) -> None:
         for name, parent_name in inputs.items():
             if check_name(name, self.limits) in SPECIAL_NAMES:
-                raise VariableValueError(f"input {name!r} would overwrite the child's {name}; "
-                                         "give the input another name", path="$.variables")
+                raise VariableValueError(
+                    f"input {name!r} would overwrite the child's {name}; give the input another name",
+                    path="$.variables",
+                )
             self._copy_in(parent, parent_name, child, name, now)
 
-    def _copy_in(self, parent: StateInfo, parent_name: str, child: StateInfo, name: str,
-                 now: str) -> None:
+    def _copy_in(self, parent: StateInfo, parent_name: str, child: StateInfo, name: str, now: str) -> None:
         variable = self.describe(parent.state_id, parent_name)
         value = variable.value
         if variable.type == "file_path":
             value = copy_file(self.root, parent.state_id, value, child.state_id)
-        self._write(child, name, value, now, vtype=variable.type, source=parent.state_id,
-                    description=variable.description)
+        self._write(
+            child, name, value, now, vtype=variable.type, source=parent.state_id, description=variable.description
+        )

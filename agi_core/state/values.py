@@ -35,12 +35,9 @@ def check_name(name: object, limits: Limits = DEFAULT_LIMITS) -> str:
 def check_scope(scope: str, ttl_seconds: int | None) -> None:
     """A known scope; ``temporary`` needs a TTL of at least 1 s and only it may have one."""
     if scope not in SCOPES:
-        raise VariableValueError(
-            f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}", path="$.metadata.scope"
-        )
+        raise VariableValueError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}", path="$.metadata.scope")
     if scope == "temporary":
-        if (isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, int)
-                or not 1 <= ttl_seconds <= MAX_TTL_SECONDS):
+        if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, int) or not 1 <= ttl_seconds <= MAX_TTL_SECONDS:
             raise VariableValueError(
                 f"a temporary variable needs 1 <= ttl_seconds <= {MAX_TTL_SECONDS}, got {ttl_seconds!r}; "
                 "pass ttl_seconds=<seconds on the deterministic clock>",
@@ -48,8 +45,7 @@ def check_scope(scope: str, ttl_seconds: int | None) -> None:
             )
     elif ttl_seconds is not None:
         raise VariableValueError(
-            f"ttl_seconds is only for scope 'temporary', not {scope!r}; "
-            "drop ttl_seconds or use scope='temporary'",
+            f"ttl_seconds is only for scope 'temporary', not {scope!r}; drop ttl_seconds or use scope='temporary'",
             path="$.metadata.ttl_seconds",
         )
 
@@ -69,8 +65,7 @@ def infer_type(value: Any) -> str:
     if isinstance(value, dict):
         return "json"
     raise VariableValueError(
-        f"cannot store a {type(value).__name__}; use a JSON value "
-        "(str, int, float, bool, None, list or dict)",
+        f"cannot store a {type(value).__name__}; use a JSON value (str, int, float, bool, None, list or dict)",
         path="$.value",
     )
 
@@ -86,9 +81,14 @@ _CHECKS = {
     "file_content": lambda v: isinstance(v, str),
 }
 _EXPECTED = {
-    "text": "a string", "number": "an int or a float", "boolean": "True or False",
-    "null": "None", "json": "a dict or a list", "array": "a list",
-    "file_path": "a 'file:<path in the state folder>' string", "file_content": "a string",
+    "text": "a string",
+    "number": "an int or a float",
+    "boolean": "True or False",
+    "null": "None",
+    "json": "a dict or a list",
+    "array": "a list",
+    "file_path": "a 'file:<path in the state folder>' string",
+    "file_content": "a string",
 }
 
 
@@ -129,12 +129,10 @@ def _check_keys(value: Any, path: str = "$.value") -> None:
 def canonical(value: Any) -> str:
     """Canonical JSON text (sorted keys, no spaces, UTF-8 kept, no NaN): equal data, equal text."""
     try:
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                          allow_nan=False)
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise VariableValueError(
-            f"value is not JSON data ({exc}); use str, int, finite float, bool, None, "
-            "lists and dicts with string keys",
+            f"value is not JSON data ({exc}); use str, int, finite float, bool, None, lists and dicts with string keys",
             path="$.value",
         ) from None
 
@@ -142,4 +140,3 @@ def canonical(value: Any) -> str:
 def size_of(text: str) -> int:
     """Size in bytes of a canonical JSON text (what the 10 KB inline limit measures)."""
     return len(text.encode("utf-8"))
-

@@ -29,8 +29,9 @@ class VariablesMixin(RowStore):
             row, expired = self._visible(state, name)
             if row is not None:
                 self.conn.execute(
-                    "UPDATE rlm_variables SET access_count = access_count + 1"
-                    " WHERE namespace = ? AND name = ?", (row["namespace"], name))
+                    "UPDATE rlm_variables SET access_count = access_count + 1 WHERE namespace = ? AND name = ?",
+                    (row["namespace"], name),
+                )
                 row["access_count"] += 1
         if row is None:
             raise self._missing(state, name, expired)
@@ -67,16 +68,27 @@ class VariablesMixin(RowStore):
         variable = self.describe(state_id, name)
         ref = variable.value if variable.type == "file_path" else variable.file
         if ref is None:
-            raise VariableValueError(f"{name!r} of {state_id} is stored inline, not in a file; "
-                                     "use get() for its value", path=f"$.variables.{name}")
+            raise VariableValueError(
+                f"{name!r} of {state_id} is stored inline, not in a file; use get() for its value",
+                path=f"$.variables.{name}",
+            )
         owner = variable.owner_state_id
         return paths.resolve_ref(paths.state_folder(self.root, owner), ref, owner)
 
     # -- writes -------------------------------------------------------------------------
-    def set(self, state_id: str, name: str, value: Any, *, type: str | None = None,
-            scope: str | None = None, ttl_seconds: int | None = None,
-            description: str | None = None, source: str | None = None,
-            read_only: bool | None = None) -> Variable:
+    def set(
+        self,
+        state_id: str,
+        name: str,
+        value: Any,
+        *,
+        type: str | None = None,
+        scope: str | None = None,
+        ttl_seconds: int | None = None,
+        description: str | None = None,
+        source: str | None = None,
+        read_only: bool | None = None,
+    ) -> Variable:
         """Create or update ``name``; a non-null ``Final`` completes the state.
 
         :param type: one of the schema's types; inferred from the value when omitted.
@@ -86,17 +98,28 @@ class VariablesMixin(RowStore):
         state = self.state(state_id)
         check_name(name, self.limits)
         if name == PROMPT:
-            raise ReadOnlyVariable(f"prompt of {state_id} is read-only after initialization; "
-                                   "store new text under another name")
+            raise ReadOnlyVariable(
+                f"prompt of {state_id} is read-only after initialization; store new text under another name"
+            )
         if name == FINAL and scope not in (None, "state"):
-            raise VariableValueError("Final always has scope 'state'; drop the scope argument",
-                                     path="$.variables.Final.metadata.scope")
+            raise VariableValueError(
+                "Final always has scope 'state'; drop the scope argument", path="$.variables.Final.metadata.scope"
+            )
         with atomic(self.conn):
             now = self.determinism.now()
             self._purge(state, now)
-            row = self._write(state, name, value, now, vtype=type, scope=scope,
-                              ttl_seconds=ttl_seconds, description=description, source=source,
-                              read_only=read_only)
+            row = self._write(
+                state,
+                name,
+                value,
+                now,
+                vtype=type,
+                scope=scope,
+                ttl_seconds=ttl_seconds,
+                description=description,
+                source=source,
+                read_only=read_only,
+            )
         return to_variable(self.root, row)
 
     def delete(self, state_id: str, name: str, *, source: str | None = None) -> None:
@@ -104,15 +127,19 @@ class VariablesMixin(RowStore):
         state = self.state(state_id)
         check_name(name, self.limits)
         if name in SPECIAL_NAMES:
-            raise ReadOnlyVariable(f"{name} cannot be deleted" + (
-                "; set it to None to mark the state incomplete" if name == FINAL else
-                "; it is read-only after initialization"))
+            raise ReadOnlyVariable(
+                f"{name} cannot be deleted"
+                + (
+                    "; set it to None to mark the state incomplete"
+                    if name == FINAL
+                    else "; it is read-only after initialization"
+                )
+            )
         with atomic(self.conn):
             now = self.determinism.now()
             self._purge(state, now)
             row = self._writable(state, name)
-            self.conn.execute("DELETE FROM rlm_variables WHERE namespace = ? AND name = ?",
-                              (row["namespace"], name))
+            self.conn.execute("DELETE FROM rlm_variables WHERE namespace = ? AND name = ?", (row["namespace"], name))
             self._log(state, now, "delete", name, row, old=logged(row), source=source)
 
     def rename(self, state_id: str, name: str, new_name: str, *, source: str | None = None) -> Variable:
@@ -121,18 +148,21 @@ class VariablesMixin(RowStore):
         check_name(name, self.limits)
         check_name(new_name, self.limits)
         if name in SPECIAL_NAMES or new_name in SPECIAL_NAMES:
-            raise ReadOnlyVariable(f"cannot rename {name} to {new_name}: Final and prompt are "
-                                   "special names; copy the value with set() instead")
+            raise ReadOnlyVariable(
+                f"cannot rename {name} to {new_name}: Final and prompt are "
+                "special names; copy the value with set() instead"
+            )
         with atomic(self.conn):
             now = self.determinism.now()
             self._purge(state, now)
             row = self._writable(state, name)
             if variable_row(self.conn, row["namespace"], new_name) is not None:
-                raise VariableValueError(f"{new_name!r} already exists in scope {row['scope']} of "
-                                         f"{state_id}; delete it first or pick another name",
-                                         path=f"$.variables.{new_name}")
-            self.conn.execute("DELETE FROM rlm_variables WHERE namespace = ? AND name = ?",
-                              (row["namespace"], name))
+                raise VariableValueError(
+                    f"{new_name!r} already exists in scope {row['scope']} of "
+                    f"{state_id}; delete it first or pick another name",
+                    path=f"$.variables.{new_name}",
+                )
+            self.conn.execute("DELETE FROM rlm_variables WHERE namespace = ? AND name = ?", (row["namespace"], name))
             renamed = {**row, "name": new_name, "updated_at": now}
             insert_variable(self.conn, renamed)
             self._log(state, now, "rename", name, row, source=source, extra={"new_name": new_name})

@@ -11,14 +11,17 @@ REPO = Path(__file__).resolve().parents[2]
 CORE_SPECS = REPO / "agi_core" / "contracts" / "specs"
 #: distribution folder -> (entry-point name, plugin module)
 DISTRIBUTIONS = {
-    path.name: (path.name.removeprefix("agi-plugin-").replace("-", "_"),
-                f"agi_plugin_{path.name.removeprefix('agi-plugin-').replace('-', '_')}.plugin")
+    path.name: (
+        path.name.removeprefix("agi-plugin-").replace("-", "_"),
+        f"agi_plugin_{path.name.removeprefix('agi-plugin-').replace('-', '_')}.plugin",
+    )
     for path in sorted((REPO / "plugins").glob("agi-plugin-*"))
     if any(path.glob("agi_plugin_*/contracts/*.json"))
 }
-CONTRACT_FILES = sorted([*CORE_SPECS.glob("*.json"),
-                         *(REPO / "plugins").glob("agi-plugin-*/agi_plugin_*/contracts/*.json")],
-                        key=lambda path: path.stem)
+CONTRACT_FILES = sorted(
+    [*CORE_SPECS.glob("*.json"), *(REPO / "plugins").glob("agi-plugin-*/agi_plugin_*/contracts/*.json")],
+    key=lambda path: path.stem,
+)
 NAMES = [path.stem for path in CONTRACT_FILES]
 SEED = REPO.parent / "shared" / "seeds" / "agi-evolutive-llm-contracts.fr.md"
 

@@ -13,8 +13,15 @@ from agi_core.contracts import Contract, registry_from_plugins, run_fallback, th
 from agi_core.contracts.pipeline import resolve_fallback
 from agi_core.plugins import DEFAULT_PLUGINS, Plugins
 
-PER_PLUGIN = {"contracts": 40, "social": 10, "autonomy": 5, "beliefs": 4, "self_improver": 1, "retrieval": 2,
-              "learning": 8}
+PER_PLUGIN = {
+    "contracts": 40,
+    "social": 10,
+    "autonomy": 5,
+    "beliefs": 4,
+    "self_improver": 1,
+    "retrieval": 2,
+    "learning": 8,
+}
 
 
 def test_seventy_contract_files():
@@ -26,13 +33,15 @@ def test_seventy_contracts_through_real_plugin_loading(monkeypatch):
     """Built-ins plus the installed distributions' entry points, as `agi` loads them."""
     monkeypatch.delenv("AGI_LOAD_PLUGINS", raising=False)
     assert "agi_core.default_plugins.contracts" in DEFAULT_PLUGINS, (
-        "add 'agi_core.default_plugins.contracts' to agi_core.plugins.DEFAULT_PLUGINS")
+        "add 'agi_core.default_plugins.contracts' to agi_core.plugins.DEFAULT_PLUGINS"
+    )
     plugins = Plugins.from_environment()
     registry = registry_from_plugins(plugins)
     counts = {plugin: len(names) for plugin, names in registry.by_plugin().items()}
     assert counts == PER_PLUGIN, (
         "install the contract distributions: pip install -e plugins/agi-plugin-{social,autonomy,beliefs,"
-        "self-improver,retrieval,learning} --no-deps")
+        "self-improver,retrieval,learning} --no-deps"
+    )
     assert len(registry) == 70
     assert [f for f in plugins.failures if f.stage == "agi_register_contracts"] == []
 
@@ -106,8 +115,17 @@ def test_declared_fallback_returns_a_valid_object(registry, name):
     contract = registry[name]
     assert callable(resolve_fallback(contract))
     assert run_fallback(contract, {}).ok
-    hostile = {"text": ["x"], "candidates": "no", "memories": [None, {"id": 3.5}], "state": 7, "jobs": [{"job_id": 1}],
-               "actions": [{"name": "a"}], "mission": ["x"], "goal": "\u0000" * 10, "base_text": None}
+    hostile = {
+        "text": ["x"],
+        "candidates": "no",
+        "memories": [None, {"id": 3.5}],
+        "state": 7,
+        "jobs": [{"job_id": 1}],
+        "actions": [{"name": "a"}],
+        "mission": ["x"],
+        "goal": "\u0000" * 10,
+        "base_text": None,
+    }
     assert run_fallback(contract, hostile).ok
 
 
@@ -118,6 +136,7 @@ def test_contracts_without_fallback_are_the_documented_ones():
 
 
 # -- conformance with the seed's tables --------------------------------------------------------
+
 
 def _seed_tables() -> dict[str, list[tuple[str, str]]]:
     text = SEED.read_text(encoding="utf-8")

@@ -40,15 +40,25 @@ def test_list_table(agi, obj):
     row = next(line for line in lines if line.startswith("intent_ingestion "))
     assert row.split() == ["intent_ingestion", "ingestion", "contracts", "3"]
     assert next(line for line in lines if line.startswith("social_interaction_miner ")).split() == [
-        "social_interaction_miner", "social", "social", "4"]
+        "social_interaction_miner",
+        "social",
+        "social",
+        "4",
+    ]
 
 
 def test_list_json(agi, obj):
     result = run(agi, obj, "list", "--json")
     rows = json.loads(result.output)
     assert len(rows) == 70
-    assert rows[0] == {"name": "action_interface", "family": "action", "plugin": "contracts", "required_fields": 3,
-                       "owner_module": "AGI_Evolutive/io/action_interface.py", "fallback": True}
+    assert rows[0] == {
+        "name": "action_interface",
+        "family": "action",
+        "plugin": "contracts",
+        "required_fields": 3,
+        "owner_module": "AGI_Evolutive/io/action_interface.py",
+        "fallback": True,
+    }
 
 
 def test_list_uses_the_default_plugins_without_ctx_obj(agi, monkeypatch):
@@ -74,9 +84,11 @@ def test_validate_reports_errors_with_paths(agi, obj):
     result = run(agi, obj, "validate", "intent_ingestion", "-", stdin='{"intent": {"confidence": "x"}}')
     assert result.exit_code == 1
     assert result.stdout == ""
-    assert result.stderr == ("Error: the output violates contract 'intent_ingestion' (schema):\n"
-                             "  $.intent.confidence: expected number, got string\n"
-                             "  $.intent.label: required field is missing\n")
+    assert result.stderr == (
+        "Error: the output violates contract 'intent_ingestion' (schema):\n"
+        "  $.intent.confidence: expected number, got string\n"
+        "  $.intent.label: required field is missing\n"
+    )
 
 
 def test_validate_truncated(agi, obj):
@@ -106,8 +118,9 @@ def test_the_docs_table_is_fresh(agi, obj):
     table = run(agi, obj, "list", "--markdown").output
     docs = (Path(__file__).resolve().parents[2] / "docs" / "contracts.md").read_text(encoding="utf-8")
     assert table.count("\n") == 72
-    assert table in docs, ("docs/contracts.md is stale; paste the output of `agi contracts list --markdown` "
-                           "into its catalogue section")
+    assert table in docs, (
+        "docs/contracts.md is stale; paste the output of `agi contracts list --markdown` into its catalogue section"
+    )
 
 
 def test_through_the_agi_entry_point(monkeypatch, tmp_path, capsys):
@@ -115,8 +128,9 @@ def test_through_the_agi_entry_point(monkeypatch, tmp_path, capsys):
     from agi_core.cli.main import main
 
     if "agi_core.default_plugins.contracts" not in plugins_module.DEFAULT_PLUGINS:
-        monkeypatch.setattr(plugins_module, "DEFAULT_PLUGINS",
-                            (*plugins_module.DEFAULT_PLUGINS, "agi_core.default_plugins.contracts"))
+        monkeypatch.setattr(
+            plugins_module, "DEFAULT_PLUGINS", (*plugins_module.DEFAULT_PLUGINS, "agi_core.default_plugins.contracts")
+        )
     plugins_module.reset_plugins()
     bad = tmp_path / "bad.json"
     bad.write_text('{"intent": {"label": 3, "confidence": 0.5}}', encoding="utf-8")

@@ -30,10 +30,17 @@ INJECTIONS = [
     "{{7*7}} ${jndi:ldap://x} '; DROP TABLE facts; --",
     "\u202eevil\u200b\u0000\ufeff",
 ]
-SCALARS = (st.none() | st.booleans() | st.integers() | st.integers(2**63, 2**80)
-           | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=30)
-           | st.sampled_from(INJECTIONS) | st.integers(1_000, 300_000).map(lambda n: "A" * n)
-           | st.sampled_from(["\ud800", "x\udfff", "0.5", "85%", "-3", " OK ", "", "   "]))
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(2**63, 2**80)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=30)
+    | st.sampled_from(INJECTIONS)
+    | st.integers(1_000, 300_000).map(lambda n: "A" * n)
+    | st.sampled_from(["\ud800", "x\udfff", "0.5", "85%", "-3", " OK ", "", "   "])
+)
 
 
 def _deep(depth: int) -> object:
@@ -43,9 +50,11 @@ def _deep(depth: int) -> object:
     return value
 
 
-VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4)
-                      | st.dictionaries(st.text(max_size=10), inner, max_size=4), max_leaves=10) \
-    | st.integers(10, 400).map(_deep)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    max_leaves=10,
+) | st.integers(10, 400).map(_deep)
 
 
 @st.composite
@@ -88,7 +97,7 @@ def hostile_texts(draw, example: dict):
         depth = draw(st.integers(50, 3000))
         return '{"a": ' + "[" * depth + "]" * depth + "}"
     if shape == "nan":
-        return body.replace("0.", "NaN, \"x\": 0.", 1) if "0." in body else '{"x": Infinity}'
+        return body.replace("0.", 'NaN, "x": 0.', 1) if "0." in body else '{"x": Infinity}'
     return body
 
 
@@ -106,9 +115,12 @@ def check(contract, result) -> None:
             assert issue.path.startswith("$") and len(issue.message) < 400
 
 
-SETTINGS = settings(max_examples=8, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                           HealthCheck.large_base_example])
+SETTINGS = settings(
+    max_examples=8,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+)
 
 
 @SETTINGS
@@ -127,16 +139,21 @@ def test_hostile_texts(registry, name, data):
     check(contract, validate_and_normalize(contract, data.draw(hostile_texts(dict(contract.prompt.example)))))
 
 
-@settings(max_examples=3, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example])
+@settings(
+    max_examples=3,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+)
 @given(data=st.data())
 @pytest.mark.parametrize("name", NAMES)
 def test_hostile_calls_end_valid_or_in_a_typed_violation(registry, name, data):
     contract = registry[name]
     example = dict(contract.prompt.example)
     script = [data.draw(hostile_texts(example)) for _ in range(2)]
-    variables = data.draw(st.dictionaries(st.sampled_from(["text", "goal", "actions", "state", "jobs"]), VALUES,
-                                          max_size=2))
+    variables = data.draw(
+        st.dictionaries(st.sampled_from(["text", "goal", "actions", "state", "jobs"]), VALUES, max_size=2)
+    )
     try:
         call = call_contract(contract, ScriptedProvider(script), variables, budget=Budget(attempts=2, tokens=10**6))
     except ContractViolation as violation:

@@ -51,26 +51,44 @@ def test_a_good_file_loads(tmp_path):
     assert contract.to_dict()["output_schema"] == GOOD["output_schema"]
 
 
-@pytest.mark.parametrize("change,path,problem", [
-    (lambda d: d.pop("name"), "$.name", "required field is missing"),
-    (lambda d: d.update(name="Bad Name"), "$.name", "does not match"),
-    (lambda d: d.update(colour="red"), "$", "Additional properties are not allowed ('colour' was unexpected)"),
-    (lambda d: d["normalize"].append({"op": "clampp", "path": "$.x"}), "$.normalize[0].op", "must be one of"),
-    (lambda d: d["normalize"].append({"op": "clamp", "path": "$.x", "min": 0}), "$.normalize[0].max",
-     "required field is missing"),
-    (lambda d: d["normalize"].append({"op": "clamp", "path": "$.x", "min": 1, "max": 0}), "$.normalize[0]",
-     "clamp has min greater than max"),
-    (lambda d: d["normalize"].append({"op": "upper", "path": "x.y"}), "$.normalize[0].path", "does not match"),
-    (lambda d: d["normalize"].append({"op": "default_id", "path": "$", "field": "id", "template": "{uuid}"}),
-     "$.normalize[0].template", "does not match"),
-    (lambda d: d["output_schema"].update(type="array"), "$.output_schema.type", '"object" was expected'),
-    (lambda d: d["output_schema"]["properties"]["notes"].update(type="text"),
-     "$.output_schema.properties.notes.type", ""),
-    (lambda d: d["prompt"]["example"].update(notes=3), "$.prompt.example.notes",
-     "the example output does not satisfy the contract: expected string, got integer"),
-    (lambda d: d.update(fallback="not a reference"), "$.fallback", "does not match"),
-    (lambda d: d.update(limits={"max_tokens": 1}), "$.limits.max_tokens", "must be >= 16"),
-])
+@pytest.mark.parametrize(
+    "change,path,problem",
+    [
+        (lambda d: d.pop("name"), "$.name", "required field is missing"),
+        (lambda d: d.update(name="Bad Name"), "$.name", "does not match"),
+        (lambda d: d.update(colour="red"), "$", "Additional properties are not allowed ('colour' was unexpected)"),
+        (lambda d: d["normalize"].append({"op": "clampp", "path": "$.x"}), "$.normalize[0].op", "must be one of"),
+        (
+            lambda d: d["normalize"].append({"op": "clamp", "path": "$.x", "min": 0}),
+            "$.normalize[0].max",
+            "required field is missing",
+        ),
+        (
+            lambda d: d["normalize"].append({"op": "clamp", "path": "$.x", "min": 1, "max": 0}),
+            "$.normalize[0]",
+            "clamp has min greater than max",
+        ),
+        (lambda d: d["normalize"].append({"op": "upper", "path": "x.y"}), "$.normalize[0].path", "does not match"),
+        (
+            lambda d: d["normalize"].append({"op": "default_id", "path": "$", "field": "id", "template": "{uuid}"}),
+            "$.normalize[0].template",
+            "does not match",
+        ),
+        (lambda d: d["output_schema"].update(type="array"), "$.output_schema.type", '"object" was expected'),
+        (
+            lambda d: d["output_schema"]["properties"]["notes"].update(type="text"),
+            "$.output_schema.properties.notes.type",
+            "",
+        ),
+        (
+            lambda d: d["prompt"]["example"].update(notes=3),
+            "$.prompt.example.notes",
+            "the example output does not satisfy the contract: expected string, got integer",
+        ),
+        (lambda d: d.update(fallback="not a reference"), "$.fallback", "does not match"),
+        (lambda d: d.update(limits={"max_tokens": 1}), "$.limits.max_tokens", "must be >= 16"),
+    ],
+)
 def test_malformed_files_are_refused(tmp_path, change, path, problem):
     data = json.loads(json.dumps(GOOD))
     data["normalize"] = []
@@ -89,8 +107,10 @@ def test_not_json_names_line_and_column(tmp_path):
 
 def test_name_must_match_file_name(tmp_path):
     error = refused(tmp_path, GOOD, name="router")
-    assert (error.path, error.problem) == ("$.name", "'trigger_router' does not match the file name; rename the "
-                                                     "file to trigger_router.json")
+    assert (error.path, error.problem) == (
+        "$.name",
+        "'trigger_router' does not match the file name; rename the file to trigger_router.json",
+    )
 
 
 def test_missing_file(tmp_path):
@@ -104,6 +124,7 @@ def test_non_object():
 
 
 # -- registration through plugins ------------------------------------------------------------
+
 
 class _FilePlugin:
     def __init__(self, path, name=None):
@@ -140,8 +161,7 @@ def test_registration_name_must_be_the_contract_name(tmp_path):
     plugins = Plugins()
     plugins.add_module(_FilePlugin(write(tmp_path, GOOD), "router"), name="p")
     assert len(registry_from_plugins(plugins)) == 0
-    assert "registered under the name 'router'; call register(obj, name='trigger_router')" in \
-        plugins.failures[0].cause
+    assert "registered under the name 'router'; call register(obj, name='trigger_router')" in plugins.failures[0].cause
 
 
 def test_registry_accepts_contract_objects_and_dicts():

@@ -40,8 +40,11 @@ def test_first_answer_ok(intent):
     assert request["schema"] == dict(intent.output_schema) and request["schema"] is not intent.output_schema
     assert (request["max_tokens"], request["temperature"], request["seed"]) == (512, 0.0, None)
     system, user = request["messages"]
-    assert system["role"] == "system" and '"intent"' in system["content"] and "Example of a valid answer" in \
-        system["content"]
+    assert (
+        system["role"] == "system"
+        and '"intent"' in system["content"]
+        and "Example of a valid answer" in system["content"]
+    )
     assert user == {"role": "user", "content": 'Input:\n{\n  "text": "hello"\n}'}
 
 
@@ -52,8 +55,10 @@ def test_retry_feeds_the_errors_back(intent):
     retry = provider.requests[1]["messages"]
     assert retry[:2] == provider.requests[0]["messages"]
     assert retry[2] == {"role": "assistant", "content": BAD}
-    assert retry[3]["content"] == ("Your answer does not satisfy the contract:\n- $.intent.confidence: expected "
-                                   "number, got string\nAnswer again with the corrected JSON object only.")
+    assert retry[3]["content"] == (
+        "Your answer does not satisfy the contract:\n- $.intent.confidence: expected "
+        "number, got string\nAnswer again with the corrected JSON object only."
+    )
 
 
 def test_attempts_exhausted_gives_a_violation_with_the_fallback(intent):
@@ -65,8 +70,10 @@ def test_attempts_exhausted_gives_a_violation_with_the_fallback(intent):
     assert [str(e) for e in violation.errors] == ["$.intent.confidence: expected number, got string"]
     assert violation.path == "$.intent.confidence"
     assert thaw(violation.fallback)["intent"]["label"] == "QUESTION"
-    assert str(violation) == ("contract 'intent_ingestion' violated after 3 attempt(s) (schema): "
-                              "$.intent.confidence: expected number, got string; a fallback result is attached")
+    assert str(violation) == (
+        "contract 'intent_ingestion' violated after 3 attempt(s) (schema): "
+        "$.intent.confidence: expected number, got string; a fallback result is attached"
+    )
 
 
 def test_fallback_can_be_turned_off(intent):
@@ -134,8 +141,11 @@ def test_provider_failure_goes_to_the_fallback(intent):
 def test_a_broken_fallback_is_reported_not_raised(intent, monkeypatch):
     intent._cache["fallback"] = lambda variables: {"intent": "nope"}
     try:
-        with pytest.raises(ContractViolation, match=r"the fallback failed too: the fallback returned an invalid "
-                                                     r"object: \$.intent: expected object, got string"):
+        with pytest.raises(
+            ContractViolation,
+            match=r"the fallback failed too: the fallback returned an invalid "
+            r"object: \$.intent: expected object, got string",
+        ):
             call_contract(intent, ScriptedProvider([BAD]), {}, budget=Budget(attempts=1))
     finally:
         del intent._cache["fallback"]
@@ -144,13 +154,22 @@ def test_a_broken_fallback_is_reported_not_raised(intent, monkeypatch):
 def test_journal_records_every_attempt_as_plain_json(intent):
     journal: list[dict] = []
     with pytest.raises(ContractViolation):
-        call_contract(intent, ScriptedProvider([BAD, "```json\n{\"intent\": 3,}\n```"]), {"text": "hi"},
-                      budget=Budget(attempts=2), journal=journal.append)
+        call_contract(
+            intent,
+            ScriptedProvider([BAD, '```json\n{"intent": 3,}\n```']),
+            {"text": "hi"},
+            budget=Budget(attempts=2),
+            journal=journal.append,
+        )
     assert [(r["kind"], r.get("attempt"), r["outcome"]) for r in journal] == [
-        ("contract_attempt", 1, "schema"), ("contract_attempt", 2, "schema"), ("contract_fallback", None, "ok")]
+        ("contract_attempt", 1, "schema"),
+        ("contract_attempt", 2, "schema"),
+        ("contract_fallback", None, "ok"),
+    ]
     assert journal[1]["repairs"] == ["code_fence", "trailing_commas"]
-    assert journal[0]["errors"] == [{"path": "$.intent.confidence", "message": "expected number, got string",
-                                     "code": "type"}]
+    assert journal[0]["errors"] == [
+        {"path": "$.intent.confidence", "message": "expected number, got string", "code": "type"}
+    ]
     assert json.loads(json.dumps(journal)) == journal
 
 
@@ -199,13 +218,21 @@ def test_budget_validation():
 
 
 def test_provider_protocol_is_the_agreed_one():
-    assert [f.name for f in attrs.fields(Completion)] == ["text", "tool_calls", "finish_reason", "prompt_tokens",
-                                                          "completion_tokens", "model"]
+    assert [f.name for f in attrs.fields(Completion)] == [
+        "text",
+        "tool_calls",
+        "finish_reason",
+        "prompt_tokens",
+        "completion_tokens",
+        "model",
+    ]
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         Completion("x").text = "y"  # type: ignore[misc]
     expected = str(inspect.signature(Provider.complete))
-    assert expected == ("(self, messages: 'list[dict[str, Any]]', *, schema: 'dict[str, Any] | None' = None, "
-                        "tools: 'list[dict[str, Any]] | None' = None, max_tokens: 'int' = 512, "
-                        "temperature: 'float' = 0.0, seed: 'int | None' = None) -> 'Completion'")
+    assert expected == (
+        "(self, messages: 'list[dict[str, Any]]', *, schema: 'dict[str, Any] | None' = None, "
+        "tools: 'list[dict[str, Any]] | None' = None, max_tokens: 'int' = 512, "
+        "temperature: 'float' = 0.0, seed: 'int | None' = None) -> 'Completion'"
+    )
     for double in (ScriptedProvider, RecordedProvider):
         assert str(inspect.signature(double.complete)) == expected

@@ -17,8 +17,10 @@ from agi_core.contracts.validate import engine
 
 
 def test_errors_carry_json_paths(registry):
-    result = validate_and_normalize(registry["intent_ingestion"], {
-        "intent": {"label": "", "confidence": "high"}, "entities": [{"a": 1}, "x"], "safety": {"flags": [1]}})
+    result = validate_and_normalize(
+        registry["intent_ingestion"],
+        {"intent": {"label": "", "confidence": "high"}, "entities": [{"a": 1}, "x"], "safety": {"flags": [1]}},
+    )
     assert [str(e) for e in result.errors] == [
         "$.entities[1]: expected object, got string",
         "$.intent.confidence: expected number, got string",
@@ -29,8 +31,10 @@ def test_errors_carry_json_paths(registry):
 
 
 def test_item_level_required_path(registry):
-    result = validate_and_normalize(registry["social_interaction_miner"], {"rules": [
-        {"id": "r1", "tactic": {}, "predicates": []}, {"id": "r2", "predicates": []}]})
+    result = validate_and_normalize(
+        registry["social_interaction_miner"],
+        {"rules": [{"id": "r1", "tactic": {}, "predicates": []}, {"id": "r2", "predicates": []}]},
+    )
     assert [str(e) for e in result.errors] == ["$.rules[1].tactic: required field is missing"]
 
 
@@ -56,10 +60,13 @@ def test_unwrap(registry):
 
 
 def test_non_json_python_values_are_refused_with_paths(registry):
-    result = validate_and_normalize(registry["intent_ingestion"], {"intent": {"label": "a", "confidence": 0.5},
-                                                                   "entities": [{1: "x", "s": {1, 2}}]})
-    assert [str(e) for e in result.errors] == ["$.entities[0]: object key '1' is not a string",
-                                               "$.entities[0].s: set is not a JSON value"]
+    result = validate_and_normalize(
+        registry["intent_ingestion"], {"intent": {"label": "a", "confidence": 0.5}, "entities": [{1: "x", "s": {1, 2}}]}
+    )
+    assert [str(e) for e in result.errors] == [
+        "$.entities[0]: object key '1' is not a string",
+        "$.entities[0].s: set is not a JSON value",
+    ]
 
 
 def test_too_deep_values_are_refused(registry):
@@ -79,6 +86,7 @@ def test_validators_are_compiled_once_per_contract(registry):
 
 
 # -- the fast validator agrees with the reference implementation -------------------------------
+
 
 def _reference(contract):
     return jsonschema.Draft202012Validator(dict(contract.output_schema))
@@ -108,10 +116,15 @@ def test_jsonschema_rs_agrees_with_jsonschema(registry, name):
         assert fast_paths == reference_paths, sample
 
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False,
-                    allow_infinity=False) | st.text(max_size=12),
-                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-                    max_leaves=12)
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**6), 10**6)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
 
 
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -121,6 +134,8 @@ def test_agreement_on_generated_values(registry, name, data):
     contract = registry[name]
     example = dict(contract.prompt.example)
     keys = sorted(set(example) | set(contract.output_schema.get("properties", {})))
-    sample = {**example, **data.draw(st.dictionaries(st.sampled_from(keys) if keys else st.text(max_size=4), JSON,
-                                                     max_size=3))}
+    sample = {
+        **example,
+        **data.draw(st.dictionaries(st.sampled_from(keys) if keys else st.text(max_size=4), JSON, max_size=3)),
+    }
     assert engine(contract).validator.is_valid(sample) == _reference(contract).is_valid(sample)

@@ -52,8 +52,9 @@ def _required() -> bool:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if _llama_cpp_importable() or _required():
         return
-    skip = pytest.mark.skip(reason=f"llama-cpp-python is not installed; {INSTALL} "
-                                   f"(AGI_REQUIRE_LLM=1 turns this skip into a failure)")
+    skip = pytest.mark.skip(
+        reason=f"llama-cpp-python is not installed; {INSTALL} (AGI_REQUIRE_LLM=1 turns this skip into a failure)"
+    )
     for item in items:
         if item.get_closest_marker("llm") is not None and HERE in Path(str(item.path)).parents:
             item.add_marker(skip)
@@ -89,9 +90,25 @@ def llama_server(smollm2_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -
     """Start ``llama_cpp.server`` on a free port; yield its base URL; stop it."""
     port = free_port()
     log_path = tmp_path_factory.mktemp("llama-server") / "server.log"
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_gguf),
-               "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--seed", "0",
-               "--n_threads", THREADS, "--n_threads_batch", THREADS]
+    command = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(smollm2_gguf),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        "2048",
+        "--seed",
+        "0",
+        "--n_threads",
+        THREADS,
+        "--n_threads_batch",
+        THREADS,
+    ]
     base_url = f"http://127.0.0.1:{port}/v1"
     with log_path.open("wb") as log:
         proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -99,8 +116,11 @@ def llama_server(smollm2_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -
         deadline = time.monotonic() + SERVER_WAIT_S
         while True:
             if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited with code {proc.returncode} before serving "
-                            f"{base_url}; {INSTALL}. Log tail:\n{_tail(log_path)}", pytrace=False)
+                pytest.fail(
+                    f"llama_cpp.server exited with code {proc.returncode} before serving "
+                    f"{base_url}; {INSTALL}. Log tail:\n{_tail(log_path)}",
+                    pytrace=False,
+                )
             try:
                 with urllib.request.urlopen(f"{base_url}/models", timeout=2) as response:
                     if response.status == 200:
@@ -108,9 +128,12 @@ def llama_server(smollm2_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -
             except (urllib.error.URLError, OSError):
                 pass
             if time.monotonic() > deadline:
-                pytest.fail(f"llama_cpp.server did not answer {base_url}/models within "
-                            f"{SERVER_WAIT_S:g} s (AGI_LLAMA_SERVER_WAIT); {INSTALL}. "
-                            f"Log tail:\n{_tail(log_path)}", pytrace=False)
+                pytest.fail(
+                    f"llama_cpp.server did not answer {base_url}/models within "
+                    f"{SERVER_WAIT_S:g} s (AGI_LLAMA_SERVER_WAIT); {INSTALL}. "
+                    f"Log tail:\n{_tail(log_path)}",
+                    pytrace=False,
+                )
             time.sleep(0.2)
         yield base_url
     finally:

@@ -14,17 +14,24 @@ import pytest
 from agi_core.errors import ConfigError
 from agi_core.llm import LlamaCppProvider, ProviderError
 
-SCHEMA = {"type": "object", "properties": {"color": {"type": "string", "enum": ["red", "green", "blue"]}},
-          "required": ["color"], "additionalProperties": False}
-WEATHER_TOOL = {"name": "get_weather", "description": "Current weather for a city.",
-                "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
-                               "required": ["city"]}}
+SCHEMA = {
+    "type": "object",
+    "properties": {"color": {"type": "string", "enum": ["red", "green", "blue"]}},
+    "required": ["color"],
+    "additionalProperties": False,
+}
+WEATHER_TOOL = {
+    "name": "get_weather",
+    "description": "Current weather for a city.",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+}
 
 
 @pytest.fixture(scope="module")
 def embedded(smollm2_gguf: Path) -> Iterator[LlamaCppProvider]:
-    provider = LlamaCppProvider(model_path=smollm2_gguf, n_ctx=1024,
-                                n_threads=int(os.environ.get("AGI_LLM_TEST_THREADS", "1")))
+    provider = LlamaCppProvider(
+        model_path=smollm2_gguf, n_ctx=1024, n_threads=int(os.environ.get("AGI_LLM_TEST_THREADS", "1"))
+    )
     yield provider
     provider.close()
 
@@ -42,8 +49,9 @@ def test_plain_completion_is_deterministic(embedded: LlamaCppProvider) -> None:
 
 @pytest.mark.llm
 def test_json_schema_output(embedded: LlamaCppProvider) -> None:
-    completion = embedded.complete([{"role": "user", "content": "Pick a color. Answer in JSON."}],
-                                   schema=SCHEMA, max_tokens=24)
+    completion = embedded.complete(
+        [{"role": "user", "content": "Pick a color. Answer in JSON."}], schema=SCHEMA, max_tokens=24
+    )
     value = json.loads(completion.text)
     jsonschema.validate(value, SCHEMA)
 
@@ -60,17 +68,22 @@ def test_same_answer_as_the_server(embedded: LlamaCppProvider, llama_server: str
 
 @pytest.mark.llm
 def test_real_tool_call_with_the_function_calling_chat_format(smollm2_gguf: Path) -> None:
-    provider = LlamaCppProvider(model_path=smollm2_gguf, n_ctx=1024, chat_format="chatml-function-calling",
-                                n_threads=int(os.environ.get("AGI_LLM_TEST_THREADS", "1")))
+    provider = LlamaCppProvider(
+        model_path=smollm2_gguf,
+        n_ctx=1024,
+        chat_format="chatml-function-calling",
+        n_threads=int(os.environ.get("AGI_LLM_TEST_THREADS", "1")),
+    )
     try:
         completion = provider.complete(
             [{"role": "user", "content": "What is the weather in Paris? Use the get_weather tool."}],
-            tools=[WEATHER_TOOL], max_tokens=32)
+            tools=[WEATHER_TOOL],
+            max_tokens=32,
+        )
     finally:
         provider.close()
     assert completion.finish_reason == "tool_calls"
-    assert [(call["name"], call["arguments"]) for call in completion.tool_calls] == [
-        ("get_weather", {"city": "Paris"})]
+    assert [(call["name"], call["arguments"]) for call in completion.tool_calls] == [("get_weather", {"city": "Paris"})]
     assert completion.tool_calls[0]["id"].startswith("call_")
 
 
@@ -78,16 +91,21 @@ def test_missing_model_file_is_reported(tmp_path: Path) -> None:
     missing = tmp_path / "nope.gguf"
     with pytest.raises(ProviderError) as info:
         LlamaCppProvider(model_path=missing).complete([{"role": "user", "content": "hi"}])
-    assert str(info.value) == (f"GGUF model file {missing} does not exist; pass model_path= "
-                               f"(or set AGI_LLAMA_CPP_MODEL) to an existing .gguf file")
+    assert str(info.value) == (
+        f"GGUF model file {missing} does not exist; pass model_path= "
+        f"(or set AGI_LLAMA_CPP_MODEL) to an existing .gguf file"
+    )
 
 
 def test_missing_llama_cpp_names_the_install_script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     model = tmp_path / "m.gguf"
     model.write_bytes(b"GGUF")
     monkeypatch.setitem(sys.modules, "llama_cpp", None)  # import llama_cpp -> ImportError
-    with pytest.raises(ProviderError, match=r"needs llama-cpp-python \(.*\); run scripts/install_llama_cpp.sh "
-                                            r"\(or pip install 'agi-core\[llama-cpp\]'\)$"):
+    with pytest.raises(
+        ProviderError,
+        match=r"needs llama-cpp-python \(.*\); run scripts/install_llama_cpp.sh "
+        r"\(or pip install 'agi-core\[llama-cpp\]'\)$",
+    ):
         LlamaCppProvider(model_path=model).complete([{"role": "user", "content": "hi"}])
 
 

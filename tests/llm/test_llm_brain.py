@@ -38,15 +38,21 @@ def _replays_offline(db, monkeypatch):
 
 def test_an_llm_run_replays_equal_offline(tmp_path, llm_env, monkeypatch):
     db = tmp_path / "llm.db"
-    result = CliRunner().invoke(make_cli(), ["--db", str(db), "--seed", "llm", "--brain", "llm", "run"],
-                                input="\n".join(TURNS) + "\n")
+    result = CliRunner().invoke(
+        make_cli(), ["--db", str(db), "--seed", "llm", "--brain", "llm", "run"], input="\n".join(TURNS) + "\n"
+    )
     assert result.exit_code == 0, result.output
     assert len(result.stdout.splitlines()) == len(TURNS) and all(result.stdout.splitlines())
     records = _records(db)
     assert [r["brain"] for r in records] == ["llm"] * len(TURNS)
     assert all(r["externals"]["llm_completion"] for r in records)
     assert {r["agent_outputs"]["llm_brain"]["outcome"] for r in records} <= {
-        "valid", "violation:schema", "violation:parse", "violation:truncated", "violation:budget"}
+        "valid",
+        "violation:schema",
+        "violation:parse",
+        "violation:truncated",
+        "violation:budget",
+    }
     report = _replays_offline(db, monkeypatch)
     assert report.ok and report.ticks == len(TURNS), report.summary()
 
@@ -54,8 +60,11 @@ def test_an_llm_run_replays_equal_offline(tmp_path, llm_env, monkeypatch):
 def test_an_agi_chat_session_with_the_llm_brain_replays_equal_offline(tmp_path, llm_env, monkeypatch):
     db = tmp_path / "chat.db"
     # One turn; if the model asks for a write tool, "exit" declines the confirmation.
-    result = CliRunner().invoke(make_cli(), ["--db", str(db), "--seed", "llm", "--brain", "llm", "chat"],
-                                input="Hello! What can you do?\nexit\n")
+    result = CliRunner().invoke(
+        make_cli(),
+        ["--db", str(db), "--seed", "llm", "--brain", "llm", "chat"],
+        input="Hello! What can you do?\nexit\n",
+    )
     assert result.exit_code == 0, result.output
     assert len([line for line in result.output.splitlines() if line.startswith("agent> ")]) == 1
     assert len(_records(db)) == 1
@@ -67,8 +76,12 @@ def test_a_contract_call_returns_a_valid_object_or_a_violation_with_fallback(lla
     registry = registry_from_plugins(builtin_plugins())
     provider = OpenAIProvider(base_url=llama_server, timeout=120)
     try:
-        result = call_contract(registry["intent_ingestion"], provider, {"text": "Please book a table for two."},
-                               budget=Budget(attempts=2, tokens=3000, max_tokens=160))
+        result = call_contract(
+            registry["intent_ingestion"],
+            provider,
+            {"text": "Please book a table for two."},
+            budget=Budget(attempts=2, tokens=3000, max_tokens=160),
+        )
     except ContractViolation as violation:
         assert violation.fallback is not None
         assert violation.fallback["intent"]["label"].isupper()

@@ -15,6 +15,8 @@ from agi_core.llm import OpenAIProvider, ProviderError
 from agi_core.llm.testing import FakeOpenAIServer, chat_reply, free_port, json_reply
 
 HELLO = [{"role": "user", "content": "hello"}]
+
+
 def _provider(server: FakeOpenAIServer, **options: Any) -> OpenAIProvider:
     options.setdefault("max_retries", 0)
     return OpenAIProvider(base_url=server.url, model="fake-model", **options)
@@ -30,9 +32,11 @@ def test_connection_refused_is_one_line_naming_the_url() -> None:
         provider.complete(HELLO)
     message = str(info.value)
     assert "\n" not in message
-    assert message == (f"cannot reach the OpenAI-compatible server at {url} ([Errno 111] Connection "
-                       f"refused); start the server (scripts/llama_server.sh runs a local one) or set "
-                       f"AGI_OPENAI_BASE_URL to its URL")
+    assert message == (
+        f"cannot reach the OpenAI-compatible server at {url} ([Errno 111] Connection "
+        f"refused); start the server (scripts/llama_server.sh runs a local one) or set "
+        f"AGI_OPENAI_BASE_URL to its URL"
+    )
     assert isinstance(info.value, AgiError)
     assert info.value.endpoint == url and info.value.status is None
 
@@ -44,18 +48,23 @@ def test_timeout_is_one_line_and_bounded(silent_server: str) -> None:
         provider.complete(HELLO)
     elapsed = time.monotonic() - started
     assert 0.4 < elapsed < 5
-    assert str(info.value) == (f"chat completion at {silent_server} timed out after 0.5 s; raise "
-                               f"timeout= (AGI_OPENAI_TIMEOUT), lower max_tokens, or check the "
-                               f"server's load")
+    assert str(info.value) == (
+        f"chat completion at {silent_server} timed out after 0.5 s; raise "
+        f"timeout= (AGI_OPENAI_TIMEOUT), lower max_tokens, or check the "
+        f"server's load"
+    )
 
 
 def test_http_401_names_the_key_variable(fake_openai: FakeOpenAIServer) -> None:
     fake_openai.respond = lambda path, body: json_reply(
-        {"error": {"message": "Invalid API key\nprovided", "type": "auth"}}, status=401)
+        {"error": {"message": "Invalid API key\nprovided", "type": "auth"}}, status=401
+    )
     with pytest.raises(ProviderError) as info:
         _provider(fake_openai).complete(HELLO)
-    assert str(info.value) == (f"{fake_openai.url} refused the API key (HTTP 401: Invalid API key "
-                               f"provided); set OPENAI_API_KEY (or AGI_OPENAI_API_KEY) to a valid key")
+    assert str(info.value) == (
+        f"{fake_openai.url} refused the API key (HTTP 401: Invalid API key "
+        f"provided); set OPENAI_API_KEY (or AGI_OPENAI_API_KEY) to a valid key"
+    )
     assert info.value.status == 401
 
 
@@ -63,8 +72,9 @@ def test_http_500_is_one_line(fake_openai: FakeOpenAIServer) -> None:
     fake_openai.respond = lambda path, body: json_reply({"error": {"message": "boom"}}, status=500)
     with pytest.raises(ProviderError) as info:
         _provider(fake_openai).complete(HELLO)
-    assert str(info.value) == (f"{fake_openai.url} answered HTTP 500 to the chat completion (boom); "
-                               f"retry later or check the server's log")
+    assert str(info.value) == (
+        f"{fake_openai.url} answered HTTP 500 to the chat completion (boom); retry later or check the server's log"
+    )
 
 
 def test_html_instead_of_json_is_reported(fake_openai: FakeOpenAIServer) -> None:
@@ -74,43 +84,55 @@ def test_html_instead_of_json_is_reported(fake_openai: FakeOpenAIServer) -> None
     message = str(info.value)
     assert "\n" not in message
     assert message.startswith(f"{fake_openai.url} answered the chat completion with ")
-    assert message.endswith("check that the base URL points at an OpenAI-compatible API "
-                            "(it usually ends in /v1)")
+    assert message.endswith("check that the base URL points at an OpenAI-compatible API (it usually ends in /v1)")
 
 
 def test_tool_call_with_bad_json_arguments(fake_openai: FakeOpenAIServer) -> None:
-    fake_openai.respond = lambda path, body: chat_reply(None, [
-        {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{city: Paris"}}],
-        finish_reason="tool_calls")
+    fake_openai.respond = lambda path, body: chat_reply(
+        None,
+        [{"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{city: Paris"}}],
+        finish_reason="tool_calls",
+    )
     with pytest.raises(ProviderError, match=r"returned tool call 'lookup' whose arguments are not JSON"):
         _provider(fake_openai).complete(HELLO, tools=[{"name": "lookup"}])
 
 
 def test_tool_calls_are_normalized(fake_openai: FakeOpenAIServer) -> None:
-    fake_openai.respond = lambda path, body: chat_reply(None, [
-        {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": '{"city": "Paris"}'}},
-        {"id": "c2", "type": "function", "function": {"name": "now", "arguments": ""}}],
-        finish_reason="tool_calls")
+    fake_openai.respond = lambda path, body: chat_reply(
+        None,
+        [
+            {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": '{"city": "Paris"}'}},
+            {"id": "c2", "type": "function", "function": {"name": "now", "arguments": ""}},
+        ],
+        finish_reason="tool_calls",
+    )
     tool = {"name": "lookup", "description": "find", "parameters": {"type": "object"}, "effect": "read"}
     completion = _provider(fake_openai, tool_choice="required").complete(HELLO, tools=[tool])
-    assert completion.tool_calls == ({"id": "c1", "name": "lookup", "arguments": {"city": "Paris"}},
-                                     {"id": "c2", "name": "now", "arguments": {}})
+    assert completion.tool_calls == (
+        {"id": "c1", "name": "lookup", "arguments": {"city": "Paris"}},
+        {"id": "c2", "name": "now", "arguments": {}},
+    )
     assert completion.finish_reason == "tool_calls"
     assert completion.text == ""
     sent = fake_openai.requests[-1][1]
-    assert sent["tools"] == [{"type": "function", "function": {"name": "lookup", "description": "find",
-                                                               "parameters": {"type": "object"}}}]
+    assert sent["tools"] == [
+        {"type": "function", "function": {"name": "lookup", "description": "find", "parameters": {"type": "object"}}}
+    ]
     assert sent["tool_choice"] == "required"
 
 
 def test_completion_fields_and_request(fake_openai: FakeOpenAIServer) -> None:
     completion = _provider(fake_openai).complete(HELLO, max_tokens=9, temperature=0.0, seed=4)
-    assert (completion.text, completion.finish_reason, completion.prompt_tokens,
-            completion.completion_tokens, completion.model) == ("ok", "stop", 7, 3, "fake-model")
+    assert (
+        completion.text,
+        completion.finish_reason,
+        completion.prompt_tokens,
+        completion.completion_tokens,
+        completion.model,
+    ) == ("ok", "stop", 7, 3, "fake-model")
     path, body = fake_openai.requests[-1]
     assert path == "/v1/chat/completions"
-    assert body == {"model": "fake-model", "messages": HELLO, "max_tokens": 9,
-                    "temperature": 0.0, "seed": 4}
+    assert body == {"model": "fake-model", "messages": HELLO, "max_tokens": 9, "temperature": 0.0, "seed": 4}
 
 
 def test_json_schema_rejected_falls_back_and_is_remembered(fake_openai: FakeOpenAIServer) -> None:
@@ -134,10 +156,18 @@ def test_json_schema_rejected_falls_back_and_is_remembered(fake_openai: FakeOpen
 
 def test_a_500_blaming_response_format_is_a_rejection_too(fake_openai: FakeOpenAIServer) -> None:
     """llama-cpp-python's server answers a refused response_format with HTTP 500."""
+
     def respond(path: str, body: dict) -> tuple[int, str, bytes]:
         if body["response_format"]["type"] == "json_schema":
-            return json_reply({"error": {"message": "1 validation error: {'type': 'literal_error', 'loc': "
-                                                    "('body', 'response_format', 'type')}"}}, status=500)
+            return json_reply(
+                {
+                    "error": {
+                        "message": "1 validation error: {'type': 'literal_error', 'loc': "
+                        "('body', 'response_format', 'type')}"
+                    }
+                },
+                status=500,
+            )
         return chat_reply('{"a": 1}')
 
     fake_openai.respond = respond
@@ -162,8 +192,10 @@ def test_json_schema_accepted_is_remembered(fake_openai: FakeOpenAIServer) -> No
     provider.complete(HELLO, schema={**SCHEMA, "title": "My answer!"})
     provider.complete(HELLO, schema=SCHEMA)
     formats = [body["response_format"] for _, body in fake_openai.requests]
-    assert formats[0] == {"type": "json_schema", "json_schema": {
-        "name": "My_answer_", "schema": {**SCHEMA, "title": "My answer!"}, "strict": False}}
+    assert formats[0] == {
+        "type": "json_schema",
+        "json_schema": {"name": "My_answer_", "schema": {**SCHEMA, "title": "My answer!"}, "strict": False},
+    }
     assert [f["type"] for f in formats] == ["json_schema", "json_schema"]
     assert provider.response_format_kind == "json_schema"
 
@@ -185,8 +217,9 @@ def test_explicit_structured_output_mode_skips_negotiation(fake_openai: FakeOpen
 def test_model_is_discovered_from_models_list(fake_openai: FakeOpenAIServer) -> None:
     def respond(path: str, body: dict) -> tuple[int, str, bytes]:
         if path == "/v1/models":
-            return json_reply({"object": "list", "data": [
-                {"id": "served-model", "object": "model", "created": 0, "owned_by": "me"}]})
+            return json_reply(
+                {"object": "list", "data": [{"id": "served-model", "object": "model", "created": 0, "owned_by": "me"}]}
+            )
         return chat_reply()
 
     fake_openai.respond = respond
@@ -197,8 +230,14 @@ def test_model_is_discovered_from_models_list(fake_openai: FakeOpenAIServer) -> 
 
 
 def test_configuration_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("AGI_OPENAI_BASE_URL", "OPENAI_BASE_URL", "AGI_OPENAI_API_KEY", "OPENAI_API_KEY",
-                 "AGI_OPENAI_MODEL", "AGI_OPENAI_TIMEOUT"):
+    for name in (
+        "AGI_OPENAI_BASE_URL",
+        "OPENAI_BASE_URL",
+        "AGI_OPENAI_API_KEY",
+        "OPENAI_API_KEY",
+        "AGI_OPENAI_MODEL",
+        "AGI_OPENAI_TIMEOUT",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("OPENAI_BASE_URL", "http://other:1/v1/")
     assert OpenAIProvider().base_url == "http://other:1/v1"
@@ -210,8 +249,7 @@ def test_configuration_from_environment(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_openai_without_key_or_model_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("AGI_OPENAI_BASE_URL", "OPENAI_BASE_URL", "AGI_OPENAI_API_KEY", "OPENAI_API_KEY",
-                 "AGI_OPENAI_MODEL"):
+    for name in ("AGI_OPENAI_BASE_URL", "OPENAI_BASE_URL", "AGI_OPENAI_API_KEY", "OPENAI_API_KEY", "AGI_OPENAI_MODEL"):
         monkeypatch.delenv(name, raising=False)
     with pytest.raises(ConfigError, match=r"^no API key for https://api.openai.com/v1; set OPENAI_API_KEY"):
         OpenAIProvider(model="gpt-4o-mini")

@@ -16,16 +16,22 @@ pytestmark = pytest.mark.llm
 
 PERSON = {
     "type": "object",
-    "properties": {"name": {"type": "string", "maxLength": 20},
-                   "age": {"type": "integer", "minimum": 0, "maximum": 150}},
+    "properties": {
+        "name": {"type": "string", "maxLength": 20},
+        "age": {"type": "integer", "minimum": 0, "maximum": 150},
+    },
     "required": ["name", "age"],
     "additionalProperties": False,
 }
-ASK_PERSON = [{"role": "system", "content": "You answer in JSON."},
-              {"role": "user", "content": "Give a person with a name and an age."}]
-WEATHER_TOOL = {"name": "get_weather", "description": "Current weather for a city.",
-                "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
-                               "required": ["city"]}}
+ASK_PERSON = [
+    {"role": "system", "content": "You answer in JSON."},
+    {"role": "user", "content": "Give a person with a name and an age."},
+]
+WEATHER_TOOL = {
+    "name": "get_weather",
+    "description": "Current weather for a city.",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+}
 
 
 class Spy:
@@ -57,14 +63,16 @@ def test_plain_completion_is_deterministic(llama_server: str) -> None:
     assert provider.model == first.model  # discovered from /v1/models
 
 
-def test_server_rejects_json_schema_and_provider_falls_back(llama_server: str,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_server_rejects_json_schema_and_provider_falls_back(llama_server: str, monkeypatch: pytest.MonkeyPatch) -> None:
     provider = OpenAIProvider(base_url=llama_server)
     # The server itself refuses response_format.type=json_schema, with a 500 naming the field ...
     with pytest.raises(openai.APIStatusError) as rejected:
         provider._client().with_options(max_retries=0).chat.completions.create(
-            model=provider._model(), messages=ASK_PERSON, max_tokens=4,
-            response_format={"type": "json_schema", "json_schema": {"name": "p", "schema": PERSON}})
+            model=provider._model(),
+            messages=ASK_PERSON,
+            max_tokens=4,
+            response_format={"type": "json_schema", "json_schema": {"name": "p", "schema": PERSON}},
+        )
     assert rejected.value.status_code == 500
     assert "response_format" in str(rejected.value) and "literal_error" in str(rejected.value)
     # ... so the provider's first structured call tries it, then json_object + schema.
@@ -93,11 +101,16 @@ def test_structured_output_parses_and_validates(llama_server: str) -> None:
 
 
 def test_grammar_ignores_integer_bounds_so_post_validation_is_mandatory(llama_server: str) -> None:
-    schema = {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1000, "maximum": 1000}},
-              "required": ["n"], "additionalProperties": False}
+    schema = {
+        "type": "object",
+        "properties": {"n": {"type": "integer", "minimum": 1000, "maximum": 1000}},
+        "required": ["n"],
+        "additionalProperties": False,
+    }
     provider = OpenAIProvider(base_url=llama_server, structured_output="json_object")
-    completion = provider.complete([{"role": "user", "content": "Reply with JSON where n is 5."}],
-                                   schema=schema, max_tokens=16, seed=0)
+    completion = provider.complete(
+        [{"role": "user", "content": "Reply with JSON where n is 5."}], schema=schema, max_tokens=16, seed=0
+    )
     value = json.loads(completion.text)
     assert isinstance(value["n"], int)
     assert value["n"] != 1000, "llama.cpp now honors integer bounds: update docs/llm-providers.md"
@@ -105,13 +118,17 @@ def test_grammar_ignores_integer_bounds_so_post_validation_is_mandatory(llama_se
         jsonschema.validate(value, schema)
 
 
-def test_tool_request_goes_through_and_result_is_well_formed(llama_server: str,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_tool_request_goes_through_and_result_is_well_formed(
+    llama_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     provider = OpenAIProvider(base_url=llama_server)
     spy = Spy(monkeypatch)
     completion = provider.complete(
         [{"role": "user", "content": "What is the weather in Paris? Use the get_weather tool."}],
-        tools=[WEATHER_TOOL], max_tokens=16, seed=0)
+        tools=[WEATHER_TOOL],
+        max_tokens=16,
+        seed=0,
+    )
     assert spy.requests[0]["tools"] == [{"type": "function", "function": WEATHER_TOOL}]
     assert spy.requests[0]["tool_choice"] == "auto"
     assert completion.completion_tokens > 0

@@ -32,7 +32,10 @@ def test_text_lines_when_there_are_no_paragraphs(ltm: LongTermMemory, tmp_path: 
     report = ingest_file(ltm, path2, progress=False, embed=False)
     assert (report.added, report.skipped, report.embedded) == (3, 0, 0)
     assert [row[0] for row in ltm.conn.execute("SELECT text FROM ltm_items ORDER BY seq")][-3:] == [
-        "milk", "eggs", "flour"]
+        "milk",
+        "eggs",
+        "flour",
+    ]
 
 
 def test_reingesting_adds_nothing(ltm: LongTermMemory, embedder: MiniLMEmbedder, tmp_path: Path) -> None:
@@ -47,8 +50,13 @@ def test_reingesting_adds_nothing(ltm: LongTermMemory, embedder: MiniLMEmbedder,
 def test_jsonl_fields(ltm: LongTermMemory, tmp_path: Path) -> None:
     path = tmp_path / "log.jsonl"
     lines = [
-        {"text": "Booked the dentist for Friday.", "speaker": "Ann", "timestamp": "2024-03-01T09:00:00Z",
-         "importance": 0.9, "metadata": {"source_app": "notes"}},
+        {
+            "text": "Booked the dentist for Friday.",
+            "speaker": "Ann",
+            "timestamp": "2024-03-01T09:00:00Z",
+            "importance": 0.9,
+            "metadata": {"source_app": "notes"},
+        },
         {"text": "   "},
         {"not_text": 1},
         {"text": "Bought a red umbrella.", "kind": "observation", "id": "custom-1"},
@@ -85,10 +93,14 @@ def test_locomo_mini(ltm: LongTermMemory, locomo_mini: Path) -> None:
     report = ingest_file(ltm, locomo_mini, progress=False)
     assert (report.format, report.added, report.skipped) == ("locomo", 11, 1)
     item = ltm.search("What is the name of Ada's dog?", k=1)[0].item
-    assert item.metadata == {"dia_id": "D2:4", "conversation": "locomo_mini",
-                             "session_date": "6:40 pm on 20 April, 2023"}
-    assert item.text == ("I adopted one of the shelter dogs, a grey greyhound called Pixel. "
-                         "[shares a photo of a grey dog on a sofa]")
+    assert item.metadata == {
+        "dia_id": "D2:4",
+        "conversation": "locomo_mini",
+        "session_date": "6:40 pm on 20 April, 2023",
+    }
+    assert item.text == (
+        "I adopted one of the shelter dogs, a grey greyhound called Pixel. [shares a photo of a grey dog on a sofa]"
+    )
     assert (item.speaker, item.timestamp, item.session) == ("Ada", "2023-04-20T18:40:00", "locomo_mini/session_2")
     hits = ltm.search("When did Bruno ride to the coast?", k=3)
     assert hits[0].item.metadata["dia_id"] == "D2:1"

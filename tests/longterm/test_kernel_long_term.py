@@ -24,14 +24,16 @@ def _agi(db: Path, *args: str) -> str:
 
 
 def test_ingest_then_search_finds_the_evidence_turn_and_reopening_embeds_nothing(
-        tmp_path, locomo_conv26, _minilm_loaded):
+    tmp_path, locomo_conv26, _minilm_loaded
+):
     if not locomo_conv26.is_file():
         pytest.skip(f"{locomo_conv26} is not beside the repository")
     db = tmp_path / "a.db"
     out = _agi(db, "ingest", str(locomo_conv26), "--no-progress")
     assert out.startswith("conv-26.json: ") and " memories added (locomo), 0 already stored, " in out
-    hits = [json.loads(line) for line in _agi(db, "memory", "search", "What did Caroline research?", "--json")
-            .splitlines()]
+    hits = [
+        json.loads(line) for line in _agi(db, "memory", "search", "What did Caroline research?", "--json").splitlines()
+    ]
     assert len(hits) == 10
     assert "D2:8" in [hit["metadata"].get("dia_id") for hit in hits]
     with open_kernel(db, seed="ltm") as kernel:
@@ -59,10 +61,17 @@ def test_ticks_store_inputs_and_actions_and_rollback_restores_the_index(tmp_path
 
 
 def test_rule_only_ticks_never_import_torch(tmp_path):
-    code = ("import sys\nfrom agi_core.testing import open_kernel\n"
-            f"with open_kernel({str(tmp_path / 'a.db')!r}) as k:\n"
-            "    [k.tick(t) for t in ['2+2', 'my favorite color is red', 'what is my favorite color?']]\n"
-            "print(sorted(m for m in ('torch', 'sentence_transformers', 'faiss') if m in sys.modules))")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                            env={**os.environ, "AGI_LOAD_PLUGINS": ""})
+    code = (
+        "import sys\nfrom agi_core.testing import open_kernel\n"
+        f"with open_kernel({str(tmp_path / 'a.db')!r}) as k:\n"
+        "    [k.tick(t) for t in ['2+2', 'my favorite color is red', 'what is my favorite color?']]\n"
+        "print(sorted(m for m in ('torch', 'sentence_transformers', 'faiss') if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "AGI_LOAD_PLUGINS": ""},
+    )
     assert result.stdout.strip().splitlines()[-1] == "[]", result.stderr

@@ -97,8 +97,9 @@ def test_reopen_does_not_reembed(conn: sqlite3.Connection, tmp_path: Path, embed
     assert (again.encode_calls, again.texts_encoded) == (1, 1)  # the query only
 
 
-def test_missing_index_file_is_rebuilt_from_blobs(conn: sqlite3.Connection, tmp_path: Path,
-                                                  embedder: MiniLMEmbedder) -> None:
+def test_missing_index_file_is_rebuilt_from_blobs(
+    conn: sqlite3.Connection, tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
     ltm = LongTermMemory(conn, tmp_path / "index", embedder)
     _fill(ltm)
     ltm.catch_up()
@@ -125,8 +126,9 @@ def test_stale_index_file_is_caught_up(conn: sqlite3.Connection, tmp_path: Path,
     assert ltm2.search("boiler maintenance", k=1)[0].item.tick == 20
 
 
-def test_restore_to_drops_items_and_index_entries(conn: sqlite3.Connection, tmp_path: Path,
-                                                  embedder: MiniLMEmbedder) -> None:
+def test_restore_to_drops_items_and_index_entries(
+    conn: sqlite3.Connection, tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
     ltm = LongTermMemory(conn, tmp_path / "index", embedder)
     _fill(ltm)  # ticks 1..6
     assert ltm.search("cello", k=1)[0].item.tick == 3
@@ -147,8 +149,9 @@ def test_restore_to_drops_items_and_index_entries(conn: sqlite3.Connection, tmp_
     assert again.texts_encoded == 1
 
 
-def test_restore_after_the_kernel_already_removed_rows(conn: sqlite3.Connection, tmp_path: Path,
-                                                        embedder: MiniLMEmbedder) -> None:
+def test_restore_after_the_kernel_already_removed_rows(
+    conn: sqlite3.Connection, tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
     ltm = LongTermMemory(conn, tmp_path / "index", embedder)
     _fill(ltm)
     ltm.catch_up()
@@ -216,8 +219,7 @@ def test_hit_to_dict_is_json_ready(ltm: LongTermMemory) -> None:
     data = ltm.search("Which pet does Ann have?", k=1)[0].to_dict()
     assert json.loads(json.dumps(data)) == data
     assert (data["rank"], data["id"], data["speaker"], data["tick"]) == (1, ids[0], "Ann", 1)
-    assert set(data["breakdown"]) == {"score", "dense", "bm25", "importance", "recency", "speaker", "date",
-                                      "neighbour"}
+    assert set(data["breakdown"]) == {"score", "dense", "bm25", "importance", "recency", "speaker", "date", "neighbour"}
     assert data["breakdown"]["score"] == data["score"]
 
 

@@ -74,8 +74,6 @@ def dump_rows(conn: sqlite3.Connection):
     """``dump_rows(namespace)``: every column of every row of one namespace, stably ordered."""
 
     def dump(namespace: str) -> list[tuple[object, ...]]:
-        return conn.execute(
-            "SELECT * FROM rlm_variables WHERE namespace = ? ORDER BY name", (namespace,)
-        ).fetchall()
+        return conn.execute("SELECT * FROM rlm_variables WHERE namespace = ? ORDER BY name", (namespace,)).fetchall()
 
     return dump

@@ -25,9 +25,7 @@ SEED_COPY = HERE / "data" / "rlm-state-schema.yaml"
 CORRECTIONS = HERE / "data" / "seed_corrections.json"
 SCHEMA = REPO / "schemas" / "rlm_state.json"
 
-RFC3339 = re.compile(
-    r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})"
-)
+RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
 FORMATS = jsonschema.FormatChecker(formats=())
 
 
@@ -38,25 +36,49 @@ def _date_time(value: object) -> bool:
 
 # Small documents that show what the seed's schema gets wrong (name -> instance).
 PROBES: dict[str, dict[str, Any]] = {
-    "tree_id_null": {"version": "1.0.0", "state_id": "state-00000000", "tree_id": None,
-                     "variables": {}},
-    "final_of_type_null": {"version": "1.0.0", "state_id": "state-00000000", "variables": {
-        "Final": {"name": "Final", "value": None, "type": "null"}}},
-    "user_variable_not_a_variable": {"version": "1.0.0", "state_id": "state-00000000",
-                                     "variables": {"risk_count": 5}},
-    "value_disagrees_with_type": {"version": "1.0.0", "state_id": "state-00000000", "variables": {
-        "risk_count": {"name": "risk_count", "value": "three", "type": "number"}}},
-    "name_breaks_identifier_rule": {"version": "1.0.0", "state_id": "state-00000000", "variables": {
-        "risk-count": {"name": "risk-count", "value": 3, "type": "number"}}},
-    "typo_in_field_name": {"version": "1.0.0", "state_id": "state-00000000", "variables": {
-        "x": {"name": "x", "value": 3, "type": "number", "create_at": "2026-02-09T10:00:00Z"}}},
-    "file_path_escapes": {"version": "1.0.0", "state_id": "state-00000000", "variables": {
-        "f": {"name": "f", "value": "file:../other-state/secret.json", "type": "file_path"}}},
-    "rollback_mutation": {"version": "1.0.0", "state_id": "state-00000000", "variables": {},
-                          "history": {"mutations": [{
-                              "mutation_id": "mut-00000001", "operation": "rollback",
-                              "variable_name": "*", "timestamp": "2026-02-09T10:00:00Z",
-                              "metadata": {"checkpoint_id": "ckpt-00000001"}}]}},
+    "tree_id_null": {"version": "1.0.0", "state_id": "state-00000000", "tree_id": None, "variables": {}},
+    "final_of_type_null": {
+        "version": "1.0.0",
+        "state_id": "state-00000000",
+        "variables": {"Final": {"name": "Final", "value": None, "type": "null"}},
+    },
+    "user_variable_not_a_variable": {"version": "1.0.0", "state_id": "state-00000000", "variables": {"risk_count": 5}},
+    "value_disagrees_with_type": {
+        "version": "1.0.0",
+        "state_id": "state-00000000",
+        "variables": {"risk_count": {"name": "risk_count", "value": "three", "type": "number"}},
+    },
+    "name_breaks_identifier_rule": {
+        "version": "1.0.0",
+        "state_id": "state-00000000",
+        "variables": {"risk-count": {"name": "risk-count", "value": 3, "type": "number"}},
+    },
+    "typo_in_field_name": {
+        "version": "1.0.0",
+        "state_id": "state-00000000",
+        "variables": {"x": {"name": "x", "value": 3, "type": "number", "create_at": "2026-02-09T10:00:00Z"}},
+    },
+    "file_path_escapes": {
+        "version": "1.0.0",
+        "state_id": "state-00000000",
+        "variables": {"f": {"name": "f", "value": "file:../other-state/secret.json", "type": "file_path"}},
+    },
+    "rollback_mutation": {
+        "version": "1.0.0",
+        "state_id": "state-00000000",
+        "variables": {},
+        "history": {
+            "mutations": [
+                {
+                    "mutation_id": "mut-00000001",
+                    "operation": "rollback",
+                    "variable_name": "*",
+                    "timestamp": "2026-02-09T10:00:00Z",
+                    "metadata": {"checkpoint_id": "ckpt-00000001"},
+                }
+            ]
+        },
+    },
 }
 # What each probe should do: (accepted by the seed's schema, accepted by ours).
 PROBE_VERDICTS: dict[str, tuple[bool, bool]] = {
@@ -99,7 +121,8 @@ def our_validator() -> jsonschema.Draft202012Validator:
 def store_validator(schema: dict[str, Any]) -> jsonschema.Draft202012Validator:
     """A validator for a schema's ``VariableStore`` alone."""
     return jsonschema.Draft202012Validator(
-        {"$defs": schema["$defs"], "$ref": "#/$defs/VariableStore"}, format_checker=FORMATS)
+        {"$defs": schema["$defs"], "$ref": "#/$defs/VariableStore"}, format_checker=FORMATS
+    )
 
 
 def _pointer(doc: Any, pointer: str) -> tuple[Any, str]:
@@ -151,8 +174,7 @@ def errors(validator: jsonschema.protocols.Validator, instance: Any) -> list[str
 def meta_errors(schema: dict[str, Any]) -> list[str]:
     """Where ``schema`` breaks the Draft 2020-12 meta-schema (path and failed keyword)."""
     meta = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA)
-    return sorted(f"{e.json_path}: fails {e.validator!r} {e.validator_value!r}"
-                  for e in meta.iter_errors(schema))
+    return sorted(f"{e.json_path}: fails {e.validator!r} {e.validator_value!r}" for e in meta.iter_errors(schema))
 
 
 def report() -> str:
@@ -166,16 +188,17 @@ def report() -> str:
     fixed = corrected_examples(seed)
     for target, doc in examples(seed).items():
         is_store = target.startswith("$defs/")
-        theirs = (store_validator(seed) if is_store else seed_validator(seed))
+        theirs = store_validator(seed) if is_store else seed_validator(seed)
         mine = store_validator(load_schema()) if is_store else ours
         lines.append(f"{target}:")
         lines += [f"  seed schema: {e}" for e in errors(theirs, doc)] or ["  seed schema: valid"]
         lines += [f"  ours, as written: {e}" for e in errors(mine, doc)] or ["  ours, as written: valid"]
-        lines += [f"  ours, corrected: {e}" for e in errors(mine, fixed[target])] or [
-            "  ours, corrected: valid"]
+        lines += [f"  ours, corrected: {e}" for e in errors(mine, fixed[target])] or ["  ours, corrected: valid"]
     for name, probe in PROBES.items():
-        lines.append(f"probe {name}: seed {'accepts' if not errors(seed_validator(seed), probe) else 'rejects'},"
-                     f" ours {'accepts' if not errors(ours, probe) else 'rejects'}")
+        lines.append(
+            f"probe {name}: seed {'accepts' if not errors(seed_validator(seed), probe) else 'rejects'},"
+            f" ours {'accepts' if not errors(ours, probe) else 'rejects'}"
+        )
     return "\n".join(lines)
 
 

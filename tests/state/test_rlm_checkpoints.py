@@ -36,7 +36,10 @@ def test_rollback_restores_variables_byte_for_byte(svc, sid, root, dump_rows):
 
     restored = svc.rollback(sid, ckpt.checkpoint_id)
     assert (restored.checkpoint_id, restored.name, restored.description) == (
-        ckpt.checkpoint_id, "before_decomposition", "after retrieval")
+        ckpt.checkpoint_id,
+        "before_decomposition",
+        "after retrieval",
+    )
     assert dump_rows(f"state:{sid}") == rows
     assert json.dumps(svc.export(sid)["variables"], sort_keys=True).encode() == exported
     assert {k: v for k, v in _blob_bytes(root, sid).items() if k in blobs} == blobs
@@ -52,7 +55,10 @@ def test_rollback_is_logged_and_keeps_history_and_later_checkpoints(svc, sid):
     svc.rollback(sid, first.checkpoint_id, source="user_edit")
     entries = svc.history(sid)
     assert [(m.operation, m.variable_name) for m in entries] == [
-        ("create", "prompt"), ("create", "x"), ("rollback", "*")]
+        ("create", "prompt"),
+        ("create", "x"),
+        ("rollback", "*"),
+    ]
     assert (entries[-1].metadata, entries[-1].source) == ({"checkpoint_id": first.checkpoint_id}, "user_edit")
     assert [c.checkpoint_id for c in svc.checkpoints(sid)][1:] == [first.checkpoint_id, second.checkpoint_id]
     svc.rollback(sid, second.checkpoint_id)
@@ -74,8 +80,9 @@ def test_unknown_or_foreign_checkpoint(svc, sid):
     for ckpt in ("ckpt-00000000", foreign):
         with pytest.raises(StateNotFound) as info:
             svc.rollback(sid, ckpt)
-        assert str(info.value) == (f"no checkpoint {ckpt!r} in {sid}; list them with checkpoints() "
-                                   "(agi state checkpoints)")
+        assert str(info.value) == (
+            f"no checkpoint {ckpt!r} in {sid}; list them with checkpoints() (agi state checkpoints)"
+        )
 
 
 def test_checkpoint_limit(conn, det, root):
@@ -85,8 +92,9 @@ def test_checkpoint_limit(conn, det, root):
     b = svc.checkpoint(sid, "b")
     with pytest.raises(StateLimitError) as info:
         svc.checkpoint(sid, "c")
-    assert str(info.value) == (f"{sid} already has 3 checkpoints (the limit is 3); "
-                               "delete an old one with delete_checkpoint() first")
+    assert str(info.value) == (
+        f"{sid} already has 3 checkpoints (the limit is 3); delete an old one with delete_checkpoint() first"
+    )
     svc.delete_checkpoint(sid, b.checkpoint_id)
     assert [c.name for c in svc.checkpoints(sid)] == ["initial_state", "a"]
     assert svc.checkpoint(sid, "c").name == "c"

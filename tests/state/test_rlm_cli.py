@@ -82,11 +82,15 @@ def test_a_session_of_commands(agi, db, rlm_seed):
     assert (rolled.exit_code, rolled.output) == (0, "")
     assert agi("get", "risk_count").output == "3\n"
     listed = agi("checkpoints").output.splitlines()
-    assert [line.split(" ")[:2] for line in listed] == [[listed[0].split(" ")[0], "initial_state"],
-                                                       [ckpt, "before_change"]]
+    assert [line.split(" ")[:2] for line in listed] == [
+        [listed[0].split(" ")[0], "initial_state"],
+        [ckpt, "before_change"],
+    ]
     history = [json.loads(line) for line in agi("history", "--limit", "2").output.splitlines()]
     assert [(h["operation"], h["variable_name"], h.get("source")) for h in history] == [
-        ("update", "risk_count", "cli"), ("rollback", "*", "cli")]
+        ("update", "risk_count", "cli"),
+        ("rollback", "*", "cli"),
+    ]
     assert history[0]["old_value"] == 3 and history[0]["new_value"] == 4
     doc = json.loads(agi("export").output)
     assert rlm_seed.errors(rlm_seed.our_validator(), doc) == []
@@ -112,17 +116,35 @@ def test_errors_are_one_line_exit_1_and_store_nothing(agi_main, db):
     sid = sid.strip()
     assert code == 0
     ticks = query(db, "SELECT COUNT(*) FROM journal")
-    assert agi_main("get", "nope") == (1, "", (
-        f"Error: variable 'nope' of {sid} does not exist; set it first (agi state set NAME VALUE) "
-        "or list names (agi state list)\n"))
-    assert agi_main("set", "prompt", "new") == (1, "", (
-        f"Error: prompt of {sid} is read-only after initialization; store new text under another name\n"))
-    assert agi_main("set", "t", "1", "--scope", "temporary") == (1, "", (
-        "Error: a temporary variable needs 1 <= ttl_seconds <= 2147483647, got None; "
-        "pass ttl_seconds=<seconds on the deterministic clock>\n"))
-    assert agi_main("get", "x", "--state", "state-00000000") == (1, "", (
-        "Error: no RLM state 'state-00000000'; create one with create_state() (agi state create) "
-        "or list them (agi state list --states)\n"))
+    assert agi_main("get", "nope") == (
+        1,
+        "",
+        (
+            f"Error: variable 'nope' of {sid} does not exist; set it first (agi state set NAME VALUE) "
+            "or list names (agi state list)\n"
+        ),
+    )
+    assert agi_main("set", "prompt", "new") == (
+        1,
+        "",
+        (f"Error: prompt of {sid} is read-only after initialization; store new text under another name\n"),
+    )
+    assert agi_main("set", "t", "1", "--scope", "temporary") == (
+        1,
+        "",
+        (
+            "Error: a temporary variable needs 1 <= ttl_seconds <= 2147483647, got None; "
+            "pass ttl_seconds=<seconds on the deterministic clock>\n"
+        ),
+    )
+    assert agi_main("get", "x", "--state", "state-00000000") == (
+        1,
+        "",
+        (
+            "Error: no RLM state 'state-00000000'; create one with create_state() (agi state create) "
+            "or list them (agi state list --states)\n"
+        ),
+    )
     assert query(db, "SELECT COUNT(*) FROM journal") == ticks == [(1,)]
     assert query(db, "SELECT COUNT(*) FROM rlm_mutations") == [(1,)]
 

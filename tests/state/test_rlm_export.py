@@ -46,12 +46,32 @@ def test_export_of_a_busy_state_validates(svc, root, rlm_seed):
             assert rlm_seed.errors(rlm_seed.our_validator(), doc) == []
     doc = svc.export(parent)
     assert doc["version"] == FORMAT_VERSION == "1.1.0"
-    assert sorted(doc["variables"]) == ["Final", "big", "cache", "doc_summary", "error_list", "fixes",
-                                        "lines", "notes", "prompt", "strict", "total_errors"]
+    assert sorted(doc["variables"]) == [
+        "Final",
+        "big",
+        "cache",
+        "doc_summary",
+        "error_list",
+        "fixes",
+        "lines",
+        "notes",
+        "prompt",
+        "strict",
+        "total_errors",
+    ]
     assert {n: v["type"] for n, v in doc["variables"].items()} == {
-        "Final": "null", "big": "text", "cache": "number", "doc_summary": "text", "error_list": "json",
-        "fixes": "file_path", "lines": "array", "notes": "file_content", "prompt": "text",
-        "strict": "boolean", "total_errors": "number"}
+        "Final": "null",
+        "big": "text",
+        "cache": "number",
+        "doc_summary": "text",
+        "error_list": "json",
+        "fixes": "file_path",
+        "lines": "array",
+        "notes": "file_content",
+        "prompt": "text",
+        "strict": "boolean",
+        "total_errors": "number",
+    }
     assert doc["variables"]["big"]["value"] == "b" * 12000
     assert doc["variables"]["notes"]["value"] == "long notes"
     assert [m["operation"] for m in doc["history"]["mutations"]][-3:] == ["delete", "create", "rollback"]
@@ -84,8 +104,11 @@ def test_export_is_deterministic(tmp_path):
 
 
 def test_validate_document_names_the_path():
-    doc = {"version": "1.1.0", "state_id": "state-0000abcd",
-           "variables": {"n": {"name": "n", "value": "x", "type": "number"}}}
+    doc = {
+        "version": "1.1.0",
+        "state_id": "state-0000abcd",
+        "variables": {"n": {"name": "n", "value": "x", "type": "number"}},
+    }
     with pytest.raises(ValidationError) as info:
         validate_document(doc)
     assert info.value.path == "$.variables.n.value"

@@ -11,7 +11,10 @@ from agi_core.state.commands import OPS
 from agi_core.testing import open_kernel
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 3)
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.sampled_from(["x", "Final", "prompt", "file:a.txt", "state-00000000", "tree-0000000g", "../up", ""])
     | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
@@ -19,14 +22,17 @@ JSON = st.recursive(
 )
 
 
-NAMES = st.sampled_from(["x", "y", "Final", "prompt", "n_1", "bad name", "ckpt-00000000", "temporary", "session",
-                        "json", "file_content"]) | st.text(max_size=6)
+NAMES = st.sampled_from(
+    ["x", "y", "Final", "prompt", "n_1", "bad name", "ckpt-00000000", "temporary", "session", "json", "file_content"]
+) | st.text(max_size=6)
 BY_KIND = {  # mostly well-typed values, so the service itself gets hostile input too
     "state": st.none() | st.sampled_from(["state-00000000", ""]),
-    "str": NAMES, "str?": st.none() | NAMES,
+    "str": NAMES,
+    "str?": st.none() | NAMES,
     "int?": st.none() | st.integers(-2, 5) | st.sampled_from([2**31, 10**12, 2**63, 2**70]),
     "count?": st.none() | st.integers(-1, 5) | st.sampled_from([2**63 - 1, 2**63, 2**70]),
-    "bool": st.booleans(), "bool?": st.none() | st.booleans(),
+    "bool": st.booleans(),
+    "bool?": st.none() | st.booleans(),
     "names?": st.none() | st.dictionaries(NAMES, NAMES, max_size=2),
     "any": JSON,
 }

@@ -17,8 +17,11 @@ from agi_core.testing import builtin_plugins, open_kernel
 
 SEED = "rlm-kernel"
 RLM_TABLES = {
-    "rlm_states": "state_id", "rlm_variables": "namespace, name", "rlm_mutations": "seq",
-    "rlm_checkpoints": "checkpoint_id", "rlm_migrations": "name",
+    "rlm_states": "state_id",
+    "rlm_variables": "namespace, name",
+    "rlm_mutations": "seq",
+    "rlm_checkpoints": "checkpoint_id",
+    "rlm_migrations": "name",
 }
 STATE_ID = re.compile(r"state-[a-f0-9]{8}")
 
@@ -45,8 +48,10 @@ def journal_count(kernel):
 
 def rlm_dump(kernel):
     """Every row of every ``rlm_*`` table, every column, in primary-key order."""
-    return {table: kernel.conn.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchall()
-            for table, order in RLM_TABLES.items()}
+    return {
+        table: kernel.conn.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchall()
+        for table, order in RLM_TABLES.items()
+    }
 
 
 def everything(kernel):
@@ -67,14 +72,33 @@ def test_a_new_rlm_step_needs_a_new_kernel_step():
     assert [name for name, _ in rlm_migrations.MIGRATIONS] == ["m001_create_tables"], (
         "existing databases get a new rlm_* migration step only through a new step in "
         "agi_core/memory/migrations.py that calls agi_core.state.migrations.migrate(db.conn) again "
-        "(m003_rlm_state has already run there); add that step, then list the new name here")
+        "(m003_rlm_state has already run there); add that step, then list the new name here"
+    )
 
 
 def test_the_op_whitelist():
     assert sorted(OPS) == [
-        "checkpoint", "checkpoints", "children", "create_state", "delete", "delete_checkpoint", "describe",
-        "export", "get", "history", "is_complete", "latest_state", "new_tree_id", "purge_expired", "rename",
-        "rollback", "set", "spawn_child", "state", "states", "variables",
+        "checkpoint",
+        "checkpoints",
+        "children",
+        "create_state",
+        "delete",
+        "delete_checkpoint",
+        "describe",
+        "export",
+        "get",
+        "history",
+        "is_complete",
+        "latest_state",
+        "new_tree_id",
+        "purge_expired",
+        "rename",
+        "rollback",
+        "set",
+        "spawn_child",
+        "state",
+        "states",
+        "variables",
     ]
 
 
@@ -85,15 +109,18 @@ def test_each_op_is_one_journaled_tick(kernel):
     assert STATE_ID.fullmatch(sid)
     assert created.agent_outputs["state"]["state_id"] == sid
     assert (created.router_decision.agent, created.selected_agents) == ("command:state", ["command:state"])
-    assert created.input.raw == ('state {"args":{"prompt":"Find all TypeScript errors","session_id":"sess-1"},'
-                                 '"op":"create_state"}')
+    assert created.input.raw == (
+        'state {"args":{"prompt":"Find all TypeScript errors","session_id":"sess-1"},"op":"create_state"}'
+    )
 
     record = op(kernel, "set", name="risk_count", value=3)
     assert record.final_output == f"{sid} risk_count number state"
     assert record.agent_outputs["state"]["variable"]["value"] == 3
     record = op(kernel, "get", name="risk_count")
     assert (record.final_output, record.agent_outputs["state"]) == (
-        "3", {"state_id": sid, "name": "risk_count", "value": 3})
+        "3",
+        {"state_id": sid, "name": "risk_count", "value": 3},
+    )
     assert op(kernel, "describe", name="risk_count").agent_outputs["state"]["variable"]["access_count"] == 1
     assert op(kernel, "rename", name="risk_count", new_name="risks").final_output == f"{sid} risks number state"
     names = [v["name"] for v in op(kernel, "variables").agent_outputs["state"]["variables"]]
@@ -117,7 +144,10 @@ def test_the_state_id_defaults_to_the_latest_state(kernel):
     first = op(kernel, "create_state", prompt="one").final_output
     second = op(kernel, "create_state", prompt="two").final_output
     assert op(kernel, "get", name="prompt").agent_outputs["state"] == {
-        "state_id": second, "name": "prompt", "value": "two"}
+        "state_id": second,
+        "name": "prompt",
+        "value": "two",
+    }
     assert op(kernel, "get", name="prompt", state_id=first).agent_outputs["state"]["value"] == "one"
     assert [s["state_id"] for s in op(kernel, "states").agent_outputs["state"]["states"]] == [first, second]
 
@@ -126,8 +156,9 @@ def test_a_task_tree_through_the_kernel(kernel):
     tree = op(kernel, "new_tree_id").final_output
     parent = op(kernel, "create_state", prompt="root", tree_id=tree).final_output
     op(kernel, "set", name="lines", value=[42, 15])
-    child = op(kernel, "spawn_child", parent_state_id=parent, prompt="sub", inputs={"todo": "lines"},
-               result_name="answer").final_output
+    child = op(
+        kernel, "spawn_child", parent_state_id=parent, prompt="sub", inputs={"todo": "lines"}, result_name="answer"
+    ).final_output
     assert op(kernel, "get", state_id=child, name="todo").agent_outputs["state"]["value"] == [42, 15]
     assert op(kernel, "is_complete", state_id=child).final_output == "incomplete"
     op(kernel, "set", state_id=child, name="Final", value="fixed")
@@ -140,32 +171,63 @@ def test_a_task_tree_through_the_kernel(kernel):
 KNOWN = ", ".join(sorted(OPS))
 
 
-@pytest.mark.parametrize(("request_", "error", "message"), [
-    ({"op": "frobnicate", "args": {}}, StateError, f"no state op 'frobnicate'; known ops: {KNOWN}"),
-    ({"args": {}}, StateError, f"no state op None; known ops: {KNOWN}"),
-    ({"op": "get", "name": "x"}, StateError,
-     f"the state command takes {{'op': NAME, 'args': {{...}}}}, got {{'op': 'get', 'name': 'x'}}; known ops: {KNOWN}"),
-    ({"op": "get", "args": ["x"]}, StateError,
-     "arguments of state op 'get' must be a JSON object, got ['x']; its arguments: [state_id], name"),
-    ({"op": "get", "args": {"nam": "x"}}, StateError,
-     "state op 'get' has no argument 'nam'; its arguments: [state_id], name"),
-    ({"op": "get", "args": {"name": 3}}, StateError, "argument 'name' of state op 'get' must be a string, got 3"),
-    ({"op": "set", "args": {"name": "x"}}, StateError,
-     "state op 'set' needs argument 'value'; its arguments: [state_id], name, value, [type], [scope], "
-     "[ttl_seconds], [description], [source], [read_only]"),
-    ({"op": "history", "args": {"limit": 0}}, StateError,
-     "argument 'limit' of state op 'history' must be a 64-bit integer >= 1 or null, got 0"),
-    ({"op": "set", "args": {"name": "prompt", "value": "new"}}, ReadOnlyVariable,
-     "prompt of {sid} is read-only after initialization; store new text under another name"),
-    ({"op": "set", "args": {"name": "n", "value": "three", "type": "number"}}, VariableValueError, None),
-    ({"op": "get", "args": {"name": "nope"}}, VariableNotFound,
-     "variable 'nope' of {sid} does not exist; set it first (agi state set NAME VALUE) "
-     "or list names (agi state list)"),
-    ({"op": "spawn_child", "args": {"parent_state_id": "{sid}", "prompt": "p", "inputs": {"x": "missing"}}},
-     VariableNotFound, None),
-    ({"op": "create_state", "args": {"prompt": "p", "tree_id": "tree-00000000", "new_tree": True}}, StateError,
-     "pass tree_id or new_tree, not both"),
-])
+@pytest.mark.parametrize(
+    ("request_", "error", "message"),
+    [
+        ({"op": "frobnicate", "args": {}}, StateError, f"no state op 'frobnicate'; known ops: {KNOWN}"),
+        ({"args": {}}, StateError, f"no state op None; known ops: {KNOWN}"),
+        (
+            {"op": "get", "name": "x"},
+            StateError,
+            "the state command takes {'op': NAME, 'args': {...}}, got {'op': 'get', 'name': 'x'}; "
+            f"known ops: {KNOWN}",
+        ),
+        (
+            {"op": "get", "args": ["x"]},
+            StateError,
+            "arguments of state op 'get' must be a JSON object, got ['x']; its arguments: [state_id], name",
+        ),
+        (
+            {"op": "get", "args": {"nam": "x"}},
+            StateError,
+            "state op 'get' has no argument 'nam'; its arguments: [state_id], name",
+        ),
+        ({"op": "get", "args": {"name": 3}}, StateError, "argument 'name' of state op 'get' must be a string, got 3"),
+        (
+            {"op": "set", "args": {"name": "x"}},
+            StateError,
+            "state op 'set' needs argument 'value'; its arguments: [state_id], name, value, [type], [scope], "
+            "[ttl_seconds], [description], [source], [read_only]",
+        ),
+        (
+            {"op": "history", "args": {"limit": 0}},
+            StateError,
+            "argument 'limit' of state op 'history' must be a 64-bit integer >= 1 or null, got 0",
+        ),
+        (
+            {"op": "set", "args": {"name": "prompt", "value": "new"}},
+            ReadOnlyVariable,
+            "prompt of {sid} is read-only after initialization; store new text under another name",
+        ),
+        ({"op": "set", "args": {"name": "n", "value": "three", "type": "number"}}, VariableValueError, None),
+        (
+            {"op": "get", "args": {"name": "nope"}},
+            VariableNotFound,
+            "variable 'nope' of {sid} does not exist; set it first (agi state set NAME VALUE) "
+            "or list names (agi state list)",
+        ),
+        (
+            {"op": "spawn_child", "args": {"parent_state_id": "{sid}", "prompt": "p", "inputs": {"x": "missing"}}},
+            VariableNotFound,
+            None,
+        ),
+        (
+            {"op": "create_state", "args": {"prompt": "p", "tree_id": "tree-00000000", "new_tree": True}},
+            StateError,
+            "pass tree_id or new_tree, not both",
+        ),
+    ],
+)
 def test_a_refused_op_stores_nothing(kernel, request_, error, message):
     sid = op(kernel, "create_state", prompt="p").final_output
     op(kernel, "set", name="kept", value=[1, 2])
@@ -183,9 +245,10 @@ def test_a_refused_op_stores_nothing(kernel, request_, error, message):
 def _mixed_session(kernel):
     """Chat ticks and state ops, interleaved; returns the parent's id."""
     kernel.tick("hello")
-    parent = op(kernel, "create_state", prompt="Find all TypeScript errors", session_id="sess-1",
-                new_tree=True).final_output
-    op(kernel, "set", name="report", value="r" * 20000)                  # a blob
+    parent = op(
+        kernel, "create_state", prompt="Find all TypeScript errors", session_id="sess-1", new_tree=True
+    ).final_output
+    op(kernel, "set", name="report", value="r" * 20000)  # a blob
     op(kernel, "set", name="doc", value="plain text", type="file_content")
     op(kernel, "set", name="shared", value={"k": 1}, scope="session")
     op(kernel, "set", name="cache", value=7, scope="temporary", ttl_seconds=10_000)
@@ -193,8 +256,14 @@ def _mixed_session(kernel):
     kernel.tick("1+1")
     assert op(kernel, "purge_expired", state_id=parent).agent_outputs["state"]["purged"] == ["scratch"]
     # unsorted inputs: the journal stores them sorted, so the op must use them sorted too
-    child = op(kernel, "spawn_child", parent_state_id=parent, prompt="sub",
-               inputs={"z_report": "report", "a_doc": "doc"}, result_name="answer").final_output
+    child = op(
+        kernel,
+        "spawn_child",
+        parent_state_id=parent,
+        prompt="sub",
+        inputs={"z_report": "report", "a_doc": "doc"},
+        result_name="answer",
+    ).final_output
     op(kernel, "history", state_id=child)
     with pytest.raises(ReadOnlyVariable):
         op(kernel, "set", state_id=child, name="prompt", value="x")
@@ -227,8 +296,9 @@ def test_replay_notices_a_changed_state_result(kernel, db):
     _mixed_session(kernel)
     kernel.close()
     with open_kernel(db, seed=SEED) as again:
-        (tick, text), = again.conn.execute(
-            "SELECT tick, record FROM journal WHERE record LIKE '%\"z_report\"%' AND record LIKE '%\"op\":\"get\"%'")
+        ((tick, text),) = again.conn.execute(
+            'SELECT tick, record FROM journal WHERE record LIKE \'%"z_report"%\' AND record LIKE \'%"op":"get"%\''
+        )
         record = json.loads(text)
         assert record["agent_outputs"]["state"]["value"] == "r" * 20000
         record["agent_outputs"]["state"]["value"] = "forged"

@@ -22,34 +22,41 @@ def folder(root, sid) -> Path:
     return path
 
 
-@pytest.mark.parametrize("given_ref,stored", [
-    ("file:variables/report.json", "file:variables/report.json"),
-    ("variables/report.json", "file:variables/report.json"),
-    ("file:./variables//report.json", "file:variables/report.json"),
-])
+@pytest.mark.parametrize(
+    "given_ref,stored",
+    [
+        ("file:variables/report.json", "file:variables/report.json"),
+        ("variables/report.json", "file:variables/report.json"),
+        ("file:./variables//report.json", "file:variables/report.json"),
+    ],
+)
 def test_file_paths_inside_the_folder_are_normalized(svc, sid, folder, given_ref, stored):
     variable = svc.set(sid, "report", given_ref, type="file_path")
     assert (variable.value, variable.file) == (stored, None)
     assert svc.path(sid, "report") == (folder / "variables" / "report.json").resolve()
 
 
-@pytest.mark.parametrize("ref,problem", [
-    ("file:../other/secret.txt", "contains '..'"),
-    ("file:variables/../../secret.txt", "contains '..'"),
-    ("file:..", "contains '..'"),
-    ("file:/etc/passwd", "is absolute"),
-    ("/etc/passwd", "is absolute"),
-    ("file:C:/Windows/win.ini", "is absolute"),
-    ("file:variables\\..\\..\\x", "is empty or has a NUL or backslash"),
-    ("file:a\x00b", "is empty or has a NUL or backslash"),
-    ("file:", "is empty or has a NUL or backslash"),
-    ("file:.", "names the state folder itself"),
-])
+@pytest.mark.parametrize(
+    "ref,problem",
+    [
+        ("file:../other/secret.txt", "contains '..'"),
+        ("file:variables/../../secret.txt", "contains '..'"),
+        ("file:..", "contains '..'"),
+        ("file:/etc/passwd", "is absolute"),
+        ("/etc/passwd", "is absolute"),
+        ("file:C:/Windows/win.ini", "is absolute"),
+        ("file:variables\\..\\..\\x", "is empty or has a NUL or backslash"),
+        ("file:a\x00b", "is empty or has a NUL or backslash"),
+        ("file:", "is empty or has a NUL or backslash"),
+        ("file:.", "names the state folder itself"),
+    ],
+)
 def test_escaping_paths_are_refused(svc, sid, folder, ref, problem):
     with pytest.raises(PathEscapeError) as info:
         svc.set(sid, "f", ref, type="file_path")
-    assert str(info.value) == (f"file path {ref!r} {problem}; use a path relative to the folder of "
-                               f"{sid}, e.g. file:variables/report.json")
+    assert str(info.value) == (
+        f"file path {ref!r} {problem}; use a path relative to the folder of {sid}, e.g. file:variables/report.json"
+    )
     assert [v.name for v in svc.variables(sid)] == ["Final", "prompt"]
 
 
@@ -62,8 +69,10 @@ def test_symlink_to_a_file_outside_is_refused(svc, sid, folder, tmp_path):
     for ref in ("file:variables/link.txt", "file:escape/secret.txt"):
         with pytest.raises(PathEscapeError) as info:
             svc.set(sid, "f", ref, type="file_path")
-        assert str(info.value) == (f"file path {ref!r} resolves outside the folder of {sid} "
-                                   "(through a symlink); store the file itself inside the state folder")
+        assert str(info.value) == (
+            f"file path {ref!r} resolves outside the folder of {sid} "
+            "(through a symlink); store the file itself inside the state folder"
+        )
 
 
 def test_symlink_inside_the_folder_is_fine(svc, sid, folder):
@@ -74,8 +83,10 @@ def test_symlink_inside_the_folder_is_fine(svc, sid, folder):
 def test_a_missing_file_is_refused(svc, sid, folder):
     with pytest.raises(VariableValueError) as info:
         svc.set(sid, "f", "file:variables/nope.json", type="file_path")
-    assert str(info.value) == (f"file path 'file:variables/nope.json' does not name an existing file "
-                               f"in the folder of {sid}; write the file first")
+    assert str(info.value) == (
+        f"file path 'file:variables/nope.json' does not name an existing file "
+        f"in the folder of {sid}; write the file first"
+    )
 
 
 def test_a_file_swapped_for_a_symlink_later_is_caught_on_use(svc, sid, folder, tmp_path):
@@ -98,8 +109,7 @@ def test_state_folder_replaced_by_a_symlink_is_refused(svc, sid, root, tmp_path)
     (root / sid).symlink_to(elsewhere, target_is_directory=True)
     with pytest.raises(PathEscapeError) as info:
         svc.set(sid, "f", "file:variables/x.txt", type="file_path")
-    assert str(info.value) == (f"the folder of {sid} is a symlink; replace it with a real folder at "
-                               f"{root / sid}")
+    assert str(info.value) == (f"the folder of {sid} is a symlink; replace it with a real folder at {root / sid}")
 
 
 def test_blobs_folder_replaced_by_a_symlink_is_refused(svc, sid, root, tmp_path):
@@ -116,8 +126,10 @@ def test_a_tampered_blob_is_detected(svc, sid, root):
     (root / sid / variable.file[5:]).write_text('"tampered"')
     with pytest.raises(StorageError) as info:
         svc.get(sid, "big")
-    assert str(info.value) == (f"{variable.file} of {sid} was modified on disk (digest mismatch); restore "
-                               "the file from a backup or roll back to a checkpoint taken after it was written")
+    assert str(info.value) == (
+        f"{variable.file} of {sid} was modified on disk (digest mismatch); restore "
+        "the file from a backup or roll back to a checkpoint taken after it was written"
+    )
 
 
 def test_garbage_collection_keeps_referenced_blobs(svc, sid, root):
@@ -141,7 +153,7 @@ def test_normalized_refs_never_leave_the_folder(text):
         ref = normalize_ref(text, "state-00000000")
     except PathEscapeError:
         return
-    rel = ref[len("file:"):]
+    rel = ref[len("file:") :]
     assert not rel.startswith("/") and ".." not in rel.split("/") and "\\" not in rel
     base = Path("/srv/rlm/state-00000000")
     assert base in (base / rel).parents

@@ -33,7 +33,11 @@ def test_create_state_initializes_prompt_final_and_a_checkpoint(svc, sid):
     assert re.fullmatch(r"ckpt-[a-f0-9]{8}", ckpt.checkpoint_id)
     [entry] = svc.history(sid)
     assert (entry.operation, entry.variable_name, entry.new_value, entry.source) == (
-        "create", "prompt", "Find all TypeScript errors", "user_input")
+        "create",
+        "prompt",
+        "Find all TypeScript errors",
+        "user_input",
+    )
     assert info.mutation_count == 1
 
 
@@ -54,10 +58,18 @@ def test_same_seed_gives_the_same_ids(tmp_path):
     assert ids[0] == ids[1]
 
 
-@pytest.mark.parametrize("value,vtype", [
-    ("hello", "text"), (3, "number"), (2.5, "number"), (True, "boolean"), (None, "null"),
-    ({"a": [1, 2]}, "json"), ([1, "two"], "array"),
-])
+@pytest.mark.parametrize(
+    "value,vtype",
+    [
+        ("hello", "text"),
+        (3, "number"),
+        (2.5, "number"),
+        (True, "boolean"),
+        (None, "null"),
+        ({"a": [1, 2]}, "json"),
+        ([1, "two"], "array"),
+    ],
+)
 def test_types_are_inferred_and_values_round_trip(svc, sid, value, vtype):
     variable = svc.set(sid, "doc_summary", value)
     assert (variable.type, variable.value, variable.scope) == (vtype, value, "state")
@@ -69,14 +81,25 @@ def test_tuples_are_stored_as_arrays(svc, sid):
     assert svc.get(sid, "pair") == [1, 2]
 
 
-@pytest.mark.parametrize("vtype,value,message", [
-    ("number", "three", "a number variable needs an int or a float, got str; pass a matching value or another type"),
-    ("boolean", 1, "a boolean variable needs True or False, got int; pass a matching value or another type"),
-    ("json", "x", "a json variable needs a dict or a list, got str; pass a matching value or another type"),
-    ("array", {"a": 1}, "a array variable needs a list, got dict; pass a matching value or another type"),
-    ("secret", 1, "unknown variable type 'secret'; use one of text, number, boolean, null, json, array, "
-                  "file_path, file_content"),
-])
+@pytest.mark.parametrize(
+    "vtype,value,message",
+    [
+        (
+            "number",
+            "three",
+            "a number variable needs an int or a float, got str; pass a matching value or another type",
+        ),
+        ("boolean", 1, "a boolean variable needs True or False, got int; pass a matching value or another type"),
+        ("json", "x", "a json variable needs a dict or a list, got str; pass a matching value or another type"),
+        ("array", {"a": 1}, "a array variable needs a list, got dict; pass a matching value or another type"),
+        (
+            "secret",
+            1,
+            "unknown variable type 'secret'; use one of text, number, boolean, null, json, array, "
+            "file_path, file_content",
+        ),
+    ],
+)
 def test_value_must_match_type(svc, sid, vtype, value, message):
     with pytest.raises(VariableValueError) as info:
         svc.set(sid, "x", value, type=vtype)
@@ -105,15 +128,15 @@ def test_service_needs_migrated_tables(tmp_path):
 
     with closing(sqlite3.connect(tmp_path / "empty.db")) as conn, pytest.raises(StateError) as info:
         StateService(conn, Determinism("x"), tmp_path)
-    assert str(info.value) == ("the rlm_* tables do not exist in this database; "
-                               "call agi_core.state.migrate(conn) first")
+    assert str(info.value) == (
+        "the rlm_* tables do not exist in this database; call agi_core.state.migrate(conn) first"
+    )
 
 
 def test_prompt_is_read_only(svc, sid):
     with pytest.raises(ReadOnlyVariable) as info:
         svc.set(sid, "prompt", "other")
-    assert str(info.value) == (f"prompt of {sid} is read-only after initialization; "
-                               "store new text under another name")
+    assert str(info.value) == (f"prompt of {sid} is read-only after initialization; store new text under another name")
     with pytest.raises(ReadOnlyVariable, match=r"^prompt cannot be deleted; it is read-only"):
         svc.delete(sid, "prompt")
     assert svc.get(sid, "prompt") == "Find all TypeScript errors"
@@ -122,8 +145,11 @@ def test_prompt_is_read_only(svc, sid):
 def test_read_only_variables_refuse_updates_deletes_and_renames(svc, sid):
     svc.set(sid, "config", {"depth": 2}, read_only=True)
     message = f"variable 'config' of {sid} is read-only; store the new value under another name"
-    for call in (lambda: svc.set(sid, "config", {}), lambda: svc.delete(sid, "config"),
-                 lambda: svc.rename(sid, "config", "cfg")):
+    for call in (
+        lambda: svc.set(sid, "config", {}),
+        lambda: svc.delete(sid, "config"),
+        lambda: svc.rename(sid, "config", "cfg"),
+    ):
         with pytest.raises(ReadOnlyVariable) as info:
             call()
         assert str(info.value) == message
@@ -145,8 +171,13 @@ def test_update_keeps_created_at_and_logs_old_and_new(svc, sid):
     entry = svc.history(sid)[-1]
     assert (entry.operation, entry.old_value, entry.new_value) == ("update", 2, 3)
     assert entry.to_document() == {
-        "mutation_id": entry.mutation_id, "operation": "update", "variable_name": "risk_count",
-        "old_value": 2, "new_value": 3, "timestamp": second.updated_at}
+        "mutation_id": entry.mutation_id,
+        "operation": "update",
+        "variable_name": "risk_count",
+        "old_value": 2,
+        "new_value": 3,
+        "timestamp": second.updated_at,
+    }
 
 
 def test_access_count_counts_gets_not_describes(svc, sid):
@@ -165,11 +196,16 @@ def test_delete_and_rename(svc, sid):
     svc.delete(sid, "doc_summary")
     with pytest.raises(VariableNotFound) as info:
         svc.get(sid, "doc_summary")
-    assert str(info.value) == (f"variable 'doc_summary' of {sid} does not exist; set it first "
-                               "(agi state set NAME VALUE) or list names (agi state list)")
+    assert str(info.value) == (
+        f"variable 'doc_summary' of {sid} does not exist; set it first "
+        "(agi state set NAME VALUE) or list names (agi state list)"
+    )
     ops = [(m.operation, m.variable_name, m.old_value, m.metadata) for m in svc.history(sid)[-3:]]
-    assert ops == [("create", "draft", None, {}), ("rename", "draft", None, {"new_name": "doc_summary"}),
-                   ("delete", "doc_summary", "v1", {})]
+    assert ops == [
+        ("create", "draft", None, {}),
+        ("rename", "draft", None, {"new_name": "doc_summary"}),
+        ("delete", "doc_summary", "v1", {}),
+    ]
 
 
 def test_rename_onto_an_existing_name_is_refused(svc, sid):
@@ -182,16 +218,20 @@ def test_rename_onto_an_existing_name_is_refused(svc, sid):
 def test_unknown_state(svc):
     with pytest.raises(StateNotFound) as info:
         svc.get("state-00000000", "x")
-    assert str(info.value) == ("no RLM state 'state-00000000'; create one with create_state() "
-                               "(agi state create) or list them (agi state list --states)")
+    assert str(info.value) == (
+        "no RLM state 'state-00000000'; create one with create_state() "
+        "(agi state create) or list them (agi state list --states)"
+    )
 
 
 @pytest.mark.parametrize("name", ["", "1abc", "risk-count", "é", "a b", "Final!", None])
 def test_bad_names_are_refused(svc, sid, name):
     with pytest.raises(VariableValueError) as info:
         svc.set(sid, name, 1)
-    assert str(info.value) == (f"invalid variable name {name!r}; use a letter or '_' followed by "
-                               "letters, digits or '_' (ASCII), e.g. doc_summary")
+    assert str(info.value) == (
+        f"invalid variable name {name!r}; use a letter or '_' followed by "
+        "letters, digits or '_' (ASCII), e.g. doc_summary"
+    )
 
 
 def test_name_length_limit(svc, sid):
@@ -208,8 +248,7 @@ def test_variable_limit_counts_final_and_prompt(conn, det, root):
     svc.set(sid, "b", 2)
     with pytest.raises(StateLimitError) as info:
         svc.set(sid, "c", 3)
-    assert str(info.value) == (f"state:{sid} already holds 4 variables (the limit is 4); "
-                               "delete one before adding 'c'")
+    assert str(info.value) == (f"state:{sid} already holds 4 variables (the limit is 4); delete one before adding 'c'")
     svc.set(sid, "b", 20)  # updating stays allowed at the limit
     assert [v.name for v in svc.variables(sid)] == ["Final", "a", "b", "prompt"]
 
@@ -228,7 +267,7 @@ def test_inline_limit_boundary_and_blobs(svc, sid, root):
     big = svc.set(sid, "big", at_limit + "y")
     assert big.size_bytes == 10241
     assert re.fullmatch(r"file:blobs/[a-f0-9]{64}\.json", big.file)
-    blob = root / sid / big.file[len("file:"):]
+    blob = root / sid / big.file[len("file:") :]
     assert blob.read_bytes() == ('"' + at_limit + 'y"').encode()
     assert svc.get(sid, "big") == at_limit + "y"
     assert svc.history(sid)[-1].new_value == big.file
@@ -246,8 +285,7 @@ def test_a_failed_call_leaves_nothing_behind(svc, sid, conn):
     before = (svc.history(sid), svc.state(sid), conn.execute("SELECT COUNT(*) FROM rlm_variables").fetchone())
     with pytest.raises(VariableValueError):
         svc.set(sid, "x", "bad", type="number")
-    assert (svc.history(sid), svc.state(sid),
-            conn.execute("SELECT COUNT(*) FROM rlm_variables").fetchone()) == before
+    assert (svc.history(sid), svc.state(sid), conn.execute("SELECT COUNT(*) FROM rlm_variables").fetchone()) == before
 
 
 # -- scopes ----------------------------------------------------------------------------------
@@ -288,8 +326,10 @@ def test_nearest_scope_wins_and_writes_follow_the_resolved_variable(svc):
 def test_shared_scope_needs_the_matching_id(svc, sid):
     with pytest.raises(VariableValueError) as info:
         svc.set(sid, "x", 1, scope="tree")
-    assert str(info.value) == (f"state {sid} has no tree id, so it cannot hold a tree-scoped variable; "
-                               "create the state with tree_id=... or use scope='state'")
+    assert str(info.value) == (
+        f"state {sid} has no tree id, so it cannot hold a tree-scoped variable; "
+        "create the state with tree_id=... or use scope='state'"
+    )
     with pytest.raises(VariableValueError, match=r"^unknown scope 'world'; use one of state, tree, session"):
         svc.set(sid, "x", 1, scope="world")
 

@@ -20,8 +20,10 @@ TABLES = ["rlm_checkpoints", "rlm_migrations", "rlm_mutations", "rlm_states", "r
 
 
 def _tables(conn):
-    return [r[0] for r in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rlm_%' ORDER BY name")]
+    return [
+        r[0]
+        for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rlm_%' ORDER BY name")
+    ]
 
 
 def test_migrate_is_idempotent(tmp_path):
@@ -100,13 +102,17 @@ def shared_service(tmp_path_factory):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(name=names.filter(lambda n: len(n) <= 128 and n not in ("Final", "prompt")),
-       value=st.integers() | st.text(alphabet=string.printable, max_size=30))
+@given(
+    name=names.filter(lambda n: len(n) <= 128 and n not in ("Final", "prompt")),
+    value=st.integers() | st.text(alphabet=string.printable, max_size=30),
+)
 def test_any_valid_name_round_trips_and_validates(shared_service, rlm_seed, name, value):
     svc, sid = shared_service
     svc.set(sid, name, value)
     assert svc.get(sid, name) == value
     variable = svc.export(sid, validate=False)["variables"][name]
-    assert rlm_seed.errors(rlm_seed.our_validator(), {
-        "version": "1.1.0", "state_id": sid, "variables": {name: variable}}) == []
+    assert (
+        rlm_seed.errors(rlm_seed.our_validator(), {"version": "1.1.0", "state_id": sid, "variables": {name: variable}})
+        == []
+    )
     svc.delete(sid, name)

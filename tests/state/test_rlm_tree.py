@@ -15,22 +15,27 @@ from agi_core.state import (
 
 @pytest.fixture
 def parent(svc):
-    sid = svc.create_state("Find all TypeScript errors", session_id="sess-1",
-                           tree_id=svc.new_tree_id()).state_id
+    sid = svc.create_state("Find all TypeScript errors", session_id="sess-1", tree_id=svc.new_tree_id()).state_id
     svc.set(sid, "error_list", [{"file": "src/auth.ts", "line": 42}], description="scan result")
     svc.set(sid, "threshold", 3)
     return sid
 
 
 def test_child_gets_named_inputs_and_inherits_session_and_tree(svc, parent):
-    child = svc.spawn_child(parent, "Fix src/auth.ts", inputs={"errors": "error_list", "threshold": "threshold"},
-                            result_name="fix_report")
+    child = svc.spawn_child(
+        parent, "Fix src/auth.ts", inputs={"errors": "error_list", "threshold": "threshold"}, result_name="fix_report"
+    )
     info, parent_info = svc.state(child.state_id), svc.state(parent)
     assert (info.parent_state_id, info.result_name) == (parent, "fix_report")
     assert (info.session_id, info.tree_id) == (parent_info.session_id, parent_info.tree_id)
     errors = svc.describe(child.state_id, "errors")
     assert (errors.value, errors.type, errors.source, errors.description, errors.scope) == (
-        [{"file": "src/auth.ts", "line": 42}], "array", parent, "scan result", "state")
+        [{"file": "src/auth.ts", "line": 42}],
+        "array",
+        parent,
+        "scan result",
+        "state",
+    )
     assert svc.get(child.state_id, "threshold") == 3
     assert svc.children(parent) == [info]
     # the initial checkpoint already holds the inputs
@@ -43,8 +48,9 @@ def test_child_final_propagates_to_the_parent_and_fires_handlers_once(svc, paren
     child = svc.spawn_child(parent, "Fix it", result_name="fix_report").state_id
     svc.set(child, "scratch", 1)
     svc.set(child, "Final", "Fixed 2 errors")
-    assert events == [CompletionEvent(state_id=child, value="Fixed 2 errors", parent_state_id=parent,
-                                      result_name="fix_report")]
+    assert events == [
+        CompletionEvent(state_id=child, value="Fixed 2 errors", parent_state_id=parent, result_name="fix_report")
+    ]
     report = svc.describe(parent, "fix_report")
     assert (report.value, report.type, report.source) == ("Fixed 2 errors", "text", child)
     assert svc.is_complete(child) is True and svc.is_complete(parent) is False
@@ -77,9 +83,11 @@ def test_a_failing_handler_undoes_the_final_write(svc, parent):
     svc.on_complete(broken)
     with pytest.raises(StateError) as info:
         svc.set(child, "Final", "done")
-    assert str(info.value) == (f"completion handler test_a_failing_handler_undoes_the_final_write.<locals>"
-                               f".broken failed for {child}: RuntimeError('mailer down'); fix the handler "
-                               "(the Final write was undone)")
+    assert str(info.value) == (
+        f"completion handler test_a_failing_handler_undoes_the_final_write.<locals>"
+        f".broken failed for {child}: RuntimeError('mailer down'); fix the handler "
+        "(the Final write was undone)"
+    )
     assert svc.get(child, "Final") is None
     assert svc.is_complete(child) is False
     with pytest.raises(VariableNotFound):

@@ -21,8 +21,10 @@ def _next_now(det: Determinism) -> str:
 def test_temporary_needs_a_ttl_and_only_temporary_has_one(svc, sid):
     with pytest.raises(VariableValueError) as info:
         svc.set(sid, "tmp", 1, scope="temporary")
-    assert str(info.value) == ("a temporary variable needs 1 <= ttl_seconds <= 2147483647, got None; "
-                               "pass ttl_seconds=<seconds on the deterministic clock>")
+    assert str(info.value) == (
+        "a temporary variable needs 1 <= ttl_seconds <= 2147483647, got None; "
+        "pass ttl_seconds=<seconds on the deterministic clock>"
+    )
     with pytest.raises(VariableValueError, match=r"^ttl_seconds is only for scope 'temporary', not 'state'"):
         svc.set(sid, "x", 1, ttl_seconds=5)
     with pytest.raises(VariableValueError, match="needs 1 <= ttl_seconds <= 2147483647, got 0"):
@@ -44,8 +46,10 @@ def test_expiry_follows_the_deterministic_clock(svc, sid, det):
     assert reads == 4
     with pytest.raises(VariableNotFound) as info:
         svc.get(sid, "cache")
-    assert str(info.value) == (f"variable 'cache' of {sid} expired at {variable.expires_at}; set it first "
-                               "(agi state set NAME VALUE) or list names (agi state list)")
+    assert str(info.value) == (
+        f"variable 'cache' of {sid} expired at {variable.expires_at}; set it first "
+        "(agi state set NAME VALUE) or list names (agi state list)"
+    )
     last = svc.history(sid)[-1]
     assert (last.operation, last.variable_name, last.old_value, last.source) == ("delete", "cache", [1, 2], "ttl")
     assert last.metadata == {"reason": f"ttl of 6s expired at {variable.expires_at}", "scope": "temporary"}
@@ -96,8 +100,15 @@ def test_nothing_reads_the_wall_clock_or_global_randomness(monkeypatch, conn, ro
     class NoNow(datetime):
         now = utcnow = today = classmethod(forbidden)  # type: ignore[assignment]
 
-    for target, name in [(time, "time"), (time, "time_ns"), (random, "random"), (random, "randrange"),
-                         (random, "getrandbits"), (uuid, "uuid4"), (uuid, "uuid1")]:
+    for target, name in [
+        (time, "time"),
+        (time, "time_ns"),
+        (random, "random"),
+        (random, "randrange"),
+        (random, "getrandbits"),
+        (uuid, "uuid4"),
+        (uuid, "uuid1"),
+    ]:
         monkeypatch.setattr(target, name, forbidden)
     monkeypatch.setattr(clock, "datetime", NoNow)
 
@@ -114,7 +125,9 @@ def test_nothing_reads_the_wall_clock_or_global_randomness(monkeypatch, conn, ro
     svc.rollback(child, ckpt.checkpoint_id)
     assert svc.purge_expired(parent) == []  # the child's result delivery purged it already
     assert [(m.operation, m.variable_name, m.source) for m in svc.history(parent)][-2:] == [
-        ("delete", "cache", "ttl"), ("create", "answer", child)]
+        ("delete", "cache", "ttl"),
+        ("create", "answer", child),
+    ]
     assert svc.export(parent)["metadata"]["completion_status"] == "incomplete"
     assert svc.get(parent, "answer") == "ok"
     assert svc.get(child, "Final") is None

@@ -85,7 +85,8 @@ def test_stored_seed_copy_matches_the_shared_seed(rlm_seed):
     if not rlm_seed.SHARED_SEED.is_file():
         pytest.skip("../shared/seeds is not beside the repository; the stored copy is used")
     assert rlm_seed.SEED_COPY.read_bytes() == rlm_seed.SHARED_SEED.read_bytes(), (
-        "tests/state/data/rlm-state-schema.yaml is stale; copy ../shared/seeds/rlm-state-schema.yaml over it")
+        "tests/state/data/rlm-state-schema.yaml is stale; copy ../shared/seeds/rlm-state-schema.yaml over it"
+    )
 
 
 def test_schema_limits_types_and_scopes_match_the_service(rlm_seed):
@@ -108,18 +109,24 @@ def test_docs_list_every_example_correction(rlm_seed):
         assert f"`{patch['target']}{patch['path']}`" in doc, patch["path"]
 
 
-@pytest.mark.parametrize("value,ok", [
-    ("file:variables/report.json", True),
-    ("file:a/b/c.txt", True),
-    ("file:../other/x", False),
-    ("file:a/../../x", False),
-    ("file:/etc/passwd", False),
-    ("file:C:/Windows/x", False),
-    ("file:a\\b", False),
-    ("file:", False),
-    ("variables/report.json", False),
-])
+@pytest.mark.parametrize(
+    "value,ok",
+    [
+        ("file:variables/report.json", True),
+        ("file:a/b/c.txt", True),
+        ("file:../other/x", False),
+        ("file:a/../../x", False),
+        ("file:/etc/passwd", False),
+        ("file:C:/Windows/x", False),
+        ("file:a\\b", False),
+        ("file:", False),
+        ("variables/report.json", False),
+    ],
+)
 def test_file_path_values_are_confined_by_the_schema(rlm_seed, value, ok):
-    doc = {"version": "1.1.0", "state_id": "state-0000abcd",
-           "variables": {"f": {"name": "f", "value": value, "type": "file_path"}}}
+    doc = {
+        "version": "1.1.0",
+        "state_id": "state-0000abcd",
+        "variables": {"f": {"name": "f", "value": value, "type": "file_path"}},
+    }
     assert (rlm_seed.errors(rlm_seed.our_validator(), doc) == []) is ok

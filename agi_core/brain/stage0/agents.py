@@ -19,12 +19,17 @@ from agi_core.model import Action
 R1_MATH = re.compile(r"^\s*\d+\s*([+\-*/^])\s*\d+\s*$")
 _END = r"\s*[.!?]*\s*$"
 _PROFILE_WRITE = re.compile(
-    r"^(?:please )?(?:remember(?: that)? )?my (?P<attr>[\w' -]+?) (?:is|are) (?P<value>.+?)" + _END, re.I)
+    r"^(?:please )?(?:remember(?: that)? )?my (?P<attr>[\w' -]+?) (?:is|are) (?P<value>.+?)" + _END, re.I
+)
 _PROFILE_READ = re.compile(r"^(?:what|who|where|when)(?: is|'s|’s| are) my (?P<attr>[\w' -]+?)" + _END, re.I)
 _WORLD_WRITE = re.compile(
-    r"^(?:the )?(?P<attr>[\w' -]+?) of (?P<entity>[\w' .-]+?) (?:is|are|was) (?P<value>.+?)" + _END, re.I)
-_WORLD_READ = re.compile(r"^(?:what|who|where|when)(?: is|'s|’s| are| was) (?:the )?(?P<attr>[\w' -]+?) of "
-                         r"(?P<entity>[\w' .-]+?)" + _END, re.I)
+    r"^(?:the )?(?P<attr>[\w' -]+?) of (?P<entity>[\w' .-]+?) (?:is|are|was) (?P<value>.+?)" + _END, re.I
+)
+_WORLD_READ = re.compile(
+    r"^(?:what|who|where|when)(?: is|'s|’s| are| was) (?:the )?(?P<attr>[\w' -]+?) of "
+    r"(?P<entity>[\w' .-]+?)" + _END,
+    re.I,
+)
 
 
 def _claim(ctx: ReasonContext, key: str, value: object, text: str) -> dict[str, object]:

@@ -74,9 +74,17 @@ class Stage0Brain:
         action = reply.action or Action(type="response", name="respond", args={"text": final})
         steps = [f"route:{decision.agent}", f"{action.type}:{action.name}"]
         return Decision(
-            router_decision=decision, selected_agents=selected, agent_outputs=outputs, final_output=final,
-            council_votes=votes, claims=reply.claims, evidence_items=list(ctx.evidence_items), action=action,
-            plan=Plan(steps=steps, current_index=0), degraded=degraded, focus=reply.focus,
+            router_decision=decision,
+            selected_agents=selected,
+            agent_outputs=outputs,
+            final_output=final,
+            council_votes=votes,
+            claims=reply.claims,
+            evidence_items=list(ctx.evidence_items),
+            action=action,
+            plan=Plan(steps=steps, current_index=0),
+            degraded=degraded,
+            focus=reply.focus,
         )
 
     def close(self) -> None:

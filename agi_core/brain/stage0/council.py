@@ -29,8 +29,9 @@ def _value_check(claims: list[dict[str, Any]], evidence: dict[str, dict[str, Any
 VOTERS = (("evidence_check", _evidence_check), ("value_check", _value_check))
 
 
-def deliberate(reply: str, claims: list[dict[str, Any]],
-               evidence_items: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+def deliberate(
+    reply: str, claims: list[dict[str, Any]], evidence_items: list[dict[str, Any]]
+) -> tuple[str, list[dict[str, Any]]]:
     """``(final_output, votes)``; with no claims there is nothing to vote on."""
     if not claims:
         return reply, []

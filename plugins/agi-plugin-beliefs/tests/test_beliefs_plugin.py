@@ -8,4 +8,9 @@ from agi_core.testing import ContractPluginSuite
 class TestBeliefsPlugin(ContractPluginSuite):
     plugin_module = "agi_plugin_beliefs.plugin"
     plugin_name = "beliefs"
-    contracts = ("belief_graph_orchestrator", "belief_summarizer", "entity_linker", "ontology_enrichment",)
+    contracts = (
+        "belief_graph_orchestrator",
+        "belief_summarizer",
+        "entity_linker",
+        "ontology_enrichment",
+    )

@@ -14,8 +14,10 @@ def experiential_learning_cycle(variables: Mapping[str, Any]) -> dict[str, Any]:
 
 def learning_curriculum_planner(variables: Mapping[str, Any]) -> dict[str, Any]:
     """Keep the modules in the order given."""
-    names = [text_of(mapping_of(m).get("name"), 100) if isinstance(m, Mapping) else text_of(m, 100)
-             for m in items_of(variables.get("modules"))]
+    names = [
+        text_of(mapping_of(m).get("name"), 100) if isinstance(m, Mapping) else text_of(m, 100)
+        for m in items_of(variables.get("modules"))
+    ]
     return {"focus_modules": [name for name in names if name]}
 
 

@@ -18,4 +18,8 @@ class TestLearningPlugin(ContractPluginSuite):
         "learning_self_assessment",
         "learning_transfer_mapping",
     )
-    fallbacks = ("experiential_learning_cycle", "learning_curriculum_planner", "learning_reinforcement_policy",)
+    fallbacks = (
+        "experiential_learning_cycle",
+        "learning_curriculum_planner",
+        "learning_reinforcement_policy",
+    )

@@ -8,5 +8,11 @@ from agi_core.testing import ContractPluginSuite
 class TestRetrievalPlugin(ContractPluginSuite):
     plugin_module = "agi_plugin_retrieval.plugin"
     plugin_name = "retrieval"
-    contracts = ("retrieval_answer", "retrieval_orchestrator",)
-    fallbacks = ("retrieval_answer", "retrieval_orchestrator",)
+    contracts = (
+        "retrieval_answer",
+        "retrieval_orchestrator",
+    )
+    fallbacks = (
+        "retrieval_answer",
+        "retrieval_orchestrator",
+    )
