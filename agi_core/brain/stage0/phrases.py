@@ -29,16 +29,23 @@ _WORLD_COPULAS = (" is ", "'s ", "’s ", " are ", " was ")
 _END_PUNCTUATION = ".!?"
 
 
-def _attr_char(char: str) -> bool:
-    return char.isalnum() or char in "_' -"
+def _only(extra: str) -> Callable[[str], bool]:
+    """A test that every character of a text is a letter, a digit or one of ``extra``."""
+    table = str.maketrans("", "", extra)
+
+    def valid(part: str) -> bool:
+        rest = part.translate(table)
+        return not rest or rest.isalnum()
+
+    return valid
 
 
-def _entity_char(char: str) -> bool:
-    return char.isalnum() or char in "_' .-"
+_attr_chars = _only("_' -")  # [\w' -]
+_entity_chars = _only("_' .-")  # [\w' .-]
 
 
-def _value_char(char: str) -> bool:
-    return char != "\n"
+def _value_chars(part: str) -> bool:  # .+ (any character but a line break)
+    return "\n" not in part
 
 
 def lower_ascii(text: str) -> str:
@@ -68,7 +75,7 @@ def _last_part(text: str, start: int, valid: Callable[[str], bool]) -> str | Non
     if start >= len(text):
         return None
     part = text[start : max(start + 1, end_start(text))]
-    return part if all(valid(char) for char in part) else None
+    return part if valid(part) else None
 
 
 def _first(low: str, words: Iterable[str], start: int) -> tuple[int, str] | None:
@@ -86,7 +93,7 @@ def _middle_part(
         return None
     at, word = found
     part = text[start:at]
-    return (part, at + len(word)) if all(valid(char) for char in part) else None
+    return (part, at + len(word)) if valid(part) else None
 
 
 def _after_question(low: str, copulas: Iterable[str]) -> int | None:
@@ -105,7 +112,7 @@ def profile_read(text: str) -> str | None:
     start = _after_question(low, _PROFILE_COPULAS)
     if start is None or not low.startswith("my ", start):
         return None
-    return _last_part(text, start + 3, _attr_char)
+    return _last_part(text, start + 3, _attr_chars)
 
 
 def profile_write(text: str) -> tuple[str, str] | None:
@@ -114,10 +121,10 @@ def profile_write(text: str) -> tuple[str, str] | None:
     start = 7 if low.startswith("please ") else 0
     for prefix in ("remember that my ", "remember my ", "my "):
         if low.startswith(prefix, start):
-            middle = _middle_part(text, low, start + len(prefix), (" is ", " are "), _attr_char)
+            middle = _middle_part(text, low, start + len(prefix), (" is ", " are "), _attr_chars)
             if middle is None:
                 return None
-            value = _last_part(text, middle[1], _value_char)
+            value = _last_part(text, middle[1], _value_chars)
             return None if value is None else (middle[0], value)
     return None
 
@@ -126,7 +133,7 @@ def _of_then(text: str, low: str, start: int, last: Callable[[int], tuple[str, .
     """``ATTR of …`` from ``start`` with ``the `` taken first, as the optional group tried it."""
     starts = [start + 4, start] if low.startswith("the ", start) else [start]
     for begin in starts:
-        attr = _middle_part(text, low, begin, (" of ",), _attr_char)
+        attr = _middle_part(text, low, begin, (" of ",), _attr_chars)
         if attr is not None and (rest := last(attr[1])) is not None:
             return (attr[0], *rest)
     return None
@@ -140,7 +147,7 @@ def world_read(text: str) -> tuple[str, str] | None:
         return None
 
     def entity(at: int) -> tuple[str, ...] | None:
-        part = _last_part(text, at, _entity_char)
+        part = _last_part(text, at, _entity_chars)
         return None if part is None else (part,)
 
     found = _of_then(text, low, start, entity)
@@ -152,10 +159,10 @@ def world_write(text: str) -> tuple[str, str, str] | None:
     low = lower_ascii(text)
 
     def entity_value(at: int) -> tuple[str, ...] | None:
-        entity = _middle_part(text, low, at, (" is ", " are ", " was "), _entity_char)
+        entity = _middle_part(text, low, at, (" is ", " are ", " was "), _entity_chars)
         if entity is None:
             return None
-        value = _last_part(text, entity[1], _value_char)
+        value = _last_part(text, entity[1], _value_chars)
         return None if value is None else (entity[0], value)
 
     found = _of_then(text, low, 0, entity_value)
