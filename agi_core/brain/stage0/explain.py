@@ -24,12 +24,14 @@ def _votes(record: Mapping[str, Any]) -> str:
     return "; ".join(f"{v.get('voter')} {v.get('vote')} ({v.get('reason')})" for v in votes)
 
 
-def _action(record: Mapping[str, Any]) -> str:
+def _action(record: Mapping[str, Any], *, error: bool = True) -> str:
     action = record.get("action") or {}
     if action.get("type") != "tool":
         return "reply"
     observation = record.get("observation") or {}
-    outcome = "succeeded" if observation.get("success") else f"failed: {observation.get('error')}"
+    outcome = "succeeded" if observation.get("success") else "failed"
+    if error and not observation.get("success"):
+        outcome += f": {observation.get('error')}"
     return f"tool {action.get('name')} {dumps(action.get('args') or {})}, which {outcome}"
 
 
@@ -61,5 +63,5 @@ def decision_sentence(record: Mapping[str, Any]) -> str:
         if evidence
         else "no stored fact was involved"
     )
-    tool = f"; it ran the {_action(record)}" if (record.get("action") or {}).get("type") == "tool" else ""
+    tool = f"; it ran the {_action(record, error=False)}" if (record.get("action") or {}).get("type") == "tool" else ""
     return f"I said “{record.get('final_output')}” because {because}; {cited}{tool}."

@@ -149,7 +149,12 @@ class RecallAgent:
             )
         if parts:
             more = f" (and {len(keys) - MAX_LISTED_FACTS} more)" if len(keys) > MAX_LISTED_FACTS else ""
-            known = f"I remember {len(keys)} fact(s) about you: " + "; ".join(parts) + more + "."
+            known = (
+                f"I remember {len(keys)} {'fact' if len(keys) == 1 else 'facts'} about you: "
+                + "; ".join(parts)
+                + more
+                + "."
+            )
         else:
             known = "I don’t have anything stored about you yet."
         recent = _recent(list(ctx.state.recalled.episodic))
