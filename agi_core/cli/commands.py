@@ -40,7 +40,11 @@ def run(state: Any, jsonl: bool, allow_tools: tuple[str, ...]) -> None:
 @_allow_tool
 @click.pass_obj
 def chat(state: Any, allow_tools: tuple[str, ...]) -> None:
-    """Talk to the agent; write/external tools ask for confirmation. Ctrl-D or 'exit' quits."""
+    """Talk to the agent; write/external tools ask for confirmation. Ctrl-D or 'exit' quits.
+
+    /help lists the chat's commands (/facts, /goals, /why) and phrasings; on a terminal,
+    lines can be edited and the history is kept in <db>.history.
+    """
 
     def confirm(tool: ToolDefinition, args: dict[str, Any]) -> bool:
         return click.confirm(f"Allow {tool.effect} tool {tool.name} with {dumps(args)}?", default=False)
