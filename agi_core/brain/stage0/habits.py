@@ -133,7 +133,8 @@ class RecallAgent:
 
     def handle(self, ctx: ReasonContext) -> AgentReply:
         keys = [fact.key for fact in ctx.store.facts(USER_PREFIX)]
-        claims, parts = [], []
+        claims: list[dict[str, Any]] = []
+        parts: list[str] = []
         for key in keys[:MAX_LISTED_FACTS]:
             read = ctx.sem_read(key)
             text = _fact_text(key, read.value)
