@@ -21,6 +21,7 @@ Exit status 1 when a shape grows more than 3x per doubling (``--max-ratio``; qua
 from __future__ import annotations
 
 import argparse
+import atexit
 import gc
 import json
 import sys
@@ -111,8 +112,10 @@ class _Kernel:
         if cls.kernel is None:
             from agi_core.kernel import Kernel
 
-            folder = tempfile.mkdtemp(prefix="agi-regex-")
-            cls.kernel = Kernel.open(Path(folder) / "a.db", synchronous="OFF")
+            folder = tempfile.TemporaryDirectory(prefix="agi-regex-")
+            cls.kernel = Kernel.open(Path(folder.name) / "a.db", synchronous="OFF")
+            atexit.register(folder.cleanup)
+            atexit.register(cls.kernel.close)
         return cls.kernel.tick(text)
 
 

@@ -18,6 +18,7 @@ import attrs
 import orjson
 
 from agi_core.brain.context import AgentReply, ReasonContext
+from agi_core.brain.messages import F3_NO_AGENT
 from agi_core.brain.stage0.explain import decision_sentence
 from agi_core.brain.stage0.phrases import lower_ascii, strip_end
 from agi_core.model import Action
@@ -90,10 +91,10 @@ class FileAgent:
         return file_request(text) is not None
 
     def handle(self, ctx: ReasonContext) -> AgentReply:
-        request = file_request(ctx.state.input.raw)
-        if request is None:  # the raw text can differ from the normalized one the router saw
-            request = file_request(ctx.text)
-        assert request is not None
+        # the raw text keeps a path's spaces; the normalized one is what the router saw
+        request = file_request(ctx.state.input.raw) or file_request(ctx.text)
+        if request is None:
+            return AgentReply(F3_NO_AGENT)
         tool, path = request
         return AgentReply(f"calling {tool}", action=Action(type="tool", name=tool, args={"path": path}))
 
