@@ -150,3 +150,14 @@ def test_a_terminal_gets_readline_history_kept_beside_the_database(tmp_path):
         [(b"\x10\x10\r", b"agent> 6 * 7 = 42"), (b"2+2\x01\x0b1+1\r", b"agent> 1+1 = 2"), (b"exit\r", b"exit")],
     )
     assert b"agent> 6 * 7 = 42" in seen and b"2+2 = 4" not in seen
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
+def test_confirmation_answers_stay_out_of_the_history(tmp_path):
+    _chat_on_a_terminal(
+        tmp_path,
+        [(b"/file_write a.txt hi\r", b"[y/N]"), (b"y\r", b"agent> file_write:"), (b"exit\r", b"exit")],
+    )
+    lines = history_path(tmp_path / "a.db").read_text(encoding="utf-8").splitlines()
+    assert lines[-2:] == ["/file_write a.txt hi", "exit"]
+    assert (tmp_path / "workspace" / "a.txt").read_text(encoding="utf-8") == "hi"

@@ -78,6 +78,13 @@ def enable_history(db: Path) -> Callable[[], None] | None:
     return save
 
 
+def forget_last_line() -> None:
+    """Keep a y/N answer out of the history (readline records every line read on a terminal)."""
+    readline = sys.modules.get("readline")
+    if readline is not None and sys.stdin.isatty() and readline.get_current_history_length():
+        readline.remove_history_item(readline.get_current_history_length() - 1)
+
+
 def _facts(kernel: Any) -> list[str]:
     facts = kernel.store.facts("")
     ordered = [f for f in facts if f.key.startswith("user/")] + [f for f in facts if not f.key.startswith("user/")]

@@ -46,10 +46,12 @@ def chat(state: Any, allow_tools: tuple[str, ...]) -> None:
     lines can be edited and the history is kept in <db>.history.
     """
 
-    def confirm(tool: ToolDefinition, args: dict[str, Any]) -> bool:
-        return click.confirm(f"Allow {tool.effect} tool {tool.name} with {dumps(args)}?", default=False)
+    from agi_core.cli.chat import enable_history, forget_last_line, slash_command
 
-    from agi_core.cli.chat import enable_history, slash_command
+    def confirm(tool: ToolDefinition, args: dict[str, Any]) -> bool:
+        allowed = click.confirm(f"Allow {tool.effect} tool {tool.name} with {dumps(args)}?", default=False)
+        forget_last_line()
+        return allowed
 
     kernel = state.open_kernel(policy=_policy(allow_tools, confirm))
     click.echo(f"agi chat ({state.db}, seed {state.seed}); /help lists the commands, 'exit' quits.")
