@@ -122,7 +122,7 @@ def _recent(episodes: list[dict[str, Any]]) -> str:
 
 @attrs.frozen
 class RecallAgent:
-    """ "What do you remember?": the user's stored facts (read and cited) and the latest exchanges."""
+    """Answers "what do you remember?": the user's stored facts (read and cited) and the latest exchanges."""
 
     name: str = "recall_agent"
     rule: str = "matched_recall_request"
@@ -166,7 +166,7 @@ class RecallAgent:
 
 @attrs.frozen
 class ExplainAgent:
-    """ "Why did you say that?": the previous tick's decision, read from the journal."""
+    """Answers "why did you say that?": the previous tick's decision, read from the journal."""
 
     name: str = "explain_agent"
     rule: str = "matched_show_thought"
