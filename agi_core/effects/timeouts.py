@@ -42,7 +42,15 @@ class _Job:
 
 
 async def _awaited(awaitable: Any, timeout_s: float) -> Any:
-    return await asyncio.wait_for(awaitable, timeout_s if timeout_s > 0 else None)
+    """Await under the same timeout, cancelling the coroutine when it overruns."""
+    limit = asyncio.timeout(timeout_s if timeout_s > 0 else None)
+    try:
+        async with limit:
+            return await awaitable
+    except TimeoutError:
+        if limit.expired():
+            raise TimedOut(f"timed out after {timeout_s:g} s") from None
+        raise
 
 
 class _Worker:
