@@ -40,7 +40,8 @@ def tools_plugin(label: str, *tools: Any, **order: bool) -> ModuleType:
         for tool in tools:
             register(tool)
 
-    module.agi_register_actuators = hookimpl(**order)(agi_register_actuators)  # type: ignore[attr-defined]
+    mark = hookimpl(tryfirst=order.get("tryfirst", False), trylast=order.get("trylast", False))
+    module.agi_register_actuators = mark(agi_register_actuators)  # type: ignore[attr-defined]
     return module
 
 
