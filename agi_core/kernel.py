@@ -449,7 +449,7 @@ class Kernel:
                 timeout_s=self.config.timeout_s,
                 plugin=self.tool_plugins.get(tool.name, "?"),
                 report=self.plugins.report_failure,
-                idempotency_value=intents.idempotency_value(self, tick, tool.name),
+                idempotency_value=lambda: intents.idempotency_value(self, tick, tool.name),
             )
             return {**to_data(observed), "draws": self.determinism.counter - before}
 

@@ -43,7 +43,7 @@ def decide(
     timeout_s: float,
     plugin: str,
     report: Report,
-    idempotency_value: str = "",
+    idempotency_value: Callable[[], str] = str,
 ) -> Observation:
     """The observation of asking for ``tool(args)`` in a tick.
 
@@ -61,7 +61,7 @@ def decide(
     if tool.effect in DEFERRED_EFFECTS:
         key = tool.definition.idempotency_key
         if key and key not in checked:
-            checked[key] = idempotency_value
+            checked[key] = idempotency_value()
         return Observation(success=True, payload={"policy": how, "intent": "pending", "args": checked})
     observation = run(tool, checked, context, timeout_s=timeout_s, plugin=plugin, report=report)
     return Observation(observation.success, {"policy": how, **observation.payload}, observation.error)
