@@ -141,7 +141,9 @@ class Plugins:
         )
         try:
             obj = importlib.import_module(module) if isinstance(module, str) else module
-        except Exception as exc:  # noqa: BLE001 - any import failure is reported, not raised
+        except BaseException as exc:  # any import failure, SystemExit included, is reported, not raised
+            if isinstance(exc, KeyboardInterrupt):
+                raise
             self.report_failure(label, "import", exc)
             return False
         unknown = [
@@ -195,7 +197,9 @@ class Plugins:
         version = entry_point.dist.version if entry_point.dist else "unknown"
         try:
             module = entry_point.load()
-        except Exception as exc:  # noqa: BLE001
+        except BaseException as exc:  # as in add_module: SystemExit at import is reported too
+            if isinstance(exc, KeyboardInterrupt):
+                raise
             self.report_failure(entry_point.name, "import", exc)
             return
         self.add_module(module, name=entry_point.name, version=version)

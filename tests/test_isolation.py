@@ -21,7 +21,7 @@ from agi_core.hookspecs import hookimpl
 from agi_core.kernel import KernelConfig
 from agi_core.model import ToolDefinition
 from agi_core.plugins import PluginFailure
-from agi_core.testing import installed_plugin, open_kernel, tools_plugin
+from agi_core.testing import builtin_plugins, installed_plugin, open_kernel, tools_plugin
 from agi_core.tools import Tool
 
 
@@ -233,6 +233,18 @@ def test_a_plugin_cannot_take_a_builtin_router_agent_name(tmp_path):
 
 
 # -- sensors, router agents, brains, hooks ---------------------------------------------
+@pytest.mark.parametrize(("exc", "shown"), RAISED)
+def test_a_plugin_raising_anything_at_import_is_reported_and_skipped(tmp_path, monkeypatch, exc, shown):
+    source = {"ValueError": "raise ValueError('bad value')", "SystemExit": "raise SystemExit(3)"}.get(
+        type(exc).__name__, "class Escape(BaseException):\n    pass\nraise Escape('got out')"
+    )
+    (tmp_path / "explodes_on_import.py").write_text(source)
+    monkeypatch.syspath_prepend(tmp_path)
+    plugins = builtin_plugins()
+    assert plugins.add_module("explodes_on_import", name="exploder") is False
+    assert plugins.failures[-1] == PluginFailure("exploder", "import", shown)
+
+
 @pytest.mark.parametrize(("exc", "shown"), RAISED)
 def test_a_sensor_raising_anything_is_reported_and_skipped(tmp_path, exc, shown):
     class Broken:
