@@ -53,12 +53,12 @@ def test_the_intent_is_committed_before_the_side_effect_and_the_receipt_after(tm
         assert kernel.pending_intents() == []
 
 
-def _counting_plugin(calls, *, fail=False, idempotent=False, **order):
+def _counting_plugin(calls, *, fail=False, idempotent=False, stamp=False, **order):
     def append(context, args):
         calls.append(dict(args))
         if fail:
             raise OSError("disk on fire")
-        return {"appended": args["line"]}
+        return {"appended": args["line"], **({"at": context.now()} if stamp else {})}
 
     params = {"line": "string", **({"key": "string"} if idempotent else {})}
     definition = ToolDefinition(
@@ -68,12 +68,14 @@ def _counting_plugin(calls, *, fail=False, idempotent=False, **order):
 
 
 def test_replay_serves_intent_and_receipt_and_never_runs_the_tool(tmp_path):
+    """The tool reads the kernel's clock (a determinism draw) after the intent's commit: replay still equal."""
     db, calls = tmp_path / "a.db", []
-    with open_kernel(db, _counting_plugin(calls), seed="r", policy=ALLOW_WRITES) as kernel:
-        assert kernel.tick("/append_line one").final_output == 'append_line: {"appended":"one"}'
+    with open_kernel(db, _counting_plugin(calls, stamp=True), seed="r", policy=ALLOW_WRITES) as kernel:
+        receipt = kernel.tick("/append_line one")
+        assert receipt.final_output.startswith('append_line: {"appended":"one","at":"20')
         kernel.tick("2+2")
     assert calls == [{"line": "one"}]
-    report = replay(db, seed="r", plugins=builtin_plugins(_counting_plugin(calls)))
+    report = replay(db, seed="r", plugins=builtin_plugins(_counting_plugin(calls, stamp=True)))
     assert (report.ok, report.ticks) == (True, 3)
     assert calls == [{"line": "one"}]
 
