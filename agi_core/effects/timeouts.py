@@ -8,8 +8,6 @@ functions are awaited with ``asyncio.run`` on the worker, under the same timeout
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import queue
 import threading
 from collections.abc import Callable
@@ -32,7 +30,9 @@ class _Job:
     def run(self) -> None:
         try:
             value = self.function(*self.args)
-            if inspect.isawaitable(value):
+            if hasattr(value, "__await__"):  # an async def tool: await it here (asyncio loads only then)
+                import asyncio
+
                 value = asyncio.run(_awaited(value, self.timeout_s))
             self.value = value
         except BaseException as exc:  # noqa: BLE001 - handed to the caller, who isolates it
@@ -43,6 +43,8 @@ class _Job:
 
 async def _awaited(awaitable: Any, timeout_s: float) -> Any:
     """Await under the same timeout, cancelling the coroutine when it overruns."""
+    import asyncio
+
     limit = asyncio.timeout(timeout_s if timeout_s > 0 else None)
     try:
         async with limit:
