@@ -21,6 +21,17 @@ _allow_tool = click.option(
 )
 
 
+_timeout = click.option(
+    "--timeout",
+    "timeout_s",
+    type=float,
+    default=2.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Abandon a tool or router agent that runs longer than this (0: no limit).",
+)
+
+
 def _policy(allow_tools: tuple[str, ...], confirm: Any = None) -> ToolPolicy:
     return ToolPolicy(allow_tools=frozenset(allow_tools), confirm=confirm)
 
@@ -28,18 +39,20 @@ def _policy(allow_tools: tuple[str, ...], confirm: Any = None) -> ToolPolicy:
 @click.command()
 @click.option("--jsonl", is_flag=True, help="Print each tick's journal record as one JSON line.")
 @_allow_tool
+@_timeout
 @click.pass_obj
-def run(state: Any, jsonl: bool, allow_tools: tuple[str, ...]) -> None:
+def run(state: Any, jsonl: bool, allow_tools: tuple[str, ...], timeout_s: float) -> None:
     """Run one tick per line of standard input and print the replies."""
-    kernel = state.open_kernel(policy=_policy(allow_tools))
+    kernel = state.open_kernel(policy=_policy(allow_tools), timeout_s=timeout_s)
     for record in kernel.run(sys.stdin):
         click.echo(dumps(to_data(record)) if jsonl else record.final_output)
 
 
 @click.command()
 @_allow_tool
+@_timeout
 @click.pass_obj
-def chat(state: Any, allow_tools: tuple[str, ...]) -> None:
+def chat(state: Any, allow_tools: tuple[str, ...], timeout_s: float) -> None:
     """Talk to the agent; write/external tools ask for confirmation. Ctrl-D or 'exit' quits.
 
     /help lists the chat's commands (/facts, /goals, /why) and phrasings; on a terminal,
@@ -53,7 +66,7 @@ def chat(state: Any, allow_tools: tuple[str, ...]) -> None:
         forget_last_line()
         return allowed
 
-    kernel = state.open_kernel(policy=_policy(allow_tools, confirm))
+    kernel = state.open_kernel(policy=_policy(allow_tools, confirm), timeout_s=timeout_s)
     click.echo(f"agi chat ({state.db}, seed {state.seed}); /help lists the commands, 'exit' quits.")
     save_history = enable_history(state.db)
     if save_history:
@@ -135,6 +148,7 @@ def memory_facts(state: Any, prefix: str, as_json: bool) -> None:
 
 def register_core_commands(cli: click.Group) -> None:
     from agi_core.cli.history import HISTORY_COMMANDS
+    from agi_core.effects.cli import intents
 
-    for command in (run, chat, plugins, memory, *HISTORY_COMMANDS):
+    for command in (run, chat, plugins, memory, intents, *HISTORY_COMMANDS):
         cli.add_command(command)

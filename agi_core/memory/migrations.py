@@ -45,11 +45,17 @@ def m004_long_term_memory(db: sqlite_utils.Database) -> None:
     migrate_long_term(db.conn)
 
 
+def m005_intents(db: sqlite_utils.Database) -> None:
+    """Write/external tool calls committed before they run; ``receipt_tick`` is set when their receipt commits."""
+    db.table("intents").create({"tick": int, "tool": str, "args": str, "receipt_tick": int}, pk="tick")
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     m001_core_tables,
     m002_checkpoints_and_archive,
     m003_rlm_state,
     m004_long_term_memory,
+    m005_intents,
 ]
 
 
