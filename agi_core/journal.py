@@ -84,7 +84,12 @@ def export_jsonl(
     count = 0
     for row in rows:
         text = row[-2]
-        record = json.loads(text)
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError:
+            raise ValidationError(
+                f"the record of tick {row[-4]} is not valid JSON (it was edited); run agi journal verify"
+            ) from None
         if store is not None and blobs.MARKER in text:
             record = blobs.resolve(record, store.get_blob)
         if archived:

@@ -94,4 +94,3 @@ def _non_finite(data: Any) -> list[Any] | None:
     elif isinstance(data, float) and not math.isfinite(data):  # a float subclass (numpy.float64)
         return []
     return None
-

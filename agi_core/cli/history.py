@@ -83,7 +83,10 @@ def journal_export(state: Any, jsonl: bool, archived: bool, output: Any) -> None
     store = SqliteStore(state.db)
     try:
         rows = store.archived_rows() if archived else store.journal_rows()
-        count = journal.export_jsonl(rows, output, archived=archived, store=store)
+        try:
+            count = journal.export_jsonl(rows, output, archived=archived, store=store)
+        finally:
+            rows.close()
     finally:
         store.close()
     click.echo(f"exported {count} records", err=True)
