@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 
 from agi_core import checkpoints
+from agi_core.brain.context import AgentReply
 from agi_core.determinism import Determinism
 from agi_core.errors import MemoryKeyError, ValidationError
+from agi_core.hookspecs import hookimpl
 from agi_core.journal import verify
 from agi_core.memory import blobs
 from agi_core.memory.sqlite_store import SqliteStore
@@ -248,6 +250,42 @@ def test_nan_never_reaches_the_journal(tmp_path):
     result = agi(db, "memory", "get", "user/person/self/score")
     assert json.loads(result.stdout)["value"] == "NaN"  # not JSON, so kept as the plain string
     assert agi(db, "replay").returncode == 0
+
+
+class _NanClaims:
+    """A router agent whose claim carries a NaN (a plugin bug the journal must not hide as null)."""
+
+    name, rule, priority, inline = "nan_agent", "matched_nan", 1, True
+
+    def matches(self, text: str) -> bool:
+        return text.startswith("score ")
+
+    def handle(self, ctx: object) -> AgentReply:
+        return AgentReply("scored", claims=[{"id": "c1", "value": float("nan")}])
+
+
+class _NanPlugin:
+    @hookimpl
+    def agi_register_router_agents(self, register):
+        register(_NanClaims())
+
+
+def test_a_tick_that_would_journal_nan_is_refused_whole(tmp_path):
+    db = tmp_path / "a.db"
+    with open_kernel(db, _NanPlugin()) as kernel:
+        kernel.tick("12 + 30")
+        with pytest.raises(ValidationError, match=r"^\$\.claims\[0\]\.value is not a finite number"):
+            kernel.tick("score this")
+        assert kernel.tick_count == 1
+        assert kernel.tick("12 + 1").final_output == "12 + 1 = 13"
+        assert verify(kernel.store, kernel.determinism).ok
+        assert "NaN" not in "".join(row[2] for row in kernel.store.journal_rows())
+
+
+def test_chat_accepts_invalid_utf8(tmp_path):
+    result = agi(tmp_path / "a.db", "chat", stdin=b"my favorite color is bl\xffe\nwhat is my favorite color?\nexit\n")
+    assert result.returncode == 0, result.stderr.decode()
+    assert "agent> Your favorite color is bl\ufffde." in result.stdout.decode("utf-8")
 
 
 def test_nan_importance_is_clamped_on_ingest(tmp_path):
