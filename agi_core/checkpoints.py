@@ -111,7 +111,7 @@ def rollback(kernel: Kernel, name: str) -> RollbackReport:
     tick = store.conn.execute("SELECT tick FROM checkpoints WHERE name = ?", (name,)).fetchone()[0]
     undone = list(store.journal_rows(since=tick))
     archive = list(store.archived_rows())
-    hashes = set().union(*(blobs.refs_in(row[-2]) for row in [*undone, *archive]))
+    hashes = set().union(*(blobs.refs_in(str(row[-2])) for row in [*undone, *archive]))
     kept_blobs = [(h, store.conn.execute("SELECT data FROM blobs WHERE hash = ?", (h,)).fetchone()) for h in hashes]
     checkpoints = store.conn.execute("SELECT name, tick, file, seq FROM checkpoints").fetchall()
     rollback_id = kernel.determinism.sign(f"rollback|{name}|{kernel.tick_count}|{len(archive)}")[:16]

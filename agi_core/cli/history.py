@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -83,10 +84,8 @@ def journal_export(state: Any, jsonl: bool, archived: bool, output: Any) -> None
     store = SqliteStore(state.db)
     try:
         rows = store.archived_rows() if archived else store.journal_rows()
-        try:
+        with contextlib.closing(rows):  # type: ignore[type-var]  # generators have close()
             count = journal.export_jsonl(rows, output, archived=archived, store=store)
-        finally:
-            rows.close()
     finally:
         store.close()
     click.echo(f"exported {count} records", err=True)
