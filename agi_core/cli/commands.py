@@ -129,7 +129,7 @@ def memory_put(state: Any, key: str, value: str) -> None:
     """Store VALUE (JSON, or a plain string) under the canonical KEY."""
     try:
         parsed: Any = json.loads(value, parse_constant=_not_json)
-    except (json.JSONDecodeError, ValueError):
+    except ValueError:  # not JSON (JSONDecodeError is a ValueError)
         parsed = value  # NaN and Infinity are not JSON: they stay the plain strings they were
     click.echo(state.open_kernel().put_fact(key, parsed).final_output)
 
