@@ -130,9 +130,10 @@ def rollback(kernel: Kernel, name: str) -> RollbackReport:
             "INSERT INTO journal_archive (rollback, tick, id, record, chain) VALUES (?, ?, ?, ?, ?)",
             [*archive, *[(rollback_id, *row) for row in undone]],
         )
-        store.conn.executemany(  # blobs the archived records refer to outlive the rollback
-            "INSERT OR IGNORE INTO blobs (hash, data) VALUES (?, ?)", [(h, row[0]) for h, row in kept_blobs if row]
-        )
+        if kept_blobs:  # blobs the archived records refer to outlive the rollback
+            store.conn.executemany(
+                "INSERT OR IGNORE INTO blobs (hash, data) VALUES (?, ?)", [(h, row[0]) for h, row in kept_blobs if row]
+            )
         store.conn.execute("DELETE FROM checkpoints")
         store.conn.executemany("INSERT INTO checkpoints (name, tick, file, seq) VALUES (?, ?, ?, ?)", checkpoints)
     kernel.reload()
