@@ -237,7 +237,7 @@ def bench_storage(folder: Path, short_ticks: int, big_ticks: int) -> dict[str, A
     kinds = {
         "short": (short_ticks, lambda i: SCRIPT[i % len(SCRIPT)]),
         "1mb_line": (big_ticks, lambda i: (f"{i} " + "lorem ipsum dolor sit amet " * 40_000)[:one_mb]),
-        "1mb_fact": (big_ticks, lambda i: f"my note {i} is " + ("z" * one_mb)[: one_mb - 20]),
+        "1mb_fact": (big_ticks, lambda i: (f"my note {i} is {i} " + "z" * one_mb)[:one_mb]),
     }
     rows: dict[str, Any] = {}
     for name, (ticks, text) in kinds.items():
