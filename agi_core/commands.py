@@ -57,4 +57,18 @@ def receipt(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[s
     return receipt_command(kernel, ctx, args)
 
 
-KERNEL_COMMANDS: dict[str, Handler] = {"put_fact": put_fact, "state": state, "ingest": ingest, "receipt": receipt}
+
+def refuse_input(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    """The tick of an input over ``max_input_bytes``: a refusal reply; the input itself is not stored."""
+    from agi_core.inputs import too_large_reply
+
+    return too_large_reply(args["bytes"], args["limit"]), {"refused": "input_too_large", **args}
+
+
+KERNEL_COMMANDS: dict[str, Handler] = {
+    "put_fact": put_fact,
+    "state": state,
+    "ingest": ingest,
+    "refuse_input": refuse_input,
+    "receipt": receipt,
+}

@@ -10,6 +10,7 @@ tick: reopening the database restores the agent exactly.
 from __future__ import annotations
 
 import collections
+import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,8 +21,9 @@ from agi_core.brain.context import Decision, ReasonContext
 from agi_core.determinism import Determinism
 from agi_core.effects import calls, intents
 from agi_core.effects.isolation import describe, isolated_reason, must_propagate
-from agi_core.errors import ConfigError, PluginError, ToolError
+from agi_core.errors import ConfigError, PluginError, ToolError, ValidationError
 from agi_core.externals import Externals
+from agi_core.inputs import MAX_INPUT_BYTES, PREVIEW_CHARS, Oversized, clean_text, preview, utf8_size
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.sqlite_store import SqliteStore
 from agi_core.model import (
@@ -41,10 +43,12 @@ from agi_core.model import (
     WorkingMemory,
 )
 from agi_core.plugins import Plugins, load_plugins
-from agi_core.serialization import dumps, from_data, to_data
+from agi_core.serialization import dumps, from_data, non_finite_path, to_data
 from agi_core.tools import Tool, ToolContext, ToolPolicy, validate_tool
 
 RECALL_EPISODES = 4  # newest episodes handed to the reason step
+TURN_CHARS = 1000  # a working-memory turn keeps this much of its text, then its length and sha256
+RECALL_FACTS = 10  # facts under the focus entity handed to the reason step (read with a LIMIT: O(1) in all facts)
 
 
 @attrs.frozen
@@ -59,6 +63,7 @@ class KernelConfig:
     synchronous: str = "FULL"
     live: bool = False
     backend: str = "sqlite"
+    max_input_bytes: int = MAX_INPUT_BYTES
 
 
 class Kernel:
@@ -200,6 +205,7 @@ class Kernel:
     # -- public API ------------------------------------------------------------------
     def submit(self, text: str, source: str = "user") -> None:
         """Queue an input for the built-in ``input_queue`` sensor."""
+        text = clean_text(text)
         self._pending.append(Input(raw=text, normalized=normalize(text), source=source))  # type: ignore[arg-type]
 
     def take_pending(self) -> Input | None:
@@ -215,6 +221,9 @@ class Kernel:
 
     def put_fact(self, key: str, value: Any) -> JournalRecord:
         """Store one fact directly, as a journaled tick of its own (``agi memory put``)."""
+        path = non_finite_path(value)
+        if path is not None:
+            raise ValidationError(f"the value for {key} has NaN or infinity at {path}; store a finite number or null")
         return self.command("put_fact", {"key": check_key(key), "value": value})
 
     def command(self, name: str, args: dict[str, Any]) -> JournalRecord:
@@ -223,7 +232,7 @@ class Kernel:
         Everything a command changes is stored with the tick, so replay runs it again and
         gets the same result. A command that raises leaves nothing stored.
         """
-        percept = Input(raw=f"{name} {dumps(args)}", normalized=name, source="event")
+        percept = Input(raw=preview(f"{name} {dumps(args)}"), normalized=name, source="event")
         return self._command_tick(percept, name, args)
 
     def _command_tick(
@@ -276,14 +285,29 @@ class Kernel:
         """Run one tick on ``text`` (or on the first sensor percept); None if there was no input."""
         if text is None:
             percept = self._perceive()
+            if percept is None:
+                return None
+            text, source, normalized = percept.raw, percept.source, percept.normalized
         else:
-            percept = Input(raw=text, normalized=normalize(text), source=source)  # type: ignore[arg-type]
-        if percept is None:
-            return None
+            normalized = None
+        text = clean_text(text)
+        size = utf8_size(text)
+        if size > self.config.max_input_bytes:
+            digest = hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()
+            return self.refuse_input(Oversized(text[:PREVIEW_CHARS], size, digest), source=source)
+        normalized = normalize(text) if normalized is None else clean_text(normalized)
+        percept = Input(raw=text, normalized=normalized, source=source)  # type: ignore[arg-type]
         self._due = None
         record = self._run_tick(percept, self._reason(self.config.brain), brain=self.config.brain)
         due, self._due = self._due, None
         return record if due is None else intents.settle(self, due)
+
+    def refuse_input(self, oversized: Oversized, *, source: str = "user") -> JournalRecord:
+        """A tick that answers an over-limit input with a refusal; only its head, size and hash are stored."""
+        raw = f"{oversized.head}… [{oversized.size} bytes, sha256:{oversized.sha256}]"
+        percept = Input(raw=raw, normalized=normalize(raw), source=source)  # type: ignore[arg-type]
+        args = {"bytes": oversized.size, "limit": self.config.max_input_bytes, "sha256": oversized.sha256}
+        return self._command_tick(percept, "refuse_input", args)
 
     def replay_tick(self, recorded: dict[str, Any]) -> JournalRecord:
         """Run the tick a journal record describes again, serving its recorded externals."""
@@ -393,9 +417,9 @@ class Kernel:
         return record
 
     def _recall(self, working: WorkingMemory) -> Recalled:
-        semantic = [to_data(entry) for entry in self.store.facts(working.focus + "/")] if working.focus else []
+        focus = self.store.facts(working.focus + "/", limit=RECALL_FACTS) if working.focus else []
         episodic = list(self._recent_episodes)
-        return Recalled(semantic=semantic[:10], episodic=episodic, working=to_data(working))
+        return Recalled(semantic=[to_data(entry) for entry in focus], episodic=episodic, working=to_data(working))
 
     def _plan(self, decision: Decision) -> Decision:
         """Rule 4 (replan when the last observation failed) and the 20-step limit."""
@@ -470,7 +494,8 @@ class Kernel:
     def _remember(
         self, working: WorkingMemory, percept: Input, reply: str, decision: Decision, observation: Observation
     ) -> WorkingMemory:
-        turns = [*working.recent_turns, f"{percept.source}: {percept.raw}", f"agent: {reply}"]
+        said, answered = preview(percept.raw, TURN_CHARS), preview(reply, TURN_CHARS)  # bounded, not copies
+        turns = [*working.recent_turns, f"{percept.source}: {said}", f"agent: {answered}"]
         goal = Goal(
             id=self.determinism.new_id("goal", percept.raw),
             description=f"answer: {percept.raw[:120]}",
@@ -503,7 +528,7 @@ class Kernel:
         ]
         self.store.set_working(working)
         self._working = working
-        text = dumps(to_data(record))
+        text = self.store.store_record(to_data(record))  # large strings stored once, as blobs
         chain = self.determinism.sign(self._last_chain + "|" + text)
         self.store.append_journal(tick, record.id, text, chain)
         self.last_journal_text, self._last_chain = text, chain

@@ -90,7 +90,7 @@ class SemanticEntry:
     """A fact under its canonical key; ``fact`` is a readable rendering of it."""
 
     id: str
-    key: str = attrs.field(metadata=_schema(pattern=CANONICAL_KEY_PATTERN))
+    key: str = attrs.field(metadata=_schema(pattern=CANONICAL_KEY_PATTERN, maxLength=200))
     value: JSON
     fact: str
     relations: list[str] = attrs.field(factory=list)
