@@ -6,7 +6,6 @@ from pathlib import Path
 
 import attrs
 
-from agi_core.determinism import Determinism
 from agi_core.journal import verify
 from agi_core.memory.sqlite_store import SqliteStore
 
@@ -37,7 +36,9 @@ def check_database(path: Path, seed: str) -> ConsistencyReport:
         orphans = conn.execute("SELECT count(*) FROM episodes WHERE tick > ?", (meta_tick,)).fetchone()[0]
         if orphans:
             problems.append(f"{orphans} episodes belong to ticks after the last journaled tick")
-        report = verify(store, Determinism(seed))
+        from agi_core.journal_key import load
+
+        report = verify(store, load(store, seed))
         if not report.ok:
             problems.append(str(report))
         return ConsistencyReport(journal_ticks, problems)

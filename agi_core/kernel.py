@@ -16,10 +16,12 @@ from typing import Any
 
 import attrs
 
+from agi_core import journal_key
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.determinism import Determinism
 from agi_core.errors import ConfigError, ToolError
 from agi_core.externals import Externals
+from agi_core.journal import HEAD, head_value
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.sqlite_store import SqliteStore
 from agi_core.model import (
@@ -67,6 +69,7 @@ class Kernel:
         self.config = config
         self.plugins = plugins
         self.determinism = Determinism(config.seed)
+        self.journal_key = journal_key.load(store, config.seed)
         self.reload()
         self.workspace = (config.workspace or store.path.parent / "workspace").resolve()
         self._pending: collections.deque[Input] = collections.deque()
@@ -450,7 +453,7 @@ class Kernel:
         self.store.set_working(working)
         self._working = working
         text = dumps(to_data(record))
-        chain = self.determinism.sign(self._last_chain + "|" + text)
+        chain = self.journal_key.mac(self._last_chain + "|" + text)
         self.store.append_journal(tick, record.id, text, chain)
         self.last_journal_text, self._last_chain = text, chain
         self._last_observation_ok = record.observation.success
@@ -459,6 +462,7 @@ class Kernel:
                 "tick": str(tick),
                 "counter": str(self.determinism.counter),
                 "last_observation_ok": "1" if record.observation.success else "0",
+                HEAD: head_value(self.journal_key, tick, chain),
             }
         )
 

@@ -80,6 +80,7 @@ def replay_records(
     plugins: Plugins | None = None,
     start: Path | None = None,
     files: Path | None = None,
+    key_file: Path | None = None,
 ) -> ReplayReport:
     """Replay journal ``records`` after the state in ``start`` (a checkpoint file).
 
@@ -87,6 +88,7 @@ def replay_records(
     canonical JSON is byte-identical needs no field-by-field comparison. ``files`` is the
     agent's ``<db>.state`` folder: its files (content-addressed, never rewritten) are
     copied beside the scratch database so services reading them see what they saw live.
+    ``key_file`` is the agent's journal key, needed when ``start`` is one of its checkpoints.
     """
     from agi_core.kernel import Kernel
 
@@ -94,6 +96,8 @@ def replay_records(
         db = Path(scratch) / "replay.db"
         if start is not None:
             shutil.copyfile(start, db)
+            if key_file is not None and key_file.is_file():
+                shutil.copyfile(key_file, db.with_name(db.name + ".key"))
         if files is not None and files.is_dir():
             shutil.copytree(files, db.with_name(db.name + ".state"))
         kernel = Kernel.open(
@@ -136,6 +140,13 @@ def replay(db: str | Path, *, seed: str, plugins: Plugins | None = None, checkpo
         records = [text for _tick, _id, text, _chain in store.journal_rows()]
     finally:
         store.close()
+    from agi_core.journal_key import key_path
+
     return replay_records(
-        records, seed=seed, plugins=plugins, start=start, files=Path(db).with_name(Path(db).name + ".state")
+        records,
+        seed=seed,
+        plugins=plugins,
+        start=start,
+        files=Path(db).with_name(Path(db).name + ".state"),
+        key_file=key_path(Path(db)),
     )

@@ -58,7 +58,7 @@ def journal_group() -> None:
 def journal_verify(state: Any) -> None:
     """Check the HMAC chain: finds an edited, deleted or reordered record."""
     kernel = state.open_kernel()
-    report = journal.verify(kernel.store, kernel.determinism)
+    report = journal.verify(kernel.store, kernel.journal_key)
     click.echo(str(report))
     if not report.ok:
         sys.exit(1)
@@ -83,15 +83,30 @@ def journal_export(state: Any, jsonl: bool, archived: bool, output: Any) -> None
 
 @journal_group.command("import")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--key-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The exporting database's journal key (<db>.key); default: AGI_JOURNAL_KEY.",
+)
 @click.pass_obj
-def journal_import(state: Any, file: Path) -> None:
+def journal_import(state: Any, file: Path, key_file: Path | None) -> None:
     """Rebuild an agent in --db (a new database) from an exported journal, verifying it."""
-    from agi_core.determinism import Determinism
+    import os
 
+    from agi_core.journal_key import KEY_ENV, JournalKey
+
+    if key_file is not None:
+        key = JournalKey(key_file.read_text(encoding="ascii").strip().encode("ascii"), str(key_file))
+    elif os.environ.get(KEY_ENV):
+        key = JournalKey(os.environ[KEY_ENV].encode("utf-8"), KEY_ENV)
+    else:
+        raise AgiError(f"pass --key-file with the journal key of the database {file} came from (its <db>.key)")
     rows = list(journal.read_jsonl(file))
-    report = journal.verify_rows(rows, Determinism(state.seed))
+    report = journal.verify_rows(rows, key)
     if not report.ok:
-        raise AgiError(f"{file} does not verify with this seed ({report}); pass the seed it was recorded with")
+        raise AgiError(
+            f"{file} does not verify with the key from {key.source} ({report}); pass the key it was recorded with"
+        )
     kernel = state.open_kernel()
     if kernel.tick_count:
         raise AgiError(f"{state.db} already has {kernel.tick_count} ticks; import into a new database file")
