@@ -81,7 +81,7 @@ def check_head(store: SqliteStore, key: JournalKey, ticks: int, chain: str) -> V
         if ticks == 0 or store.meta_get("journal_key_source") == "seed":
             return None  # a new database, or one from before heads were stored
         return VerifyReport(ticks, ticks, "the journal head is missing from meta (deleted)")
-    head_tick, head_chain, mac = (stored.split(" ") + ["", "", ""])[:3]
+    head_tick, head_chain, mac = [*stored.split(" "), "", "", ""][:3]
     if not hmac.compare_digest(mac, key.mac(f"head|{head_tick}|{head_chain}")):
         return VerifyReport(ticks, ticks, "the journal head in meta was edited (its MAC does not match)")
     if int(head_tick) != ticks or head_chain != chain:

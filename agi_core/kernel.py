@@ -10,6 +10,8 @@ tick: reopening the database restores the agent exactly.
 from __future__ import annotations
 
 import collections
+import contextlib
+import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,7 @@ import attrs
 from agi_core import journal_key
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.determinism import Determinism
-from agi_core.errors import ConfigError, ToolError
+from agi_core.errors import AgiError, ConfigError, ToolError
 from agi_core.externals import Externals
 from agi_core.journal import HEAD, head_value
 from agi_core.memory.keys import check_key, merge_synonyms
@@ -41,6 +43,8 @@ from agi_core.model import (
     WorkingMemory,
 )
 from agi_core.plugins import Plugins, load_plugins
+from agi_core.seal import SEAL
+from agi_core.seal import seal as seal_state
 from agi_core.serialization import dumps, from_data, to_data
 from agi_core.tools import Tool, ToolContext, ToolPolicy, execute, validate_tool
 
@@ -86,6 +90,9 @@ class Kernel:
         self._long_term: Any = None
         self.brain = self.get_brain(config.brain)
         self._check_seed()
+        self._opened_at_tick = self.tick_count
+        if self.store.meta_get(SEAL) is None and self.store.meta_get(HEAD) is None:
+            self.seal()  # a new database (or one from before seals): its first seal
 
     # -- lifecycle -------------------------------------------------------------------
     @classmethod
@@ -157,7 +164,15 @@ class Kernel:
         """Top-``k`` long-term memories for ``query``, recorded as an external (the index is derived state)."""
         return list(externals.fetch("ltm_recall", lambda: [hit.to_dict() for hit in self.long_term.search(query, k)]))
 
+    def seal(self) -> None:
+        """Seal the stored state (see :mod:`agi_core.seal`); incremental, in its own write transaction."""
+        with self.store.tick_transaction():
+            seal_state(self.store.conn, self.journal_key)
+
     def close(self) -> None:
+        if self.tick_count != self._opened_at_tick:
+            with contextlib.suppress(AgiError, sqlite3.Error):  # best effort: verify names the unsealed ticks
+                self.seal()
         if self._long_term is not None:
             self._long_term.close()
         for brain in self._brains.values():

@@ -56,10 +56,17 @@ def journal_group() -> None:
 @journal_group.command("verify")
 @click.pass_obj
 def journal_verify(state: Any) -> None:
-    """Check the HMAC chain: finds an edited, deleted or reordered record."""
+    """Check the HMAC chain and its head, the state seal and every checkpoint.
+
+    Finds an edited, deleted, reordered or truncated record, a fact, episode, working
+    memory, RLM variable or meta row changed outside the journal (naming table and key),
+    and a damaged checkpoint.
+    """
+    from agi_core.integrity import verify_agent
+
     kernel = state.open_kernel()
-    report = journal.verify(kernel.store, kernel.journal_key)
-    click.echo(str(report))
+    report = verify_agent(kernel.store, kernel.journal_key)
+    click.echo("\n".join(report.lines()))
     if not report.ok:
         sys.exit(1)
 
