@@ -6,7 +6,6 @@ from pathlib import Path
 
 import attrs
 
-from agi_core.journal import verify
 from agi_core.memory.sqlite_store import SqliteStore
 
 
@@ -21,7 +20,8 @@ class ConsistencyReport:
 
 
 def check_database(path: Path, seed: str) -> ConsistencyReport:
-    """No partial tick (every journaled tick has its two episodes, meta agrees) and the chain holds."""
+    """No partial tick (every journaled tick has its two episodes, meta agrees), and ``journal verify`` is OK:
+    the chain and its head, the state seal and every checkpoint."""
     store = SqliteStore(path)
     try:
         problems: list[str] = []
@@ -36,11 +36,10 @@ def check_database(path: Path, seed: str) -> ConsistencyReport:
         orphans = conn.execute("SELECT count(*) FROM episodes WHERE tick > ?", (meta_tick,)).fetchone()[0]
         if orphans:
             problems.append(f"{orphans} episodes belong to ticks after the last journaled tick")
+        from agi_core.integrity import verify_agent
         from agi_core.journal_key import load
 
-        report = verify(store, load(store, seed))
-        if not report.ok:
-            problems.append(str(report))
+        problems.extend(verify_agent(store, load(store, seed)).problems())
         return ConsistencyReport(journal_ticks, problems)
     finally:
         store.close()

@@ -30,6 +30,10 @@ class IntegrityReport:
     def ok(self) -> bool:
         return self.chain.ok and not self.state_problems and not self.checkpoint_problems
 
+    def problems(self) -> list[str]:
+        """One line per problem found; empty when everything verifies."""
+        return [line for line in self.lines() if line.startswith(("JOURNAL_BROKEN", "STATE_CHANGED", "CHECKPOINT_"))]
+
     def lines(self) -> list[str]:
         out = [str(self.chain)]
         if self.state_problems:
