@@ -41,6 +41,7 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _FILE = re.compile(r"^\d{6}-[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\.db$")
 _TMP = re.compile(r"^\.tmp-(\d+)-")
 KEPT_BY_ROLLBACK = ("checkpoints", "journal_archive", "_agi_migrations")
+_KEY_META = "('journal_key_check', 'journal_key_source')"  # the database's key, kept by rollback
 
 
 class CheckpointError(AgiError):
@@ -238,7 +239,9 @@ def rollback(kernel: Kernel, name: str) -> RollbackReport:
             archived = conn.execute("SELECT count(*) FROM main.journal_archive").fetchone()[0]
             live_tick = int(store.meta_get("tick", "0") or 0)
             rollback_id = kernel.determinism.sign(f"rollback|{name}|{live_tick}|{archived}")[:16]
+            identity = conn.execute(f"SELECT key, value FROM main.meta WHERE key IN {_KEY_META}").fetchall()
             _copy_tables(conn)
+            conn.executemany("INSERT OR REPLACE INTO main.meta (key, value) VALUES (?, ?)", identity)
             conn.executemany(
                 "INSERT INTO main.journal_archive (rollback, tick, id, record, chain) VALUES (?, ?, ?, ?, ?)",
                 [(rollback_id, *row) for row in undone],

@@ -25,6 +25,8 @@ from agi_core.faults import fault_point
 from agi_core.journal_key import JournalKey
 
 SEAL = "state_seal"
+# meta rows about the database file, not the agent: the key's own check, and the seal itself
+UNSEALED_META = (SEAL, "journal_key_check", "journal_key_source")
 _MOD = 2**256
 # table -> (SQL of the row key, whether rows carry the tick that wrote them)
 TABLES: dict[str, tuple[str, bool]] = {
@@ -40,7 +42,7 @@ def _rows(conn: sqlite3.Connection, table: str, since: int | None = None) -> Ite
     """``(row key, writing tick, canonical row text)`` of ``table``; only rows written after ``since`` if given."""
     key_sql, ticked = TABLES[table]
     tick_sql = "tick" if ticked else "0"
-    where, params = ("WHERE key != ?", (SEAL,)) if table == "meta" else ("", ())
+    where, params = ("WHERE key NOT IN (?, ?, ?)", UNSEALED_META) if table == "meta" else ("", ())
     if ticked and since is not None:
         where, params = "WHERE tick > ?", (since,)
     for row in conn.execute(f"SELECT {key_sql}, {tick_sql}, * FROM {table} {where}", params):
@@ -110,8 +112,9 @@ def seal(conn: sqlite3.Connection, key: JournalKey) -> None:
 def check(conn: sqlite3.Connection, key: JournalKey, head_tick: int) -> list[str]:
     """Every difference between the stored rows and the seal, naming the table and the key."""
     stored = read_seal(conn)
-    if stored is None:
-        return [] if head_tick == 0 else [f"the state seal is missing from meta (deleted); journal head is {head_tick}"]
+    if stored is None:  # never sealed: a database from before seals, or the seal row was deleted
+        has_head = conn.execute("SELECT 1 FROM meta WHERE key = 'journal_head'").fetchone() is not None
+        return [f"the state seal is missing from meta (deleted); journal head is {head_tick}"] if has_head else []
     tick, digest, mac = stored
     if not hmac.compare_digest(mac, seal_mac(key, tick, digest)):
         return ["the state seal in meta was edited (its MAC does not match)"]

@@ -127,6 +127,7 @@ def _apply(conn: sqlite3.Connection) -> list[str]:
         if step.__name__ not in done:
             _fault_point("migration")
             step(db)
+            _fault_point("migration.done")
             conn.execute(
                 "INSERT INTO _agi_migrations (step, name) SELECT coalesce(max(step), 0) + 1, ? FROM _agi_migrations",
                 (step.__name__,),
