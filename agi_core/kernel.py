@@ -23,6 +23,7 @@ from agi_core.brain.context import Decision, ReasonContext
 from agi_core.determinism import Determinism
 from agi_core.errors import AgiError, ConfigError, ToolError
 from agi_core.externals import Externals
+from agi_core.faults import fault_point
 from agi_core.journal import HEAD, head_value
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.sqlite_store import SqliteStore
@@ -372,6 +373,7 @@ class Kernel:
             brain=brain,
         )
         self._store(tick, record, percept, working)
+        fault_point("tick.before_commit")
         return record
 
     def _recall(self, working: WorkingMemory) -> Recalled:
