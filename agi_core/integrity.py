@@ -61,7 +61,7 @@ def verify_agent(store: SqliteStore, key: JournalKey) -> IntegrityReport:
 
 
 def _check_checkpoint(store: SqliteStore, key: JournalKey, name: str, tick: int) -> list[str]:
-    problems = []
+    problems: list[str] = []
     if store.conn.execute("SELECT sha256 FROM checkpoints WHERE name = ?", (name,)).fetchone()[0] is None:
         return problems  # a checkpoint from before checksums and seals: nothing to compare with
     try:

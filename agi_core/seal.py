@@ -42,7 +42,8 @@ def _rows(conn: sqlite3.Connection, table: str, since: int | None = None) -> Ite
     """``(row key, writing tick, canonical row text)`` of ``table``; only rows written after ``since`` if given."""
     key_sql, ticked = TABLES[table]
     tick_sql = "tick" if ticked else "0"
-    where, params = ("WHERE key NOT IN (?, ?, ?)", UNSEALED_META) if table == "meta" else ("", ())
+    params: tuple[object, ...] = UNSEALED_META if table == "meta" else ()
+    where = "WHERE key NOT IN (?, ?, ?)" if table == "meta" else ""
     if ticked and since is not None:
         where, params = "WHERE tick > ?", (since,)
     for row in conn.execute(f"SELECT {key_sql}, {tick_sql}, * FROM {table} {where}", params):
