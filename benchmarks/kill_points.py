@@ -5,7 +5,9 @@ JSONL, embedded with MiniLM) and ticks that run a write tool. Each trial copies 
 agent, starts the real command in a subprocess and kills it with SIGKILL, either at a named
 fault point (``AGI_FAULT=<point>:<n>``, see agi_core/faults.py; the first trials walk the
 points) or after a random delay within the operation's measured duration. After each kill
-the database is reopened and checked: it opens; ``journal verify`` is OK (chain, head, state
+the database is reopened and checked (a random delay may also land before the operation
+starts or after it ends: the "killed mid-run" column counts the kills that found the process
+still running): it opens; ``journal verify`` is OK (chain, head, state
 seal, every checkpoint's sha256, MAC and digest); no tick is torn (meta, journal and episodes
 agree) or lost (every reply the process printed is journaled); the checkpoint list is
 consistent (rollback: the agent is wholly before or wholly after it; checkpoint: no row,
@@ -39,6 +41,9 @@ WRITES = "".join(f"/file_write notes/f{i}.txt hello{i}\n" for i in range(40))
 TICKS = "".join(f"the capital of country{i} is City{i}\n" for i in range(30))
 
 
+KILLED: list[bool] = []  # per trial: did the SIGKILL land before the process finished?
+
+
 def agi(db: Path, *args: str, input: str = "", fault: str | None = None, kill_after: float | None = None) -> str:
     """Run ``agi`` and return what it printed; SIGKILL it at ``fault`` or after ``kill_after`` seconds."""
     env = {**os.environ, "AGI_FAULT": fault or "", "HF_HUB_OFFLINE": "1"}
@@ -48,6 +53,7 @@ def agi(db: Path, *args: str, input: str = "", fault: str | None = None, kill_af
     )
     if kill_after is None:
         out, _ = child.communicate(input, timeout=300)
+        KILLED.append(child.returncode == -signal.SIGKILL)
         return out
     assert child.stdin is not None
     child.stdin.write(input)
@@ -55,7 +61,7 @@ def agi(db: Path, *args: str, input: str = "", fault: str | None = None, kill_af
     time.sleep(kill_after)
     child.send_signal(signal.SIGKILL)
     out = child.stdout.read() if child.stdout else ""
-    child.wait()
+    KILLED.append(child.wait() == -signal.SIGKILL)
     return out
 
 
@@ -205,7 +211,7 @@ def trial_problems(op: Operation, db: Path, printed: str) -> list[str]:
     return problems + op.judge(db, printed)
 
 
-def run_operation(op: Operation, trials: int, rng: random.Random, folder: Path) -> tuple[int, int, list[str]]:
+def run_operation(op: Operation, trials: int, rng: random.Random, folder: Path) -> tuple[int, int, int, list[str]]:
     template = op.prepare(folder)
     probe = folder / "probe" / "a.db"
     probe.parent.mkdir()
@@ -214,7 +220,7 @@ def run_operation(op: Operation, trials: int, rng: random.Random, folder: Path) 
     started = time.perf_counter()
     agi(probe, *op.args, input=op.input)
     duration = time.perf_counter() - started
-    clean, notes = 0, []
+    clean, killed, notes = 0, 0, []
     for index in range(trials):
         db = folder / f"t{index}" / "a.db"
         db.parent.mkdir()
@@ -225,11 +231,12 @@ def run_operation(op: Operation, trials: int, rng: random.Random, folder: Path) 
         else:
             delay = rng.uniform(0.05, duration)
             how, printed = f"after {delay:.2f}s", agi(db, *op.args, input=op.input, kill_after=delay)
+        killed += KILLED[-1]
         problems = trial_problems(op, db, printed)
         clean += not problems
         if problems:
             notes.append(f"  {op.name}, killed {how}: {problems}")
-    return trials, clean, notes
+    return trials, killed, clean, notes
 
 
 def main() -> int:
@@ -245,12 +252,14 @@ def main() -> int:
         for key in args.only or OPERATIONS:
             folder = Path(scratch) / key
             folder.mkdir()
-            trials, clean, bad = run_operation(OPERATIONS[key](), args.trials or DEFAULT_TRIALS[key], rng, folder)
-            rows.append((OPERATIONS[key].name, trials, clean, trials - clean))
+            trials, killed, clean, bad = run_operation(
+                OPERATIONS[key](), args.trials or DEFAULT_TRIALS[key], rng, folder
+            )
+            rows.append((OPERATIONS[key].name, trials, killed, clean, trials - clean))
             notes += bad
-    print(f"{'operation':<26}{'trials':>7}{'clean':>7}{'lost/broken':>13}")
-    for name, trials, clean, broken in rows:
-        print(f"{name:<26}{trials:>7}{clean:>7}{broken:>13}")
+    print(f"{'operation':<26}{'trials':>7}{'killed mid-run':>16}{'clean':>7}{'lost/broken':>13}")
+    for name, trials, killed, clean, broken in rows:
+        print(f"{name:<26}{trials:>7}{killed:>16}{clean:>7}{broken:>13}")
     print(f"({time.perf_counter() - started:.0f}s)")
     print("\n".join(notes))
     return 0 if all(broken == 0 for *_rest, broken in rows) else 1
