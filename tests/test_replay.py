@@ -141,10 +141,9 @@ def test_export_then_import_rebuilds_the_agent(tmp_path):
     )
     assert exported.exit_code == 0
     assert len((tmp_path / "j.jsonl").read_text().splitlines()) == 13
+    key = ["--key-file", str(tmp_path / "a.db.key")]  # the exporting database's journal key
     imported = CliRunner().invoke(
-        cli,
-        ["--db", str(tmp_path / "b.db"), "--seed", "r", "journal", "import", str(tmp_path / "j.jsonl")]
-        + ["--key-file", str(tmp_path / "a.db.key")],
+        cli, ["--db", str(tmp_path / "b.db"), "--seed", "r", "journal", "import", str(tmp_path / "j.jsonl"), *key]
     )
     assert imported.output == f"imported 13 ticks into {tmp_path / 'b.db'}\n"
     facts = CliRunner().invoke(cli, ["--db", str(tmp_path / "b.db"), "--seed", "r", "memory", "facts", "--json"])
