@@ -181,3 +181,23 @@ def test_agi_journal_key_is_honoured_and_a_missing_or_wrong_key_is_one_line(tmp_
         f"Error: journal key {tmp_path / 'a.db.key'} is missing; restore that file (mode 0600) or set "
         f"AGI_JOURNAL_KEY to the key {db} was created with\n"
     )
+
+
+def test_journal_import_verifies_with_the_exporting_databases_key(tmp_path):
+    _agent(tmp_path / "a.db", SCRIPT[:2])
+    assert agi(tmp_path / "a.db", "journal", "export", "-o", str(tmp_path / "j.jsonl")).returncode == 0
+    no_key = agi(tmp_path / "b.db", "journal", "import", str(tmp_path / "j.jsonl"))
+    assert (no_key.returncode, no_key.stderr) == (
+        1,
+        f"Error: pass --key-file with the journal key of the database {tmp_path / 'j.jsonl'} came from "
+        "(its <db>.key)\n",
+    )
+    (tmp_path / "other.key").write_text("0" * 64)
+    wrong = agi(
+        tmp_path / "c.db", "journal", "import", str(tmp_path / "j.jsonl"), "--key-file", str(tmp_path / "other.key")
+    )
+    assert wrong.returncode == 1 and "does not verify with the key from" in wrong.stderr
+    right = agi(
+        tmp_path / "d.db", "journal", "import", str(tmp_path / "j.jsonl"), "--key-file", str(tmp_path / "a.db.key")
+    )
+    assert right.stdout == f"imported 2 ticks into {tmp_path / 'd.db'}\n"
