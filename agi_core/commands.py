@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from agi_core.brain.context import ReasonContext
     from agi_core.kernel import Kernel
 
-Handler = Callable[["Kernel", "ReasonContext", dict[str, Any]], tuple[str, Any]]
+Handler = Callable[["Kernel", "ReasonContext", dict[str, Any]], tuple[Any, ...]]  # (text, result[, action])
 
 
 def put_fact(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
@@ -50,4 +50,11 @@ def ingest(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[st
     return f"ingested {added} memories from {Path(args['path']).name}", result
 
 
-KERNEL_COMMANDS: dict[str, Handler] = {"put_fact": put_fact, "state": state, "ingest": ingest}
+def receipt(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any, Any]:
+    """The receipt of a write/external tool call run after its intent's tick (agi_core.effects.intents)."""
+    from agi_core.effects.intents import receipt_command
+
+    return receipt_command(kernel, ctx, args)
+
+
+KERNEL_COMMANDS: dict[str, Handler] = {"put_fact": put_fact, "state": state, "ingest": ingest, "receipt": receipt}

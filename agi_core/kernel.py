@@ -21,7 +21,9 @@ import attrs
 from agi_core import journal_key
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.determinism import Determinism
-from agi_core.errors import AgiError, ConfigError, ToolError
+from agi_core.effects import calls, intents
+from agi_core.effects.isolation import describe, isolated_reason, must_propagate
+from agi_core.errors import AgiError, ConfigError, PluginError, ToolError
 from agi_core.externals import Externals
 from agi_core.faults import fault_point
 from agi_core.journal import HEAD, head_value
@@ -47,7 +49,7 @@ from agi_core.plugins import Plugins, load_plugins
 from agi_core.seal import SEAL
 from agi_core.seal import seal as seal_state
 from agi_core.serialization import dumps, from_data, to_data
-from agi_core.tools import Tool, ToolContext, ToolPolicy, execute, validate_tool
+from agi_core.tools import Tool, ToolContext, ToolPolicy, validate_tool
 
 RECALL_EPISODES = 4  # newest episodes handed to the reason step
 
@@ -58,7 +60,7 @@ class KernelConfig:
 
     seed: str = "0"
     brain: str = "stage0"
-    timeout_s: float = 30.0
+    timeout_s: float = 2.0
     policy: ToolPolicy = attrs.field(factory=ToolPolicy)
     workspace: Path | None = None
     synchronous: str = "FULL"
@@ -79,14 +81,18 @@ class Kernel:
         self.workspace = (config.workspace or store.path.parent / "workspace").resolve()
         self._pending: collections.deque[Input] = collections.deque()
         self.last_journal_text = ""
-        self.tools: dict[str, Tool] = {
-            name: reg.obj for name, reg in plugins.collect("agi_register_actuators", validate_tool).items()
-        }
+        actuators = plugins.collect("agi_register_actuators", validate_tool)
+        self.tools: dict[str, Tool] = {name: reg.obj for name, reg in actuators.items()}
+        self.tool_plugins = {name: reg.plugin for name, reg in actuators.items()}
+        self._due: intents.Intent | None = None  # a write/external call to run once its tick commits
+        self._receipt: dict[str, Any] | None = None  # its observation, served to the receipt tick
         self.sensors = {name: reg.obj for name, reg in plugins.collect("agi_register_sensors").items()}
         self.router_agents = {name: reg.obj for name, reg in plugins.collect("agi_register_router_agents").items()}
         tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.collect("agi_register_synonyms").items()}
         self.synonyms = merge_synonyms(tables)
-        self._brain_factories = {name: reg.obj for name, reg in plugins.collect("agi_register_brains").items()}
+        brains = plugins.collect("agi_register_brains")
+        self._brain_factories = {name: reg.obj for name, reg in brains.items()}
+        self._brain_plugins = {name: reg.plugin for name, reg in brains.items()}
         self._brains: dict[str, Any] = {}
         self._long_term: Any = None
         self.brain = self.get_brain(config.brain)
@@ -122,8 +128,21 @@ class Kernel:
             if name not in self._brain_factories:
                 installed = ", ".join(sorted(self._brain_factories)) or "none"
                 raise ConfigError(f"no brain named {name!r}; installed brains: {installed}")
-            self._brains[name] = self._brain_factories[name](self)
+            try:
+                self._brains[name] = self._brain_factories[name](self)
+            except BaseException as exc:
+                if must_propagate(exc):
+                    raise
+                raise PluginError(
+                    f"brain {name!r} (plugin {self._brain_plugins[name]!r}) failed to start: {describe(exc)}; "
+                    "fix the plugin or choose another brain with --brain"
+                ) from None
         return self._brains[name]
+
+    def _reason(self, name: str) -> Callable[[ReasonContext], Decision]:
+        """The brain's ``reason``, isolated: a brain that raises gives the F4 reply."""
+        brain = self.get_brain(name)
+        return isolated_reason(brain.reason, name, self._brain_plugins[name], self.plugins.report_failure)
 
     def reload(self) -> None:
         """Re-read what the kernel caches of its stored state (on open, after a rollback or a failed tick)."""
@@ -237,7 +256,7 @@ class Kernel:
             recorded=recorded,
         )
 
-    def _command_handler(self, name: str) -> Callable[..., tuple[str, Any]]:
+    def _command_handler(self, name: str) -> Callable[..., tuple[Any, ...]]:
         from agi_core.commands import KERNEL_COMMANDS
 
         if name not in KERNEL_COMMANDS:
@@ -252,6 +271,18 @@ class Kernel:
     @property
     def conn(self) -> Any:
         return self.store.conn
+
+    def pending_intents(self) -> list[intents.Intent]:
+        """Write/external calls whose intent was committed but whose receipt never was (a crash between)."""
+        return intents.pending(self)
+
+    def retry_intent(self, tick: int) -> JournalRecord:
+        """Run the pending intent of ``tick`` again (its tool must declare ``idempotency_key``); record its receipt."""
+        return intents.retry(self, tick)
+
+    def abandon_intent(self, tick: int) -> JournalRecord:
+        """Close the pending intent of ``tick`` without running it: a failed receipt, journaled."""
+        return intents.abandon(self, tick)
 
     def get_fact(self, key: str) -> SemanticRead:
         return self.store.sem_read(check_key(key))
@@ -268,7 +299,10 @@ class Kernel:
             percept = Input(raw=text, normalized=normalize(text), source=source)  # type: ignore[arg-type]
         if percept is None:
             return None
-        return self._run_tick(percept, self.brain.reason, brain=self.config.brain)
+        self._due = None
+        record = self._run_tick(percept, self._reason(self.config.brain), brain=self.config.brain)
+        due, self._due = self._due, None
+        return record if due is None else intents.settle(self, due)
 
     def replay_tick(self, recorded: dict[str, Any]) -> JournalRecord:
         """Run the tick a journal record describes again, serving its recorded externals."""
@@ -280,7 +314,7 @@ class Kernel:
             ((command_name, args),) = command.items()
             return self._command_tick(percept, command_name, args, fetched)
         name = recorded.get("brain") or self.config.brain
-        return self._run_tick(percept, self.get_brain(name).reason, recorded=fetched, brain=name)
+        return self._run_tick(percept, self._reason(name), recorded=fetched, brain=name)
 
     def _run_tick(
         self,
@@ -307,7 +341,9 @@ class Kernel:
         for sensor in self.sensors.values():
             try:
                 percept = sensor.poll(self)
-            except Exception as exc:  # noqa: BLE001 - a failing sensor is reported and skipped
+            except BaseException as exc:  # a failing sensor is reported and skipped
+                if must_propagate(exc):
+                    raise
                 self.plugins.report_failure(getattr(sensor, "name", repr(sensor)), "poll", exc)
                 continue
             if percept is not None:
@@ -403,7 +439,8 @@ class Kernel:
         """Exactly one action: a response, or one tool call gated by its effect.
 
         A tool's observation is an external: replay serves the recorded one and never runs
-        the tool again, whatever its effect.
+        the tool again, whatever its effect. A ``write``/``external`` call only records its
+        intent here; :meth:`tick` runs it after the commit (:mod:`agi_core.effects.intents`).
         """
         if action.type == "response":
             return Observation(success=True, payload={"delivered": True}), reply
@@ -418,16 +455,33 @@ class Kernel:
         context = ToolContext(
             workspace=self.workspace, determinism=self.determinism, live=self.config.live, externals=externals
         )
+        tick, receipt = self.tick_count + 1, self._receipt
 
         def run_tool() -> dict[str, Any]:
+            if receipt is not None:  # the receipt tick: the call already ran, after its intent's commit
+                return receipt
             before = self.determinism.counter
-            observed = to_data(execute(tool, args, context, self.config.policy))
-            return {**observed, "draws": self.determinism.counter - before}
+            observed = calls.decide(
+                tool,
+                args,
+                context,
+                self.config.policy,
+                timeout_s=self.config.timeout_s,
+                plugin=self.tool_plugins.get(tool.name, "?"),
+                report=self.plugins.report_failure,
+                idempotency_value=lambda: intents.idempotency_value(self, tick, tool.name),
+            )
+            return {**to_data(observed), "draws": self.determinism.counter - before}
 
         served = externals.fetch("tool_observation", run_tool)
-        if externals.replaying:
+        if externals.replaying or receipt is not None:
             self.determinism.counter += served["draws"]
         observation = from_data({k: v for k, v in served.items() if k != "draws"}, Observation)
+        if observation.payload.get("intent") == "pending":
+            due = intents.record(self, tick, tool.name, observation.payload["args"])
+            if not externals.replaying:
+                self._due = due
+            return observation, f"{tool.name}: intent recorded at tick {tick}; it runs once the tick is stored"
         if observation.success:
             shown = {k: v for k, v in observation.payload.items() if k != "policy"}
             return observation, f"{tool.name}: {dumps(shown)}"
@@ -485,9 +539,9 @@ class Kernel:
 
 
 def _command_decision(
-    ctx: ReasonContext, kernel: Kernel, name: str, handler: Callable[..., tuple[str, Any]], args: dict[str, Any]
+    ctx: ReasonContext, kernel: Kernel, name: str, handler: Callable[..., tuple[Any, ...]], args: dict[str, Any]
 ) -> Decision:
-    text, result = handler(kernel, ctx, args)
+    text, result, *acting = handler(kernel, ctx, args)  # a 3rd item is the action (the receipt's tool call)
     return Decision(
         router_decision=RouterDecision(agent=f"command:{name}", why="explicit_command"),
         selected_agents=[f"command:{name}"],
@@ -496,7 +550,7 @@ def _command_decision(
         council_votes=[],
         claims=[],
         evidence_items=[],
-        action=Action(type="response", name="respond", args={"text": text}),
+        action=acting[0] if acting else Action(type="response", name="respond", args={"text": text}),
         plan=Plan(steps=[f"command:{name}"]),
     )
 

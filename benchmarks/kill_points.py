@@ -98,7 +98,7 @@ class Operation:
 
 class Create(Operation):
     name = "database creation"
-    points = ("migration:1", "migration.done:1", "migration.done:3", "migration.done:4", "migration.done:7", "seal:1")
+    points = ("migration:1", "migration.done:1", "migration.done:3", "migration.done:5", "migration.done:8", "seal:1")
     args = ("run",)
     input = "2+2\nmy favorite color is red\n"
 

@@ -126,7 +126,10 @@ def _downgrade(path: Path) -> None:
     from agi_core.journal_key import JournalKey
 
     with closing(sqlite3.connect(path)) as conn:
-        conn.execute("DELETE FROM _agi_migrations WHERE step > 4")
+        conn.execute(
+            "DELETE FROM _agi_migrations WHERE name IN "
+            "('m006_checkpoint_checksums', 'm007_state_seal', 'm008_one_migration_record')"
+        )
         conn.execute("DROP TABLE _agi_seal_rows")
         conn.execute("DROP INDEX facts_tick")
         conn.execute("ALTER TABLE checkpoints DROP COLUMN sha256")
@@ -172,13 +175,14 @@ def _tmpfs(folder: Path, size: str) -> bool:
 def _fill(folder: Path, leave: int) -> Path:
     """Fill the file system holding ``folder`` until only ``leave`` bytes are free."""
     filler = folder / "filler"
-    with filler.open("wb") as handle:
-        try:
-            while True:
-                handle.write(b"\0" * 65536)
-                handle.flush()
-        except OSError:
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    try:
+        while os.write(fd, b"\0" * 65536):
             pass
+    except OSError:
+        pass  # ENOSPC: the file system is full
+    finally:
+        os.close(fd)
     with filler.open("r+b") as handle:
         handle.truncate(max(filler.stat().st_size - leave, 0))
     return filler

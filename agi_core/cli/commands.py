@@ -21,6 +21,17 @@ _allow_tool = click.option(
 )
 
 
+_timeout = click.option(
+    "--timeout",
+    "timeout_s",
+    type=float,
+    default=2.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Abandon a tool or router agent that runs longer than this (0: no limit).",
+)
+
+
 def _policy(allow_tools: tuple[str, ...], confirm: Any = None) -> ToolPolicy:
     return ToolPolicy(allow_tools=frozenset(allow_tools), confirm=confirm)
 
@@ -28,34 +39,53 @@ def _policy(allow_tools: tuple[str, ...], confirm: Any = None) -> ToolPolicy:
 @click.command()
 @click.option("--jsonl", is_flag=True, help="Print each tick's journal record as one JSON line.")
 @_allow_tool
+@_timeout
 @click.pass_obj
-def run(state: Any, jsonl: bool, allow_tools: tuple[str, ...]) -> None:
+def run(state: Any, jsonl: bool, allow_tools: tuple[str, ...], timeout_s: float) -> None:
     """Run one tick per line of standard input and print the replies."""
-    kernel = state.open_kernel(policy=_policy(allow_tools))
+    kernel = state.open_kernel(policy=_policy(allow_tools), timeout_s=timeout_s)
     for record in kernel.run(sys.stdin):
         click.echo(dumps(to_data(record)) if jsonl else record.final_output)
 
 
 @click.command()
 @_allow_tool
+@_timeout
 @click.pass_obj
-def chat(state: Any, allow_tools: tuple[str, ...]) -> None:
-    """Talk to the agent; write/external tools ask for confirmation. Ctrl-D or 'exit' quits."""
+def chat(state: Any, allow_tools: tuple[str, ...], timeout_s: float) -> None:
+    """Talk to the agent; write/external tools ask for confirmation. Ctrl-D or 'exit' quits.
+
+    /help lists the chat's commands (/facts, /goals, /why) and phrasings; on a terminal,
+    lines can be edited and the history is kept in <db>.history.
+    """
+
+    from agi_core.cli.chat import enable_history, forget_last_line, slash_command
 
     def confirm(tool: ToolDefinition, args: dict[str, Any]) -> bool:
-        return click.confirm(f"Allow {tool.effect} tool {tool.name} with {dumps(args)}?", default=False)
+        allowed = click.confirm(f"Allow {tool.effect} tool {tool.name} with {dumps(args)}?", default=False)
+        forget_last_line()
+        return allowed
 
-    kernel = state.open_kernel(policy=_policy(allow_tools, confirm))
-    click.echo(f"agi chat ({state.db}, seed {state.seed}); type 'exit' to quit.")
+    kernel = state.open_kernel(policy=_policy(allow_tools, confirm), timeout_s=timeout_s)
+    click.echo(f"agi chat ({state.db}, seed {state.seed}); /help lists the commands, 'exit' quits.")
+    save_history = enable_history(state.db)
+    if save_history:
+        click.get_current_context().call_on_close(save_history)
     while True:
-        try:
-            line = click.prompt("you", prompt_suffix="> ", default="", show_default=False)
-        except (EOFError, click.exceptions.Abort):
+        try:  # input() gives readline editing on a terminal; click.prompt serves pipes and tests
+            line = (
+                input("you> ")
+                if save_history
+                else click.prompt("you", prompt_suffix="> ", default="", show_default=False)
+            )
+        except (EOFError, KeyboardInterrupt, click.exceptions.Abort):
             click.echo()
             return
         if line.strip() in {"exit", "quit"}:
             return
-        if line.strip():
+        if (shown := slash_command(kernel, line)) is not None:
+            click.echo("\n".join(shown))
+        elif line.strip():
             record = kernel.tick(line)
             click.echo(f"agent> {record.final_output}")
 
@@ -118,6 +148,7 @@ def memory_facts(state: Any, prefix: str, as_json: bool) -> None:
 
 def register_core_commands(cli: click.Group) -> None:
     from agi_core.cli.history import HISTORY_COMMANDS
+    from agi_core.effects.cli import intents
 
-    for command in (run, chat, plugins, memory, *HISTORY_COMMANDS):
+    for command in (run, chat, plugins, memory, intents, *HISTORY_COMMANDS):
         cli.add_command(command)

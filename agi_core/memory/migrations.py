@@ -51,13 +51,18 @@ def m004_long_term_memory(db: sqlite_utils.Database) -> None:
     create_ltm_tables(db.conn)
 
 
-def m005_checkpoint_checksums(db: sqlite_utils.Database) -> None:
+def m005_intents(db: sqlite_utils.Database) -> None:
+    """Write/external tool calls committed before they run; ``receipt_tick`` is set when their receipt commits."""
+    db.table("intents").create({"tick": int, "tool": str, "args": str, "receipt_tick": int}, pk="tick")
+
+
+def m006_checkpoint_checksums(db: sqlite_utils.Database) -> None:
     """A checkpoint row records its file's sha256 and the sealed state digest (see ``agi_core.seal``)."""
     db.execute("ALTER TABLE checkpoints ADD COLUMN sha256 TEXT")
     db.execute("ALTER TABLE checkpoints ADD COLUMN seal TEXT")
 
 
-def m006_state_seal(db: sqlite_utils.Database) -> None:
+def m007_state_seal(db: sqlite_utils.Database) -> None:
     """Per-row keyed hashes of the sealed state, and the index that keeps sealing incremental."""
     db.execute(
         "CREATE TABLE _agi_seal_rows (tbl TEXT NOT NULL, key TEXT NOT NULL, hash TEXT NOT NULL, "
@@ -66,7 +71,7 @@ def m006_state_seal(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX facts_tick ON facts(tick)")
 
 
-def m007_one_migration_record(db: sqlite_utils.Database) -> None:
+def m008_one_migration_record(db: sqlite_utils.Database) -> None:
     """The ``rlm_*`` and ``ltm_*`` tables used to record their own steps; this table is the only record now."""
     db.execute("DROP TABLE IF EXISTS rlm_migrations")
     db.execute("DROP TABLE IF EXISTS ltm_migrations")
@@ -77,9 +82,10 @@ MIGRATIONS: list[Step] = [
     m002_checkpoints_and_archive,
     m003_rlm_state,
     m004_long_term_memory,
-    m005_checkpoint_checksums,
-    m006_state_seal,
-    m007_one_migration_record,
+    m005_intents,
+    m006_checkpoint_checksums,
+    m007_state_seal,
+    m008_one_migration_record,
 ]
 
 

@@ -11,6 +11,7 @@ import contextlib
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -168,3 +169,16 @@ class SqliteStore:
     def last_chain(self) -> str:
         row = self.conn.execute("SELECT chain FROM journal ORDER BY tick DESC LIMIT 1").fetchone()
         return row[0] if row else ""
+
+    # -- intents (agi_core.effects.intents) ---------------------------------------------
+    def intent_add(self, tick: int, tool: str, args_json: str) -> None:
+        self.conn.execute("INSERT INTO intents (tick, tool, args) VALUES (?, ?, ?)", (tick, tool, args_json))
+
+    def intent_receipt(self, tick: int, receipt_tick: int) -> None:
+        self.conn.execute("UPDATE intents SET receipt_tick = ? WHERE tick = ?", (receipt_tick, tick))
+
+    def intents(self, *, pending_only: bool = False) -> list[tuple[int, str, dict[str, Any], int | None]]:
+        """``(tick, tool, args, receipt_tick)`` in tick order; only those without a receipt if asked."""
+        where = "WHERE receipt_tick IS NULL " if pending_only else ""
+        rows = self.conn.execute(f"SELECT tick, tool, args, receipt_tick FROM intents {where}ORDER BY tick")
+        return [(tick, tool, orjson.loads(args), receipt) for tick, tool, args, receipt in rows]
