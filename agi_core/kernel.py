@@ -10,20 +10,25 @@ tick: reopening the database restores the agent exactly.
 from __future__ import annotations
 
 import collections
+import contextlib
 import hashlib
+import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import attrs
 
+from agi_core import journal_key
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.determinism import Determinism
 from agi_core.effects import calls, intents
 from agi_core.effects.isolation import describe, isolated_reason, must_propagate
-from agi_core.errors import ConfigError, PluginError, ToolError, ValidationError
+from agi_core.errors import AgiError, ConfigError, PluginError, ToolError, ValidationError
 from agi_core.externals import Externals
+from agi_core.faults import fault_point
 from agi_core.inputs import MAX_INPUT_BYTES, PREVIEW_CHARS, Oversized, clean_text, preview, utf8_size
+from agi_core.journal import HEAD, head_value
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.sqlite_store import SqliteStore
 from agi_core.model import (
@@ -43,6 +48,8 @@ from agi_core.model import (
     WorkingMemory,
 )
 from agi_core.plugins import Plugins, load_plugins
+from agi_core.seal import SEAL
+from agi_core.seal import seal as seal_state
 from agi_core.serialization import dumps, from_data, non_finite_path, to_data
 from agi_core.tools import Tool, ToolContext, ToolPolicy, validate_tool
 
@@ -74,6 +81,7 @@ class Kernel:
         self.config = config
         self.plugins = plugins
         self.determinism = Determinism(config.seed)
+        self.journal_key = journal_key.load(store, config.seed)
         self.reload()
         self.workspace = (config.workspace or store.path.parent / "workspace").resolve()
         self._pending: collections.deque[Input] = collections.deque()
@@ -94,6 +102,9 @@ class Kernel:
         self._long_term: Any = None
         self.brain = self.get_brain(config.brain)
         self._check_seed()
+        self._opened_at_tick = self.tick_count
+        if self.store.meta_get(SEAL) is None and self.store.meta_get(HEAD) is None:
+            self.seal()  # a new database (or one from before seals): its first seal
 
     # -- lifecycle -------------------------------------------------------------------
     @classmethod
@@ -178,7 +189,15 @@ class Kernel:
         """Top-``k`` long-term memories for ``query``, recorded as an external (the index is derived state)."""
         return list(externals.fetch("ltm_recall", lambda: [hit.to_dict() for hit in self.long_term.search(query, k)]))
 
+    def seal(self) -> None:
+        """Seal the stored state (see :mod:`agi_core.seal`); incremental, in its own write transaction."""
+        with self.store.tick_transaction():
+            seal_state(self.store.conn, self.journal_key)
+
     def close(self) -> None:
+        if self.tick_count != self._opened_at_tick:
+            with contextlib.suppress(AgiError, sqlite3.Error):  # best effort: verify names the unsealed ticks
+                self.seal()
         if self._long_term is not None:
             self._long_term.close()
         for brain in self._brains.values():
@@ -414,6 +433,7 @@ class Kernel:
             brain=brain,
         )
         self._store(tick, record, percept, working)
+        fault_point("tick.before_commit")
         return record
 
     def _recall(self, working: WorkingMemory) -> Recalled:
@@ -529,7 +549,7 @@ class Kernel:
         self.store.set_working(working)
         self._working = working
         text = self.store.store_record(to_data(record))  # large strings stored once, as blobs
-        chain = self.determinism.sign(self._last_chain + "|" + text)
+        chain = self.journal_key.mac(self._last_chain + "|" + text)
         self.store.append_journal(tick, record.id, text, chain)
         self.last_journal_text, self._last_chain = text, chain
         self._last_observation_ok = record.observation.success
@@ -538,6 +558,7 @@ class Kernel:
                 "tick": str(tick),
                 "counter": str(self.determinism.counter),
                 "last_observation_ok": "1" if record.observation.success else "0",
+                HEAD: head_value(self.journal_key, tick, chain),
             }
         )
 

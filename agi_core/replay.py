@@ -82,6 +82,7 @@ def replay_records(
     start: Path | None = None,
     files: Path | None = None,
     resolve: Callable[[Any], Any] | None = None,
+    key_file: Path | None = None,
 ) -> ReplayReport:
     """Replay journal ``records`` after the state in ``start`` (a checkpoint file).
 
@@ -90,6 +91,7 @@ def replay_records(
     agent's ``<db>.state`` folder: its files (content-addressed, never rewritten) are
     copied beside the scratch database so services reading them see what they saw live.
     ``resolve`` turns blob references in stored text back into the strings they stand for.
+    ``key_file`` is the agent's journal key, needed when ``start`` is one of its checkpoints.
     """
     from agi_core.kernel import Kernel
 
@@ -97,6 +99,8 @@ def replay_records(
         db = Path(scratch) / "replay.db"
         if start is not None:
             shutil.copyfile(start, db)
+            if key_file is not None and key_file.is_file():
+                shutil.copyfile(key_file, db.with_name(db.name + ".key"))
         if files is not None and files.is_dir():
             shutil.copytree(files, db.with_name(db.name + ".state"))
         kernel = Kernel.open(
@@ -131,6 +135,7 @@ def replay(db: str | Path, *, seed: str, plugins: Plugins | None = None, checkpo
     from agi_core.checkpoints import checkpoint_file
     from agi_core.determinism import Determinism
     from agi_core.errors import ConfigError
+    from agi_core.journal_key import key_path
     from agi_core.memory.sqlite_store import SqliteStore
 
     store = SqliteStore(db)
@@ -146,6 +151,7 @@ def replay(db: str | Path, *, seed: str, plugins: Plugins | None = None, checkpo
             start=start,
             files=Path(db).with_name(Path(db).name + ".state"),
             resolve=lambda data: blobs.resolve(data, store.get_blob),
+            key_file=key_path(Path(db)),
         )
     finally:
         store.close()

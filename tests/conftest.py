@@ -8,6 +8,8 @@ os.environ["AGI_LOAD_PLUGINS"] = ""
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.pop("AGI_DISABLE_PLUGINS", None)
 os.environ.pop("AGI_TRACE_PLUGINS", None)
+os.environ.pop("AGI_JOURNAL_KEY", None)
+os.environ.pop("AGI_FAULT", None)
 
 import pytest
 

@@ -38,6 +38,7 @@ class SqliteStore:
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute(f"PRAGMA synchronous={synchronous}")
             self.conn.execute("PRAGMA foreign_keys=ON")
+            self.conn.execute("PRAGMA recursive_triggers=ON")
             migrate(self.conn)
         except (sqlite3.DatabaseError, OSError) as exc:
             raise StorageError(
