@@ -154,7 +154,7 @@ def test_an_existing_database_from_before_keeps_opening(tmp_path):
     _downgrade(tmp_path / "old.db.checkpoints" / info.file)
     assert_consistent(db)
     with open_kernel(db, seed=SEED) as kernel:
-        steps = [r[0] for r in kernel.conn.execute("SELECT name FROM _agi_migrations ORDER BY step")]
+        steps = [r[0] for r in kernel.conn.execute("SELECT name FROM _agi_migrations ORDER BY name")]
         assert steps == [step.__name__ for step in MIGRATIONS]
         assert "rlm_migrations" not in {r[0] for r in kernel.conn.execute("SELECT name FROM sqlite_master")}
         kernel.tick("my favorite color is blue")
