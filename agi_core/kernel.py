@@ -280,7 +280,7 @@ class Kernel:
             self.reload()
             raise
         self.tick_count = record.tick
-        for _ in self.plugins.call_each("agi_after_tick", kernel=self, record=record):
+        for _ in self.plugins.call_each("agi_after_tick", kernel=self, record=record, replaying=externals.replaying):
             pass
         return record
 
