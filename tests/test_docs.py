@@ -231,12 +231,13 @@ class DocRun:
             parent = [p for p in sys.path if p.endswith("site-packages")]
             (site / "zz_parent_env.pth").write_text("\n".join(parent) + "\n", encoding="utf-8")
             self.python = str(self.venv / "bin" / "python")
-        subprocess.run(
+        done = subprocess.run(
             [self.python, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "-e", str(package)],
-            check=True,
             capture_output=True,
             text=True,
         )
+        if done.returncode != 0:
+            raise DocFailure(f"pip install -e {package.name} failed (it needs hatchling and editables):\n{done.stderr}")
         entry_points = tomllib.loads((package / "pyproject.toml").read_text(encoding="utf-8"))["project"]
         self.allowed_plugins += list(entry_points.get("entry-points", {}).get("agi", {}))
 
