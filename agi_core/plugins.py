@@ -18,6 +18,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from importlib import metadata
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -263,6 +264,15 @@ class Plugins:
             hooks = sorted(c.name for c in self.pm.get_hookcallers(plugin) or [])
             rows.append(PluginInfo(name, self._versions.get(name, "unknown"), hooks, name in self._builtin))
         return sorted(rows, key=lambda row: (not row.builtin, row.name))
+
+
+def register_json_files(register: Callable[..., None], folder: Path) -> None:
+    """``register(path, name=path.stem)`` for every ``*.json`` file of ``folder``, in name order.
+
+    What a plugin that ships data files (contracts, say) does in its registration hook.
+    """
+    for path in sorted(folder.glob("*.json")):
+        register(path, name=path.stem)
 
 
 def _agi_core_version() -> str:

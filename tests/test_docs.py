@@ -151,7 +151,10 @@ class DocRun:
         except BaseException as exc:
             self.python_failed = True
             frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(block.path)]
-            where = f"line {frames[-1].lineno}: " if frames else ""
+            where = ""
+            if frames and frames[-1].lineno is not None:
+                source = block.body.splitlines()[frames[-1].lineno - block.line - 1].strip()
+                where = f"line {frames[-1].lineno} `{source}`: "
             raise DocFailure(f"{where}{type(exc).__name__}: {exc}") from exc
         finally:
             os.chdir(cwd)
@@ -345,7 +348,8 @@ def test_a_failing_block_is_reported_with_file_line_and_error(tmp_path, shims):
     run.run(Block(doc, 12, "console", None, "$ agi --db a.db memory get user/profile/me/name\nwrong"))
     run.run(Block(doc, 20, "", None, "plain"))
     assert run.failures[0] == (
-        "docs/x-not-a-doc.md:7 (```python block): line 9: NameError: name 'undefined_name' is not defined"
+        "docs/x-not-a-doc.md:7 (```python block): line 9 `undefined_name`: "
+        "NameError: name 'undefined_name' is not defined"
     )
     assert run.failures[1].startswith("docs/x-not-a-doc.md:12 (```console block): `agi --db a.db")
     assert run.failures[2] == (
