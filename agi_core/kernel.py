@@ -71,14 +71,12 @@ class Kernel:
         self.workspace = (config.workspace or store.path.parent / "workspace").resolve()
         self._pending: collections.deque[Input] = collections.deque()
         self.last_journal_text = ""
-        self.tools: dict[str, Tool] = {
-            name: reg.obj for name, reg in plugins.collect("agi_register_actuators", validate_tool).items()
-        }
-        self.sensors = {name: reg.obj for name, reg in plugins.collect("agi_register_sensors").items()}
-        self.router_agents = {name: reg.obj for name, reg in plugins.collect("agi_register_router_agents").items()}
+        self.tools: dict[str, Tool] = plugins.registry("agi_register_actuators", validate_tool)
+        self.sensors = plugins.registry("agi_register_sensors")
+        self.router_agents = plugins.registry("agi_register_router_agents")
         tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.collect("agi_register_synonyms").items()}
         self.synonyms = merge_synonyms(tables)
-        self._brain_factories = {name: reg.obj for name, reg in plugins.collect("agi_register_brains").items()}
+        self._brain_factories = plugins.registry("agi_register_brains")
         self._brains: dict[str, Any] = {}
         self._long_term: Any = None
         self.brain = self.get_brain(config.brain)
@@ -93,12 +91,12 @@ class Kernel:
         except TypeError as exc:
             raise ConfigError(f"unknown kernel option ({exc}); see agi_core.KernelConfig for the options") from None
         plugins = plugins or load_plugins()
-        backends = plugins.collect("agi_register_memory_backends")
+        backends = plugins.registry("agi_register_memory_backends")
         if config.backend not in backends:
             raise ConfigError(
                 f"no memory backend named {config.backend!r}; installed: {', '.join(sorted(backends)) or 'none'}"
             )
-        store = backends[config.backend].obj(path, synchronous=config.synchronous)
+        store = backends[config.backend](path, synchronous=config.synchronous)
         try:
             return cls(store, config, plugins)
         except BaseException:

@@ -239,6 +239,10 @@ class Plugins:
             self._call_impl(impl, hook, {"register": register})
         return found
 
+    def registry(self, hook: str, validate: Callable[[str, Any], Any] | None = None) -> dict[str, Any]:
+        """``{name: object}`` registered through ``hook`` (see :meth:`collect`)."""
+        return {name: registration.obj for name, registration in self.collect(hook, validate).items()}
+
     def _call_impl(self, impl: Any, hook: str, kwargs: dict[str, Any]) -> list[Any]:
         """``[result]`` of one implementation, or ``[]`` after reporting its exception."""
         if self._trace:

@@ -21,6 +21,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+from agi_core.memory.savepoint import savepoint
+
 Step = Callable[[sqlite3.Connection], None]
 
 MIGRATIONS_TABLE = "ltm_migrations"
@@ -116,17 +118,11 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
     for ordinal, (name, func) in enumerate(_STEPS, start=1):
         if name in done:
             continue
-        conn.execute("SAVEPOINT ltm_migrate")
-        try:
+        with savepoint(conn, "ltm_migrate"):
             conn.execute(
                 f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} (ordinal INTEGER PRIMARY KEY, name TEXT UNIQUE)"
             )
             func(conn)
             conn.execute(f"INSERT INTO {MIGRATIONS_TABLE}(ordinal, name) VALUES (?, ?)", (ordinal, name))
-        except BaseException:
-            conn.execute("ROLLBACK TO ltm_migrate")
-            conn.execute("RELEASE ltm_migrate")
-            raise
-        conn.execute("RELEASE ltm_migrate")
         ran.append(name)
     return ran
