@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 os.environ["AGI_LOAD_PLUGINS"] = ""
@@ -44,3 +46,30 @@ def plugin_site(tmp_path):
         return site
 
     return install
+
+
+@pytest.fixture
+def run_agi():
+    """``run(db, *args, site=None, plugins="", stdin="")``: the real ``agi`` in a subprocess, this checkout first.
+
+    ``site`` is a folder from :func:`plugin_site` to put on PYTHONPATH; ``plugins`` the
+    ``AGI_LOAD_PLUGINS`` allow list.
+    """
+    root = Path(__file__).resolve().parent.parent
+
+    def run(db: Path, *args: str, site: Path | None = None, plugins: str = "", stdin: str = ""):
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(root), *([str(site)] if site else [])]),
+            "AGI_LOAD_PLUGINS": plugins,
+        }
+        return subprocess.run(
+            [sys.executable, "-m", "agi_core", "--db", str(db), *args],
+            input=stdin,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    return run

@@ -236,17 +236,16 @@ def no_clock(monkeypatch):
     monkeypatch.undo()
 
 
-SCRIPT = [
-    "2+2",
-    "my favorite color is teal",
-    "what is my favorite color?",
-    "the capital of Chile is Santiago",
-    "what is the capital of Chile?",
-    "hello",
+SCRIPT = [  # every Stage-0 agent, a tool, a fact written and read
+    "3 * 7",
+    "my name is Ada",
+    "what is my name?",
+    "the capital of Peru is Lima",
+    "what is the capital of Peru?",
+    "good morning",
     "/clock",
-    "5^3",
-    "what is my favorite food?",
     "/file_list",
+    "what is my favorite drink?",
 ]
 
 

@@ -3,12 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
 
 HALF_BROKEN = '''
 from agi_core import Tool, ToolDefinition, hookimpl
@@ -37,24 +31,9 @@ def agi_after_tick(kernel, record, replaying):
 '''
 
 
-def _agi(site: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), str(site)]),
-        "AGI_LOAD_PLUGINS": "weather",
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "agi_core", "--db", str(tmp_path / "a.db"), *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-def test_a_plugin_whose_registration_hook_raises_is_listed_as_failed(tmp_path, plugin_site):
+def test_a_plugin_whose_registration_hook_raises_is_listed_as_failed(tmp_path, plugin_site, run_agi):
     site = plugin_site("weather", HALF_BROKEN)
-    done = _agi(site, tmp_path, "plugins")
+    done = run_agi(tmp_path / "a.db", "plugins", site=site, plugins="weather")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     start = lines.index("weather 1.0 FAILED")
@@ -68,9 +47,9 @@ def test_a_plugin_whose_registration_hook_raises_is_listed_as_failed(tmp_path, p
     assert "  router agents: generic_agent, knowledge_agent, math_agent, profile_agent, tool_agent" in lines
 
 
-def test_plugins_json_shows_registrations_and_errors_on_stdout_only(tmp_path, plugin_site):
+def test_plugins_json_shows_registrations_and_errors_on_stdout_only(tmp_path, plugin_site, run_agi):
     site = plugin_site("weather", HALF_BROKEN)
-    done = _agi(site, tmp_path, "plugins", "--json")
+    done = run_agi(tmp_path / "a.db", "plugins", "--json", site=site, plugins="weather")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     by_name = {row["name"]: row for row in data["plugins"]}

@@ -2,13 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
-
 WEATHER = """
 from agi_core import Tool, ToolDefinition, hookimpl
 
@@ -19,29 +12,14 @@ def agi_register_actuators(register):
 """
 
 
-def _agi(db: Path, *args: str, site: Path | None = None, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), *([str(site)] if site else [])]),
-        "AGI_LOAD_PLUGINS": "weather" if site else "",
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "agi_core", "--db", str(db), *args],
-        input=stdin,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-def test_replay_without_the_tools_plugin_names_the_tick_and_the_tool(tmp_path, plugin_site):
+def test_replay_without_the_tools_plugin_names_the_tick_and_the_tool(tmp_path, plugin_site, run_agi):
     site = plugin_site("weather", WEATHER)
     db = tmp_path / "a.db"
-    done = _agi(db, "run", site=site, stdin="2+2\n/weather Paris\n/no_such_tool x\n")
+    done = run_agi(db, "run", site=site, plugins="weather", stdin="2+2\n/weather Paris\n/no_such_tool x\n")
     assert done.stdout.splitlines()[1] == 'weather: {"sun":true}', done.stderr
-    assert _agi(db, "replay", site=site).stdout == "replay equal: 3 ticks (1..3), 11 fields each\n"
-    without = _agi(db, "replay")
+    replayed = run_agi(db, "replay", site=site, plugins="weather")
+    assert replayed.stdout == "replay equal: 3 ticks (1..3), 11 fields each\n"
+    without = run_agi(db, "replay")
     assert (without.returncode, without.stdout) == (1, "")
     assert without.stderr == (
         "Error: tick 2 used tool 'weather' which no installed plugin provides; "
@@ -49,13 +27,13 @@ def test_replay_without_the_tools_plugin_names_the_tick_and_the_tool(tmp_path, p
     )
 
 
-def test_journal_import_without_the_tools_plugin_names_the_tool(tmp_path, plugin_site):
+def test_journal_import_without_the_tools_plugin_names_the_tool(tmp_path, plugin_site, run_agi):
     site = plugin_site("weather", WEATHER)
     db = tmp_path / "a.db"
-    _agi(db, "run", site=site, stdin="/weather Oslo\n")
+    run_agi(db, "run", site=site, plugins="weather", stdin="/weather Oslo\n")
     exported = tmp_path / "journal.jsonl"
-    assert _agi(db, "journal", "export", "-o", str(exported)).returncode == 0
-    done = _agi(tmp_path / "b.db", "journal", "import", str(exported))
+    assert run_agi(db, "journal", "export", "-o", str(exported)).returncode == 0
+    done = run_agi(tmp_path / "b.db", "journal", "import", str(exported))
     assert (done.returncode, done.stderr.splitlines()) == (
         1,
         [
