@@ -49,6 +49,8 @@ NOT_RUN = {
     r"^CMAKE_ARGS=": "builds llama-cpp-python",
     r"benchmarks/": "a benchmark (minutes; run by hand, figures in benchmarks/README.md)",
 }
+# Documents whose blocks take more than a few seconds for another reason than a local install.
+SLOW = {"docs/long-term-memory.md": "loads the MiniLM model (torch)"}
 LOCAL_INSTALL = re.compile(r"^(?:\S*/)?pip3? install (?:-q )?-e (\S+)$")
 COMMAND_TIMEOUT_S = 300
 
@@ -303,8 +305,8 @@ def _param(path: Path) -> object:
         if block.lang in ("console", "bash")
         for line in block.body.splitlines()
     )
-    marks = [pytest.mark.slow] if local_install else []
-    return pytest.param(path, id=str(path.relative_to(ROOT)), marks=marks)
+    name = str(path.relative_to(ROOT))
+    return pytest.param(path, id=name, marks=[pytest.mark.slow] if local_install or name in SLOW else [])
 
 
 @pytest.mark.parametrize("doc", [_param(path) for path in DOCS])
