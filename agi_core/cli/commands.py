@@ -40,22 +40,39 @@ def run(state: Any, jsonl: bool, allow_tools: tuple[str, ...]) -> None:
 @_allow_tool
 @click.pass_obj
 def chat(state: Any, allow_tools: tuple[str, ...]) -> None:
-    """Talk to the agent; write/external tools ask for confirmation. Ctrl-D or 'exit' quits."""
+    """Talk to the agent; write/external tools ask for confirmation. Ctrl-D or 'exit' quits.
+
+    /help lists the chat's commands (/facts, /goals, /why) and phrasings; on a terminal,
+    lines can be edited and the history is kept in <db>.history.
+    """
+
+    from agi_core.cli.chat import enable_history, forget_last_line, slash_command
 
     def confirm(tool: ToolDefinition, args: dict[str, Any]) -> bool:
-        return click.confirm(f"Allow {tool.effect} tool {tool.name} with {dumps(args)}?", default=False)
+        allowed = click.confirm(f"Allow {tool.effect} tool {tool.name} with {dumps(args)}?", default=False)
+        forget_last_line()
+        return allowed
 
     kernel = state.open_kernel(policy=_policy(allow_tools, confirm))
-    click.echo(f"agi chat ({state.db}, seed {state.seed}); type 'exit' to quit.")
+    click.echo(f"agi chat ({state.db}, seed {state.seed}); /help lists the commands, 'exit' quits.")
+    save_history = enable_history(state.db)
+    if save_history:
+        click.get_current_context().call_on_close(save_history)
     while True:
-        try:
-            line = click.prompt("you", prompt_suffix="> ", default="", show_default=False)
-        except (EOFError, click.exceptions.Abort):
+        try:  # input() gives readline editing on a terminal; click.prompt serves pipes and tests
+            line = (
+                input("you> ")
+                if save_history
+                else click.prompt("you", prompt_suffix="> ", default="", show_default=False)
+            )
+        except (EOFError, KeyboardInterrupt, click.exceptions.Abort):
             click.echo()
             return
         if line.strip() in {"exit", "quit"}:
             return
-        if line.strip():
+        if (shown := slash_command(kernel, line)) is not None:
+            click.echo("\n".join(shown))
+        elif line.strip():
             record = kernel.tick(line)
             click.echo(f"agent> {record.final_output}")
 
