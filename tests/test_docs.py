@@ -44,6 +44,7 @@ NOT_RUN = {
     r"(^|/)pip3? install (-q )?-e \.": "installs this checkout (the test runs it already)",
     r"-m venv": "creates a virtual environment",
     r"install_llama_cpp\.sh": "builds llama-cpp-python (about 10 minutes)",
+    r"scripts/check\.sh": "lint, types and the whole test suite, this test included",
     r"llama_server\.sh|llama_cpp\.server": "starts a model server in the foreground",
     r"-m pytest\s*(-q)?\s*$|^pytest\s*(-q)?\s*$": "runs the whole test suite, this test included",
     r"^CMAKE_ARGS=": "builds llama-cpp-python",
@@ -191,9 +192,10 @@ class DocRun:
                 continue
             reason = next((why for pattern, why in NOT_RUN.items() if re.search(pattern, segment)), None)
             if reason is not None:
-                for flag, name in re.findall(r"(-[rc]) (\S+)", segment):
+                files = re.findall(r"-[rc] (\S+)", segment)
+                for name in files + re.findall(r"(?:^|\s)((?:scripts|benchmarks)/\S+)", segment):
                     if not (ROOT / name).exists():
-                        raise DocFailure(f"`{segment}` names {name} ({flag}), which does not exist")
+                        raise DocFailure(f"`{segment}` names {name}, which does not exist in the repository")
                 continue
             runnable.append(re.sub(r"(^|\s)\.venv/bin/", r"\1", segment))
         if not runnable:
