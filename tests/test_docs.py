@@ -23,6 +23,8 @@ A failure names the file, the block's line and the error.
 
 from __future__ import annotations
 
+import gc
+import inspect
 import json
 import os
 import re
@@ -30,6 +32,7 @@ import subprocess
 import sys
 import tomllib
 import traceback
+import warnings
 from pathlib import Path
 
 import attrs
@@ -69,7 +72,11 @@ class Block:
     body: str
 
     def where(self) -> str:
-        return f"{self.path.relative_to(ROOT)}:{self.line} (```{self.lang or ''} block)"
+        return f"{_shown(self.path)}:{self.line} (```{self.lang or ''} block)"
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else path.name
 
 
 def blocks(path: Path) -> list[Block]:
@@ -101,7 +108,8 @@ def blocks(path: Path) -> list[Block]:
 class DocRun:
     """Runs the blocks of one document in ``folder``; collects failures instead of stopping."""
 
-    def __init__(self, folder: Path, shims: Path) -> None:
+    def __init__(self, doc: Path, folder: Path, shims: Path) -> None:
+        self.doc = doc
         self.folder = folder
         self.shims = shims
         self.namespace: dict[str, object] = {"__name__": "docs_example"}
@@ -153,12 +161,7 @@ class DocRun:
             exec(code, self.namespace)
         except BaseException as exc:
             self.python_failed = True
-            frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(block.path)]
-            where = ""
-            if frames and frames[-1].lineno is not None:
-                source = block.body.splitlines()[frames[-1].lineno - block.line - 1].strip()
-                where = f"line {frames[-1].lineno} `{source}`: "
-            raise DocFailure(f"{where}{type(exc).__name__}: {exc}") from exc
+            raise DocFailure(_describe(exc, block.path)) from exc
         finally:
             os.chdir(cwd)
 
@@ -167,16 +170,15 @@ class DocRun:
         for name, function in list(self.namespace.items()):
             if not (name.startswith("test_") and callable(function)):
                 continue
-            params = getattr(getattr(function, "__code__", None), "co_varnames", ())[
-                : getattr(getattr(function, "__code__", None), "co_argcount", 0)
-            ]
-            if set(params) <= {"tmp_path"}:
+            params = set(inspect.signature(function).parameters)
+            if params <= {"tmp_path"}:
                 folder = tmp_path / name
                 folder.mkdir()
                 try:
                     function(**({"tmp_path": folder} if params else {}))  # type: ignore[operator]
                 except Exception as exc:  # noqa: BLE001
-                    self.failures.append(f"{name} defined in a python block failed: {type(exc).__name__}: {exc}")
+                    where = f"{_shown(self.doc)}: {name}() defined in a python block"
+                    self.failures.append(f"{where} failed: {_describe(exc, self.doc)}")
 
     # -- shell -------------------------------------------------------------------------
     def run_shell(self, block: Block) -> None:
@@ -211,6 +213,7 @@ class DocRun:
         script = " && ".join(runnable)
         done = subprocess.run(
             ["bash", "-o", "pipefail", "-c", script],
+            stdin=subprocess.DEVNULL,
             cwd=self.folder,
             env=env,
             stdout=subprocess.PIPE,
@@ -247,6 +250,16 @@ class DocRun:
             raise DocFailure(f"pip install -e {package.name} failed (it needs hatchling and editables):\n{done.stderr}")
         entry_points = tomllib.loads((package / "pyproject.toml").read_text(encoding="utf-8"))["project"]
         self.allowed_plugins += list(entry_points.get("entry-points", {}).get("agi", {}))
+
+
+def _describe(exc: BaseException, doc: Path) -> str:
+    """``line N `source`: Error: message``, N being the document's line where the error was raised."""
+    frames = [frame for frame in traceback.extract_tb(exc.__traceback__) if frame.filename == str(doc)]
+    where = ""
+    if frames and frames[-1].lineno is not None:
+        source = doc.read_text(encoding="utf-8").splitlines()[frames[-1].lineno - 1].strip()
+        where = f"line {frames[-1].lineno} `{source}`: "
+    return f"{where}{type(exc).__name__}: {exc}"
 
 
 def commands(body: str, *, prompts: bool) -> list[tuple[str, list[str]]]:
@@ -316,10 +329,14 @@ def test_every_code_block_runs(doc: Path, tmp_path: Path, shims: Path) -> None:
     folder = tmp_path / "work"
     folder.mkdir()
     (folder / "examples").symlink_to(ROOT / "examples")
-    run = DocRun(folder, shims)
+    run = DocRun(doc, folder, shims)
     for block in blocks(doc):
         run.run(block)
     run.run_tests(tmp_path)
+    with warnings.catch_warnings():  # an example need not close what it opened; that is not what it shows
+        warnings.simplefilter("ignore", ResourceWarning)
+        run.namespace.clear()
+        gc.collect()
     if run.failures:
         pytest.fail("\n".join(run.failures), pytrace=False)
 
@@ -346,17 +363,43 @@ def test_ellipsis_matches_any_lines_and_any_text():
 
 
 def test_a_failing_block_is_reported_with_file_line_and_error(tmp_path, shims):
-    doc = ROOT / "docs" / "x-not-a-doc.md"  # only its name is used; nothing is written there
-    run = DocRun(tmp_path, shims)
-    run.run(Block(doc, 7, "python", None, "x = 1\nundefined_name"))
-    run.run(Block(doc, 12, "console", None, "$ agi --db a.db memory get user/profile/me/name\nwrong"))
-    run.run(Block(doc, 20, "", None, "plain"))
-    assert run.failures[0] == (
-        "docs/x-not-a-doc.md:7 (```python block): line 9 `undefined_name`: "
-        "NameError: name 'undefined_name' is not defined"
+    doc = tmp_path / "guide.md"
+    doc.write_text(
+        "# Guide\n\n```python\nx = 1\nundefined_name\n```\n\n"
+        "```console\n$ agi --db a.db memory get user/profile/me/name\nwrong\n```\n\n"
+        "```\nplain\n```\n\n"
+        "```python\ndef test_sum():\n    assert 1 + 1 == 3\n```\n",
+        encoding="utf-8",
     )
-    assert run.failures[1].startswith("docs/x-not-a-doc.md:12 (```console block): `agi --db a.db")
+    folder = tmp_path / "work"
+    folder.mkdir()
+    run = DocRun(doc, folder, shims)
+    for block in blocks(doc):
+        run.run(block)
+    run.run_tests(tmp_path)
+    assert run.failures[0] == (
+        "guide.md:3 (```python block): line 5 `undefined_name`: NameError: name 'undefined_name' is not defined"
+    )
+    assert run.failures[1].startswith(
+        "guide.md:8 (```console block): `agi --db a.db memory get user/profile/me/name` printed (exit 0):\n"
+        '{"exists":false'
+    )
+    assert run.failures[1].endswith("but the doc shows:\nwrong")
     assert run.failures[2] == (
-        "docs/x-not-a-doc.md:20 (``` block): no language; "
+        "guide.md:13 (``` block): no language; "
         "use python, console, bash, toml, json, or text for a block that must not run"
     )
+    assert run.failures[3] == "guide.md:17 (```python block): not run: an earlier python block of this file failed"
+    assert len(run.failures) == 4
+
+
+def test_test_functions_defined_by_the_blocks_are_run(tmp_path, shims):
+    doc = tmp_path / "guide.md"
+    doc.write_text("```python\ndef test_sum(tmp_path):\n    assert 1 + 1 == 3\n```\n", encoding="utf-8")
+    run = DocRun(doc, tmp_path, shims)
+    for block in blocks(doc):
+        run.run(block)
+    run.run_tests(tmp_path)
+    assert run.failures == [
+        "guide.md: test_sum() defined in a python block failed: line 3 `assert 1 + 1 == 3`: AssertionError: "
+    ]
