@@ -69,7 +69,7 @@ class Registration:
 
 @attrs.frozen
 class PluginInfo:
-    """What ``agi plugins --json`` prints for one plugin."""
+    """Name, version and implemented hooks of one loaded plugin (``agi plugins`` adds the rest: :mod:`agi_core.inventory`)."""
 
     name: str
     version: str
