@@ -69,7 +69,7 @@ class Registration:
 
 @attrs.frozen
 class PluginInfo:
-    """Name, version and implemented hooks of one loaded plugin (``agi plugins`` adds the rest: :mod:`agi_core.inventory`)."""
+    """Name, version and hooks of one loaded plugin; ``agi plugins`` shows more (:mod:`agi_core.inventory`)."""
 
     name: str
     version: str
