@@ -91,8 +91,8 @@ class Kernel:
         self.tool_plugins = {name: reg.plugin for name, reg in actuators.items()}
         self._due: intents.Intent | None = None  # a write/external call to run once its tick commits
         self._receipt: dict[str, Any] | None = None  # its observation, served to the receipt tick
-        self.sensors = {name: reg.obj for name, reg in plugins.collect("agi_register_sensors").items()}
-        self.router_agents = {name: reg.obj for name, reg in plugins.collect("agi_register_router_agents").items()}
+        self.sensors = plugins.registry("agi_register_sensors")
+        self.router_agents = plugins.registry("agi_register_router_agents")
         tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.collect("agi_register_synonyms").items()}
         self.synonyms = merge_synonyms(tables)
         brains = plugins.collect("agi_register_brains")
@@ -115,12 +115,12 @@ class Kernel:
         except TypeError as exc:
             raise ConfigError(f"unknown kernel option ({exc}); see agi_core.KernelConfig for the options") from None
         plugins = plugins or load_plugins()
-        backends = plugins.collect("agi_register_memory_backends")
+        backends = plugins.registry("agi_register_memory_backends")
         if config.backend not in backends:
             raise ConfigError(
                 f"no memory backend named {config.backend!r}; installed: {', '.join(sorted(backends)) or 'none'}"
             )
-        store = backends[config.backend].obj(path, synchronous=config.synchronous)
+        store = backends[config.backend](path, synchronous=config.synchronous)
         try:
             return cls(store, config, plugins)
         except BaseException:
@@ -357,7 +357,7 @@ class Kernel:
             self.reload()
             raise
         self.tick_count = record.tick
-        for _ in self.plugins.call_each("agi_after_tick", kernel=self, record=record):
+        for _ in self.plugins.call_each("agi_after_tick", kernel=self, record=record, replaying=externals.replaying):
             pass
         return record
 

@@ -12,14 +12,14 @@ import difflib
 import json
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import attrs
 import orjson
 
-from agi_core.errors import ReplayMismatch
+from agi_core.errors import PluginError, ReplayMismatch
 from agi_core.memory import blobs
 from agi_core.model import REPLAY_FIELDS
 from agi_core.plugins import Plugins, load_plugins
@@ -74,6 +74,17 @@ def compare(recorded: dict[str, Any], actual: dict[str, Any]) -> Mismatch | None
     return None
 
 
+def require_tools(tools: Mapping[str, Any], record: dict[str, Any]) -> None:
+    """Refuse to replay a tick whose tool no installed plugin provides: it could only mismatch."""
+    action = record.get("action") or {}
+    ran = (record.get("externals") or {}).get("tool_observation")
+    if action.get("type") == "tool" and ran and action.get("name") not in tools:
+        raise PluginError(
+            f"tick {record['tick']} used tool {action.get('name')!r} which no installed plugin provides; "
+            "install the plugin that provides it (agi plugins lists the installed ones)"
+        )
+
+
 def replay_records(
     records: Iterable[dict[str, Any] | str],
     *,
@@ -115,6 +126,7 @@ def replay_records(
                     record = resolve(record)
                 if record["tick"] <= kernel.tick_count:
                     continue
+                require_tools(kernel.tools, record)
                 replayed = kernel.replay_tick(record)
                 count += 1
                 if text is not None and kernel.last_journal_text == text:

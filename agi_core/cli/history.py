@@ -14,7 +14,7 @@ from agi_core import checkpoints, journal
 from agi_core.errors import AgiError
 from agi_core.memory import blobs
 from agi_core.memory.sqlite_store import SqliteStore
-from agi_core.replay import compare, replay, replay_records
+from agi_core.replay import compare, replay, replay_records, require_tools
 from agi_core.serialization import to_data
 
 
@@ -130,6 +130,7 @@ def journal_import(state: Any, file: Path, key_file: Path | None) -> None:
         raise AgiError(f"{state.db} already has {kernel.tick_count} ticks; import into a new database file")
     for _tick, _id, text, _chain in rows:
         record = _resolved(text, found)
+        require_tools(kernel.tools, record)
         mismatch = compare(record, to_data(kernel.replay_tick(record)))
         if mismatch is not None:
             raise AgiError(f"{mismatch.headline()} while importing {file}; the journal does not replay here")
