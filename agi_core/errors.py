@@ -45,3 +45,7 @@ class ToolError(AgiError):
 
 class ReplayMismatch(AgiError):
     """A replayed tick differs from the recorded one."""
+
+
+class NoDatabaseError(StorageError):
+    """A command that only reads was pointed at a path with no agent database; nothing was created."""

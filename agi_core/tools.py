@@ -18,7 +18,6 @@ from agi_core.determinism import Determinism
 from agi_core.errors import ToolError
 from agi_core.externals import Externals
 from agi_core.model import Observation, ToolDefinition
-from agi_core.schemas import validate
 from agi_core.serialization import to_data
 
 
@@ -62,6 +61,8 @@ class Tool:
 
 def validate_tool(name: str, obj: Any) -> Tool:
     """Registration check: a :class:`Tool` whose definition matches its schema."""
+    from agi_core.schemas import validate  # here: jsonschema loads when a kernel opens, not for `agi --help`
+
     if not isinstance(obj, Tool):
         raise ToolError(
             f"tool {name!r} is a {type(obj).__name__}, not agi_core.Tool; wrap it with Tool(definition, run)"

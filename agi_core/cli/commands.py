@@ -1,4 +1,4 @@
-"""The core commands: run, chat, plugins, memory."""
+"""The core commands: run, chat, plugins, memory get/put/facts (registered by ``default_plugins/commands.py``)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def chat(state: Any, allow_tools: tuple[str, ...]) -> None:
         return click.confirm(f"Allow {tool.effect} tool {tool.name} with {dumps(args)}?", default=False)
 
     kernel = state.open_kernel(policy=_policy(allow_tools, confirm))
-    click.echo(f"agi chat ({state.db}, seed {state.seed}); type 'exit' to quit.")
+    click.echo(f"agi chat ({state.db}, seed {kernel.config.seed}); type 'exit' to quit.")
     while True:
         try:
             line = click.prompt("you", prompt_suffix="> ", default="", show_default=False)
@@ -76,20 +76,15 @@ def plugins(state: Any, as_json: bool) -> None:
         click.echo(f"FAILED {failure['plugin']} ({failure['stage']}): {failure['cause']}")
 
 
-@click.group()
-def memory() -> None:
-    """Read and write the agent's semantic memory."""
-
-
-@memory.command("get")
+@click.command("get")
 @click.argument("key")
 @click.pass_obj
 def memory_get(state: Any, key: str) -> None:
     """Print the read contract {exists, value, last_updated} of KEY."""
-    click.echo(dumps(to_data(state.open_kernel().get_fact(key))))
+    click.echo(dumps(to_data(state.open_kernel(existing=True).get_fact(key))))
 
 
-@memory.command("put")
+@click.command("put")
 @click.argument("key")
 @click.argument("value")
 @click.pass_obj
@@ -102,22 +97,15 @@ def memory_put(state: Any, key: str, value: str) -> None:
     click.echo(state.open_kernel().put_fact(key, parsed).final_output)
 
 
-@memory.command("facts")
+@click.command("facts")
 @click.option("--prefix", default="", help="Only keys starting with this.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
 @click.pass_obj
 def memory_facts(state: Any, prefix: str, as_json: bool) -> None:
     """List stored facts."""
-    facts = state.open_kernel().store.facts(prefix)
+    facts = state.open_kernel(existing=True).store.facts(prefix)
     if as_json:
         click.echo(json.dumps([to_data(fact) for fact in facts], indent=2, ensure_ascii=False))
         return
     for fact in facts:
         click.echo(f"{fact.key} = {dumps(fact.value)}  ({fact.updated_at})")
-
-
-def register_core_commands(cli: click.Group) -> None:
-    from agi_core.cli.history import HISTORY_COMMANDS
-
-    for command in (run, chat, plugins, memory, *HISTORY_COMMANDS):
-        cli.add_command(command)

@@ -33,19 +33,14 @@ def replay_command(state: Any, journal_file: Path | None, from_checkpoint: str |
     """
     if journal_file is not None:
         records = [json.loads(text) for _t, _i, text, _c in journal.read_jsonl(journal_file)]
-        report = replay_records(records, seed=state.seed, plugins=state.plugins)
+        report = replay_records(records, seed=state.seed or "0", plugins=state.plugins)
     else:
-        _require_db(state.db)
+        state.require_db()
         report = replay(state.db, seed=state.seed, plugins=state.plugins, checkpoint=from_checkpoint)
     click.echo(report.summary())
     if report.mismatch is not None:
         click.echo(report.mismatch.diff())
         sys.exit(1)
-
-
-def _require_db(path: Path) -> None:
-    if not path.is_file():
-        raise AgiError(f"no agent database at {path}; pass --db with the database to use")
 
 
 @click.group("journal")
@@ -57,7 +52,7 @@ def journal_group() -> None:
 @click.pass_obj
 def journal_verify(state: Any) -> None:
     """Check the HMAC chain: finds an edited, deleted or reordered record."""
-    kernel = state.open_kernel()
+    kernel = state.open_kernel(existing=True)
     report = journal.verify(kernel.store, kernel.determinism)
     click.echo(str(report))
     if not report.ok:
@@ -71,8 +66,7 @@ def journal_verify(state: Any) -> None:
 @click.pass_obj
 def journal_export(state: Any, jsonl: bool, archived: bool, output: Any) -> None:
     """Write the journal as one JSON object per line."""
-    _require_db(state.db)
-    store = SqliteStore(state.db)
+    store = SqliteStore(state.require_db())
     try:
         rows = store.archived_rows() if archived else store.journal_rows()
         count = journal.export_jsonl(rows, output, archived=archived)
@@ -89,7 +83,7 @@ def journal_import(state: Any, file: Path) -> None:
     from agi_core.determinism import Determinism
 
     rows = list(journal.read_jsonl(file))
-    report = journal.verify_rows(rows, Determinism(state.seed))
+    report = journal.verify_rows(rows, Determinism(state.seed or "0"))
     if not report.ok:
         raise AgiError(f"{file} does not verify with this seed ({report}); pass the seed it was recorded with")
     kernel = state.open_kernel()
@@ -122,7 +116,7 @@ def checkpoint_create(state: Any, name: str) -> None:
 @click.pass_obj
 def checkpoint_list(state: Any, as_json: bool) -> None:
     """List checkpoints, oldest first."""
-    rows = checkpoints.list_checkpoints(state.open_kernel().store)
+    rows = checkpoints.list_checkpoints(state.open_kernel(existing=True).store)
     if as_json:
         click.echo(json.dumps([{"name": r.name, "tick": r.tick} for r in rows]))
         return
@@ -141,5 +135,3 @@ def rollback_command(state: Any, name: str) -> None:
         f"as rollback {report.rollback_id}"
     )
 
-
-HISTORY_COMMANDS = (replay_command, journal_group, checkpoint_group, rollback_command)

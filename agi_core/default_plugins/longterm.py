@@ -59,7 +59,7 @@ def ingest(state: Any, file: Path, fmt: str | None, no_embed: bool, progress: bo
 @click.pass_obj
 def search(state: Any, query: str, k: int, as_json: bool) -> None:
     """Search long-term memory (dense + BM25 + speaker/date awareness, fused)."""
-    hits = state.open_kernel().long_term.search(query, k)
+    hits = state.open_kernel(existing=True).long_term.search(query, k)
     for hit in hits:
         if as_json:
             click.echo(json.dumps(hit.to_dict(), ensure_ascii=False, sort_keys=True))
