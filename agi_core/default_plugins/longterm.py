@@ -30,16 +30,23 @@ def agi_restore_checkpoint(kernel: Any, tick: int) -> None:
 )
 @click.option("--no-embed", is_flag=True, help="Store the rows now; embed on the first search.")
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")
+@click.option("--strict", is_flag=True, help="Store nothing and exit 1 if any line or record is unusable.")
 @click.pass_obj
-def ingest(state: Any, file: Path, fmt: str | None, no_embed: bool, progress: bool) -> None:
+def ingest(state: Any, file: Path, fmt: str | None, no_embed: bool, progress: bool, strict: bool) -> None:
     """Store FILE (text lines, JSONL with a text field, or a LoCoMo conversation) as long-term memories.
 
     The rows are stored by one journaled tick (so replay and rollback cover them); the
-    embeddings are computed after it, with a progress bar.
+    embeddings are computed after it, with a progress bar. Unusable lines are skipped and
+    named on stderr (``2 lines skipped: line 7 not JSON, line 9 missing "text"``).
     """
+    from agi_core.longterm.ingest import skipped_summary
+
     kernel = state.open_kernel()
-    record = kernel.command("ingest", {"path": str(file.resolve()), "format": fmt})
+    args = {"path": str(file.resolve()), "format": fmt, **({"strict": True} if strict else {})}
+    record = kernel.command("ingest", args)
     result = record.agent_outputs["ingest"]
+    if result.get("problems"):
+        click.echo(f"{file.name}: {skipped_summary(result['problems'])}", err=True)
     embedded = 0
     if not no_embed and result["added"]:
         from tqdm import tqdm
