@@ -91,7 +91,10 @@ def test_not_a_database_is_one_line(tmp_path):
         timeout=60,
     )
     assert result.returncode == 1 and result.stderr.count("\n") == 1
-    assert result.stderr.startswith(f"Error: cannot open {tmp_path / 'a.db'} as an agent database")
+    assert result.stderr == (
+        f"Error: {tmp_path / 'a.db'} is not an agi database or is corrupt (file is not a database); "
+        "restore it from a checkpoint or pass --db with another file\n"
+    )
     assert (tmp_path / "a.db").read_text() == "this is not sqlite"
 
 

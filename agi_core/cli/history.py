@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from agi_core import checkpoints, journal
-from agi_core.errors import AgiError
+from agi_core.errors import AgiError, StorageError, os_problem
 from agi_core.memory.sqlite_store import SqliteStore
 from agi_core.replay import compare, replay, replay_records
 from agi_core.serialization import to_data
@@ -70,6 +70,9 @@ def journal_export(state: Any, jsonl: bool, archived: bool, output: Any) -> None
     try:
         rows = store.archived_rows() if archived else store.journal_rows()
         count = journal.export_jsonl(rows, output, archived=archived)
+        output.flush()
+    except OSError as exc:
+        raise StorageError(os_problem(exc, getattr(output, "name", "the output"))) from exc
     finally:
         store.close()
     click.echo(f"exported {count} records", err=True)

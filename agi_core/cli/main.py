@@ -19,7 +19,7 @@ import click
 
 from agi_core.cli.failures import debug_enabled, explain
 from agi_core.cli.lazy import LazyGroup
-from agi_core.errors import ConfigError, NoDatabaseError, StorageError
+from agi_core.errors import AgiError, ConfigError, NoDatabaseError, StorageError
 from agi_core.plugins import Plugins, load_plugins
 
 
@@ -71,6 +71,8 @@ class AgiGroup(LazyGroup):
         except (sqlite3.Error, OSError) as exc:
             if debug_enabled():
                 raise
+            if isinstance(exc.__context__, AgiError):  # cleaning up after a failure failed again: say the first
+                raise exc.__context__ from None
             db = ctx.obj.db if isinstance(ctx.obj, CliState) else None
             raise StorageError(explain(exc, db)) from exc
 

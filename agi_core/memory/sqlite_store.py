@@ -14,7 +14,7 @@ from pathlib import Path
 
 import orjson
 
-from agi_core.errors import StorageError
+from agi_core.errors import StorageError, database_problem, os_problem
 from agi_core.memory.keys import check_key
 from agi_core.memory.migrations import migrate
 from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMemory
@@ -35,11 +35,10 @@ class SqliteStore:
             self.conn.execute(f"PRAGMA synchronous={synchronous}")
             self.conn.execute("PRAGMA foreign_keys=ON")
             migrate(self.conn)
-        except (sqlite3.DatabaseError, OSError) as exc:
-            raise StorageError(
-                f"cannot open {self.path} as an agent database ({exc}); "
-                "pass --db with a new file name or an agi database"
-            ) from None
+        except sqlite3.Error as exc:
+            raise StorageError(database_problem(exc, self.path)) from None
+        except OSError as exc:
+            raise StorageError(os_problem(exc, self.path)) from None
 
     def close(self) -> None:
         self.conn.close()
