@@ -67,6 +67,7 @@ def journal_verify(state: Any) -> None:
 def journal_export(state: Any, jsonl: bool, archived: bool, output: Any) -> None:
     """Write the journal as one JSON object per line."""
     store = SqliteStore(state.require_db())
+    rows: Any = ()
     try:
         rows = store.archived_rows() if archived else store.journal_rows()
         count = journal.export_jsonl(rows, output, archived=archived)
@@ -74,6 +75,7 @@ def journal_export(state: Any, jsonl: bool, archived: bool, output: Any) -> None
     except OSError as exc:
         raise StorageError(os_problem(exc, getattr(output, "name", "the output"))) from exc
     finally:
+        getattr(rows, "close", lambda: None)()  # a generator left open would read a closed store later
         store.close()
     click.echo(f"exported {count} records", err=True)
 

@@ -9,6 +9,7 @@ loads nothing heavy.
 from __future__ import annotations
 
 import copy
+import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -71,14 +72,16 @@ class AgiGroup(LazyGroup):
         except (sqlite3.Error, OSError) as exc:
             if debug_enabled():
                 raise
-            if isinstance(exc.__context__, AgiError):  # cleaning up after a failure failed again: say the first
-                raise exc.__context__ from None
+            first = _first_agi_error(exc)
+            if first is not None:  # cleaning up after a failure failed again: say the first failure
+                raise first from None
             db = ctx.obj.db if isinstance(ctx.obj, CliState) else None
             raise StorageError(explain(exc, db)) from exc
 
     def main(self, args: Any = None, prog_name: str | None = None, *more: Any, **extra: Any) -> Any:
         if extra.get("standalone_mode", True) is False:
             return super().main(args, prog_name, *more, **extra)
+        args = [_decoded(arg) for arg in (sys.argv[1:] if args is None else args)]
         try:
             code = super().main(args, prog_name, *more, **{**extra, "standalone_mode": False})
         except click.exceptions.Exit as exc:
@@ -99,6 +102,29 @@ class AgiGroup(LazyGroup):
         if isinstance(code, int) and code:  # ctx.exit(n) returns n when not standalone
             sys.exit(code)
         return code
+
+
+def _decoded(arg: str) -> str:
+    """``arg`` with invalid UTF-8 bytes as U+FFFD, unless it names an existing file (kept byte for byte)."""
+    try:
+        arg.encode("utf-8")
+        return arg
+    except UnicodeEncodeError:
+        pass
+    if os.path.lexists(arg):
+        return arg
+    try:
+        return arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return arg.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+def _first_agi_error(exc: BaseException) -> AgiError | None:
+    """The AgiError that ``exc`` was raised while handling, if any."""
+    seen: BaseException | None = exc.__context__
+    while seen is not None and not isinstance(seen, AgiError):
+        seen = seen.__context__
+    return seen
 
 
 def _click_problem(exc: click.ClickException) -> str:
