@@ -18,7 +18,6 @@ from agi_core.determinism import Determinism
 from agi_core.errors import ToolError
 from agi_core.externals import Externals
 from agi_core.model import Observation, ToolDefinition
-from agi_core.serialization import to_data
 
 
 @attrs.frozen
@@ -61,7 +60,8 @@ class Tool:
 
 def validate_tool(name: str, obj: Any) -> Tool:
     """Registration check: a :class:`Tool` whose definition matches its schema."""
-    from agi_core.schemas import validate  # here: jsonschema loads when a kernel opens, not for `agi --help`
+    from agi_core.schemas import validate  # here: jsonschema and cattrs load when a kernel opens, not for --help
+    from agi_core.serialization import to_data
 
     if not isinstance(obj, Tool):
         raise ToolError(

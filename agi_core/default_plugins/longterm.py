@@ -62,17 +62,17 @@ def ingest(state: Any, file: Path, fmt: str | None, no_embed: bool, progress: bo
 @click.command("search")
 @click.argument("query")
 @click.option("--k", default=10, show_default=True, type=click.IntRange(1, 1000), help="How many memories.")
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per hit, with the score breakdown.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array of the hits, with the score breakdown.")
 @click.pass_obj
 def search(state: Any, query: str, k: int, as_json: bool) -> None:
     """Search long-term memory (dense + BM25 + speaker/date awareness, fused)."""
     hits = state.open_kernel(existing=True).long_term.search(query, k)
+    if as_json:  # one JSON document on stdout, as every --json
+        click.echo(json.dumps([hit.to_dict() for hit in hits], ensure_ascii=False, sort_keys=True))
+        return
     for hit in hits:
-        if as_json:
-            click.echo(json.dumps(hit.to_dict(), ensure_ascii=False, sort_keys=True))
-        else:
-            who = f"{hit.item.speaker}: " if hit.item.speaker else ""
-            click.echo(f"{hit.rank:>3}. {hit.score:.3f}  {who}{hit.item.text}")
+        who = f"{hit.item.speaker}: " if hit.item.speaker else ""
+        click.echo(f"{hit.rank:>3}. {hit.score:.3f}  {who}{hit.item.text}")
 
 
 @hookimpl
