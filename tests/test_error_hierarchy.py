@@ -57,4 +57,3 @@ def test_the_walk_sees_the_modules_and_their_exceptions() -> None:
 @pytest.mark.parametrize("cls", exception_classes(), ids=lambda cls: f"{cls.__module__}.{cls.__qualname__}")
 def test_every_exception_derives_from_agi_error(cls: type[BaseException]) -> None:
     assert issubclass(cls, AgiError), f"{cls.__module__}.{cls.__qualname__} derives from {cls.__mro__[1].__name__}"
-

@@ -139,4 +139,3 @@ def rollback_command(state: Any, name: str) -> None:
         f"rolled back to {report.name} (tick {report.tick}); archived {report.archived_ticks} ticks "
         f"as rollback {report.rollback_id}"
     )
-
