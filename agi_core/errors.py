@@ -7,8 +7,11 @@ the CLI prints it as is and exits non-zero (``AGI_RAISE_ERRORS=1`` re-raises ins
 from __future__ import annotations
 
 import errno
-import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import sqlite3
 
 
 class AgiError(Exception):
@@ -57,6 +60,8 @@ class NoDatabaseError(StorageError):
 
 def database_problem(exc: sqlite3.Error, db: Path | str) -> str:
     """The line for a SQLite error on the agent database ``db``."""
+    import sqlite3
+
     text = str(exc)
     lowered = text.lower()
     if "disk is full" in lowered or "database or disk is full" in lowered:

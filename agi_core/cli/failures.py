@@ -9,7 +9,7 @@ older name ``AGI_RAISE_ERRORS``) shows the traceback instead.
 from __future__ import annotations
 
 import os
-import sqlite3
+import sys
 from pathlib import Path
 
 from agi_core.errors import AgiError, database_problem, os_problem
@@ -25,12 +25,18 @@ def _first_line(text: str) -> str:
     return lines[0] if lines else ""
 
 
+def is_storage_failure(exc: BaseException) -> bool:
+    """An OS error or a SQLite error (sqlite3 is not imported for this: ``agi --help`` does not need it)."""
+    sqlite3 = sys.modules.get("sqlite3")
+    return isinstance(exc, OSError) or (sqlite3 is not None and isinstance(exc, sqlite3.Error))
+
+
 def explain(exc: BaseException, db: Path | str | None = None) -> str:
     """One line naming what went wrong and how to fix it."""
     if isinstance(exc, AgiError):
         return _first_line(str(exc)) or type(exc).__name__
-    if isinstance(exc, sqlite3.Error):
-        return database_problem(exc, db or "the database")
+    if is_storage_failure(exc) and not isinstance(exc, OSError):
+        return database_problem(exc, db or "the database")  # type: ignore[arg-type]
     if isinstance(exc, OSError):
         return os_problem(exc, db)
     if isinstance(exc, UnicodeError):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import os
-import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 import attrs
 import click
 
-from agi_core.cli.failures import debug_enabled, explain
+from agi_core.cli.failures import debug_enabled, explain, is_storage_failure
 from agi_core.cli.lazy import LazyGroup
 from agi_core.errors import AgiError, ConfigError, NoDatabaseError, StorageError
 from agi_core.plugins import Plugins, load_plugins
@@ -69,8 +68,8 @@ class AgiGroup(LazyGroup):
             return super().invoke(ctx)
         except BrokenPipeError:
             raise
-        except (sqlite3.Error, OSError) as exc:
-            if debug_enabled():
+        except Exception as exc:
+            if not is_storage_failure(exc) or debug_enabled():
                 raise
             first = _first_agi_error(exc)
             if first is not None:  # cleaning up after a failure failed again: say the first failure
