@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from typing import Any
 
 import click
 
+from agi_core.cli.failures import debug_enabled
 from agi_core.contracts.frozen import thaw
 from agi_core.contracts.registry import ContractRegistry, registry_from_plugins
 from agi_core.contracts.validate import validate_and_normalize
@@ -79,7 +79,7 @@ def validate_command(ctx: click.Context, name: str, file: Any) -> None:
     try:
         contract = _registry(ctx)[name]
     except AgiError as exc:
-        if os.environ.get("AGI_RAISE_ERRORS"):
+        if debug_enabled():
             raise
         raise click.ClickException(str(exc)) from None
     try:
