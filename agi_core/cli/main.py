@@ -8,6 +8,7 @@ loads nothing heavy.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import sys
@@ -91,8 +92,10 @@ class AgiGroup(LazyGroup):
         except click.ClickException as exc:
             click.echo(f"Error: {_click_problem(exc)}", err=True)
             sys.exit(exc.exit_code)
-        except BrokenPipeError:
-            sys.exit(1)  # the reader went away (agi … | head); nothing to say
+        except BrokenPipeError:  # the reader went away (agi … | head): nothing to say, nothing more to write
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(1)
         except Exception as exc:
             if debug_enabled():
                 raise

@@ -11,6 +11,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -143,3 +144,17 @@ def test_debug_shows_the_traceback(tmp_path, variable) -> None:
     done = agi_process("--db", str(db), "memory", "facts", env={variable: "1"})
     assert done.returncode == 1
     assert b"Traceback (most recent call last)" in done.stderr and b"StorageError" in done.stderr
+
+
+def test_a_reader_that_goes_away_is_not_an_error_message(tmp_path) -> None:
+    """``agi journal export | head -c 100``: exit 1, nothing on stderr (no traceback, no "Broken pipe")."""
+    db = tmp_path / "a.db"
+    made = agi_process("--db", str(db), "run", input="".join(f"{n}+1\n" for n in range(400)).encode())
+    assert made.returncode == 0
+    command = [sys.executable, "-m", "agi_core", "--db", str(db), "journal", "export"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.read(100).startswith(b'{"tick":1,')
+        process.stdout.close()
+        assert process.stderr.read() == b""
+        assert process.wait(timeout=60) == 1
