@@ -72,6 +72,8 @@ def journal_export(state: Any, jsonl: bool, archived: bool, output: Any) -> None
         rows = store.archived_rows() if archived else store.journal_rows()
         count = journal.export_jsonl(rows, output, archived=archived)
         output.flush()
+    except BrokenPipeError:
+        raise  # the reader went away: `agi` exits quietly
     except OSError as exc:
         raise StorageError(os_problem(exc, getattr(output, "name", "the output"))) from exc
     finally:
