@@ -110,11 +110,6 @@ def _jsonl_record(obj: dict[str, Any], path: Path, line_no: int, tick: int) -> d
     for field in _STRING_FIELDS:
         if obj.get(field) is not None and not isinstance(obj[field], str):
             raise ValueError(f'"{field}" is not a string')
-    importance = obj.get("importance")
-    if importance is not None and (
-        isinstance(importance, bool) or not isinstance(importance, int | float) or not math.isfinite(importance)
-    ):
-        raise ValueError('"importance" is not a finite number')
     meta = dict(obj.get("metadata") or {})
     meta.setdefault("source", path.name)
     meta.setdefault("line", line_no)
