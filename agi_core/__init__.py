@@ -4,6 +4,7 @@ from agi_core.determinism import Determinism
 from agi_core.errors import (
     AgiError,
     ConfigError,
+    DatabaseLocked,
     MemoryKeyError,
     PluginError,
     RegistrationError,
@@ -33,6 +34,7 @@ __all__ = [
     "Action",
     "AgiError",
     "ConfigError",
+    "DatabaseLocked",
     "Determinism",
     "EpisodicEntry",
     "Input",

@@ -77,18 +77,22 @@ def create(kernel: Kernel, name: str) -> CheckpointInfo:
         raise CheckpointError(f"a checkpoint named {name!r} exists; choose another name")
     folder = folder_of(store)
     folder.mkdir(exist_ok=True)
-    seq = (store.conn.execute("SELECT coalesce(max(seq), 0) FROM checkpoints").fetchone()[0]) + 1
-    file = f"{seq:06d}-{name}.db"
-    with store.tick_transaction():
+    with kernel.write_lock():  # no other process ticks or checkpoints until the copy is done
+        if store.conn.execute("SELECT 1 FROM checkpoints WHERE name = ?", (name,)).fetchone():
+            raise CheckpointError(f"a checkpoint named {name!r} exists; choose another name")
+        seq = (store.conn.execute("SELECT coalesce(max(seq), 0) FROM checkpoints").fetchone()[0]) + 1
+        file = f"{seq:06d}-{name}.db"
+        # copied through a second connection: a connection holding the write lock cannot be a backup source
+        source, target = sqlite3.connect(store.path), sqlite3.connect(folder / file)
+        try:
+            source.backup(target)
+        finally:
+            target.close()
+            source.close()
         store.conn.execute(
             "INSERT INTO checkpoints (name, tick, file, seq) VALUES (?, ?, ?, ?)", (name, kernel.tick_count, file, seq)
         )
-    target = sqlite3.connect(folder / file)
-    try:
-        store.conn.backup(target)
-    finally:
-        target.close()
-    prune(store, CHECKPOINT_LIMIT)
+        prune(store, CHECKPOINT_LIMIT)
     return CheckpointInfo(name, kernel.tick_count, file)
 
 

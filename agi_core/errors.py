@@ -45,3 +45,7 @@ class ToolError(AgiError):
 
 class ReplayMismatch(AgiError):
     """A replayed tick differs from the recorded one."""
+
+
+class DatabaseLocked(StorageError):
+    """Another process held the database's write lock longer than the lock timeout."""

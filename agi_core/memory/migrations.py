@@ -10,6 +10,8 @@ from collections.abc import Callable
 
 import sqlite_utils
 
+from agi_core.memory.locking import write_transaction
+
 
 def m001_core_tables(db: sqlite_utils.Database) -> None:
     db.table("meta").create({"key": str, "value": str}, pk="key")
@@ -53,17 +55,29 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
 ]
 
 
+def _applied(conn: sqlite3.Connection) -> set[str]:
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_agi_migrations'").fetchone():
+        return set()
+    return {row[0] for row in conn.execute("SELECT name FROM _agi_migrations")}
+
+
 def migrate(conn: sqlite3.Connection) -> int:
-    """Apply the steps not yet applied, in one transaction; returns how many ran."""
+    """Apply the steps not yet applied, in one transaction; returns how many ran.
+
+    The steps run under the write lock and the applied list is re-read under it, so
+    processes opening a new database at once create it exactly once.
+    """
+    if {function.__name__ for function in MIGRATIONS} <= _applied(conn):
+        return 0  # the common case: nothing to do, no write lock taken
     db = sqlite_utils.Database(conn)
-    conn.execute("CREATE TABLE IF NOT EXISTS _agi_migrations (step INTEGER PRIMARY KEY, name TEXT NOT NULL)")
-    done = {row[0] for row in conn.execute("SELECT name FROM _agi_migrations")}
     ran = 0
-    for step, function in enumerate(MIGRATIONS, start=1):
-        if function.__name__ in done:
-            continue
-        with conn:
+    with write_transaction(conn):
+        conn.execute("CREATE TABLE IF NOT EXISTS _agi_migrations (step INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+        done = _applied(conn)
+        for step, function in enumerate(MIGRATIONS, start=1):
+            if function.__name__ in done:
+                continue
             function(db)
             conn.execute("INSERT INTO _agi_migrations (step, name) VALUES (?, ?)", (step, function.__name__))
-        ran += 1
+            ran += 1
     return ran

@@ -16,6 +16,14 @@ import orjson
 
 from agi_core.errors import StorageError
 from agi_core.memory.keys import check_key
+from agi_core.memory.locking import (
+    DEFAULT_LOCK_TIMEOUT_S,
+    connect,
+    data_version,
+    is_lock_error,
+    lock_error,
+    write_transaction,
+)
 from agi_core.memory.migrations import migrate
 from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMemory
 from agi_core.serialization import dumps, from_data, to_data
@@ -26,15 +34,24 @@ class SqliteStore:
 
     name = "sqlite"
 
-    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
+    def __init__(
+        self, path: str | Path, *, synchronous: str = "FULL", lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
+    ) -> None:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.conn = connect(self.path, lock_timeout_s)
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute(f"PRAGMA synchronous={synchronous}")
             self.conn.execute("PRAGMA foreign_keys=ON")
             migrate(self.conn)
+        except sqlite3.OperationalError as exc:
+            if is_lock_error(exc):
+                raise lock_error(self.conn, self.path) from None
+            raise StorageError(
+                f"cannot open {self.path} as an agent database ({exc}); "
+                "pass --db with a new file name or an agi database"
+            ) from None
         except (sqlite3.DatabaseError, OSError) as exc:
             raise StorageError(
                 f"cannot open {self.path} as an agent database ({exc}); "
@@ -46,14 +63,16 @@ class SqliteStore:
 
     @contextlib.contextmanager
     def tick_transaction(self) -> Iterator[None]:
-        """BEGIN IMMEDIATE … COMMIT, rolled back entirely if anything raises."""
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
+        """BEGIN IMMEDIATE … COMMIT, rolled back entirely if anything raises.
+
+        Waits up to the lock timeout for another writer, then raises :class:`DatabaseLocked`.
+        """
+        with write_transaction(self.conn, self.path):
             yield
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
+
+    def data_version(self) -> int:
+        """Changes whenever another connection (another process) commits to this database."""
+        return data_version(self.conn)
 
     @contextlib.contextmanager
     def savepoint(self, name: str) -> Iterator[None]:

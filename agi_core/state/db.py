@@ -49,7 +49,7 @@ def atomic(conn: sqlite3.Connection) -> Iterator[None]:
     kernel commits or rolls back the tick's transaction.
     """
     if not conn.in_transaction:
-        conn.execute("BEGIN")
+        conn.execute("BEGIN IMMEDIATE")  # the write lock first: see agi_core.memory.locking
     conn.execute("SAVEPOINT rlm_state")
     try:
         yield
