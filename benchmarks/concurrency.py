@@ -28,8 +28,8 @@ from agi_core.replay import replay
 
 
 def inputs_of(writer: int, ticks: int) -> list[str]:
-    """Unique lines of one writer: facts it states and sums it asks for."""
-    return [f"my w{writer} item {j} is v{j}" if j % 2 else f"{writer} + {j}" for j in range(ticks)]
+    """Unique lines of one writer: facts it states (one entity each, so recall cost stays flat) and sums."""
+    return [f"the capital of w{writer}c{j} is p{j}" if j % 2 else f"{writer} + {j}" for j in range(ticks)]
 
 
 def writer(db: str, index: int, ticks: int, synchronous: str, start: Any, times: Any) -> None:
