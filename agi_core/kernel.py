@@ -102,9 +102,7 @@ class Kernel:
             raise ConfigError(
                 f"no memory backend named {config.backend!r}; installed: {', '.join(sorted(backends)) or 'none'}"
             )
-        store = backends[config.backend].obj(
-            path, synchronous=config.synchronous, lock_timeout_s=config.lock_timeout_s
-        )
+        store = backends[config.backend].obj(path, synchronous=config.synchronous, lock_timeout_s=config.lock_timeout_s)
         try:
             return cls(store, config, plugins)
         except BaseException:

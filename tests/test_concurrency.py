@@ -104,7 +104,9 @@ def hold_lock(db: Path, kind: str) -> Iterator[None]:
 def journal(db: Path) -> list[tuple[int, dict]]:
     conn = sqlite3.connect(db)
     try:
-        return [(tick, json.loads(text)) for tick, text in conn.execute("SELECT tick, record FROM journal ORDER BY tick")]
+        return [
+            (tick, json.loads(text)) for tick, text in conn.execute("SELECT tick, record FROM journal ORDER BY tick")
+        ]
     finally:
         conn.close()
 

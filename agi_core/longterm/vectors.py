@@ -37,7 +37,10 @@ def embed_and_store(
     todo: Sequence[tuple[int, str]],
     progress: Callable[[int], None] | None = None,
 ) -> int:
-    """Encode ``todo`` in chunks and insert the blobs (in the caller's transaction, or one per chunk); returns how many."""
+    """Encode ``todo`` in chunks and insert the blobs; returns how many.
+
+    The inserts join the caller's transaction, or take the write lock once per chunk.
+    """
     done = 0
     for start in range(0, len(todo), ENCODE_CHUNK):
         chunk = todo[start : start + ENCODE_CHUNK]
