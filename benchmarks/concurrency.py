@@ -65,8 +65,7 @@ def tally(db: Path, writers: int, ticks: int) -> dict[str, Any]:
     }
 
 
-def measure(folder: Path, writers: int, ticks: int, synchronous: str) -> dict[str, Any]:
-    db = folder / f"writers-{writers}.db"
+def measure(db: Path, writers: int, ticks: int, synchronous: str) -> dict[str, Any]:
     Kernel.open(db, seed="bench", plugins=Plugins.builtins()).close()  # created once, before the clock
     context = multiprocessing.get_context("spawn")
     start, times = context.Barrier(writers), context.Queue()
@@ -99,7 +98,10 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="agi-concurrency-") as folder:
-        rows = [measure(Path(folder), n, args.ticks, args.synchronous) for n in args.writers]
+        rows = [
+            measure(Path(folder) / f"{i}-writers-{n}.db", n, args.ticks, args.synchronous)
+            for i, n in enumerate(args.writers)
+        ]
     base = rows[0]["ticks_per_s"]
     for row in rows:
         row["ratio_to_first"] = row["ticks_per_s"] / base
