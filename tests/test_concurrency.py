@@ -342,3 +342,20 @@ def test_checkpoint_records_the_tick_it_copied(tmp_path):
         assert kernel.tick("4 + 4").tick == 4
     report = replay(db, seed="0", plugins=Plugins.builtins(), checkpoint="after-three")
     assert report.ok and (report.first_tick, report.ticks) == (4, 1), report.summary()
+
+
+def test_chat_goes_on_after_another_process_wrote(tmp_path):
+    """``agi chat`` answers from a fact ``agi memory put`` stored between two of its ticks."""
+    db = tmp_path / "agent.db"
+    with spawn(db, "chat") as chat:
+        assert chat.stdin is not None and chat.stdout is not None
+        chat.stdin.write("my color is blue\n")
+        chat.stdin.flush()
+        assert chat.stdout.readline().startswith("agi chat")
+        assert chat.stdout.readline() == "you> agent> Got it: your color is blue.\n"
+        put = agi(db, "memory", "put", "user/person/self/name", "Ada")
+        assert put.returncode == 0, put.stderr
+        out, err = chat.communicate("what is my name?\n", timeout=TIMEOUT)
+    assert chat.returncode == 0 and err == "", err
+    assert out.endswith("agent> Your name is Ada.\nyou> \n")  # (the prompt before it was read ahead above)
+    assert_consistent(db, ["my color is blue", journal(db)[1][1]["input"]["raw"], "what is my name?"])
