@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from agi_core.memory.locking import write_block
 
 if TYPE_CHECKING:
@@ -44,10 +42,12 @@ def _mirror(store: SqliteStore, memory: LongTermMemory) -> int:
         return 0
     records: list[dict[str, Any]] = []
     for _seq, tick, event, context, stamp in rows:
-        details = orjson.loads(context)
+        details = store.load_json(context)
         kind = "action" if details.get("kind") == "action" else "message"
         speaker = "agent" if kind == "action" else details.get("source", "user")
-        records.append({"text": event, "tick": tick, "kind": kind, "speaker": speaker, "timestamp": stamp})
+        records.append(
+            {"text": store.load_text(event), "tick": tick, "kind": kind, "speaker": speaker, "timestamp": stamp}
+        )
     memory.add_many(records)
     store.meta_set(PROGRESS_KEY, str(rows[-1][0]))
     return len(rows)
