@@ -18,7 +18,6 @@ transaction (``agi ingest`` commits once at the end).
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
