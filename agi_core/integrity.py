@@ -49,6 +49,20 @@ class IntegrityReport:
 
 
 def verify_agent(store: SqliteStore, key: JournalKey) -> IntegrityReport:
+    """Everything below reads one snapshot (a read transaction): a writer in another process
+    cannot slip a tick between the journal, its head and the seal."""
+    conn = store.conn
+    began = not conn.in_transaction
+    if began:
+        conn.execute("BEGIN")
+    try:
+        return _verify_agent(store, key)
+    finally:
+        if began:
+            conn.execute("ROLLBACK")
+
+
+def _verify_agent(store: SqliteStore, key: JournalKey) -> IntegrityReport:
     chain = journal.verify(store, key)
     head_tick = int(store.meta_get("tick", "0") or 0)
     stored = seal.read_seal(store.conn)

@@ -381,8 +381,8 @@ def test_a_failing_block_is_reported_with_file_line_and_error(tmp_path, shims):
         "guide.md:3 (```python block): line 5 `undefined_name`: NameError: name 'undefined_name' is not defined"
     )
     assert run.failures[1].startswith(
-        "guide.md:8 (```console block): `agi --db a.db memory get user/profile/me/name` printed (exit 0):\n"
-        '{"exists":false'
+        "guide.md:8 (```console block): `agi --db a.db memory get user/profile/me/name` printed (exit 1):\n"
+        "Error: no agent database at a.db (create one with agi run)"
     )
     assert run.failures[1].endswith("but the doc shows:\nwrong")
     assert run.failures[2] == (

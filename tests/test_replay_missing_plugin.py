@@ -33,7 +33,7 @@ def test_journal_import_without_the_tools_plugin_names_the_tool(tmp_path, plugin
     run_agi(db, "run", site=site, plugins="weather", stdin="/weather Oslo\n")
     exported = tmp_path / "journal.jsonl"
     assert run_agi(db, "journal", "export", "-o", str(exported)).returncode == 0
-    done = run_agi(tmp_path / "b.db", "journal", "import", str(exported))
+    done = run_agi(tmp_path / "b.db", "journal", "import", str(exported), "--key-file", str(tmp_path / "a.db.key"))
     assert (done.returncode, done.stderr.splitlines()) == (
         1,
         [

@@ -179,14 +179,18 @@ class SqliteStore:
         )
 
     def journal_rows(self, since: int = 0) -> Iterator[tuple[int, str, str, str]]:
-        """``(tick, id, record JSON text, chain)`` exactly as stored, in tick order."""
-        yield from self.conn.execute(
+        """``(tick, id, record JSON text, chain)`` exactly as stored, in tick order.
+
+        A cursor, not a generator: the query runs now, so a caller that stops early leaves
+        nothing that would run against a closed database later.
+        """
+        return self.conn.execute(
             "SELECT tick, id, record, chain FROM journal WHERE tick > ? ORDER BY tick", (since,)
         )
 
     def archived_rows(self) -> Iterator[tuple[str, int, str, str, str]]:
-        """``(rollback, tick, id, record, chain)`` of the ticks undone by rollbacks."""
-        yield from self.conn.execute(
+        """``(rollback, tick, id, record, chain)`` of the ticks undone by rollbacks (a cursor, as above)."""
+        return self.conn.execute(
             "SELECT rollback, tick, id, record, chain FROM journal_archive ORDER BY rollback, tick"
         )
 
