@@ -32,10 +32,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agi_core import inputs
 from agi_core.brain.stage0 import phrases
 from agi_core.brain.stage0.habits import HABIT_AGENTS, file_request
 from agi_core.brain.stage0.mathparse import expression_in
-from agi_core import inputs
 from agi_core.checkpoints import _NAME as CHECKPOINT_NAME
 from agi_core.contracts import fallbacks, frozen, validate
 from agi_core.contracts.paths import _IDENT, _SEGMENT

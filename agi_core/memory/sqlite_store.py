@@ -184,9 +184,7 @@ class SqliteStore:
         A cursor, not a generator: the query runs now, so a caller that stops early leaves
         nothing that would run against a closed database later.
         """
-        return self.conn.execute(
-            "SELECT tick, id, record, chain FROM journal WHERE tick > ? ORDER BY tick", (since,)
-        )
+        return self.conn.execute("SELECT tick, id, record, chain FROM journal WHERE tick > ? ORDER BY tick", (since,))
 
     def archived_rows(self) -> Iterator[tuple[str, int, str, str, str]]:
         """``(rollback, tick, id, record, chain)`` of the ticks undone by rollbacks (a cursor, as above)."""
