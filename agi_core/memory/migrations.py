@@ -55,6 +55,15 @@ def m006_blobs(db: sqlite_utils.Database) -> None:
     db.execute("CREATE TABLE blobs (hash TEXT PRIMARY KEY, data BLOB NOT NULL)")
 
 
+def m007_jobs(db: sqlite_utils.Database) -> None:
+    """Scheduled jobs (agi_core.autonomy.jobs); times are ms since the epoch, ``next_due_ms`` NULL once done."""
+    db.execute(
+        "CREATE TABLE jobs (name TEXT PRIMARY KEY, kind TEXT NOT NULL, spec TEXT NOT NULL, say TEXT NOT NULL, "
+        "next_due_ms INTEGER, last_run_ms INTEGER, runs INTEGER NOT NULL, missed INTEGER NOT NULL, "
+        "created_tick INTEGER NOT NULL)"
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     m001_core_tables,
     m002_checkpoints_and_archive,
@@ -62,6 +71,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     m004_long_term_memory,
     m005_intents,
     m006_blobs,
+    m007_jobs,
 ]
 
 
