@@ -57,7 +57,6 @@ def receipt(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[s
     return receipt_command(kernel, ctx, args)
 
 
-
 def refuse_input(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
     """The tick of an input over ``max_input_bytes``: a refusal reply; the input itself is not stored."""
     from agi_core.inputs import too_large_reply

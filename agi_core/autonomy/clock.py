@@ -87,7 +87,8 @@ def read_tick_clock(externals: Externals, clock: Callable[[], int] | None) -> in
     if externals.recorded is not None:
         if CLOCK_EXTERNAL not in externals.recorded:
             return None
-    elif clock is None:
+        return int(externals.fetch(CLOCK_EXTERNAL, int))  # served from the record; nothing is read
+    if clock is None:
         return None
     return int(externals.fetch(CLOCK_EXTERNAL, clock))
 

@@ -51,7 +51,9 @@ class Job:
     def line(self) -> str:
         """One line for ``agi schedule list``."""
         following = iso_ms(self.next_due_ms) if self.next_due_ms is not None else "done"
-        return f"{self.name}: {self.when()}, next {following}, runs {self.runs}, missed {self.missed}: {dumps(self.say)}"
+        return (
+            f"{self.name}: {self.when()}, next {following}, runs {self.runs}, missed {self.missed}: {dumps(self.say)}"
+        )
 
 
 def check_name(name: str) -> str:

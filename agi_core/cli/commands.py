@@ -92,8 +92,6 @@ def run(
         options = {"timeout_s": timeout_s, **_kernel_options(allow_tools, max_input)}
         return run_follow(state, options, every_ms, jsonl)
     kernel = state.open_kernel(timeout_s=timeout_s, **_kernel_options(allow_tools, max_input))
-    for record in drain(kernel):
-        click.echo(dumps(to_data(record)) if jsonl else record.final_output)
     stream = getattr(sys.stdin, "buffer", None)
     lines = read_lines(stream, kernel.config.max_input_bytes) if stream is not None else iter(sys.stdin)
     for line in lines:
@@ -107,6 +105,8 @@ def run(
             click.echo(dumps(to_data(record)) if jsonl else record.final_output)
         for record in drain(kernel):  # other sensors' percepts become ticks too
             click.echo(dumps(to_data(record)) if jsonl else record.final_output)
+    for record in drain(kernel):  # and once more when standard input ends (or was empty)
+        click.echo(dumps(to_data(record)) if jsonl else record.final_output)
 
 
 @click.command()
