@@ -114,3 +114,15 @@ def _records(kernel):
     import orjson
 
     return [{"record": orjson.loads(text)} for _t, _i, text, _c in kernel.store.journal_rows()]
+
+
+def test_the_python_example_of_docs_autonomy_runs(tmp_path, monkeypatch):
+    import re
+    from pathlib import Path
+
+    monkeypatch.chdir(tmp_path)
+    text = (Path(__file__).resolve().parents[2] / "docs" / "autonomy.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert blocks
+    for block in blocks:
+        exec(compile(block, "docs/autonomy.md", "exec"), {})
