@@ -10,21 +10,26 @@ tick: reopening the database restores the agent exactly.
 from __future__ import annotations
 
 import collections
+import contextlib
 import hashlib
+import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import attrs
 
+from agi_core import journal_key
 from agi_core.autonomy.commands import begin_tick
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.determinism import Determinism
 from agi_core.effects import calls, intents
 from agi_core.effects.isolation import describe, isolated_reason, must_propagate
-from agi_core.errors import ConfigError, PluginError, ToolError, ValidationError
+from agi_core.errors import AgiError, ConfigError, PluginError, ToolError, ValidationError
 from agi_core.externals import Externals
+from agi_core.faults import fault_point
 from agi_core.inputs import MAX_INPUT_BYTES, PREVIEW_CHARS, Oversized, clean_text, preview, utf8_size
+from agi_core.journal import HEAD, head_value
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.sqlite_store import SqliteStore
 from agi_core.model import (
@@ -44,6 +49,8 @@ from agi_core.model import (
     WorkingMemory,
 )
 from agi_core.plugins import Plugins, load_plugins
+from agi_core.seal import SEAL
+from agi_core.seal import seal as seal_state
 from agi_core.serialization import dumps, from_data, non_finite_path, to_data
 from agi_core.tools import Tool, ToolContext, ToolPolicy, validate_tool
 
@@ -76,6 +83,7 @@ class Kernel:
         self.config = config
         self.plugins = plugins
         self.determinism = Determinism(config.seed)
+        self.journal_key = journal_key.load(store, config.seed)
         self.reload()
         self.workspace = (config.workspace or store.path.parent / "workspace").resolve()
         self._pending: collections.deque[Input] = collections.deque()
@@ -85,8 +93,8 @@ class Kernel:
         self.tool_plugins = {name: reg.plugin for name, reg in actuators.items()}
         self._due: intents.Intent | None = None  # a write/external call to run once its tick commits
         self._receipt: dict[str, Any] | None = None  # its observation, served to the receipt tick
-        self.sensors = {name: reg.obj for name, reg in plugins.collect("agi_register_sensors").items()}
-        self.router_agents = {name: reg.obj for name, reg in plugins.collect("agi_register_router_agents").items()}
+        self.sensors = plugins.registry("agi_register_sensors")
+        self.router_agents = plugins.registry("agi_register_router_agents")
         tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.collect("agi_register_synonyms").items()}
         self.synonyms = merge_synonyms(tables)
         brains = plugins.collect("agi_register_brains")
@@ -97,6 +105,9 @@ class Kernel:
         self.brain = self.get_brain(config.brain)
         self.tick_now_ms: int | None = None  # this tick's recorded clock reading (None without a clock)
         self._check_seed()
+        self._opened_at_tick = self.tick_count
+        if self.store.meta_get(SEAL) is None and self.store.meta_get(HEAD) is None:
+            self.seal()  # a new database (or one from before seals): its first seal
 
     # -- lifecycle -------------------------------------------------------------------
     @classmethod
@@ -107,12 +118,12 @@ class Kernel:
         except TypeError as exc:
             raise ConfigError(f"unknown kernel option ({exc}); see agi_core.KernelConfig for the options") from None
         plugins = plugins or load_plugins()
-        backends = plugins.collect("agi_register_memory_backends")
+        backends = plugins.registry("agi_register_memory_backends")
         if config.backend not in backends:
             raise ConfigError(
                 f"no memory backend named {config.backend!r}; installed: {', '.join(sorted(backends)) or 'none'}"
             )
-        store = backends[config.backend].obj(path, synchronous=config.synchronous)
+        store = backends[config.backend](path, synchronous=config.synchronous)
         try:
             return cls(store, config, plugins)
         except BaseException:
@@ -181,7 +192,15 @@ class Kernel:
         """Top-``k`` long-term memories for ``query``, recorded as an external (the index is derived state)."""
         return list(externals.fetch("ltm_recall", lambda: [hit.to_dict() for hit in self.long_term.search(query, k)]))
 
+    def seal(self) -> None:
+        """Seal the stored state (see :mod:`agi_core.seal`); incremental, in its own write transaction."""
+        with self.store.tick_transaction():
+            seal_state(self.store.conn, self.journal_key)
+
     def close(self) -> None:
+        if self.tick_count != self._opened_at_tick:
+            with contextlib.suppress(AgiError, sqlite3.Error):  # best effort: verify names the unsealed ticks
+                self.seal()
         if self._long_term is not None:
             self._long_term.close()
         for brain in self._brains.values():
@@ -341,7 +360,7 @@ class Kernel:
             self.reload()
             raise
         self.tick_count = record.tick
-        for _ in self.plugins.call_each("agi_after_tick", kernel=self, record=record):
+        for _ in self.plugins.call_each("agi_after_tick", kernel=self, record=record, replaying=externals.replaying):
             pass
         return record
 
@@ -418,6 +437,7 @@ class Kernel:
             brain=brain,
         )
         self._store(tick, record, percept, working)
+        fault_point("tick.before_commit")
         return record
 
     def _recall(self, working: WorkingMemory) -> Recalled:
@@ -533,7 +553,7 @@ class Kernel:
         self.store.set_working(working)
         self._working = working
         text = self.store.store_record(to_data(record))  # large strings stored once, as blobs
-        chain = self.determinism.sign(self._last_chain + "|" + text)
+        chain = self.journal_key.mac(self._last_chain + "|" + text)
         self.store.append_journal(tick, record.id, text, chain)
         self.last_journal_text, self._last_chain = text, chain
         self._last_observation_ok = record.observation.success
@@ -542,6 +562,7 @@ class Kernel:
                 "tick": str(tick),
                 "counter": str(self.determinism.counter),
                 "last_observation_ok": "1" if record.observation.success else "0",
+                HEAD: head_value(self.journal_key, tick, chain),
             }
         )
 

@@ -156,19 +156,19 @@ def chat(state: Any, allow_tools: tuple[str, ...], timeout_s: float, max_input: 
 
 
 @click.command()
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (name, version, hooks).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (name, version, hooks, registered, errors).")
 @click.pass_obj
 def plugins(state: Any, as_json: bool) -> None:
-    """List the loaded plugins and the plugins that failed."""
-    rows = [to_data(info) for info in state.plugins.info()]
-    failures = [to_data(failure) for failure in state.plugins.failures]
+    """List the plugins, what each registers (runs every registration hook) and their errors."""
+    from agi_core.inventory import inventory, render_text
+
+    reports = inventory(state.plugins)
     if as_json:
-        click.echo(json.dumps({"plugins": rows, "failures": failures}, indent=2))
+        failures = [to_data(failure) for failure in dict.fromkeys(state.plugins.failures)]
+        click.echo(json.dumps({"plugins": [to_data(r) for r in reports], "failures": failures}, indent=2))
         return
-    for row in rows:
-        click.echo(f"{row['name']} {row['version']}: {', '.join(row['hooks'])}")
-    for failure in failures:
-        click.echo(f"FAILED {failure['plugin']} ({failure['stage']}): {failure['cause']}")
+    for line in render_text(reports):
+        click.echo(line)
 
 
 @click.group()

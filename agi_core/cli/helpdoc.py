@@ -34,7 +34,7 @@ def render() -> str:
     ]
     for path in _walk(cli, []):
         result = runner.invoke(cli, [*path, "--help"], terminal_width=100, prog_name="agi")
-        parts += [f"## agi {' '.join(path)}".rstrip(), "", "```", result.output.rstrip(), "```", ""]
+        parts += [f"## agi {' '.join(path)}".rstrip(), "", "```text", result.output.rstrip(), "```", ""]
     return "\n".join(parts)
 
 

@@ -14,7 +14,7 @@ from agi_core import checkpoints, journal
 from agi_core.errors import AgiError
 from agi_core.memory import blobs
 from agi_core.memory.sqlite_store import SqliteStore
-from agi_core.replay import compare, replay, replay_records
+from agi_core.replay import compare, replay, replay_records, require_tools
 from agi_core.serialization import to_data
 
 
@@ -65,10 +65,17 @@ def journal_group() -> None:
 @journal_group.command("verify")
 @click.pass_obj
 def journal_verify(state: Any) -> None:
-    """Check the HMAC chain: finds an edited, deleted or reordered record."""
+    """Check the HMAC chain and its head, the state seal and every checkpoint.
+
+    Finds an edited, deleted, reordered or truncated record, a fact, episode, working
+    memory, RLM variable or meta row changed outside the journal (naming table and key),
+    and a damaged checkpoint.
+    """
+    from agi_core.integrity import verify_agent
+
     kernel = state.open_kernel()
-    report = journal.verify(kernel.store, kernel.determinism)
-    click.echo(str(report))
+    report = verify_agent(kernel.store, kernel.journal_key)
+    click.echo("\n".join(report.lines()))
     if not report.ok:
         sys.exit(1)
 
@@ -93,21 +100,37 @@ def journal_export(state: Any, jsonl: bool, archived: bool, output: Any) -> None
 
 @journal_group.command("import")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--key-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The exporting database's journal key (<db>.key); default: AGI_JOURNAL_KEY.",
+)
 @click.pass_obj
-def journal_import(state: Any, file: Path) -> None:
+def journal_import(state: Any, file: Path, key_file: Path | None) -> None:
     """Rebuild an agent in --db (a new database) from an exported journal, verifying it."""
-    from agi_core.determinism import Determinism
+    import os
 
+    from agi_core.journal_key import KEY_ENV, JournalKey
+
+    if key_file is not None:
+        key = JournalKey(key_file.read_text(encoding="ascii").strip().encode("ascii"), str(key_file))
+    elif os.environ.get(KEY_ENV):
+        key = JournalKey(os.environ[KEY_ENV].encode("utf-8"), KEY_ENV)
+    else:
+        raise AgiError(f"pass --key-file with the journal key of the database {file} came from (its <db>.key)")
     found: dict[str, bytes] = {}
     rows = list(journal.read_jsonl(file, found))
-    report = journal.verify_rows(rows, Determinism(state.seed))
+    report = journal.verify_rows(rows, key)
     if not report.ok:
-        raise AgiError(f"{file} does not verify with this seed ({report}); pass the seed it was recorded with")
+        raise AgiError(
+            f"{file} does not verify with the key from {key.source} ({report}); pass the key it was recorded with"
+        )
     kernel = state.open_kernel()
     if kernel.tick_count:
         raise AgiError(f"{state.db} already has {kernel.tick_count} ticks; import into a new database file")
     for _tick, _id, text, _chain in rows:
         record = _resolved(text, found)
+        require_tools(kernel.tools, record)
         mismatch = compare(record, to_data(kernel.replay_tick(record)))
         if mismatch is not None:
             raise AgiError(f"{mismatch.headline()} while importing {file}; the journal does not replay here")

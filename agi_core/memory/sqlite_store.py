@@ -20,6 +20,7 @@ from agi_core.inputs import preview
 from agi_core.memory import blobs
 from agi_core.memory.keys import check_key
 from agi_core.memory.migrations import migrate
+from agi_core.memory.savepoint import savepoint
 from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMemory
 from agi_core.serialization import dumps, from_data, to_data
 
@@ -38,6 +39,7 @@ class SqliteStore:
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute(f"PRAGMA synchronous={synchronous}")
             self.conn.execute("PRAGMA foreign_keys=ON")
+            self.conn.execute("PRAGMA recursive_triggers=ON")
             migrate(self.conn)
         except (sqlite3.DatabaseError, OSError) as exc:
             raise StorageError(
@@ -59,17 +61,9 @@ class SqliteStore:
             raise
         self.conn.execute("COMMIT")
 
-    @contextlib.contextmanager
-    def savepoint(self, name: str) -> Iterator[None]:
+    def savepoint(self, name: str) -> contextlib.AbstractContextManager[None]:
         """A nested step that can fail alone (F5: a failed SEM write keeps the tick)."""
-        self.conn.execute(f"SAVEPOINT {name}")
-        try:
-            yield
-        except BaseException:
-            self.conn.execute(f"ROLLBACK TO {name}")
-            self.conn.execute(f"RELEASE {name}")
-            raise
-        self.conn.execute(f"RELEASE {name}")
+        return savepoint(self.conn, name)
 
     # -- meta --------------------------------------------------------------------------
     def meta_get(self, key: str, default: str | None = None) -> str | None:
