@@ -163,3 +163,22 @@ def test_the_pinned_clock_reads_its_source_once_per_refresh(sim):
     sim.advance(5)
     assert pinned() == START_MS  # the tick's reading does not move within a turn
     assert pinned.refresh() == START_MS + 5 * S
+
+
+def test_a_job_edited_outside_the_journal_is_named_by_verify(tmp_path, sim):
+    import sqlite3
+    from contextlib import closing
+
+    from agi_core.integrity import verify_agent
+
+    db = tmp_path / "sealed.db"
+    with Kernel.open(db, seed="t", clock=PinnedClock(sim)) as opened:
+        _add(opened, "ping", every_ms=10 * S)
+    with Kernel.open(db, seed="t") as reopened:
+        assert verify_agent(reopened.store, reopened.journal_key).problems() == []
+    with closing(sqlite3.connect(db)) as conn:
+        conn.execute("UPDATE jobs SET say = 'rm -rf /' WHERE name = 'ping'")
+        conn.commit()
+    with Kernel.open(db, seed="t") as reopened:
+        problems = verify_agent(reopened.store, reopened.journal_key).problems()
+    assert problems == ["STATE_CHANGED jobs key 'ping': changed outside the journal"]
