@@ -59,6 +59,22 @@ TURN_CHARS = 1000  # a working-memory turn keeps this much of its text, then its
 RECALL_FACTS = 10  # facts under the focus entity handed to the reason step (read with a LIMIT: O(1) in all facts)
 
 
+def stored_seed(store: Any, seed: str | int | None) -> str:
+    """The seed to open ``store`` with: its stored seed, else ``seed`` (default ``"0"``).
+
+    A ``seed`` that differs from the stored one is refused: a database keeps its seed.
+    """
+    stored = store.meta_get("seed")
+    if stored is None:
+        return "0" if seed is None else str(seed)
+    if seed is not None and str(seed) != stored:
+        raise ConfigError(
+            f"{store.path} was created with seed {stored!r}, not {str(seed)!r}; "
+            "leave out --seed (a database keeps the seed it was created with)"
+        )
+    return stored
+
+
 @attrs.frozen
 class KernelConfig:
     """How a kernel runs; everything has an embedded default."""
@@ -111,10 +127,16 @@ class Kernel:
 
     # -- lifecycle -------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | Path, *, seed: str | int = "0", plugins: Plugins | None = None, **options: Any) -> Kernel:
-        """Open (or create) the agent stored at ``path``; ``options`` are KernelConfig fields."""
+    def open(
+        cls, path: str | Path, *, seed: str | int | None = None, plugins: Plugins | None = None, **options: Any
+    ) -> Kernel:
+        """Open (or create) the agent stored at ``path``; ``options`` are KernelConfig fields.
+
+        A new database stores ``seed`` (default ``"0"``) and keeps it: on an existing one,
+        ``seed=None`` uses the stored seed and a given seed is only checked against it.
+        """
         try:
-            config = KernelConfig(seed=str(seed), **options)
+            config = KernelConfig(seed="0" if seed is None else str(seed), **options)
         except TypeError as exc:
             raise ConfigError(f"unknown kernel option ({exc}); see agi_core.KernelConfig for the options") from None
         plugins = plugins or load_plugins()
@@ -125,6 +147,7 @@ class Kernel:
             )
         store = backends[config.backend](path, synchronous=config.synchronous)
         try:
+            config = attrs.evolve(config, seed=stored_seed(store, seed))
             return cls(store, config, plugins)
         except BaseException:
             store.close()
@@ -220,7 +243,7 @@ class Kernel:
         stored = self.store.meta_get("seed_check")
         if stored is None:
             with self.store.tick_transaction():
-                self.store.meta_set("seed_check", check)
+                self.store.meta_update({"seed_check": check, "seed": self.config.seed})
         elif stored != check:
             raise ConfigError(f"{self.store.path} was created with another seed; open it with the same --seed")
 

@@ -142,16 +142,20 @@ def replay_records(
     return ReplayReport(count, first)
 
 
-def replay(db: str | Path, *, seed: str, plugins: Plugins | None = None, checkpoint: str | None = None) -> ReplayReport:
-    """Replay the journal of the agent database ``db`` (from a checkpoint, if named)."""
+def replay(
+    db: str | Path, *, seed: str | None = None, plugins: Plugins | None = None, checkpoint: str | None = None
+) -> ReplayReport:
+    """Replay the journal of the agent database ``db`` (from a checkpoint, if named) with its stored seed."""
     from agi_core.checkpoints import checkpoint_file
     from agi_core.determinism import Determinism
     from agi_core.errors import ConfigError
     from agi_core.journal_key import key_path
+    from agi_core.kernel import stored_seed
     from agi_core.memory.sqlite_store import SqliteStore
 
     store = SqliteStore(db)
     try:
+        seed = stored_seed(store, seed)
         if store.meta_get("seed_check") not in (None, Determinism(seed).sign("agi-seed-check")):
             raise ConfigError(f"{db} was created with another seed; replay it with the same --seed")
         start = checkpoint_file(store, checkpoint) if checkpoint else None

@@ -79,5 +79,5 @@ def test_opening_with_another_seed_is_refused(tmp_path):
     from agi_core.errors import ConfigError
 
     open_kernel(tmp_path / "a.db", seed="one").close()
-    with pytest.raises(ConfigError, match="created with another seed; open it with the same --seed"):
+    with pytest.raises(ConfigError, match="created with seed 'one', not 'two'; leave out --seed"):
         open_kernel(tmp_path / "a.db", seed="two")

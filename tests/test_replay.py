@@ -160,6 +160,8 @@ def test_export_then_import_rebuilds_the_agent(tmp_path):
 def test_replay_with_the_wrong_seed_is_one_line(tmp_path):
     _record(tmp_path / "a.db", 3)
     result = CliRunner().invoke(make_cli(), ["--db", str(tmp_path / "a.db"), "--seed", "other", "replay"])
-    assert result.exception is not None and "created with another seed; replay it with the same --seed" in str(
-        result.exception
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: {tmp_path / 'a.db'} was created with seed 'r', not 'other'; "
+        "leave out --seed (a database keeps the seed it was created with)\n"
     )

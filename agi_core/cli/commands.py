@@ -1,4 +1,4 @@
-"""The core commands: run, chat, plugins, memory."""
+"""The core commands: run, chat, plugins, memory get/put/facts (registered by ``default_plugins/commands.py``)."""
 
 from __future__ import annotations
 
@@ -130,7 +130,7 @@ def chat(state: Any, allow_tools: tuple[str, ...], timeout_s: float, max_input: 
         return allowed
 
     kernel = state.open_kernel(timeout_s=timeout_s, **_kernel_options(allow_tools, max_input, confirm))
-    click.echo(f"agi chat ({state.db}, seed {state.seed}); /help lists the commands, 'exit' quits.")
+    click.echo(f"agi chat ({state.db}, seed {kernel.config.seed}); /help lists the commands, 'exit' quits.")
     save_history = enable_history(state.db)
     if save_history:
         click.get_current_context().call_on_close(save_history)
@@ -171,20 +171,15 @@ def plugins(state: Any, as_json: bool) -> None:
         click.echo(line)
 
 
-@click.group()
-def memory() -> None:
-    """Read and write the agent's semantic memory."""
-
-
-@memory.command("get")
+@click.command("get")
 @click.argument("key")
 @click.pass_obj
 def memory_get(state: Any, key: str) -> None:
     """Print the read contract {exists, value, last_updated} of KEY."""
-    click.echo(dumps(to_data(state.open_kernel().get_fact(key))))
+    click.echo(dumps(to_data(state.open_kernel(existing=True).get_fact(key))))
 
 
-@memory.command("put")
+@click.command("put")
 @click.argument("key")
 @click.argument("value")
 @click.pass_obj
@@ -201,24 +196,15 @@ def _not_json(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-@memory.command("facts")
+@click.command("facts")
 @click.option("--prefix", default="", help="Only keys starting with this.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
 @click.pass_obj
 def memory_facts(state: Any, prefix: str, as_json: bool) -> None:
     """List stored facts."""
-    facts = state.open_kernel().store.facts(prefix)
+    facts = state.open_kernel(existing=True).store.facts(prefix)
     if as_json:
         click.echo(json.dumps([to_data(fact) for fact in facts], indent=2, ensure_ascii=False))
         return
     for fact in facts:
         click.echo(f"{fact.key} = {dumps(fact.value)}  ({fact.updated_at})")
-
-
-def register_core_commands(cli: click.Group) -> None:
-    from agi_core.autonomy.cli import schedule
-    from agi_core.cli.history import HISTORY_COMMANDS
-    from agi_core.effects.cli import intents
-
-    for command in (run, chat, plugins, memory, intents, schedule, *HISTORY_COMMANDS):
-        cli.add_command(command)

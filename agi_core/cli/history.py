@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from agi_core import checkpoints, journal
-from agi_core.errors import AgiError
+from agi_core.errors import AgiError, StorageError, os_problem
 from agi_core.memory import blobs
 from agi_core.memory.sqlite_store import SqliteStore
 from agi_core.replay import compare, replay, replay_records, require_tools
@@ -37,9 +37,9 @@ def replay_command(state: Any, journal_file: Path | None, from_checkpoint: str |
         found: dict[str, bytes] = {}
         rows = list(journal.read_jsonl(journal_file, found))
         records = [_resolved(text, found) for _t, _i, text, _c in rows]
-        report = replay_records(records, seed=state.seed, plugins=state.plugins)
+        report = replay_records(records, seed=state.seed or "0", plugins=state.plugins)
     else:
-        _require_db(state.db)
+        state.require_db()
         report = replay(state.db, seed=state.seed, plugins=state.plugins, checkpoint=from_checkpoint)
     click.echo(report.summary())
     if report.mismatch is not None:
@@ -50,11 +50,6 @@ def replay_command(state: Any, journal_file: Path | None, from_checkpoint: str |
 def _resolved(text: str, found: dict[str, bytes]) -> dict[str, Any]:
     """A record's stored text as data, blob references resolved from an exported journal's records."""
     return blobs.resolve(json.loads(text), lambda hex_digest: found[hex_digest].decode("utf-8"))
-
-
-def _require_db(path: Path) -> None:
-    if not path.is_file():
-        raise AgiError(f"no agent database at {path}; pass --db with the database to use")
 
 
 @click.group("journal")
@@ -73,7 +68,7 @@ def journal_verify(state: Any) -> None:
     """
     from agi_core.integrity import verify_agent
 
-    kernel = state.open_kernel()
+    kernel = state.open_kernel(existing=True)
     report = verify_agent(kernel.store, kernel.journal_key)
     click.echo("\n".join(report.lines()))
     if not report.ok:
@@ -87,13 +82,19 @@ def journal_verify(state: Any) -> None:
 @click.pass_obj
 def journal_export(state: Any, jsonl: bool, archived: bool, output: Any) -> None:
     """Write the journal as one JSON object per line."""
-    _require_db(state.db)
-    store = SqliteStore(state.db)
+    store = SqliteStore(state.require_db())
+    rows: Any = ()
     try:
         rows = store.archived_rows() if archived else store.journal_rows()
         with contextlib.closing(rows):  # type: ignore[type-var]  # generators have close()
             count = journal.export_jsonl(rows, output, archived=archived, store=store)
+        output.flush()
+    except BrokenPipeError:
+        raise  # the reader went away: `agi` exits quietly
+    except OSError as exc:
+        raise StorageError(os_problem(exc, getattr(output, "name", "the output"))) from exc
     finally:
+        getattr(rows, "close", lambda: None)()  # a generator left open would read a closed store later
         store.close()
     click.echo(f"exported {count} records", err=True)
 
@@ -156,7 +157,7 @@ def checkpoint_create(state: Any, name: str) -> None:
 @click.pass_obj
 def checkpoint_list(state: Any, as_json: bool) -> None:
     """List checkpoints, oldest first."""
-    rows = checkpoints.list_checkpoints(state.open_kernel().store)
+    rows = checkpoints.list_checkpoints(state.open_kernel(existing=True).store)
     if as_json:
         click.echo(json.dumps([{"name": r.name, "tick": r.tick} for r in rows]))
         return
@@ -174,6 +175,3 @@ def rollback_command(state: Any, name: str) -> None:
         f"rolled back to {report.name} (tick {report.tick}); archived {report.archived_ticks} ticks "
         f"as rollback {report.rollback_id}"
     )
-
-
-HISTORY_COMMANDS = (replay_command, journal_group, checkpoint_group, rollback_command)

@@ -21,6 +21,9 @@ def agi_register_contracts(register: Register) -> None:
 
 @hookimpl
 def agi_register_commands(cli: click.Group) -> None:
-    from agi_core.contracts.cli import contracts
+    from agi_core.default_plugins.commands import add_lazy
 
-    cli.add_command(contracts)
+    add_lazy(cli, {"contracts": ("agi_core.contracts.cli:contracts", CONTRACTS_SUMMARY)})
+
+
+CONTRACTS_SUMMARY = "LLM output contracts: list them, check an output against one."

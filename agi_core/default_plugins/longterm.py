@@ -30,16 +30,23 @@ def agi_restore_checkpoint(kernel: Any, tick: int) -> None:
 )
 @click.option("--no-embed", is_flag=True, help="Store the rows now; embed on the first search.")
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")
+@click.option("--strict", is_flag=True, help="Store nothing and exit 1 if any line or record is unusable.")
 @click.pass_obj
-def ingest(state: Any, file: Path, fmt: str | None, no_embed: bool, progress: bool) -> None:
+def ingest(state: Any, file: Path, fmt: str | None, no_embed: bool, progress: bool, strict: bool) -> None:
     """Store FILE (text lines, JSONL with a text field, or a LoCoMo conversation) as long-term memories.
 
     The rows are stored by one journaled tick (so replay and rollback cover them); the
-    embeddings are computed after it, with a progress bar.
+    embeddings are computed after it, with a progress bar. Unusable lines are skipped and
+    named on stderr (``2 lines skipped: line 7 not JSON, line 9 missing "text"``).
     """
+    from agi_core.longterm.ingest import skipped_summary
+
     kernel = state.open_kernel()
-    record = kernel.command("ingest", {"path": str(file.resolve()), "format": fmt})
+    args = {"path": str(file.resolve()), "format": fmt, **({"strict": True} if strict else {})}
+    record = kernel.command("ingest", args)
     result = record.agent_outputs["ingest"]
+    if result.get("problems"):
+        click.echo(f"{file.name}: {skipped_summary(result['problems'])}", err=True)
     embedded = 0
     if not no_embed and result["added"]:
         from tqdm import tqdm
@@ -55,17 +62,17 @@ def ingest(state: Any, file: Path, fmt: str | None, no_embed: bool, progress: bo
 @click.command("search")
 @click.argument("query")
 @click.option("--k", default=10, show_default=True, type=click.IntRange(1, 1000), help="How many memories.")
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per hit, with the score breakdown.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array of the hits, with the score breakdown.")
 @click.pass_obj
 def search(state: Any, query: str, k: int, as_json: bool) -> None:
     """Search long-term memory (dense + BM25 + speaker/date awareness, fused)."""
-    hits = state.open_kernel().long_term.search(query, k)
+    hits = state.open_kernel(existing=True).long_term.search(query, k)
+    if as_json:  # one JSON document on stdout, as every --json
+        click.echo(json.dumps([hit.to_dict() for hit in hits], ensure_ascii=False, sort_keys=True))
+        return
     for hit in hits:
-        if as_json:
-            click.echo(json.dumps(hit.to_dict(), ensure_ascii=False, sort_keys=True))
-        else:
-            who = f"{hit.item.speaker}: " if hit.item.speaker else ""
-            click.echo(f"{hit.rank:>3}. {hit.score:.3f}  {who}{hit.item.text}")
+        who = f"{hit.item.speaker}: " if hit.item.speaker else ""
+        click.echo(f"{hit.rank:>3}. {hit.score:.3f}  {who}{hit.item.text}")
 
 
 @hookimpl

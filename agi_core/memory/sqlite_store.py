@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from agi_core.errors import StorageError
+from agi_core.errors import StorageError, database_problem, os_problem
 from agi_core.inputs import preview
 from agi_core.memory import blobs
 from agi_core.memory.keys import check_key
@@ -41,11 +41,10 @@ class SqliteStore:
             self.conn.execute("PRAGMA foreign_keys=ON")
             self.conn.execute("PRAGMA recursive_triggers=ON")
             migrate(self.conn)
-        except (sqlite3.DatabaseError, OSError) as exc:
-            raise StorageError(
-                f"cannot open {self.path} as an agent database ({exc}); "
-                "pass --db with a new file name or an agi database"
-            ) from None
+        except sqlite3.Error as exc:
+            raise StorageError(database_problem(exc, self.path)) from None
+        except OSError as exc:
+            raise StorageError(os_problem(exc, self.path)) from None
 
     def close(self) -> None:
         self.conn.close()
