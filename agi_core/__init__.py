@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from agi_core.errors import (
         AgiError,
         ConfigError,
+        DatabaseLocked,
         MemoryKeyError,
         PluginError,
         RegistrationError,
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 _ERRORS = (
     "AgiError",
     "ConfigError",
+    "DatabaseLocked",
     "MemoryKeyError",
     "PluginError",
     "RegistrationError",
@@ -95,6 +97,7 @@ __all__ = [
     "Action",
     "AgiError",
     "ConfigError",
+    "DatabaseLocked",
     "Determinism",
     "EpisodicEntry",
     "Input",

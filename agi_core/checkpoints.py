@@ -108,7 +108,7 @@ def create(kernel: Kernel, name: str) -> CheckpointInfo:
         folder.mkdir(exist_ok=True)
         _remove_stale_temporaries(folder)
         kernel.seal()
-        tick, seal = _snapshot(store.conn, tmp)
+        tick, seal = _snapshot(store.conn, tmp, kernel.journal_key)
         fault_point("checkpoint.copied")
         sha256 = file_sha256(tmp)
         with store.tick_transaction():
@@ -145,8 +145,13 @@ def _reason(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
-def _snapshot(conn: sqlite3.Connection, tmp: Path) -> tuple[int, str]:
-    """Copy the database into ``tmp`` completely and durably; returns its tick and its state seal."""
+def _snapshot(conn: sqlite3.Connection, tmp: Path, key: JournalKey) -> tuple[int, str]:
+    """Copy the database into ``tmp`` completely and durably; returns its tick and its state seal.
+
+    The copy is sealed again: another process may have ticked between the live seal and the copy.
+    """
+    from agi_core.seal import seal as seal_state
+
     tmp.unlink(missing_ok=True)
     target = sqlite3.connect(tmp, isolation_level=None)
     try:
@@ -155,6 +160,9 @@ def _snapshot(conn: sqlite3.Connection, tmp: Path) -> tuple[int, str]:
         check = target.execute("PRAGMA quick_check").fetchone()[0]
         if check != "ok":
             raise sqlite3.DatabaseError(f"the copy fails quick_check: {check}")
+        target.execute("BEGIN IMMEDIATE")
+        seal_state(target, key)
+        target.execute("COMMIT")
         meta = dict(target.execute("SELECT key, value FROM meta WHERE key IN ('tick', 'state_seal')").fetchall())
     finally:
         target.close()

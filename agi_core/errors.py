@@ -54,6 +54,10 @@ class ReplayMismatch(AgiError):
     """A replayed tick differs from the recorded one."""
 
 
+class DatabaseLocked(StorageError):
+    """Another process held the database's write lock longer than the lock timeout."""
+
+
 class NoDatabaseError(StorageError):
     """A command that only reads was pointed at a path with no agent database; nothing was created."""
 

@@ -3,8 +3,9 @@
 A tick is perceive → recall → reason → plan → act → store, inside one SQLite
 transaction that also writes the tick's journal record. The Kernel object keeps only
 caches of what is stored (counter, tick, last chain link, working memory, newest
-episodes), re-read by :meth:`Kernel.reload` on open, after a rollback and after a failed
-tick: reopening the database restores the agent exactly.
+episodes), re-read by :meth:`Kernel.reload` on open, after a rollback, after a failed
+tick, and at the start of a tick when another process wrote: reopening the database
+restores the agent exactly, and many processes may tick on one database.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from agi_core.faults import fault_point
 from agi_core.inputs import MAX_INPUT_BYTES, PREVIEW_CHARS, Oversized, clean_text, preview, utf8_size
 from agi_core.journal import HEAD, head_value
 from agi_core.memory.keys import check_key, merge_synonyms
+from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
 from agi_core.memory.sqlite_store import SqliteStore
 from agi_core.model import (
     PLAN_STEPS_MAX,
@@ -88,6 +90,7 @@ class KernelConfig:
     live: bool = False
     backend: str = "sqlite"
     max_input_bytes: int = MAX_INPUT_BYTES
+    lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
     clock: Callable[[], int] | None = None  # ms since the epoch, read once per tick and recorded (autonomy.clock)
 
 
@@ -145,7 +148,7 @@ class Kernel:
             raise ConfigError(
                 f"no memory backend named {config.backend!r}; installed: {', '.join(sorted(backends)) or 'none'}"
             )
-        store = backends[config.backend](path, synchronous=config.synchronous)
+        store = backends[config.backend](path, synchronous=config.synchronous, lock_timeout_s=config.lock_timeout_s)
         try:
             config = attrs.evolve(config, seed=stored_seed(store, seed))
             return cls(store, config, plugins)
@@ -176,13 +179,28 @@ class Kernel:
         return isolated_reason(brain.reason, name, self._brain_plugins[name], self.plugins.report_failure)
 
     def reload(self) -> None:
-        """Re-read what the kernel caches of its stored state (on open, after a rollback or a failed tick)."""
+        """Re-read what the kernel caches of its stored state (on open, after a rollback or a failed tick,
+        and under the write lock when another process wrote: see :meth:`write_lock`)."""
+        self._data_version = self.store.data_version()  # first: a commit after this forces another reload
         self.determinism.counter = int(self.store.meta_get("counter", "0") or 0)
         self.tick_count = int(self.store.meta_get("tick", "0") or 0)
         self._last_chain = self.store.last_chain()
         self._last_observation_ok = self.store.meta_get("last_observation_ok") != "0"
         self._working = self.store.working()
         self._recent_episodes = [to_data(entry) for entry in self.store.episodes(RECALL_EPISODES, newest_first=True)]
+
+    @contextlib.contextmanager
+    def write_lock(self) -> Iterator[None]:
+        """The database's write lock (one transaction), with the caches re-read if another process wrote.
+
+        Every tick runs inside it, so ticks of any number of processes on one database
+        serialize: each one numbers, chains and counts from what is stored, never from a
+        stale copy. Waiting longer than ``lock_timeout_s`` raises :class:`DatabaseLocked`.
+        """
+        with self.store.tick_transaction():
+            if self.store.data_version() != self._data_version:
+                self.reload()
+            yield
 
     @property
     def long_term(self) -> Any:
@@ -377,7 +395,7 @@ class Kernel:
     ) -> JournalRecord:
         externals = Externals(recorded)
         try:
-            with self.store.tick_transaction():
+            with self.write_lock():
                 record = self._tick(percept, reason, externals, command, brain)
         except BaseException:
             self.reload()

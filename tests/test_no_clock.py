@@ -56,8 +56,8 @@ ALLOWED = {
         "the live-mode clock of ToolContext.now(): read only through externals.fetch('clock'), "
         "so the reading is journaled and replay serves it back",
     ),
-    "secrets.token_bytes": (
-        ("agi_core/journal", "agi_core/determinism"),
+    "secrets.token_hex": (
+        ("agi_core/journal_key.py",),
         "the journal's MAC key: a secret generated once when a database is created and stored beside it; "
         "it never enters a tick or a journal record",
     ),
@@ -254,8 +254,12 @@ SCRIPT = [  # every Stage-0 agent, a tool, a fact written and read
 ]
 
 
-def test_ticks_and_commands_never_read_the_clock_or_randomness(tmp_path, no_clock):
+def test_ticks_and_commands_never_read_the_clock_or_randomness(tmp_path, request):
     from agi_core.determinism import Determinism
+
+    # creating a database (its schema, its journal key) is not a tick: done before reads are forbidden
+    open_kernel(tmp_path / "a.db", seed="no-clock").close()
+    request.getfixturevalue("no_clock")
 
     with open_kernel(tmp_path / "a.db", seed="no-clock") as kernel:
         records = [kernel.tick(SCRIPT[i % len(SCRIPT)]) for i in range(200)]

@@ -165,10 +165,20 @@ def _click_problem(exc: click.ClickException) -> str:
 @click.option(
     "--brain", default="stage0", envvar="AGI_BRAIN", show_default=True, help="Which registered brain reasons."
 )
+@click.option(
+    "--lock-timeout",
+    type=click.FloatRange(min=0),
+    default=30.0,
+    envvar="AGI_LOCK_TIMEOUT",
+    show_default=True,
+    help="Seconds a writer waits while another process writes to the database, then gives up.",
+)
 @click.pass_context
-def cli(ctx: click.Context, db: Path, seed: str | None, brain: str) -> None:
+def cli(ctx: click.Context, db: Path, seed: str | None, brain: str, lock_timeout: float) -> None:
     """agi-core: run a deterministic, plugin-built cognitive agent."""
-    state = CliState(db=db, seed=seed, brain=brain, plugins=load_plugins())
+    state = CliState(
+        db=db, seed=seed, brain=brain, plugins=load_plugins(), kernel_options={"lock_timeout_s": lock_timeout}
+    )
     ctx.obj = state
     ctx.call_on_close(state.close)
 

@@ -20,7 +20,10 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
         "agi_core.cli.commands:chat",
         "Talk to the agent; write/external tools ask for confirmation. Ctrl-D or 'exit' quits.",
     ),
-    "plugins": ("agi_core.cli.commands:plugins", "List the loaded plugins and the plugins that failed."),
+    "plugins": (
+        "agi_core.cli.commands:plugins",
+        "List the plugins, what each registers (runs every registration hook) and their errors.",
+    ),
     "intents": (
         "agi_core.effects.cli:intents",
         "List write/external tool calls committed as intents but never receipted.",

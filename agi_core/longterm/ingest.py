@@ -18,7 +18,6 @@ transaction (``agi ingest`` commits once at the end).
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -110,11 +109,6 @@ def _jsonl_record(obj: dict[str, Any], path: Path, line_no: int, tick: int) -> d
     for field in _STRING_FIELDS:
         if obj.get(field) is not None and not isinstance(obj[field], str):
             raise ValueError(f'"{field}" is not a string')
-    importance = obj.get("importance")
-    if importance is not None and (
-        isinstance(importance, bool) or not isinstance(importance, int | float) or not math.isfinite(importance)
-    ):
-        raise ValueError('"importance" is not a finite number')
     meta = dict(obj.get("metadata") or {})
     meta.setdefault("source", path.name)
     meta.setdefault("line", line_no)

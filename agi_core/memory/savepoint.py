@@ -12,10 +12,11 @@ def savepoint(conn: sqlite3.Connection, name: str, *, begin: bool = False) -> It
     """Run the block inside ``SAVEPOINT name``: undone alone if it raises, released into the transaction if not.
 
     Never commits: whoever owns the transaction (the kernel's tick) commits or rolls back.
-    With ``begin=True`` a transaction is opened first when none is (it stays open after the block).
+    With ``begin=True`` a write transaction (``BEGIN IMMEDIATE``) is opened first when none is
+    (it stays open after the block).
     """
     if begin and not conn.in_transaction:
-        conn.execute("BEGIN")
+        conn.execute("BEGIN IMMEDIATE")  # a write: take the write lock first (agi_core.memory.locking)
     conn.execute(f"SAVEPOINT {name}")
     try:
         yield

@@ -19,6 +19,14 @@ from agi_core.errors import StorageError, database_problem, os_problem
 from agi_core.inputs import preview
 from agi_core.memory import blobs
 from agi_core.memory.keys import check_key
+from agi_core.memory.locking import (
+    DEFAULT_LOCK_TIMEOUT_S,
+    connect,
+    data_version,
+    is_lock_error,
+    lock_error,
+    write_transaction,
+)
 from agi_core.memory.migrations import migrate
 from agi_core.memory.savepoint import savepoint
 from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMemory
@@ -30,17 +38,23 @@ class SqliteStore:
 
     name = "sqlite"
 
-    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
+    def __init__(
+        self, path: str | Path, *, synchronous: str = "FULL", lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
+    ) -> None:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.conn = connect(self.path, lock_timeout_s)
             self.conn.text_factory = _decode  # stored invalid UTF-8 reads as U+FFFD, never a crash
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute(f"PRAGMA synchronous={synchronous}")
             self.conn.execute("PRAGMA foreign_keys=ON")
             self.conn.execute("PRAGMA recursive_triggers=ON")
             migrate(self.conn)
+        except sqlite3.OperationalError as exc:
+            if is_lock_error(exc):
+                raise lock_error(self.conn, self.path) from None
+            raise StorageError(database_problem(exc, self.path)) from None
         except sqlite3.Error as exc:
             raise StorageError(database_problem(exc, self.path)) from None
         except OSError as exc:
@@ -51,14 +65,16 @@ class SqliteStore:
 
     @contextlib.contextmanager
     def tick_transaction(self) -> Iterator[None]:
-        """BEGIN IMMEDIATE … COMMIT, rolled back entirely if anything raises."""
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
+        """BEGIN IMMEDIATE … COMMIT, rolled back entirely if anything raises.
+
+        Waits up to the lock timeout for another writer, then raises :class:`DatabaseLocked`.
+        """
+        with write_transaction(self.conn, self.path):
             yield
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
+
+    def data_version(self) -> int:
+        """Changes whenever another connection (another process) commits to this database."""
+        return data_version(self.conn)
 
     def savepoint(self, name: str) -> contextlib.AbstractContextManager[None]:
         """A nested step that can fail alone (F5: a failed SEM write keeps the tick)."""

@@ -133,8 +133,11 @@ def test_a_directory_as_database(tmp_path) -> None:
 def test_non_utf8_contract_output(tmp_path) -> None:
     bad = tmp_path / "out.json"
     bad.write_bytes(b'{"intent": "\xff\xfe"}')
-    line = one_line_error(agi_process("contracts", "validate", "intent_ingestion", str(bad)))
-    assert line.startswith(f"Error: {bad} is not UTF-8 text")
+    done = agi_process("contracts", "validate", "intent_ingestion", str(bad))
+    err = done.stderr.decode("utf-8")
+    assert done.returncode == 1 and "Traceback" not in err
+    # invalid UTF-8 is read with replacement (issue 9); the output is then judged as any other
+    assert err.startswith("Error: the output violates contract 'intent_ingestion' (schema):\n"), err
 
 
 @pytest.mark.parametrize("variable", ["AGI_DEBUG", "AGI_RAISE_ERRORS"])

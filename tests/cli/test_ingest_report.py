@@ -12,13 +12,15 @@ LINES = [
     b'{"speaker": "Bob"}',
     b'{"text": "Bob plays chess."}',
     b'["a list"]',
-    b'{"text": "\xff\xfe"}',
+    b'{"text": 5}',
     b'{"text": ""}',
-    b'{"text": "ok", "importance": "high"}',
+    b'{"text": "ok", "importance": "high"}',  # kept: a bad importance falls back to the heuristic
+    b'{"text": "caf\xe9 \xff"}',  # kept: invalid UTF-8 is read with replacement (issue 9)
+    b'{"text": "x", "speaker": 7}',
 ]
 SUMMARY = (
     'notes.jsonl: 6 lines skipped: line 2 not JSON, line 3 missing "text", line 5 a JSON list, not an object, '
-    'line 6 not UTF-8, line 7 empty "text", …\n'
+    'line 6 "text" is not a string, line 7 empty "text", …\n'
 )
 
 
@@ -32,9 +34,9 @@ def test_skipped_lines_are_counted_and_named(agi: Agi, tmp_path) -> None:
     db = tmp_path / "a.db"
     result = agi("--db", str(db), "ingest", str(path), "--no-embed", "--no-progress")
     assert result.exit_code == 0
-    assert result.stdout == "notes.jsonl: 2 memories added (jsonl), 0 already stored, 0 embedded\n"
+    assert result.stdout == "notes.jsonl: 4 memories added (jsonl), 0 already stored, 0 embedded\n"
     assert result.stderr == SUMMARY
-    assert ltm_rows(db) == 2
+    assert ltm_rows(db) == 4
 
 
 def test_strict_refuses_the_file_and_stores_nothing(tmp_path) -> None:
