@@ -80,6 +80,8 @@ def new_job(args: dict[str, Any], now_ms: int, tick: int) -> Job:
 def fired(job: Job, now_ms: int) -> Job:
     """``job`` after running at ``now_ms``: next due strictly after now, missed periods counted."""
     due = job.next_due_ms if job.next_due_ms is not None else now_ms
+    if due > now_ms:  # another process ran it first: count the run, keep the due time
+        return attrs.evolve(job, last_run_ms=now_ms, runs=job.runs + 1)
     if job.kind == "at":
         following, missed = None, 0
     elif job.kind == "every":

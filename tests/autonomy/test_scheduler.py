@@ -182,3 +182,11 @@ def test_a_job_edited_outside_the_journal_is_named_by_verify(tmp_path, sim):
     with Kernel.open(db, seed="t") as reopened:
         problems = verify_agent(reopened.store, reopened.journal_key).problems()
     assert problems == ["STATE_CHANGED jobs key 'ping': changed outside the journal"]
+
+
+def test_firing_a_job_that_is_not_due_keeps_its_due_time():
+    from agi_core.autonomy.jobs import Job, fired
+
+    job = Job("ping", "every", str(10 * S), "hi", next_due_ms=START_MS + 10 * S)
+    again = fired(job, START_MS + 5 * S)  # a second follower ran it after the first advanced it
+    assert (again.next_due_ms, again.runs, again.missed) == (START_MS + 10 * S, 1, 0)
