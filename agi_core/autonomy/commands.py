@@ -14,6 +14,7 @@ from agi_core.autonomy import jobs
 from agi_core.autonomy.clock import read_tick_clock
 from agi_core.errors import ConfigError, ValidationError
 from agi_core.externals import Externals
+from agi_core.inputs import utf8_size
 from agi_core.memory import jobs_table
 from agi_core.model import Input
 from agi_core.serialization import from_data, to_data
@@ -49,6 +50,9 @@ def schedule_add(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tu
     if now_ms is None:
         raise ConfigError("scheduling needs the kernel's clock; open the kernel with clock=wall_clock() (the CLI does)")
     name = jobs.check_name(args["name"])
+    size, limit = utf8_size(str(args["say"])), kernel.config.max_input_bytes
+    if size > limit:
+        raise ValidationError(f"--say is {size:,} bytes; a tick's input is at most {limit:,} bytes: shorten it")
     if jobs_table.get_job(kernel.store.conn, name) is not None:
         raise ValidationError(f"a job named {name!r} exists; remove it first with: agi schedule remove {name}")
     job = jobs.new_job(args, now_ms, ctx.tick)

@@ -94,6 +94,8 @@ def test_schedule_add_and_remove_refuse_bad_requests_and_store_nothing(kernel, s
         _add(kernel, "late", at_ms=START_MS - S)
     with pytest.raises(ValidationError, match="job name 'Bad Name' is not allowed"):
         _add(kernel, "Bad Name", every_ms=S)
+    with pytest.raises(ValidationError, match="--say is 65,537 bytes; a tick's input is at most 65,536 bytes"):
+        _add(kernel, "big", say="x" * 65_537, every_ms=S)
     with pytest.raises(ValidationError, match="no job named 'nope'"):
         kernel.command("schedule_remove", {"name": "nope"})
     assert kernel.tick_count == ticks
