@@ -73,9 +73,18 @@ class Follow:
 
 @contextmanager
 def stop_on_signals(stop: threading.Event) -> Iterator[None]:
-    """SIGINT and SIGTERM set ``stop`` instead of killing the process; the old handlers come back after."""
+    """SIGINT and SIGTERM set ``stop`` instead of killing the process; the old handlers come back after.
+
+    A second signal while the tick under way has not finished acts as it would without the
+    loop (SIGINT interrupts, SIGTERM terminates): a hung tick can still be stopped.
+    """
 
     def handler(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            for sig, old in previous.items():
+                signal.signal(sig, old)
+            signal.raise_signal(signum)
+            return
         stop.set()
 
     previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}

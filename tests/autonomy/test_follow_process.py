@@ -77,3 +77,59 @@ def test_follow_runs_a_scheduled_job_until_a_signal_and_replays_equal(tmp_path, 
     replayed = _agi(db, "replay")
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     assert replayed.stdout.startswith(f"replay equal: {len(records)} ticks")
+
+
+HUNG_FOLLOWER = """
+import sys, time
+from agi_core.autonomy.clock import PinnedClock, WallClock
+from agi_core.autonomy.follow import Follow, stop_on_signals
+from agi_core.hookspecs import hookimpl
+from agi_core.kernel import Kernel
+from agi_core.plugins import Plugins
+
+class Hung:
+    name = "hung"
+    def poll(self, kernel):
+        print("polling", flush=True)
+        time.sleep(120)  # a sensor that hangs: the turn under way never finishes
+
+class Plugin:
+    @hookimpl
+    def agi_register_sensors(self, register):
+        register(Hung())
+
+kernel = Kernel.open(sys.argv[1], clock=PinnedClock(WallClock()), plugins=Plugins.builtins(Plugin()))
+loop = Follow(kernel)
+with stop_on_signals(loop.stop):
+    for _ in loop.run():
+        pass
+"""
+
+
+@pytest.mark.parametrize(
+    ("signum", "returncode"),
+    [(signal.SIGINT, -signal.SIGINT), (signal.SIGTERM, -signal.SIGTERM)],
+    ids=["SIGINT", "SIGTERM"],
+)
+def test_a_second_signal_stops_a_hung_turn(tmp_path, signum, returncode):
+    process = subprocess.Popen(
+        [sys.executable, "-c", HUNG_FOLLOWER, str(tmp_path / "agent.db")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "AGI_LOAD_PLUGINS": ""},
+    )
+    try:
+        assert process.stdout is not None and process.stdout.readline() == "polling\n"
+        process.send_signal(signum)
+        with pytest.raises(subprocess.TimeoutExpired):
+            process.wait(timeout=1.5)  # the first signal waits for the turn under way
+        process.send_signal(signum)
+        _out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == returncode
+    if signum == signal.SIGINT:
+        assert "KeyboardInterrupt" in err
