@@ -77,10 +77,24 @@ def refuse_input(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tu
     return too_large_reply(args["bytes"], args["limit"]), {"refused": "input_too_large", **args}
 
 
+def schedule_add(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    from agi_core.autonomy.commands import schedule_add as add
+
+    return add(kernel, ctx, args)
+
+
+def schedule_remove(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    from agi_core.autonomy.commands import schedule_remove as remove
+
+    return remove(kernel, ctx, args)
+
+
 KERNEL_COMMANDS: dict[str, Handler] = {
     "put_fact": put_fact,
     "state": state,
     "ingest": ingest,
     "refuse_input": refuse_input,
     "receipt": receipt,
+    "schedule_add": schedule_add,
+    "schedule_remove": schedule_remove,
 }

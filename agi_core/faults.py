@@ -2,7 +2,7 @@
 
 ``AGI_FAULT=<point>:<n>`` makes the process SIGKILL itself the ``n``-th time (1-based) it
 reaches ``fault_point("<point>")``; unset, a point costs one dictionary lookup. The points
-sit between the steps whose order makes storage atomic (see docs/reliability/storage.md):
+sit between the steps whose order makes storage atomic (see docs/reliability.md):
 ``migration`` (before each step), ``migration.done`` (after a step, before its record),
 ``checkpoint.copied``, ``checkpoint.renamed``, ``rollback.attached``,
 ``rollback.copied``, ``seal``, ``tick.before_commit``.

@@ -21,6 +21,7 @@ from typing import Any
 import attrs
 
 from agi_core import journal_key
+from agi_core.autonomy.commands import begin_tick
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.determinism import Determinism
 from agi_core.effects import calls, intents
@@ -90,6 +91,7 @@ class KernelConfig:
     backend: str = "sqlite"
     max_input_bytes: int = MAX_INPUT_BYTES
     lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
+    clock: Callable[[], int] | None = None  # ms since the epoch, read once per tick and recorded (autonomy.clock)
 
 
 class Kernel:
@@ -120,6 +122,7 @@ class Kernel:
         self._brains: dict[str, Any] = {}
         self._long_term: Any = None
         self.brain = self.get_brain(config.brain)
+        self.tick_now_ms: int | None = None  # this tick's recorded clock reading (None without a clock)
         self._check_seed()
         self._opened_at_tick = self.tick_count
         if self.store.meta_get(SEAL) is None and self.store.meta_get(HEAD) is None:
@@ -427,6 +430,7 @@ class Kernel:
         brain: str,
     ) -> JournalRecord:
         tick = self.tick_count + 1
+        self.tick_now_ms = begin_tick(self, percept, externals)
         working = self._working
         before = self._brainstate(working, tick - 1)
         state = TickState(input=percept)

@@ -61,6 +61,11 @@ ALLOWED = {
         "the journal's MAC key: a secret generated once when a database is created and stored beside it; "
         "it never enters a tick or a journal record",
     ),
+    "time.time_ns": (
+        ("agi_core/autonomy/clock.py",),
+        "WallClock, the clock of agi run --follow and agi schedule add: the kernel reads it once per tick "
+        "through externals.fetch('tick_clock'), so the reading is journaled and replay serves it back",
+    ),
     "time.monotonic": (
         ("agi_core/effects/",),
         "timeouts measure elapsed time; a timeout's outcome is recorded (the observation, the F4 fallback), "

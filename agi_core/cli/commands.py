@@ -55,16 +55,42 @@ def _policy(allow_tools: tuple[str, ...], confirm: Any = None) -> ToolPolicy:
 
 @click.command()
 @click.option("--jsonl", is_flag=True, help="Print each tick's journal record as one JSON line.")
+@click.option("--follow", is_flag=True, help="Stay alive until SIGINT/SIGTERM: run due jobs, sensors, stdin lines.")
+@click.option(
+    "--clock-every",
+    metavar="DURATION",
+    default="30s",
+    show_default=True,
+    help="With --follow: a clock tick this often (source clock); 0 turns it off.",
+)
 @_allow_tool
 @_timeout
 @_max_input
 @click.pass_obj
-def run(state: Any, jsonl: bool, allow_tools: tuple[str, ...], timeout_s: float, max_input: int | None) -> None:
-    """Run one tick per line of standard input and print the replies.
+def run(
+    state: Any,
+    jsonl: bool,
+    follow: bool,
+    clock_every: str,
+    allow_tools: tuple[str, ...],
+    timeout_s: float,
+    max_input: int | None,
+) -> None:
+    """Run one tick per line of standard input, then per sensor percept, and print the replies.
 
     Any bytes are accepted (invalid UTF-8 becomes U+FFFD); a line over --max-input is not
-    stored: its tick replies with a refusal and the next line goes on.
+    stored: its tick replies with a refusal and the next line goes on. With --follow the
+    agent keeps running (docs/autonomy.md): scheduled jobs, the clock sensor, stdin lines.
     """
+    from agi_core.autonomy.sensors import drain
+
+    if follow:
+        from agi_core.autonomy.cli import run_follow
+        from agi_core.autonomy.when import parse_duration_ms
+
+        every_ms = parse_duration_ms(clock_every) if clock_every.strip() != "0" else None
+        options = {"timeout_s": timeout_s, **_kernel_options(allow_tools, max_input)}
+        return run_follow(state, options, every_ms, jsonl)
     kernel = state.open_kernel(timeout_s=timeout_s, **_kernel_options(allow_tools, max_input))
     stream = getattr(sys.stdin, "buffer", None)
     lines = read_lines(stream, kernel.config.max_input_bytes) if stream is not None else iter(sys.stdin)
@@ -77,6 +103,10 @@ def run(state: Any, jsonl: bool, allow_tools: tuple[str, ...], timeout_s: float,
             continue
         if record is not None:
             click.echo(dumps(to_data(record)) if jsonl else record.final_output)
+        for record in drain(kernel):  # other sensors' percepts become ticks too
+            click.echo(dumps(to_data(record)) if jsonl else record.final_output)
+    for record in drain(kernel):  # and once more when standard input ends (or was empty)
+        click.echo(dumps(to_data(record)) if jsonl else record.final_output)
 
 
 @click.command()
@@ -91,6 +121,7 @@ def chat(state: Any, allow_tools: tuple[str, ...], timeout_s: float, max_input: 
     lines can be edited and the history is kept in <db>.history.
     """
 
+    from agi_core.autonomy.sensors import drain
     from agi_core.cli.chat import enable_history, forget_last_line, slash_command
 
     def confirm(tool: ToolDefinition, args: dict[str, Any]) -> bool:
@@ -120,6 +151,8 @@ def chat(state: Any, allow_tools: tuple[str, ...], timeout_s: float, max_input: 
         elif line.strip():
             record = kernel.tick(line)
             click.echo(f"agent> {record.final_output}")
+        for record in drain(kernel):  # other sensors' percepts become ticks too
+            click.echo(f"agent> [{record.input.source}] {record.final_output}")
 
 
 @click.command()

@@ -12,7 +12,10 @@ from agi_core.cli.lazy import LazyCommand, LazyGroup
 from agi_core.hookspecs import hookimpl
 
 CORE_COMMANDS: dict[str, tuple[str, str]] = {
-    "run": ("agi_core.cli.commands:run", "Run one tick per line of standard input and print the replies."),
+    "run": (
+        "agi_core.cli.commands:run",
+        "Run one tick per line of standard input, then per sensor percept, and print the replies.",
+    ),
     "chat": (
         "agi_core.cli.commands:chat",
         "Talk to the agent; write/external tools ask for confirmation. Ctrl-D or 'exit' quits.",
@@ -24,6 +27,10 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
     "intents": (
         "agi_core.effects.cli:intents",
         "List write/external tool calls committed as intents but never receipted.",
+    ),
+    "schedule": (
+        "agi_core.autonomy.cli:schedule",
+        "Scheduled jobs: each says its text as a tick (source schedule:NAME) when due, under agi run --follow.",
     ),
     "replay": (
         "agi_core.cli.history:replay_command",

@@ -82,6 +82,15 @@ def m009_blobs(db: sqlite_utils.Database) -> None:
     db.execute("CREATE TABLE blobs (hash TEXT PRIMARY KEY, data BLOB NOT NULL)")
 
 
+def m010_jobs(db: sqlite_utils.Database) -> None:
+    """Scheduled jobs (agi_core.autonomy.jobs); times are ms since the epoch, ``next_due_ms`` NULL once done."""
+    db.execute(
+        "CREATE TABLE jobs (name TEXT PRIMARY KEY, kind TEXT NOT NULL, spec TEXT NOT NULL, say TEXT NOT NULL, "
+        "next_due_ms INTEGER, last_run_ms INTEGER, runs INTEGER NOT NULL, missed INTEGER NOT NULL, "
+        "created_tick INTEGER NOT NULL)"
+    )
+
+
 MIGRATIONS: list[Step] = [
     m001_core_tables,
     m002_checkpoints_and_archive,
@@ -92,6 +101,7 @@ MIGRATIONS: list[Step] = [
     m007_state_seal,
     m008_one_migration_record,
     m009_blobs,
+    m010_jobs,
 ]
 
 

@@ -40,6 +40,7 @@ def db(tmp_path_factory) -> str:
         (["run"], "my name is Ann\n2+2\n"),
         (["checkpoint", "create", "c1"], None),
         (["ingest", str(notes), "--no-progress"], None),
+        (["schedule", "add", "ping", "--every", "1h", "--say", "hi"], None),
     ):
         assert runner.invoke(make_cli(), ["--db", path, *args], input=given).exit_code == 0
     return path
