@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agi_core import Determinism, Kernel, Plugins, journal
+from agi_core import Kernel, Plugins, journal, journal_key
 from agi_core.memory.sqlite_store import SqliteStore
 from agi_core.replay import replay
 
@@ -52,7 +52,7 @@ def tally(db: Path, writers: int, ticks: int) -> dict[str, Any]:
     expected = [line for w in range(writers) for line in inputs_of(w, ticks)]
     store = SqliteStore(db)
     try:
-        verified = journal.verify(store, Determinism("bench")).ok
+        verified = journal.verify(store, journal_key.load(store, "bench")).ok
     finally:
         store.close()
     return {

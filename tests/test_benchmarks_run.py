@@ -1,0 +1,26 @@
+"""The benchmarks still run against the current kernel (tiny sizes; their figures are not asserted)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_concurrency_benchmark_runs_and_loses_nothing():
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "concurrency.py"), "--writers", "1", "2", "--ticks", "5", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    assert [(r["journaled"], r["lost"], r["duplicated"], r["chain_ok"], r["replay_ok"]) for r in rows] == [
+        (5, 0, 0, True, True),
+        (10, 0, 0, True, True),
+    ], rows
