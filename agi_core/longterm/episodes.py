@@ -2,8 +2,8 @@
 
 Ticks store episodes only. The kernel calls :func:`mirror_episodes` whenever something
 needs long-term memory, so every input and action becomes a memory without rule-only
-ticks paying for it. Idempotent: progress is kept in the ``meta`` table, and memory ids
-are content-derived.
+ticks paying for it, except the kernel's bookkeeping (:mod:`agi_core.longterm.bookkeeping`).
+Idempotent: progress is kept in the ``meta`` table, and memory ids are content-derived.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import orjson
+
+from agi_core.longterm.bookkeeping import is_command_record, is_empty_reply
 
 if TYPE_CHECKING:
     from agi_core.longterm.store import LongTermMemory
@@ -20,7 +22,11 @@ PROGRESS_KEY = "ltm_episode_seq"
 
 
 def mirror_episodes(store: SqliteStore, memory: LongTermMemory) -> int:
-    """Add the episodes stored since the last call as memories; returns how many were read."""
+    """Add the episodes stored since the last call as memories; returns how many were read.
+
+    Both episodes of a tick are stored in one transaction, so a command tick's input is
+    always read before its action.
+    """
     done = int(store.meta_get(PROGRESS_KEY, "0") or 0)
     rows = store.conn.execute(
         "SELECT seq, tick, event, context, timestamp FROM episodes WHERE seq > ? ORDER BY seq", (done,)
@@ -28,9 +34,15 @@ def mirror_episodes(store: SqliteStore, memory: LongTermMemory) -> int:
     if not rows:
         return 0
     records: list[dict[str, Any]] = []
+    command_ticks: set[int] = set()
     for _seq, tick, event, context, stamp in rows:
         details = orjson.loads(context)
         kind = "action" if details.get("kind") == "action" else "message"
+        if kind == "message" and is_command_record(event, details.get("source")):
+            command_ticks.add(tick)
+            continue
+        if kind == "action" and (tick in command_ticks or is_empty_reply(event)):
+            continue
         speaker = "agent" if kind == "action" else details.get("source", "user")
         records.append({"text": event, "tick": tick, "kind": kind, "speaker": speaker, "timestamp": stamp})
     memory.add_many(records)

@@ -14,6 +14,9 @@ Tables:
 ``ltm_fts``
     FTS5 (porter stemmer) over ``ltm_items.text``, kept in sync by triggers; BM25 comes
     from it.
+
+``m004_drop_bookkeeping`` changes data, not tables: it removes rows mirrored before the
+kernel's bookkeeping was left out of long-term memory.
 """
 
 from __future__ import annotations
@@ -92,6 +95,33 @@ def m003_fts(conn: sqlite3.Connection) -> None:
         "INSERT INTO ltm_fts(rowid, text) VALUES (new.seq, new.text); "
         "DELETE FROM ltm_vectors WHERE seq = old.seq; END"
     )
+
+
+@step
+def m004_drop_bookkeeping(conn: sqlite3.Connection) -> None:
+    """Remove the bookkeeping rows mirrored before it was left out (:mod:`agi_core.longterm.bookkeeping`).
+
+    Mirrored episodes are the rows with no session and no metadata; ingested rows always
+    have both. Their vectors go with them (trigger); the index file is then rebuilt from
+    the remaining vectors on next use, with nothing re-embedded.
+    """
+    from agi_core.longterm.bookkeeping import COMMAND_SOURCE, is_command_record, is_empty_reply
+
+    mirrored = "session IS NULL AND metadata = '{}'"
+    ticks, doomed = set(), []
+    for seq, tick, text in conn.execute(
+        f"SELECT seq, tick, text FROM ltm_items WHERE {mirrored} AND kind = 'message' AND speaker = ?",
+        (COMMAND_SOURCE,),
+    ):
+        if is_command_record(text, COMMAND_SOURCE):
+            ticks.add(tick)
+            doomed.append(seq)
+    for seq, tick, text in conn.execute(
+        f"SELECT seq, tick, text FROM ltm_items WHERE {mirrored} AND kind = 'action' AND speaker = 'agent'"
+    ):
+        if tick in ticks or is_empty_reply(text):
+            doomed.append(seq)
+    conn.executemany("DELETE FROM ltm_items WHERE seq = ?", ((seq,) for seq in doomed))
 
 
 def applied(conn: sqlite3.Connection) -> list[str]:

@@ -11,7 +11,7 @@ from agi_core.longterm.schema import applied
 
 def test_migrate_is_idempotent(conn: sqlite3.Connection) -> None:
     first = migrate(conn)
-    assert first == ["m001_items", "m002_vectors", "m003_fts"]
+    assert first == ["m001_items", "m002_vectors", "m003_fts", "m004_drop_bookkeeping"]
     assert migrate(conn) == []
     assert applied(conn) == first
     tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE name LIKE 'ltm_%'")}
