@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from agi_core.errors import AgiError, StorageError
+from agi_core.memory import blobs
 from agi_core.memory.sqlite_store import SqliteStore
 
 if TYPE_CHECKING:
@@ -110,6 +111,8 @@ def rollback(kernel: Kernel, name: str) -> RollbackReport:
     tick = store.conn.execute("SELECT tick FROM checkpoints WHERE name = ?", (name,)).fetchone()[0]
     undone = list(store.journal_rows(since=tick))
     archive = list(store.archived_rows())
+    hashes = set().union(*(blobs.refs_in(str(row[-2])) for row in [*undone, *archive]))
+    kept_blobs = [(h, store.conn.execute("SELECT data FROM blobs WHERE hash = ?", (h,)).fetchone()) for h in hashes]
     checkpoints = store.conn.execute("SELECT name, tick, file, seq FROM checkpoints").fetchall()
     rollback_id = kernel.determinism.sign(f"rollback|{name}|{kernel.tick_count}|{len(archive)}")[:16]
     snapshot = sqlite3.connect(source)
@@ -127,6 +130,10 @@ def rollback(kernel: Kernel, name: str) -> RollbackReport:
             "INSERT INTO journal_archive (rollback, tick, id, record, chain) VALUES (?, ?, ?, ?, ?)",
             [*archive, *[(rollback_id, *row) for row in undone]],
         )
+        if kept_blobs:  # blobs the archived records refer to outlive the rollback
+            store.conn.executemany(
+                "INSERT OR IGNORE INTO blobs (hash, data) VALUES (?, ?)", [(h, row[0]) for h, row in kept_blobs if row]
+            )
         store.conn.execute("DELETE FROM checkpoints")
         store.conn.executemany("INSERT INTO checkpoints (name, tick, file, seq) VALUES (?, ?, ?, ?)", checkpoints)
     kernel.reload()

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from agi_core.brain.context import ReasonContext
     from agi_core.kernel import Kernel
 
-Handler = Callable[["Kernel", "ReasonContext", dict[str, Any]], tuple[str, Any]]
+Handler = Callable[["Kernel", "ReasonContext", dict[str, Any]], tuple[Any, ...]]  # (text, result[, action])
 
 
 def put_fact(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
@@ -50,4 +50,25 @@ def ingest(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[st
     return f"ingested {added} memories from {Path(args['path']).name}", result
 
 
-KERNEL_COMMANDS: dict[str, Handler] = {"put_fact": put_fact, "state": state, "ingest": ingest}
+def receipt(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any, Any]:
+    """The receipt of a write/external tool call run after its intent's tick (agi_core.effects.intents)."""
+    from agi_core.effects.intents import receipt_command
+
+    return receipt_command(kernel, ctx, args)
+
+
+
+def refuse_input(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    """The tick of an input over ``max_input_bytes``: a refusal reply; the input itself is not stored."""
+    from agi_core.inputs import too_large_reply
+
+    return too_large_reply(args["bytes"], args["limit"]), {"refused": "input_too_large", **args}
+
+
+KERNEL_COMMANDS: dict[str, Handler] = {
+    "put_fact": put_fact,
+    "state": state,
+    "ingest": ingest,
+    "refuse_input": refuse_input,
+    "receipt": receipt,
+}

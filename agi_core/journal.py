@@ -7,6 +7,7 @@ record, and only someone holding the seed can forge it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ import attrs
 
 from agi_core.determinism import Determinism
 from agi_core.errors import ValidationError
+from agi_core.memory import blobs
 from agi_core.memory.sqlite_store import SqliteStore
 
 
@@ -58,36 +60,69 @@ def verify_rows(rows: Iterable[tuple[int, str, str, str]], determinism: Determin
 
 
 def verify(store: SqliteStore, determinism: Determinism) -> VerifyReport:
-    return verify_rows(store.journal_rows(), determinism)
+    report = verify_rows(store.journal_rows(), determinism)
+    return verify_blobs(store, report) if report.ok else report
 
 
-def export_jsonl(rows: Iterable[tuple[Any, ...]], out: IO[str], *, archived: bool = False) -> int:
-    """Write one JSON object per record; returns how many were written."""
+def verify_blobs(store: SqliteStore, report: VerifyReport) -> VerifyReport:
+    """Every blob a record refers to exists, and every blob's bytes still hash to its name."""
+    for hex_digest, data in store.conn.execute("SELECT hash, data FROM blobs"):
+        if hashlib.sha256(bytes(data)).hexdigest() != hex_digest:
+            return VerifyReport(report.ticks, None, f"blob sha256:{hex_digest} was edited (its bytes hash otherwise)")
+    known = {row[0] for row in store.conn.execute("SELECT hash FROM blobs")}
+    for tick, _id, text, _chain in store.journal_rows():
+        missing = blobs.refs_in(text) - known
+        if missing:
+            return VerifyReport(report.ticks, tick, f"blob sha256:{min(missing)} the record refers to is missing")
+    return report
+
+
+def export_jsonl(
+    rows: Iterable[tuple[Any, ...]], out: IO[str], *, archived: bool = False, store: SqliteStore | None = None
+) -> int:
+    """Write one JSON object per record, blob references resolved through ``store``; returns how many."""
     count = 0
     for row in rows:
+        text = row[-2]
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError:
+            raise ValidationError(
+                f"the record of tick {row[-4]} is not valid JSON (it was edited); run agi journal verify"
+            ) from None
+        if store is not None and blobs.MARKER in text:
+            record = blobs.resolve(record, store.get_blob)
         if archived:
-            rollback, tick, record_id, text, chain = row
-            line = {"rollback": rollback, "tick": tick, "id": record_id, "record": json.loads(text), "chain": chain}
+            rollback, tick, record_id, _text, chain = row
+            line = {"rollback": rollback, "tick": tick, "id": record_id, "record": record, "chain": chain}
         else:
-            tick, record_id, text, chain = row
-            line = {"tick": tick, "id": record_id, "record": json.loads(text), "chain": chain}
+            tick, record_id, _text, chain = row
+            line = {"tick": tick, "id": record_id, "record": record, "chain": chain}
         out.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
         count += 1
     return count
 
 
-def read_jsonl(path: Path) -> Iterator[tuple[int, str, str, str]]:
-    """Rows of an exported journal, as ``(tick, id, record_json, chain)`` with canonical text."""
-    from agi_core.serialization import dumps
+def read_jsonl(path: Path, blob_sink: dict[str, bytes] | None = None) -> Iterator[tuple[int, str, str, str]]:
+    """Rows of an exported journal, as ``(tick, id, record_json, chain)`` with the text as stored.
 
-    with path.open(encoding="utf-8") as handle:
+    Exported records hold their large strings in full; the text yielded has them as blob
+    references again (what the chain covers), their bytes going to ``blob_sink``.
+    """
+
+    def keep(hex_digest: str, data: bytes) -> None:
+        if blob_sink is not None:
+            blob_sink[hex_digest] = data
+
+    with path.open(encoding="utf-8", errors="replace") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             try:
                 item = json.loads(line)
-                yield int(item["tick"]), str(item["id"]), dumps(item["record"]), str(item["chain"])
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+                text = blobs.stored_record_text(item["record"], keep)
+                yield int(item["tick"]), str(item["id"]), text, str(item["chain"])
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
                 raise ValidationError(
                     f"{path}:{number} is not an exported journal line ({exc}); "
                     "export journals with agi journal export --jsonl"

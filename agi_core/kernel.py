@@ -10,6 +10,7 @@ tick: reopening the database restores the agent exactly.
 from __future__ import annotations
 
 import collections
+import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,8 +19,11 @@ import attrs
 
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.determinism import Determinism
-from agi_core.errors import ConfigError, ToolError
+from agi_core.effects import calls, intents
+from agi_core.effects.isolation import describe, isolated_reason, must_propagate
+from agi_core.errors import ConfigError, PluginError, ToolError, ValidationError
 from agi_core.externals import Externals
+from agi_core.inputs import MAX_INPUT_BYTES, PREVIEW_CHARS, Oversized, clean_text, preview, utf8_size
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.sqlite_store import SqliteStore
 from agi_core.model import (
@@ -39,10 +43,12 @@ from agi_core.model import (
     WorkingMemory,
 )
 from agi_core.plugins import Plugins, load_plugins
-from agi_core.serialization import dumps, from_data, to_data
-from agi_core.tools import Tool, ToolContext, ToolPolicy, execute, validate_tool
+from agi_core.serialization import dumps, from_data, non_finite_path, to_data
+from agi_core.tools import Tool, ToolContext, ToolPolicy, validate_tool
 
 RECALL_EPISODES = 4  # newest episodes handed to the reason step
+TURN_CHARS = 1000  # a working-memory turn keeps this much of its text, then its length and sha256
+RECALL_FACTS = 10  # facts under the focus entity handed to the reason step (read with a LIMIT: O(1) in all facts)
 
 
 @attrs.frozen
@@ -51,12 +57,13 @@ class KernelConfig:
 
     seed: str = "0"
     brain: str = "stage0"
-    timeout_s: float = 30.0
+    timeout_s: float = 2.0
     policy: ToolPolicy = attrs.field(factory=ToolPolicy)
     workspace: Path | None = None
     synchronous: str = "FULL"
     live: bool = False
     backend: str = "sqlite"
+    max_input_bytes: int = MAX_INPUT_BYTES
 
 
 class Kernel:
@@ -71,14 +78,18 @@ class Kernel:
         self.workspace = (config.workspace or store.path.parent / "workspace").resolve()
         self._pending: collections.deque[Input] = collections.deque()
         self.last_journal_text = ""
-        self.tools: dict[str, Tool] = {
-            name: reg.obj for name, reg in plugins.collect("agi_register_actuators", validate_tool).items()
-        }
+        actuators = plugins.collect("agi_register_actuators", validate_tool)
+        self.tools: dict[str, Tool] = {name: reg.obj for name, reg in actuators.items()}
+        self.tool_plugins = {name: reg.plugin for name, reg in actuators.items()}
+        self._due: intents.Intent | None = None  # a write/external call to run once its tick commits
+        self._receipt: dict[str, Any] | None = None  # its observation, served to the receipt tick
         self.sensors = {name: reg.obj for name, reg in plugins.collect("agi_register_sensors").items()}
         self.router_agents = {name: reg.obj for name, reg in plugins.collect("agi_register_router_agents").items()}
         tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.collect("agi_register_synonyms").items()}
         self.synonyms = merge_synonyms(tables)
-        self._brain_factories = {name: reg.obj for name, reg in plugins.collect("agi_register_brains").items()}
+        brains = plugins.collect("agi_register_brains")
+        self._brain_factories = {name: reg.obj for name, reg in brains.items()}
+        self._brain_plugins = {name: reg.plugin for name, reg in brains.items()}
         self._brains: dict[str, Any] = {}
         self._long_term: Any = None
         self.brain = self.get_brain(config.brain)
@@ -111,8 +122,21 @@ class Kernel:
             if name not in self._brain_factories:
                 installed = ", ".join(sorted(self._brain_factories)) or "none"
                 raise ConfigError(f"no brain named {name!r}; installed brains: {installed}")
-            self._brains[name] = self._brain_factories[name](self)
+            try:
+                self._brains[name] = self._brain_factories[name](self)
+            except BaseException as exc:
+                if must_propagate(exc):
+                    raise
+                raise PluginError(
+                    f"brain {name!r} (plugin {self._brain_plugins[name]!r}) failed to start: {describe(exc)}; "
+                    "fix the plugin or choose another brain with --brain"
+                ) from None
         return self._brains[name]
+
+    def _reason(self, name: str) -> Callable[[ReasonContext], Decision]:
+        """The brain's ``reason``, isolated: a brain that raises gives the F4 reply."""
+        brain = self.get_brain(name)
+        return isolated_reason(brain.reason, name, self._brain_plugins[name], self.plugins.report_failure)
 
     def reload(self) -> None:
         """Re-read what the kernel caches of its stored state (on open, after a rollback or a failed tick)."""
@@ -181,6 +205,7 @@ class Kernel:
     # -- public API ------------------------------------------------------------------
     def submit(self, text: str, source: str = "user") -> None:
         """Queue an input for the built-in ``input_queue`` sensor."""
+        text = clean_text(text)
         self._pending.append(Input(raw=text, normalized=normalize(text), source=source))  # type: ignore[arg-type]
 
     def take_pending(self) -> Input | None:
@@ -196,6 +221,9 @@ class Kernel:
 
     def put_fact(self, key: str, value: Any) -> JournalRecord:
         """Store one fact directly, as a journaled tick of its own (``agi memory put``)."""
+        path = non_finite_path(value)
+        if path is not None:
+            raise ValidationError(f"the value for {key} has NaN or infinity at {path}; store a finite number or null")
         return self.command("put_fact", {"key": check_key(key), "value": value})
 
     def command(self, name: str, args: dict[str, Any]) -> JournalRecord:
@@ -204,7 +232,7 @@ class Kernel:
         Everything a command changes is stored with the tick, so replay runs it again and
         gets the same result. A command that raises leaves nothing stored.
         """
-        percept = Input(raw=f"{name} {dumps(args)}", normalized=name, source="event")
+        percept = Input(raw=preview(f"{name} {dumps(args)}"), normalized=name, source="event")
         return self._command_tick(percept, name, args)
 
     def _command_tick(
@@ -218,7 +246,7 @@ class Kernel:
             recorded=recorded,
         )
 
-    def _command_handler(self, name: str) -> Callable[..., tuple[str, Any]]:
+    def _command_handler(self, name: str) -> Callable[..., tuple[Any, ...]]:
         from agi_core.commands import KERNEL_COMMANDS
 
         if name not in KERNEL_COMMANDS:
@@ -234,6 +262,18 @@ class Kernel:
     def conn(self) -> Any:
         return self.store.conn
 
+    def pending_intents(self) -> list[intents.Intent]:
+        """Write/external calls whose intent was committed but whose receipt never was (a crash between)."""
+        return intents.pending(self)
+
+    def retry_intent(self, tick: int) -> JournalRecord:
+        """Run the pending intent of ``tick`` again (its tool must declare ``idempotency_key``); record its receipt."""
+        return intents.retry(self, tick)
+
+    def abandon_intent(self, tick: int) -> JournalRecord:
+        """Close the pending intent of ``tick`` without running it: a failed receipt, journaled."""
+        return intents.abandon(self, tick)
+
     def get_fact(self, key: str) -> SemanticRead:
         return self.store.sem_read(check_key(key))
 
@@ -245,11 +285,29 @@ class Kernel:
         """Run one tick on ``text`` (or on the first sensor percept); None if there was no input."""
         if text is None:
             percept = self._perceive()
+            if percept is None:
+                return None
+            text, source, normalized = percept.raw, percept.source, percept.normalized
         else:
-            percept = Input(raw=text, normalized=normalize(text), source=source)  # type: ignore[arg-type]
-        if percept is None:
-            return None
-        return self._run_tick(percept, self.brain.reason, brain=self.config.brain)
+            normalized = None
+        text = clean_text(text)
+        size = utf8_size(text)
+        if size > self.config.max_input_bytes:
+            digest = hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()
+            return self.refuse_input(Oversized(text[:PREVIEW_CHARS], size, digest), source=source)
+        normalized = normalize(text) if normalized is None else clean_text(normalized)
+        percept = Input(raw=text, normalized=normalized, source=source)  # type: ignore[arg-type]
+        self._due = None
+        record = self._run_tick(percept, self._reason(self.config.brain), brain=self.config.brain)
+        due, self._due = self._due, None
+        return record if due is None else intents.settle(self, due)
+
+    def refuse_input(self, oversized: Oversized, *, source: str = "user") -> JournalRecord:
+        """A tick that answers an over-limit input with a refusal; only its head, size and hash are stored."""
+        raw = f"{oversized.head}… [{oversized.size} bytes, sha256:{oversized.sha256}]"
+        percept = Input(raw=raw, normalized=normalize(raw), source=source)  # type: ignore[arg-type]
+        args = {"bytes": oversized.size, "limit": self.config.max_input_bytes, "sha256": oversized.sha256}
+        return self._command_tick(percept, "refuse_input", args)
 
     def replay_tick(self, recorded: dict[str, Any]) -> JournalRecord:
         """Run the tick a journal record describes again, serving its recorded externals."""
@@ -261,7 +319,7 @@ class Kernel:
             ((command_name, args),) = command.items()
             return self._command_tick(percept, command_name, args, fetched)
         name = recorded.get("brain") or self.config.brain
-        return self._run_tick(percept, self.get_brain(name).reason, recorded=fetched, brain=name)
+        return self._run_tick(percept, self._reason(name), recorded=fetched, brain=name)
 
     def _run_tick(
         self,
@@ -288,7 +346,9 @@ class Kernel:
         for sensor in self.sensors.values():
             try:
                 percept = sensor.poll(self)
-            except Exception as exc:  # noqa: BLE001 - a failing sensor is reported and skipped
+            except BaseException as exc:  # a failing sensor is reported and skipped
+                if must_propagate(exc):
+                    raise
                 self.plugins.report_failure(getattr(sensor, "name", repr(sensor)), "poll", exc)
                 continue
             if percept is not None:
@@ -357,9 +417,9 @@ class Kernel:
         return record
 
     def _recall(self, working: WorkingMemory) -> Recalled:
-        semantic = [to_data(entry) for entry in self.store.facts(working.focus + "/")] if working.focus else []
+        focus = self.store.facts(working.focus + "/", limit=RECALL_FACTS) if working.focus else []
         episodic = list(self._recent_episodes)
-        return Recalled(semantic=semantic[:10], episodic=episodic, working=to_data(working))
+        return Recalled(semantic=[to_data(entry) for entry in focus], episodic=episodic, working=to_data(working))
 
     def _plan(self, decision: Decision) -> Decision:
         """Rule 4 (replan when the last observation failed) and the 20-step limit."""
@@ -383,7 +443,8 @@ class Kernel:
         """Exactly one action: a response, or one tool call gated by its effect.
 
         A tool's observation is an external: replay serves the recorded one and never runs
-        the tool again, whatever its effect.
+        the tool again, whatever its effect. A ``write``/``external`` call only records its
+        intent here; :meth:`tick` runs it after the commit (:mod:`agi_core.effects.intents`).
         """
         if action.type == "response":
             return Observation(success=True, payload={"delivered": True}), reply
@@ -398,16 +459,33 @@ class Kernel:
         context = ToolContext(
             workspace=self.workspace, determinism=self.determinism, live=self.config.live, externals=externals
         )
+        tick, receipt = self.tick_count + 1, self._receipt
 
         def run_tool() -> dict[str, Any]:
+            if receipt is not None:  # the receipt tick: the call already ran, after its intent's commit
+                return receipt
             before = self.determinism.counter
-            observed = to_data(execute(tool, args, context, self.config.policy))
-            return {**observed, "draws": self.determinism.counter - before}
+            observed = calls.decide(
+                tool,
+                args,
+                context,
+                self.config.policy,
+                timeout_s=self.config.timeout_s,
+                plugin=self.tool_plugins.get(tool.name, "?"),
+                report=self.plugins.report_failure,
+                idempotency_value=lambda: intents.idempotency_value(self, tick, tool.name),
+            )
+            return {**to_data(observed), "draws": self.determinism.counter - before}
 
         served = externals.fetch("tool_observation", run_tool)
-        if externals.replaying:
+        if externals.replaying or receipt is not None:
             self.determinism.counter += served["draws"]
         observation = from_data({k: v for k, v in served.items() if k != "draws"}, Observation)
+        if observation.payload.get("intent") == "pending":
+            due = intents.record(self, tick, tool.name, observation.payload["args"])
+            if not externals.replaying:
+                self._due = due
+            return observation, f"{tool.name}: intent recorded at tick {tick}; it runs once the tick is stored"
         if observation.success:
             shown = {k: v for k, v in observation.payload.items() if k != "policy"}
             return observation, f"{tool.name}: {dumps(shown)}"
@@ -416,7 +494,8 @@ class Kernel:
     def _remember(
         self, working: WorkingMemory, percept: Input, reply: str, decision: Decision, observation: Observation
     ) -> WorkingMemory:
-        turns = [*working.recent_turns, f"{percept.source}: {percept.raw}", f"agent: {reply}"]
+        said, answered = preview(percept.raw, TURN_CHARS), preview(reply, TURN_CHARS)  # bounded, not copies
+        turns = [*working.recent_turns, f"{percept.source}: {said}", f"agent: {answered}"]
         goal = Goal(
             id=self.determinism.new_id("goal", percept.raw),
             description=f"answer: {percept.raw[:120]}",
@@ -449,7 +528,7 @@ class Kernel:
         ]
         self.store.set_working(working)
         self._working = working
-        text = dumps(to_data(record))
+        text = self.store.store_record(to_data(record))  # large strings stored once, as blobs
         chain = self.determinism.sign(self._last_chain + "|" + text)
         self.store.append_journal(tick, record.id, text, chain)
         self.last_journal_text, self._last_chain = text, chain
@@ -464,9 +543,9 @@ class Kernel:
 
 
 def _command_decision(
-    ctx: ReasonContext, kernel: Kernel, name: str, handler: Callable[..., tuple[str, Any]], args: dict[str, Any]
+    ctx: ReasonContext, kernel: Kernel, name: str, handler: Callable[..., tuple[Any, ...]], args: dict[str, Any]
 ) -> Decision:
-    text, result = handler(kernel, ctx, args)
+    text, result, *acting = handler(kernel, ctx, args)  # a 3rd item is the action (the receipt's tool call)
     return Decision(
         router_decision=RouterDecision(agent=f"command:{name}", why="explicit_command"),
         selected_agents=[f"command:{name}"],
@@ -475,7 +554,7 @@ def _command_decision(
         council_votes=[],
         claims=[],
         evidence_items=[],
-        action=Action(type="response", name="respond", args={"text": text}),
+        action=acting[0] if acting else Action(type="response", name="respond", args={"text": text}),
         plan=Plan(steps=[f"command:{name}"]),
     )
 

@@ -90,7 +90,7 @@ class SemanticEntry:
     """A fact under its canonical key; ``fact`` is a readable rendering of it."""
 
     id: str
-    key: str = attrs.field(metadata=_schema(pattern=CANONICAL_KEY_PATTERN))
+    key: str = attrs.field(metadata=_schema(pattern=CANONICAL_KEY_PATTERN, maxLength=200))
     value: JSON
     fact: str
     relations: list[str] = attrs.field(factory=list)
@@ -126,10 +126,19 @@ class WorkingMemory:
 # -- tools -----------------------------------------------------------------------------
 @attrs.frozen
 class ToolDefinition:
+    """A tool's declaration: parameters as JSON type names, its effect, optional timeout and idempotency key.
+
+    ``timeout_s`` overrides the kernel's timeout for this tool; ``idempotency_key`` names
+    the parameter that makes a repeated call harmless (the kernel fills it in when the
+    caller does not), which lets an interrupted write/external call be retried.
+    """
+
     name: str = attrs.field(metadata=_schema(pattern=r"^[a-z][a-z0-9_]{0,63}$"))
     description: str
     parameters: dict[str, str] = attrs.field(factory=dict)
     effect: Literal["read", "write", "external"] = "read"
+    timeout_s: float | None = attrs.field(default=None, metadata=_schema(exclusiveMinimum=0))
+    idempotency_key: str | None = None
 
 
 # -- journal ---------------------------------------------------------------------------

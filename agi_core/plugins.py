@@ -141,7 +141,9 @@ class Plugins:
         )
         try:
             obj = importlib.import_module(module) if isinstance(module, str) else module
-        except Exception as exc:  # noqa: BLE001 - any import failure is reported, not raised
+        except BaseException as exc:  # any import failure, SystemExit included, is reported, not raised
+            if isinstance(exc, KeyboardInterrupt):
+                raise
             self.report_failure(label, "import", exc)
             return False
         unknown = [
@@ -195,7 +197,9 @@ class Plugins:
         version = entry_point.dist.version if entry_point.dist else "unknown"
         try:
             module = entry_point.load()
-        except Exception as exc:  # noqa: BLE001
+        except BaseException as exc:  # as in add_module: SystemExit at import is reported too
+            if isinstance(exc, KeyboardInterrupt):
+                raise
             self.report_failure(entry_point.name, "import", exc)
             return
         self.add_module(module, name=entry_point.name, version=version)
@@ -215,7 +219,8 @@ class Plugins:
         """Run a registration hook and return what was registered, by name.
 
         ``validate(name, obj)`` may return a replacement object or raise; an invalid or
-        duplicate registration is reported and skipped, the others are kept.
+        duplicate registration is reported and skipped, the others are kept. Built-ins
+        register first, and a name a built-in registered is refused to any other plugin.
         """
         found: dict[str, Registration] = {}
         current = ""
@@ -223,6 +228,11 @@ class Plugins:
         def register(obj: Any, *, name: str | None = None, **_future: Any) -> None:
             try:
                 key = name or _default_name(obj)
+                if key in found and found[key].plugin in self._builtin and current not in self._builtin:
+                    raise RegistrationError(
+                        f"plugin {current!r} may not register {key!r}: the built-in plugin "
+                        f"{found[key].plugin!r} owns that name; give yours another name"
+                    )
                 if key in found:
                     raise RegistrationError(
                         f"{key!r} is registered by both {found[key].plugin!r} and {current!r}; "
@@ -233,7 +243,8 @@ class Plugins:
             except Exception as exc:  # noqa: BLE001 - one bad registration skips only itself
                 self.report_failure(current, hook, exc)
 
-        for impl in getattr(self.pm.hook, hook).get_hookimpls():
+        impls = getattr(self.pm.hook, hook).get_hookimpls()  # built-ins first: tryfirst/trylast cannot take their names
+        for impl in sorted(impls, key=lambda impl: impl.plugin_name not in self._builtin):
             current = impl.plugin_name
             self._call_impl(impl, hook, {"register": register})
         return found
@@ -244,7 +255,11 @@ class Plugins:
             print(f"agi: {impl.plugin_name}.{hook}({', '.join(kwargs)})", file=sys.stderr)
         try:
             return [impl.function(*[kwargs[arg] for arg in impl.argnames])]
-        except Exception as exc:  # noqa: BLE001 - a plugin's bug must not stop the kernel
+        except BaseException as exc:  # a plugin's bug, SystemExit included, must not stop the kernel
+            from agi_core.effects.isolation import must_propagate
+
+            if must_propagate(exc):
+                raise
             self.report_failure(impl.plugin_name, hook, exc)
             return []
 

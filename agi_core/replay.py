@@ -12,7 +12,7 @@ import difflib
 import json
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ import attrs
 import orjson
 
 from agi_core.errors import ReplayMismatch
+from agi_core.memory import blobs
 from agi_core.model import REPLAY_FIELDS
 from agi_core.plugins import Plugins, load_plugins
 from agi_core.serialization import dumps, to_data
@@ -80,6 +81,7 @@ def replay_records(
     plugins: Plugins | None = None,
     start: Path | None = None,
     files: Path | None = None,
+    resolve: Callable[[Any], Any] | None = None,
 ) -> ReplayReport:
     """Replay journal ``records`` after the state in ``start`` (a checkpoint file).
 
@@ -87,6 +89,7 @@ def replay_records(
     canonical JSON is byte-identical needs no field-by-field comparison. ``files`` is the
     agent's ``<db>.state`` folder: its files (content-addressed, never rewritten) are
     copied beside the scratch database so services reading them see what they saw live.
+    ``resolve`` turns blob references in stored text back into the strings they stand for.
     """
     from agi_core.kernel import Kernel
 
@@ -104,6 +107,8 @@ def replay_records(
             for item in records:
                 text = item if isinstance(item, str) else None
                 record = orjson.loads(item) if isinstance(item, str) else item
+                if resolve is not None and isinstance(item, str) and blobs.MARKER in item:
+                    record = resolve(record)
                 if record["tick"] <= kernel.tick_count:
                     continue
                 replayed = kernel.replay_tick(record)
@@ -134,8 +139,13 @@ def replay(db: str | Path, *, seed: str, plugins: Plugins | None = None, checkpo
             raise ConfigError(f"{db} was created with another seed; replay it with the same --seed")
         start = checkpoint_file(store, checkpoint) if checkpoint else None
         records = [text for _tick, _id, text, _chain in store.journal_rows()]
+        return replay_records(
+            records,
+            seed=seed,
+            plugins=plugins,
+            start=start,
+            files=Path(db).with_name(Path(db).name + ".state"),
+            resolve=lambda data: blobs.resolve(data, store.get_blob),
+        )
     finally:
         store.close()
-    return replay_records(
-        records, seed=seed, plugins=plugins, start=start, files=Path(db).with_name(Path(db).name + ".state")
-    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import typing
 from typing import Any, TypeVar
 
@@ -11,6 +12,7 @@ import orjson
 from cattrs.v import transform_error
 
 from agi_core.errors import ValidationError
+from agi_core.inputs import clean_text
 
 T = TypeVar("T")
 
@@ -50,10 +52,45 @@ def dumps(data: Any) -> str:
     """Canonical JSON: sorted keys, no spaces, UTF-8 kept; equal data gives equal text.
 
     orjson does the work (several times faster than ``json`` on the tick's hot path);
-    what it refuses (integers past 64 bits, non-string keys) goes through ``json`` with
-    the same layout. NaN and infinities are not JSON: orjson writes them as null.
+    what it refuses (integers past 64 bits, non-string keys, lone surrogates) goes through
+    ``json`` with the same layout, lone surrogates becoming U+FFFD. NaN and infinities are
+    not JSON: they raise :class:`ValidationError` naming their path (orjson would write null).
     """
+    path = non_finite_path(data)
+    if path is not None:
+        raise ValidationError(f"{path} is not a finite number (NaN or infinity); store a finite number or null", path)
     try:
         return orjson.dumps(data, option=orjson.OPT_SORT_KEYS).decode("utf-8")
     except TypeError:
-        return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        return clean_text(text)
+
+
+_FLOAT = float
+_WALKED = frozenset({dict, list, tuple, float})
+
+
+def non_finite_path(data: Any) -> str | None:
+    """The JSON path of the first NaN or infinity in ``data``, or None."""
+    trail = _non_finite(data)
+    if trail is None:
+        return None
+    return "$" + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in reversed(trail))
+
+
+def _non_finite(data: Any) -> list[Any] | None:
+    """Reversed path parts of the first non-finite float (only containers and floats are walked)."""
+    kind = type(data)
+    if kind is _FLOAT:
+        return None if math.isfinite(data) else []
+    if kind is dict:
+        for key, value in data.items():
+            if type(value) in _WALKED and (trail := _non_finite(value)) is not None:
+                return [*trail, key]
+    elif kind is list or kind is tuple:
+        for index, value in enumerate(data):
+            if type(value) in _WALKED and (trail := _non_finite(value)) is not None:
+                return [*trail, index]
+    elif isinstance(data, float) and not math.isfinite(data):  # a float subclass (numpy.float64)
+        return []
+    return None

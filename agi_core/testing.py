@@ -8,8 +8,10 @@ or use :func:`open_kernel` with the plugin modules you want.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -26,6 +28,36 @@ def builtin_plugins(*extra: Any) -> Plugins:
 def open_kernel(path: Path, *plugin_modules: Any, seed: str = "test", **options: Any) -> Kernel:
     """A kernel on ``path`` with the built-ins and ``plugin_modules`` registered."""
     return Kernel.open(path, seed=seed, plugins=builtin_plugins(*plugin_modules), **options)
+
+
+def tools_plugin(label: str, *tools: Any, **order: bool) -> ModuleType:
+    """A plugin module named ``label`` that registers ``tools``; ``tryfirst``/``trylast`` as asked."""
+    from agi_core.hookspecs import hookimpl
+
+    module = ModuleType(label)
+
+    def agi_register_actuators(register: Any) -> None:
+        for tool in tools:
+            register(tool)
+
+    mark = hookimpl(tryfirst=order.get("tryfirst", False), trylast=order.get("trylast", False))
+    module.agi_register_actuators = mark(agi_register_actuators)  # type: ignore[attr-defined]
+    return module
+
+
+def installed_plugin(folder: Path, name: str, source: str) -> dict[str, str]:
+    """Install ``source`` as plugin ``name`` (module + dist-info with an ``agi`` entry point) in ``folder``.
+
+    Returns the environment under which a real ``agi`` subprocess loads it.
+    """
+    info = folder / f"{name}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (folder / f"{name}.py").write_text(source, encoding="utf-8")
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[agi]\n{name} = {name}\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), os.environ.get("PYTHONPATH", "")])}
+    env.pop("AGI_LOAD_PLUGINS", None)
+    return env
 
 
 @pytest.fixture

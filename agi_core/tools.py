@@ -2,11 +2,13 @@
 
 ``read`` tools may run automatically; ``write`` and ``external`` tools run only when the
 policy allows them by name or effect, or a confirmation callback says yes. A refused call
-is recorded as a failed observation and never executed.
+is recorded as a failed observation and never executed. How a call runs (timeout,
+isolation, result checks, intent → receipt) is :mod:`agi_core.effects`.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from datetime import UTC
 from pathlib import Path
@@ -17,22 +19,29 @@ import attrs
 from agi_core.determinism import Determinism
 from agi_core.errors import ToolError
 from agi_core.externals import Externals
-from agi_core.model import Observation, ToolDefinition
+from agi_core.model import ToolDefinition
 from agi_core.schemas import validate
 from agi_core.serialization import to_data
 
 
 @attrs.frozen
 class ToolContext:
-    """What a tool may use: the confined workspace and the kernel's clock."""
+    """What a tool may use: the confined workspace and the kernel's clock.
+
+    ``cancelled`` is set when the call timed out and was abandoned; the clock then refuses
+    to be read, so a left-behind call cannot draw from the kernel's determinism counter.
+    """
 
     workspace: Path
     determinism: Determinism
     live: bool = False
     externals: Externals = attrs.field(factory=Externals)
+    cancelled: threading.Event = attrs.field(factory=threading.Event, eq=False)
 
     def now(self) -> str:
         """The time: deterministic, or in live mode the wall clock, recorded as an external."""
+        if self.cancelled.is_set():
+            raise ToolError("this tool call timed out and was abandoned; it may not read the clock any more")
         if not self.live:
             return self.determinism.now()
         return str(self.externals.fetch("clock", _wall_clock))
@@ -46,10 +55,14 @@ def _wall_clock() -> str:
 
 @attrs.frozen
 class Tool:
-    """A callable tool: ``run(context, args) -> payload dict``; raise ToolError to fail."""
+    """A callable tool: ``run(context, args) -> payload dict``; raise ToolError to fail.
+
+    ``run`` may be ``async def``: it is awaited. It runs under a timeout (the definition's
+    ``timeout_s``, else the kernel's) and must return a JSON object of JSON values.
+    """
 
     definition: ToolDefinition
-    run: Callable[[ToolContext, dict[str, Any]], dict[str, Any]]
+    run: Callable[[ToolContext, dict[str, Any]], Any]
 
     @property
     def name(self) -> str:
@@ -69,6 +82,12 @@ def validate_tool(name: str, obj: Any) -> Tool:
     validate("tool_definition", to_data(obj.definition), what=f"tool definition {name!r}")
     if obj.name != name:
         raise ToolError(f"tool registered as {name!r} but its definition says {obj.name!r}; make them equal")
+    from agi_core.effects.params import check_declared_types
+
+    check_declared_types(name, obj.definition.parameters)
+    key = obj.definition.idempotency_key
+    if key is not None and key not in obj.definition.parameters:
+        raise ToolError(f"tool {name!r} names idempotency_key {key!r}, which is not one of its parameters; declare it")
     return obj
 
 
@@ -95,28 +114,6 @@ class ToolPolicy:
             f"{tool.effect} tool {tool.name!r} needs an explicit policy; "
             f"allow it with --allow-tool {tool.name} or confirm it in agi chat"
         )
-
-
-def check_args(tool: Tool, args: dict[str, Any]) -> None:
-    unknown = sorted(set(args) - set(tool.definition.parameters))
-    if unknown:
-        raise ToolError(
-            f"tool {tool.name!r} has no parameter {unknown[0]!r}; "
-            f"its parameters are: {', '.join(tool.definition.parameters) or 'none'}"
-        )
-
-
-def execute(tool: Tool, args: dict[str, Any], context: ToolContext, policy: ToolPolicy) -> Observation:
-    """Run ``tool`` if the policy allows it; every outcome is an Observation, never an exception."""
-    allowed, how = policy.decide(tool, args)
-    if not allowed:
-        return Observation(success=False, payload={"refused": True, "policy": how}, error=f"refused: {how}")
-    try:
-        check_args(tool, args)
-        payload = tool.run(context, args)
-    except ToolError as exc:
-        return Observation(success=False, payload={"policy": how}, error=str(exc))
-    return Observation(success=True, payload={"policy": how, **payload})
 
 
 def confined_path(workspace: Path, relative: str) -> Path:

@@ -10,6 +10,13 @@ SqliteSaver. Setup (LangGraph lives only in the benchmark environment):
     benchmarks/.env/bin/pip install -r benchmarks/requirements-langgraph.txt
     benchmarks/.env/bin/pip install --no-deps -e .
     benchmarks/.env/bin/python benchmarks/tick_throughput.py --ticks 10000
+
+It also measures, with agi-core alone (no LangGraph needed): the per-tick cost with 100,
+10k and 100k facts under the focus entity (the 100-fact run is the baseline, goal: flat
+within 20%), and the storage bytes per tick (database growth / ticks) for short inputs and
+for 1 MB inputs. ``--quick`` runs only those two, small, in under a minute:
+
+    python benchmarks/tick_throughput.py --quick
 """
 
 from __future__ import annotations
@@ -180,6 +187,96 @@ def bench_langgraph(path: Path, ticks: int, durability: str) -> dict[str, float]
     return _summary(latencies)
 
 
+def _populate_facts(kernel: Any, count: int) -> None:
+    """``count`` facts under the Stage-0 focus entity ``user/person/self`` (written directly, one transaction)."""
+    from agi_core.model import SemanticEntry
+
+    with kernel.store.tick_transaction():
+        for i in range(count):
+            key = f"user/person/self/attr_{i:07d}"
+            kernel.store.sem_write(SemanticEntry(id=f"bench{i}", key=key, value=i, fact=key), 0)
+
+
+FOCUS_SCRIPT = ["what is my favorite color?", "tell me a joke", "12 + 30", "my favorite color is blue"]
+"""Every tick of it recalls the focus entity user/person/self (a reply without a focus keeps the last one)."""
+
+
+def bench_fact_scale(folder: Path, sizes: list[int], ticks: int) -> dict[str, Any]:
+    """Per-tick cost with ``size`` facts under the focus entity, each tick recalling it; the first size is the base."""
+    from agi_core import Kernel, Plugins
+
+    rows: dict[str, Any] = {}
+    for size in sizes:
+        with Kernel.open(
+            folder / f"facts_{size}.db", seed="bench", plugins=Plugins.builtins(), synchronous="NORMAL"
+        ) as k:
+            _populate_facts(k, size)
+            k.tick("my favorite color is blue")  # focus on user/person/self
+            latencies = []
+            for i in range(ticks):
+                start = time.perf_counter()
+                k.tick(FOCUS_SCRIPT[i % len(FOCUS_SCRIPT)])
+                latencies.append(time.perf_counter() - start)
+            assert k.working().focus == "user/person/self"
+        rows[str(size)] = _summary(latencies)
+    base = rows[str(sizes[0])]["p50_ms"]
+    for row in rows.values():
+        row["p50_ratio_vs_first"] = row["p50_ms"] / base
+    return rows
+
+
+def _db_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in (path, path.with_name(path.name + "-wal")) if p.exists())
+
+
+def bench_storage(folder: Path, short_ticks: int, big_ticks: int) -> dict[str, Any]:
+    """Database growth per tick (file size after closing, so the WAL is checkpointed) for three kinds of input."""
+    from agi_core import Kernel, Plugins
+
+    one_mb = 1_000_000
+    kinds = {
+        "short": (short_ticks, lambda i: SCRIPT[i % len(SCRIPT)]),
+        "1mb_line": (big_ticks, lambda i: (f"{i} " + "lorem ipsum dolor sit amet " * 40_000)[:one_mb]),
+        "1mb_fact": (big_ticks, lambda i: (f"my note {i} is {i} " + "z" * one_mb)[:one_mb]),
+    }
+    rows: dict[str, Any] = {}
+    for name, (ticks, text) in kinds.items():
+        path = folder / f"storage_{name}.db"
+        options = {"seed": "bench", "plugins": Plugins.builtins(), "max_input_bytes": 2 * one_mb}
+        with Kernel.open(path, **options) as kernel:
+            kernel.tick("hello")
+        before = _db_bytes(path)
+        input_bytes = 0
+        with Kernel.open(path, **options) as kernel:
+            for i in range(ticks):
+                line = text(i)
+                input_bytes += len(line.encode("utf-8"))
+                kernel.tick(line)
+        growth = _db_bytes(path) - before
+        rows[name] = {
+            "ticks": ticks,
+            "bytes_per_tick": growth / ticks,
+            "input_bytes_per_tick": input_bytes / ticks,
+            "stored_per_input_byte": growth / input_bytes,
+        }
+    return rows
+
+
+def print_scale_and_storage(results: dict[str, Any]) -> None:
+    print(f"{'facts under focus':<20}{'ticks/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'p50 ratio':>11}")
+    for size, row in results["fact_scale"].items():
+        print(
+            f"{int(size):<20,}{row['ticks_per_s']:>10.0f}{row['p50_ms']:>10.3f}{row['p99_ms']:>10.3f}"
+            f"{row['p50_ratio_vs_first']:>10.2f}x"
+        )
+    print(f"{'input':<20}{'ticks':>8}{'input B/tick':>15}{'stored B/tick':>15}{'stored/input':>14}")
+    for name, row in results["storage"].items():
+        print(
+            f"{name:<20}{row['ticks']:>8}{row['input_bytes_per_tick']:>15,.0f}{row['bytes_per_tick']:>15,.0f}"
+            f"{row['stored_per_input_byte']:>13.2f}x"
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ticks", type=int, default=10_000)
@@ -187,9 +284,17 @@ def main() -> int:
         "--langgraph-ticks", type=int, default=None, help="ticks for LangGraph (default: same as --ticks)"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--quick", action="store_true", help="only the fact-scale and storage figures, small (< 60 s)")
+    parser.add_argument("--scale-ticks", type=int, default=None, help="ticks per fact-scale size (default 2000)")
     args = parser.parse_args()
     results: dict[str, Any] = {"ticks": args.ticks}
     with tempfile.TemporaryDirectory() as folder:
+        scale_ticks = args.scale_ticks or (500 if args.quick else 2000)
+        results["fact_scale"] = bench_fact_scale(Path(folder), [100, 10_000, 100_000], scale_ticks)
+        results["storage"] = bench_storage(Path(folder), 200 if args.quick else 2000, 5 if args.quick else 20)
+        if args.quick:
+            print(json.dumps(results, indent=2)) if args.json else print_scale_and_storage(results)
+            return 0
         for mode in ("FULL", "NORMAL"):
             results[f"agi_sync_{mode.lower()}"] = bench_agi(Path(folder) / f"agi_{mode}.db", args.ticks, mode)
         try:
@@ -208,6 +313,7 @@ def main() -> int:
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
+    print_scale_and_storage(results)
     print(f"{'loop':<28}{'ticks/s':>10}{'p50 ms':>10}{'p99 ms':>10}")
     for name in ("agi_sync_full", "agi_sync_normal", "langgraph_sync"):
         row = results[name]

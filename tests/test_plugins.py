@@ -110,15 +110,20 @@ def test_unknown_hook_is_refused_with_the_known_names():
 
 
 def test_duplicate_registration_names_both_plugins(tmp_path):
-    class Dup:
-        @hookimpl
-        def agi_register_actuators(self, register):
-            register(Tool(ToolDefinition("clock", "another clock"), lambda c, a: {}))
+    def stock_plugin(label):
+        module = types.ModuleType(label)
+        module.agi_register_actuators = hookimpl(
+            lambda register: register(Tool(ToolDefinition("stock", label), lambda c, a: {}))
+        )
+        return module
 
-    kernel = open_kernel(tmp_path / "a.db", Dup())
+    kernel = open_kernel(tmp_path / "a.db", stock_plugin("shop_a"), stock_plugin("shop_b"))
     failure = kernel.plugins.failures[-1]
-    assert "'clock' is registered by both 'tools' and" in failure.cause
-    assert kernel.tools["clock"].definition.description == "The current (deterministic) time."
+    assert failure.cause == (
+        "RegistrationError: 'stock' is registered by both 'shop_a' and 'shop_b'; "
+        "rename one or disable a plugin with AGI_DISABLE_PLUGINS"
+    )
+    assert kernel.tools["stock"].definition.description == "shop_a"
     kernel.close()
 
 

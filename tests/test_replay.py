@@ -115,7 +115,7 @@ def test_replay_serves_tool_observations_and_never_reruns_tools(tmp_path):
         kernel.tick("/file_read a.txt")
     (tmp_path / "ws" / "a.txt").write_text("changed on disk since")
     report = replay(db, seed="r", plugins=builtin_plugins())
-    assert report.ok and report.ticks == 2
+    assert report.ok and report.ticks == 3  # the write is two ticks: its intent, then its receipt
 
 
 def test_cli_replay_exit_codes_and_output(tmp_path):

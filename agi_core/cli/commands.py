@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from agi_core.inputs import MAX_INPUT_BYTES, Oversized, read_lines
 from agi_core.model import ToolDefinition
 from agi_core.serialization import dumps, to_data
 from agi_core.tools import ToolPolicy
@@ -21,6 +22,33 @@ _allow_tool = click.option(
 )
 
 
+_timeout = click.option(
+    "--timeout",
+    "timeout_s",
+    type=float,
+    default=2.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Abandon a tool or router agent that runs longer than this (0: no limit).",
+)
+
+
+_max_input = click.option(
+    "--max-input",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="BYTES",
+    help=f"Largest input line in bytes (default {MAX_INPUT_BYTES:,}); a longer line gets a refusal reply.",
+)
+
+
+def _kernel_options(allow_tools: tuple[str, ...], max_input: int | None, confirm: Any = None) -> dict[str, Any]:
+    options: dict[str, Any] = {"policy": _policy(allow_tools, confirm)}
+    if max_input is not None:
+        options["max_input_bytes"] = max_input
+    return options
+
+
 def _policy(allow_tools: tuple[str, ...], confirm: Any = None) -> ToolPolicy:
     return ToolPolicy(allow_tools=frozenset(allow_tools), confirm=confirm)
 
@@ -28,34 +56,68 @@ def _policy(allow_tools: tuple[str, ...], confirm: Any = None) -> ToolPolicy:
 @click.command()
 @click.option("--jsonl", is_flag=True, help="Print each tick's journal record as one JSON line.")
 @_allow_tool
+@_timeout
+@_max_input
 @click.pass_obj
-def run(state: Any, jsonl: bool, allow_tools: tuple[str, ...]) -> None:
-    """Run one tick per line of standard input and print the replies."""
-    kernel = state.open_kernel(policy=_policy(allow_tools))
-    for record in kernel.run(sys.stdin):
-        click.echo(dumps(to_data(record)) if jsonl else record.final_output)
+def run(state: Any, jsonl: bool, allow_tools: tuple[str, ...], timeout_s: float, max_input: int | None) -> None:
+    """Run one tick per line of standard input and print the replies.
+
+    Any bytes are accepted (invalid UTF-8 becomes U+FFFD); a line over --max-input is not
+    stored: its tick replies with a refusal and the next line goes on.
+    """
+    kernel = state.open_kernel(timeout_s=timeout_s, **_kernel_options(allow_tools, max_input))
+    stream = getattr(sys.stdin, "buffer", None)
+    lines = read_lines(stream, kernel.config.max_input_bytes) if stream is not None else iter(sys.stdin)
+    for line in lines:
+        if isinstance(line, Oversized):
+            record = kernel.refuse_input(line)
+        elif line.strip():
+            record = kernel.tick(line.rstrip("\n"))
+        else:
+            continue
+        if record is not None:
+            click.echo(dumps(to_data(record)) if jsonl else record.final_output)
 
 
 @click.command()
 @_allow_tool
+@_timeout
+@_max_input
 @click.pass_obj
-def chat(state: Any, allow_tools: tuple[str, ...]) -> None:
-    """Talk to the agent; write/external tools ask for confirmation. Ctrl-D or 'exit' quits."""
+def chat(state: Any, allow_tools: tuple[str, ...], timeout_s: float, max_input: int | None) -> None:
+    """Talk to the agent; write/external tools ask for confirmation. Ctrl-D or 'exit' quits.
+
+    /help lists the chat's commands (/facts, /goals, /why) and phrasings; on a terminal,
+    lines can be edited and the history is kept in <db>.history.
+    """
+
+    from agi_core.cli.chat import enable_history, forget_last_line, slash_command
 
     def confirm(tool: ToolDefinition, args: dict[str, Any]) -> bool:
-        return click.confirm(f"Allow {tool.effect} tool {tool.name} with {dumps(args)}?", default=False)
+        allowed = click.confirm(f"Allow {tool.effect} tool {tool.name} with {dumps(args)}?", default=False)
+        forget_last_line()
+        return allowed
 
-    kernel = state.open_kernel(policy=_policy(allow_tools, confirm))
-    click.echo(f"agi chat ({state.db}, seed {state.seed}); type 'exit' to quit.")
+    kernel = state.open_kernel(timeout_s=timeout_s, **_kernel_options(allow_tools, max_input, confirm))
+    click.echo(f"agi chat ({state.db}, seed {state.seed}); /help lists the commands, 'exit' quits.")
+    save_history = enable_history(state.db)
+    if save_history:
+        click.get_current_context().call_on_close(save_history)
     while True:
-        try:
-            line = click.prompt("you", prompt_suffix="> ", default="", show_default=False)
-        except (EOFError, click.exceptions.Abort):
+        try:  # input() gives readline editing on a terminal; click.prompt serves pipes and tests
+            line = (
+                input("you> ")
+                if save_history
+                else click.prompt("you", prompt_suffix="> ", default="", show_default=False)
+            )
+        except (EOFError, KeyboardInterrupt, click.exceptions.Abort):
             click.echo()
             return
         if line.strip() in {"exit", "quit"}:
             return
-        if line.strip():
+        if (shown := slash_command(kernel, line)) is not None:
+            click.echo("\n".join(shown))
+        elif line.strip():
             record = kernel.tick(line)
             click.echo(f"agent> {record.final_output}")
 
@@ -96,10 +158,14 @@ def memory_get(state: Any, key: str) -> None:
 def memory_put(state: Any, key: str, value: str) -> None:
     """Store VALUE (JSON, or a plain string) under the canonical KEY."""
     try:
-        parsed: Any = json.loads(value)
-    except json.JSONDecodeError:
-        parsed = value
+        parsed: Any = json.loads(value, parse_constant=_not_json)
+    except ValueError:  # not JSON (JSONDecodeError is a ValueError)
+        parsed = value  # NaN and Infinity are not JSON: they stay the plain strings they were
     click.echo(state.open_kernel().put_fact(key, parsed).final_output)
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 @memory.command("facts")
@@ -118,6 +184,7 @@ def memory_facts(state: Any, prefix: str, as_json: bool) -> None:
 
 def register_core_commands(cli: click.Group) -> None:
     from agi_core.cli.history import HISTORY_COMMANDS
+    from agi_core.effects.cli import intents
 
-    for command in (run, chat, plugins, memory, *HISTORY_COMMANDS):
+    for command in (run, chat, plugins, memory, intents, *HISTORY_COMMANDS):
         cli.add_command(command)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ import click
 
 from agi_core import checkpoints, journal
 from agi_core.errors import AgiError
+from agi_core.memory import blobs
 from agi_core.memory.sqlite_store import SqliteStore
 from agi_core.replay import compare, replay, replay_records
 from agi_core.serialization import to_data
@@ -32,7 +34,9 @@ def replay_command(state: Any, journal_file: Path | None, from_checkpoint: str |
     REPLAY_MISMATCH tick=N field=F and a diff, and exits 1.
     """
     if journal_file is not None:
-        records = [json.loads(text) for _t, _i, text, _c in journal.read_jsonl(journal_file)]
+        found: dict[str, bytes] = {}
+        rows = list(journal.read_jsonl(journal_file, found))
+        records = [_resolved(text, found) for _t, _i, text, _c in rows]
         report = replay_records(records, seed=state.seed, plugins=state.plugins)
     else:
         _require_db(state.db)
@@ -41,6 +45,11 @@ def replay_command(state: Any, journal_file: Path | None, from_checkpoint: str |
     if report.mismatch is not None:
         click.echo(report.mismatch.diff())
         sys.exit(1)
+
+
+def _resolved(text: str, found: dict[str, bytes]) -> dict[str, Any]:
+    """A record's stored text as data, blob references resolved from an exported journal's records."""
+    return blobs.resolve(json.loads(text), lambda hex_digest: found[hex_digest].decode("utf-8"))
 
 
 def _require_db(path: Path) -> None:
@@ -75,7 +84,8 @@ def journal_export(state: Any, jsonl: bool, archived: bool, output: Any) -> None
     store = SqliteStore(state.db)
     try:
         rows = store.archived_rows() if archived else store.journal_rows()
-        count = journal.export_jsonl(rows, output, archived=archived)
+        with contextlib.closing(rows):  # type: ignore[type-var]  # generators have close()
+            count = journal.export_jsonl(rows, output, archived=archived, store=store)
     finally:
         store.close()
     click.echo(f"exported {count} records", err=True)
@@ -88,7 +98,8 @@ def journal_import(state: Any, file: Path) -> None:
     """Rebuild an agent in --db (a new database) from an exported journal, verifying it."""
     from agi_core.determinism import Determinism
 
-    rows = list(journal.read_jsonl(file))
+    found: dict[str, bytes] = {}
+    rows = list(journal.read_jsonl(file, found))
     report = journal.verify_rows(rows, Determinism(state.seed))
     if not report.ok:
         raise AgiError(f"{file} does not verify with this seed ({report}); pass the seed it was recorded with")
@@ -96,7 +107,7 @@ def journal_import(state: Any, file: Path) -> None:
     if kernel.tick_count:
         raise AgiError(f"{state.db} already has {kernel.tick_count} ticks; import into a new database file")
     for _tick, _id, text, _chain in rows:
-        record = json.loads(text)
+        record = _resolved(text, found)
         mismatch = compare(record, to_data(kernel.replay_tick(record)))
         if mismatch is not None:
             raise AgiError(f"{mismatch.headline()} while importing {file}; the journal does not replay here")

@@ -30,13 +30,17 @@ class CliState:
     kernel_options: dict[str, Any] = attrs.field(factory=dict)
     _kernel: Any = None
 
-    def open_kernel(self, **options: Any) -> Any:
+    def open_kernel(self, *, warn: bool = True, **options: Any) -> Any:
         from agi_core.kernel import Kernel
 
         if self._kernel is None:
             self._kernel = Kernel.open(
                 self.db, seed=self.seed, plugins=self.plugins, brain=self.brain, **{**self.kernel_options, **options}
             )
+            if warn:
+                from agi_core.effects.cli import warn_pending
+
+                warn_pending(self._kernel)
         return self._kernel
 
     def close(self) -> None:

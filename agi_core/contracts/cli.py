@@ -69,7 +69,7 @@ def list_command(ctx: click.Context, as_json: bool, markdown: bool) -> None:
 
 @contracts.command(name="validate")
 @click.argument("name")
-@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.argument("file", type=click.File("r", encoding="utf-8", errors="replace"))
 @click.pass_context
 def validate_command(ctx: click.Context, name: str, file: Any) -> None:
     """Check the output in FILE ('-' for stdin) against contract NAME.

@@ -43,8 +43,14 @@ def _file_write(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return {"path": args["path"], "bytes": len(text.encode("utf-8"))}
 
 
+CLOCK_LABELS = {
+    False: "deterministic: derived from the seed and a counter, not the wall clock",
+    True: "live: the wall clock, recorded for replay",
+}
+
+
 def _clock(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    return {"now": context.now()}
+    return {"now": context.now(), "clock": CLOCK_LABELS[context.live]}
 
 
 BUILTIN_TOOLS = (

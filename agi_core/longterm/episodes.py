@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from agi_core.longterm.bookkeeping import is_command_record, is_empty_reply
 
 if TYPE_CHECKING:
@@ -36,15 +34,16 @@ def mirror_episodes(store: SqliteStore, memory: LongTermMemory) -> int:
     records: list[dict[str, Any]] = []
     command_ticks: set[int] = set()
     for _seq, tick, event, context, stamp in rows:
-        details = orjson.loads(context)
+        details = store.load_json(context)
+        text = store.load_text(event)
         kind = "action" if details.get("kind") == "action" else "message"
-        if kind == "message" and is_command_record(event, details.get("source")):
+        if kind == "message" and is_command_record(text, details.get("source")):
             command_ticks.add(tick)
             continue
-        if kind == "action" and (tick in command_ticks or is_empty_reply(event)):
+        if kind == "action" and (tick in command_ticks or is_empty_reply(text)):
             continue
         speaker = "agent" if kind == "action" else details.get("source", "user")
-        records.append({"text": event, "tick": tick, "kind": kind, "speaker": speaker, "timestamp": stamp})
+        records.append({"text": text, "tick": tick, "kind": kind, "speaker": speaker, "timestamp": stamp})
     memory.add_many(records)
     store.meta_set(PROGRESS_KEY, str(rows[-1][0]))
     return len(rows)

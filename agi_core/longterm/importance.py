@@ -18,7 +18,9 @@ the seed names the categories, not the words.
 
 from __future__ import annotations
 
+import math
 import re
+from typing import Any
 
 BASE = 0.3
 TIME_BASE = 0.4
@@ -83,3 +85,10 @@ def score_importance(text: str, *, kind: str = "message", tool_calls: int = 0, t
     if len(text.strip()) < GREETING_CHARS and _GREETING.search(text):
         score += GREETING_PENALTY
     return round(min(1.0, max(0.0, score)), 6)
+
+
+def clamp_importance(value: Any) -> float | None:
+    """A given importance clamped to [0, 1]; NaN, infinities and non-numbers fall back to the heuristic (None)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return min(1.0, max(0.0, float(value)))

@@ -23,6 +23,7 @@ from typing import Any
 
 from agi_core.errors import ValidationError
 from agi_core.longterm.dates import parse_timestamp
+from agi_core.longterm.importance import clamp_importance
 from agi_core.longterm.model import IngestReport, item_id
 from agi_core.longterm.store import LongTermMemory
 
@@ -41,7 +42,7 @@ def detect_format(path: Path) -> str:
 
 
 def text_records(path: Path, tick: int = 0) -> Iterator[dict[str, Any]]:
-    raw = path.read_text(encoding="utf-8")
+    raw = path.read_text(encoding="utf-8", errors="replace")
     blocks = [b.strip() for b in re.split(r"\n\s*\n", raw)]
     if len([b for b in blocks if b]) <= 1:
         blocks = [line.strip() for line in raw.splitlines()]
@@ -56,7 +57,7 @@ def text_records(path: Path, tick: int = 0) -> Iterator[dict[str, Any]]:
 
 
 def jsonl_records(path: Path, tick: int = 0) -> Iterator[dict[str, Any]]:
-    with path.open(encoding="utf-8") as handle:
+    with path.open(encoding="utf-8", errors="replace") as handle:
         for line_no, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
@@ -77,7 +78,7 @@ def jsonl_records(path: Path, tick: int = 0) -> Iterator[dict[str, Any]]:
                 "speaker": obj.get("speaker"),
                 "timestamp": parse_timestamp(obj.get("timestamp")) or obj.get("timestamp"),
                 "session": obj.get("session") or path.name,
-                "importance": obj.get("importance"),
+                "importance": clamp_importance(obj.get("importance")),
                 "metadata": meta,
                 "id": obj.get("id") or item_id("jsonl", path.name, line_no, obj["text"]),
             }
@@ -93,7 +94,7 @@ def locomo_turn_text(turn: dict[str, Any]) -> str:
 
 
 def locomo_records(path: Path, tick: int = 0) -> Iterator[dict[str, Any]]:
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
     samples = data if isinstance(data, list) else [data]
     for s_index, sample in enumerate(samples):
         conv = sample.get("conversation", sample) if isinstance(sample, dict) else None

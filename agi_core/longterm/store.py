@@ -17,7 +17,7 @@ import numpy as np
 
 from agi_core.longterm import vectors
 from agi_core.longterm.embedder import Embedder, embedder_from_plugins
-from agi_core.longterm.importance import score_importance
+from agi_core.longterm.importance import clamp_importance, score_importance
 from agi_core.longterm.model import ITEM_COLUMNS, Hit, MemoryItem, WorkingMemory, item_id, row_to_item
 from agi_core.longterm.ranking import RankWeights, weights_for
 from agi_core.longterm.schema import migrate
@@ -125,7 +125,7 @@ class LongTermMemory:
             tick = int(rec.get("tick") or 0)
             if rec.get("id") is None:
                 rec["id"] = item_id(tick, kind, rec.get("speaker"), rec.get("timestamp"), rec.get("session"), text)
-            importance = rec.get("importance")
+            importance = clamp_importance(rec.get("importance"))
             if importance is None:
                 importance = score_importance(text, kind=kind)
             rows.append(

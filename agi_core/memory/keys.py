@@ -12,6 +12,8 @@ from collections.abc import Mapping
 
 from agi_core.errors import MemoryKeyError
 
+MAX_KEY_CHARS = 200
+"""The longest canonical key accepted (longer keys are refused with a one-line error)."""
 KEY_RE = re.compile(r"^[a-z0-9_]+/[a-z0-9_]+/[a-z0-9_]+/[a-z0-9_]+$")
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 
@@ -26,7 +28,7 @@ def segment(text: str, synonyms: Mapping[str, str]) -> str:
     result = "_".join(words(text, synonyms))
     if not result:
         raise MemoryKeyError(
-            f"{text!r} has no letters or digits to build a key segment from; use a name made of a-z, 0-9 or _"
+            f"{_shown(text)} has no letters or digits to build a key segment from; use a name made of a-z, 0-9 or _"
         )
     return result
 
@@ -57,13 +59,24 @@ def make_key(
 
 
 def check_key(key: str) -> str:
-    """Return ``key`` if it is canonical (S1-S2), else raise naming the rule and a fix."""
+    """Return ``key`` if it is canonical (S1-S2) and at most ``MAX_KEY_CHARS`` long, else raise naming the fix."""
+    if isinstance(key, str) and len(key) > MAX_KEY_CHARS:
+        raise MemoryKeyError(
+            f"key {_shown(key)} is {len(key):,} characters; canonical keys are at most {MAX_KEY_CHARS}, "
+            "so use a shorter entity name or attribute"
+        )
     if not isinstance(key, str) or not KEY_RE.match(key):
         raise MemoryKeyError(
-            f"{key!r} is not a canonical key; use <scope>/<entity_type>/<entity_id>/<attribute> "
+            f"{_shown(key)} is not a canonical key; use <scope>/<entity_type>/<entity_id>/<attribute> "
             "with lowercase letters, digits and underscores, e.g. user/person/self/favorite_color"
         )
     return key
+
+
+def _shown(value: object) -> str:
+    """``repr`` of a value in an error message, cut to a readable length and to one line."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def merge_synonyms(tables: Mapping[str, Mapping[str, str]]) -> dict[str, str]:

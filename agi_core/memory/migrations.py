@@ -45,11 +45,23 @@ def m004_long_term_memory(db: sqlite_utils.Database) -> None:
     migrate_long_term(db.conn)
 
 
+def m005_intents(db: sqlite_utils.Database) -> None:
+    """Write/external tool calls committed before they run; ``receipt_tick`` is set when their receipt commits."""
+    db.table("intents").create({"tick": int, "tool": str, "args": str, "receipt_tick": int}, pk="tick")
+
+
+def m006_blobs(db: sqlite_utils.Database) -> None:
+    """Content-addressed blobs (sha256 hex -> UTF-8 bytes) for large values; see agi_core.memory.blobs."""
+    db.execute("CREATE TABLE blobs (hash TEXT PRIMARY KEY, data BLOB NOT NULL)")
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     m001_core_tables,
     m002_checkpoints_and_archive,
     m003_rlm_state,
     m004_long_term_memory,
+    m005_intents,
+    m006_blobs,
 ]
 
 

@@ -11,10 +11,13 @@ import contextlib
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 from agi_core.errors import StorageError
+from agi_core.inputs import preview
+from agi_core.memory import blobs
 from agi_core.memory.keys import check_key
 from agi_core.memory.migrations import migrate
 from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMemory
@@ -31,6 +34,7 @@ class SqliteStore:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.conn.text_factory = _decode  # stored invalid UTF-8 reads as U+FFFD, never a crash
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute(f"PRAGMA synchronous={synchronous}")
             self.conn.execute("PRAGMA foreign_keys=ON")
@@ -87,13 +91,13 @@ class SqliteStore:
         row = self.conn.execute("SELECT value, updated_at FROM facts WHERE key = ?", (check_key(key),)).fetchone()
         if row is None:
             return SemanticRead(exists=False)
-        return SemanticRead(exists=True, value=orjson.loads(row[0]), last_updated=row[1])
+        return SemanticRead(exists=True, value=self.load_json(row[0]), last_updated=row[1])
 
     def sem_write(self, entry: SemanticEntry, tick: int) -> bool:
         """Store ``entry`` unless a newer value is stored (S5, S8, F2); True if it was written."""
         check_key(entry.key)
         try:
-            value = dumps(entry.value)
+            value = self.store_json(entry.value)
         except (TypeError, ValueError) as exc:
             raise StorageError(
                 f"value for {entry.key} is not JSON-serializable ({exc}); "
@@ -104,18 +108,25 @@ class SqliteStore:
             "ON CONFLICT(key) DO UPDATE SET id = excluded.id, value = excluded.value, fact = excluded.fact, "
             "relations = excluded.relations, updated_at = excluded.updated_at, tick = excluded.tick "
             "WHERE excluded.updated_at >= facts.updated_at",
-            (entry.key, entry.id, value, entry.fact, dumps(entry.relations), entry.updated_at, tick),
+            (entry.key, entry.id, value, _fact_text(entry.fact), dumps(entry.relations), entry.updated_at, tick),
         )
         return cursor.rowcount == 1
 
-    def facts(self, prefix: str = "") -> list[SemanticEntry]:
-        rows = self.conn.execute(  # a key range, so the primary-key index serves it
-            "SELECT id, key, value, fact, relations, updated_at FROM facts WHERE key >= ? AND key < ? ORDER BY key",
-            (prefix, prefix + "\U0010ffff"),
+    def facts(self, prefix: str = "", limit: int | None = None) -> list[SemanticEntry]:
+        """Facts whose key starts with ``prefix``, in key order; at most ``limit`` rows are read."""
+        rows = self.conn.execute(  # a key range, so the primary-key index serves it (and LIMIT stops the scan)
+            "SELECT id, key, value, fact, relations, updated_at FROM facts WHERE key >= ? AND key < ? "
+            "ORDER BY key LIMIT ?",
+            (prefix, prefix + "\U0010ffff", -1 if limit is None else limit),
         ).fetchall()
         return [
             SemanticEntry(
-                id=r[0], key=r[1], value=orjson.loads(r[2]), fact=r[3], relations=orjson.loads(r[4]), updated_at=r[5]
+                id=r[0],
+                key=r[1],
+                value=self.load_json(r[2]),
+                fact=r[3],
+                relations=orjson.loads(r[4]),
+                updated_at=r[5],
             )
             for r in rows
         ]
@@ -124,7 +135,10 @@ class SqliteStore:
     def add_episodes(self, entries: list[EpisodicEntry], tick: int) -> None:
         self.conn.executemany(
             "INSERT INTO episodes (id, tick, event, context, timestamp) VALUES (?, ?, ?, ?, ?)",
-            [(entry.id, tick, entry.event, dumps(entry.context), entry.timestamp) for entry in entries],
+            [
+                (entry.id, tick, self.store_text(entry.event), self.store_json(entry.context), entry.timestamp)
+                for entry in entries
+            ],
         )
 
     def episodes(self, limit: int | None = None, *, newest_first: bool = False) -> list[EpisodicEntry]:
@@ -133,7 +147,10 @@ class SqliteStore:
             f"SELECT id, event, context, timestamp FROM episodes ORDER BY seq {order} LIMIT ?",
             (-1 if limit is None else limit,),
         ).fetchall()
-        return [EpisodicEntry(id=r[0], event=r[1], context=orjson.loads(r[2]), timestamp=r[3]) for r in rows]
+        return [
+            EpisodicEntry(id=r[0], event=self.load_text(r[1]), context=self.load_json(r[2]), timestamp=r[3])
+            for r in rows
+        ]
 
     # -- working -----------------------------------------------------------------------
     def working(self) -> WorkingMemory:
@@ -167,3 +184,62 @@ class SqliteStore:
     def last_chain(self) -> str:
         row = self.conn.execute("SELECT chain FROM journal ORDER BY tick DESC LIMIT 1").fetchone()
         return row[0] if row else ""
+
+    # -- intents (agi_core.effects.intents) ---------------------------------------------
+    def intent_add(self, tick: int, tool: str, args_json: str) -> None:
+        self.conn.execute("INSERT INTO intents (tick, tool, args) VALUES (?, ?, ?)", (tick, tool, args_json))
+
+    def intent_receipt(self, tick: int, receipt_tick: int) -> None:
+        self.conn.execute("UPDATE intents SET receipt_tick = ? WHERE tick = ?", (receipt_tick, tick))
+
+    def intents(self, *, pending_only: bool = False) -> list[tuple[int, str, dict[str, Any], int | None]]:
+        """``(tick, tool, args, receipt_tick)`` in tick order; only those without a receipt if asked."""
+        where = "WHERE receipt_tick IS NULL " if pending_only else ""
+        rows = self.conn.execute(f"SELECT tick, tool, args, receipt_tick FROM intents {where}ORDER BY tick")
+        return [(tick, tool, orjson.loads(args), receipt) for tick, tool, args, receipt in rows]
+
+    # -- blobs ---------------------------------------------------------------------------
+    def put_blob(self, hex_digest: str, data: bytes) -> None:
+        """Store one blob (content-addressed, so storing it twice changes nothing)."""
+        self.conn.execute("INSERT OR IGNORE INTO blobs (hash, data) VALUES (?, ?)", (hex_digest, data))
+
+    def get_blob(self, hex_digest: str) -> str:
+        row = self.conn.execute("SELECT data FROM blobs WHERE hash = ?", (hex_digest,)).fetchone()
+        if row is None:
+            raise StorageError(
+                f"blob sha256:{hex_digest} is missing from {self.path}; the database was edited or truncated, "
+                "roll back to a checkpoint or restore a backup"
+            )
+        return _decode(bytes(row[0]))
+
+    def store_text(self, text: str) -> str:
+        """``text``, or its blob reference when it is large (the blob is written now)."""
+        return blobs.put_text(text, self.put_blob)
+
+    def load_text(self, text: str) -> str:
+        return blobs.resolve_text(text, self.get_blob)
+
+    def store_json(self, data: object) -> str:
+        """Canonical JSON text of ``data`` with its large strings stored as blobs."""
+        text = dumps(data)
+        if not blobs.maybe_refs(text):
+            return text
+        return dumps(blobs.externalize(data, self.put_blob))
+
+    def store_record(self, data: dict[str, Any]) -> str:
+        """A journal record's stored text: canonical JSON, large strings as blob references."""
+        return blobs.stored_record_text(data, self.put_blob)
+
+    def load_json(self, text: str) -> Any:
+        """Stored JSON text back as data, references resolved."""
+        data = orjson.loads(text)
+        return blobs.resolve(data, self.get_blob) if blobs.MARKER in text else data
+
+
+def _fact_text(fact: str) -> str:
+    """A fact's readable rendering; past the blob threshold only a preview (the value is kept whole)."""
+    return fact if len(fact) < blobs.BLOB_THRESHOLD else preview(fact)
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")

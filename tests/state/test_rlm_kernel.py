@@ -9,6 +9,7 @@ import pytest
 
 from agi_core import checkpoints
 from agi_core.errors import AgiError
+from agi_core.memory import blobs
 from agi_core.replay import replay
 from agi_core.state import ReadOnlyVariable, StateError, VariableNotFound, VariableValueError
 from agi_core.state import migrations as rlm_migrations
@@ -299,7 +300,7 @@ def test_replay_notices_a_changed_state_result(kernel, db):
         ((tick, text),) = again.conn.execute(
             'SELECT tick, record FROM journal WHERE record LIKE \'%"z_report"%\' AND record LIKE \'%"op":"get"%\''
         )
-        record = json.loads(text)
+        record = blobs.resolve(json.loads(text), again.store.get_blob)  # large strings are stored as blobs
         assert record["agent_outputs"]["state"]["value"] == "r" * 20000
         record["agent_outputs"]["state"]["value"] = "forged"
         again.conn.execute("UPDATE journal SET record = ? WHERE tick = ?", (json.dumps(record), tick))

@@ -6,30 +6,16 @@ Each agent has a ``name``, the rulebook ``rule`` code it reports as ``why``, a
 
 from __future__ import annotations
 
-import re
 import shlex
 
 import attrs
 
 from agi_core.brain.context import AgentReply, ReasonContext
 from agi_core.brain.messages import F1_SEM_MISS, F3_NO_AGENT, F5_SEM_WRITE_FAILURE
-from agi_core.brain.stage0.mathparse import MathError, evaluate, render
+from agi_core.brain.stage0 import phrases
+from agi_core.brain.stage0.habits import HABIT_AGENTS
+from agi_core.brain.stage0.mathparse import MathError, evaluate, expression_in, render
 from agi_core.model import Action
-
-R1_MATH = re.compile(r"^\s*\d+\s*([+\-*/^])\s*\d+\s*$")
-_END = r"\s*[.!?]*\s*$"
-_PROFILE_WRITE = re.compile(
-    r"^(?:please )?(?:remember(?: that)? )?my (?P<attr>[\w' -]+?) (?:is|are) (?P<value>.+?)" + _END, re.I
-)
-_PROFILE_READ = re.compile(r"^(?:what|who|where|when)(?: is|'s|’s| are) my (?P<attr>[\w' -]+?)" + _END, re.I)
-_WORLD_WRITE = re.compile(
-    r"^(?:the )?(?P<attr>[\w' -]+?) of (?P<entity>[\w' .-]+?) (?:is|are|was) (?P<value>.+?)" + _END, re.I
-)
-_WORLD_READ = re.compile(
-    r"^(?:what|who|where|when)(?: is|'s|’s| are| was) (?:the )?(?P<attr>[\w' -]+?) of "
-    r"(?P<entity>[\w' .-]+?)" + _END,
-    re.I,
-)
 
 
 def _claim(ctx: ReasonContext, key: str, value: object, text: str) -> dict[str, object]:
@@ -44,11 +30,12 @@ class MathAgent:
     inline: bool = True
 
     def matches(self, text: str) -> bool:
-        return R1_MATH.match(text) is not None
+        return expression_in(text) is not None
 
     def handle(self, ctx: ReasonContext) -> AgentReply:
+        expression = expression_in(ctx.text) or ctx.text
         try:
-            return AgentReply(f"{ctx.text.strip()} = {render(evaluate(ctx.text))}")
+            return AgentReply(f"{expression} = {render(evaluate(expression))}")
         except MathError as exc:
             return AgentReply(str(exc))
 
@@ -63,23 +50,23 @@ class ProfileAgent:
     inline: bool = True
 
     def matches(self, text: str) -> bool:
-        return "my favo" in text.lower() or bool(_PROFILE_WRITE.match(text) or _PROFILE_READ.match(text))
+        return "my favo" in text.lower() or bool(phrases.profile_write(text) or phrases.profile_read(text))
 
     def handle(self, ctx: ReasonContext) -> AgentReply:
         raw = ctx.state.input.raw.strip()
-        if found := _PROFILE_READ.match(raw):
-            key = ctx.key("user", "person", "self", found["attr"])
+        if (attr := phrases.profile_read(raw)) is not None:
+            key = ctx.key("user", "person", "self", attr)
             read = ctx.sem_read(key)
             if not read.exists:
                 return AgentReply(F1_SEM_MISS, focus="user/person/self")
-            text = f"Your {found['attr'].strip().lower()} is {read.value}."
+            text = f"Your {attr.strip().lower()} is {read.value}."
             return AgentReply(text, claims=[_claim(ctx, key, read.value, text)], focus="user/person/self")
-        if found := _PROFILE_WRITE.match(raw):
-            key = ctx.key("user", "person", "self", found["attr"])
-            value = found["value"].strip()
-            if not ctx.sem_write(key, value, f"the user's {found['attr'].strip().lower()} is {value}"):
+        if (written := phrases.profile_write(raw)) is not None:
+            key = ctx.key("user", "person", "self", written[0])
+            attr, value = written[0].strip().lower(), written[1].strip()
+            if not ctx.sem_write(key, value, f"the user's {attr} is {value}"):
                 return AgentReply(F5_SEM_WRITE_FAILURE, focus="user/person/self")
-            return AgentReply(f"Got it: your {found['attr'].strip().lower()} is {value}.", focus="user/person/self")
+            return AgentReply(f"Got it: your {attr} is {value}.", focus="user/person/self")
         return AgentReply(F3_NO_AGENT)
 
 
@@ -93,20 +80,20 @@ class KnowledgeAgent:
     inline: bool = True
 
     def matches(self, text: str) -> bool:
-        return bool(_WORLD_READ.match(text) or _WORLD_WRITE.match(text))
+        return bool(phrases.world_read(text) or phrases.world_write(text))
 
     def handle(self, ctx: ReasonContext) -> AgentReply:
         raw = ctx.state.input.raw.strip()
-        if found := _WORLD_READ.match(raw):
-            attr, entity = found["attr"].strip().lower(), found["entity"].strip()
+        if (read_parts := phrases.world_read(raw)) is not None:
+            attr, entity = read_parts[0].strip().lower(), read_parts[1].strip()
             key = ctx.key("world", "entity", entity, attr)
             read = ctx.sem_read(key)
             if not read.exists:
                 return AgentReply(F1_SEM_MISS, focus=key.rsplit("/", 1)[0])
             text = f"The {attr} of {entity} is {read.value}."
             return AgentReply(text, claims=[_claim(ctx, key, read.value, text)], focus=key.rsplit("/", 1)[0])
-        if found := _WORLD_WRITE.match(raw):
-            attr, entity, value = found["attr"].strip().lower(), found["entity"].strip(), found["value"].strip()
+        if (parts := phrases.world_write(raw)) is not None:
+            attr, entity, value = parts[0].strip().lower(), parts[1].strip(), parts[2].strip()
             key = ctx.key("world", "entity", entity, attr)
             if not ctx.sem_write(key, value, f"the {attr} of {entity} is {value}"):
                 return AgentReply(F5_SEM_WRITE_FAILURE, focus=key.rsplit("/", 1)[0])
@@ -160,6 +147,6 @@ class ToolCommandAgent:
         return AgentReply(f"calling {name}", action=Action(type="tool", name=name, args=args))
 
 
-STAGE0_AGENTS = (ToolCommandAgent(), MathAgent(), ProfileAgent(), KnowledgeAgent(), GenericAgent())
+STAGE0_AGENTS = (ToolCommandAgent(), MathAgent(), ProfileAgent(), KnowledgeAgent(), *HABIT_AGENTS, GenericAgent())
 
 __all__ = ["STAGE0_AGENTS", "GenericAgent", "KnowledgeAgent", "MathAgent", "ProfileAgent", "ToolCommandAgent"]

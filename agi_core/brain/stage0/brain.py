@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import concurrent.futures
 from collections.abc import Iterable
 from typing import Any
 
 from agi_core.brain.context import AgentReply, Decision, ReasonContext
 from agi_core.brain.messages import F3_NO_AGENT, F4_AGENT_FAILURE
 from agi_core.brain.stage0.council import deliberate
+from agi_core.effects import TimedOut, call_with_timeout, describe, must_propagate
 from agi_core.errors import MemoryKeyError
 from agi_core.model import Action, Plan, RouterDecision
 
@@ -23,49 +23,62 @@ class Stage0Brain:
     def __init__(self, agents: Iterable[Any], *, timeout_s: float = 30.0) -> None:
         self.agents = sorted(agents, key=lambda agent: (agent.priority, agent.name))
         self.timeout_s = timeout_s
-        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
 
-    def route(self, text: str) -> Any | None:
-        """The first agent (by priority) whose rule matches ``text``."""
-        return next((agent for agent in self.agents if agent.matches(text)), None)
+    def route(self, text: str, failures: dict[str, Any] | None = None) -> Any | None:
+        """The first agent (by priority) whose rule matches ``text``.
+
+        An agent whose ``matches`` raises is skipped; its error goes into ``failures``.
+        """
+        for agent in self.agents:
+            try:
+                if agent.matches(text):
+                    return agent
+            except BaseException as exc:
+                if must_propagate(exc):
+                    raise
+                if failures is not None:
+                    failures[agent.name] = {"error": describe(exc)}
+        return None
 
     def _run(self, agent: Any, ctx: ReasonContext) -> AgentReply:
         """Run ``agent`` under the timeout; agents marked ``inline = True`` (pure rules) run directly."""
         if self.timeout_s <= 0 or getattr(agent, "inline", False):
-            return agent.handle(ctx)
-        if self._executor is None:
-            self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="agi-agent")
-        future = self._executor.submit(agent.handle, ctx)
-        try:
-            return future.result(timeout=self.timeout_s)
-        except concurrent.futures.TimeoutError:
-            ctx.closed = True
-            self._executor.shutdown(wait=False)
-            self._executor = None
-            raise TimeoutError(f"{agent.name} took longer than {self.timeout_s} s") from None
+            reply = agent.handle(ctx)
+        else:
+            try:
+                reply = call_with_timeout(agent.handle, (ctx,), self.timeout_s)
+            except TimedOut:
+                ctx.closed = True
+                raise TimeoutError(f"{agent.name} took longer than {self.timeout_s} s") from None
+        if not isinstance(reply, AgentReply):
+            raise TypeError(f"{agent.name}.handle returned {type(reply).__name__}, not an AgentReply")
+        return reply
 
     def reason(self, ctx: ReasonContext) -> Decision:
-        agent = self.route(ctx.text)
+        failed_rules: dict[str, Any] = {}
+        agent = self.route(ctx.text, failed_rules)
         fallback = next((a for a in self.agents if a.name == FALLBACK), None)
-        degraded: list[str] = []
+        degraded: list[str] = list(failed_rules)
         if agent is None:
             chosen = fallback.name if fallback else FALLBACK
             decision = RouterDecision(agent=chosen, why="matched_R4_fallback")
             reply = AgentReply(F3_NO_AGENT)
-            outputs: dict[str, Any] = {chosen: reply.text}
+            outputs: dict[str, Any] = {**failed_rules, chosen: reply.text}
             selected = [chosen]
         else:
             decision = RouterDecision(agent=agent.name, why=agent.rule)
             selected = [agent.name]
             try:
                 reply = self._run(agent, ctx)
-                outputs = {agent.name: reply.text}
+                outputs = {**failed_rules, agent.name: reply.text}
             except MemoryKeyError as exc:
                 reply = AgentReply(str(exc))
-                outputs = {agent.name: reply.text}
-            except Exception as exc:  # noqa: BLE001 - F4: an agent's failure degrades, never crashes
+                outputs = {**failed_rules, agent.name: reply.text}
+            except BaseException as exc:  # F4: an agent's failure (SystemExit included) degrades, never crashes
+                if must_propagate(exc):
+                    raise
                 degraded.append(agent.name)
-                outputs = {agent.name: {"error": f"{type(exc).__name__}: {exc}"}}
+                outputs = {**failed_rules, agent.name: {"error": f"{type(exc).__name__}: {exc}"}}
                 if fallback is not None and fallback is not agent:
                     selected.append(fallback.name)
                     outputs[fallback.name] = F4_AGENT_FAILURE
@@ -88,6 +101,4 @@ class Stage0Brain:
         )
 
     def close(self) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=False)
-            self._executor = None
+        """Nothing to release: agents run on the shared daemon workers of :mod:`agi_core.effects`."""

@@ -1,20 +1,30 @@
 """Safe arithmetic: a whitelist walk over Python's AST; never ``eval``.
 
-``^`` means power (as in the rulebook's R1), ``**`` too. Exponents and results are
-bounded so "9^999999999" is refused instead of hanging the tick.
+Numbers, ``+ - * / // % **``, unary ``-``/``+`` and parentheses; ``^`` means power (as in
+the rulebook's R1). Values are exact fractions: a decimal literal is read from its text
+("0.1" is 1/10), so "0.1 + 0.2" is 0.3. The expression's length, exponents and the size
+of every intermediate result are bounded, so "2 ** 99999999" is refused at once.
 """
 
 from __future__ import annotations
 
 import ast
+import decimal
 import operator
 from fractions import Fraction
 
+from agi_core.brain.stage0.phrases import lower_ascii, strip_end
 from agi_core.errors import AgiError
 
 MAX_EXPONENT = 10_000
 MAX_DIGITS = 4_300
 MAX_LENGTH = 200
+PLACES = 10
+#: a number past this many bits has more than MAX_DIGITS decimal digits
+_MAX_BITS = int(MAX_DIGITS * 3.3219280948873626)
+_EXPRESSION_CHARS = frozenset("0123456789.+-*/%^() ")
+_OPERATORS = frozenset("+-*/%^")
+_QUESTION_PREFIXES = ("what is ", "what's ", "what’s ", "whats ", "how much is ", "calculate ", "compute ")
 
 
 class MathError(AgiError):
@@ -26,27 +36,69 @@ _BINARY = {
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,
     ast.Div: operator.truediv,
-    ast.Pow: operator.pow,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
 }
+_DIVIDE_BY_ZERO = "I can’t divide by zero: the result is undefined."
+_TOO_LARGE = "That result is too large to show."
 
 
-def _eval(node: ast.AST) -> Fraction:
-    if isinstance(node, ast.Expression):
-        return _eval(node.body)
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+def expression_in(text: str) -> str | None:
+    """The arithmetic in ``text`` ("what is 12 * 12?" → "12 * 12"), or None if it is not arithmetic.
+
+    A question prefix and trailing ``? ! .`` or ``=`` are dropped; what is left must be
+    only digits, ``.``, operators, parentheses and spaces, with a digit and an operator.
+    """
+    body = text.strip()
+    low = lower_ascii(body)
+    for prefix in _QUESTION_PREFIXES:
+        if low.startswith(prefix):
+            body = body[len(prefix) :]
+            break
+    body = strip_end(body).rstrip("= ").strip()
+    chars = set(body)
+    if not chars <= _EXPRESSION_CHARS or not chars & _OPERATORS or not any(c.isdigit() for c in body):
+        return None
+    return body
+
+
+def _number(node: ast.Constant, source: str) -> Fraction:
+    """The exact value of a literal: decimals from their text, not from the float."""
+    if isinstance(node.value, int):
         return Fraction(node.value)
+    text = ast.get_source_segment(source, node) or repr(node.value)
+    try:
+        number = decimal.Decimal(text.replace("_", ""))
+    except decimal.InvalidOperation:
+        raise MathError("I could not read that number.") from None
+    if not number.is_finite() or abs(number.adjusted()) > MAX_DIGITS:
+        raise MathError(_TOO_LARGE)
+    return Fraction(number)
+
+
+def _checked(value: Fraction) -> Fraction:
+    if value.numerator.bit_length() > 4 * _MAX_BITS or value.denominator.bit_length() > 4 * _MAX_BITS:
+        raise MathError(_TOO_LARGE)
+    return value
+
+
+def _eval(node: ast.AST, source: str) -> Fraction:
+    if isinstance(node, ast.Expression):
+        return _eval(node.body, source)
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+        return _number(node, source)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return -_eval(node.operand)
+        return -_eval(node.operand, source)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.UAdd):
-        return _eval(node.operand)
+        return _eval(node.operand, source)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        return _checked(_power(_eval(node.left, source), _eval(node.right, source)))
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        left, right = _eval(node.left), _eval(node.right)
-        if isinstance(node.op, ast.Div) and right == 0:
-            raise MathError("I can’t divide by zero: the result is undefined.")
-        if isinstance(node.op, ast.Pow):
-            return _power(left, right)
-        return _BINARY[type(node.op)](left, right)
-    raise MathError("I can only compute numbers with + - * / ^ and parentheses.")
+        left, right = _eval(node.left, source), _eval(node.right, source)
+        if right == 0 and isinstance(node.op, ast.Div | ast.FloorDiv | ast.Mod):
+            raise MathError(_DIVIDE_BY_ZERO)
+        return _checked(Fraction(_BINARY[type(node.op)](left, right)))
+    raise MathError("I can only compute numbers with + - * / // % ^ and parentheses.")
 
 
 def _power(base: Fraction, exponent: Fraction) -> Fraction:
@@ -54,11 +106,11 @@ def _power(base: Fraction, exponent: Fraction) -> Fraction:
         raise MathError("I can only raise numbers to whole powers.")
     if abs(exponent) > MAX_EXPONENT:
         raise MathError(f"That exponent is too large; I compute powers up to {MAX_EXPONENT}.")
-    digits = max(len(str(base.numerator)), len(str(base.denominator)))
-    if digits * abs(exponent) > 5 * MAX_DIGITS:
-        raise MathError("That result is too large to show.")
+    bits = max(base.numerator.bit_length(), base.denominator.bit_length())
+    if bits * abs(exponent) > 5 * _MAX_BITS:
+        raise MathError(_TOO_LARGE)
     if base == 0 and exponent < 0:
-        raise MathError("I can’t divide by zero: the result is undefined.")
+        raise MathError(_DIVIDE_BY_ZERO)
     return base ** int(exponent)
 
 
@@ -66,19 +118,27 @@ def evaluate(expression: str) -> Fraction:
     """The exact value of ``expression``; raises :class:`MathError` with a reply-ready message."""
     if len(expression) > MAX_LENGTH:
         raise MathError(f"That expression is too long; I take up to {MAX_LENGTH} characters.")
+    source = expression.replace("^", "**")
     try:
-        tree = ast.parse(expression.replace("^", "**"), mode="eval")
-    except SyntaxError:
+        tree = ast.parse(source, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         raise MathError("I could not read that as arithmetic.") from None
-    value = _eval(tree)
-    if len(str(value.numerator)) > MAX_DIGITS or len(str(value.denominator)) > MAX_DIGITS:
-        raise MathError("That result is too large to show.")
+    value = _eval(tree, source)
+    if value.numerator.bit_length() > _MAX_BITS or value.denominator.bit_length() > _MAX_BITS:
+        raise MathError(_TOO_LARGE)
     return value
 
 
 def render(value: Fraction) -> str:
-    """An integer as is, anything else as a decimal with at most 10 places."""
+    """An integer as is; anything else as a decimal rounded to at most 10 places
+    (a non-zero value that rounds to 0 in scientific notation, 10 significant digits)."""
     if value.denominator == 1:
         return str(value.numerator)
-    text = f"{float(value):.10f}".rstrip("0").rstrip(".")
-    return text
+    digits = (abs(value.numerator) // value.denominator).bit_length() // 3 + PLACES + 10
+    with decimal.localcontext(decimal.Context(prec=digits, rounding=decimal.ROUND_HALF_EVEN)):
+        exact = decimal.Decimal(value.numerator) / decimal.Decimal(value.denominator)
+        rounded = exact.quantize(decimal.Decimal(1).scaleb(-PLACES))
+    if rounded == 0:
+        mantissa, exponent = f"{exact:.{PLACES - 1}E}".split("E")
+        return f"{mantissa.rstrip('0').rstrip('.')}E{exponent}"
+    return f"{rounded:f}".rstrip("0").rstrip(".")

@@ -1,0 +1,190 @@
+"""Router agents for B.L.A.S.T.'s CLI habits, in plain words (tried after R1-R3).
+
+- "what do you remember?": the stored facts about the user (each read and cited) and the
+  latest exchanges;
+- "read file notes.txt", "list files", "list files in docs": the confined, read-only
+  ``file_read`` / ``file_list`` tools;
+- "why did you say that?": the previous tick's router decision, agents and evidence
+  (show-thought; ``/why`` in ``agi chat`` shows the same for the last tick).
+
+Each phrase is matched by plain string tests on the normalized text, never a regex.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import orjson
+
+from agi_core.brain.context import AgentReply, ReasonContext
+from agi_core.brain.messages import F3_NO_AGENT
+from agi_core.brain.stage0.explain import decision_sentence
+from agi_core.brain.stage0.phrases import lower_ascii, strip_end
+from agi_core.model import Action
+from agi_core.serialization import dumps
+
+MAX_LISTED_FACTS = 10
+USER_PREFIX = "user/"
+RECALL_PHRASES = frozenset(
+    {
+        "what do you remember",
+        "what do you remember about me",
+        "what do you know",
+        "what do you know about me",
+        "what have you remembered",
+        "what did i tell you",
+    }
+)
+EXPLAIN_PHRASES = frozenset(
+    {
+        "why",
+        "why did you say that",
+        "why did you say this",
+        "why that",
+        "how did you get that",
+        "explain that",
+        "explain your answer",
+        "show your thinking",
+        "show thought",
+    }
+)
+READ_PREFIXES = ("read file ", "read the file ", "show file ", "show me file ", "show me the file ", "open file ")
+LIST_PHRASES = frozenset({"list files", "list the files", "list my files", "show files", "show me the files"})
+LIST_PREFIXES = ("list files in ", "list the files in ", "list folder ", "list the folder ", "list directory ")
+
+
+def _phrase(text: str) -> str:
+    return lower_ascii(strip_end(text.strip()))
+
+
+def _unquote(text: str) -> str:
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        return text[1:-1]
+    return text
+
+
+def file_request(text: str) -> tuple[str, str] | None:
+    """``(tool, path)`` for "read file X", "list files", "list files in X"; None otherwise."""
+    body = strip_end(text.strip())
+    low = lower_ascii(body)
+    if low in LIST_PHRASES:
+        return "file_list", "."
+    for prefixes, tool in ((READ_PREFIXES, "file_read"), (LIST_PREFIXES, "file_list")):
+        for prefix in prefixes:
+            if low.startswith(prefix) and (path := _unquote(body[len(prefix) :])):
+                return tool, path
+    return None
+
+
+@attrs.frozen
+class FileAgent:
+    """Plain-word file requests become the confined read-only file tools (effect ``read``)."""
+
+    name: str = "file_agent"
+    rule: str = "matched_file_request"
+    priority: int = 40
+    inline: bool = True
+
+    def matches(self, text: str) -> bool:
+        return file_request(text) is not None
+
+    def handle(self, ctx: ReasonContext) -> AgentReply:
+        # the raw text keeps a path's spaces; the normalized one is what the router saw
+        request = file_request(ctx.state.input.raw) or file_request(ctx.text)
+        if request is None:
+            return AgentReply(F3_NO_AGENT)
+        tool, path = request
+        return AgentReply(f"calling {tool}", action=Action(type="tool", name=tool, args={"path": path}))
+
+
+def _fact_text(key: str, value: Any) -> str:
+    _scope, entity_type, entity, attribute = key.split("/")
+    if (entity_type, entity) == ("person", "self"):
+        return f"your {attribute.replace('_', ' ')} is {value if isinstance(value, str) else dumps(value)}"
+    return f"{key} = {dumps(value)}"
+
+
+def quoted(text: object, limit: int = 80) -> str:
+    """``text`` in typographic quotes, cut to ``limit`` characters."""
+    text = str(text)
+    return f"“{text if len(text) <= limit else text[: limit - 1] + '…'}”"
+
+
+def _recent(episodes: list[dict[str, Any]]) -> str:
+    said = []
+    for episode in reversed(episodes):  # recalled newest first
+        kind = (episode.get("context") or {}).get("kind")
+        said.append(f"{'you said' if kind == 'input' else 'I said'} {quoted(episode.get('event'))}")
+    return "; ".join(said)
+
+
+@attrs.frozen
+class RecallAgent:
+    """Answers "what do you remember?": the user's stored facts (read and cited) and the latest exchanges."""
+
+    name: str = "recall_agent"
+    rule: str = "matched_recall_request"
+    priority: int = 41
+    inline: bool = True
+
+    def matches(self, text: str) -> bool:
+        return _phrase(text) in RECALL_PHRASES
+
+    def handle(self, ctx: ReasonContext) -> AgentReply:
+        keys = [fact.key for fact in ctx.store.facts(USER_PREFIX)]
+        claims: list[dict[str, Any]] = []
+        parts: list[str] = []
+        for key in keys[:MAX_LISTED_FACTS]:
+            read = ctx.sem_read(key)
+            text = _fact_text(key, read.value)
+            parts.append(text)
+            claims.append(
+                {
+                    "id": f"c{len(claims) + 1}",
+                    "key": key,
+                    "value": read.value,
+                    "text": text,
+                    "evidence": ctx.evidence_for(key),
+                }
+            )
+        if parts:
+            more = f" (and {len(keys) - MAX_LISTED_FACTS} more)" if len(keys) > MAX_LISTED_FACTS else ""
+            known = (
+                f"I remember {len(keys)} {'fact' if len(keys) == 1 else 'facts'} about you: "
+                + "; ".join(parts)
+                + more
+                + "."
+            )
+        else:
+            known = "I don’t have anything stored about you yet."
+        recent = _recent(list(ctx.state.recalled.episodic))
+        reply = f"{known} Lately: {recent}." if recent else known
+        return AgentReply(reply, claims=claims)
+
+
+@attrs.frozen
+class ExplainAgent:
+    """Answers "why did you say that?": the previous tick's decision, read from the journal."""
+
+    name: str = "explain_agent"
+    rule: str = "matched_show_thought"
+    priority: int = 42
+    inline: bool = True
+
+    def matches(self, text: str) -> bool:
+        return _phrase(text) in EXPLAIN_PHRASES
+
+    def handle(self, ctx: ReasonContext) -> AgentReply:
+        previous = next(
+            (row for row in list(ctx.store.journal_rows(since=ctx.tick - 2)) if row[0] == ctx.tick - 1), None
+        )
+        if previous is None:
+            return AgentReply("I haven’t said anything yet, so there is nothing to explain.")
+        return AgentReply(decision_sentence(orjson.loads(previous[2])))
+
+
+HABIT_AGENTS = (FileAgent(), RecallAgent(), ExplainAgent())
+
+__all__ = ["HABIT_AGENTS", "ExplainAgent", "FileAgent", "RecallAgent", "file_request"]

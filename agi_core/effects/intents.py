@@ -1,0 +1,131 @@
+"""Intent → execute → receipt for ``write`` and ``external`` tools.
+
+1. The tick that decides the call commits it as an **intent**: its journal record's
+   observation is ``{"intent": "pending", "args": …, "policy": …}`` and a row of the
+   ``intents`` table (tick, tool, args) is written in the same transaction.
+2. After that commit the kernel runs the tool (timeout, isolation, result check as for
+   any tool), outside any transaction.
+3. A **receipt tick** (kernel command ``receipt``, input source ``event``) records the
+   tool's observation as its ``tool_observation`` external and marks the intent row
+   with the receipt's tick, in its own transaction.
+
+Replay serves both ticks' observations from the journal and never runs the tool. A
+kill between 1 and 3 leaves an intent without a receipt: it is reported
+(:func:`pending`, ``agi intents``, one line on stderr when the CLI opens the agent) and
+never run again on its own. :func:`retry` runs it again only when the tool declares an
+``idempotency_key``; :func:`abandon` closes it with a failed receipt.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from agi_core.effects import calls
+from agi_core.errors import ToolError
+from agi_core.model import Action, JournalRecord, Observation
+from agi_core.serialization import dumps, to_data
+from agi_core.tools import ToolContext
+
+if TYPE_CHECKING:
+    from agi_core.brain.context import ReasonContext
+    from agi_core.kernel import Kernel
+
+
+@attrs.frozen
+class Intent:
+    """A write/external call committed before it runs; ``receipt_tick`` is None until its receipt commits."""
+
+    tick: int
+    tool: str
+    args: dict[str, Any]
+    receipt_tick: int | None = None
+
+    def line(self) -> str:
+        """One line for ``agi intents`` and the warning on open."""
+        return f"tick {self.tick}: {self.tool} {dumps(self.args)}"
+
+
+def idempotency_value(kernel: Kernel, tick: int, tool: str) -> str:
+    """The key given to a tool's ``idempotency_key`` parameter when the caller gave none (same on retry)."""
+    return "agi-" + kernel.determinism.sign(f"intent|{tick}|{tool}")[:32]
+
+
+def record(kernel: Kernel, tick: int, tool: str, args: dict[str, Any]) -> Intent:
+    """Store the intent in the tick's transaction (live and in replay alike)."""
+    kernel.store.intent_add(tick, tool, dumps(args))
+    return Intent(tick, tool, args)
+
+
+def pending(kernel: Kernel) -> list[Intent]:
+    """Intents without a receipt, oldest first."""
+    return [Intent(*row) for row in kernel.store.intents(pending_only=True)]
+
+
+def _pending_at(kernel: Kernel, tick: int) -> Intent:
+    found = next((intent for intent in pending(kernel) if intent.tick == tick), None)
+    if found is None:
+        raise ToolError(f"no pending intent at tick {tick}; list them with agi intents")
+    return found
+
+
+def settle(kernel: Kernel, intent: Intent) -> JournalRecord:
+    """Run the committed intent's tool now and commit its receipt tick (returned)."""
+    tool = kernel.tools.get(intent.tool)
+    if tool is None:
+        observation = Observation(success=False, error=f"tool {intent.tool!r} is no longer installed")
+        return _receipt_tick(kernel, intent, observation, 0)
+    context = ToolContext(workspace=kernel.workspace, determinism=kernel.determinism, live=kernel.config.live)
+    before = kernel.determinism.counter
+    try:
+        observation = calls.run(
+            tool,
+            intent.args,
+            context,
+            timeout_s=kernel.config.timeout_s,
+            plugin=kernel.tool_plugins.get(tool.name, "?"),
+            report=kernel.plugins.report_failure,
+        )
+    finally:  # the receipt tick draws them again, so live and replay count alike
+        draws, kernel.determinism.counter = kernel.determinism.counter - before, before
+    return _receipt_tick(kernel, intent, observation, draws)
+
+
+def retry(kernel: Kernel, tick: int) -> JournalRecord:
+    """Run a pending intent again; only for tools that declare an ``idempotency_key``."""
+    intent = _pending_at(kernel, tick)
+    tool = kernel.tools.get(intent.tool)
+    if tool is None or not tool.definition.idempotency_key:
+        raise ToolError(
+            f"tool {intent.tool!r} declares no idempotency_key, so the intent of tick {tick} may already have "
+            f"taken effect; check by hand, then close it with agi intents --abandon {tick}"
+        )
+    return settle(kernel, intent)
+
+
+def abandon(kernel: Kernel, tick: int) -> JournalRecord:
+    """Close a pending intent without running it (its effect is unknown): a failed receipt."""
+    intent = _pending_at(kernel, tick)
+    error = f"abandoned: the intent of tick {tick} was never confirmed; its effect is unknown"
+    return _receipt_tick(kernel, intent, Observation(success=False, payload={"abandoned": True}, error=error), 0)
+
+
+def _receipt_tick(kernel: Kernel, intent: Intent, observation: Observation, draws: int) -> JournalRecord:
+    payload = {"policy": f"intent of tick {intent.tick}", **observation.payload}
+    kernel._receipt = {**to_data(attrs.evolve(observation, payload=payload)), "draws": draws}
+    try:
+        return kernel.command("receipt", {"intent": intent.tick, "tool": intent.tool})
+    finally:
+        kernel._receipt = None
+
+
+def receipt_command(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any, Action]:
+    """Kernel command ``receipt``: mark the intent and act it out with the recorded observation."""
+    intent = _pending_at(kernel, int(args["intent"]))
+    kernel.store.intent_receipt(intent.tick, ctx.tick)
+    text = f"receipt of the intent of tick {intent.tick}"
+    return text, {"intent": intent.tick}, Action(type="tool", name=intent.tool, args=intent.args)
+
+
+__all__ = ["Intent", "abandon", "pending", "receipt_command", "record", "retry", "settle"]

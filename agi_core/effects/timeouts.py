@@ -1,0 +1,99 @@
+"""Running plugin code under a timeout, on daemon worker threads that may be abandoned.
+
+A call that overruns is abandoned: its thread is left behind (a daemon, so it never keeps
+the process alive) and the caller gets :class:`TimedOut`. Workers are reused while they
+finish in time, so a call costs a queue hand-off, not a thread start. ``async def``
+functions are awaited with ``asyncio.run`` on the worker, under the same timeout.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from agi_core.errors import AgiError
+
+
+class TimedOut(AgiError):
+    """A plugin call ran past its timeout and was abandoned."""
+
+
+class _Job:
+    def __init__(self, function: Callable[..., Any], args: tuple[Any, ...], timeout_s: float) -> None:
+        self.function, self.args, self.timeout_s = function, args, timeout_s
+        self.done = threading.Event()
+        self.value: Any = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            value = self.function(*self.args)
+            if hasattr(value, "__await__"):  # an async def tool: await it here (asyncio loads only then)
+                import asyncio
+
+                value = asyncio.run(_awaited(value, self.timeout_s))
+            self.value = value
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller, who isolates it
+            self.error = exc
+        finally:
+            self.done.set()
+
+
+async def _awaited(awaitable: Any, timeout_s: float) -> Any:
+    """Await under the same timeout, cancelling the coroutine when it overruns."""
+    import asyncio
+
+    limit = asyncio.timeout(timeout_s if timeout_s > 0 else None)
+    try:
+        async with limit:
+            return await awaitable
+    except TimeoutError:
+        if limit.expired():
+            raise TimedOut(f"timed out after {timeout_s:g} s") from None
+        raise
+
+
+class _Worker:
+    def __init__(self) -> None:
+        self.jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        threading.Thread(target=self._loop, name="agi-plugin-call", daemon=True).start()
+
+    def _loop(self) -> None:
+        while True:
+            self.jobs.get().run()
+
+
+_idle: list[_Worker] = []
+_lock = threading.Lock()
+
+
+def _take_worker() -> _Worker:
+    with _lock:
+        return _idle.pop() if _idle else _Worker()
+
+
+def _give_back(worker: _Worker) -> None:
+    with _lock:
+        _idle.append(worker)
+
+
+def call_with_timeout(function: Callable[..., Any], args: tuple[Any, ...], timeout_s: float) -> Any:
+    """``function(*args)`` (awaited if it is a coroutine), or :class:`TimedOut` after ``timeout_s``.
+
+    Whatever the call raises is raised here, ``SystemExit`` included. ``timeout_s <= 0``
+    runs it in the calling thread, with no timeout.
+    """
+    job = _Job(function, args, timeout_s)
+    if timeout_s <= 0:
+        job.run()
+    else:
+        worker = _take_worker()
+        worker.jobs.put(job)
+        if not job.done.wait(timeout_s):
+            raise TimedOut(f"timed out after {timeout_s:g} s")
+        _give_back(worker)
+    if job.error is not None:
+        raise job.error
+    return job.value

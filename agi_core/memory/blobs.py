@@ -1,0 +1,122 @@
+"""Content-addressed blobs: large strings stored once, referenced by their sha256.
+
+Any string of ``BLOB_THRESHOLD`` characters or more inside stored JSON (a journal record,
+a fact value, an episode) is replaced by the reference ``agi:blob:sha256:<hex>`` and its
+UTF-8 bytes go to the ``blobs`` table, in the same transaction. Equal strings share one
+blob, so an input that appears in the record, its externals and its episode is stored
+once. A string that merely *looks* like a reference is always stored as a blob itself, so
+every reference in the database is a real one. Blobs are immutable, never deleted and
+covered by the journal's chain through their hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from typing import Any
+
+BLOB_THRESHOLD = 4096
+MARKER = "agi:blob:sha256:"
+NORMALIZED = ":normalized"
+"""Suffix of a reference to the ``normalized`` form of an input stored as a blob."""
+
+REF_RE = re.compile(r"agi:blob:sha256:([0-9a-f]{64})")
+
+Put = Callable[[str, bytes], None]
+Get = Callable[[str], str]
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def needs_blob(text: str) -> bool:
+    return len(text) >= BLOB_THRESHOLD or text.startswith(MARKER)
+
+
+def maybe_refs(json_text: str) -> bool:
+    """Cheap test: could this stored text hold references (or strings that must become blobs)?"""
+    return MARKER in json_text or len(json_text) >= BLOB_THRESHOLD
+
+
+def put_text(text: str, put: Put, seen: dict[str, str] | None = None) -> str:
+    """The reference of ``text`` (stored through ``put``), or ``text`` itself when it is short."""
+    if not needs_blob(text):
+        return text
+    if seen is not None and text in seen:
+        return seen[text]
+    data = text.encode("utf-8")
+    ref = MARKER + hashlib.sha256(data).hexdigest()
+    put(ref[len(MARKER) :], data)
+    if seen is not None:
+        seen[text] = ref
+    return ref
+
+
+def externalize(data: Any, put: Put, seen: dict[str, str] | None = None) -> Any:
+    """``data`` with its large strings (values only, never keys) replaced by references."""
+    seen = {} if seen is None else seen
+    if isinstance(data, str):
+        return put_text(data, put, seen)
+    if isinstance(data, dict):
+        return {key: externalize(value, put, seen) for key, value in data.items()}
+    if isinstance(data, list):
+        return [externalize(value, put, seen) for value in data]
+    return data
+
+
+def externalize_record(data: dict[str, Any], put: Put) -> dict[str, Any]:
+    """A journal record with large strings as references; a large input is stored once.
+
+    The input's ``normalized`` form, when it is the kernel's normalization of ``raw``,
+    becomes ``<ref of raw>:normalized`` instead of a second blob.
+    """
+    from agi_core.kernel import normalize
+
+    seen: dict[str, str] = {}
+    raw = (data.get("input") or {}).get("raw")
+    if isinstance(raw, str) and needs_blob(raw):
+        ref = put_text(raw, put, seen)
+        normalized = normalize(raw)
+        if normalized not in seen:
+            seen[normalized] = ref + NORMALIZED
+    result = externalize(data, put, seen)
+    return result if isinstance(result, dict) else data
+
+
+def stored_record_text(data: dict[str, Any], put: Put) -> str:
+    """The text a journal record is stored (and chained) as: canonical JSON, large strings as references."""
+    from agi_core.serialization import dumps
+
+    text = dumps(data)
+    return dumps(externalize_record(data, put)) if maybe_refs(text) else text
+
+
+def resolve_text(text: str, get: Get) -> str:
+    """The string a reference stands for (``text`` itself when it is not a reference)."""
+    if not text.startswith(MARKER):
+        return text
+    hex_digest = text[len(MARKER) : len(MARKER) + 64]
+    full = get(hex_digest)
+    if text.endswith(NORMALIZED):
+        from agi_core.kernel import normalize
+
+        return normalize(full)
+    return full
+
+
+def resolve(data: Any, get: Get) -> Any:
+    """``data`` with every reference replaced by the string it stands for."""
+    if isinstance(data, str):
+        return resolve_text(data, get)
+    if isinstance(data, dict):
+        return {key: resolve(value, get) for key, value in data.items()}
+    if isinstance(data, list):
+        return [resolve(value, get) for value in data]
+    return data
+
+
+def refs_in(json_text: str) -> set[str]:
+    """The blob hashes a stored text refers to."""
+    return set(REF_RE.findall(json_text)) if MARKER in json_text else set()
