@@ -78,12 +78,22 @@ def provider_factory(kernel: Kernel) -> tuple[str, Callable[[], Provider]]:
         raise ConfigError(
             f"no LLM provider named {name!r} (AGI_LLM_PROVIDER); installed: {', '.join(sorted(registered)) or 'none'}"
         )
-    built: list[Provider] = []
+    return name, LazyProvider(name, registered[name])
 
-    def build() -> Provider:
-        if not built:
+
+class LazyProvider:
+    """Builds the provider on the first call (building may load a model or contact a server);
+    :meth:`close` closes it if it was built."""
+
+    def __init__(self, name: str, factory: Callable[..., Provider]) -> None:
+        self.name = name
+        self.factory = factory
+        self.provider: Provider | None = None
+
+    def __call__(self) -> Provider:
+        if self.provider is None:
             options: dict[str, Any] = {}
-            if name == "llama-cpp":
+            if self.name == "llama-cpp":
                 threads = os.environ.get("AGI_LLAMA_CPP_THREADS")
                 if threads:
                     options["n_threads"] = _positive_int(threads, "AGI_LLAMA_CPP_THREADS")
@@ -92,10 +102,14 @@ def provider_factory(kernel: Kernel) -> tuple[str, Callable[[], Provider]]:
 
                     options["model_path"] = str(packaged_gguf())
                     options.setdefault("n_threads", PACKAGED_THREADS)
-            built.append(registered[name](**options))
-        return built[0]
+            self.provider = self.factory(**options)
+        return self.provider
 
-    return name, build
+    def close(self) -> None:
+        provider, self.provider = self.provider, None
+        closer = getattr(provider, "close", None)
+        if closer is not None:
+            closer()
 
 
 def _positive_int(raw: str, variable: str) -> int:
@@ -148,6 +162,12 @@ class LLMBrain:
         self.budget = budget or Budget(attempts=3, tokens=6000, max_tokens=256)
         self.contract = registry_from_plugins(kernel.plugins)[CONTRACT]
         self.tools = tool_specs(kernel)
+
+    def close(self) -> None:
+        """Close the provider if it was built (the kernel calls this when it closes)."""
+        closer = getattr(self.build, "close", None)
+        if closer is not None:
+            closer()
 
     def _variables(self, ctx: ReasonContext) -> dict[str, Any]:
         recalled = ctx.state.recalled

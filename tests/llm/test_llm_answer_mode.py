@@ -158,3 +158,17 @@ def test_mode_defaults_to_answer_only_for_the_embedded_model(monkeypatch) -> Non
     monkeypatch.delenv("AGI_LLM_MODE")
     with pytest.raises(ConfigError, match=r"^unknown LLM brain mode 'chat'; use one of answer, reason$"):
         LLMBrain(None, lambda: None, mode="chat")  # type: ignore[arg-type]
+
+
+def test_closing_the_kernel_closes_the_brains_provider(tmp_path: Path, monkeypatch) -> None:
+    with FakeOpenAIServer(lambda path, body: chat_reply("Hello.")) as server:
+        monkeypatch.setenv("AGI_LLM_PROVIDER", "openai")
+        monkeypatch.setenv("AGI_OPENAI_BASE_URL", server.url)
+        monkeypatch.setenv("AGI_OPENAI_MODEL", "fake-model")
+        monkeypatch.setenv("AGI_LLM_MODE", "answer")
+        kernel = open_kernel(tmp_path / "a.db", seed="answer", brain="llm")
+        assert kernel.tick("hello").final_output == "Hello."
+        provider = kernel.brain.build.provider
+        assert provider._client_obj is not None
+        kernel.close()
+    assert kernel.brain.build.provider is None and provider._client_obj is None
