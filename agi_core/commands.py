@@ -34,19 +34,32 @@ def state(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str
 
 
 def ingest(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
-    """Store a file's records as long-term memories; the records are an external (replay reads no file)."""
+    """Store a file's records as long-term memories; the records are an external (replay reads no file).
+
+    Unusable records are skipped and named in ``problems``; with ``strict`` any of them
+    refuses the whole file (nothing stored).
+    """
     from pathlib import Path
 
-    from agi_core.longterm.ingest import read_records
+    from agi_core.errors import ValidationError
+    from agi_core.longterm.ingest import read_records, skipped_summary
 
     def read() -> dict[str, Any]:
-        fmt, records, skipped = read_records(Path(args["path"]), args.get("format"))
-        return {"format": fmt, "records": records, "skipped": skipped}
+        fmt, records, problems = read_records(Path(args["path"]), args.get("format"))
+        return {"format": fmt, "records": records, "skipped": len(problems), "problems": problems}
 
     data = ctx.externals.fetch("ingested_file", read)
+    problems = data.get("problems", [])
+    if args.get("strict") and problems:
+        raise ValidationError(
+            f"{Path(args['path']).name}: {skipped_summary(problems)}; nothing was stored "
+            "(fix those lines, or leave out --strict to store the others)"
+        )
     records = [{**record, "tick": ctx.tick} for record in data["records"]]
     added, duplicates = kernel.long_term.add_many(records)
     result = {"format": data["format"], "added": added, "duplicates": duplicates, "skipped": data["skipped"]}
+    if problems:
+        result["problems"] = problems
     return f"ingested {added} memories from {Path(args['path']).name}", result
 
 
@@ -57,12 +70,23 @@ def receipt(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[s
     return receipt_command(kernel, ctx, args)
 
 
-
 def refuse_input(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
     """The tick of an input over ``max_input_bytes``: a refusal reply; the input itself is not stored."""
     from agi_core.inputs import too_large_reply
 
     return too_large_reply(args["bytes"], args["limit"]), {"refused": "input_too_large", **args}
+
+
+def schedule_add(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    from agi_core.autonomy.commands import schedule_add as add
+
+    return add(kernel, ctx, args)
+
+
+def schedule_remove(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    from agi_core.autonomy.commands import schedule_remove as remove
+
+    return remove(kernel, ctx, args)
 
 
 KERNEL_COMMANDS: dict[str, Handler] = {
@@ -71,4 +95,6 @@ KERNEL_COMMANDS: dict[str, Handler] = {
     "ingest": ingest,
     "refuse_input": refuse_input,
     "receipt": receipt,
+    "schedule_add": schedule_add,
+    "schedule_remove": schedule_remove,
 }

@@ -6,8 +6,6 @@ from pathlib import Path
 
 import attrs
 
-from agi_core.determinism import Determinism
-from agi_core.journal import verify
 from agi_core.memory.sqlite_store import SqliteStore
 
 
@@ -22,7 +20,8 @@ class ConsistencyReport:
 
 
 def check_database(path: Path, seed: str) -> ConsistencyReport:
-    """No partial tick (every journaled tick has its two episodes, meta agrees) and the chain holds."""
+    """No partial tick (every journaled tick has its two episodes, meta agrees), and ``journal verify`` is OK:
+    the chain and its head, the state seal and every checkpoint."""
     store = SqliteStore(path)
     try:
         problems: list[str] = []
@@ -37,9 +36,10 @@ def check_database(path: Path, seed: str) -> ConsistencyReport:
         orphans = conn.execute("SELECT count(*) FROM episodes WHERE tick > ?", (meta_tick,)).fetchone()[0]
         if orphans:
             problems.append(f"{orphans} episodes belong to ticks after the last journaled tick")
-        report = verify(store, Determinism(seed))
-        if not report.ok:
-            problems.append(str(report))
+        from agi_core.integrity import verify_agent
+        from agi_core.journal_key import load
+
+        problems.extend(verify_agent(store, load(store, seed)).problems())
         return ConsistencyReport(journal_ticks, problems)
     finally:
         store.close()

@@ -6,6 +6,13 @@ the CLI prints it as is and exits non-zero (``AGI_RAISE_ERRORS=1`` re-raises ins
 
 from __future__ import annotations
 
+import errno
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import sqlite3
+
 
 class AgiError(Exception):
     """Base class of every error agi-core raises on purpose."""
@@ -45,3 +52,53 @@ class ToolError(AgiError):
 
 class ReplayMismatch(AgiError):
     """A replayed tick differs from the recorded one."""
+
+
+class DatabaseLocked(StorageError):
+    """Another process held the database's write lock longer than the lock timeout."""
+
+
+class NoDatabaseError(StorageError):
+    """A command that only reads was pointed at a path with no agent database; nothing was created."""
+
+
+def database_problem(exc: sqlite3.Error, db: Path | str) -> str:
+    """The line for a SQLite error on the agent database ``db``."""
+    import sqlite3
+
+    text = str(exc)
+    lowered = text.lower()
+    if "disk is full" in lowered or "database or disk is full" in lowered:
+        return f"disk full while writing {db}; free space and retry"
+    if "locked" in lowered or "busy" in lowered:
+        return f"{db} is locked by another process ({text}); retry when it has finished"
+    if "readonly" in lowered or "read-only" in lowered:
+        return f"{db} is read-only ({text}); make the file and its folder writable, or pass --db with another file"
+    if "unable to open" in lowered:
+        return f"cannot open {db} ({text}); check that its folder exists and is writable"
+    corrupt = isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
+    if corrupt and not isinstance(exc, sqlite3.IntegrityError):
+        return (
+            f"{db} is not an agi database or is corrupt ({text}); "
+            "restore it from a checkpoint or pass --db with another file"
+        )
+    return f"the database {db} failed ({type(exc).__name__}: {text}); retry, or run with AGI_DEBUG=1 and report it"
+
+
+def os_problem(exc: OSError, db: Path | str | None) -> str:
+    """The line for an operating-system error (the file it names, else the database)."""
+    what = exc.filename if exc.filename is not None else db
+    reason = exc.strerror or str(exc)
+    if exc.errno == errno.ENOSPC:
+        return f"disk full while writing {what}; free space and retry"
+    if exc.errno == errno.EDQUOT:
+        return f"disk quota exceeded while writing {what}; free space and retry"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return f"permission denied on {what}; make it readable/writable or use another path"
+    if exc.errno == errno.ENOENT:
+        return f"{what}: no such file or directory; check the path"
+    if exc.errno == errno.EISDIR:
+        return f"{what} is a directory; pass a file"
+    if exc.errno == errno.EROFS:
+        return f"{what} is on a read-only file system; use a path on a writable one"
+    return f"{what}: {reason}; check the path and retry"

@@ -157,13 +157,17 @@ def agi_before_tick(kernel: Kernel, state: TickState) -> None:
 
 
 @hookspec
-def agi_after_tick(kernel: Kernel, record: JournalRecord) -> None:
-    """Called after the tick's transaction committed. Return value ignored.
+def agi_after_tick(kernel: Kernel, record: JournalRecord, replaying: bool) -> None:
+    """Called after the tick's transaction committed, also for ticks re-run by replay. Return value ignored.
 
     An exception is reported with the plugin's name; the tick is already stored.
+    A plugin with side effects outside the agent (a notification, a file) skips them when
+    ``replaying`` is true: the tick already happened once.
 
     :param kernel: the running kernel.
     :param record: the journal record that was stored.
+    :param replaying: true when the tick is re-run from its journal record (``agi replay``,
+        ``agi journal import``), false for a live tick. Implementations may leave it out.
 
     .. versionadded:: 0.1
     """

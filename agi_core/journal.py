@@ -1,13 +1,16 @@
 """The tamper-evident journal: HMAC chain, verification, JSONL export and import.
 
-Each record's ``chain`` is ``HMAC_SHA256(seed, previous_chain | record_json)`` over the
+Each record's ``chain`` is ``HMAC_SHA256(key, previous_chain | record_json)`` over the
 exact stored text, so editing, deleting or reordering a record breaks the chain at that
-record, and only someone holding the seed can forge it.
+record, and only someone holding the journal key (``agi_core.journal_key``, not the seed)
+can forge it. The head (last tick, its chain link and a MAC of both) is stored in meta in
+each tick's transaction, so deleting the newest records is detected too.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -15,14 +18,21 @@ from typing import IO, Any
 
 import attrs
 
-from agi_core.determinism import Determinism
 from agi_core.errors import ValidationError
+from agi_core.journal_key import JournalKey
 from agi_core.memory import blobs
 from agi_core.memory.sqlite_store import SqliteStore
 
+HEAD = "journal_head"
 
-def chain_link(determinism: Determinism, previous: str, record_json: str) -> str:
-    return determinism.sign(previous + "|" + record_json)
+
+def chain_link(key: JournalKey, previous: str, record_json: str) -> str:
+    return key.mac(previous + "|" + record_json)
+
+
+def head_value(key: JournalKey, tick: int, chain: str) -> str:
+    """The meta value naming the newest record: ``tick chain mac``."""
+    return f"{tick} {chain} {key.mac(f'head|{tick}|{chain}')}"
 
 
 @attrs.frozen
@@ -41,7 +51,7 @@ class VerifyReport:
         return f"JOURNAL_BROKEN tick={self.tick}: {self.problem}"
 
 
-def verify_rows(rows: Iterable[tuple[int, str, str, str]], determinism: Determinism) -> VerifyReport:
+def verify_rows(rows: Iterable[tuple[int, str, str, str]], key: JournalKey) -> VerifyReport:
     """Check ``(tick, id, record_json, chain)`` rows: numbering, tick fields and the chain."""
     previous, expected, count = "", 1, 0
     for tick, record_id, text, chain in rows:
@@ -53,15 +63,34 @@ def verify_rows(rows: Iterable[tuple[int, str, str, str]], determinism: Determin
             return VerifyReport(count, tick, "record is not valid JSON (edited)")
         if record.get("tick") != tick or record.get("id") != record_id:
             return VerifyReport(count, tick, f"record says tick {record.get('tick')} (moved or reordered)")
-        if chain_link(determinism, previous, text) != chain:
+        if chain_link(key, previous, text) != chain:
             return VerifyReport(count, tick, "chain mismatch: the record was edited, or one before it was")
         previous, expected, count = chain, expected + 1, count + 1
     return VerifyReport(count)
 
 
-def verify(store: SqliteStore, determinism: Determinism) -> VerifyReport:
-    report = verify_rows(store.journal_rows(), determinism)
-    return verify_blobs(store, report) if report.ok else report
+def verify(store: SqliteStore, key: JournalKey) -> VerifyReport:
+    """The chain of every record, then the stored head: the newest record must be the one it names."""
+    report = verify_rows(store.journal_rows(), key)
+    if not report.ok:
+        return report
+    return check_head(store, key, report.ticks, store.last_chain()) or verify_blobs(store, report)
+
+
+def check_head(store: SqliteStore, key: JournalKey, ticks: int, chain: str) -> VerifyReport | None:
+    stored = store.meta_get(HEAD)
+    if stored is None:
+        if ticks == 0 or store.meta_get("journal_key_source") == "seed":
+            return None  # a new database, or one from before heads were stored
+        return VerifyReport(ticks, ticks, "the journal head is missing from meta (deleted)")
+    head_tick, head_chain, mac = [*stored.split(" "), "", "", ""][:3]
+    if not hmac.compare_digest(mac, key.mac(f"head|{head_tick}|{head_chain}")):
+        return VerifyReport(ticks, ticks, "the journal head in meta was edited (its MAC does not match)")
+    if int(head_tick) != ticks or head_chain != chain:
+        return VerifyReport(
+            ticks, ticks, f"the journal ends at tick {ticks} but its head is tick {head_tick}: newest records deleted"
+        )
+    return None
 
 
 def verify_blobs(store: SqliteStore, report: VerifyReport) -> VerifyReport:

@@ -3,28 +3,36 @@
 A tick is perceive → recall → reason → plan → act → store, inside one SQLite
 transaction that also writes the tick's journal record. The Kernel object keeps only
 caches of what is stored (counter, tick, last chain link, working memory, newest
-episodes), re-read by :meth:`Kernel.reload` on open, after a rollback and after a failed
-tick: reopening the database restores the agent exactly.
+episodes), re-read by :meth:`Kernel.reload` on open, after a rollback, after a failed
+tick, and at the start of a tick when another process wrote: reopening the database
+restores the agent exactly, and many processes may tick on one database.
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import hashlib
+import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import attrs
 
+from agi_core import journal_key
+from agi_core.autonomy.commands import begin_tick
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.determinism import Determinism
 from agi_core.effects import calls, intents
 from agi_core.effects.isolation import describe, isolated_reason, must_propagate
-from agi_core.errors import ConfigError, PluginError, ToolError, ValidationError
+from agi_core.errors import AgiError, ConfigError, PluginError, ToolError, ValidationError
 from agi_core.externals import Externals
+from agi_core.faults import fault_point
 from agi_core.inputs import MAX_INPUT_BYTES, PREVIEW_CHARS, Oversized, clean_text, preview, utf8_size
+from agi_core.journal import HEAD, head_value
 from agi_core.memory.keys import check_key, merge_synonyms
+from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
 from agi_core.memory.sqlite_store import SqliteStore
 from agi_core.model import (
     PLAN_STEPS_MAX,
@@ -43,12 +51,30 @@ from agi_core.model import (
     WorkingMemory,
 )
 from agi_core.plugins import Plugins, load_plugins
+from agi_core.seal import SEAL
+from agi_core.seal import seal as seal_state
 from agi_core.serialization import dumps, from_data, non_finite_path, to_data
 from agi_core.tools import Tool, ToolContext, ToolPolicy, validate_tool
 
 RECALL_EPISODES = 4  # newest episodes handed to the reason step
 TURN_CHARS = 1000  # a working-memory turn keeps this much of its text, then its length and sha256
 RECALL_FACTS = 10  # facts under the focus entity handed to the reason step (read with a LIMIT: O(1) in all facts)
+
+
+def stored_seed(store: Any, seed: str | int | None) -> str:
+    """The seed to open ``store`` with: its stored seed, else ``seed`` (default ``"0"``).
+
+    A ``seed`` that differs from the stored one is refused: a database keeps its seed.
+    """
+    stored = store.meta_get("seed")
+    if stored is None:
+        return "0" if seed is None else str(seed)
+    if seed is not None and str(seed) != stored:
+        raise ConfigError(
+            f"{store.path} was created with seed {stored!r}, not {str(seed)!r}; "
+            "leave out --seed (a database keeps the seed it was created with)"
+        )
+    return stored
 
 
 @attrs.frozen
@@ -64,6 +90,8 @@ class KernelConfig:
     live: bool = False
     backend: str = "sqlite"
     max_input_bytes: int = MAX_INPUT_BYTES
+    lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
+    clock: Callable[[], int] | None = None  # ms since the epoch, read once per tick and recorded (autonomy.clock)
 
 
 class Kernel:
@@ -74,6 +102,7 @@ class Kernel:
         self.config = config
         self.plugins = plugins
         self.determinism = Determinism(config.seed)
+        self.journal_key = journal_key.load(store, config.seed)
         self.reload()
         self.workspace = (config.workspace or store.path.parent / "workspace").resolve()
         self._pending: collections.deque[Input] = collections.deque()
@@ -83,8 +112,8 @@ class Kernel:
         self.tool_plugins = {name: reg.plugin for name, reg in actuators.items()}
         self._due: intents.Intent | None = None  # a write/external call to run once its tick commits
         self._receipt: dict[str, Any] | None = None  # its observation, served to the receipt tick
-        self.sensors = {name: reg.obj for name, reg in plugins.collect("agi_register_sensors").items()}
-        self.router_agents = {name: reg.obj for name, reg in plugins.collect("agi_register_router_agents").items()}
+        self.sensors = plugins.registry("agi_register_sensors")
+        self.router_agents = plugins.registry("agi_register_router_agents")
         tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.collect("agi_register_synonyms").items()}
         self.synonyms = merge_synonyms(tables)
         brains = plugins.collect("agi_register_brains")
@@ -93,24 +122,35 @@ class Kernel:
         self._brains: dict[str, Any] = {}
         self._long_term: Any = None
         self.brain = self.get_brain(config.brain)
+        self.tick_now_ms: int | None = None  # this tick's recorded clock reading (None without a clock)
         self._check_seed()
+        self._opened_at_tick = self.tick_count
+        if self.store.meta_get(SEAL) is None and self.store.meta_get(HEAD) is None:
+            self.seal()  # a new database (or one from before seals): its first seal
 
     # -- lifecycle -------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | Path, *, seed: str | int = "0", plugins: Plugins | None = None, **options: Any) -> Kernel:
-        """Open (or create) the agent stored at ``path``; ``options`` are KernelConfig fields."""
+    def open(
+        cls, path: str | Path, *, seed: str | int | None = None, plugins: Plugins | None = None, **options: Any
+    ) -> Kernel:
+        """Open (or create) the agent stored at ``path``; ``options`` are KernelConfig fields.
+
+        A new database stores ``seed`` (default ``"0"``) and keeps it: on an existing one,
+        ``seed=None`` uses the stored seed and a given seed is only checked against it.
+        """
         try:
-            config = KernelConfig(seed=str(seed), **options)
+            config = KernelConfig(seed="0" if seed is None else str(seed), **options)
         except TypeError as exc:
             raise ConfigError(f"unknown kernel option ({exc}); see agi_core.KernelConfig for the options") from None
         plugins = plugins or load_plugins()
-        backends = plugins.collect("agi_register_memory_backends")
+        backends = plugins.registry("agi_register_memory_backends")
         if config.backend not in backends:
             raise ConfigError(
                 f"no memory backend named {config.backend!r}; installed: {', '.join(sorted(backends)) or 'none'}"
             )
-        store = backends[config.backend].obj(path, synchronous=config.synchronous)
+        store = backends[config.backend](path, synchronous=config.synchronous, lock_timeout_s=config.lock_timeout_s)
         try:
+            config = attrs.evolve(config, seed=stored_seed(store, seed))
             return cls(store, config, plugins)
         except BaseException:
             store.close()
@@ -139,13 +179,28 @@ class Kernel:
         return isolated_reason(brain.reason, name, self._brain_plugins[name], self.plugins.report_failure)
 
     def reload(self) -> None:
-        """Re-read what the kernel caches of its stored state (on open, after a rollback or a failed tick)."""
+        """Re-read what the kernel caches of its stored state (on open, after a rollback or a failed tick,
+        and under the write lock when another process wrote: see :meth:`write_lock`)."""
+        self._data_version = self.store.data_version()  # first: a commit after this forces another reload
         self.determinism.counter = int(self.store.meta_get("counter", "0") or 0)
         self.tick_count = int(self.store.meta_get("tick", "0") or 0)
         self._last_chain = self.store.last_chain()
         self._last_observation_ok = self.store.meta_get("last_observation_ok") != "0"
         self._working = self.store.working()
         self._recent_episodes = [to_data(entry) for entry in self.store.episodes(RECALL_EPISODES, newest_first=True)]
+
+    @contextlib.contextmanager
+    def write_lock(self) -> Iterator[None]:
+        """The database's write lock (one transaction), with the caches re-read if another process wrote.
+
+        Every tick runs inside it, so ticks of any number of processes on one database
+        serialize: each one numbers, chains and counts from what is stored, never from a
+        stale copy. Waiting longer than ``lock_timeout_s`` raises :class:`DatabaseLocked`.
+        """
+        with self.store.tick_transaction():
+            if self.store.data_version() != self._data_version:
+                self.reload()
+            yield
 
     @property
     def long_term(self) -> Any:
@@ -178,7 +233,15 @@ class Kernel:
         """Top-``k`` long-term memories for ``query``, recorded as an external (the index is derived state)."""
         return list(externals.fetch("ltm_recall", lambda: [hit.to_dict() for hit in self.long_term.search(query, k)]))
 
+    def seal(self) -> None:
+        """Seal the stored state (see :mod:`agi_core.seal`); incremental, in its own write transaction."""
+        with self.store.tick_transaction():
+            seal_state(self.store.conn, self.journal_key)
+
     def close(self) -> None:
+        if self.tick_count != self._opened_at_tick:
+            with contextlib.suppress(AgiError, sqlite3.Error):  # best effort: verify names the unsealed ticks
+                self.seal()
         if self._long_term is not None:
             self._long_term.close()
         for brain in self._brains.values():
@@ -198,7 +261,7 @@ class Kernel:
         stored = self.store.meta_get("seed_check")
         if stored is None:
             with self.store.tick_transaction():
-                self.store.meta_set("seed_check", check)
+                self.store.meta_update({"seed_check": check, "seed": self.config.seed})
         elif stored != check:
             raise ConfigError(f"{self.store.path} was created with another seed; open it with the same --seed")
 
@@ -332,13 +395,13 @@ class Kernel:
     ) -> JournalRecord:
         externals = Externals(recorded)
         try:
-            with self.store.tick_transaction():
+            with self.write_lock():
                 record = self._tick(percept, reason, externals, command, brain)
         except BaseException:
             self.reload()
             raise
         self.tick_count = record.tick
-        for _ in self.plugins.call_each("agi_after_tick", kernel=self, record=record):
+        for _ in self.plugins.call_each("agi_after_tick", kernel=self, record=record, replaying=externals.replaying):
             pass
         return record
 
@@ -367,6 +430,7 @@ class Kernel:
         brain: str,
     ) -> JournalRecord:
         tick = self.tick_count + 1
+        self.tick_now_ms = begin_tick(self, percept, externals)
         working = self._working
         before = self._brainstate(working, tick - 1)
         state = TickState(input=percept)
@@ -414,6 +478,7 @@ class Kernel:
             brain=brain,
         )
         self._store(tick, record, percept, working)
+        fault_point("tick.before_commit")
         return record
 
     def _recall(self, working: WorkingMemory) -> Recalled:
@@ -529,7 +594,7 @@ class Kernel:
         self.store.set_working(working)
         self._working = working
         text = self.store.store_record(to_data(record))  # large strings stored once, as blobs
-        chain = self.determinism.sign(self._last_chain + "|" + text)
+        chain = self.journal_key.mac(self._last_chain + "|" + text)
         self.store.append_journal(tick, record.id, text, chain)
         self.last_journal_text, self._last_chain = text, chain
         self._last_observation_ok = record.observation.success
@@ -538,6 +603,7 @@ class Kernel:
                 "tick": str(tick),
                 "counter": str(self.determinism.counter),
                 "last_observation_ok": "1" if record.observation.success else "0",
+                HEAD: head_value(self.journal_key, tick, chain),
             }
         )
 

@@ -17,6 +17,8 @@ RECENT_TURNS_MAX = 10
 PLAN_STEPS_MAX = 20
 CANONICAL_KEY_PATTERN = r"^[a-z0-9_]+/[a-z0-9_]+/[a-z0-9_]+/[a-z0-9_]+$"
 TIMESTAMP_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$"
+INPUT_SOURCE_PATTERN = r"^(user|env|event|clock|schedule:[a-z0-9][a-z0-9_-]{0,63})$"
+"""Why a tick ran: a user line, the environment, a kernel event, the clock sensor, or a scheduled job."""
 
 
 def _schema(**constraints: Any) -> dict[str, Any]:
@@ -28,7 +30,7 @@ def _schema(**constraints: Any) -> dict[str, Any]:
 class Input:
     raw: str
     normalized: str
-    source: Literal["user", "env", "event"] = "user"
+    source: str = attrs.field(default="user", metadata=_schema(pattern=INPUT_SOURCE_PATTERN))
 
 
 @attrs.frozen

@@ -18,6 +18,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from importlib import metadata
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -68,7 +69,7 @@ class Registration:
 
 @attrs.frozen
 class PluginInfo:
-    """What ``agi plugins --json`` prints for one plugin."""
+    """Name, version and hooks of one loaded plugin; ``agi plugins`` shows more (:mod:`agi_core.inventory`)."""
 
     name: str
     version: str
@@ -249,6 +250,10 @@ class Plugins:
             self._call_impl(impl, hook, {"register": register})
         return found
 
+    def registry(self, hook: str, validate: Callable[[str, Any], Any] | None = None) -> dict[str, Any]:
+        """``{name: object}`` registered through ``hook`` (see :meth:`collect`)."""
+        return {name: registration.obj for name, registration in self.collect(hook, validate).items()}
+
     def _call_impl(self, impl: Any, hook: str, kwargs: dict[str, Any]) -> list[Any]:
         """``[result]`` of one implementation, or ``[]`` after reporting its exception."""
         if self._trace:
@@ -278,6 +283,15 @@ class Plugins:
             hooks = sorted(c.name for c in self.pm.get_hookcallers(plugin) or [])
             rows.append(PluginInfo(name, self._versions.get(name, "unknown"), hooks, name in self._builtin))
         return sorted(rows, key=lambda row: (not row.builtin, row.name))
+
+
+def register_json_files(register: Callable[..., None], folder: Path) -> None:
+    """``register(path, name=path.stem)`` for every ``*.json`` file of ``folder``, in name order.
+
+    What a plugin that ships data files (contracts, say) does in its registration hook.
+    """
+    for path in sorted(folder.glob("*.json")):
+        register(path, name=path.stem)
 
 
 def _agi_core_version() -> str:

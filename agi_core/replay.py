@@ -12,14 +12,14 @@ import difflib
 import json
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import attrs
 import orjson
 
-from agi_core.errors import ReplayMismatch
+from agi_core.errors import PluginError, ReplayMismatch
 from agi_core.memory import blobs
 from agi_core.model import REPLAY_FIELDS
 from agi_core.plugins import Plugins, load_plugins
@@ -74,6 +74,17 @@ def compare(recorded: dict[str, Any], actual: dict[str, Any]) -> Mismatch | None
     return None
 
 
+def require_tools(tools: Mapping[str, Any], record: dict[str, Any]) -> None:
+    """Refuse to replay a tick whose tool no installed plugin provides: it could only mismatch."""
+    action = record.get("action") or {}
+    ran = (record.get("externals") or {}).get("tool_observation")
+    if action.get("type") == "tool" and ran and action.get("name") not in tools:
+        raise PluginError(
+            f"tick {record['tick']} used tool {action.get('name')!r} which no installed plugin provides; "
+            "install the plugin that provides it (agi plugins lists the installed ones)"
+        )
+
+
 def replay_records(
     records: Iterable[dict[str, Any] | str],
     *,
@@ -82,6 +93,7 @@ def replay_records(
     start: Path | None = None,
     files: Path | None = None,
     resolve: Callable[[Any], Any] | None = None,
+    key_file: Path | None = None,
 ) -> ReplayReport:
     """Replay journal ``records`` after the state in ``start`` (a checkpoint file).
 
@@ -90,6 +102,7 @@ def replay_records(
     agent's ``<db>.state`` folder: its files (content-addressed, never rewritten) are
     copied beside the scratch database so services reading them see what they saw live.
     ``resolve`` turns blob references in stored text back into the strings they stand for.
+    ``key_file`` is the agent's journal key, needed when ``start`` is one of its checkpoints.
     """
     from agi_core.kernel import Kernel
 
@@ -97,6 +110,8 @@ def replay_records(
         db = Path(scratch) / "replay.db"
         if start is not None:
             shutil.copyfile(start, db)
+            if key_file is not None and key_file.is_file():
+                shutil.copyfile(key_file, db.with_name(db.name + ".key"))
         if files is not None and files.is_dir():
             shutil.copytree(files, db.with_name(db.name + ".state"))
         kernel = Kernel.open(
@@ -111,6 +126,7 @@ def replay_records(
                     record = resolve(record)
                 if record["tick"] <= kernel.tick_count:
                     continue
+                require_tools(kernel.tools, record)
                 replayed = kernel.replay_tick(record)
                 count += 1
                 if text is not None and kernel.last_journal_text == text:
@@ -126,15 +142,20 @@ def replay_records(
     return ReplayReport(count, first)
 
 
-def replay(db: str | Path, *, seed: str, plugins: Plugins | None = None, checkpoint: str | None = None) -> ReplayReport:
-    """Replay the journal of the agent database ``db`` (from a checkpoint, if named)."""
+def replay(
+    db: str | Path, *, seed: str | None = None, plugins: Plugins | None = None, checkpoint: str | None = None
+) -> ReplayReport:
+    """Replay the journal of the agent database ``db`` (from a checkpoint, if named) with its stored seed."""
     from agi_core.checkpoints import checkpoint_file
     from agi_core.determinism import Determinism
     from agi_core.errors import ConfigError
+    from agi_core.journal_key import key_path
+    from agi_core.kernel import stored_seed
     from agi_core.memory.sqlite_store import SqliteStore
 
     store = SqliteStore(db)
     try:
+        seed = stored_seed(store, seed)
         if store.meta_get("seed_check") not in (None, Determinism(seed).sign("agi-seed-check")):
             raise ConfigError(f"{db} was created with another seed; replay it with the same --seed")
         start = checkpoint_file(store, checkpoint) if checkpoint else None
@@ -146,6 +167,7 @@ def replay(db: str | Path, *, seed: str, plugins: Plugins | None = None, checkpo
             start=start,
             files=Path(db).with_name(Path(db).name + ".state"),
             resolve=lambda data: blobs.resolve(data, store.get_blob),
+            key_file=key_path(Path(db)),
         )
     finally:
         store.close()

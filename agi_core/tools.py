@@ -20,8 +20,6 @@ from agi_core.determinism import Determinism
 from agi_core.errors import ToolError
 from agi_core.externals import Externals
 from agi_core.model import ToolDefinition
-from agi_core.schemas import validate
-from agi_core.serialization import to_data
 
 
 @attrs.frozen
@@ -75,6 +73,9 @@ class Tool:
 
 def validate_tool(name: str, obj: Any) -> Tool:
     """Registration check: a :class:`Tool` whose definition matches its schema."""
+    from agi_core.schemas import validate  # here: jsonschema and cattrs load when a kernel opens, not for --help
+    from agi_core.serialization import to_data
+
     if not isinstance(obj, Tool):
         raise ToolError(
             f"tool {name!r} is a {type(obj).__name__}, not agi_core.Tool; wrap it with Tool(definition, run)"

@@ -32,6 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agi_core import inputs
 from agi_core.brain.stage0 import phrases
 from agi_core.brain.stage0.habits import HABIT_AGENTS, file_request
 from agi_core.brain.stage0.mathparse import expression_in
@@ -43,6 +44,7 @@ from agi_core.longterm.dates import parse_timestamp, query_window
 from agi_core.longterm.importance import score_importance
 from agi_core.longterm.ingest import text_records
 from agi_core.longterm.query import analyze
+from agi_core.memory import blobs
 from agi_core.memory.keys import check_key, words
 from agi_core.state.paths import _DRIVE
 from agi_core.state.service import TREE_ID
@@ -159,6 +161,10 @@ CASES: dict[str, tuple[Callable[[str], object], dict[str, Callable[[int], str]]]
         lambda t: (validate._SUSPECT_TEXT.search(t), validate._LONG_DIGITS.search(t), frozen.SURROGATE.search(t)),
         {**GENERIC, "backslash u": fill("", "\\u", "d"), "digits": fill("", "1" * 18 + " ", "")},
     ),
+    "inputs/blobs (surrogates, blob references)": (
+        lambda t: (inputs._SURROGATES.sub("\ufffd", t), blobs.REF_RE.findall(t)),
+        {**GENERIC, "near-ref": fill("", "agi:blob:sha256:" + "a" * 63 + " ", "")},
+    ),
     "names (variable, checkpoint, tree id, path, contract path)": (
         lambda t: (
             NAME_RE.fullmatch(t),
@@ -181,6 +187,8 @@ AUDITED_MODULES = {
     "agi_core/contracts/paths.py": "names (variable, checkpoint, tree id, path, contract path)",
     "agi_core/contracts/repair.py": "contracts.repair parse_output",
     "agi_core/contracts/validate.py": "contracts.validate/frozen suspect text",
+    "agi_core/inputs.py": "inputs/blobs (surrogates, blob references)",
+    "agi_core/memory/blobs.py": "inputs/blobs (surrogates, blob references)",
     "agi_core/longterm/dates.py": "longterm.dates query_window",
     "agi_core/longterm/importance.py": "longterm.importance score_importance",
     "agi_core/longterm/ingest.py": "longterm.ingest text blocks",

@@ -53,7 +53,7 @@ def test_memory_put_get_facts(tmp_path):
 
 def test_bad_key_prints_one_line_and_exits_1(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "agi_core", "--db", str(tmp_path / "a.db"), "memory", "get", "Bad Key"],
+        [sys.executable, "-m", "agi_core", "--db", str(tmp_path / "a.db"), "memory", "put", "Bad Key", "1"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -76,7 +76,8 @@ def test_wrong_seed_is_one_line(tmp_path):
     )
     assert result.returncode == 1
     assert result.stderr.strip() == (
-        f"Error: {tmp_path / 'a.db'} was created with another seed; open it with the same --seed"
+        f"Error: {tmp_path / 'a.db'} was created with seed 'a', not 'b'; leave out --seed "
+        "(a database keeps the seed it was created with)"
     )
 
 
@@ -90,7 +91,10 @@ def test_not_a_database_is_one_line(tmp_path):
         timeout=60,
     )
     assert result.returncode == 1 and result.stderr.count("\n") == 1
-    assert result.stderr.startswith(f"Error: cannot open {tmp_path / 'a.db'} as an agent database")
+    assert result.stderr == (
+        f"Error: {tmp_path / 'a.db'} is not an agi database or is corrupt (file is not a database); "
+        "restore it from a checkpoint or pass --db with another file\n"
+    )
     assert (tmp_path / "a.db").read_text() == "this is not sqlite"
 
 

@@ -211,6 +211,23 @@ def test_hook_agi_after_tick(tmp_path):
     assert seen == [(1, "1+2 = 3", 1)]
 
 
+def test_hook_agi_after_tick_says_whether_the_tick_is_replayed(tmp_path):
+    from agi_core.replay import replay
+
+    seen = []
+
+    class Plugin:
+        @hookimpl
+        def agi_after_tick(self, record, replaying):
+            seen.append((record.tick, replaying))
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        kernel.tick("1+2")
+        kernel.tick("my name is Ada")
+    assert replay(tmp_path / "a.db", seed="test", plugins=builtin_plugins(Plugin())).ok
+    assert seen == [(1, False), (2, False), (1, True), (2, True)]
+
+
 def test_hook_agi_restore_checkpoint(tmp_path):
     from agi_core import checkpoints
 

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from agi_core import checkpoints
+from agi_core import checkpoints, journal_key
 from agi_core.brain.context import AgentReply
-from agi_core.determinism import Determinism
 from agi_core.errors import MemoryKeyError, ValidationError
 from agi_core.hookspecs import hookimpl
 from agi_core.journal import verify
@@ -62,7 +61,7 @@ def test_invalid_utf8_on_stdin_of_run_keeps_every_following_line(tmp_path):
     with open_kernel(db) as kernel:
         raw = json.loads(next(row[2] for row in kernel.store.journal_rows() if row[0] == 2))["input"]["raw"]
         assert raw.startswith("\ufffd\ufffd caf\ufffd") and raw.endswith(" bad")
-        assert verify(kernel.store, kernel.determinism).ok
+        assert verify(kernel.store, kernel.journal_key).ok
     assert agi(db, "replay").returncode == 0
 
 
@@ -192,7 +191,7 @@ def test_large_values_replay_equal_and_export_import_round_trip(tmp_path):
         kernel.tick("what is my favorite color?")
         assert kernel.get_fact("world/entity/x/blob").value == {"nested": [big, "agi:blob:sha256:" + "0" * 64]}
         assert kernel.get_fact("user/person/self/favorite_color").value == big
-        assert verify(kernel.store, kernel.determinism).ok
+        assert verify(kernel.store, kernel.journal_key).ok
         hashes = [row[0] for row in kernel.conn.execute("SELECT hash FROM blobs")]
         assert blobs.digest(big) in hashes
     report = replay(db, seed="test")
@@ -200,7 +199,7 @@ def test_large_values_replay_equal_and_export_import_round_trip(tmp_path):
     exported = tmp_path / "journal.jsonl"
     assert agi(db, "journal", "export", "-o", str(exported)).returncode == 0
     assert "agi:blob:sha256:" + "0" * 64 in exported.read_text()  # a look-alike comes back as typed
-    imported = agi(tmp_path / "b.db", "journal", "import", str(exported))
+    imported = agi(tmp_path / "b.db", "journal", "import", str(exported), "--key-file", str(tmp_path / "a.db.key"))
     assert imported.returncode == 0, imported.stderr.decode()
     assert agi(tmp_path / "b.db", "journal", "verify").returncode == 0
     again = agi(tmp_path / "c.db", "replay", "--journal", str(exported))
@@ -214,12 +213,12 @@ def test_blob_tampering_is_detected(tmp_path):
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE blobs SET data = CAST('edited' AS BLOB)")
     with open_kernel(db) as kernel:
-        assert "was edited" in str(verify(kernel.store, kernel.determinism))
+        assert "was edited" in str(verify(kernel.store, kernel.journal_key))
     with sqlite3.connect(db) as conn:
         conn.execute("DELETE FROM blobs")
     store = SqliteStore(db)
     try:
-        assert "is missing" in str(verify(store, Determinism("test")))
+        assert "is missing" in str(verify(store, journal_key.load(store, "test")))
     finally:
         store.close()
     assert "is missing from" in one_line_error(agi(db, "journal", "verify"))
@@ -278,7 +277,7 @@ def test_a_tick_that_would_journal_nan_is_refused_whole(tmp_path):
             kernel.tick("score this")
         assert kernel.tick_count == 1
         assert kernel.tick("12 + 1").final_output == "12 + 1 = 13"
-        assert verify(kernel.store, kernel.determinism).ok
+        assert verify(kernel.store, kernel.journal_key).ok
         assert "NaN" not in "".join(row[2] for row in kernel.store.journal_rows())
 
 

@@ -52,7 +52,7 @@ def test_an_edited_journal_value_is_named_by_replay_and_verify(tmp_path):
             "UPDATE journal SET record = replace(record, 'Your favorite color is blue.', "
             "'Your favorite color is red.') WHERE tick = 15"
         )
-        assert str(journal.verify(kernel.store, kernel.determinism)) == (
+        assert str(journal.verify(kernel.store, kernel.journal_key)) == (
             "JOURNAL_BROKEN tick=15: chain mismatch: the record was edited, or one before it was"
         )
     report = replay(db, seed="r", plugins=builtin_plugins())
@@ -68,11 +68,11 @@ def test_verify_names_a_deleted_and_a_reordered_record(tmp_path):
         rows = {tick: (record, chain) for tick, _id, record, chain in kernel.store.journal_rows()}
         conn.execute("UPDATE journal SET record = ?, chain = ? WHERE tick = 4", rows[5])
         conn.execute("UPDATE journal SET record = ?, chain = ? WHERE tick = 5", rows[4])
-        assert journal.verify(kernel.store, kernel.determinism).tick == 4
+        assert journal.verify(kernel.store, kernel.journal_key).tick == 4
         conn.execute("UPDATE journal SET record = ?, chain = ? WHERE tick = 4", rows[4])
         conn.execute("UPDATE journal SET record = ?, chain = ? WHERE tick = 5", rows[5])
         conn.execute("DELETE FROM journal WHERE tick = 7")
-        assert str(journal.verify(kernel.store, kernel.determinism)) == (
+        assert str(journal.verify(kernel.store, kernel.journal_key)) == (
             "JOURNAL_BROKEN tick=7: record of tick 7 is missing (next stored is 8)"
         )
 
@@ -141,8 +141,9 @@ def test_export_then_import_rebuilds_the_agent(tmp_path):
     )
     assert exported.exit_code == 0
     assert len((tmp_path / "j.jsonl").read_text().splitlines()) == 13
+    key = ["--key-file", str(tmp_path / "a.db.key")]  # the exporting database's journal key
     imported = CliRunner().invoke(
-        cli, ["--db", str(tmp_path / "b.db"), "--seed", "r", "journal", "import", str(tmp_path / "j.jsonl")]
+        cli, ["--db", str(tmp_path / "b.db"), "--seed", "r", "journal", "import", str(tmp_path / "j.jsonl"), *key]
     )
     assert imported.output == f"imported 13 ticks into {tmp_path / 'b.db'}\n"
     facts = CliRunner().invoke(cli, ["--db", str(tmp_path / "b.db"), "--seed", "r", "memory", "facts", "--json"])
@@ -159,6 +160,8 @@ def test_export_then_import_rebuilds_the_agent(tmp_path):
 def test_replay_with_the_wrong_seed_is_one_line(tmp_path):
     _record(tmp_path / "a.db", 3)
     result = CliRunner().invoke(make_cli(), ["--db", str(tmp_path / "a.db"), "--seed", "other", "replay"])
-    assert result.exception is not None and "created with another seed; replay it with the same --seed" in str(
-        result.exception
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: {tmp_path / 'a.db'} was created with seed 'r', not 'other'; "
+        "leave out --seed (a database keeps the seed it was created with)\n"
     )

@@ -73,7 +73,7 @@ def tool_specs(kernel: Kernel) -> list[dict[str, Any]]:
 def provider_factory(kernel: Kernel) -> tuple[str, Callable[[], Provider]]:
     """``(name, build)`` for the provider named by ``AGI_LLM_PROVIDER`` (default: llama-cpp)."""
     name = os.environ.get("AGI_LLM_PROVIDER", "llama-cpp")
-    registered = {key: reg.obj for key, reg in kernel.plugins.collect("agi_register_llm_providers").items()}
+    registered = kernel.plugins.registry("agi_register_llm_providers")
     if name not in registered:
         raise ConfigError(
             f"no LLM provider named {name!r} (AGI_LLM_PROVIDER); installed: {', '.join(sorted(registered)) or 'none'}"

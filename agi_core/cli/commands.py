@@ -1,4 +1,4 @@
-"""The core commands: run, chat, plugins, memory."""
+"""The core commands: run, chat, plugins, memory get/put/facts (registered by ``default_plugins/commands.py``)."""
 
 from __future__ import annotations
 
@@ -55,16 +55,42 @@ def _policy(allow_tools: tuple[str, ...], confirm: Any = None) -> ToolPolicy:
 
 @click.command()
 @click.option("--jsonl", is_flag=True, help="Print each tick's journal record as one JSON line.")
+@click.option("--follow", is_flag=True, help="Stay alive until SIGINT/SIGTERM: run due jobs, sensors, stdin lines.")
+@click.option(
+    "--clock-every",
+    metavar="DURATION",
+    default="30s",
+    show_default=True,
+    help="With --follow: a clock tick this often (source clock); 0 turns it off.",
+)
 @_allow_tool
 @_timeout
 @_max_input
 @click.pass_obj
-def run(state: Any, jsonl: bool, allow_tools: tuple[str, ...], timeout_s: float, max_input: int | None) -> None:
-    """Run one tick per line of standard input and print the replies.
+def run(
+    state: Any,
+    jsonl: bool,
+    follow: bool,
+    clock_every: str,
+    allow_tools: tuple[str, ...],
+    timeout_s: float,
+    max_input: int | None,
+) -> None:
+    """Run one tick per line of standard input, then per sensor percept, and print the replies.
 
     Any bytes are accepted (invalid UTF-8 becomes U+FFFD); a line over --max-input is not
-    stored: its tick replies with a refusal and the next line goes on.
+    stored: its tick replies with a refusal and the next line goes on. With --follow the
+    agent keeps running (docs/autonomy.md): scheduled jobs, the clock sensor, stdin lines.
     """
+    from agi_core.autonomy.sensors import drain
+
+    if follow:
+        from agi_core.autonomy.cli import run_follow
+        from agi_core.autonomy.when import parse_duration_ms
+
+        every_ms = parse_duration_ms(clock_every) if clock_every.strip() != "0" else None
+        options = {"timeout_s": timeout_s, **_kernel_options(allow_tools, max_input)}
+        return run_follow(state, options, every_ms, jsonl)
     kernel = state.open_kernel(timeout_s=timeout_s, **_kernel_options(allow_tools, max_input))
     stream = getattr(sys.stdin, "buffer", None)
     lines = read_lines(stream, kernel.config.max_input_bytes) if stream is not None else iter(sys.stdin)
@@ -77,6 +103,10 @@ def run(state: Any, jsonl: bool, allow_tools: tuple[str, ...], timeout_s: float,
             continue
         if record is not None:
             click.echo(dumps(to_data(record)) if jsonl else record.final_output)
+        for record in drain(kernel):  # other sensors' percepts become ticks too
+            click.echo(dumps(to_data(record)) if jsonl else record.final_output)
+    for record in drain(kernel):  # and once more when standard input ends (or was empty)
+        click.echo(dumps(to_data(record)) if jsonl else record.final_output)
 
 
 @click.command()
@@ -91,6 +121,7 @@ def chat(state: Any, allow_tools: tuple[str, ...], timeout_s: float, max_input: 
     lines can be edited and the history is kept in <db>.history.
     """
 
+    from agi_core.autonomy.sensors import drain
     from agi_core.cli.chat import enable_history, forget_last_line, slash_command
 
     def confirm(tool: ToolDefinition, args: dict[str, Any]) -> bool:
@@ -99,7 +130,7 @@ def chat(state: Any, allow_tools: tuple[str, ...], timeout_s: float, max_input: 
         return allowed
 
     kernel = state.open_kernel(timeout_s=timeout_s, **_kernel_options(allow_tools, max_input, confirm))
-    click.echo(f"agi chat ({state.db}, seed {state.seed}); /help lists the commands, 'exit' quits.")
+    click.echo(f"agi chat ({state.db}, seed {kernel.config.seed}); /help lists the commands, 'exit' quits.")
     save_history = enable_history(state.db)
     if save_history:
         click.get_current_context().call_on_close(save_history)
@@ -120,38 +151,35 @@ def chat(state: Any, allow_tools: tuple[str, ...], timeout_s: float, max_input: 
         elif line.strip():
             record = kernel.tick(line)
             click.echo(f"agent> {record.final_output}")
+        for record in drain(kernel):  # other sensors' percepts become ticks too
+            click.echo(f"agent> [{record.input.source}] {record.final_output}")
 
 
 @click.command()
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (name, version, hooks).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (name, version, hooks, registered, errors).")
 @click.pass_obj
 def plugins(state: Any, as_json: bool) -> None:
-    """List the loaded plugins and the plugins that failed."""
-    rows = [to_data(info) for info in state.plugins.info()]
-    failures = [to_data(failure) for failure in state.plugins.failures]
+    """List the plugins, what each registers (runs every registration hook) and their errors."""
+    from agi_core.inventory import inventory, render_text
+
+    reports = inventory(state.plugins)
     if as_json:
-        click.echo(json.dumps({"plugins": rows, "failures": failures}, indent=2))
+        failures = [to_data(failure) for failure in dict.fromkeys(state.plugins.failures)]
+        click.echo(json.dumps({"plugins": [to_data(r) for r in reports], "failures": failures}, indent=2))
         return
-    for row in rows:
-        click.echo(f"{row['name']} {row['version']}: {', '.join(row['hooks'])}")
-    for failure in failures:
-        click.echo(f"FAILED {failure['plugin']} ({failure['stage']}): {failure['cause']}")
+    for line in render_text(reports):
+        click.echo(line)
 
 
-@click.group()
-def memory() -> None:
-    """Read and write the agent's semantic memory."""
-
-
-@memory.command("get")
+@click.command("get")
 @click.argument("key")
 @click.pass_obj
 def memory_get(state: Any, key: str) -> None:
     """Print the read contract {exists, value, last_updated} of KEY."""
-    click.echo(dumps(to_data(state.open_kernel().get_fact(key))))
+    click.echo(dumps(to_data(state.open_kernel(existing=True).get_fact(key))))
 
 
-@memory.command("put")
+@click.command("put")
 @click.argument("key")
 @click.argument("value")
 @click.pass_obj
@@ -168,23 +196,15 @@ def _not_json(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-@memory.command("facts")
+@click.command("facts")
 @click.option("--prefix", default="", help="Only keys starting with this.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
 @click.pass_obj
 def memory_facts(state: Any, prefix: str, as_json: bool) -> None:
     """List stored facts."""
-    facts = state.open_kernel().store.facts(prefix)
+    facts = state.open_kernel(existing=True).store.facts(prefix)
     if as_json:
         click.echo(json.dumps([to_data(fact) for fact in facts], indent=2, ensure_ascii=False))
         return
     for fact in facts:
         click.echo(f"{fact.key} = {dumps(fact.value)}  ({fact.updated_at})")
-
-
-def register_core_commands(cli: click.Group) -> None:
-    from agi_core.cli.history import HISTORY_COMMANDS
-    from agi_core.effects.cli import intents
-
-    for command in (run, chat, plugins, memory, intents, *HISTORY_COMMANDS):
-        cli.add_command(command)

@@ -13,8 +13,8 @@ from agi_core.cli.main import make_cli
 
 def _walk(group: click.Group, path: list[str]) -> list[list[str]]:
     found = [path]
-    for name in sorted(group.commands):
-        command = group.commands[name]
+    for name in group.list_commands(None):  # type: ignore[arg-type]
+        command = group.get_command(None, name)  # type: ignore[arg-type]
         if isinstance(command, click.Group):
             found.extend(_walk(command, [*path, name]))
         else:
@@ -34,7 +34,7 @@ def render() -> str:
     ]
     for path in _walk(cli, []):
         result = runner.invoke(cli, [*path, "--help"], terminal_width=100, prog_name="agi")
-        parts += [f"## agi {' '.join(path)}".rstrip(), "", "```", result.output.rstrip(), "```", ""]
+        parts += [f"## agi {' '.join(path)}".rstrip(), "", "```text", result.output.rstrip(), "```", ""]
     return "\n".join(parts)
 
 

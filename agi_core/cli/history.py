@@ -11,10 +11,10 @@ from typing import Any
 import click
 
 from agi_core import checkpoints, journal
-from agi_core.errors import AgiError
+from agi_core.errors import AgiError, StorageError, os_problem
 from agi_core.memory import blobs
 from agi_core.memory.sqlite_store import SqliteStore
-from agi_core.replay import compare, replay, replay_records
+from agi_core.replay import compare, replay, replay_records, require_tools
 from agi_core.serialization import to_data
 
 
@@ -37,9 +37,9 @@ def replay_command(state: Any, journal_file: Path | None, from_checkpoint: str |
         found: dict[str, bytes] = {}
         rows = list(journal.read_jsonl(journal_file, found))
         records = [_resolved(text, found) for _t, _i, text, _c in rows]
-        report = replay_records(records, seed=state.seed, plugins=state.plugins)
+        report = replay_records(records, seed=state.seed or "0", plugins=state.plugins)
     else:
-        _require_db(state.db)
+        state.require_db()
         report = replay(state.db, seed=state.seed, plugins=state.plugins, checkpoint=from_checkpoint)
     click.echo(report.summary())
     if report.mismatch is not None:
@@ -52,11 +52,6 @@ def _resolved(text: str, found: dict[str, bytes]) -> dict[str, Any]:
     return blobs.resolve(json.loads(text), lambda hex_digest: found[hex_digest].decode("utf-8"))
 
 
-def _require_db(path: Path) -> None:
-    if not path.is_file():
-        raise AgiError(f"no agent database at {path}; pass --db with the database to use")
-
-
 @click.group("journal")
 def journal_group() -> None:
     """Verify, export and import the tamper-evident journal."""
@@ -65,10 +60,17 @@ def journal_group() -> None:
 @journal_group.command("verify")
 @click.pass_obj
 def journal_verify(state: Any) -> None:
-    """Check the HMAC chain: finds an edited, deleted or reordered record."""
-    kernel = state.open_kernel()
-    report = journal.verify(kernel.store, kernel.determinism)
-    click.echo(str(report))
+    """Check the HMAC chain and its head, the state seal and every checkpoint.
+
+    Finds an edited, deleted, reordered or truncated record, a fact, episode, working
+    memory, RLM variable or meta row changed outside the journal (naming table and key),
+    and a damaged checkpoint.
+    """
+    from agi_core.integrity import verify_agent
+
+    kernel = state.open_kernel(existing=True)
+    report = verify_agent(kernel.store, kernel.journal_key)
+    click.echo("\n".join(report.lines()))
     if not report.ok:
         sys.exit(1)
 
@@ -80,34 +82,56 @@ def journal_verify(state: Any) -> None:
 @click.pass_obj
 def journal_export(state: Any, jsonl: bool, archived: bool, output: Any) -> None:
     """Write the journal as one JSON object per line."""
-    _require_db(state.db)
-    store = SqliteStore(state.db)
+    store = SqliteStore(state.require_db())
+    rows: Any = ()
     try:
         rows = store.archived_rows() if archived else store.journal_rows()
         with contextlib.closing(rows):  # type: ignore[type-var]  # generators have close()
             count = journal.export_jsonl(rows, output, archived=archived, store=store)
+        output.flush()
+    except BrokenPipeError:
+        raise  # the reader went away: `agi` exits quietly
+    except OSError as exc:
+        raise StorageError(os_problem(exc, getattr(output, "name", "the output"))) from exc
     finally:
+        getattr(rows, "close", lambda: None)()  # a generator left open would read a closed store later
         store.close()
     click.echo(f"exported {count} records", err=True)
 
 
 @journal_group.command("import")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--key-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The exporting database's journal key (<db>.key); default: AGI_JOURNAL_KEY.",
+)
 @click.pass_obj
-def journal_import(state: Any, file: Path) -> None:
+def journal_import(state: Any, file: Path, key_file: Path | None) -> None:
     """Rebuild an agent in --db (a new database) from an exported journal, verifying it."""
-    from agi_core.determinism import Determinism
+    import os
 
+    from agi_core.journal_key import KEY_ENV, JournalKey
+
+    if key_file is not None:
+        key = JournalKey(key_file.read_text(encoding="ascii").strip().encode("ascii"), str(key_file))
+    elif os.environ.get(KEY_ENV):
+        key = JournalKey(os.environ[KEY_ENV].encode("utf-8"), KEY_ENV)
+    else:
+        raise AgiError(f"pass --key-file with the journal key of the database {file} came from (its <db>.key)")
     found: dict[str, bytes] = {}
     rows = list(journal.read_jsonl(file, found))
-    report = journal.verify_rows(rows, Determinism(state.seed))
+    report = journal.verify_rows(rows, key)
     if not report.ok:
-        raise AgiError(f"{file} does not verify with this seed ({report}); pass the seed it was recorded with")
+        raise AgiError(
+            f"{file} does not verify with the key from {key.source} ({report}); pass the key it was recorded with"
+        )
     kernel = state.open_kernel()
     if kernel.tick_count:
         raise AgiError(f"{state.db} already has {kernel.tick_count} ticks; import into a new database file")
     for _tick, _id, text, _chain in rows:
         record = _resolved(text, found)
+        require_tools(kernel.tools, record)
         mismatch = compare(record, to_data(kernel.replay_tick(record)))
         if mismatch is not None:
             raise AgiError(f"{mismatch.headline()} while importing {file}; the journal does not replay here")
@@ -133,7 +157,7 @@ def checkpoint_create(state: Any, name: str) -> None:
 @click.pass_obj
 def checkpoint_list(state: Any, as_json: bool) -> None:
     """List checkpoints, oldest first."""
-    rows = checkpoints.list_checkpoints(state.open_kernel().store)
+    rows = checkpoints.list_checkpoints(state.open_kernel(existing=True).store)
     if as_json:
         click.echo(json.dumps([{"name": r.name, "tick": r.tick} for r in rows]))
         return
@@ -151,6 +175,3 @@ def rollback_command(state: Any, name: str) -> None:
         f"rolled back to {report.name} (tick {report.tick}); archived {report.archived_ticks} ticks "
         f"as rollback {report.rollback_id}"
     )
-
-
-HISTORY_COMMANDS = (replay_command, journal_group, checkpoint_group, rollback_command)

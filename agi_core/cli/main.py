@@ -1,11 +1,14 @@
 """The ``agi`` command: a click group whose commands all come from plugins.
 
-Errors derived from :class:`AgiError` print one line and exit 1; set ``AGI_RAISE_ERRORS=1``
-to get the traceback instead.
+Every error prints one line naming the problem and the fix, and exits non-zero (see
+:mod:`agi_core.cli.failures`); ``AGI_DEBUG=1`` (or ``AGI_RAISE_ERRORS=1``) shows the traceback
+instead. Commands are imported only when they run (:mod:`agi_core.cli.lazy`), so ``agi --help``
+loads nothing heavy.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import sys
@@ -15,7 +18,9 @@ from typing import Any
 import attrs
 import click
 
-from agi_core.errors import AgiError
+from agi_core.cli.failures import debug_enabled, explain, is_storage_failure
+from agi_core.cli.lazy import LazyGroup
+from agi_core.errors import AgiError, ConfigError, NoDatabaseError, StorageError
 from agi_core.plugins import Plugins, load_plugins
 
 
@@ -24,15 +29,26 @@ class CliState:
     """Global options, and the kernel opened from them on first use."""
 
     db: Path
-    seed: str
+    seed: str | None  # None: the database's own (or "0" for a new one)
     brain: str
     plugins: Plugins
     kernel_options: dict[str, Any] = attrs.field(factory=dict)
     _kernel: Any = None
 
-    def open_kernel(self, *, warn: bool = True, **options: Any) -> Any:
+    def require_db(self) -> Path:
+        """The database path, or a one-line error (creating nothing) when there is no database there."""
+        if self.db.is_dir():
+            raise ConfigError(f"{self.db} is a directory, not an agent database; pass --db with a database file")
+        if not self.db.exists():
+            raise NoDatabaseError(f"no agent database at {self.db} (create one with agi run)")
+        return self.db
+
+    def open_kernel(self, *, existing: bool = False, warn: bool = True, **options: Any) -> Any:
+        """The kernel on ``--db``; ``existing=True`` (read-only commands) refuses to create a database."""
         from agi_core.kernel import Kernel
 
+        if existing:
+            self.require_db()
         if self._kernel is None:
             self._kernel = Kernel.open(
                 self.db, seed=self.seed, plugins=self.plugins, brain=self.brain, **{**self.kernel_options, **options}
@@ -49,7 +65,87 @@ class CliState:
             self._kernel = None
 
 
-@click.group(name="agi")
+class AgiGroup(LazyGroup):
+    """The root group: turns every failure into one line on stderr and a non-zero exit."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise
+        except Exception as exc:
+            if not is_storage_failure(exc) or debug_enabled():
+                raise
+            first = _first_agi_error(exc)
+            if first is not None:  # cleaning up after a failure failed again: say the first failure
+                raise first from None
+            db = ctx.obj.db if isinstance(ctx.obj, CliState) else None
+            raise StorageError(explain(exc, db)) from exc
+
+    def main(self, args: Any = None, prog_name: str | None = None, *more: Any, **extra: Any) -> Any:
+        if extra.get("standalone_mode", True) is False:
+            return super().main(args, prog_name, *more, **extra)
+        args = [_decoded(arg) for arg in (sys.argv[1:] if args is None else args)]
+        try:
+            code = super().main(args, prog_name, *more, **{**extra, "standalone_mode": False})
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except (click.exceptions.Abort, KeyboardInterrupt):
+            click.echo("Aborted.", err=True)
+            sys.exit(130)
+        except click.ClickException as exc:
+            click.echo(f"Error: {_click_problem(exc)}", err=True)
+            sys.exit(exc.exit_code)
+        except BrokenPipeError:  # the reader went away (agi … | head): nothing to say, nothing more to write
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(1)
+        except Exception as exc:
+            if debug_enabled():
+                raise
+            click.echo(f"Error: {explain(exc)}", err=True)
+            sys.exit(1)
+        if isinstance(code, int) and code:  # ctx.exit(n) returns n when not standalone
+            sys.exit(code)
+        return code
+
+
+def _decoded(arg: str) -> str:
+    """``arg`` with invalid UTF-8 bytes as U+FFFD, unless it names an existing file (kept byte for byte)."""
+    try:
+        arg.encode("utf-8")
+        return arg
+    except UnicodeEncodeError:
+        pass
+    if os.path.lexists(arg):
+        return arg
+    try:
+        return arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return arg.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+def _first_agi_error(exc: BaseException) -> AgiError | None:
+    """The AgiError that ``exc`` was raised while handling, if any."""
+    seen: BaseException | None = exc.__context__
+    while seen is not None and not isinstance(seen, AgiError):
+        seen = seen.__context__
+    return seen
+
+
+def _click_problem(exc: click.ClickException) -> str:
+    """A click error as one line, with where to read more for usage errors."""
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click.exceptions.NoArgsIsHelpError) and ctx is not None:
+        names = ", ".join(ctx.command.list_commands(ctx)) if isinstance(ctx.command, click.Group) else ""
+        return f"'{ctx.command_path}' needs a command ({names}); see '{ctx.command_path} --help'"
+    message = " ".join(line.strip() for line in exc.format_message().splitlines() if line.strip())
+    if isinstance(exc, click.UsageError) and ctx is not None:
+        return f"{message} (see '{ctx.command_path} --help')"
+    return message
+
+
+@click.group(name="agi", cls=AgiGroup)
 @click.version_option(package_name="agi-core")
 @click.option(
     "--db",
@@ -61,18 +157,28 @@ class CliState:
 )
 @click.option(
     "--seed",
-    default="0",
+    default=None,
     envvar="AGI_SEED",
-    show_default=True,
-    help="Seed of every id and timestamp (a database keeps the seed it was created with).",
+    help="Seed of every id and timestamp for a new database (default 0); a database keeps the seed it "
+    "was created with, and a different --seed is refused.",
 )
 @click.option(
     "--brain", default="stage0", envvar="AGI_BRAIN", show_default=True, help="Which registered brain reasons."
 )
+@click.option(
+    "--lock-timeout",
+    type=click.FloatRange(min=0),
+    default=30.0,
+    envvar="AGI_LOCK_TIMEOUT",
+    show_default=True,
+    help="Seconds a writer waits while another process writes to the database, then gives up.",
+)
 @click.pass_context
-def cli(ctx: click.Context, db: Path, seed: str, brain: str) -> None:
+def cli(ctx: click.Context, db: Path, seed: str | None, brain: str, lock_timeout: float) -> None:
     """agi-core: run a deterministic, plugin-built cognitive agent."""
-    state = CliState(db=db, seed=seed, brain=brain, plugins=load_plugins())
+    state = CliState(
+        db=db, seed=seed, brain=brain, plugins=load_plugins(), kernel_options={"lock_timeout_s": lock_timeout}
+    )
     ctx.obj = state
     ctx.call_on_close(state.close)
 
@@ -80,7 +186,7 @@ def cli(ctx: click.Context, db: Path, seed: str, brain: str) -> None:
 def make_cli() -> click.Group:
     """The ``agi`` group with every command the loaded plugins register."""
     group = copy.copy(cli)
-    group.commands = {}
+    group.commands, group.lazy_commands = {}, {}
     for _ in load_plugins().call_each("agi_register_commands", cli=group):
         pass
     return group
@@ -88,20 +194,4 @@ def make_cli() -> click.Group:
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
-    try:
-        code = make_cli().main(args=argv, prog_name="agi", standalone_mode=False)
-        if isinstance(code, int) and code:  # ctx.exit(n) returns n when not standalone
-            sys.exit(code)
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
-        sys.exit(1)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except AgiError as exc:
-        if os.environ.get("AGI_RAISE_ERRORS"):
-            raise
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(1)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
+    make_cli().main(args=argv, prog_name="agi")

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from typing import Any
 
 import click
 
+from agi_core.cli.failures import debug_enabled
 from agi_core.contracts.frozen import thaw
 from agi_core.contracts.registry import ContractRegistry, registry_from_plugins
 from agi_core.contracts.validate import validate_and_normalize
-from agi_core.errors import AgiError
+from agi_core.errors import AgiError, ValidationError
 
 
 def _registry(ctx: click.Context) -> ContractRegistry:
@@ -79,10 +79,16 @@ def validate_command(ctx: click.Context, name: str, file: Any) -> None:
     try:
         contract = _registry(ctx)[name]
     except AgiError as exc:
-        if os.environ.get("AGI_RAISE_ERRORS"):
+        if debug_enabled():
             raise
         raise click.ClickException(str(exc)) from None
-    result = validate_and_normalize(contract, file.read())
+    try:
+        text = file.read()
+    except UnicodeDecodeError as exc:
+        raise ValidationError(
+            f"{file.name} is not UTF-8 text (byte {exc.start} is invalid); save the output as UTF-8 and retry"
+        ) from None
+    result = validate_and_normalize(contract, text)
     if result.value is None:
         click.echo(f"Error: the output violates contract {name!r} ({result.reason}):", err=True)
         for issue in result.errors:

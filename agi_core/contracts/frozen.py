@@ -17,6 +17,7 @@ from typing import Any
 
 from agi_core.contracts.model import Issue
 from agi_core.contracts.paths import format_path
+from agi_core.errors import AgiError
 
 #: deepest nesting a result may have (the seed's deepest contract field is 4 levels down)
 MAX_DEPTH = 64
@@ -26,7 +27,7 @@ _PLAIN = frozenset({str, int, bool, type(None)})
 SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class Unfit(Exception):
+class Unfit(AgiError):
     """Raised by :func:`freeze` when a value needs :func:`problems` to explain it."""
 
 

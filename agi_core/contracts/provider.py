@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import attrs
 
 from agi_core.contracts.errors import ReplayExhausted
-from agi_core.errors import ReplayMismatch
+from agi_core.errors import AgiError, ReplayMismatch
 
 
 @attrs.frozen
@@ -47,7 +47,7 @@ class Provider(Protocol):
     ) -> Completion: ...
 
 
-class RecordedProviderError(Exception):
+class RecordedProviderError(AgiError):
     """Replays a provider failure that was recorded in the journal."""
 
 

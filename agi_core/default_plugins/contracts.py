@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agi_core.hookspecs import Register, hookimpl
+from agi_core.plugins import register_json_files
 
 if TYPE_CHECKING:
     import click
@@ -15,12 +16,14 @@ SPECS = Path(__file__).resolve().parent.parent / "contracts" / "specs"
 
 @hookimpl
 def agi_register_contracts(register: Register) -> None:
-    for path in sorted(SPECS.glob("*.json")):
-        register(path, name=path.stem)
+    register_json_files(register, SPECS)
 
 
 @hookimpl
 def agi_register_commands(cli: click.Group) -> None:
-    from agi_core.contracts.cli import contracts
+    from agi_core.default_plugins.commands import add_lazy
 
-    cli.add_command(contracts)
+    add_lazy(cli, {"contracts": ("agi_core.contracts.cli:contracts", CONTRACTS_SUMMARY)})
+
+
+CONTRACTS_SUMMARY = "LLM output contracts: list them, check an output against one."

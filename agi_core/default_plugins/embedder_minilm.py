@@ -15,12 +15,13 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from agi_core.errors import ConfigError
 from agi_core.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIM = 384
@@ -152,6 +153,8 @@ class MiniLMEmbedder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors ``(len(texts), 384)`` float32."""
+        import numpy as np  # here, not above: importing the plugin must stay light
+
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         self.encode_calls += 1
@@ -159,6 +162,8 @@ class MiniLMEmbedder:
         return self._encode(texts, self.batch_size)
 
     def _encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
+        import numpy as np
+
         if self.uses_onnx:
             return np.ascontiguousarray(self._onnx.encode(texts, batch_size), dtype=np.float32)
         vectors = self.model.encode(

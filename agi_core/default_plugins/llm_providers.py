@@ -6,11 +6,12 @@
 from __future__ import annotations
 
 from agi_core.hookspecs import Register, hookimpl
-from agi_core.llm.llama_cpp_provider import LlamaCppProvider
-from agi_core.llm.openai_provider import OpenAIProvider
 
 
 @hookimpl
 def agi_register_llm_providers(register: Register) -> None:
+    from agi_core.llm.llama_cpp_provider import LlamaCppProvider
+    from agi_core.llm.openai_provider import OpenAIProvider
+
     register(OpenAIProvider, name="openai")
     register(LlamaCppProvider, name="llama-cpp")

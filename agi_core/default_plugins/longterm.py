@@ -50,16 +50,23 @@ def _bar(total: int, show: bool) -> Iterator[Callable[[int], None] | None]:
 )
 @click.option("--no-embed", is_flag=True, help="Store the rows now; embed on the first search.")
 @click.option("--progress/--no-progress", default=None, help="Show a progress bar (default: when run in a terminal).")
+@click.option("--strict", is_flag=True, help="Store nothing and exit 1 if any line or record is unusable.")
 @click.pass_obj
-def ingest(state: Any, file: Path, fmt: str | None, no_embed: bool, progress: bool | None) -> None:
+def ingest(state: Any, file: Path, fmt: str | None, no_embed: bool, progress: bool | None, strict: bool) -> None:
     """Store FILE (text lines, JSONL with a text field, or a LoCoMo conversation) as long-term memories.
 
     The rows are stored by one journaled tick (so replay and rollback cover them); the
-    embeddings are computed after it, with a progress bar.
+    embeddings are computed after it, with a progress bar. Unusable lines are skipped and
+    named on stderr (``2 lines skipped: line 7 not JSON, line 9 missing "text"``).
     """
+    from agi_core.longterm.ingest import skipped_summary
+
     kernel = state.open_kernel()
-    record = kernel.command("ingest", {"path": str(file.resolve()), "format": fmt})
+    args = {"path": str(file.resolve()), "format": fmt, **({"strict": True} if strict else {})}
+    record = kernel.command("ingest", args)
     result = record.agent_outputs["ingest"]
+    if result.get("problems"):
+        click.echo(f"{file.name}: {skipped_summary(result['problems'])}", err=True)
     embedded = 0
     if not no_embed and result["added"]:
         with _bar(result["added"], _interactive() if progress is None else progress) as update:
@@ -73,7 +80,7 @@ def ingest(state: Any, file: Path, fmt: str | None, no_embed: bool, progress: bo
 @click.command("search")
 @click.argument("query")
 @click.option("--k", default=10, show_default=True, type=click.IntRange(1, 1000), help="How many memories.")
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per hit, with the score breakdown.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array of the hits, with the score breakdown.")
 @click.pass_obj
 def search(state: Any, query: str, k: int, as_json: bool) -> None:
     """Search long-term memory (dense + BM25 + speaker/date awareness, fused).
@@ -82,18 +89,18 @@ def search(state: Any, query: str, k: int, as_json: bool) -> None:
     progress bar when run in a terminal without --json. The kernel's bookkeeping (command
     records and receipts, failure sentences) is not among the memories.
     """
-    memory = state.open_kernel().long_term
+    memory = state.open_kernel(existing=True).long_term
     pending = memory.pending()
     if pending:
         with _bar(pending, _interactive() and not as_json) as update:
             memory.catch_up(progress=update)
     hits = memory.search(query, k)
+    if as_json:  # one JSON document on stdout, as every --json
+        click.echo(json.dumps([hit.to_dict() for hit in hits], ensure_ascii=False, sort_keys=True))
+        return
     for hit in hits:
-        if as_json:
-            click.echo(json.dumps(hit.to_dict(), ensure_ascii=False, sort_keys=True))
-        else:
-            who = f"{hit.item.speaker}: " if hit.item.speaker else ""
-            click.echo(f"{hit.rank:>3}. {hit.score:.3f}  {who}{hit.item.text}")
+        who = f"{hit.item.speaker}: " if hit.item.speaker else ""
+        click.echo(f"{hit.rank:>3}. {hit.score:.3f}  {who}{hit.item.text}")
 
 
 @hookimpl

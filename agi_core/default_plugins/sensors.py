@@ -1,9 +1,10 @@
-"""The built-in sensor: inputs queued with ``Kernel.submit`` (what ``agi chat`` feeds)."""
+"""The built-in sensors: inputs queued with ``Kernel.submit``, and the clock (on with ``agi run --follow``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from agi_core.autonomy.sensors import ClockSensor
 from agi_core.hookspecs import Register, hookimpl
 from agi_core.model import Input
 
@@ -18,3 +19,4 @@ class InputQueueSensor:
 @hookimpl
 def agi_register_sensors(register: Register) -> None:
     register(InputQueueSensor())
+    register(ClockSensor())

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from agi_core.hookspecs import Register, hookimpl
-from agi_core.memory.sqlite_store import SqliteStore
 
 
 @hookimpl
 def agi_register_memory_backends(register: Register) -> None:
+    from agi_core.memory.sqlite_store import SqliteStore  # here, not above: `agi --help` loads plugins, not stores
+
     register(SqliteStore, name="sqlite")

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import click
 
+from agi_core.default_plugins.commands import add_lazy
 from agi_core.hookspecs import hookimpl
-from agi_core.state.cli import state_group
+
+STATE_COMMANDS = {
+    "state": (
+        "agi_core.state.cli:state_group",
+        "RLM variable state: named variables, checkpoints and rollback (each command is a tick).",
+    )
+}
 
 
 @hookimpl
 def agi_register_commands(cli: click.Group) -> None:
-    cli.add_command(state_group)
+    add_lazy(cli, STATE_COMMANDS)

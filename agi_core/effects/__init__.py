@@ -5,7 +5,7 @@ goes through this package: a failure of any kind (``SystemExit`` included, only
 ``KeyboardInterrupt`` passes) becomes a recorded failure naming the plugin, a tool runs
 under a timeout and its result must be JSON, and a write or external tool runs only
 after its intent is committed, with its receipt committed after it (see
-``docs/reliability/effects.md``).
+``docs/reliability.md``).
 """
 
 from agi_core.effects.isolation import describe, must_propagate

@@ -4,7 +4,7 @@ None, except ``KeyboardInterrupt`` (the user stopping the agent) and the kernel'
 ``ReplayMismatch`` (a replay that is not the recorded run). Everything else, ``SystemExit``
 and other ``BaseException`` subclasses included, is caught at the call site and recorded
 as a failure that names the plugin. ``os._exit`` ends the process before any handler
-runs: no in-process isolation can catch it (documented in docs/reliability/effects.md).
+runs: no in-process isolation can catch it (documented in docs/reliability.md).
 """
 
 from __future__ import annotations

@@ -61,9 +61,9 @@ def embedder_from_plugins(name: str = DEFAULT_EMBEDDER, plugins: Any = None, **o
         from agi_core.plugins import load_plugins
 
         plugins = load_plugins()
-    found = plugins.collect("agi_register_embedders")
+    found = plugins.registry("agi_register_embedders")
     if name not in found:
         known = ", ".join(sorted(found)) or "none"
         raise ConfigError(f"no embedder named {name!r} (registered: {known}); install the plugin that provides it")
-    factory = found[name].obj
+    factory = found[name]
     return check_embedder(factory(**options))

@@ -8,6 +8,8 @@ transaction (``agi ingest`` commits once at the end).
   by blank lines); a file without blank lines gives one memory per non-empty line.
 - **jsonl** (``.jsonl``): one object per line with ``text`` and optional ``speaker``,
   ``timestamp``, ``importance``, ``kind``, ``session``, ``tick``, ``id``, ``metadata``.
+  A line that is not UTF-8, not JSON, not an object or has no usable ``text`` is skipped
+  and named (``line 7 not JSON``); the other lines are read.
 - **locomo** (``.json`` with ``session_<n>`` lists, or a list of ``{"conversation": …}``
   samples): one memory per turn, speaker and session date kept, ``dia_id`` in metadata;
   a shared photo's caption is appended to the turn as ``[shares <caption>]``.
@@ -41,8 +43,20 @@ def detect_format(path: Path) -> str:
     return "text"
 
 
-def text_records(path: Path, tick: int = 0) -> Iterator[dict[str, Any]]:
-    raw = path.read_text(encoding="utf-8", errors="replace")
+Read = dict[str, Any] | str  # a record, or why the next record was skipped
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except UnicodeDecodeError as exc:
+        raise ValidationError(
+            f"{path} is not UTF-8 text (byte {exc.start} is invalid); convert it to UTF-8 and ingest it again"
+        ) from None
+
+
+def text_records(path: Path, tick: int = 0) -> Iterator[Read]:
+    raw = _read_text(path)
     blocks = [b.strip() for b in re.split(r"\n\s*\n", raw)]
     if len([b for b in blocks if b]) <= 1:
         blocks = [line.strip() for line in raw.splitlines()]
@@ -56,32 +70,59 @@ def text_records(path: Path, tick: int = 0) -> Iterator[dict[str, Any]]:
         }
 
 
-def jsonl_records(path: Path, tick: int = 0) -> Iterator[dict[str, Any]]:
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
+def _jsonl_problem(obj: Any) -> str | None:
+    if not isinstance(obj, dict):
+        return f"a JSON {type(obj).__name__}, not an object"
+    if "text" not in obj:
+        return 'missing "text"'
+    if not isinstance(obj["text"], str):
+        return '"text" is not a string'
+    if not obj["text"].strip():
+        return 'empty "text"'
+    return None
+
+
+def jsonl_records(path: Path, tick: int = 0) -> Iterator[Read]:
+    with path.open("rb") as handle:
+        for line_no, raw in enumerate(handle, start=1):
+            if not raw.strip():
                 continue
             try:
-                obj = json.loads(line)
-            except ValueError as exc:
-                raise ValidationError(f"{path}:{line_no}: not JSON ({exc}); fix or remove the line") from None
-            if not isinstance(obj, dict) or not isinstance(obj.get("text"), str) or not obj["text"].strip():
-                yield {}
+                obj = json.loads(raw.decode("utf-8", errors="replace"))
+            except (ValueError, RecursionError):
+                yield f"line {line_no} not JSON"
                 continue
-            meta = dict(obj.get("metadata") or {})
-            meta.setdefault("source", path.name)
-            meta.setdefault("line", line_no)
-            yield {
-                "text": obj["text"].strip(),
-                "tick": int(obj.get("tick", tick)),
-                "kind": obj.get("kind") or "message",
-                "speaker": obj.get("speaker"),
-                "timestamp": parse_timestamp(obj.get("timestamp")) or obj.get("timestamp"),
-                "session": obj.get("session") or path.name,
-                "importance": clamp_importance(obj.get("importance")),
-                "metadata": meta,
-                "id": obj.get("id") or item_id("jsonl", path.name, line_no, obj["text"]),
-            }
+            problem = _jsonl_problem(obj)
+            if problem is None:
+                try:
+                    yield _jsonl_record(obj, path, line_no, tick)
+                    continue
+                except (TypeError, ValueError, AttributeError) as exc:
+                    problem = f"bad field ({type(exc).__name__}: {exc})"
+            yield f"line {line_no} {problem}"
+
+
+_STRING_FIELDS = ("id", "speaker", "kind", "session", "timestamp")
+
+
+def _jsonl_record(obj: dict[str, Any], path: Path, line_no: int, tick: int) -> dict[str, Any]:
+    for field in _STRING_FIELDS:
+        if obj.get(field) is not None and not isinstance(obj[field], str):
+            raise ValueError(f'"{field}" is not a string')
+    meta = dict(obj.get("metadata") or {})
+    meta.setdefault("source", path.name)
+    meta.setdefault("line", line_no)
+    return {
+        "text": obj["text"].strip(),
+        "tick": int(obj.get("tick", tick)),
+        "kind": obj.get("kind") or "message",
+        "speaker": obj.get("speaker"),
+        "timestamp": parse_timestamp(obj.get("timestamp")) or obj.get("timestamp"),
+        "session": obj.get("session") or path.name,
+        "importance": clamp_importance(obj.get("importance")),
+        "metadata": meta,
+        "id": obj.get("id") or item_id("jsonl", path.name, line_no, obj["text"]),
+    }
 
 
 def locomo_turn_text(turn: dict[str, Any]) -> str:
@@ -93,8 +134,21 @@ def locomo_turn_text(turn: dict[str, Any]) -> str:
     return text
 
 
-def locomo_records(path: Path, tick: int = 0) -> Iterator[dict[str, Any]]:
-    data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+def locomo_records(path: Path, tick: int = 0) -> Iterator[Read]:
+    try:
+        data = json.loads(_read_text(path))
+    except (ValueError, RecursionError) as exc:
+        raise ValidationError(f"{path} is not JSON ({exc}); pass a LoCoMo .json file or --format text") from None
+    try:
+        yield from _locomo_samples(path, data, tick)
+    except (AttributeError, TypeError, KeyError) as exc:
+        raise ValidationError(
+            f"{path} is not a LoCoMo conversation ({type(exc).__name__}: {exc}); "
+            "pass a file with session_<n> lists of turns, or --format text/jsonl"
+        ) from None
+
+
+def _locomo_samples(path: Path, data: Any, tick: int) -> Iterator[Read]:
     samples = data if isinstance(data, list) else [data]
     for s_index, sample in enumerate(samples):
         conv = sample.get("conversation", sample) if isinstance(sample, dict) else None
@@ -107,10 +161,10 @@ def locomo_records(path: Path, tick: int = 0) -> Iterator[dict[str, Any]]:
         for number, key in sessions:
             date = conv.get(f"{key}_date_time")
             stamp = parse_timestamp(date)
-            for turn in conv[key] or []:
+            for n, turn in enumerate(conv[key] or []):
                 text = locomo_turn_text(turn)
                 if not text:
-                    yield {}
+                    yield f"{name}/{key} turn {n + 1} has no text"
                     continue
                 dia_id = turn.get("dia_id")
                 yield {
@@ -128,8 +182,12 @@ def locomo_records(path: Path, tick: int = 0) -> Iterator[dict[str, Any]]:
 _READERS = {"text": text_records, "jsonl": jsonl_records, "locomo": locomo_records}
 
 
-def read_records(path: str | Path, format: str | None = None, tick: int = 0) -> tuple[str, list[dict[str, Any]], int]:
-    """``(format, records, skipped)`` of a file, without storing anything.
+def read_records(
+    path: str | Path, format: str | None = None, tick: int = 0
+) -> tuple[str, list[dict[str, Any]], list[str]]:
+    """``(format, records, problems)`` of a file, without storing anything.
+
+    ``problems`` says why each skipped record was skipped (``line 7 not JSON``).
 
     :param format: ``text``, ``jsonl`` or ``locomo``; detected from the suffix when None.
     """
@@ -140,13 +198,21 @@ def read_records(path: str | Path, format: str | None = None, tick: int = 0) -> 
     if not path.is_file():
         raise ValidationError(f"{path}: no such file; pass the path of a .txt, .jsonl or LoCoMo .json file")
     records: list[dict[str, Any]] = []
-    skipped = 0
+    problems: list[str] = []
     for record in _READERS[fmt](path, tick):
-        if record:
-            records.append(record)
+        if isinstance(record, str):
+            problems.append(record)
         else:
-            skipped += 1
-    return fmt, records, skipped
+            records.append(record)
+    return fmt, records, problems
+
+
+def skipped_summary(problems: list[str], shown: int = 5) -> str:
+    """``3 lines skipped: line 7 not JSON, line 9 missing "text", …`` (the first ``shown`` named)."""
+    what = "lines" if any(problem.startswith("line ") for problem in problems) else "records"
+    what = what[:-1] if len(problems) == 1 else what
+    more = ", …" if len(problems) > shown else ""
+    return f"{len(problems)} {what} skipped: {', '.join(problems[:shown])}{more}"
 
 
 def ingest_file(
@@ -171,7 +237,7 @@ def ingest_file(
     """
     from tqdm import tqdm
 
-    fmt, records, skipped = read_records(path, format, tick)
+    fmt, records, problems = read_records(path, format, tick)
     added = duplicates = 0
     for start in range(0, len(records), batch):
         a, d = ltm.add_many(records[start : start + batch])
@@ -180,4 +246,4 @@ def ingest_file(
     if embed and added:
         with tqdm(desc="embedding", unit="text", total=added, disable=not progress) as bar:
             embedded = ltm.catch_up(progress=bar.update)
-    return IngestReport(str(path), fmt, added, duplicates, skipped, embedded)
+    return IngestReport(str(path), fmt, added, duplicates, len(problems), embedded, tuple(problems))

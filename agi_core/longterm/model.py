@@ -86,7 +86,8 @@ class IngestReport:
 
     ``added`` new items, ``duplicates`` already stored (ingestion is idempotent: ids are
     derived from the source and the position), ``skipped`` empty or unusable records,
-    ``embedded`` vectors computed (0 when ``embed=False``).
+    ``embedded`` vectors computed (0 when ``embed=False``), ``problems`` why each record
+    was skipped (``line 7 not JSON``).
     """
 
     path: str
@@ -95,6 +96,7 @@ class IngestReport:
     duplicates: int
     skipped: int
     embedded: int
+    problems: tuple[str, ...] = ()
 
 
 @attrs.frozen

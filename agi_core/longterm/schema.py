@@ -1,8 +1,7 @@
-"""The ``ltm_*`` tables: one function per migration step, applied in order, idempotent.
+"""The ``ltm_*`` tables.
 
-Same idea as ``sqlite_utils.Migrations`` (a named, ordered list of steps recorded in a
-table), with two differences the kernel needs: nothing is committed here (each step runs
-inside a SAVEPOINT of the caller's transaction) and no wall-clock time is recorded.
+They are created by the agent database's one migration list (``agi_core/memory/migrations.py``,
+step ``m004_long_term_memory``); a change to them is a new step appended there.
 
 Tables:
 
@@ -14,32 +13,15 @@ Tables:
 ``ltm_fts``
     FTS5 (porter stemmer) over ``ltm_items.text``, kept in sync by triggers; BM25 comes
     from it.
-
-``m004_drop_bookkeeping`` changes data, not tables: it removes rows mirrored before the
-kernel's bookkeeping was left out of long-term memory.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
-
-Step = Callable[[sqlite3.Connection], None]
-
-MIGRATIONS_TABLE = "ltm_migrations"
-_STEPS: list[tuple[str, Step]] = []
 
 
-def step(func: Step) -> Step:
-    """Register ``func`` as the next migration step, under its function name."""
-    if any(name == func.__name__ for name, _ in _STEPS):
-        raise ValueError(f"migration step {func.__name__!r} is registered twice")
-    _STEPS.append((func.__name__, func))
-    return func
-
-
-@step
-def m001_items(conn: sqlite3.Connection) -> None:
+def create_ltm_tables(conn: sqlite3.Connection) -> None:
+    """Items, vectors, the FTS5 index and its triggers (the database's step ``m004_long_term_memory``)."""
     conn.execute(
         """
         CREATE TABLE ltm_items (
@@ -58,10 +40,6 @@ def m001_items(conn: sqlite3.Connection) -> None:
     )
     conn.execute("CREATE INDEX ltm_items_tick ON ltm_items(tick)")
     conn.execute("CREATE INDEX ltm_items_speaker ON ltm_items(speaker)")
-
-
-@step
-def m002_vectors(conn: sqlite3.Connection) -> None:
     conn.execute(
         """
         CREATE TABLE ltm_vectors (
@@ -72,10 +50,6 @@ def m002_vectors(conn: sqlite3.Connection) -> None:
         ) WITHOUT ROWID
         """
     )
-
-
-@step
-def m003_fts(conn: sqlite3.Connection) -> None:
     conn.execute(
         "CREATE VIRTUAL TABLE ltm_fts USING fts5("
         "text, content='ltm_items', content_rowid='seq', tokenize='porter unicode61')"
@@ -97,13 +71,24 @@ def m003_fts(conn: sqlite3.Connection) -> None:
     )
 
 
-@step
-def m004_drop_bookkeeping(conn: sqlite3.Connection) -> None:
+def migrate(conn: sqlite3.Connection) -> list[str]:
+    """Create or upgrade the whole agent schema (``ltm_*`` included) inside the caller's transaction.
+
+    Returns the names of the database steps it applied; a second call applies nothing.
+    Never commits: the steps run in a SAVEPOINT of the caller's transaction.
+    """
+    from agi_core.memory.migrations import migrate as migrate_database
+
+    return migrate_database(conn, commit=False)
+
+
+def drop_bookkeeping(conn: sqlite3.Connection) -> None:
     """Remove the bookkeeping rows mirrored before it was left out (:mod:`agi_core.longterm.bookkeeping`).
 
-    Mirrored episodes are the rows with no session and no metadata; ingested rows always
-    have both. Their vectors go with them (trigger); the index file is then rebuilt from
-    the remaining vectors on next use, with nothing re-embedded.
+    Run once, by the migration step ``m011_ltm_drop_bookkeeping``. Mirrored episodes are the
+    rows with no session and no metadata; ingested rows always have both. Their vectors go
+    with them (trigger); the index file is then rebuilt from the remaining vectors on next
+    use, with nothing re-embedded.
     """
     from agi_core.longterm.bookkeeping import COMMAND_SOURCE, is_command_record, is_empty_reply
 
@@ -122,41 +107,3 @@ def m004_drop_bookkeeping(conn: sqlite3.Connection) -> None:
         if tick in ticks or is_empty_reply(text):
             doomed.append(seq)
     conn.executemany("DELETE FROM ltm_items WHERE seq = ?", ((seq,) for seq in doomed))
-
-
-def applied(conn: sqlite3.Connection) -> list[str]:
-    """Names of the steps already applied, in order."""
-    exists = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (MIGRATIONS_TABLE,)
-    ).fetchone()
-    if not exists:
-        return []
-    return [row[0] for row in conn.execute(f"SELECT name FROM {MIGRATIONS_TABLE} ORDER BY ordinal")]
-
-
-def migrate(conn: sqlite3.Connection) -> list[str]:
-    """Create or upgrade the ``ltm_*`` tables; returns the names of the steps it applied.
-
-    Idempotent: a second call applies nothing. Does not commit: each step runs in a
-    SAVEPOINT, released into the caller's transaction (or committed by SQLite itself when
-    the connection is in autocommit mode).
-    """
-    done = set(applied(conn))
-    ran: list[str] = []
-    for ordinal, (name, func) in enumerate(_STEPS, start=1):
-        if name in done:
-            continue
-        conn.execute("SAVEPOINT ltm_migrate")
-        try:
-            conn.execute(
-                f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} (ordinal INTEGER PRIMARY KEY, name TEXT UNIQUE)"
-            )
-            func(conn)
-            conn.execute(f"INSERT INTO {MIGRATIONS_TABLE}(ordinal, name) VALUES (?, ?)", (ordinal, name))
-        except BaseException:
-            conn.execute("ROLLBACK TO ltm_migrate")
-            conn.execute("RELEASE ltm_migrate")
-            raise
-        conn.execute("RELEASE ltm_migrate")
-        ran.append(name)
-    return ran

@@ -23,6 +23,7 @@ from agi_core.longterm.ranking import RankWeights, weights_for
 from agi_core.longterm.schema import migrate
 from agi_core.longterm.search import Searcher
 from agi_core.longterm.vindex import IndexPolicy, VectorIndex
+from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
 
 
 class LongTermMemory:
@@ -63,7 +64,8 @@ class LongTermMemory:
         Unlike the kernel's memory, :meth:`close` commits and closes this connection.
         """
         path = Path(path)
-        conn = sqlite3.connect(path)
+        # implicit transactions start with BEGIN IMMEDIATE and wait for another writer (agi_core.memory.locking)
+        conn = sqlite3.connect(path, timeout=DEFAULT_LOCK_TIMEOUT_S, isolation_level="IMMEDIATE")
         options.setdefault("index_dir", path.with_name(path.name + ".ltm"))
         ltm = cls(conn, embedder=embedder, **options)
         ltm._owns_conn = True

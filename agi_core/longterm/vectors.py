@@ -12,6 +12,7 @@ import numpy as np
 
 from agi_core.longterm.embedder import Embedder
 from agi_core.longterm.model import embedding_text
+from agi_core.memory.locking import write_block
 
 #: Texts per ``encode`` call while catching up: large enough that sentence-transformers'
 #: length sorting keeps batches dense, small enough to show progress.
@@ -36,7 +37,10 @@ def embed_and_store(
     todo: Sequence[tuple[int, str]],
     progress: Callable[[int], None] | None = None,
 ) -> int:
-    """Encode ``todo`` in chunks and insert the blobs (no commit); returns how many."""
+    """Encode ``todo`` in chunks and insert the blobs; returns how many.
+
+    The inserts join the caller's transaction, or take the write lock once per chunk.
+    """
     done = 0
     for start in range(0, len(todo), ENCODE_CHUNK):
         chunk = todo[start : start + ENCODE_CHUNK]
@@ -47,10 +51,11 @@ def embed_and_store(
                 f"expected ({len(chunk)}, {embedder.dim})"
             )
         vectors = np.ascontiguousarray(vectors, dtype="<f4")
-        conn.executemany(
-            "INSERT OR REPLACE INTO ltm_vectors(model, seq, vector) VALUES (?, ?, ?)",
-            ((embedder.name, seq, vectors[i].tobytes()) for i, (seq, _) in enumerate(chunk)),
-        )
+        with write_block(conn):  # one write-locked transaction per chunk, never across an encode
+            conn.executemany(
+                "INSERT OR REPLACE INTO ltm_vectors(model, seq, vector) VALUES (?, ?, ?)",
+                ((embedder.name, seq, vectors[i].tobytes()) for i, (seq, _) in enumerate(chunk)),
+            )
         done += len(chunk)
         if progress is not None:
             progress(len(chunk))

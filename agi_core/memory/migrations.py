@@ -1,6 +1,10 @@
-"""Schema migrations of the SQLite store: one function per step, applied in order once.
+"""The agent database's schema: one ordered list of steps, one function per step.
 
-Add a step by appending a function to ``MIGRATIONS``; never edit a released one.
+Every table of the agent (core, ``rlm_*``, ``ltm_*``) is created here, by the steps of
+``MIGRATIONS`` in order, each recorded by its function name in ``_agi_migrations``. All the
+steps a database still needs run in ONE transaction: a kill or an error during creation or
+an upgrade leaves the database as it was before, never half-built. Add a step by appending
+a function to ``MIGRATIONS``; never edit or rename a released one (the name is the record).
 """
 
 from __future__ import annotations
@@ -9,6 +13,8 @@ import sqlite3
 from collections.abc import Callable
 
 import sqlite_utils
+
+Step = Callable[[sqlite_utils.Database], None]
 
 
 def m001_core_tables(db: sqlite_utils.Database) -> None:
@@ -34,15 +40,15 @@ def m002_checkpoints_and_archive(db: sqlite_utils.Database) -> None:
 
 
 def m003_rlm_state(db: sqlite_utils.Database) -> None:
-    from agi_core.state.migrations import migrate as migrate_rlm_state
+    from agi_core.state.migrations import create_rlm_tables
 
-    migrate_rlm_state(db.conn)
+    create_rlm_tables(db.conn)
 
 
 def m004_long_term_memory(db: sqlite_utils.Database) -> None:
-    from agi_core.longterm.schema import migrate as migrate_long_term
+    from agi_core.longterm.schema import create_ltm_tables
 
-    migrate_long_term(db.conn)
+    create_ltm_tables(db.conn)
 
 
 def m005_intents(db: sqlite_utils.Database) -> None:
@@ -50,32 +56,117 @@ def m005_intents(db: sqlite_utils.Database) -> None:
     db.table("intents").create({"tick": int, "tool": str, "args": str, "receipt_tick": int}, pk="tick")
 
 
-def m006_blobs(db: sqlite_utils.Database) -> None:
+def m006_checkpoint_checksums(db: sqlite_utils.Database) -> None:
+    """A checkpoint row records its file's sha256 and the sealed state digest (see ``agi_core.seal``)."""
+    db.execute("ALTER TABLE checkpoints ADD COLUMN sha256 TEXT")
+    db.execute("ALTER TABLE checkpoints ADD COLUMN seal TEXT")
+
+
+def m007_state_seal(db: sqlite_utils.Database) -> None:
+    """Per-row keyed hashes of the sealed state, and the index that keeps sealing incremental."""
+    db.execute(
+        "CREATE TABLE _agi_seal_rows (tbl TEXT NOT NULL, key TEXT NOT NULL, hash TEXT NOT NULL, "
+        "PRIMARY KEY (tbl, key)) WITHOUT ROWID"
+    )
+    db.execute("CREATE INDEX facts_tick ON facts(tick)")
+
+
+def m008_one_migration_record(db: sqlite_utils.Database) -> None:
+    """The ``rlm_*`` and ``ltm_*`` tables used to record their own steps; this table is the only record now."""
+    db.execute("DROP TABLE IF EXISTS rlm_migrations")
+    db.execute("DROP TABLE IF EXISTS ltm_migrations")
+
+
+def m009_blobs(db: sqlite_utils.Database) -> None:
     """Content-addressed blobs (sha256 hex -> UTF-8 bytes) for large values; see agi_core.memory.blobs."""
     db.execute("CREATE TABLE blobs (hash TEXT PRIMARY KEY, data BLOB NOT NULL)")
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
+def m010_jobs(db: sqlite_utils.Database) -> None:
+    """Scheduled jobs (agi_core.autonomy.jobs); times are ms since the epoch, ``next_due_ms`` NULL once done."""
+    db.execute(
+        "CREATE TABLE jobs (name TEXT PRIMARY KEY, kind TEXT NOT NULL, spec TEXT NOT NULL, say TEXT NOT NULL, "
+        "next_due_ms INTEGER, last_run_ms INTEGER, runs INTEGER NOT NULL, missed INTEGER NOT NULL, "
+        "created_tick INTEGER NOT NULL)"
+    )
+
+
+def m011_ltm_drop_bookkeeping(db: sqlite_utils.Database) -> None:
+    """Long-term memory rows mirrored from command ticks and failure sentences go (agi_core.longterm.bookkeeping)."""
+    from agi_core.longterm.schema import drop_bookkeeping
+
+    drop_bookkeeping(db.conn)
+
+
+MIGRATIONS: list[Step] = [
     m001_core_tables,
     m002_checkpoints_and_archive,
     m003_rlm_state,
     m004_long_term_memory,
     m005_intents,
-    m006_blobs,
+    m006_checkpoint_checksums,
+    m007_state_seal,
+    m008_one_migration_record,
+    m009_blobs,
+    m010_jobs,
+    m011_ltm_drop_bookkeeping,
 ]
 
 
-def migrate(conn: sqlite3.Connection) -> int:
-    """Apply the steps not yet applied, in one transaction; returns how many ran."""
+def applied(conn: sqlite3.Connection) -> list[str]:
+    """Names of the steps already applied, in the order they ran."""
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_agi_migrations'").fetchone():
+        return []
+    return [row[0] for row in conn.execute("SELECT name FROM _agi_migrations ORDER BY step")]
+
+
+def migrate(conn: sqlite3.Connection, *, commit: bool = True) -> list[str]:
+    """Apply the steps not yet applied, all in one transaction; returns their names.
+
+    With ``commit`` (the store), the steps run in ``BEGIN IMMEDIATE … COMMIT``. Without it
+    (a caller that owns the transaction), they run in a savepoint of the caller's open
+    transaction; with none open, one is begun and left open for the caller, except on an
+    autocommit connection (``isolation_level=None``), where it is committed as SQLite would.
+    """
+    if all(step.__name__ in set(applied(conn)) for step in MIGRATIONS):
+        return []
+    began = not conn.in_transaction
+    if began:
+        conn.execute("BEGIN IMMEDIATE" if commit else "BEGIN")
+    conn.execute("SAVEPOINT agi_migrate")
+    try:
+        ran = _apply(conn)
+    except BaseException:
+        conn.execute("ROLLBACK TO agi_migrate")
+        conn.execute("RELEASE agi_migrate")
+        if began and (commit or conn.isolation_level is None):
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("RELEASE agi_migrate")
+    if began and (commit or conn.isolation_level is None):
+        conn.execute("COMMIT")
+    return ran
+
+
+def _apply(conn: sqlite3.Connection) -> list[str]:
     db = sqlite_utils.Database(conn)
     conn.execute("CREATE TABLE IF NOT EXISTS _agi_migrations (step INTEGER PRIMARY KEY, name TEXT NOT NULL)")
-    done = {row[0] for row in conn.execute("SELECT name FROM _agi_migrations")}
-    ran = 0
-    for step, function in enumerate(MIGRATIONS, start=1):
-        if function.__name__ in done:
-            continue
-        with conn:
-            function(db)
-            conn.execute("INSERT INTO _agi_migrations (step, name) VALUES (?, ?)", (step, function.__name__))
-        ran += 1
+    done = set(applied(conn))  # re-read under the write lock: another process may have migrated meanwhile
+    ran = []
+    for step in MIGRATIONS:
+        if step.__name__ not in done:
+            _fault_point("migration")
+            step(db)
+            _fault_point("migration.done")
+            conn.execute(
+                "INSERT INTO _agi_migrations (step, name) SELECT coalesce(max(step), 0) + 1, ? FROM _agi_migrations",
+                (step.__name__,),
+            )
+            ran.append(step.__name__)
     return ran
+
+
+def _fault_point(name: str) -> None:
+    from agi_core.faults import fault_point
+
+    fault_point(name)

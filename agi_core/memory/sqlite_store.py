@@ -15,11 +15,20 @@ from typing import Any
 
 import orjson
 
-from agi_core.errors import StorageError
+from agi_core.errors import StorageError, database_problem, os_problem
 from agi_core.inputs import preview
 from agi_core.memory import blobs
 from agi_core.memory.keys import check_key
+from agi_core.memory.locking import (
+    DEFAULT_LOCK_TIMEOUT_S,
+    connect,
+    data_version,
+    is_lock_error,
+    lock_error,
+    write_transaction,
+)
 from agi_core.memory.migrations import migrate
+from agi_core.memory.savepoint import savepoint
 from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMemory
 from agi_core.serialization import dumps, from_data, to_data
 
@@ -29,47 +38,47 @@ class SqliteStore:
 
     name = "sqlite"
 
-    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
+    def __init__(
+        self, path: str | Path, *, synchronous: str = "FULL", lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
+    ) -> None:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.conn = connect(self.path, lock_timeout_s)
             self.conn.text_factory = _decode  # stored invalid UTF-8 reads as U+FFFD, never a crash
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute(f"PRAGMA synchronous={synchronous}")
             self.conn.execute("PRAGMA foreign_keys=ON")
+            self.conn.execute("PRAGMA recursive_triggers=ON")
             migrate(self.conn)
-        except (sqlite3.DatabaseError, OSError) as exc:
-            raise StorageError(
-                f"cannot open {self.path} as an agent database ({exc}); "
-                "pass --db with a new file name or an agi database"
-            ) from None
+        except sqlite3.OperationalError as exc:
+            if is_lock_error(exc):
+                raise lock_error(self.conn, self.path) from None
+            raise StorageError(database_problem(exc, self.path)) from None
+        except sqlite3.Error as exc:
+            raise StorageError(database_problem(exc, self.path)) from None
+        except OSError as exc:
+            raise StorageError(os_problem(exc, self.path)) from None
 
     def close(self) -> None:
         self.conn.close()
 
     @contextlib.contextmanager
     def tick_transaction(self) -> Iterator[None]:
-        """BEGIN IMMEDIATE … COMMIT, rolled back entirely if anything raises."""
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
+        """BEGIN IMMEDIATE … COMMIT, rolled back entirely if anything raises.
 
-    @contextlib.contextmanager
-    def savepoint(self, name: str) -> Iterator[None]:
-        """A nested step that can fail alone (F5: a failed SEM write keeps the tick)."""
-        self.conn.execute(f"SAVEPOINT {name}")
-        try:
+        Waits up to the lock timeout for another writer, then raises :class:`DatabaseLocked`.
+        """
+        with write_transaction(self.conn, self.path):
             yield
-        except BaseException:
-            self.conn.execute(f"ROLLBACK TO {name}")
-            self.conn.execute(f"RELEASE {name}")
-            raise
-        self.conn.execute(f"RELEASE {name}")
+
+    def data_version(self) -> int:
+        """Changes whenever another connection (another process) commits to this database."""
+        return data_version(self.conn)
+
+    def savepoint(self, name: str) -> contextlib.AbstractContextManager[None]:
+        """A nested step that can fail alone (F5: a failed SEM write keeps the tick)."""
+        return savepoint(self.conn, name)
 
     # -- meta --------------------------------------------------------------------------
     def meta_get(self, key: str, default: str | None = None) -> str | None:
@@ -170,14 +179,16 @@ class SqliteStore:
         )
 
     def journal_rows(self, since: int = 0) -> Iterator[tuple[int, str, str, str]]:
-        """``(tick, id, record JSON text, chain)`` exactly as stored, in tick order."""
-        yield from self.conn.execute(
-            "SELECT tick, id, record, chain FROM journal WHERE tick > ? ORDER BY tick", (since,)
-        )
+        """``(tick, id, record JSON text, chain)`` exactly as stored, in tick order.
+
+        A cursor, not a generator: the query runs now, so a caller that stops early leaves
+        nothing that would run against a closed database later.
+        """
+        return self.conn.execute("SELECT tick, id, record, chain FROM journal WHERE tick > ? ORDER BY tick", (since,))
 
     def archived_rows(self) -> Iterator[tuple[str, int, str, str, str]]:
-        """``(rollback, tick, id, record, chain)`` of the ticks undone by rollbacks."""
-        yield from self.conn.execute(
+        """``(rollback, tick, id, record, chain)`` of the ticks undone by rollbacks (a cursor, as above)."""
+        return self.conn.execute(
             "SELECT rollback, tick, id, record, chain FROM journal_archive ORDER BY rollback, tick"
         )
 

@@ -18,16 +18,17 @@ from agi_core.state.commands import dump_value
 from agi_core.state.model import SCOPES, VARIABLE_TYPES, Mutation
 
 RAW_TYPES = ("text", "file_path", "file_content")
+READ_ONLY_OPS = frozenset({"get", "variables", "states", "checkpoints", "history", "export"})
 
 
 def run_op(obj: Any, op: str, /, **args: Any) -> Any:
     """Run state op ``op`` as one tick of the CLI's kernel; return its journaled result.
 
     Options left at None are not sent, so the service's defaults apply (and the journal
-    records only what the user gave).
+    records only what the user gave). A read-only op on a missing database creates nothing.
     """
     given = {key: value for key, value in args.items() if value is not None}
-    record = obj.open_kernel().command("state", {"op": op, "args": given})
+    record = obj.open_kernel(existing=op in READ_ONLY_OPS).command("state", {"op": op, "args": given})
     return record.agent_outputs["state"]
 
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from agi_core.memory.savepoint import savepoint
 from agi_core.state.model import Mutation, StateInfo
 
 VARIABLE_COLUMNS = (
@@ -48,16 +49,8 @@ def atomic(conn: sqlite3.Connection) -> Iterator[None]:
     Uses a savepoint, so an error undoes only this block. Nothing here ever commits: the
     kernel commits or rolls back the tick's transaction.
     """
-    if not conn.in_transaction:
-        conn.execute("BEGIN")
-    conn.execute("SAVEPOINT rlm_state")
-    try:
+    with savepoint(conn, "rlm_state", begin=True):
         yield
-    except BaseException:
-        conn.execute("ROLLBACK TO rlm_state")
-        conn.execute("RELEASE rlm_state")
-        raise
-    conn.execute("RELEASE rlm_state")
 
 
 def variable_rows(conn: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> list[dict[str, Any]]:

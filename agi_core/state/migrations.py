@@ -1,38 +1,18 @@
-"""The ``rlm_*`` tables, created by ordered, idempotent migration steps.
+"""The ``rlm_*`` tables.
 
-One function per step, recorded by name in ``rlm_migrations`` (the ``sqlite_utils``
-``Migrations`` idea without its commits). :func:`migrate` never commits: the caller owns the
-transaction, and every statement here is plain ``execute`` (``executescript`` would commit).
-Every step uses ``IF NOT EXISTS`` as well, so a step re-run after a rolled-back record is harmless.
-
-The kernel calls :func:`migrate` from its own step ``m003_rlm_state``
-(``agi_core/memory/migrations.py``), which runs once per database: a step added here needs a
-new kernel step that calls :func:`migrate` again, or existing databases never get it.
+They are created by the agent database's one migration list (``agi_core/memory/migrations.py``,
+step ``m003_rlm_state``); a change to them is a new step appended there. :func:`migrate` never
+commits: the caller owns the transaction (every statement is plain ``execute``;
+``executescript`` would commit).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
-
-from agi_core.state.db import atomic
-
-Step = Callable[[sqlite3.Connection], None]
-MIGRATIONS: list[tuple[str, Step]] = []
 
 
-def step(name: str) -> Callable[[Step], Step]:
-    """Register a migration step; steps run in the order they are defined."""
-
-    def register(fn: Step) -> Step:
-        MIGRATIONS.append((name, fn))
-        return fn
-
-    return register
-
-
-@step("m001_create_tables")
-def m001_create_tables(conn: sqlite3.Connection) -> None:
+def create_rlm_tables(conn: sqlite3.Connection) -> None:
+    """The ``rlm_*`` tables (the database's migration step ``m003_rlm_state``)."""
     conn.execute(
         """CREATE TABLE IF NOT EXISTS rlm_states (
             state_id TEXT PRIMARY KEY,
@@ -100,14 +80,10 @@ def m001_create_tables(conn: sqlite3.Connection) -> None:
 
 
 def migrate(conn: sqlite3.Connection) -> list[str]:
-    """Apply the steps not applied yet, in order; return their names. Never commits."""
-    applied = []
-    with atomic(conn):
-        conn.execute("CREATE TABLE IF NOT EXISTS rlm_migrations (name TEXT PRIMARY KEY)")
-        done = {row[0] for row in conn.execute("SELECT name FROM rlm_migrations")}
-        for name, fn in MIGRATIONS:
-            if name not in done:
-                fn(conn)
-                conn.execute("INSERT INTO rlm_migrations (name) VALUES (?)", (name,))
-                applied.append(name)
-    return applied
+    """Create or upgrade the whole agent schema (``rlm_*`` included) inside the caller's transaction.
+
+    Returns the names of the database steps it applied. Never commits.
+    """
+    from agi_core.memory.migrations import migrate as migrate_database
+
+    return migrate_database(conn, commit=False)

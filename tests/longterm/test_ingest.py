@@ -71,11 +71,18 @@ def test_jsonl_fields(ltm: LongTermMemory, tmp_path: Path) -> None:
     assert (custom.kind, custom.importance) == ("observation", pytest.approx(0.3))
 
 
-def test_jsonl_bad_line_names_the_line(ltm: LongTermMemory, tmp_path: Path) -> None:
+def test_jsonl_bad_lines_are_skipped_and_named(ltm: LongTermMemory, tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
-    path.write_text('{"text": "ok"}\n{oops\n')
-    with pytest.raises(ValidationError, match=r"bad.jsonl:2: not JSON"):
-        ingest_file(ltm, path, progress=False)
+    lines = [b'{"text": "ok"}', b"{oops", b"[1]", b'{"text": "\xff"}', b'{"txt": "a"}', b'{"text": "t", "tick": "x"}']
+    path.write_bytes(b"\n".join([*lines, b'{"text": "fine", "importance": 0.5}']) + b"\n")
+    report = ingest_file(ltm, path, progress=False, embed=False)
+    assert (report.added, report.skipped) == (3, 4)  # line 4 is read with replacement (issue 9)
+    assert report.problems == (
+        "line 2 not JSON",
+        "line 3 a JSON list, not an object",
+        'line 5 missing "text"',
+        "line 6 bad field (ValueError: invalid literal for int() with base 10: 'x')",
+    )
 
 
 def test_unknown_format_and_missing_file(ltm: LongTermMemory, tmp_path: Path, locomo_mini: Path) -> None:

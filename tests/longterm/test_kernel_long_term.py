@@ -31,9 +31,7 @@ def test_ingest_then_search_finds_the_evidence_turn_and_reopening_embeds_nothing
     db = tmp_path / "a.db"
     out = _agi(db, "ingest", str(locomo_conv26), "--no-progress")
     assert out.startswith("conv-26.json: ") and " memories added (locomo), 0 already stored, " in out
-    hits = [
-        json.loads(line) for line in _agi(db, "memory", "search", "What did Caroline research?", "--json").splitlines()
-    ]
+    hits = json.loads(_agi(db, "memory", "search", "What did Caroline research?", "--json"))
     assert len(hits) == 10
     assert "D2:8" in [hit["metadata"].get("dia_id") for hit in hits]
     with open_kernel(db, seed="ltm") as kernel:

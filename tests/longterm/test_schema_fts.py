@@ -6,16 +6,17 @@ import sqlite3
 from pathlib import Path
 
 from agi_core.longterm import migrate
-from agi_core.longterm.schema import applied
+from agi_core.memory.migrations import MIGRATIONS, applied
 
 
 def test_migrate_is_idempotent(conn: sqlite3.Connection) -> None:
-    first = migrate(conn)
-    assert first == ["m001_items", "m002_vectors", "m003_fts", "m004_drop_bookkeeping"]
+    first = migrate(conn)  # the agent database's one migration list, ltm_* included
+    assert first == [step.__name__ for step in MIGRATIONS] and "m004_long_term_memory" in first
     assert migrate(conn) == []
     assert applied(conn) == first
     tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE name LIKE 'ltm_%'")}
-    assert {"ltm_items", "ltm_vectors", "ltm_fts", "ltm_migrations"} <= tables
+    assert {"ltm_items", "ltm_vectors", "ltm_fts"} <= tables
+    assert "ltm_migrations" not in tables
 
 
 def test_migrate_does_not_commit_the_callers_transaction(tmp_path: Path) -> None:

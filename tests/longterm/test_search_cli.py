@@ -13,7 +13,7 @@ import pytest
 
 from agi_core.longterm import LongTermMemory
 from agi_core.longterm.bookkeeping import EMPTY_REPLIES
-from agi_core.longterm.schema import MIGRATIONS_TABLE, migrate
+from agi_core.memory.migrations import migrate
 
 
 def _agi(db: Path, *args: str, stdin: str = "", **env: str) -> subprocess.CompletedProcess[str]:
@@ -49,7 +49,7 @@ def test_search_json_is_only_json_and_stderr_has_no_progress_bar(tmp_path: Path,
     result = _agi(db, "memory", "search", "Where did Alice move?", "--json", AGI_MINILM_BACKEND=backend)
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
-    hits = [json.loads(line) for line in result.stdout.splitlines()]
+    hits = json.loads(result.stdout)
     assert hits[0]["text"] == "Alice moved to Lyon in 2020"
     assert [hit["rank"] for hit in hits] == list(range(1, len(hits) + 1))
 
@@ -58,7 +58,7 @@ def test_search_returns_the_users_memories_and_no_bookkeeping(agent_db: Path) ->
     # k above the number of memories: every stored memory is a hit, so this is the whole list.
     result = _agi(agent_db, "memory", "search", "put_fact stored ingested module Lyon Rex", "--json", "--k", "100")
     assert result.returncode == 0, result.stderr
-    texts = sorted(json.loads(line)["text"] for line in result.stdout.splitlines())
+    texts = sorted(hit["text"] for hit in json.loads(result.stdout))
     assert texts == sorted(
         ["my dog is called Rex", "Got it: your dog is called Rex.", "hello", "Alice moved to Lyon in 2020"]
     )
@@ -89,7 +89,7 @@ def test_a_query_only_search_never_imports_torch(agent_db: Path) -> None:
 def test_migration_removes_bookkeeping_mirrored_by_older_versions(tmp_path: Path) -> None:
     conn = sqlite3.connect(tmp_path / "old.db")
     ltm = LongTermMemory(conn, None, embedder=lambda: None)  # type: ignore[arg-type,return-value]
-    conn.execute(f"DELETE FROM {MIGRATIONS_TABLE} WHERE name = 'm004_drop_bookkeeping'")
+    conn.execute("DELETE FROM _agi_migrations WHERE name = 'm011_ltm_drop_bookkeeping'")
     # What the mirror stored before bookkeeping was left out: two command ticks, a conversation.
     ltm.add_many(
         [
@@ -104,7 +104,7 @@ def test_migration_removes_bookkeeping_mirrored_by_older_versions(tmp_path: Path
             {"text": "a line of x.txt", "tick": 4, "session": "x.txt", "metadata": {"source": "x.txt"}},
         ]
     )
-    assert migrate(conn) == ["m004_drop_bookkeeping"]
+    assert migrate(conn, commit=False) == ["m011_ltm_drop_bookkeeping"]
     texts = sorted(row[0] for row in conn.execute("SELECT text FROM ltm_items"))
     assert texts == ["Got it: your cat is Tom.", "a line of x.txt", "hello", "my cat is Tom"]
     fts = conn.execute("SELECT count(*) FROM ltm_fts WHERE ltm_fts MATCH 'stored OR ingested'").fetchone()[0]

@@ -9,6 +9,7 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
+from agi_core import Kernel
 from agi_core.cli.main import main, make_cli
 from agi_core.plugins import reset_plugins
 from agi_core.replay import replay
@@ -111,6 +112,9 @@ def test_a_session_of_commands(agi, db, rlm_seed):
 
 
 def test_errors_are_one_line_exit_1_and_store_nothing(agi_main, db):
+    assert agi_main("get", "x") == (1, "", f"Error: no agent database at {db} (create one with agi run)\n")
+    assert list(db.parent.iterdir()) == []
+    Kernel.open(db, seed=SEED, plugins=builtin_plugins()).close()
     assert agi_main("get", "x") == (1, "", "Error: no RLM state yet; create one with: agi state create PROMPT\n")
     code, sid, _ = agi_main("create", "p")
     sid = sid.strip()
@@ -169,13 +173,14 @@ def test_child_states_from_the_cli(agi):
 
 
 def test_raise_errors_re_raises(db, monkeypatch):
+    Kernel.open(db, seed=SEED, plugins=builtin_plugins()).close()
     monkeypatch.setenv("AGI_RAISE_ERRORS", "1")
     with pytest.raises(StateNotFound, match=r"^no RLM state 'state-00000000'"):
         main(["--db", str(db), "--seed", SEED, "state", "get", "x", "--state", "state-00000000"])
 
 
 def test_the_group_comes_from_the_builtin_state_plugin(monkeypatch):
-    assert make_cli().commands["state"] is state_group
+    assert make_cli().get_command(None, "state") is state_group
     monkeypatch.setenv("AGI_DISABLE_PLUGINS", "state")
     reset_plugins()
-    assert "state" not in make_cli().commands
+    assert "state" not in make_cli().list_commands(None)

@@ -12,7 +12,6 @@ from agi_core.errors import AgiError
 from agi_core.memory import blobs
 from agi_core.replay import replay
 from agi_core.state import ReadOnlyVariable, StateError, VariableNotFound, VariableValueError
-from agi_core.state import migrations as rlm_migrations
 from agi_core.state.commands import OPS
 from agi_core.testing import builtin_plugins, open_kernel
 
@@ -22,7 +21,6 @@ RLM_TABLES = {
     "rlm_variables": "namespace, name",
     "rlm_mutations": "seq",
     "rlm_checkpoints": "checkpoint_id",
-    "rlm_migrations": "name",
 }
 STATE_ID = re.compile(r"state-[a-f0-9]{8}")
 
@@ -64,17 +62,8 @@ def everything(kernel):
 def test_the_state_tables_exist_when_a_kernel_opens(kernel):
     tables = {r[0] for r in kernel.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert set(RLM_TABLES) <= tables
-    assert kernel.conn.execute("SELECT name FROM rlm_migrations").fetchall() == [("m001_create_tables",)]
     steps = [r[0] for r in kernel.conn.execute("SELECT name FROM _agi_migrations ORDER BY step")]
     assert steps[:3] == ["m001_core_tables", "m002_checkpoints_and_archive", "m003_rlm_state"]
-
-
-def test_a_new_rlm_step_needs_a_new_kernel_step():
-    assert [name for name, _ in rlm_migrations.MIGRATIONS] == ["m001_create_tables"], (
-        "existing databases get a new rlm_* migration step only through a new step in "
-        "agi_core/memory/migrations.py that calls agi_core.state.migrations.migrate(db.conn) again "
-        "(m003_rlm_state has already run there); add that step, then list the new name here"
-    )
 
 
 def test_the_op_whitelist():

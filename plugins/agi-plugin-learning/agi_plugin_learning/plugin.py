@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from agi_core.hookspecs import Register, hookimpl
+from agi_core.plugins import register_json_files
 from agi_plugin_learning import CONTRACTS
 
 
 @hookimpl
 def agi_register_contracts(register: Register) -> None:
-    for path in sorted(CONTRACTS.glob("*.json")):
-        register(path, name=path.stem)
+    register_json_files(register, CONTRACTS)

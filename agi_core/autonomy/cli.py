@@ -1,0 +1,83 @@
+"""``agi schedule add|list|remove`` and the ``agi run --follow`` runner."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from agi_core.autonomy.clock import PinnedClock, WallClock, wall_clock
+from agi_core.autonomy.commands import list_jobs
+from agi_core.autonomy.when import check_cron, parse_at_ms, parse_every_ms
+from agi_core.errors import ValidationError
+from agi_core.serialization import dumps, to_data
+
+
+@click.group("schedule")
+def schedule() -> None:
+    """Scheduled jobs: each says its text as a tick (source schedule:NAME) when due, under agi run --follow."""
+
+
+@schedule.command("add")
+@click.argument("name")
+@click.option("--every", metavar="DURATION", help="Repeat this often: 1s, 30s, 5m, 1h30m, 2d (1s or more).")
+@click.option("--at", "at", metavar="TIME", help="Once, at this ISO 8601 time (2026-11-23T14:00:00Z; no offset: UTC).")
+@click.option("--cron", metavar="EXPR", help="On a cron schedule, in UTC: '*/5 * * * *' (croniter syntax).")
+@click.option("--say", required=True, metavar="TEXT", help="The input the job's tick gets.")
+@click.pass_obj
+def schedule_add(state: Any, name: str, every: str | None, at: str | None, cron: str | None, say: str) -> None:
+    """Add job NAME (one of --every, --at, --cron); a journaled tick of its own."""
+    given = [option for option, value in (("--every", every), ("--at", at), ("--cron", cron)) if value is not None]
+    if len(given) != 1:
+        raise ValidationError(f"agi schedule add needs exactly one of --every, --at, --cron (got {len(given)})")
+    args: dict[str, Any] = {"name": name, "say": say}
+    if every is not None:
+        args["every_ms"] = parse_every_ms(every)
+    elif at is not None:
+        args["at_ms"] = parse_at_ms(at)
+    else:
+        args["cron"] = check_cron(str(cron))
+    click.echo(state.open_kernel(clock=wall_clock()).command("schedule_add", args).final_output)
+
+
+@schedule.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array (times in ms since the epoch).")
+@click.pass_obj
+def schedule_list(state: Any, as_json: bool) -> None:
+    """List the jobs, with their next due time, runs and missed (coalesced) runs."""
+    found = list_jobs(state.open_kernel())
+    if as_json:
+        click.echo(json.dumps([to_data(job) for job in found], indent=2, ensure_ascii=False))
+        return
+    for job in found:
+        click.echo(job.line())
+
+
+@schedule.command("remove")
+@click.argument("name")
+@click.pass_obj
+def schedule_remove(state: Any, name: str) -> None:
+    """Remove job NAME; a journaled tick of its own."""
+    click.echo(state.open_kernel().command("schedule_remove", {"name": name}).final_output)
+
+
+def run_follow(state: Any, options: dict[str, Any], clock_every_ms: int | None, jsonl: bool) -> None:
+    """Run the follow loop until SIGINT or SIGTERM; the tick under way finishes first."""
+    import threading
+
+    from agi_core.autonomy.follow import Follow, stop_on_signals
+    from agi_core.autonomy.sensors import StdinReader
+
+    kernel = state.open_kernel(clock=PinnedClock(WallClock()), **options)
+    stream = getattr(sys.stdin, "buffer", None)
+    stdin = StdinReader(stream, kernel.config.max_input_bytes) if stream is not None else None
+    stop = threading.Event()
+    with stop_on_signals(stop):
+        loop = Follow(kernel, stdin=stdin, clock_every_ms=clock_every_ms, stop=stop)
+        click.echo("agi: following; SIGINT (Ctrl-C) or SIGTERM stops after the current tick", err=True)
+        for record in loop.run():
+            click.echo(dumps(to_data(record)) if jsonl else record.final_output)
+            sys.stdout.flush()
+    click.echo(f"agi: stopped at tick {kernel.tick_count}", err=True)

@@ -1,0 +1,95 @@
+"""``agi run --follow``: the agent's life between signals.
+
+Each turn of the loop reads the clock once (the kernel records that reading in the tick
+it runs) and runs at most one tick, in this order: a due scheduled job (source
+``schedule:NAME``), the next standard-input line, a percept of any registered sensor
+(the clock sensor among them). With nothing to do it sleeps briefly. SIGINT or SIGTERM
+sets the stop flag: the tick under way finishes and the loop returns.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from agi_core.autonomy.clock import PinnedClock
+from agi_core.autonomy.commands import next_due
+from agi_core.autonomy.sensors import ClockSensor, StdinReader
+from agi_core.errors import ConfigError
+from agi_core.inputs import Oversized
+from agi_core.model import JournalRecord
+
+IDLE_SLEEP_S = 0.05  # how long an idle loop waits before it looks again
+
+
+class Follow:
+    """The follow loop over one kernel, opened with ``clock=PinnedClock(...)``."""
+
+    def __init__(
+        self,
+        kernel: Any,
+        *,
+        stdin: StdinReader | None = None,
+        clock_every_ms: int | None = None,
+        idle_sleep_s: float = IDLE_SLEEP_S,
+        stop: threading.Event | None = None,
+    ) -> None:
+        clock = kernel.config.clock
+        if not isinstance(clock, PinnedClock):
+            raise ConfigError("the follow loop needs a kernel opened with clock=PinnedClock(...)")
+        self.kernel, self.clock, self.stdin = kernel, clock, stdin
+        self.idle_sleep_s = idle_sleep_s
+        self.stop = stop or threading.Event()
+        sensor = kernel.sensors.get("clock")
+        if isinstance(sensor, ClockSensor):
+            sensor.every_ms = clock_every_ms or None
+
+    def step(self) -> JournalRecord | None:
+        """One turn: read the clock, run the one tick that is due (None when idle)."""
+        now_ms = self.clock.refresh()
+        job = next_due(self.kernel, now_ms)
+        if job is not None:
+            return self.kernel.tick(job.say, source=job.source)
+        line = self.stdin.take() if self.stdin is not None else None
+        if isinstance(line, Oversized):
+            return self.kernel.refuse_input(line)
+        if line is not None and line.strip():
+            return self.kernel.tick(line)
+        # TODO(modules): run a `maintain` tick here when idle (Letta's sleep-time agents), once modules exist.
+        return self.kernel.tick()
+
+    def run(self, until: Callable[[], bool] | None = None) -> Iterator[JournalRecord]:
+        """Step until :attr:`stop` is set (or ``until()`` is true), sleeping on the clock when idle."""
+        while not self.stop.is_set() and not (until is not None and until()):
+            record = self.step()
+            if record is not None:
+                yield record
+            else:
+                self.clock.sleep(self.idle_sleep_s, self.stop)
+
+
+@contextmanager
+def stop_on_signals(stop: threading.Event) -> Iterator[None]:
+    """SIGINT and SIGTERM set ``stop`` instead of killing the process; the old handlers come back after.
+
+    A second signal while the tick under way has not finished acts as it would without the
+    loop (SIGINT interrupts, SIGTERM terminates): a hung tick can still be stopped.
+    """
+
+    def handler(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            for sig, old in previous.items():
+                signal.signal(sig, old)
+            signal.raise_signal(signum)
+            return
+        stop.set()
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)

@@ -1,0 +1,63 @@
+"""When a job runs: durations (``1s``, ``5m``, ``1h30m``), ``--at`` times, cron expressions.
+
+Cron expressions are parsed and stepped by croniter, in UTC; durations and times are
+checked here so a bad one is refused with a one-line error before anything is stored.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from agi_core.errors import ValidationError
+
+MIN_EVERY_MS = 1000
+_UNITS_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
+
+
+def parse_duration_ms(text: str) -> int:
+    """``"1s"``, ``"90s"``, ``"1h30m"``, ``"2d"`` … as milliseconds."""
+    spec = text.strip().lower().replace(" ", "")
+    parts = _DURATION.findall(spec)
+    if not spec or "".join(number + unit for number, unit in parts) != spec:
+        raise ValidationError(f"{text!r} is not a duration; write a number and a unit, e.g. 30s, 5m, 1h30m, 2d")
+    return round(sum(float(number) * _UNITS_MS[unit] for number, unit in parts))
+
+
+def parse_every_ms(text: str) -> int:
+    ms = parse_duration_ms(text)
+    if ms < MIN_EVERY_MS:
+        raise ValidationError(f"--every {text} is shorter than 1s; give 1s or more")
+    return ms
+
+
+def parse_at_ms(text: str) -> int:
+    """An ISO 8601 date-time (``2026-11-23T14:00``, ``…Z``, ``…+01:00``); without an offset it is UTC."""
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValidationError(
+            f"--at {text!r} is not an ISO 8601 time; write e.g. 2026-11-23T14:00:00Z (no offset means UTC)"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return round(moment.timestamp() * 1000)
+
+
+def check_cron(expr: str) -> str:
+    """``expr`` if croniter accepts it (5 fields, or 6 with seconds last)."""
+    from croniter import croniter
+
+    if not croniter.is_valid(expr):
+        raise ValidationError(f"--cron {expr!r} is not a cron expression; write 5 fields, e.g. '*/5 * * * *'")
+    return expr
+
+
+def cron_next_ms(expr: str, after_ms: int) -> int:
+    """The first time strictly after ``after_ms`` that ``expr`` matches (UTC)."""
+    from croniter import croniter
+
+    start = datetime.fromtimestamp(after_ms / 1000, UTC)
+    following: datetime = croniter(expr, start).get_next(datetime)
+    return round(following.timestamp() * 1000)

@@ -1,0 +1,112 @@
+"""The secret key of the journal's HMAC chain, the head and the state seal.
+
+Generated at creation (``secrets``) and kept beside the database as ``<db>.key`` (mode
+0600), or given by ``AGI_JOURNAL_KEY``. It is not the seed: ids and timestamps still derive
+from the seed (determinism is unchanged), but only the key's holder can forge a chain link.
+The database stores ``HMAC(key, "agi-journal-key-check")`` in meta, so a wrong key is named
+at once. Databases from before the key (journal rows, no check in meta) keep the seed as
+their key, marked in meta as ``journal_key_source = seed``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import os
+import secrets
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agi_core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from agi_core.memory.sqlite_store import SqliteStore
+
+KEY_ENV = "AGI_JOURNAL_KEY"
+_CHECK = "journal_key_check"
+_SOURCE = "journal_key_source"
+
+
+class JournalKey:
+    """A MAC key; ``mac(message)`` is HMAC-SHA256 as hex."""
+
+    __slots__ = ("_key", "source")
+
+    def __init__(self, key: bytes, source: str) -> None:
+        self._key = key
+        self.source = source
+
+    def mac(self, message: str) -> str:
+        return hmac.new(self._key, message.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def key_path(db: Path) -> Path:
+    return db.with_name(db.name + ".key")
+
+
+def load(store: SqliteStore, seed: str) -> JournalKey:
+    """The key of ``store``'s database, created (file + check) for a new database."""
+    path = key_path(store.path)
+    env = os.environ.get(KEY_ENV)
+    if env:
+        key = JournalKey(env.encode("utf-8"), KEY_ENV)
+    elif store.meta_get(_SOURCE) == "seed":
+        key = JournalKey(seed.encode("utf-8"), "the seed (a database created before journal keys)")
+    elif path.is_file():
+        key = JournalKey(path.read_text(encoding="ascii").strip().encode("ascii"), str(path))
+    elif store.meta_get(_CHECK) is not None:
+        raise ConfigError(
+            f"journal key {path} is missing; restore that file (mode 0600) or set {KEY_ENV} to the key "
+            f"{store.path} was created with"
+        )
+    elif store.conn.execute("SELECT 1 FROM journal LIMIT 1").fetchone():
+        key = JournalKey(seed.encode("utf-8"), "the seed (a database created before journal keys)")
+        _record(store, key, legacy=True)
+        return key
+    else:
+        key = JournalKey(_create_key_file(path).encode("ascii"), str(path))
+    stored = store.meta_get(_CHECK)
+    if stored is None:
+        _record(store, key, legacy=False)
+    elif not hmac.compare_digest(stored, key.mac("agi-journal-key-check")):
+        raise ConfigError(
+            f"the journal key from {key.source} is not the key of {store.path}; "
+            f"use the key it was created with ({path} or {KEY_ENV})"
+        )
+    return key
+
+
+def _record(store: SqliteStore, key: JournalKey, *, legacy: bool) -> None:
+    with store.tick_transaction():
+        store.meta_update({_CHECK: key.mac("agi-journal-key-check"), **({_SOURCE: "seed"} if legacy else {})})
+
+
+def _create_key_file(path: Path) -> str:
+    """Write a new random key to ``path`` (0600, fsynced); if another process won the race, use its key."""
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+    secret = secrets.token_hex(32)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, secret.encode("ascii") + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        os.link(tmp, path)  # fails if the key exists: never replace a key
+    except FileExistsError:
+        secret = path.read_text(encoding="ascii").strip()
+    finally:
+        tmp.unlink()
+    fsync_folder(path.parent)
+    return secret
+
+
+def fsync_folder(folder: Path) -> None:
+    """Make a rename or a new file in ``folder`` durable."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -1,0 +1,78 @@
+"""``agi schedule add|list|remove``: output, one-line errors, journaled command ticks."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from agi_core.cli.main import main, make_cli
+
+
+def _agi(tmp_path, *args):
+    return CliRunner().invoke(make_cli(), ["--db", str(tmp_path / "a.db"), *args])
+
+
+def _main(tmp_path, capsys, *args):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--db", str(tmp_path / "a.db"), *args])
+    return exit_info.value.code, capsys.readouterr()
+
+
+def test_add_list_remove(tmp_path):
+    assert _agi(tmp_path, "schedule", "add", "ping", "--every", "1m30s", "--say", "hi").output == (
+        "scheduled ping: every 90s\n"
+    )
+    assert _agi(tmp_path, "schedule", "add", "standup", "--cron", "0 9 * * 1-5", "--say", "standup").exit_code == 0
+    assert _agi(tmp_path, "schedule", "add", "once", "--at", "2999-01-01T00:00:00Z", "--say", "y3k").exit_code == 0
+    listed = _agi(tmp_path, "schedule", "list").output.splitlines()
+    assert [line.split(":")[0] for line in listed] == ["once", "ping", "standup"]
+    assert listed[0].startswith("once: at 2999-01-01T00:00:00.000Z, next 2999-01-01T00:00:00.000Z, runs 0")
+    assert listed[2].startswith("standup: cron '0 9 * * 1-5', next ")
+    rows = json.loads(_agi(tmp_path, "schedule", "list", "--json").output)
+    assert rows[1] | {"next_due_ms": 0} == {
+        "name": "ping",
+        "kind": "every",
+        "spec": "90000",
+        "say": "hi",
+        "next_due_ms": 0,
+        "last_run_ms": None,
+        "runs": 0,
+        "missed": 0,
+        "created_tick": 1,
+    }
+    assert _agi(tmp_path, "schedule", "remove", "ping").output == "removed job ping\n"
+    assert [row["name"] for row in json.loads(_agi(tmp_path, "schedule", "list", "--json").output)] == [
+        "once",
+        "standup",
+    ]
+    exported = [line for line in _agi(tmp_path, "journal", "export").output.splitlines() if line.startswith("{")]
+    commands = [json.loads(line)["record"]["router_decision"]["agent"] for line in exported]
+    assert commands == ["command:schedule_add"] * 3 + ["command:schedule_remove"]
+    assert _agi(tmp_path, "replay").output.startswith("replay equal: 4 ticks")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--say", "x"], "needs exactly one of --every, --at, --cron (got 0)"),
+        (["--every", "1s", "--cron", "* * * * *", "--say", "x"], "needs exactly one of --every, --at, --cron (got 2)"),
+        (["--every", "soon", "--say", "x"], "'soon' is not a duration; write a number and a unit"),
+        (["--every", "500ms", "--say", "x"], "--every 500ms is shorter than 1s; give 1s or more"),
+        (["--cron", "61 * * * *", "--say", "x"], "--cron '61 * * * *' is not a cron expression"),
+        (["--at", "2001-01-01T00:00:00Z", "--say", "x"], "is in the past"),
+        (["--at", "noon", "--say", "x"], "--at 'noon' is not an ISO 8601 time"),
+    ],
+)
+def test_bad_requests_get_one_line_and_store_nothing(tmp_path, capsys, args, message):
+    code, captured = _main(tmp_path, capsys, "schedule", "add", "job", *args)
+    assert code == 1
+    assert captured.err.startswith("Error: ") and message in captured.err
+    assert captured.err.count("\n") == 1
+    assert _agi(tmp_path, "schedule", "list").output == ""
+
+
+def test_removing_an_unknown_job_names_the_list_command(tmp_path, capsys):
+    code, captured = _main(tmp_path, capsys, "schedule", "remove", "nope")
+    assert (code, captured.err) == (1, "Error: no job named 'nope'; list the jobs with: agi schedule list\n")

@@ -1,0 +1,194 @@
+"""Scheduled jobs under a simulated clock: coalescing, --at, cron, the commands, replay."""
+
+from __future__ import annotations
+
+import pytest
+
+from agi_core.autonomy.clock import CLOCK_EXTERNAL, PinnedClock, iso_ms
+from agi_core.autonomy.commands import list_jobs
+from agi_core.autonomy.follow import Follow
+from agi_core.autonomy.when import cron_next_ms, parse_at_ms, parse_duration_ms
+from agi_core.errors import ConfigError, ValidationError
+from agi_core.kernel import Kernel
+from agi_core.memory import jobs_table
+from tests.autonomy.conftest import START_MS
+
+S = 1000
+MIN = 60 * S
+
+
+def _add(kernel, name, say="time check", **when):
+    return kernel.command("schedule_add", {"name": name, "say": say, **when})
+
+
+def _run_until(kernel, sim, until_ms, **options):
+    loop = Follow(kernel, idle_sleep_s=1.0, **options)
+    return list(loop.run(until=lambda: sim.ms >= until_ms))
+
+
+def _job(kernel, name):
+    return next(job for job in list_jobs(kernel) if job.name == name)
+
+
+def test_an_every_job_ticks_once_per_period_with_its_source(kernel, sim):
+    _add(kernel, "ping", every_ms=10 * S)
+    records = _run_until(kernel, sim, START_MS + 35 * S)
+    assert [r.input.source for r in records] == ["schedule:ping"] * 3
+    assert [r.input.raw for r in records] == ["time check"] * 3
+    assert [r.externals[CLOCK_EXTERNAL] for r in records] == [[START_MS + k * 10 * S] for k in (1, 2, 3)]
+    assert _job(kernel, "ping").runs == 3
+
+
+def test_missed_runs_coalesce_into_one_tick_and_next_due_moves_past_now(kernel, sim):
+    _add(kernel, "ping", every_ms=10 * S)
+    sim.advance(95)  # nine periods passed while the agent was not running
+    loop = Follow(kernel)
+    record = loop.step()
+    assert record is not None and record.input.source == "schedule:ping"
+    job = _job(kernel, "ping")
+    assert (job.runs, job.missed, job.last_run_ms) == (1, 8, START_MS + 95 * S)
+    assert job.next_due_ms == START_MS + 100 * S
+    assert loop.step() is None  # nothing else is due at the same instant
+
+
+def test_an_at_job_runs_once_and_is_then_done(kernel, sim):
+    _add(kernel, "once", say="stand up", at_ms=START_MS + 60 * S)
+    records = _run_until(kernel, sim, START_MS + 180 * S)
+    assert [(r.input.source, r.input.raw) for r in records] == [("schedule:once", "stand up")]
+    assert records[0].externals[CLOCK_EXTERNAL] == [START_MS + 60 * S]
+    job = _job(kernel, "once")
+    assert (job.next_due_ms, job.runs) == (None, 1)
+    assert job.line().startswith("once: at ") and ", next done," in job.line()
+
+
+def test_a_cron_job_runs_on_its_minutes_and_coalesces(kernel, sim):
+    _add(kernel, "minutely", cron="* * * * *")
+    first = _job(kernel, "minutely").next_due_ms
+    assert first == (START_MS // MIN + 1) * MIN  # the next whole minute, UTC
+    records = _run_until(kernel, sim, first + 2 * MIN + S)
+    assert [r.externals[CLOCK_EXTERNAL][0] for r in records] == [first, first + MIN, first + 2 * MIN]
+    sim.advance(10 * 60)  # ten minutes pass without the loop
+    assert Follow(kernel).step() is not None
+    job = _job(kernel, "minutely")
+    assert (job.runs, job.missed) == (4, 9)
+    assert job.next_due_ms == cron_next_ms("* * * * *", sim.ms) > sim.ms
+    assert Follow(kernel).step() is None
+
+
+def test_jobs_are_ordered_by_due_time_then_name(kernel, sim):
+    _add(kernel, "b", every_ms=5 * S)
+    _add(kernel, "a", every_ms=5 * S)
+    _add(kernel, "c", every_ms=3 * S)
+    sim.advance(5)
+    loop = Follow(kernel)
+    assert [loop.step().input.source for _ in range(3)] == ["schedule:c", "schedule:a", "schedule:b"]
+    assert loop.step() is None
+
+
+def test_schedule_add_and_remove_refuse_bad_requests_and_store_nothing(kernel, sim):
+    _add(kernel, "ping", every_ms=S)
+    ticks = kernel.tick_count
+    with pytest.raises(ValidationError, match="a job named 'ping' exists; remove it first"):
+        _add(kernel, "ping", every_ms=S)
+    with pytest.raises(ValidationError, match="is in the past"):
+        _add(kernel, "late", at_ms=START_MS - S)
+    with pytest.raises(ValidationError, match="job name 'Bad Name' is not allowed"):
+        _add(kernel, "Bad Name", every_ms=S)
+    with pytest.raises(ValidationError, match="--say is 65,537 bytes; a tick's input is at most 65,536 bytes"):
+        _add(kernel, "big", say="x" * 65_537, every_ms=S)
+    with pytest.raises(ValidationError, match="no job named 'nope'"):
+        kernel.command("schedule_remove", {"name": "nope"})
+    assert kernel.tick_count == ticks
+    assert [job.name for job in list_jobs(kernel)] == ["ping"]
+    assert kernel.command("schedule_remove", {"name": "ping"}).final_output == "removed job ping"
+    assert list_jobs(kernel) == []
+
+
+def test_scheduling_without_a_clock_is_refused(tmp_path):
+    with Kernel.open(tmp_path / "plain.db") as plain:
+        with pytest.raises(ConfigError, match="scheduling needs the kernel's clock"):
+            _add(plain, "ping", every_ms=S)
+        with pytest.raises(ConfigError, match="needs a kernel opened with clock=PinnedClock"):
+            Follow(plain)
+        assert plain.tick_count == 0
+
+
+def test_a_kernel_without_a_clock_records_no_clock_reading(tmp_path):
+    with Kernel.open(tmp_path / "plain.db") as plain:
+        assert CLOCK_EXTERNAL not in plain.tick("hello").externals
+
+
+def test_replay_reproduces_the_jobs_table_from_recorded_clock_readings(kernel, sim, tmp_path):
+    _add(kernel, "ping", every_ms=10 * S)
+    _add(kernel, "cronjob", cron="*/2 * * * *")
+    _add(kernel, "once", at_ms=START_MS + 30 * S)
+    _run_until(kernel, sim, START_MS + 5 * MIN)
+    sim.advance(3600)
+    Follow(kernel).step()
+    kernel.command("schedule_remove", {"name": "once"})
+    live_jobs = jobs_table.all_jobs(kernel.store.conn)
+    rows = [text for _t, _i, text, _c in kernel.store.journal_rows()]
+    import orjson
+
+    with Kernel.open(tmp_path / "replayed.db", seed="autonomy") as offline:  # no clock: readings are served
+        for text in rows:
+            replayed = offline.replay_tick(orjson.loads(text))
+            assert offline.last_journal_text == text, replayed.tick
+        assert jobs_table.all_jobs(offline.store.conn) == live_jobs
+    assert [job["name"] for job in live_jobs] == ["cronjob", "ping"]
+
+
+@pytest.mark.parametrize(
+    ("text", "ms"), [("1s", 1000), ("90s", 90_000), ("1h30m", 5_400_000), ("2d", 172_800_000), ("250ms", 250)]
+)
+def test_durations(text, ms):
+    assert parse_duration_ms(text) == ms
+
+
+@pytest.mark.parametrize("text", ["", "5", "1x", "s", "1 h 2"])
+def test_bad_durations_say_how_to_write_one(text):
+    with pytest.raises(ValidationError, match="is not a duration; write a number and a unit"):
+        parse_duration_ms(text)
+
+
+def test_at_times_without_an_offset_are_utc():
+    assert parse_at_ms("2026-11-23T14:00:00") == parse_at_ms("2026-11-23T14:00:00Z")
+    assert parse_at_ms("2026-11-23T15:00:00+01:00") == parse_at_ms("2026-11-23T14:00:00Z")
+    assert iso_ms(parse_at_ms("2026-11-23T14:00:00Z")) == "2026-11-23T14:00:00.000Z"
+    with pytest.raises(ValidationError, match="is not an ISO 8601 time"):
+        parse_at_ms("tomorrow")
+
+
+def test_the_pinned_clock_reads_its_source_once_per_refresh(sim):
+    pinned = PinnedClock(sim)
+    assert pinned() == START_MS
+    sim.advance(5)
+    assert pinned() == START_MS  # the tick's reading does not move within a turn
+    assert pinned.refresh() == START_MS + 5 * S
+
+
+def test_a_job_edited_outside_the_journal_is_named_by_verify(tmp_path, sim):
+    import sqlite3
+    from contextlib import closing
+
+    from agi_core.integrity import verify_agent
+
+    db = tmp_path / "sealed.db"
+    with Kernel.open(db, seed="t", clock=PinnedClock(sim)) as opened:
+        _add(opened, "ping", every_ms=10 * S)
+    with Kernel.open(db, seed="t") as reopened:
+        assert verify_agent(reopened.store, reopened.journal_key).problems() == []
+    with closing(sqlite3.connect(db)) as conn:
+        conn.execute("UPDATE jobs SET say = 'rm -rf /' WHERE name = 'ping'")
+        conn.commit()
+    with Kernel.open(db, seed="t") as reopened:
+        problems = verify_agent(reopened.store, reopened.journal_key).problems()
+    assert problems == ["STATE_CHANGED jobs key 'ping': changed outside the journal"]
+
+
+def test_firing_a_job_that_is_not_due_keeps_its_due_time():
+    from agi_core.autonomy.jobs import Job, fired
+
+    job = Job("ping", "every", str(10 * S), "hi", next_due_ms=START_MS + 10 * S)
+    again = fired(job, START_MS + 5 * S)  # a second follower ran it after the first advanced it
+    assert (again.next_due_ms, again.runs, again.missed) == (START_MS + 10 * S, 1, 0)

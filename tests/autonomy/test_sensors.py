@@ -1,0 +1,128 @@
+"""Sensors: the clock sensor, standard input under --follow, and run/chat polling every sensor."""
+
+from __future__ import annotations
+
+import os
+
+from click.testing import CliRunner
+
+from agi_core import plugins as plugins_module
+from agi_core.autonomy.clock import iso_ms
+from agi_core.autonomy.follow import Follow
+from agi_core.autonomy.sensors import DRAIN_TICKS_MAX, StdinReader, drain
+from agi_core.cli.main import make_cli
+from agi_core.hookspecs import hookimpl
+from agi_core.kernel import Kernel
+from agi_core.model import Input
+from agi_core.plugins import Plugins
+from tests.autonomy.conftest import START_MS
+
+S = 1000
+
+
+class ListSensor:
+    """Hands out its percepts one per poll (a real sensor object, registered through the hook)."""
+
+    name = "env_list"
+
+    def __init__(self, texts):
+        self.texts = list(texts)
+
+    def poll(self, kernel):
+        if not self.texts:
+            return None
+        text = self.texts.pop(0)
+        return Input(raw=text, normalized=text, source="env")
+
+
+class EndlessSensor:
+    name = "endless"
+
+    def poll(self, kernel):
+        return Input(raw="again", normalized="again", source="env")
+
+
+class SensorPlugin:
+    def __init__(self, sensor):
+        self.sensor = sensor
+
+    @hookimpl
+    def agi_register_sensors(self, register):
+        register(self.sensor)
+
+
+def test_the_clock_sensor_ticks_every_period_under_follow(kernel, sim):
+    loop = Follow(kernel, clock_every_ms=30 * S, idle_sleep_s=1.0)
+    records = list(loop.run(until=lambda: sim.ms >= START_MS + 95 * S))
+    assert [r.input.source for r in records] == ["clock"] * 3
+    assert [r.input.raw for r in records] == [f"clock {iso_ms(START_MS + k * 30 * S)}" for k in (1, 2, 3)]
+
+
+def test_the_clock_sensor_coalesces_and_is_off_without_a_period(kernel, sim):
+    assert Follow(kernel, idle_sleep_s=1.0).step() is None  # off: no --clock-every
+    loop = Follow(kernel, clock_every_ms=30 * S)
+    assert loop.step() is None  # the first period starts now
+    sim.advance(100)
+    assert loop.step().input.source == "clock"
+    assert loop.step() is None
+    sim.advance(20)
+    assert loop.step().input.source == "clock"  # the period after 120 s: one tick for 3 missed
+
+
+def test_stdin_lines_become_ticks_and_a_due_job_goes_first(kernel, sim):
+    read_fd, write_fd = os.pipe()
+    with os.fdopen(read_fd, "rb") as stream:
+        reader = StdinReader(stream, max_bytes=100)
+        with os.fdopen(write_fd, "wb") as pipe:
+            pipe.write(b"2+2\n" + b"x" * 500 + b"\n")
+        reader.closed.wait(10)
+        kernel.command("schedule_add", {"name": "ping", "say": "time check", "every_ms": 5 * S})
+        sim.advance(5)
+        loop = Follow(kernel, stdin=reader)
+        first, second, third = loop.step(), loop.step(), loop.step()
+        assert loop.step() is None
+    assert (first.input.source, first.input.raw) == ("schedule:ping", "time check")
+    assert (second.input.source, second.final_output) == ("user", "2+2 = 4")
+    assert third.router_decision.agent == "command:refuse_input" and "[500 bytes" in third.input.raw
+
+
+def test_agi_run_polls_every_sensor_after_stdin(tmp_path):
+    plugins_module._default = Plugins.builtins(SensorPlugin(ListSensor(["3+4", "5*6"])))
+    db = tmp_path / "a.db"
+    result = CliRunner().invoke(make_cli(), ["--db", str(db), "run"], input="2+2\n")
+    assert result.exit_code == 0, result.output
+    assert result.output == "2+2 = 4\n3+4 = 7\n5*6 = 30\n"
+    with Kernel.open(db) as kernel:
+        sources = [r["record"]["input"]["source"] for r in _records(kernel)]
+    assert sources == ["user", "env", "env"]
+
+
+def test_agi_chat_polls_every_sensor_after_each_line(tmp_path):
+    plugins_module._default = Plugins.builtins(SensorPlugin(ListSensor(["3+4"])))
+    result = CliRunner().invoke(make_cli(), ["--db", str(tmp_path / "a.db"), "chat"], input="2+2\nexit\n")
+    assert result.exit_code == 0, result.output
+    assert "agent> 2+2 = 4\nagent> [env] 3+4 = 7\n" in result.output
+
+
+def test_a_sensor_that_never_runs_dry_cannot_hold_a_drain_forever(tmp_path):
+    with Kernel.open(tmp_path / "a.db", plugins=Plugins.builtins(SensorPlugin(EndlessSensor()))) as kernel:
+        assert len(list(drain(kernel))) == DRAIN_TICKS_MAX
+        assert kernel.tick_count == DRAIN_TICKS_MAX
+
+
+def _records(kernel):
+    import orjson
+
+    return [{"record": orjson.loads(text)} for _t, _i, text, _c in kernel.store.journal_rows()]
+
+
+def test_the_python_example_of_docs_autonomy_runs(tmp_path, monkeypatch):
+    import re
+    from pathlib import Path
+
+    monkeypatch.chdir(tmp_path)
+    text = (Path(__file__).resolve().parents[2] / "docs" / "autonomy.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert blocks
+    for block in blocks:
+        exec(compile(block, "docs/autonomy.md", "exec"), {})

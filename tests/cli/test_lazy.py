@@ -1,0 +1,107 @@
+"""``agi --help`` and completion import no command module and nothing heavy; lazy summaries stay true."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import click
+from click.testing import CliRunner
+
+from agi_core.cli.lazy import LazyGroup
+from agi_core.cli.main import make_cli
+
+HEAVY = (
+    "torch",
+    "sentence_transformers",
+    "faiss",
+    "numpy",
+    "openai",
+    "jsonschema",
+    "sqlite_utils",
+    "cattrs",
+    "tqdm",
+    "agi_core.kernel",
+    "agi_core.memory.sqlite_store",
+    "agi_core.cli.commands",
+    "agi_core.cli.history",
+    "agi_core.state.cli",
+    "agi_core.contracts.cli",
+)
+
+PROBE = """
+import json, sys
+from agi_core.cli.main import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+heavy = json.loads(sys.stdin.read())
+print(json.dumps(sorted(m for m in sys.modules if m in heavy or m.split(".")[0] in heavy)), file=sys.stderr)
+"""
+
+
+def imported_by(*args: str, **env: str) -> list[str]:
+    """The heavy modules a real ``agi ARGS`` process imported (the installed plugins loaded too)."""
+    environment = {k: v for k, v in os.environ.items() if k != "AGI_LOAD_PLUGINS"}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        input=json.dumps(HEAVY),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**environment, **env},
+    )
+    return json.loads(done.stderr.strip().splitlines()[-1])
+
+
+def test_help_imports_nothing_heavy() -> None:
+    assert imported_by("--help") == []
+    assert imported_by("memory", "--help") == []
+
+
+def test_completion_imports_nothing_heavy() -> None:
+    assert imported_by(_AGI_COMPLETE="bash_complete", COMP_WORDS="agi ", COMP_CWORD="1") == []
+    assert imported_by(_AGI_COMPLETE="bash_complete", COMP_WORDS="agi memory ", COMP_CWORD="2") == []
+
+
+def test_a_command_is_imported_when_it_runs() -> None:
+    assert "agi_core.cli.history" in imported_by("replay", "--help")
+
+
+def test_lazy_summaries_match_the_commands() -> None:
+    """The --help listing from summaries equals the listing with every command imported."""
+    runner = CliRunner()
+    lazy = make_cli()
+    groups = [(lazy, ["--help"]), (lazy.get_command(None, "memory"), ["memory", "--help"])]
+    before = [runner.invoke(lazy, args, terminal_width=100).output for _, args in groups]
+    for group, _ in groups:
+        assert isinstance(group, LazyGroup) and group.lazy_commands
+        for name in group.list_commands(None):
+            group.get_command(None, name)
+        assert group.lazy_commands == {}
+    after = [runner.invoke(lazy, args, terminal_width=100).output for _, args in groups]
+    assert before == after
+
+
+def test_completion_lists_lazy_commands(monkeypatch) -> None:
+    monkeypatch.setenv("_AGI_COMPLETE", "bash_complete")
+    monkeypatch.setenv("COMP_WORDS", "agi ch")
+    monkeypatch.setenv("COMP_CWORD", "1")
+    result = CliRunner().invoke(make_cli(), [], prog_name="agi")
+    assert result.output == "plain,chat\nplain,checkpoint\n"
+
+
+def test_add_command_replaces_a_lazy_one() -> None:
+    group = LazyGroup("g")
+    group.add_lazy_command("x", "agi_core.cli.history:replay_command", "Lazy.")
+
+    @click.command("x")
+    def eager() -> None:
+        """Eager."""
+
+    group.add_command(eager)
+    assert group.get_command(None, "x") is eager and group.lazy_commands == {}
+    assert group.summary_of("x") == "Eager."

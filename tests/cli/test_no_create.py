@@ -1,0 +1,44 @@
+"""Read-only commands on a path with no database fail in one line and create nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.cli.conftest import Agi, agi_process
+
+READ_ONLY = [
+    ["replay"],
+    ["replay", "--from", "c1"],
+    ["journal", "verify"],
+    ["journal", "export"],
+    ["journal", "export", "--archived"],
+    ["memory", "get", "user/person/self/name"],
+    ["memory", "facts"],
+    ["memory", "facts", "--json"],
+    ["memory", "search", "anything"],
+    ["checkpoint", "list"],
+    ["checkpoint", "list", "--json"],
+    ["state", "get", "x"],
+    ["state", "list"],
+    ["state", "list", "--states"],
+    ["state", "checkpoints"],
+    ["state", "history"],
+    ["state", "export"],
+]
+
+
+@pytest.mark.parametrize("args", READ_ONLY, ids=" ".join)
+def test_read_only_command_on_a_missing_database_creates_nothing(agi: Agi, tmp_path, args) -> None:
+    db = tmp_path / "nested" / "mistyped.db"
+    result = agi("--db", str(db), *args)
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == f"Error: no agent database at {db} (create one with agi run)\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_journal_verify_on_a_mistyped_path_as_a_process(tmp_path) -> None:
+    """The case from the issue: it used to create an empty database and answer "journal OK: 0 records"."""
+    done = agi_process("--db", "mistyped.db", "journal", "verify", cwd=tmp_path)
+    assert done.returncode == 1 and done.stdout == b""
+    assert done.stderr == b"Error: no agent database at mistyped.db (create one with agi run)\n"
+    assert list(tmp_path.iterdir()) == []
