@@ -14,6 +14,7 @@ No LLM anywhere. Systems, all on the same stored items:
 Usage::
 
     python benchmarks/locomo_recall.py --data shared/data/locomo [--json] [--k 1,5,10,25]
+        [--conversations conv-26] [--backend auto|onnx|torch]
 """
 
 from __future__ import annotations
@@ -163,12 +164,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", required=True, type=Path, help="folder of LoCoMo conversation .json files")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
     parser.add_argument("--k", default="1,5,10,25", help="comma-separated cut-offs")
+    parser.add_argument("--conversations", help="comma-separated file stems (e.g. conv-26); default: all")
+    parser.add_argument("--backend", choices=("auto", "onnx", "torch"), help="MiniLM backend (default: auto)")
     args = parser.parse_args(argv)
     ks = sorted({int(x) for x in args.k.split(",")})
     files = sorted(args.data.glob("*.json"))
+    if args.conversations:
+        wanted = set(args.conversations.split(","))
+        files = [f for f in files if f.stem in wanted]
     if not files:
-        parser.error(f"no .json files in {args.data}")
-    embedder = MiniLMEmbedder()
+        parser.error(f"no matching .json files in {args.data}")
+    embedder = MiniLMEmbedder(backend=args.backend)
     embedder.warm_up()
     per: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="locomo-") as tmp:

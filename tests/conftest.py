@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 os.environ["AGI_LOAD_PLUGINS"] = ""
+# The MiniLM ONNX export is cached outside the user's cache (tests that test the export use their own).
+os.environ.setdefault("AGI_CACHE_DIR", os.path.join(tempfile.gettempdir(), "agi-core-test-cache"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.pop("AGI_DISABLE_PLUGINS", None)
 os.environ.pop("AGI_TRACE_PLUGINS", None)

@@ -1,6 +1,13 @@
-"""The LLM brain (AgentOne's design): one reasoning call per tick, tools offered with their effects.
+"""The LLM brain: one model call per tick, in one of two modes.
 
-Working memory is AgentOne's: the recent turns plus the most relevant long-term memories
+``answer`` (the default with the embedded SmolLM2-135M): a short reply from recalled
+memories. The fact is picked deterministically and the model only phrases it; a reply
+that brings content of its own is replaced by the fact (:mod:`agi_core.brain.answer`).
+No tools, no schema, a prompt of a few dozen tokens.
+
+``reason`` (the default with any other model; AgentOne's design), for models that can
+follow a JSON schema and call tools, i.e. a larger model behind an OpenAI-compatible
+server. Working memory is AgentOne's: the recent turns plus the most relevant long-term memories
 not already among them (recalled through the recorded ``ltm_recall`` external). Each tick
 asks the model once, through the ``reasoning_episode`` contract, for a summary and actions.
 The registered tools are offered both as native function-calling tools and in the prompt,
@@ -17,11 +24,14 @@ import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
+from agi_core.brain import answer
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.brain.messages import F4_AGENT_FAILURE
 from agi_core.contracts import Budget, ContractViolation, call_contract, registry_from_plugins, thaw
 from agi_core.contracts.provider import Provider
-from agi_core.errors import ConfigError
+from agi_core.errors import AgiError, ConfigError
 from agi_core.llm.journaled import JournaledProvider
 from agi_core.model import Action, Plan, RouterDecision
 
@@ -30,6 +40,12 @@ if TYPE_CHECKING:
 
 AGENT = "llm_brain"
 CONTRACT = "reasoning_episode"
+MODES = ("answer", "reason")
+#: Tokens a reply may take in ``answer`` mode: one short sentence.
+ANSWER_TOKENS = 40
+#: llama.cpp threads for the embedded model: its workers spin, and on a small shared
+#: machine one thread is several times faster than two (docs/llm-providers.md).
+PACKAGED_THREADS = 1
 
 
 def tool_specs(kernel: Kernel) -> list[dict[str, Any]]:
@@ -62,23 +78,67 @@ def provider_factory(kernel: Kernel) -> tuple[str, Callable[[], Provider]]:
         raise ConfigError(
             f"no LLM provider named {name!r} (AGI_LLM_PROVIDER); installed: {', '.join(sorted(registered)) or 'none'}"
         )
-    built: list[Provider] = []
+    return name, LazyProvider(name, registered[name])
 
-    def build() -> Provider:
-        if not built:
+
+class LazyProvider:
+    """Builds the provider on the first call (building may load a model or contact a server);
+    :meth:`close` closes it if it was built."""
+
+    def __init__(self, name: str, factory: Callable[..., Provider]) -> None:
+        self.name = name
+        self.factory = factory
+        self.provider: Provider | None = None
+
+    def __call__(self) -> Provider:
+        if self.provider is None:
             options: dict[str, Any] = {}
-            if name == "llama-cpp" and not os.environ.get("AGI_LLAMA_CPP_MODEL"):
-                from agi_core.llm.gguf import packaged_gguf
+            if self.name == "llama-cpp":
+                threads = os.environ.get("AGI_LLAMA_CPP_THREADS")
+                if threads:
+                    options["n_threads"] = _positive_int(threads, "AGI_LLAMA_CPP_THREADS")
+                if not os.environ.get("AGI_LLAMA_CPP_MODEL"):
+                    from agi_core.llm.gguf import packaged_gguf
 
-                options["model_path"] = str(packaged_gguf())
-            built.append(registered[name](**options))
-        return built[0]
+                    options["model_path"] = str(packaged_gguf())
+                    options.setdefault("n_threads", PACKAGED_THREADS)
+            self.provider = self.factory(**options)
+        return self.provider
 
-    return name, build
+    def close(self) -> None:
+        provider, self.provider = self.provider, None
+        closer = getattr(provider, "close", None)
+        if closer is not None:
+            closer()
+
+
+def _positive_int(raw: str, variable: str) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ConfigError(f"{variable}={raw!r} is not a positive integer; set it to a thread count such as 1")
+    return value
+
+
+def default_mode(provider_name: str) -> str:
+    """``$AGI_LLM_MODE``, else ``answer`` for the embedded SmolLM2 (llama-cpp, no
+    ``AGI_LLAMA_CPP_MODEL``), else ``reason``."""
+    mode = os.environ.get("AGI_LLM_MODE")
+    if mode:
+        if mode not in MODES:
+            raise ConfigError(f"AGI_LLM_MODE={mode!r} is not a mode of the LLM brain; use one of {', '.join(MODES)}")
+        return mode
+    return "answer" if provider_name == "llama-cpp" and not os.environ.get("AGI_LLAMA_CPP_MODEL") else "reason"
 
 
 class LLMBrain:
-    """Reasons with an LLM through the ``reasoning_episode`` contract."""
+    """Answers (``mode="answer"``) or reasons through the ``reasoning_episode`` contract (``"reason"``).
+
+    :param build: builds the provider on first use; the one ``AGI_LLM_PROVIDER`` names by default.
+    :param mode: ``answer`` or ``reason``; default :func:`default_mode`.
+    """
 
     name = "llm"
 
@@ -89,15 +149,25 @@ class LLMBrain:
         *,
         provider_name: str = "",
         budget: Budget | None = None,
+        mode: str | None = None,
     ) -> None:
         self.kernel = kernel
         if build is None:
             provider_name, build = provider_factory(kernel)
         self.provider_name = provider_name or "custom"
+        self.mode = mode or default_mode(self.provider_name)
+        if self.mode not in MODES:
+            raise ConfigError(f"unknown LLM brain mode {self.mode!r}; use one of {', '.join(MODES)}")
         self.build = build
         self.budget = budget or Budget(attempts=3, tokens=6000, max_tokens=256)
         self.contract = registry_from_plugins(kernel.plugins)[CONTRACT]
         self.tools = tool_specs(kernel)
+
+    def close(self) -> None:
+        """Close the provider if it was built (the kernel calls this when it closes)."""
+        closer = getattr(self.build, "close", None)
+        if closer is not None:
+            closer()
 
     def _variables(self, ctx: ReasonContext) -> dict[str, Any]:
         recalled = ctx.state.recalled
@@ -123,6 +193,8 @@ class LLMBrain:
         }
 
     def reason(self, ctx: ReasonContext) -> Decision:
+        if self._recorded_mode(ctx) == "answer":
+            return self._answer(ctx)
         provider = JournaledProvider(self.build, ctx.externals, name=self.provider_name, tools=self.tools)
         attempts: list[dict[str, Any]] = []
         try:
@@ -149,6 +221,53 @@ class LLMBrain:
             evidence_items=list(ctx.evidence_items),
             action=action,
             plan=Plan(steps=[f"{CONTRACT}", f"{action.type}:{action.name}"]),
+            degraded=degraded,
+        )
+
+    def _recorded_mode(self, ctx: ReasonContext) -> str:
+        """The mode, recorded as the ``llm_mode`` external: replay follows the recorded run
+        whatever the environment says now (journals without it are from ``reason``-only days)."""
+        recorded = ctx.externals.recorded
+        if recorded is not None and "llm_mode" not in recorded:
+            return "reason"
+        return str(ctx.externals.fetch("llm_mode", lambda: self.mode))
+
+    def _answer(self, ctx: ReasonContext) -> Decision:
+        """One short reply: the model phrases the picked fact, or answers alone when there is none."""
+        fact = None
+        if answer.is_question(ctx.text):
+            hits = ctx.recall_long_term(ctx.text, 8)
+            fact = answer.pick_fact(ctx.text, answer.candidates(hits, ctx.state.recalled.semantic))
+        provider = JournaledProvider(self.build, ctx.externals, name=self.provider_name)
+        said, error = "", None
+        try:
+            completion = provider.complete(answer.prompt(ctx.text, fact), max_tokens=ANSWER_TOKENS, temperature=0.0)
+            said = answer.first_sentences(completion.text)
+        except AgiError as exc:
+            error = str(exc)
+        if fact is not None and not answer.grounded(said, fact, ctx.text):
+            text, path = answer.extractive_reply(fact), "extractive"
+        else:
+            text, path = said, "model"
+        degraded = [] if text else [AGENT]
+        text = text or F4_AGENT_FAILURE
+        output = {
+            "mode": "answer",
+            "path": path,
+            "fact": attrs.asdict(fact) if fact is not None else None,
+            "model_reply": said,
+            "error": error,
+        }
+        return Decision(
+            router_decision=RouterDecision(agent=AGENT, why="llm_short_answer"),
+            selected_agents=[AGENT],
+            agent_outputs={AGENT: output},
+            final_output=text,
+            council_votes=[],
+            claims=[],
+            evidence_items=list(ctx.evidence_items),
+            action=Action(type="response", name="respond", args={"text": text}),
+            plan=Plan(steps=["short_answer", "response:respond"]),
             degraded=degraded,
         )
 

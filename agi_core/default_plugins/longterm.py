@@ -7,6 +7,9 @@ time something needs long-term memory, and embeddings are computed when somethin
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,23 @@ def agi_restore_checkpoint(kernel: Any, tick: int) -> None:
     kernel.long_term_memory(caught_up=False).restore_to(tick)
 
 
+def _interactive() -> bool:
+    """Progress bars only for a person watching: stderr (where tqdm writes) and stdout are terminals."""
+    return sys.stderr.isatty() and sys.stdout.isatty()
+
+
+@contextmanager
+def _bar(total: int, show: bool) -> Iterator[Callable[[int], None] | None]:
+    """A tqdm "embedding" bar's update function, or None (and tqdm not imported) when hidden."""
+    if not show or total <= 0:
+        yield None
+        return
+    from tqdm import tqdm
+
+    with tqdm(desc="embedding", unit="text", total=total) as bar:
+        yield bar.update
+
+
 @click.command("ingest")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
@@ -29,10 +49,10 @@ def agi_restore_checkpoint(kernel: Any, tick: int) -> None:
     help="Default: from the file (.jsonl, LoCoMo .json, anything else is text).",
 )
 @click.option("--no-embed", is_flag=True, help="Store the rows now; embed on the first search.")
-@click.option("--progress/--no-progress", default=True, help="Show progress bars.")
+@click.option("--progress/--no-progress", default=None, help="Show a progress bar (default: when run in a terminal).")
 @click.option("--strict", is_flag=True, help="Store nothing and exit 1 if any line or record is unusable.")
 @click.pass_obj
-def ingest(state: Any, file: Path, fmt: str | None, no_embed: bool, progress: bool, strict: bool) -> None:
+def ingest(state: Any, file: Path, fmt: str | None, no_embed: bool, progress: bool | None, strict: bool) -> None:
     """Store FILE (text lines, JSONL with a text field, or a LoCoMo conversation) as long-term memories.
 
     The rows are stored by one journaled tick (so replay and rollback cover them); the
@@ -49,10 +69,8 @@ def ingest(state: Any, file: Path, fmt: str | None, no_embed: bool, progress: bo
         click.echo(f"{file.name}: {skipped_summary(result['problems'])}", err=True)
     embedded = 0
     if not no_embed and result["added"]:
-        from tqdm import tqdm
-
-        with tqdm(desc="embedding", unit="text", total=result["added"], disable=not progress) as bar:
-            embedded = kernel.long_term.catch_up(progress=bar.update)
+        with _bar(result["added"], _interactive() if progress is None else progress) as update:
+            embedded = kernel.long_term.catch_up(progress=update)
     click.echo(
         f"{file.name}: {result['added']} memories added ({result['format']}), "
         f"{result['duplicates']} already stored, {embedded} embedded"
@@ -65,8 +83,18 @@ def ingest(state: Any, file: Path, fmt: str | None, no_embed: bool, progress: bo
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array of the hits, with the score breakdown.")
 @click.pass_obj
 def search(state: Any, query: str, k: int, as_json: bool) -> None:
-    """Search long-term memory (dense + BM25 + speaker/date awareness, fused)."""
-    hits = state.open_kernel(existing=True).long_term.search(query, k)
+    """Search long-term memory (dense + BM25 + speaker/date awareness, fused).
+
+    Memories not embedded yet (the episodes of recent ticks) are embedded first, with a
+    progress bar when run in a terminal without --json. The kernel's bookkeeping (command
+    records and receipts, failure sentences) is not among the memories.
+    """
+    memory = state.open_kernel(existing=True).long_term
+    pending = memory.pending()
+    if pending:
+        with _bar(pending, _interactive() and not as_json) as update:
+            memory.catch_up(progress=update)
+    hits = memory.search(query, k)
     if as_json:  # one JSON document on stdout, as every --json
         click.echo(json.dumps([hit.to_dict() for hit in hits], ensure_ascii=False, sort_keys=True))
         return

@@ -193,6 +193,13 @@ class OpenAIProvider:
                 )
             return self._client_obj
 
+    def close(self) -> None:
+        """Close the HTTP connections now rather than at garbage collection."""
+        with self._lock:
+            client, self._client_obj = self._client_obj, None
+        if client is not None:
+            client.close()
+
     def _model(self) -> str:
         if self.model is None:
             client = self._client()

@@ -2,14 +2,15 @@
 
 Ticks store episodes only. The kernel calls :func:`mirror_episodes` whenever something
 needs long-term memory, so every input and action becomes a memory without rule-only
-ticks paying for it. Idempotent: progress is kept in the ``meta`` table, and memory ids
-are content-derived.
+ticks paying for it, except the kernel's bookkeeping (:mod:`agi_core.longterm.bookkeeping`).
+Idempotent: progress is kept in the ``meta`` table, and memory ids are content-derived.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agi_core.longterm.bookkeeping import is_command_record, is_empty_reply
 from agi_core.memory.locking import write_block
 
 if TYPE_CHECKING:
@@ -34,6 +35,8 @@ def mirror_episodes(store: SqliteStore, memory: LongTermMemory) -> int:
 
 
 def _mirror(store: SqliteStore, memory: LongTermMemory) -> int:
+    """Both episodes of a tick are stored in one transaction, so a command tick's input is
+    always read before its action."""
     done = int(store.meta_get(PROGRESS_KEY, "0") or 0)
     rows = store.conn.execute(
         "SELECT seq, tick, event, context, timestamp FROM episodes WHERE seq > ? ORDER BY seq", (done,)
@@ -41,13 +44,18 @@ def _mirror(store: SqliteStore, memory: LongTermMemory) -> int:
     if not rows:
         return 0
     records: list[dict[str, Any]] = []
+    command_ticks: set[int] = set()
     for _seq, tick, event, context, stamp in rows:
         details = store.load_json(context)
+        text = store.load_text(event)
         kind = "action" if details.get("kind") == "action" else "message"
+        if kind == "message" and is_command_record(text, details.get("source")):
+            command_ticks.add(tick)
+            continue
+        if kind == "action" and (tick in command_ticks or is_empty_reply(text)):
+            continue
         speaker = "agent" if kind == "action" else details.get("source", "user")
-        records.append(
-            {"text": store.load_text(event), "tick": tick, "kind": kind, "speaker": speaker, "timestamp": stamp}
-        )
+        records.append({"text": text, "tick": tick, "kind": kind, "speaker": speaker, "timestamp": stamp})
     memory.add_many(records)
     store.meta_set(PROGRESS_KEY, str(rows[-1][0]))
     return len(rows)

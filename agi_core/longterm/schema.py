@@ -80,3 +80,30 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
     from agi_core.memory.migrations import migrate as migrate_database
 
     return migrate_database(conn, commit=False)
+
+
+def drop_bookkeeping(conn: sqlite3.Connection) -> None:
+    """Remove the bookkeeping rows mirrored before it was left out (:mod:`agi_core.longterm.bookkeeping`).
+
+    Run once, by the migration step ``m011_ltm_drop_bookkeeping``. Mirrored episodes are the
+    rows with no session and no metadata; ingested rows always have both. Their vectors go
+    with them (trigger); the index file is then rebuilt from the remaining vectors on next
+    use, with nothing re-embedded.
+    """
+    from agi_core.longterm.bookkeeping import COMMAND_SOURCE, is_command_record, is_empty_reply
+
+    mirrored = "session IS NULL AND metadata = '{}'"
+    ticks, doomed = set(), []
+    for seq, tick, text in conn.execute(
+        f"SELECT seq, tick, text FROM ltm_items WHERE {mirrored} AND kind = 'message' AND speaker = ?",
+        (COMMAND_SOURCE,),
+    ):
+        if is_command_record(text, COMMAND_SOURCE):
+            ticks.add(tick)
+            doomed.append(seq)
+    for seq, tick, text in conn.execute(
+        f"SELECT seq, tick, text FROM ltm_items WHERE {mirrored} AND kind = 'action' AND speaker = 'agent'"
+    ):
+        if tick in ticks or is_empty_reply(text):
+            doomed.append(seq)
+    conn.executemany("DELETE FROM ltm_items WHERE seq = ?", ((seq,) for seq in doomed))

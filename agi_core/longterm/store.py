@@ -170,6 +170,15 @@ class LongTermMemory:
                 out[row[0]] = row_to_item(row)
         return out
 
+    def pending(self) -> int:
+        """How many items have no vector yet (what the next search or :meth:`catch_up` embeds)."""
+        (count,) = self.conn.execute(
+            "SELECT count(*) FROM ltm_items i LEFT JOIN ltm_vectors v ON v.model = ? AND v.seq = i.seq "
+            "WHERE v.seq IS NULL",
+            (self.embedder.name,),
+        ).fetchone()
+        return int(count)
+
     def speakers(self) -> set[str]:
         if self._speakers is None:
             rows = self.conn.execute("SELECT DISTINCT speaker FROM ltm_items WHERE speaker IS NOT NULL")

@@ -91,6 +91,13 @@ def m010_jobs(db: sqlite_utils.Database) -> None:
     )
 
 
+def m011_ltm_drop_bookkeeping(db: sqlite_utils.Database) -> None:
+    """Long-term memory rows mirrored from command ticks and failure sentences go (agi_core.longterm.bookkeeping)."""
+    from agi_core.longterm.schema import drop_bookkeeping
+
+    drop_bookkeeping(db.conn)
+
+
 MIGRATIONS: list[Step] = [
     m001_core_tables,
     m002_checkpoints_and_archive,
@@ -102,6 +109,7 @@ MIGRATIONS: list[Step] = [
     m008_one_migration_record,
     m009_blobs,
     m010_jobs,
+    m011_ltm_drop_bookkeeping,
 ]
 
 

@@ -61,6 +61,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(autouse=True)
+def _providers_closed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Close every OpenAIProvider a test built, so none of its sockets outlives the test
+    (an unclosed one is a ResourceWarning, an error under filterwarnings=error, raised
+    whenever the garbage collector happens to find it)."""
+    built: list[OpenAIProvider] = []
+    init = OpenAIProvider.__init__
+
+    def recording_init(self: OpenAIProvider, *args: object, **kwargs: object) -> None:
+        init(self, *args, **kwargs)  # type: ignore[arg-type]
+        built.append(self)
+
+    monkeypatch.setattr(OpenAIProvider, "__init__", recording_init)
+    yield
+    for provider in built:
+        provider.close()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_negotiation() -> Iterator[None]:
     """Each test starts without remembered structured-output choices."""
     OpenAIProvider.forget_negotiated()

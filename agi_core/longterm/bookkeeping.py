@@ -1,0 +1,39 @@
+"""What long-term memory leaves out: the kernel's bookkeeping, which is no memory of the user.
+
+Every tick stores two episodes, its input and its action, and long-term memory mirrors
+them. Two kinds of episode are bookkeeping and are never mirrored:
+
+- **command ticks**: ``agi memory put``, ``agi ingest``, ``agi state …`` run kernel commands
+  as ticks of their own. Their input is the command record (``put_fact {"key": …}``,
+  source ``event``) and their action the kernel's receipt (``stored user/…``, ``ingested 12
+  memories from notes.txt``). What they change lives elsewhere: facts in semantic memory,
+  ingested lines as memories of their own, variables in RLM state.
+- **empty replies**: the rulebook's failure sentences (F1, F3, F4, F5), which say nothing
+  about the user and would otherwise match every query about "information" or "modules".
+
+The user's inputs and the agent's other replies are the conversation, and are kept.
+"""
+
+from __future__ import annotations
+
+from agi_core.brain.messages import F1_SEM_MISS, F3_NO_AGENT, F4_AGENT_FAILURE, F5_SEM_WRITE_FAILURE
+
+#: Replies that carry no memory.
+EMPTY_REPLIES = frozenset({F1_SEM_MISS, F3_NO_AGENT, F4_AGENT_FAILURE, F5_SEM_WRITE_FAILURE})
+#: The input source of kernel commands (:meth:`agi_core.Kernel.command`).
+COMMAND_SOURCE = "event"
+
+
+def is_command_record(text: str, source: str | None) -> bool:
+    """True for the input of a command tick: ``<command> {json}`` from source ``event``."""
+    if source != COMMAND_SOURCE:
+        return False
+    from agi_core.commands import KERNEL_COMMANDS
+
+    name, _, rest = text.partition(" ")
+    return name in KERNEL_COMMANDS and rest.startswith("{")
+
+
+def is_empty_reply(text: str) -> bool:
+    """True for a reply that is one of the rulebook's failure sentences."""
+    return text in EMPTY_REPLIES

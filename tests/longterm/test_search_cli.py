@@ -1,0 +1,111 @@
+"""``agi memory search`` as a script sees it: clean JSON, no progress bar, only the user's memories."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agi_core.longterm import LongTermMemory
+from agi_core.longterm.bookkeeping import EMPTY_REPLIES
+from agi_core.memory.migrations import migrate
+
+
+def _agi(db: Path, *args: str, stdin: str = "", **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agi_core", "--db", str(db), "--seed", "search", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "AGI_LOAD_PLUGINS": "", **env},
+    )
+
+
+def _make_agent(folder: Path, **env: str) -> Path:
+    """An agent with an ingested file, a conversation and a fact put by command; the episodes are not embedded yet."""
+    db = folder / "agent.db"
+    notes = folder / "notes.txt"
+    notes.write_text("Alice moved to Lyon in 2020\n", encoding="utf-8")
+    assert _agi(db, "ingest", str(notes), **env).returncode == 0
+    assert _agi(db, "run", stdin="my dog is called Rex\nhello\n", **env).returncode == 0
+    assert _agi(db, "memory", "put", "user/person/alice/city", "Lyon", **env).returncode == 0
+    return db
+
+
+@pytest.fixture(scope="module")
+def agent_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _make_agent(tmp_path_factory.mktemp("search"))
+
+
+@pytest.mark.parametrize("backend", ["auto", "torch"])
+def test_search_json_is_only_json_and_stderr_has_no_progress_bar(tmp_path: Path, backend: str) -> None:
+    db = _make_agent(tmp_path, AGI_MINILM_BACKEND=backend)
+    result = _agi(db, "memory", "search", "Where did Alice move?", "--json", AGI_MINILM_BACKEND=backend)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    hits = json.loads(result.stdout)
+    assert hits[0]["text"] == "Alice moved to Lyon in 2020"
+    assert [hit["rank"] for hit in hits] == list(range(1, len(hits) + 1))
+
+
+def test_search_returns_the_users_memories_and_no_bookkeeping(agent_db: Path) -> None:
+    # k above the number of memories: every stored memory is a hit, so this is the whole list.
+    result = _agi(agent_db, "memory", "search", "put_fact stored ingested module Lyon Rex", "--json", "--k", "100")
+    assert result.returncode == 0, result.stderr
+    texts = sorted(hit["text"] for hit in json.loads(result.stdout))
+    assert texts == sorted(
+        ["my dog is called Rex", "Got it: your dog is called Rex.", "hello", "Alice moved to Lyon in 2020"]
+    )
+
+
+def test_ingest_shows_no_progress_bar_unless_asked(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("first line\nsecond line\n", encoding="utf-8")
+    quiet = _agi(tmp_path / "a.db", "ingest", str(notes))
+    assert (quiet.returncode, quiet.stderr) == (0, "")
+    assert quiet.stdout == "notes.txt: 2 memories added (text), 0 already stored, 2 embedded\n"
+    notes.write_text("third line\n", encoding="utf-8")
+    forced = _agi(tmp_path / "a.db", "ingest", str(notes), "--progress")
+    assert "embedding: 100%" in forced.stderr
+
+
+def test_a_query_only_search_never_imports_torch(agent_db: Path) -> None:
+    code = (
+        "import sys\nfrom agi_core.testing import open_kernel\n"
+        f"with open_kernel({str(agent_db)!r}, seed='search') as k:\n"
+        "    hits = k.long_term.search('Where did Alice move?', 3)\n"
+        "print(hits[0].item.text, sorted(m for m in ('torch', 'sentence_transformers') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "Alice moved to Lyon in 2020 []", out.stderr
+
+
+def test_migration_removes_bookkeeping_mirrored_by_older_versions(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "old.db")
+    ltm = LongTermMemory(conn, None, embedder=lambda: None)  # type: ignore[arg-type,return-value]
+    conn.execute("DELETE FROM _agi_migrations WHERE name = 'm011_ltm_drop_bookkeeping'")
+    # What the mirror stored before bookkeeping was left out: two command ticks, a conversation.
+    ltm.add_many(
+        [
+            {"text": 'put_fact {"key":"user/person/a/city","value":"Lyon"}', "tick": 1, "speaker": "event"},
+            {"text": "stored user/person/a/city", "tick": 1, "kind": "action", "speaker": "agent"},
+            {"text": "my cat is Tom", "tick": 2, "speaker": "user"},
+            {"text": "Got it: your cat is Tom.", "tick": 2, "kind": "action", "speaker": "agent"},
+            {"text": "hello", "tick": 3, "speaker": "user"},
+            *({"text": reply, "tick": 3, "kind": "action", "speaker": "agent"} for reply in sorted(EMPTY_REPLIES)),
+            {"text": 'ingest {"format":null,"path":"/x.txt"}', "tick": 4, "speaker": "event"},
+            {"text": "ingested 1 memories from x.txt", "tick": 4, "kind": "action", "speaker": "agent"},
+            {"text": "a line of x.txt", "tick": 4, "session": "x.txt", "metadata": {"source": "x.txt"}},
+        ]
+    )
+    assert migrate(conn, commit=False) == ["m011_ltm_drop_bookkeeping"]
+    texts = sorted(row[0] for row in conn.execute("SELECT text FROM ltm_items"))
+    assert texts == ["Got it: your cat is Tom.", "a line of x.txt", "hello", "my cat is Tom"]
+    fts = conn.execute("SELECT count(*) FROM ltm_fts WHERE ltm_fts MATCH 'stored OR ingested'").fetchone()[0]
+    assert fts == 0
