@@ -33,6 +33,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agi_core import inputs
+from agi_core.autonomy.jobs import JOB_NAME
+from agi_core.autonomy.when import parse_duration_ms
+from agi_core.brain import answer
 from agi_core.brain.stage0 import phrases
 from agi_core.brain.stage0.habits import HABIT_AGENTS, file_request
 from agi_core.brain.stage0.mathparse import expression_in
@@ -40,6 +43,7 @@ from agi_core.checkpoints import _NAME as CHECKPOINT_NAME
 from agi_core.contracts import fallbacks, frozen, validate
 from agi_core.contracts.paths import _IDENT, _SEGMENT
 from agi_core.contracts.repair import parse_output
+from agi_core.errors import AgiError
 from agi_core.longterm.dates import parse_timestamp, query_window
 from agi_core.longterm.importance import score_importance
 from agi_core.longterm.ingest import text_records
@@ -51,6 +55,14 @@ from agi_core.state.service import TREE_ID
 from agi_core.state.values import NAME_RE
 
 SIZES = (16_000, 32_000, 64_000)
+
+
+def _refused(parse: Callable[[str], object], text: str) -> object:
+    """``parse(text)``, or the error it refused the text with (the time until refusal is what counts)."""
+    try:
+        return parse(text)
+    except AgiError as exc:
+        return exc
 
 
 def fill(head: str, unit: str, tail: str) -> Callable[[int], str]:
@@ -161,6 +173,20 @@ CASES: dict[str, tuple[Callable[[str], object], dict[str, Callable[[int], str]]]
         lambda t: (validate._SUSPECT_TEXT.search(t), validate._LONG_DIGITS.search(t), frozen.SURROGATE.search(t)),
         {**GENERIC, "backslash u": fill("", "\\u", "d"), "digits": fill("", "1" * 18 + " ", "")},
     ),
+    "brain.answer (words, question, person, negations, sentences)": (
+        lambda t: (
+            answer.content_words(t),
+            answer.is_question(t),
+            answer.second_person(t),
+            answer._negations(t),
+            answer.first_sentences(t),
+        ),
+        {**GENERIC, **TEXT_SHAPES, "n't words": fill("", "a" * 50 + "n't ", ""), "dots": fill("", ". ", "x")},
+    ),
+    "autonomy (job names, durations)": (
+        lambda t: (JOB_NAME.match(t), _refused(parse_duration_ms, t)),
+        {**GENERIC, "units": fill("", "1s", "x"), "digits": fill("", "1", "q")},
+    ),
     "inputs/blobs (surrogates, blob references)": (
         lambda t: (inputs._SURROGATES.sub("\ufffd", t), blobs.REF_RE.findall(t)),
         {**GENERIC, "near-ref": fill("", "agi:blob:sha256:" + "a" * 63 + " ", "")},
@@ -181,6 +207,9 @@ CASES: dict[str, tuple[Callable[[str], object], dict[str, Callable[[int], str]]]
 #: every module of agi_core that uses ``re``, and the case above that times its patterns
 #: (tests/test_input_linear.py fails when a module with a regex is missing here)
 AUDITED_MODULES = {
+    "agi_core/autonomy/jobs.py": "autonomy (job names, durations)",
+    "agi_core/autonomy/when.py": "autonomy (job names, durations)",
+    "agi_core/brain/answer.py": "brain.answer (words, question, person, negations, sentences)",
     "agi_core/checkpoints.py": "names (variable, checkpoint, tree id, path, contract path)",
     "agi_core/contracts/fallbacks.py": "contracts.fallbacks greeting/request",
     "agi_core/contracts/frozen.py": "contracts.validate/frozen suspect text",
