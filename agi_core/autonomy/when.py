@@ -14,12 +14,14 @@ from agi_core.errors import ValidationError
 MIN_EVERY_MS = 1000
 _UNITS_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
+MAX_DURATION_CHARS = 40  # "1d23h59m59s999ms" is 16
 
 
 def parse_duration_ms(text: str) -> int:
     """``"1s"``, ``"90s"``, ``"1h30m"``, ``"2d"`` … as milliseconds."""
     spec = text.strip().lower().replace(" ", "")
-    parts = _DURATION.findall(spec)
+    # bounded first: findall over a long run of digits with no unit backtracks quadratically
+    parts = _DURATION.findall(spec) if len(spec) <= MAX_DURATION_CHARS else []
     if not spec or "".join(number + unit for number, unit in parts) != spec:
         raise ValidationError(f"{text!r} is not a duration; write a number and a unit, e.g. 30s, 5m, 1h30m, 2d")
     return round(sum(float(number) * _UNITS_MS[unit] for number, unit in parts))
