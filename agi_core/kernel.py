@@ -261,8 +261,11 @@ class Kernel:
         stored = self.store.meta_get("seed_check")
         if stored is None:
             with self.store.tick_transaction():
-                self.store.meta_update({"seed_check": check, "seed": self.config.seed})
-        elif stored != check:
+                # re-read under the write lock: another process may have created the agent meanwhile
+                stored = self.store.meta_get("seed_check")
+                if stored is None:
+                    self.store.meta_update({"seed_check": check, "seed": self.config.seed})
+        if stored is not None and stored != check:
             raise ConfigError(f"{self.store.path} was created with another seed; open it with the same --seed")
 
     # -- public API ------------------------------------------------------------------

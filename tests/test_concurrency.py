@@ -22,6 +22,7 @@ import pytest
 
 from agi_core import Kernel, Plugins, checkpoints, journal_key
 from agi_core import journal as journal_module
+from agi_core.errors import ConfigError
 from agi_core.memory.sqlite_store import SqliteStore
 from agi_core.replay import replay
 
@@ -359,3 +360,26 @@ def test_chat_goes_on_after_another_process_wrote(tmp_path):
     assert chat.returncode == 0 and err == "", err
     assert out.endswith("agent> Your name is Ada.\nyou> \n")  # (the prompt before it was read ahead above)
     assert_consistent(db, ["my color is blue", journal(db)[1][1]["input"]["raw"], "what is my name?"])
+
+
+def test_two_creators_with_different_seeds_cannot_both_win(tmp_path, monkeypatch):
+    """FAKE (named as such): the interleaving where a second process reads "no seed yet" just
+    before the first commits cannot be provoked reliably; a stale first read stands in for it.
+    The seed is re-read under the write lock, so the second creator is refused, not obeyed."""
+    db = tmp_path / "a.db"
+    Kernel.open(db, seed="1", plugins=Plugins.builtins()).close()
+    real_meta_get = SqliteStore.meta_get
+    stale = {"seed", "seed_check"}
+
+    def stale_meta_get(self, key, default=None):
+        if key in stale:
+            stale.discard(key)
+            return default  # what the second process saw before the first committed
+        return real_meta_get(self, key, default)
+
+    monkeypatch.setattr(SqliteStore, "meta_get", stale_meta_get)
+    with pytest.raises(ConfigError, match="was created with another seed"):
+        Kernel.open(db, seed="2", plugins=Plugins.builtins())
+    monkeypatch.undo()
+    with Kernel.open(db, plugins=Plugins.builtins()) as kernel:
+        assert kernel.config.seed == "1"
