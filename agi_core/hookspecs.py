@@ -28,8 +28,9 @@ Register = Callable[..., None]
 def agi_register_sensors(register: Register) -> None:
     """Register sensors: objects with ``name`` and ``poll(kernel) -> Percept | None``.
 
-    Sensors are polled in registration order at the start of each tick; the first
-    percept becomes the tick's input.
+    ``Kernel.tick()`` without text polls them in registration order; the first percept
+    becomes the tick's input. ``agi run`` and ``agi chat`` drain them after each line, and
+    ``agi run --follow`` polls them while the agent waits (docs/autonomy.md).
 
     :param register: call ``register(sensor, name=None)`` once per sensor.
 
