@@ -211,18 +211,7 @@ class LLMBrain:
             value, outcome = violation.fallback, f"violation:{violation.reason}"
         output = {"outcome": outcome, "attempts": attempts, "value": thaw(value) if value is not None else None}
         action, text, degraded = self._decide(provider, value)
-        return Decision(
-            router_decision=RouterDecision(agent=AGENT, why="llm_reasoning_episode"),
-            selected_agents=[AGENT],
-            agent_outputs={AGENT: output},
-            final_output=text,
-            council_votes=[],
-            claims=[],
-            evidence_items=list(ctx.evidence_items),
-            action=action,
-            plan=Plan(steps=[f"{CONTRACT}", f"{action.type}:{action.name}"]),
-            degraded=degraded,
-        )
+        return _decision(ctx, "llm_reasoning_episode", output, text, action, [CONTRACT], degraded)
 
     def _recorded_mode(self, ctx: ReasonContext) -> str:
         """The mode, recorded as the ``llm_mode`` external: replay follows the recorded run
@@ -258,18 +247,8 @@ class LLMBrain:
             "model_reply": said,
             "error": error,
         }
-        return Decision(
-            router_decision=RouterDecision(agent=AGENT, why="llm_short_answer"),
-            selected_agents=[AGENT],
-            agent_outputs={AGENT: output},
-            final_output=text,
-            council_votes=[],
-            claims=[],
-            evidence_items=list(ctx.evidence_items),
-            action=Action(type="response", name="respond", args={"text": text}),
-            plan=Plan(steps=["short_answer", "response:respond"]),
-            degraded=degraded,
-        )
+        action = Action(type="response", name="respond", args={"text": text})
+        return _decision(ctx, "llm_short_answer", output, text, action, ["short_answer"], degraded)
 
     def _decide(self, provider: JournaledProvider, value: Mapping[str, Any] | None) -> tuple[Action, str, list[str]]:
         calls = provider.last.tool_calls if provider.last is not None else ()
@@ -307,3 +286,27 @@ def _attempt_summary(record: Mapping[str, Any]) -> dict[str, Any]:
 
 def llm_brain(kernel: Kernel) -> LLMBrain:
     return LLMBrain(kernel)
+
+
+def _decision(
+    ctx: ReasonContext,
+    why: str,
+    output: dict[str, Any],
+    text: str,
+    action: Action,
+    steps: list[str],
+    degraded: list[str],
+) -> Decision:
+    """The brain's decision: its output recorded under the agent's name, the plan ending in the action."""
+    return Decision(
+        router_decision=RouterDecision(agent=AGENT, why=why),
+        selected_agents=[AGENT],
+        agent_outputs={AGENT: output},
+        final_output=text,
+        council_votes=[],
+        claims=[],
+        evidence_items=list(ctx.evidence_items),
+        action=action,
+        plan=Plan(steps=[*steps, f"{action.type}:{action.name}"]),
+        degraded=degraded,
+    )
