@@ -23,6 +23,7 @@ import attrs
 from agi_core import journal_key
 from agi_core.autonomy.commands import begin_tick
 from agi_core.brain.context import Decision, ReasonContext
+from agi_core.contracts.caller import ContractCaller
 from agi_core.determinism import Determinism
 from agi_core.effects import calls, intents
 from agi_core.effects.isolation import describe, isolated_reason, must_propagate
@@ -92,6 +93,7 @@ class KernelConfig:
     max_input_bytes: int = MAX_INPUT_BYTES
     lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
     clock: Callable[[], int] | None = None  # ms since the epoch, read once per tick and recorded (autonomy.clock)
+    contract_provider: str | None = None  # LLM provider for contract calls by kernel code; None: heuristics only
 
 
 class Kernel:
@@ -121,6 +123,8 @@ class Kernel:
         self._brain_plugins = {name: reg.plugin for name, reg in brains.items()}
         self._brains: dict[str, Any] = {}
         self._long_term: Any = None
+        self._contracts: Any = None  # the contract registry, loaded on the first contract call
+        self._contract_provider: Any = None
         self.brain = self.get_brain(config.brain)
         self.tick_now_ms: int | None = None  # this tick's recorded clock reading (None without a clock)
         self._check_seed()
@@ -233,6 +237,26 @@ class Kernel:
         """Top-``k`` long-term memories for ``query``, recorded as an external (the index is derived state)."""
         return list(externals.fetch("ltm_recall", lambda: [hit.to_dict() for hit in self.long_term.search(query, k)]))
 
+    def contract_caller(self, externals: Externals) -> ContractCaller:
+        """A :class:`ContractCaller` for one tick: the model of ``contract_provider`` when one is
+        configured, the contracts' heuristic fallbacks otherwise; every outcome recorded in ``externals``."""
+        if self._contracts is None:
+            from agi_core.contracts.registry import registry_from_plugins
+
+            self._contracts = registry_from_plugins(self.plugins)
+        name = self.config.contract_provider
+        if name and self._contract_provider is None:
+            from agi_core.brain.llm import LazyProvider
+
+            providers = self.plugins.registry("agi_register_llm_providers")
+            if name not in providers:
+                raise ConfigError(
+                    f"no LLM provider named {name!r} for contract calls (--contract-provider); "
+                    f"installed: {', '.join(sorted(providers)) or 'none'}"
+                )
+            self._contract_provider = LazyProvider(name, providers[name])
+        return ContractCaller(self._contracts, externals, self._contract_provider)
+
     def seal(self) -> None:
         """Seal the stored state (see :mod:`agi_core.seal`); incremental, in its own write transaction."""
         with self.store.tick_transaction():
@@ -244,6 +268,8 @@ class Kernel:
                 self.seal()
         if self._long_term is not None:
             self._long_term.close()
+        if self._contract_provider is not None:
+            self._contract_provider.close()
         for brain in self._brains.values():
             close = getattr(brain, "close", None)
             if close is not None:
