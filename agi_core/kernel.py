@@ -21,7 +21,7 @@ from typing import Any
 import attrs
 
 from agi_core import journal_key
-from agi_core.autonomy.commands import begin_tick
+from agi_core.autonomy.commands import JobAlreadyRan, begin_tick
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.contracts.caller import ContractCaller
 from agi_core.determinism import Determinism
@@ -374,7 +374,8 @@ class Kernel:
 
     # -- the tick --------------------------------------------------------------------
     def tick(self, text: str | None = None, *, source: str = "user") -> JournalRecord | None:
-        """Run one tick on ``text`` (or on the first sensor percept); None if there was no input."""
+        """Run one tick on ``text`` (or on the first sensor percept); None if there was no input,
+        or if the ``schedule:`` job it was for was already run by another process."""
         if text is None:
             percept = self._perceive()
             if percept is None:
@@ -390,7 +391,10 @@ class Kernel:
         normalized = normalize(text) if normalized is None else clean_text(normalized)
         percept = Input(raw=text, normalized=normalized, source=source)  # type: ignore[arg-type]
         self._due = None
-        record = self._run_tick(percept, self._reason(self.config.brain), brain=self.config.brain)
+        try:
+            record = self._run_tick(percept, self._reason(self.config.brain), brain=self.config.brain)
+        except JobAlreadyRan:
+            return None  # another process ran this due job first; this tick left nothing
         due, self._due = self._due, None
         return record if due is None else intents.settle(self, due)
 
