@@ -188,6 +188,34 @@ def agi_restore_checkpoint(kernel: Kernel, tick: int) -> None:
     """
 
 
+@hookspec
+def agi_start_plugin(kernel: Kernel) -> None:
+    """Called once per kernel, when it opens, after its stores and registries are ready. Return value ignored.
+
+    Read your settings (``kernel.settings(name)``), open connections, warm caches. Do not
+    change the agent's stored state here: that is what ticks and kernel commands are for.
+    A start that raises is reported and the plugin takes no further part in this kernel:
+    its tick, checkpoint and stop hooks are skipped and its tools and sensors dropped.
+
+    :param kernel: the kernel that opened.
+
+    .. versionadded:: 0.2
+    """
+
+
+@hookspec
+def agi_stop_plugin(kernel: Kernel) -> None:
+    """Called once when the kernel closes, for every plugin that started, even after a failed tick.
+
+    Release what ``agi_start_plugin`` acquired. A stop that raises is reported; the other
+    plugins still stop and the kernel still closes. Return value ignored.
+
+    :param kernel: the kernel that is closing; its stores are still open.
+
+    .. versionadded:: 0.2
+    """
+
+
 HOOK_NAMES: tuple[str, ...] = tuple(
     name for name, value in dict(globals()).items() if name.startswith("agi_") and callable(value)
 )

@@ -20,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from agi_core import journal_key
+from agi_core import journal_key, lifecycle
 from agi_core.autonomy.commands import begin_tick
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.determinism import Determinism
@@ -29,6 +29,7 @@ from agi_core.effects.isolation import describe, isolated_reason, must_propagate
 from agi_core.errors import AgiError, ConfigError, PluginError, ToolError, ValidationError
 from agi_core.externals import Externals
 from agi_core.faults import fault_point
+from agi_core.hookcalls import OrderLog
 from agi_core.inputs import MAX_INPUT_BYTES, PREVIEW_CHARS, Oversized, clean_text, preview, utf8_size
 from agi_core.journal import HEAD, head_value
 from agi_core.memory.keys import check_key, merge_synonyms
@@ -112,7 +113,9 @@ class Kernel:
         self.tool_plugins = {name: reg.plugin for name, reg in actuators.items()}
         self._due: intents.Intent | None = None  # a write/external call to run once its tick commits
         self._receipt: dict[str, Any] | None = None  # its observation, served to the receipt tick
-        self.sensors = plugins.registry("agi_register_sensors")
+        sensors = plugins.collect("agi_register_sensors")
+        self.sensors = {name: reg.obj for name, reg in sensors.items()}
+        self.sensor_plugins = {name: reg.plugin for name, reg in sensors.items()}
         self.router_agents = plugins.registry("agi_register_router_agents")
         tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.collect("agi_register_synonyms").items()}
         self.synonyms = merge_synonyms(tables)
@@ -127,6 +130,9 @@ class Kernel:
         self._opened_at_tick = self.tick_count
         if self.store.meta_get(SEAL) is None and self.store.meta_get(HEAD) is None:
             self.seal()  # a new database (or one from before seals): its first seal
+        self.disabled_plugins: frozenset[str] = frozenset()  # plugins whose agi_start_plugin raised
+        self._hook_log = OrderLog()
+        self.disabled_plugins = lifecycle.start(self)
 
     # -- lifecycle -------------------------------------------------------------------
     @classmethod
@@ -239,6 +245,13 @@ class Kernel:
             seal_state(self.store.conn, self.journal_key)
 
     def close(self) -> None:
+        """Stop the plugins, seal, close the stores; a plugin's failure is reported, never raised."""
+        try:
+            lifecycle.stop(self)
+        finally:
+            self._close_stores()
+
+    def _close_stores(self) -> None:
         if self.tick_count != self._opened_at_tick:
             with contextlib.suppress(AgiError, sqlite3.Error):  # best effort: verify names the unsealed ticks
                 self.seal()
@@ -398,14 +411,13 @@ class Kernel:
     ) -> JournalRecord:
         externals = Externals(recorded)
         try:
-            with self.write_lock():
+            with self.write_lock(), self.plugins.recording_order() as self._hook_log:
                 record = self._tick(percept, reason, externals, command, brain)
         except BaseException:
             self.reload()
             raise
         self.tick_count = record.tick
-        for _ in self.plugins.call_each("agi_after_tick", kernel=self, record=record, replaying=externals.replaying):
-            pass
+        self.plugins.after_tick(kernel=self, record=record, replaying=externals.replaying, skip=self.disabled_plugins)
         return record
 
     def _perceive(self) -> Input | None:
@@ -437,8 +449,7 @@ class Kernel:
         working = self._working
         before = self._brainstate(working, tick - 1)
         state = TickState(input=percept)
-        for _ in self.plugins.call_each("agi_before_tick", kernel=self, state=state):
-            pass
+        self.plugins.before_tick(kernel=self, state=state, skip=self.disabled_plugins)
         state = attrs.evolve(state, recalled=self._recall(working))
         ctx = ReasonContext(
             state=state,
@@ -479,6 +490,7 @@ class Kernel:
             externals=recorded,
             degraded=decision.degraded,
             brain=brain,
+            hook_order=lifecycle.hook_order(self, self._hook_log),
         )
         self._store(tick, record, percept, working)
         fault_point("tick.before_commit")

@@ -244,3 +244,33 @@ def test_hook_agi_restore_checkpoint(tmp_path):
         kernel.tick("2+2")
         checkpoints.rollback(kernel, "one")
     assert calls == [(1, 1)]
+
+
+def test_hook_agi_start_plugin(tmp_path):
+    seen = []
+
+    class Plugin:
+        @hookimpl
+        def agi_start_plugin(self, kernel):
+            seen.append((kernel.tick_count, kernel.store.meta_get("seed")))
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        kernel.tick("1+1")
+    with open_kernel(tmp_path / "a.db", Plugin()):
+        pass
+    assert seen == [(0, "test"), (1, "test")]
+
+
+def test_hook_agi_stop_plugin(tmp_path):
+    seen = []
+
+    class Plugin:
+        @hookimpl
+        def agi_stop_plugin(self, kernel):
+            seen.append((kernel.tick_count, kernel.store.conn.execute("SELECT count(*) FROM journal").fetchone()[0]))
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        kernel.tick("1+1")
+        kernel.tick("2+2")
+        assert seen == []
+    assert seen == [(2, 2)]
