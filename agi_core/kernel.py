@@ -55,6 +55,7 @@ from agi_core.plugins import Plugins, load_plugins
 from agi_core.seal import SEAL
 from agi_core.seal import seal as seal_state
 from agi_core.serialization import dumps, from_data, non_finite_path, to_data
+from agi_core.settings.runtime import PluginSettings
 from agi_core.tools import Tool, ToolContext, ToolPolicy, validate_tool
 
 RECALL_EPISODES = 4  # newest episodes handed to the reason step
@@ -132,6 +133,7 @@ class Kernel:
             self.seal()  # a new database (or one from before seals): its first seal
         self.disabled_plugins: frozenset[str] = frozenset()  # plugins whose agi_start_plugin raised
         self._hook_log = OrderLog()
+        self.plugin_settings = PluginSettings(self)
         self.disabled_plugins = lifecycle.start(self)
 
     # -- lifecycle -------------------------------------------------------------------
@@ -359,6 +361,10 @@ class Kernel:
     def working(self) -> WorkingMemory:
         return self._working
 
+    def settings(self, plugin: str) -> dict[str, Any]:
+        """``plugin``'s settings ({key: value}): environment, else database, else declared default."""
+        return self.plugin_settings.values(plugin)
+
     # -- the tick --------------------------------------------------------------------
     def tick(self, text: str | None = None, *, source: str = "user") -> JournalRecord | None:
         """Run one tick on ``text`` (or on the first sensor percept); None if there was no input."""
@@ -416,6 +422,8 @@ class Kernel:
         except BaseException:
             self.reload()
             raise
+        finally:
+            self.plugin_settings.end_tick()
         self.tick_count = record.tick
         self.plugins.after_tick(kernel=self, record=record, replaying=externals.replaying, skip=self.disabled_plugins)
         return record
@@ -446,6 +454,7 @@ class Kernel:
     ) -> JournalRecord:
         tick = self.tick_count + 1
         self.tick_now_ms = begin_tick(self, percept, externals)
+        self.plugin_settings.begin_tick(externals)
         working = self._working
         before = self._brainstate(working, tick - 1)
         state = TickState(input=percept)

@@ -165,7 +165,8 @@ class Plugins:
         if not self._check_hook_names(label, obj):
             return False
         try:
-            self._check_manifest(obj)
+            if not builtin:  # built-ins' manifests are checked by tests, so agi --help never imports jsonschema
+                self._check_manifest(obj)
         except Exception as exc:  # noqa: BLE001 - an invalid manifest skips the plugin, with the reason
             self.report_failure(label, "manifest", exc)
             return False
@@ -229,6 +230,10 @@ class Plugins:
         from agi_core.schemas import validate
 
         validate("plugin_manifest", manifest, what="agi_manifest")
+        if "settings" in manifest:
+            from agi_core.settings.schema import check_declaration
+
+            check_declaration(manifest["settings"])
         wanted = manifest.get("requires_agi_core")
         if wanted and not SpecifierSet(wanted).contains(_agi_core_version(), prereleases=True):
             raise RegistrationError(
