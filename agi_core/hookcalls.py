@@ -34,13 +34,23 @@ class Frame:
     failed: list[str] = attrs.field(factory=list)
 
 
+REGISTRATION_PREFIX = "agi_register_"
+
+
 @attrs.define
 class OrderLog:
-    """``{hook: [plugin, ...]}`` in the order the implementations ran (each plugin once per hook)."""
+    """``{hook: [plugin, ...]}`` in the order the implementations ran (each plugin once per hook).
+
+    Registration hooks are left out: what they register is collected once, built-ins first,
+    and one may run inside a tick only because something was first needed there (an
+    embedder, a contract), which a replay that serves the recorded result never does.
+    """
 
     order: dict[str, list[str]] = attrs.field(factory=dict)
 
     def ran(self, hook: str, plugin: str) -> None:
+        if hook.startswith(REGISTRATION_PREFIX):
+            return
         names = self.order.setdefault(hook, [])
         if plugin not in names:
             names.append(plugin)

@@ -41,7 +41,8 @@ implementations by priority (wrappers, then `tryfirst`, then plain, then `trylas
 plugin name, whatever order the plugins were loaded in. `Plugins.call_order(hook)` shows it.
 Each tick's journal record lists, in `hook_order`, every hook with at least one
 implementation that ran in that tick and its plugins in call order (`agi_after_tick`: the
-plugins it calls once the tick is stored); `agi replay` compares it.
+plugins it calls once the tick is stored; registration hooks aside: what they register is
+collected once per kernel); `agi replay` compares it.
 
 **Registration hooks** receive a `register(obj, *, name=None)` callback. `name` defaults to
 the object's `name` attribute (or `__name__`). Registering a name another plugin already took

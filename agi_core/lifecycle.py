@@ -39,8 +39,9 @@ def stop(kernel: Kernel) -> None:
 def hook_order(kernel: Kernel, log: OrderLog) -> dict[str, list[str]]:
     """The tick's ``hook_order``: the hooks that ran so far, and the plugins ``agi_after_tick`` will call.
 
-    Only hooks with at least one implementation are listed, each with its plugins in call
-    order (priority, then plugin name: :meth:`agi_core.plugins.Plugins.call_order`).
+    Only hooks with at least one implementation are listed (registration hooks never: see
+    :class:`agi_core.hookcalls.OrderLog`), each with its plugins in call order (priority,
+    then plugin name: :meth:`agi_core.plugins.Plugins.call_order`).
     """
     order = {hook: list(plugins) for hook, plugins in log.order.items()}
     after = kernel.plugins.call_order(AFTER_TICK, skip=kernel.disabled_plugins)

@@ -166,6 +166,16 @@ def test_replay_with_another_hook_order_is_a_mismatch(tmp_path):
     assert (report.mismatch.field, report.mismatch.actual) == ("hook_order", {"agi_before_tick": ["alpha"]})
 
 
+def test_registration_hooks_run_inside_a_tick_are_not_in_its_hook_order(tmp_path):
+    """An embedder or contract registry built lazily in a live tick is not built in its replay."""
+    seen: list[str] = []
+    lazy = _ticker("lazy", seen)
+    lazy.agi_after_tick = hookimpl(lambda kernel: kernel.plugins.registry("agi_register_sensors"))  # type: ignore[attr-defined]
+    lazy.agi_before_tick = hookimpl(lambda kernel: kernel.plugins.registry("agi_register_brains"))  # type: ignore[attr-defined]
+    with open_kernel(tmp_path / "a.db", lazy) as kernel:
+        assert kernel.tick("1+1").hook_order == {"agi_after_tick": ["lazy"], "agi_before_tick": ["lazy"]}
+
+
 def test_a_tick_without_tick_hooks_records_an_empty_hook_order(tmp_path):
     with open_kernel(tmp_path / "a.db") as kernel:
         assert kernel.tick("1+1").hook_order == {}
