@@ -1,4 +1,9 @@
-"""The plugin manager facade: loading, isolation of failing plugins, registries.
+"""The plugin manager facade: loading, isolation of failing plugins, registries, typed hook calls.
+
+Core code calls hooks through the typed methods of :class:`Plugins` (``before_tick``,
+``after_tick`` …, keyword arguments only), which call ``pm.hook.<name>(...)``: pluggy's own
+loop runs the implementations, each guarded by :mod:`agi_core.hookcalls`. Call order is
+priority (wrappers, ``tryfirst``, plain, ``trylast``), then plugin name, whatever the load order.
 
 Built-in plugins (``DEFAULT_PLUGINS``) and third-party ones (entry points in the group
 ``agi``) load through the same path. A plugin that fails to import, implements an unknown
