@@ -12,6 +12,7 @@ from agi_core import checkpoints
 from agi_core.cli.main import make_cli
 from agi_core.errors import ValidationError
 from agi_core.hookspecs import hookimpl
+from agi_core.kernel import Kernel
 from agi_core.plugins import PluginFailure
 from agi_core.replay import replay_records
 from agi_core.testing import builtin_plugins, open_kernel
@@ -124,6 +125,26 @@ def test_without_environment_values_no_external_is_recorded(tmp_path, monkeypatc
     assert "plugin_settings_env" not in record.externals
     monkeypatch.setenv("AGI_PLUGIN_GREETER_GREETING", "Bonjour")
     assert replay_records(texts, seed="test", plugins=builtin_plugins(Greeter())).ok
+
+
+def test_a_stored_value_a_new_plugin_version_refuses_falls_back_to_the_default(tmp_path):
+    class StricterGreeter(Greeter):
+        agi_manifest: ClassVar[dict] = {
+            "settings": {"type": "object", "properties": {"times": {"type": "integer", "maximum": 3, "default": 1}}}
+        }
+
+    with open_kernel(tmp_path / "a.db", Greeter()) as kernel:
+        kernel.command("config_set", {"plugin": "Greeter", "key": "times", "value": 5})
+    plugins = builtin_plugins()
+    plugins.add_module(StricterGreeter(), name="Greeter")
+    with Kernel.open(tmp_path / "a.db", plugins=plugins) as kernel:
+        assert kernel.settings("Greeter") == {"times": 1}
+        assert kernel.plugins.failures[-1] == PluginFailure(
+            "Greeter",
+            "settings",
+            "stored value ignored: invalid value for Greeter.times: 5 is greater than the maximum of 3; "
+            'give a value matching {"type":"integer","maximum":3}',
+        )
 
 
 def test_stored_settings_follow_checkpoints_and_rollback(tmp_path):

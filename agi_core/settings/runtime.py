@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agi_core.errors import ValidationError
 from agi_core.externals import Externals
 from agi_core.memory import settings_meta
 from agi_core.settings import schema
@@ -48,7 +49,7 @@ class PluginSettings:
         for plugin, keys in self.declared.items():
             for key, prop in keys.items():
                 value, source = prop["default"], "default"
-                if key in stored.get(plugin, {}):
+                if key in stored.get(plugin, {}) and self._still_valid(plugin, key, prop, stored[plugin][key]):
                     value, source = stored[plugin][key], "database"
                 if key in env.get(plugin, {}):
                     value, source = env[plugin][key], "environment"
@@ -64,6 +65,15 @@ class PluginSettings:
                     }
                 )
         return rows
+
+    def _still_valid(self, plugin: str, key: str, prop: dict[str, Any], value: Any) -> bool:
+        """A stored value the plugin's schema no longer accepts (a new version) is reported; the default applies."""
+        try:
+            schema.check_value(plugin, key, prop, value)
+        except ValidationError as exc:
+            self.kernel.plugins.report_failure(plugin, "settings", f"stored value ignored: {exc}")
+            return False
+        return True
 
     def values(self, plugin: str) -> dict[str, Any]:
         """``{key: value}`` of ``plugin``'s settings ({} for a plugin that declares none)."""
