@@ -29,6 +29,7 @@ class PluginSettings:
         self.declared = schema.declared(kernel.plugins)
         self.env = schema.from_environment(self.declared, kernel.plugins.report_failure)
         self.tick_env: dict[str, dict[str, Any]] | None = None  # the environment values of the tick under way
+        self._reported: set[tuple[str, str]] = set()
 
     def begin_tick(self, externals: Externals) -> None:
         """Fix this tick's environment values: read live (recorded when any), served back in replay."""
@@ -71,7 +72,9 @@ class PluginSettings:
         try:
             schema.check_value(plugin, key, prop, value)
         except ValidationError as exc:
-            self.kernel.plugins.report_failure(plugin, "settings", f"stored value ignored: {exc}")
+            if (plugin, key) not in self._reported:  # once per kernel, not on every read
+                self._reported.add((plugin, key))
+                self.kernel.plugins.report_failure(plugin, "settings", f"stored value ignored: {exc}")
             return False
         return True
 
