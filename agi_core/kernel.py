@@ -20,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from agi_core import journal_key
+from agi_core import journal_key, lifecycle
 from agi_core.autonomy.commands import JobAlreadyRan, begin_tick
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.contracts.caller import ContractCaller
@@ -31,6 +31,7 @@ from agi_core.effects.isolation import describe, isolated_reason, must_propagate
 from agi_core.errors import AgiError, ConfigError, PluginError, ToolError, ValidationError
 from agi_core.externals import Externals
 from agi_core.faults import fault_point
+from agi_core.hookcalls import OrderLog
 from agi_core.inputs import MAX_INPUT_BYTES, PREVIEW_CHARS, Oversized, clean_text, preview, utf8_size
 from agi_core.journal import HEAD, head_value
 from agi_core.memory.keys import check_key, merge_synonyms
@@ -56,6 +57,7 @@ from agi_core.plugins import Plugins, load_plugins
 from agi_core.seal import SEAL
 from agi_core.seal import seal as seal_state
 from agi_core.serialization import dumps, from_data, non_finite_path, to_data
+from agi_core.settings.runtime import PluginSettings
 from agi_core.tools import Tool, ToolContext, ToolPolicy, validate_tool
 
 RECALL_EPISODES = 4  # newest episodes handed to the reason step
@@ -116,7 +118,9 @@ class Kernel:
         self.inflight = InFlight.beside(store.path)  # which intents this process is executing
         self._due: intents.Intent | None = None  # a write/external call to run once its tick commits
         self._receipt: dict[str, Any] | None = None  # its observation, served to the receipt tick
-        self.sensors = plugins.registry("agi_register_sensors")
+        sensors = plugins.collect("agi_register_sensors")
+        self.sensors = {name: reg.obj for name, reg in sensors.items()}
+        self.sensor_plugins = {name: reg.plugin for name, reg in sensors.items()}
         self.router_agents = plugins.registry("agi_register_router_agents")
         tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.collect("agi_register_synonyms").items()}
         self.synonyms = merge_synonyms(tables)
@@ -133,6 +137,10 @@ class Kernel:
         self._opened_at_tick = self.tick_count
         if self.store.meta_get(SEAL) is None and self.store.meta_get(HEAD) is None:
             self.seal()  # a new database (or one from before seals): its first seal
+        self.disabled_plugins: frozenset[str] = frozenset()  # plugins whose agi_start_plugin raised
+        self._hook_log = OrderLog()
+        self.plugin_settings = PluginSettings(self)
+        self.disabled_plugins = lifecycle.start(self)
 
     # -- lifecycle -------------------------------------------------------------------
     @classmethod
@@ -265,6 +273,13 @@ class Kernel:
             seal_state(self.store.conn, self.journal_key)
 
     def close(self) -> None:
+        """Stop the plugins, seal, close the stores; a plugin's failure is reported, never raised."""
+        try:
+            lifecycle.stop(self)
+        finally:
+            self._close_stores()
+
+    def _close_stores(self) -> None:
         if self.tick_count != self._opened_at_tick:
             with contextlib.suppress(AgiError, sqlite3.Error):  # best effort: verify names the unsealed ticks
                 self.seal()
@@ -378,6 +393,10 @@ class Kernel:
     def working(self) -> WorkingMemory:
         return self._working
 
+    def settings(self, plugin: str) -> dict[str, Any]:
+        """``plugin``'s settings ({key: value}): environment, else database, else declared default."""
+        return self.plugin_settings.values(plugin)
+
     # -- the tick --------------------------------------------------------------------
     def tick(self, text: str | None = None, *, source: str = "user") -> JournalRecord | None:
         """Run one tick on ``text`` (or on the first sensor percept); None if there was no input,
@@ -436,14 +455,15 @@ class Kernel:
     ) -> JournalRecord:
         externals = Externals(recorded)
         try:
-            with self.write_lock():
+            with self.write_lock(), self.plugins.recording_order() as self._hook_log:
                 record = self._tick(percept, reason, externals, command, brain)
         except BaseException:
             self.reload()
             raise
+        finally:
+            self.plugin_settings.end_tick()
         self.tick_count = record.tick
-        for _ in self.plugins.call_each("agi_after_tick", kernel=self, record=record, replaying=externals.replaying):
-            pass
+        self.plugins.after_tick(kernel=self, record=record, replaying=externals.replaying, skip=self.disabled_plugins)
         return record
 
     def _perceive(self) -> Input | None:
@@ -472,11 +492,11 @@ class Kernel:
     ) -> JournalRecord:
         tick = self.tick_count + 1
         self.tick_now_ms = begin_tick(self, percept, externals)
+        self.plugin_settings.begin_tick(externals)
         working = self._working
         before = self._brainstate(working, tick - 1)
         state = TickState(input=percept)
-        for _ in self.plugins.call_each("agi_before_tick", kernel=self, state=state):
-            pass
+        self.plugins.before_tick(kernel=self, state=state, skip=self.disabled_plugins)
         state = attrs.evolve(state, recalled=self._recall(working))
         ctx = ReasonContext(
             state=state,
@@ -517,6 +537,7 @@ class Kernel:
             externals=recorded,
             degraded=decision.degraded,
             brain=brain,
+            hook_order=lifecycle.hook_order(self, self._hook_log),
         )
         self._store(tick, record, percept, working)
         fault_point("tick.before_commit")

@@ -195,8 +195,7 @@ def make_cli() -> click.Group:
     """The ``agi`` group with every command the loaded plugins register."""
     group = copy.copy(cli)
     group.commands, group.lazy_commands = {}, {}
-    for _ in load_plugins().call_each("agi_register_commands", cli=group):
-        pass
+    load_plugins().register_commands(cli=group)
     return group
 
 
