@@ -91,7 +91,8 @@ def sections(ctx: ReasonContext, read: list[dict[str, Any]]) -> dict[str, list[A
     """Every section's items, uncut, in order (``read``: :func:`sem_facts` of this tick)."""
     state = ctx.state
     recent = [str(turn) for turn in state.recalled.working.get("recent_turns", []) or []]
-    memories = [hit["text"] for hit in ctx.recall_long_term(ctx.text, RECALL_K) if hit["text"] not in recent]
+    said = {turn.split(": ", 1)[-1] for turn in recent}  # a turn is "source: text"
+    memories = [hit["text"] for hit in ctx.recall_long_term(ctx.text, RECALL_K) if hit["text"] not in said]
     beliefs = [*state.beliefs.facts, *({"uncertain": text} for text in state.beliefs.uncertainties)]
     goal = getattr(state, "goal", None)
     return {
