@@ -17,10 +17,12 @@ from typing import Any
 
 import openai  # noqa: F401 - imported now, so its import time is not counted in a request's timeout
 import pytest
+from click.testing import CliRunner
 
 from agi_core.brain.llm import LLMBrain
 from agi_core.brain.llm_reason import FOLLOW_UP_ASK
 from agi_core.brain.messages import F4_AGENT_FAILURE
+from agi_core.cli.main import make_cli
 from agi_core.contracts import Budget
 from agi_core.default_plugins.tools import CLOCK_LABELS
 from agi_core.llm import OpenAIProvider
@@ -31,6 +33,7 @@ from agi_core.testing import builtin_plugins, open_kernel
 from agi_core.tools import ToolPolicy
 
 SEED = "follow"
+SUMMARY = '{"summary": "Fine.", "final_confidence": 0.5, "hypothesis": {}}'
 
 
 @pytest.fixture
@@ -222,3 +225,19 @@ def test_the_brain_takes_its_timeout_from_the_kernel(tmp_path: Path, openai_env:
         brain = kernel.get_brain("llm")
         assert isinstance(brain, LLMBrain) and brain.timeout_s == 7.5
         assert brain.build().timeout == 7.5  # the openai client gives up at the same time
+
+
+def test_llm_timeout_flag_bounds_a_request_and_the_run_goes_on(tmp_path: Path, openai_env: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "a.db"
+    with ScriptedFakeServer([None, chat_reply(SUMMARY)]) as server:  # the first request hangs
+        openai_env.setenv("AGI_OPENAI_BASE_URL", server.url)
+        result = CliRunner().invoke(
+            make_cli(),
+            ["--db", str(db), "--seed", SEED, "--brain", "llm", "--llm-timeout", "2", "run"],
+            input="hello?\nand now?\n",
+        )
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [F4_AGENT_FAILURE, "Fine."]
+    bad = CliRunner().invoke(make_cli(), ["--db", str(db), "--llm-timeout", "0", "run"], input="")
+    assert bad.exit_code == 2 and "'--llm-timeout': 0.0 is not in the range x>0" in bad.output
+    _replays_offline(db, openai_env, 2)
