@@ -82,7 +82,8 @@ def run(brain: LLMBrain, ctx: ReasonContext) -> Outcome:
     decide = JournaledProvider(
         brain.build, ctx.externals, name=brain.provider_name, tools=brain.tools, timeout_s=brain.timeout_s
     )
-    first = _turn(brain, decide, variables, brain.budget, tool_calls_end=True)
+    budget = _recorded_budget(brain, ctx)
+    first = _turn(brain, decide, variables, budget, tool_calls_end=True)
     output: dict[str, Any] = {**first.pop("summary"), "context": report, "tool": None, "follow_up": None}
 
     def finish(outcome: Outcome) -> Outcome:
@@ -103,17 +104,41 @@ def run(brain: LLMBrain, ctx: ReasonContext) -> Outcome:
     if effect != "read":  # the intent → receipt path: the kernel records the intent, no follow-up
         return finish(Outcome(f"calling {name}", action, output, [CONTRACT]))
     observation = ctx.run_read_tool(name, args)
+    return finish(_follow_up(brain, ctx, variables, budget, first, action, observation, output))
+
+
+def _recorded_budget(brain: LLMBrain, ctx: ReasonContext) -> Budget:
+    """The tick's budget, recorded as the ``llm_budget`` external: whether a follow-up turn
+    fits is decided by it, so replay follows the recorded run whatever the brain's is now."""
+    recorded = ctx.externals.recorded
+    if recorded is not None and "llm_budget" not in recorded:
+        return brain.budget
+    return Budget(**ctx.externals.fetch("llm_budget", lambda: attrs.asdict(brain.budget)))
+
+
+def _follow_up(
+    brain: LLMBrain,
+    ctx: ReasonContext,
+    variables: dict[str, Any],
+    budget: Budget,
+    first: dict[str, Any],
+    action: Action,
+    observation: Observation,
+    output: dict[str, Any],
+) -> Outcome:
+    """The follow-up turn on the read tool's result, within what the decide turn left of the budget."""
+    name = action.name
     steps = [CONTRACT, f"tool:{name}", "follow_up"]
     messages = [
         *build_messages(brain.contract, variables),
-        {"role": "assistant", "content": dumps({"tool": name, "args": args})},
+        {"role": "assistant", "content": dumps({"tool": name, "args": action.args})},
         {"role": "user", "content": f"Result of {name}: {_result(observation)}\n{FOLLOW_UP_ASK}"},
     ]
-    room = brain.budget.tokens - first["tokens"] - estimate_tokens(messages)
-    max_tokens = min(FOLLOW_UP_TOKENS, brain.budget.max_tokens or FOLLOW_UP_TOKENS, room)
-    if brain.budget.attempts - first["attempts"] < 1 or max_tokens < MIN_FOLLOW_UP_TOKENS:
+    room = budget.tokens - first["tokens"] - estimate_tokens(messages)
+    max_tokens = min(FOLLOW_UP_TOKENS, budget.max_tokens or FOLLOW_UP_TOKENS, room)
+    if budget.attempts - first["attempts"] < 1 or max_tokens < MIN_FOLLOW_UP_TOKENS:
         output["follow_up"] = {"outcome": "skipped:budget"}
-        return finish(Outcome(_shown(name, observation), action, output, steps[:2], observation))
+        return Outcome(_shown(name, observation), action, output, steps[:2], observation)
     follow = JournaledProvider(brain.build, ctx.externals, name=brain.provider_name, timeout_s=brain.timeout_s)
     said, error = "", None
     try:
@@ -123,8 +148,8 @@ def run(brain: LLMBrain, ctx: ReasonContext) -> Outcome:
     reply = _plain_answer(said)
     output["follow_up"] = {"outcome": "answered" if reply else "error" if error else "bad_output", "error": error}
     if not reply:
-        return finish(Outcome(F4_AGENT_FAILURE, action, output, steps, observation, degraded=[AGENT]))
-    return finish(Outcome(reply, action, output, steps, observation))
+        return Outcome(F4_AGENT_FAILURE, action, output, steps, observation, degraded=[AGENT])
+    return Outcome(reply, action, output, steps, observation)
 
 
 def _turn(

@@ -25,6 +25,7 @@ from agi_core.brain.messages import F4_AGENT_FAILURE
 from agi_core.cli.main import make_cli
 from agi_core.contracts import Budget
 from agi_core.default_plugins.tools import CLOCK_LABELS
+from agi_core.externals import Externals
 from agi_core.llm import OpenAIProvider
 from agi_core.llm.testing import FakeOpenAIServer, chat_reply, free_port
 from agi_core.model import Action
@@ -241,3 +242,31 @@ def test_llm_timeout_flag_bounds_a_request_and_the_run_goes_on(tmp_path: Path, o
     bad = CliRunner().invoke(make_cli(), ["--db", str(db), "--llm-timeout", "0", "run"], input="")
     assert bad.exit_code == 2 and "'--llm-timeout': 0.0 is not in the range x>0" in bad.output
     _replays_offline(db, openai_env, 2)
+
+
+def test_during_reason_only_read_tools_run(tmp_path: Path) -> None:
+    policy = ToolPolicy(allow_tools=frozenset({"file_write"}))  # even an allowed write waits for its intent
+    with open_kernel(tmp_path / "a.db", seed=SEED, policy=policy) as kernel:
+        externals = Externals()
+        refused = kernel._read_tool("file_write", {"path": "a.txt", "text": "hi"}, externals)
+        listed = kernel._read_tool("file_list", {"$0": "."}, externals)
+    assert (refused.success, refused.error) == (
+        False,
+        "write tool 'file_write' runs only through its intent, after the tick commits",
+    )
+    assert not (tmp_path / "workspace" / "a.txt").exists()
+    assert (listed.success, listed.payload) == (True, {"policy": "effect read allowed", "entries": []})
+    assert [entry["payload"] for entry in externals.log["tool_observation"]] == [listed.payload]
+
+
+def test_with_no_request_left_the_reply_is_the_tools_result(tmp_path: Path, openai_env: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "a.db"
+    script = [chat_reply(None, _tool_call("file_list", {"path": "."}), "tool_calls")]
+    with ScriptedFakeServer(script) as server, _fake_kernel(db, server, openai_env) as kernel:
+        kernel.get_brain("llm").budget = Budget(attempts=1, tokens=6000, max_tokens=64)
+        record = kernel.tick("which files do I have?")
+        assert len(server.chats()) == 1
+    assert (record.final_output, record.degraded) == ('file_list: {"entries":[]}', [])
+    assert record.agent_outputs["llm_brain"]["follow_up"] == {"outcome": "skipped:budget"}
+    assert record.plan.steps == ["reasoning_episode", "tool:file_list"]
+    _replays_offline(db, openai_env, 1)
