@@ -97,6 +97,7 @@ class KernelConfig:
     lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
     clock: Callable[[], int] | None = None  # ms since the epoch, read once per tick and recorded (autonomy.clock)
     contract_provider: str | None = None  # LLM provider for contract calls by kernel code; None: heuristics only
+    llm_timeout_s: float | None = None  # the LLM brain's limit per model request (None: the provider's own)
 
 
 class Kernel:
@@ -506,11 +507,15 @@ class Kernel:
             synonyms=self.synonyms,
             externals=externals,
             long_term=lambda query, k: self.recall_long_term(query, k, externals),
+            read_tool=lambda name, args: self._read_tool(name, args, externals),
         )
         decision = reason(ctx)
         ctx.closed = True
         decision = self._plan(decision)
-        observation, final_output = self._act(decision.action, decision.final_output, externals)
+        if decision.acted is not None:  # a read tool the brain already ran (and answered from)
+            observation, final_output = decision.acted, decision.final_output
+        else:
+            observation, final_output = self._act(decision.action, decision.final_output, externals)
         recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}
         if command:
             recorded["command"] = command
@@ -563,6 +568,7 @@ class Kernel:
                 plan=Plan(steps=steps[:PLAN_STEPS_MAX]),
                 final_output=text,
                 action=Action(type="response", name="respond", args={"text": text}),
+                acted=None,
             )
         return attrs.evolve(decision, plan=Plan(steps=steps, current_index=len(steps) - 1))
 
@@ -583,6 +589,36 @@ class Kernel:
             args = resolve_positional(tool, action.args)
         except ToolError as exc:
             return Observation(success=False, error=str(exc)), f"{tool.name} failed: {exc}"
+        tick = self.tick_count + 1
+        observation = self._observe(tool, args, externals)
+        if observation.payload.get("intent") == "pending":
+            due = intents.record(self, tick, tool.name, observation.payload["args"])
+            if not externals.replaying:
+                self.inflight.hold(tick)  # before the commit: other processes see it running, not orphaned
+                self._due = due
+            return observation, f"{tool.name}: intent recorded at tick {tick}; it runs once the tick is stored"
+        if observation.success:
+            shown = {k: v for k, v in observation.payload.items() if k != "policy"}
+            return observation, f"{tool.name}: {dumps(shown)}"
+        return observation, f"{tool.name} failed: {observation.error}"
+
+    def _read_tool(self, name: str, args: dict[str, Any], externals: Externals) -> Observation:
+        """A ``read`` tool run during reason (:meth:`ReasonContext.run_read_tool`), as :meth:`_act` runs it."""
+        tool = self.tools.get(name)
+        if tool is None:
+            return Observation(success=False, error=f"there is no tool named {name!r}")
+        if tool.effect != "read":
+            return Observation(
+                success=False, error=f"{tool.effect} tool {name!r} runs only through its intent, after the tick commits"
+            )
+        try:
+            resolved = resolve_positional(tool, args)
+        except ToolError as exc:
+            return Observation(success=False, error=str(exc))
+        return self._observe(tool, resolved, externals)
+
+    def _observe(self, tool: Tool, args: dict[str, Any], externals: Externals) -> Observation:
+        """The observation of calling ``tool``: gated by effect, isolated, timed, recorded as ``tool_observation``."""
         context = ToolContext(
             workspace=self.workspace, determinism=self.determinism, live=self.config.live, externals=externals
         )
@@ -607,17 +643,7 @@ class Kernel:
         served = externals.fetch("tool_observation", run_tool)
         if externals.replaying or receipt is not None:
             self.determinism.counter += served["draws"]
-        observation = from_data({k: v for k, v in served.items() if k != "draws"}, Observation)
-        if observation.payload.get("intent") == "pending":
-            due = intents.record(self, tick, tool.name, observation.payload["args"])
-            if not externals.replaying:
-                self.inflight.hold(tick)  # before the commit: other processes see it running, not orphaned
-                self._due = due
-            return observation, f"{tool.name}: intent recorded at tick {tick}; it runs once the tick is stored"
-        if observation.success:
-            shown = {k: v for k, v in observation.payload.items() if k != "policy"}
-            return observation, f"{tool.name}: {dumps(shown)}"
-        return observation, f"{tool.name} failed: {observation.error}"
+        return from_data({k: v for k, v in served.items() if k != "draws"}, Observation)
 
     def _remember(
         self, working: WorkingMemory, percept: Input, reply: str, decision: Decision, observation: Observation

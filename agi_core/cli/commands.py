@@ -29,7 +29,8 @@ _timeout = click.option(
     default=2.0,
     show_default=True,
     metavar="SECONDS",
-    help="Abandon a tool or router agent that runs longer than this (0: no limit).",
+    help="Abandon a tool or router agent that runs longer than this (0: no limit); for model requests "
+    "see --llm-timeout.",
 )
 
 
