@@ -33,6 +33,7 @@ from agi_core.journal import HEAD, head_value
 from agi_core.memory.backend import MemoryBackend
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
+from agi_core.memory.opening import open_backend
 from agi_core.model import (
     PLAN_STEPS_MAX,
     RECENT_TURNS_MAX,
@@ -141,12 +142,13 @@ class Kernel:
         except TypeError as exc:
             raise ConfigError(f"unknown kernel option ({exc}); see agi_core.KernelConfig for the options") from None
         plugins = plugins or load_plugins()
-        backends = plugins.registry("agi_register_memory_backends")
-        if config.backend not in backends:
-            raise ConfigError(
-                f"no memory backend named {config.backend!r}; installed: {', '.join(sorted(backends)) or 'none'}"
-            )
-        store = backends[config.backend](path, synchronous=config.synchronous, lock_timeout_s=config.lock_timeout_s)
+        store = open_backend(
+            path,
+            config.backend,
+            plugins=plugins,
+            synchronous=config.synchronous,
+            lock_timeout_s=config.lock_timeout_s,
+        )
         try:
             config = attrs.evolve(config, seed=stored_seed(store, seed))
             return cls(store, config, plugins)

@@ -149,22 +149,35 @@ def replay_records(
 
 
 def replay(
-    db: str | Path, *, seed: str | None = None, plugins: Plugins | None = None, checkpoint: str | None = None
+    db: str | Path,
+    *,
+    seed: str | None = None,
+    plugins: Plugins | None = None,
+    checkpoint: str | None = None,
+    backend: str = "sqlite",
 ) -> ReplayReport:
-    """Replay the journal of the agent database ``db`` (from a checkpoint, if named) with its stored seed."""
+    """Replay the journal of the agent database ``db`` (from a checkpoint, if named) with its stored seed.
+
+    The replay runs on ``backend`` too; starting from a checkpoint needs SQLite (its copy is a file).
+    """
     from agi_core.checkpoints import checkpoint_file
     from agi_core.determinism import Determinism
     from agi_core.errors import ConfigError
     from agi_core.journal_key import key_path
     from agi_core.kernel import stored_seed
+    from agi_core.memory.opening import open_backend
     from agi_core.memory.sqlite_store import SqliteStore
 
-    store = SqliteStore(db)
+    store = open_backend(db, backend, plugins=plugins)
     try:
         seed = stored_seed(store, seed)
         if store.meta_get("seed_check") not in (None, Determinism(seed).sign("agi-seed-check")):
             raise ConfigError(f"{db} was created with another seed; replay it with the same --seed")
-        start = checkpoint_file(store, checkpoint) if checkpoint else None
+        if checkpoint and not isinstance(store, SqliteStore):
+            raise ConfigError(
+                f"replay from a checkpoint needs the sqlite backend, not {backend!r}; replay from the start"
+            )
+        start = checkpoint_file(store, checkpoint) if checkpoint and isinstance(store, SqliteStore) else None
         records = [text for _tick, _id, text, _chain in store.journal_rows()]
         return replay_records(
             records,
@@ -174,6 +187,7 @@ def replay(
             files=Path(db).with_name(Path(db).name + ".state"),
             resolve=lambda data: blobs.resolve(data, store.get_blob),
             key_file=key_path(Path(db)),
+            backend=backend,
         )
     finally:
         store.close()
