@@ -32,6 +32,8 @@ from agi_core import Kernel, Plugins
 path, backend, who, count, *modules = sys.argv[1:]
 plugins = Plugins.builtins(*modules) if modules else Plugins.from_environment()
 with Kernel.open(path, plugins=plugins, backend=backend) as kernel:
+    print("ready", flush=True)
+    sys.stdin.readline()  # both processes are open before either ticks: each one's caches go stale
     for i in range(int(count)):
         kernel.tick(f"note from {who} {i}")
 """
@@ -139,11 +141,19 @@ class KernelContract(Harness):
             subprocess.Popen(
                 [sys.executable, "-c", _CHILD, db, backend, who, count, *self.plugin_modules],
                 env=self.child_environment(),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
             )
             for who in ("ann", "bob")
         ]
+        for child in children:
+            assert child.stdout is not None and child.stdout.readline() == "ready\n", child.communicate()[1]
+        for child in children:  # both start at once
+            assert child.stdin is not None
+            child.stdin.write("go\n")
+            child.stdin.flush()
         errors = [child.communicate(timeout=300)[1] for child in children]
         assert [child.returncode for child in children] == [0, 0], errors
         kernel = open_agent()
