@@ -31,6 +31,7 @@ from agi_core.externals import Externals
 from agi_core.faults import fault_point
 from agi_core.inputs import MAX_INPUT_BYTES, PREVIEW_CHARS, Oversized, clean_text, preview, utf8_size
 from agi_core.journal import HEAD, head_value
+from agi_core.memory.backends import open_store
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
 from agi_core.memory.sqlite_store import SqliteStore
@@ -144,11 +145,9 @@ class Kernel:
             raise ConfigError(f"unknown kernel option ({exc}); see agi_core.KernelConfig for the options") from None
         plugins = plugins or load_plugins()
         backends = plugins.registry("agi_register_memory_backends")
-        if config.backend not in backends:
-            raise ConfigError(
-                f"no memory backend named {config.backend!r}; installed: {', '.join(sorted(backends)) or 'none'}"
-            )
-        store = backends[config.backend](path, synchronous=config.synchronous, lock_timeout_s=config.lock_timeout_s)
+        store = open_store(
+            path, backends, config.backend, synchronous=config.synchronous, lock_timeout_s=config.lock_timeout_s
+        )
         try:
             config = attrs.evolve(config, seed=stored_seed(store, seed))
             return cls(store, config, plugins)
@@ -234,7 +233,12 @@ class Kernel:
         return list(externals.fetch("ltm_recall", lambda: [hit.to_dict() for hit in self.long_term.search(query, k)]))
 
     def seal(self) -> None:
-        """Seal the stored state (see :mod:`agi_core.seal`); incremental, in its own write transaction."""
+        """Seal the stored state (see :mod:`agi_core.seal`); incremental, in its own write transaction.
+
+        The seal reads SQLite tables; other backends have none yet (their journal chain still holds).
+        """
+        if not isinstance(self.store, SqliteStore):
+            return
         with self.store.tick_transaction():
             seal_state(self.store.conn, self.journal_key)
 

@@ -151,9 +151,15 @@ def replay(
     from agi_core.errors import ConfigError
     from agi_core.journal_key import key_path
     from agi_core.kernel import stored_seed
+    from agi_core.memory.backends import is_url, open_store
     from agi_core.memory.sqlite_store import SqliteStore
 
-    store = SqliteStore(db)
+    plugins = plugins or load_plugins()
+    if is_url(db):  # a server backend: its journal, replayed into a scratch SQLite database as always
+        store = open_store(db, plugins.registry("agi_register_memory_backends"), "sqlite")
+    else:
+        store = SqliteStore(db)
+    files = Path(store.path).with_name(Path(store.path).name + ".state")
     try:
         seed = stored_seed(store, seed)
         if store.meta_get("seed_check") not in (None, Determinism(seed).sign("agi-seed-check")):
@@ -165,9 +171,9 @@ def replay(
             seed=seed,
             plugins=plugins,
             start=start,
-            files=Path(db).with_name(Path(db).name + ".state"),
+            files=files,
             resolve=lambda data: blobs.resolve(data, store.get_blob),
-            key_file=key_path(Path(db)),
+            key_file=key_path(Path(store.path)),
         )
     finally:
         store.close()
