@@ -1,7 +1,7 @@
 """The kernel: opens an agent's database and runs it one tick at a time.
 
-A tick is perceive → recall → reason → plan → act → store, inside one SQLite
-transaction that also writes the tick's journal record. The Kernel object keeps only
+A tick is perceive → recall → reason → plan → act → store, inside one transaction of the
+memory backend (:mod:`agi_core.memory.backend`) that also writes the tick's journal record. The Kernel object keeps only
 caches of what is stored (counter, tick, last chain link, working memory, newest
 episodes), re-read by :meth:`Kernel.reload` on open, after a rollback, after a failed
 tick, and at the start of a tick when another process wrote: reopening the database
@@ -13,7 +13,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import hashlib
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -26,15 +25,15 @@ from agi_core.brain.context import Decision, ReasonContext
 from agi_core.determinism import Determinism
 from agi_core.effects import calls, intents
 from agi_core.effects.isolation import describe, isolated_reason, must_propagate
-from agi_core.errors import AgiError, ConfigError, PluginError, ToolError, ValidationError
+from agi_core.errors import ConfigError, PluginError, ToolError, ValidationError
 from agi_core.externals import Externals
 from agi_core.faults import fault_point
 from agi_core.inputs import MAX_INPUT_BYTES, PREVIEW_CHARS, Oversized, clean_text, preview, utf8_size
 from agi_core.journal import HEAD, head_value
+from agi_core.memory.backend import MemoryBackend
 from agi_core.memory.backends import open_store
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
-from agi_core.memory.sqlite_store import SqliteStore
 from agi_core.model import (
     PLAN_STEPS_MAX,
     RECENT_TURNS_MAX,
@@ -53,7 +52,6 @@ from agi_core.model import (
 )
 from agi_core.plugins import Plugins, load_plugins
 from agi_core.seal import SEAL
-from agi_core.seal import seal as seal_state
 from agi_core.serialization import dumps, from_data, non_finite_path, to_data
 from agi_core.tools import Tool, ToolContext, ToolPolicy, validate_tool
 
@@ -96,9 +94,9 @@ class KernelConfig:
 
 
 class Kernel:
-    """One agent, backed by one SQLite file. Use :meth:`open`; close it (or use ``with``)."""
+    """One agent, backed by one memory backend (SQLite by default). Use :meth:`open`; close it (or use ``with``)."""
 
-    def __init__(self, store: SqliteStore, config: KernelConfig, plugins: Plugins) -> None:
+    def __init__(self, store: MemoryBackend, config: KernelConfig, plugins: Plugins) -> None:
         self.store = store
         self.config = config
         self.plugins = plugins
@@ -218,7 +216,7 @@ class Kernel:
             from agi_core.longterm import LongTermMemory, embedder_from_plugins
 
             self._long_term = LongTermMemory(
-                self.store.conn,
+                self.store.ltm_rows(),
                 self.store.path.with_name(self.store.path.name + ".ltm"),
                 lambda: embedder_from_plugins(plugins=self.plugins),
             )
@@ -235,16 +233,16 @@ class Kernel:
     def seal(self) -> None:
         """Seal the stored state (see :mod:`agi_core.seal`); incremental, in its own write transaction.
 
-        The seal reads SQLite tables; other backends have none yet (their journal chain still holds).
+        A backend without a seal yet (PostgreSQL) is skipped: its journal chain still holds.
         """
-        if not isinstance(self.store, SqliteStore):
+        if getattr(self.store, "seal", None) is None:
             return
         with self.store.tick_transaction():
-            seal_state(self.store.conn, self.journal_key)
+            self.store.seal(self.journal_key)
 
     def close(self) -> None:
         if self.tick_count != self._opened_at_tick:
-            with contextlib.suppress(AgiError, sqlite3.Error):  # best effort: verify names the unsealed ticks
+            with contextlib.suppress(Exception):  # best effort, any backend's error: verify names the unsealed ticks
                 self.seal()
         if self._long_term is not None:
             self._long_term.close()
@@ -330,7 +328,8 @@ class Kernel:
 
     @property
     def conn(self) -> Any:
-        return self.store.conn
+        """The SQLite backend's connection (for tests and tools that inspect the file; None on other backends)."""
+        return getattr(self.store, "conn", None)
 
     def pending_intents(self) -> list[intents.Intent]:
         """Write/external calls whose intent was committed but whose receipt never was (a crash between)."""

@@ -6,7 +6,6 @@ Every semantic read and write goes through :class:`ReasonContext`, which records
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +19,7 @@ from agi_core.serialization import from_data, to_data
 
 if TYPE_CHECKING:
     from agi_core.determinism import Determinism
-    from agi_core.memory.sqlite_store import SqliteStore
+    from agi_core.memory.backend import MemoryBackend
 
 
 @attrs.define
@@ -58,7 +57,7 @@ class ContextClosed(AgiError):
 class ReasonContext:
     state: TickState
     tick: int
-    store: SqliteStore
+    store: MemoryBackend
     determinism: Determinism
     synonyms: Mapping[str, str]
     externals: Externals = attrs.field(factory=Externals)
@@ -115,7 +114,7 @@ class ReasonContext:
         try:
             with self.store.savepoint("sem_write"):
                 self.store.sem_write(entry, self.tick)
-        except (StorageError, sqlite3.Error) as exc:
+        except StorageError as exc:  # the backend's failure to store (F5)
             self.sem_writes.append({"key": key, "value": value, "ok": False, "error": str(exc)})
             return False
         self.sem_writes.append({"key": key, "value": value, "ok": True, "updated_at": entry.updated_at})

@@ -98,9 +98,17 @@ class PostgresStore:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return f"PostgreSQL at {self.url.shown} failed for agent {self.agent!r}: {first}"
 
+    seal = None  # no state seal yet: the kernel skips sealing (the journal chain still holds)
+
     @property
     def conn(self) -> Any:
         raise ConfigError(SQLITE_ONLY)
+
+    def __getattr__(self, name: str) -> Any:
+        """A part of the MemoryBackend protocol this backend does not implement yet: one line, naming it."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise ConfigError(f"{name}: {SQLITE_ONLY}")
 
     def close(self) -> None:
         """The pool stays open for the process's other agents (closed at exit)."""
@@ -161,6 +169,29 @@ class PostgresStore:
         except psycopg.Error as exc:
             raise StorageError(self._problem(exc)) from None
 
+    @contextlib.contextmanager
+    def write_block(self) -> Iterator[None]:
+        """Inside the caller's transaction if one is open, else a tick transaction of its own."""
+        if self._tx is not None:
+            yield
+        else:
+            with self.tick_transaction():
+                yield
+
+    @contextlib.contextmanager
+    def read_snapshot(self) -> Iterator[None]:
+        """Reads inside see one state: they run in one REPEATABLE READ transaction (or the open one)."""
+        if self._tx is not None:
+            yield
+            return
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            self._tx = conn
+            try:
+                yield
+            finally:
+                self._tx = None
+
     def data_version(self) -> int:
         """Changes whenever another connection (another process) commits to this agent."""
         row = self._one("SELECT v FROM {s}._version WHERE id = 1")
@@ -181,6 +212,9 @@ class PostgresStore:
 
     def meta_set(self, key: str, value: str) -> None:
         self.meta_update({key: value})
+
+    def meta_items(self) -> list[tuple[str, str]]:
+        return [(k, v) for k, v in self._all('SELECT key, value FROM {s}.meta ORDER BY key COLLATE "C"')]
 
     def meta_update(self, values: dict[str, str]) -> None:
         with self._conn() as conn, conn.cursor() as cur:
@@ -286,6 +320,22 @@ class PostgresStore:
             for r in rows
         ]
 
+    def episode_rows(self, after_seq: int = 0) -> list[tuple[int, int, str, str, str]]:
+        rows = self._all(
+            "SELECT seq, tick, event, context, timestamp FROM {s}.episodes WHERE seq > %s ORDER BY seq", (after_seq,)
+        )
+        return [(int(a), int(b), c, d, e) for a, b, c, d, e in rows]
+
+    def last_episode_seq(self) -> int:
+        row = self._one("SELECT coalesce(max(seq), 0) FROM {s}.episodes")
+        return int(row[0]) if row else 0
+
+    def episode_ticks(self) -> list[tuple[int, int]]:
+        return [
+            (int(t), int(n))
+            for t, n in self._all("SELECT tick, count(*) FROM {s}.episodes GROUP BY tick ORDER BY tick")
+        ]
+
     # -- working -----------------------------------------------------------------------
     def working(self) -> WorkingMemory:
         row = self._one("SELECT data FROM {s}.working WHERE id = 1")
@@ -321,6 +371,10 @@ class PostgresStore:
     def last_chain(self) -> str:
         row = self._one("SELECT chain FROM {s}.journal ORDER BY tick DESC LIMIT 1")
         return row[0] if row else ""
+
+    def journal_extent(self) -> tuple[int, int]:
+        row = self._one("SELECT count(*), coalesce(max(tick), 0) FROM {s}.journal")
+        return (int(row[0]), int(row[1])) if row else (0, 0)
 
     # -- intents -----------------------------------------------------------------------
     def intent_add(self, tick: int, tool: str, args_json: str) -> None:
@@ -395,6 +449,9 @@ class PostgresStore:
                 "the database was edited, restore a backup"
             )
         return bytes(row[0]).decode("utf-8", errors="replace")
+
+    def blob_items(self) -> Iterator[tuple[str, bytes]]:
+        return iter([(h, bytes(d)) for h, d in self._all('SELECT hash, data FROM {s}.blobs ORDER BY hash COLLATE "C"')])
 
     def store_text(self, text: str) -> str:
         return blobs.put_text(text, self.put_blob)

@@ -10,10 +10,10 @@ WRITER = """
 import sys
 from agi_core import Kernel
 from agi_core.plugins import Plugins
-url, tag, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+url, tag, n, key = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 with Kernel.open(url, plugins=Plugins.builtins("agi_plugin_postgres.plugin")) as kernel:
     for i in range(n):
-        kernel.put_fact("world/entity/race/winner", f"{tag}-{i}")
+        kernel.put_fact(key, f"{tag}-{i}")
 """
 
 
@@ -44,17 +44,18 @@ def test_two_processes_writing_one_key_keep_one_consistent_history(agent_url, ch
     from agi_plugin_postgres.store import PostgresStore
 
     n = 25
+    key = "world/entity/race_" + agent_url("x").split("agent=x_")[1].split("&")[0] + "/winner"  # new each run
     writers = [
-        subprocess.Popen([sys.executable, "-c", WRITER, agent_url(tag), tag, str(n)], env=child_env, text=True)
+        subprocess.Popen([sys.executable, "-c", WRITER, agent_url(tag), tag, str(n), key], env=child_env, text=True)
         for tag in ("ann", "ben")
     ]
     assert [w.wait(timeout=300) for w in writers] == [0, 0]
     store = PostgresStore(agent_url("reader"))
-    history = store.history("world/entity/race/winner")
+    history = store.history(key)
     assert [version for version, *_ in history] == list(range(1, 2 * n + 1))  # no gap, no duplicate
     for tag in ("ann", "ben"):  # each writer's values appear in the order it wrote them
         writer = agent_url(tag).split("agent=")[1].split("&")[0]
         assert [value for _v, w, value, _t in history if w == writer] == [f"{tag}-{i}" for i in range(n)]
     last = history[-1]
-    read = store.sem_read("world/entity/race/winner")
+    read = store.sem_read(key)
     assert (read.value, read.source) == (last[2], last[1])  # the current value is the newest version
