@@ -94,8 +94,9 @@ def replay_records(
     files: Path | None = None,
     resolve: Callable[[Any], Any] | None = None,
     key_file: Path | None = None,
+    backend: str = "sqlite",
 ) -> ReplayReport:
-    """Replay journal ``records`` after the state in ``start`` (a checkpoint file).
+    """Replay journal ``records`` after the state in ``start`` (a checkpoint file), on ``backend``.
 
     Records are dicts, or the JSON text as stored; with the text, a replayed tick whose
     canonical JSON is byte-identical needs no field-by-field comparison. ``files`` is the
@@ -115,7 +116,12 @@ def replay_records(
         if files is not None and files.is_dir():
             shutil.copytree(files, db.with_name(db.name + ".state"))
         kernel = Kernel.open(
-            db, seed=seed, plugins=plugins or load_plugins(), synchronous="OFF", workspace=Path(scratch) / "workspace"
+            db,
+            seed=seed,
+            plugins=plugins or load_plugins(),
+            synchronous="OFF",
+            workspace=Path(scratch) / "workspace",
+            backend=backend,
         )
         first, count = kernel.tick_count + 1, 0
         try:

@@ -5,7 +5,10 @@ The SQLite schema is :mod:`agi_core.memory.sqlite.ltm_schema` (step ``m004_long_
 
 from __future__ import annotations
 
-import sqlite3
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import sqlite3
 
 
 def migrate(conn: sqlite3.Connection) -> list[str]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from agi_core.errors import StorageError, database_problem, os_problem
-from agi_core.inputs import preview
+from agi_core.inputs import clean_text, preview
 from agi_core.memory import blobs, jobs_table
 from agi_core.memory.backend import CheckpointInfo, RollbackReport
 from agi_core.memory.keys import check_key
@@ -323,8 +323,8 @@ class SqliteStore:
             yield hex_digest, bytes(data)
 
     def store_text(self, text: str) -> str:
-        """``text``, or its blob reference when it is large (the blob is written now)."""
-        return blobs.put_text(text, self.put_blob)
+        """``text`` (lone surrogates as U+FFFD), or its blob reference when it is large (the blob is written now)."""
+        return blobs.put_text(clean_text(text), self.put_blob)
 
     def load_text(self, text: str) -> str:
         return blobs.resolve_text(text, self.get_blob)
@@ -348,7 +348,7 @@ class SqliteStore:
 
 def _fact_text(fact: str) -> str:
     """A fact's readable rendering; past the blob threshold only a preview (the value is kept whole)."""
-    return fact if len(fact) < blobs.BLOB_THRESHOLD else preview(fact)
+    return clean_text(fact if len(fact) < blobs.BLOB_THRESHOLD else preview(fact))
 
 
 def _decode(data: bytes) -> str:
