@@ -29,7 +29,7 @@ from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
 from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMemory
 from agi_core.serialization import dumps, from_data, to_data
 from agi_plugin_postgres import schema, snapshots, world
-from agi_plugin_postgres.url import WORLD_SCHEMA, AgentUrl, parse
+from agi_plugin_postgres.url import WORLD_SCHEMA, AgentUrl, from_path, parse
 
 POOL_MAX = 32
 _pools: dict[str, ConnectionPool[Any]] = {}
@@ -71,7 +71,7 @@ class PostgresStore:
     def __init__(
         self, path: str | Path, *, synchronous: str = "FULL", lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
     ) -> None:
-        self.url: AgentUrl = parse(str(path))
+        self.url: AgentUrl = parse(str(path) if isinstance(path, str) else from_path(path))
         self.agent = self.url.agent
         self.path = self.url.home / self.agent  # local files: <home>/<agent>.key, <home>/workspace …
         self.s = self.url.schema

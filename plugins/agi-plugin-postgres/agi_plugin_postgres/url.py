@@ -54,6 +54,20 @@ def parse(url: str) -> AgentUrl:
     return AgentUrl(dsn=dsn, agent=agent, home=Path(home or ".").resolve(), shown=shown)
 
 
+def from_path(path: Path) -> str:
+    """A file path given to the backend (the conformance suite does that): an agent on the server
+    named by ``AGI_POSTGRES_DSN``, named after the path, its local files beside it."""
+    import os
+
+    dsn = os.environ.get("AGI_POSTGRES_DSN")
+    if not dsn:
+        raise ConfigError(f"the postgres backend needs a postgresql:// URL, not {path}; or set AGI_POSTGRES_DSN")
+    stem = "".join(c if c in _NAME_CHARS else "_" for c in path.stem.lower())[:20]
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
+    joiner = "&" if "?" in dsn else "?"
+    return f"{dsn}{joiner}agent=p{digest}_{stem}&home={path.resolve().parent}"
+
+
 def check_agent_name(agent: str, shown: str = "the --db URL") -> None:
     if not agent:
         raise ConfigError(f"{shown} names no agent; add ?agent=NAME (lower-case letters, digits, _)")
