@@ -39,6 +39,29 @@ AGENT_STEPS: list[tuple[str, list[str]]] = [
     ),
 ]
 
+AGENT_STEPS.append(
+    (
+        "p002_jobs",
+        [
+            "CREATE TABLE {s}.jobs (name TEXT PRIMARY KEY, kind TEXT NOT NULL, spec TEXT NOT NULL, say TEXT NOT NULL, "
+            "next_due_ms BIGINT, last_run_ms BIGINT, runs BIGINT NOT NULL, missed BIGINT NOT NULL, "
+            "created_tick BIGINT NOT NULL)",
+        ],
+    )
+)
+
+AGENT_STEPS.append(
+    (
+        "p003_seal_and_checkpoint_macs",
+        [
+            "CREATE TABLE {s}._agi_seal_rows (tbl TEXT NOT NULL, key TEXT NOT NULL, hash TEXT NOT NULL, "
+            "PRIMARY KEY (tbl, key))",
+            "CREATE INDEX ON {s}.facts (tick)",
+            "ALTER TABLE {s}.checkpoints ADD COLUMN mac TEXT NOT NULL DEFAULT ''",
+        ],
+    )
+)
+
 WORLD_STEPS: list[tuple[str, list[str]]] = [
     (
         "w001_world_facts",

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import hashlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,22 +24,26 @@ import psycopg.errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from agi_core.errors import ConfigError, DatabaseLocked, StorageError
-from agi_core.memory import blobs
+from agi_core.inputs import clean_text
+from agi_core.journal_key import JournalKey
+from agi_core.memory import blobs, jobs_table
+from agi_core.memory.backend import CheckpointError, CheckpointInfo, RollbackReport
 from agi_core.memory.keys import check_key
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
 from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMemory
 from agi_core.serialization import dumps, from_data, to_data
 from agi_plugin_postgres import schema, snapshots, world
+from agi_plugin_postgres import seal as sealing
 from agi_plugin_postgres.url import WORLD_SCHEMA, AgentUrl, from_path, parse
 
 POOL_MAX = 32
+_JOB_COLUMNS = ", ".join(jobs_table.COLUMNS)
 _pools: dict[str, ConnectionPool[Any]] = {}
 _pools_lock = threading.Lock()
 
 SQLITE_ONLY = (
-    "RLM state, long-term memory, scheduled jobs, the state seal (agi verify) and module state still need "
-    "a SQLite connection; the postgres backend does not provide one yet: run that command on a SQLite "
-    "copy (agi export, then agi --db FILE import)"
+    "RLM state and long-term memory rows (agi state, agi ingest, agi memory search, LTM recall) are not "
+    "stored by the postgres backend yet; agi export the agent and agi import it into a SQLite --db for those"
 )
 
 
@@ -97,8 +102,6 @@ class PostgresStore:
     def _problem(self, exc: BaseException) -> str:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return f"PostgreSQL at {self.url.shown} failed for agent {self.agent!r}: {first}"
-
-    seal = None  # no state seal yet: the kernel skips sealing (the journal chain still holds)
 
     @property
     def conn(self) -> Any:
@@ -388,19 +391,83 @@ class PostgresStore:
         rows = self._all(f"SELECT tick, tool, args, receipt_tick FROM {{s}}.intents {where}ORDER BY tick")
         return [(tick, tool, orjson.loads(args), receipt) for tick, tool, args, receipt in rows]
 
+    # -- scheduled jobs (agi_core.autonomy.jobs) -------------------------------------------
+    def all_jobs(self) -> list[dict[str, Any]]:
+        rows = self._all(f'SELECT {_JOB_COLUMNS} FROM {{s}}.jobs ORDER BY name COLLATE "C"')
+        return [dict(zip(jobs_table.COLUMNS, row, strict=True)) for row in rows]
+
+    def get_job(self, name: str) -> dict[str, Any] | None:
+        row = self._one(f"SELECT {_JOB_COLUMNS} FROM {{s}}.jobs WHERE name = %s", (name,))
+        return dict(zip(jobs_table.COLUMNS, row, strict=True)) if row else None
+
+    def put_job(self, job: dict[str, Any]) -> None:
+        updates = ", ".join(f"{c} = excluded.{c}" for c in jobs_table.COLUMNS[1:])
+        marks = ", ".join(["%s"] * len(jobs_table.COLUMNS))
+        self._run(
+            f"INSERT INTO {{s}}.jobs ({_JOB_COLUMNS}) VALUES ({marks}) ON CONFLICT (name) DO UPDATE SET {updates}",
+            tuple(job[c] for c in jobs_table.COLUMNS),
+        )
+
+    def delete_job(self, name: str) -> bool:
+        return self._run("DELETE FROM {s}.jobs WHERE name = %s", (name,)) > 0
+
+    def earliest_due(self, now_ms: int) -> dict[str, Any] | None:
+        row = self._one(
+            f"SELECT {_JOB_COLUMNS} FROM {{s}}.jobs WHERE next_due_ms IS NOT NULL AND next_due_ms <= %s "
+            'ORDER BY next_due_ms, name COLLATE "C" LIMIT 1',
+            (now_ms,),
+        )
+        return dict(zip(jobs_table.COLUMNS, row, strict=True)) if row else None
+
+    # -- the state seal (see .seal) ---------------------------------------------------------
+    def seal(self, key: JournalKey) -> None:
+        """Bring the seal up to the stored tick; call inside a write transaction."""
+        with self._conn() as conn:
+            sealing.seal(conn, self.s, key)
+
+    def read_seal(self) -> tuple[int, int, str] | None:
+        with self._conn() as conn:
+            return sealing.read_seal(conn, self.s)
+
+    def seal_problems(self, key: JournalKey, head_tick: int) -> list[str]:
+        with self._conn() as conn:
+            return sealing.check(conn, self.s, key, head_tick)
+
     # -- checkpoints (schema snapshots, see .snapshots) ------------------------------------
-    def checkpoint(self, name: str, tick: int) -> None:
-        """Snapshot the agent's tables as checkpoint ``name`` (inside the caller's tick transaction)."""
-        with self._conn() as conn:
-            snapshots.create(conn, self.s, name, tick)
+    def checkpoint_create(self, name: str, key: JournalKey) -> CheckpointInfo:
+        """Seal, then copy the agent's tables into a schema of their own, in one transaction."""
+        with self.tick_transaction():
+            assert self._tx is not None
+            sealing.seal(self._tx, self.s, key)
+            tick = int(self.meta_get("tick", "0") or 0)
+            snap = snapshots.create(self._tx, self.s, name, tick, key)
+        return CheckpointInfo(name, tick, snap)
 
-    def checkpoints(self) -> list[tuple[str, int]]:
-        return [(name, tick) for name, tick in self._all("SELECT name, tick FROM {s}.checkpoints ORDER BY seq")]
+    def checkpoint_list(self) -> list[CheckpointInfo]:
+        rows = self._all("SELECT name, tick, snapshot FROM {s}.checkpoints ORDER BY seq")
+        return [CheckpointInfo(name, int(tick), snap) for name, tick, snap in rows]
 
-    def rollback(self, name: str, rollback_id: str) -> tuple[int, int]:
-        """Restore checkpoint ``name`` (inside the caller's tick transaction); ``(its tick, ticks undone)``."""
+    def checkpoint_rollback(self, name: str, key: JournalKey, rollback_id: Callable[[int, int], str]) -> RollbackReport:
+        """Check the checkpoint, then restore it in one transaction (undone ticks archived)."""
+        with self.tick_transaction():
+            assert self._tx is not None
+            found = snapshots.problems(self._tx, self.s, name, key)
+            if found == [f"no checkpoint named {name!r}"]:
+                known = ", ".join(info.name for info in self.checkpoint_list()) or "none"
+                raise CheckpointError(f"no checkpoint named {name!r}; existing checkpoints: {known}")
+            if found:
+                raise CheckpointError(f"checkpoint {name!r} is damaged ({found[0]}); the agent is unchanged")
+            tick, undone, made_id = snapshots.restore(self._tx, self.s, name, rollback_id)
+        return RollbackReport(name, tick, undone, made_id)
+
+    def checkpoint_prune(self, keep: int) -> list[str]:
+        with self.tick_transaction():
+            assert self._tx is not None
+            return snapshots.prune(self._tx, self.s, keep)
+
+    def checkpoint_problems(self, name: str, key: JournalKey) -> list[str]:
         with self._conn() as conn:
-            return snapshots.restore(conn, self.s, name, rollback_id)
+            return snapshots.problems(conn, self.s, name, key)
 
     # -- raw rows, for agi export / agi import (agi_core.memory.transfer) -----------------
     def table_names(self) -> set[str]:
@@ -454,6 +521,13 @@ class PostgresStore:
         return iter([(h, bytes(d)) for h, d in self._all('SELECT hash, data FROM {s}.blobs ORDER BY hash COLLATE "C"')])
 
     def store_text(self, text: str) -> str:
+        """``text`` (lone surrogates as U+FFFD; with a NUL, which TEXT cannot hold, as a blob), or its reference."""
+        text = clean_text(text)
+        if "\x00" in text:  # PostgreSQL TEXT has no NUL: the bytes go to a blob, the row keeps its reference
+            data = text.encode("utf-8")
+            ref = blobs.MARKER + hashlib.sha256(data).hexdigest()
+            self.put_blob(ref[len(blobs.MARKER) :], data)
+            return ref
         return blobs.put_text(text, self.put_blob)
 
     def load_text(self, text: str) -> str:
@@ -480,4 +554,4 @@ class PostgresStore:
 def _fact_text(fact: str) -> str:
     from agi_core.inputs import preview
 
-    return fact if len(fact) < blobs.BLOB_THRESHOLD else preview(fact)
+    return clean_text(fact if len(fact) < blobs.BLOB_THRESHOLD else preview(fact)).replace("\x00", "\ufffd")

@@ -1,0 +1,23 @@
+"""The memory-backend conformance suite (agi_core.memory.conformance) against PostgreSQL, on the real server."""
+
+from __future__ import annotations
+
+import pytest
+
+from agi_core.testing import BackendConformance
+
+
+class TestPostgresConformance(BackendConformance):
+    backend_name = "postgres"
+    plugin_modules = ("agi_plugin_postgres.plugin",)
+
+    @pytest.fixture(autouse=True)
+    def _server(self, postgres_dsn: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        """The suite opens agents by file path: AGI_POSTGRES_DSN maps each path to an agent on the server."""
+        monkeypatch.setenv("AGI_POSTGRES_DSN", postgres_dsn)
+
+    @pytest.mark.xfail(
+        strict=True, reason="RLM state rows are not stored by the postgres backend yet (rlm_rows raises one line)"
+    )
+    def test_rollback_restores_every_store_and_archives_the_undone_ticks(self, open_agent) -> None:  # type: ignore[no-untyped-def]
+        super().test_rollback_restores_every_store_and_archives_the_undone_ticks(open_agent)
