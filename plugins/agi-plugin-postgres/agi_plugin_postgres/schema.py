@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agi_plugin_postgres import rlm
+
 MIGRATION_LOCK = 0x61676930  # advisory lock key held while any schema is created or upgraded
 
 AGENT_STEPS: list[tuple[str, list[str]]] = [
@@ -61,6 +63,8 @@ AGENT_STEPS.append(
         ],
     )
 )
+
+AGENT_STEPS.append(("p004_rlm_state", rlm.STEPS))
 
 WORLD_STEPS: list[tuple[str, list[str]]] = [
     (

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from agi_core.journal_key import JournalKey
+from agi_core.memory.sqlite.rlm_rows import VARIABLE_COLUMNS
 from agi_core.seal import MOD, SEAL, UNSEALED_META, parse_seal, row_hash, seal_mac
 
 # table -> (SQL of the row key, whether rows carry the tick that wrote them, columns hashed)
@@ -22,6 +23,7 @@ TABLES: dict[str, tuple[str, bool, str]] = {
     "facts": ("key", True, "key, id, value, fact, relations, updated_at, tick"),
     "episodes": ("seq::text", True, "seq, id, tick, event, context, timestamp"),
     "working": ("id::text", False, "id, data"),
+    "rlm_variables": ("namespace || '/' || name", False, ", ".join(VARIABLE_COLUMNS)),
     "meta": ("key", False, "key, value"),
     "jobs": ("name", False, "name, kind, spec, say, next_due_ms, last_run_ms, runs, missed, created_tick"),
 }

@@ -13,8 +13,19 @@ from typing import Any
 
 from agi_core.journal_key import JournalKey
 from agi_core.memory.backend import CheckpointError
+from agi_plugin_postgres import rlm
 
-STATE_TABLES = ("meta", "facts", "episodes", "working", "journal", "intents", "jobs", "_agi_seal_rows")
+STATE_TABLES = (
+    "meta",
+    "facts",
+    "episodes",
+    "working",
+    "journal",
+    "intents",
+    "jobs",
+    "_agi_seal_rows",
+    *rlm.TRANSFER,
+)
 # the tables agi export/import moves, with the SQLite store's column names, and their row order
 TRANSFER_TABLES = {
     "meta": ("key", "value"),
@@ -26,6 +37,7 @@ TRANSFER_TABLES = {
     "intents": ("tick", "tool", "args", "receipt_tick"),
     "blobs": ("hash", "data"),
     "jobs": ("name", "kind", "spec", "say", "next_due_ms", "last_run_ms", "runs", "missed", "created_tick"),
+    **rlm.TRANSFER,
 }
 ORDER = {
     "meta": 'key COLLATE "C"',
@@ -37,6 +49,7 @@ ORDER = {
     "intents": "tick",
     "blobs": 'hash COLLATE "C"',
     "jobs": 'name COLLATE "C"',
+    **rlm.ORDER,
 }
 KEPT_META = ("journal_key_check", "journal_key_source")
 

@@ -34,6 +34,7 @@ from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMe
 from agi_core.serialization import dumps, from_data, to_data
 from agi_plugin_postgres import schema, snapshots, world
 from agi_plugin_postgres import seal as sealing
+from agi_plugin_postgres.rlm import PostgresRlmRows
 from agi_plugin_postgres.url import WORLD_SCHEMA, AgentUrl, from_path, parse
 
 POOL_MAX = 32
@@ -42,7 +43,7 @@ _pools: dict[str, ConnectionPool[Any]] = {}
 _pools_lock = threading.Lock()
 
 SQLITE_ONLY = (
-    "RLM state and long-term memory rows (agi state, agi ingest, agi memory search, LTM recall) are not "
+    "long-term memory rows (agi ingest, agi memory search, LTM recall) are not "
     "stored by the postgres backend yet; agi export the agent and agi import it into a SQLite --db for those"
 )
 
@@ -390,6 +391,9 @@ class PostgresStore:
         where = "WHERE receipt_tick IS NULL " if pending_only else ""
         rows = self._all(f"SELECT tick, tool, args, receipt_tick FROM {{s}}.intents {where}ORDER BY tick")
         return [(tick, tool, orjson.loads(args), receipt) for tick, tool, args, receipt in rows]
+
+    def rlm_rows(self) -> PostgresRlmRows:
+        return PostgresRlmRows(self)
 
     # -- scheduled jobs (agi_core.autonomy.jobs) -------------------------------------------
     def all_jobs(self) -> list[dict[str, Any]]:

@@ -16,8 +16,3 @@ class TestPostgresConformance(BackendConformance):
         """The suite opens agents by file path: AGI_POSTGRES_DSN maps each path to an agent on the server."""
         monkeypatch.setenv("AGI_POSTGRES_DSN", postgres_dsn)
 
-    @pytest.mark.xfail(
-        strict=True, reason="RLM state rows are not stored by the postgres backend yet (rlm_rows raises one line)"
-    )
-    def test_rollback_restores_every_store_and_archives_the_undone_ticks(self, open_agent) -> None:  # type: ignore[no-untyped-def]
-        super().test_rollback_restores_every_store_and_archives_the_undone_ticks(open_agent)
