@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agi_plugin_postgres import rlm
+from agi_plugin_postgres import ltm, rlm
 
 MIGRATION_LOCK = 0x61676930  # advisory lock key held while any schema is created or upgraded
 
@@ -65,6 +65,7 @@ AGENT_STEPS.append(
 )
 
 AGENT_STEPS.append(("p004_rlm_state", rlm.STEPS))
+AGENT_STEPS.append(("p005_long_term_memory", ltm.STEPS))
 
 WORLD_STEPS: list[tuple[str, list[str]]] = [
     (

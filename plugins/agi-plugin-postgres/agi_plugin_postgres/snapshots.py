@@ -13,7 +13,7 @@ from typing import Any
 
 from agi_core.journal_key import JournalKey
 from agi_core.memory.backend import CheckpointError
-from agi_plugin_postgres import rlm
+from agi_plugin_postgres import ltm, rlm
 
 STATE_TABLES = (
     "meta",
@@ -25,6 +25,7 @@ STATE_TABLES = (
     "jobs",
     "_agi_seal_rows",
     *rlm.TRANSFER,
+    *ltm.TRANSFER,
 )
 # the tables agi export/import moves, with the SQLite store's column names, and their row order
 TRANSFER_TABLES = {
@@ -38,6 +39,7 @@ TRANSFER_TABLES = {
     "blobs": ("hash", "data"),
     "jobs": ("name", "kind", "spec", "say", "next_due_ms", "last_run_ms", "runs", "missed", "created_tick"),
     **rlm.TRANSFER,
+    **ltm.TRANSFER,
 }
 ORDER = {
     "meta": 'key COLLATE "C"',
@@ -50,6 +52,7 @@ ORDER = {
     "blobs": 'hash COLLATE "C"',
     "jobs": 'name COLLATE "C"',
     **rlm.ORDER,
+    **ltm.ORDER,
 }
 KEPT_META = ("journal_key_check", "journal_key_source")
 

@@ -32,8 +32,9 @@ from agi_core.memory.keys import check_key
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
 from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMemory
 from agi_core.serialization import dumps, from_data, to_data
-from agi_plugin_postgres import schema, snapshots, world
+from agi_plugin_postgres import ltm, schema, snapshots, world
 from agi_plugin_postgres import seal as sealing
+from agi_plugin_postgres.ltm import PostgresLtmRows
 from agi_plugin_postgres.rlm import PostgresRlmRows
 from agi_plugin_postgres.url import WORLD_SCHEMA, AgentUrl, from_path, parse
 
@@ -43,8 +44,8 @@ _pools: dict[str, ConnectionPool[Any]] = {}
 _pools_lock = threading.Lock()
 
 SQLITE_ONLY = (
-    "long-term memory rows (agi ingest, agi memory search, LTM recall) are not "
-    "stored by the postgres backend yet; agi export the agent and agi import it into a SQLite --db for those"
+    "is not implemented by the postgres backend yet; agi export the agent and agi import it into a "
+    "SQLite --db to use it"
 )
 
 
@@ -106,13 +107,13 @@ class PostgresStore:
 
     @property
     def conn(self) -> Any:
-        raise ConfigError(SQLITE_ONLY)
+        raise ConfigError(f"a raw SQLite connection {SQLITE_ONLY}")
 
     def __getattr__(self, name: str) -> Any:
         """A part of the MemoryBackend protocol this backend does not implement yet: one line, naming it."""
         if name.startswith("_"):
             raise AttributeError(name)
-        raise ConfigError(f"{name}: {SQLITE_ONLY}")
+        raise ConfigError(f"{name} {SQLITE_ONLY}")
 
     def close(self) -> None:
         """The pool stays open for the process's other agents (closed at exit)."""
@@ -395,6 +396,9 @@ class PostgresStore:
     def rlm_rows(self) -> PostgresRlmRows:
         return PostgresRlmRows(self)
 
+    def ltm_rows(self) -> PostgresLtmRows:
+        return PostgresLtmRows(self)
+
     # -- scheduled jobs (agi_core.autonomy.jobs) -------------------------------------------
     def all_jobs(self) -> list[dict[str, Any]]:
         rows = self._all(f'SELECT {_JOB_COLUMNS} FROM {{s}}.jobs ORDER BY name COLLATE "C"')
@@ -498,6 +502,8 @@ class PostgresStore:
             with self._conn() as conn:
                 with conn.cursor() as cur:
                     cur.executemany(sql, rows)
+                if table == "ltm_items":
+                    ltm.after_load(conn, self.s)
                 if table == "facts":
                     order = [
                         columns.index(c) for c in ("key", "id", "value", "fact", "relations", "updated_at", "tick")

@@ -15,4 +15,3 @@ class TestPostgresConformance(BackendConformance):
     def _server(self, postgres_dsn: str, monkeypatch: pytest.MonkeyPatch) -> None:
         """The suite opens agents by file path: AGI_POSTGRES_DSN maps each path to an agent on the server."""
         monkeypatch.setenv("AGI_POSTGRES_DSN", postgres_dsn)
-
