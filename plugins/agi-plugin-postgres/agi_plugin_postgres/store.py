@@ -62,6 +62,10 @@ def pool_for(dsn: str) -> ConnectionPool[Any]:
         return pool
 
 
+class NotOnPostgres(ConfigError, AttributeError):
+    """A protocol part this backend lacks: one line when called, and hasattr()/isinstance() see it as absent."""
+
+
 @atexit.register
 def close_pools() -> None:
     with _pools_lock:
@@ -113,7 +117,7 @@ class PostgresStore:
         """A part of the MemoryBackend protocol this backend does not implement yet: one line, naming it."""
         if name.startswith("_"):
             raise AttributeError(name)
-        raise ConfigError(f"{name} {SQLITE_ONLY}")
+        raise NotOnPostgres(f"{name} {SQLITE_ONLY}")
 
     def close(self) -> None:
         """The pool stays open for the process's other agents (closed at exit)."""
