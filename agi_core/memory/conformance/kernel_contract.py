@@ -70,6 +70,16 @@ class KernelContract(Harness):
         assert tick(kernel, "remember green").tick == 2  # numbered from what is stored
         assert kernel.get_fact(brains.NOTE).value == "green"
 
+    def test_a_tick_that_fails_while_storing_stores_nothing(self, open_agent: Opener) -> None:
+        kernel = self._agent(open_agent)
+        tick(kernel, "remember blue")
+        with kernel.store.tick_transaction():  # tick 2's journal row, taken: storing tick 2 will fail
+            kernel.store.append_journal(2, "squatter", "{}", "0" * 64)
+        before = stored_state(kernel)
+        with pytest.raises(Exception):  # noqa: B017  # whichever error the backend raises for a taken tick
+            kernel.tick("remember red")
+        assert stored_state(kernel) == before
+
     def test_a_failing_step_is_undone_alone_and_the_tick_is_stored(self, open_agent: Opener) -> None:
         kernel = self._agent(open_agent)
         kernel.tick("remember blue")
@@ -171,12 +181,17 @@ class KernelContract(Harness):
         assert record.router_decision.agent == "command:refuse_input"
         ((_tick, _id, text, _chain),) = kernel.store.journal_rows()
         assert "x" * 1000 not in text and kernel.get_fact(brains.NOTE).exists is False
+        assert kernel.store.episodes()[0].event == record.input.raw
 
-    def test_invalid_utf8_input_is_stored_with_replacement_characters(self, open_agent: Opener) -> None:
+    def test_invalid_utf8_input_and_output_are_stored_with_replacement_characters(self, open_agent: Opener) -> None:
         kernel = self._agent(open_agent)
-        kernel.tick("remember bad\udcffbyte")
+        tick(kernel, "remember bad\udcffbyte")
         assert kernel.get_fact(brains.NOTE).value == "bad\ufffdbyte"
-        assert kernel.store.episodes()[0].event == "remember bad\ufffdbyte"
+        assert tick(kernel, "garble x").tick == 2  # a plugin's answer with a lone surrogate
+        events = [entry.event for entry in kernel.store.episodes()]
+        assert events[0] == "remember bad\ufffdbyte"
+        assert events[3] == "noted x (before: bad\ufffdbyte) \ufffd"
+        assert verify_agent(kernel.store, kernel.journal_key).ok
 
 
 def _resolve(kernel: Kernel, data: Any) -> Any:

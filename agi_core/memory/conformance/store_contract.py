@@ -15,6 +15,7 @@ from agi_core.memory.blobs import BLOB_THRESHOLD
 from agi_core.memory.conformance.harness import Harness, episode, fact, job
 from agi_core.memory.keys import MAX_KEY_CHARS
 from agi_core.model import Goal, WorkingMemory
+from agi_core.serialization import dumps
 
 Opener = Callable[..., MemoryBackend]
 KEY = "user/person/self/favorite_color"
@@ -78,15 +79,16 @@ class StoreContract(Harness):
     # -- facts ---------------------------------------------------------------------------
     @pytest.mark.parametrize(
         "value",
-        ["blue", 42, -(2**63), 2.5, True, None, ["a", 1, None], {"b": {"c": [1.25, "é"]}}, "漢字 🎉", "x" * 10_000],
+        ["blue", 42, 2**63 - 1, 2.5, True, None, ["a", 1, None], {"b": {"c": [1.25, "é"]}}, "漢字 🎉", "x" * 10_000],
+        ids=["text", "int", "int64_max", "float", "bool", "null", "list", "object", "unicode", "long_text"],
     )
     def test_a_fact_reads_back_exactly(self, open_store: Opener, value: Any) -> None:
         store = open_store()
         with store.tick_transaction():
             assert store.sem_write(fact(KEY, value), 1) is True
         read = store.sem_read(KEY)
-        assert (read.exists, read.value, read.last_updated) == (True, value, STAMP_1)
-        assert [entry.value for entry in store.facts()] == [value]
+        assert (read.exists, dumps(read.value), read.last_updated) == (True, dumps(value), STAMP_1)  # types too
+        assert [dumps(entry.value) for entry in store.facts()] == [dumps(value)]
 
     def test_a_missing_fact_is_only_a_miss(self, open_store: Opener) -> None:
         read = open_store().sem_read(KEY)
@@ -213,7 +215,9 @@ class StoreContract(Harness):
             store.sem_read(longest + "a")
 
     @pytest.mark.parametrize(
-        "key", ["User/person/self/name", "user person", "", "../etc/passwd", "user/person/self/naïve", "a\x00b"]
+        "key",
+        ["User/person/self/name", "user person", "", "../etc/passwd", "user/person/self/naïve", "a\x00b"],
+        ids=["upper_case", "space", "empty", "dot_dot", "non_ascii", "nul"],
     )
     def test_an_invalid_key_is_refused_and_nothing_stored(self, open_store: Opener, key: str) -> None:
         store = open_store()
@@ -224,7 +228,9 @@ class StoreContract(Harness):
                 store.sem_read(key)
         assert store.facts() == []
 
-    @pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, {"a": [1, math.nan]}])
+    @pytest.mark.parametrize(
+        "value", [math.nan, math.inf, -math.inf, {"a": [1, math.nan]}], ids=["nan", "inf", "minus_inf", "nested_nan"]
+    )
     def test_nan_and_infinity_are_refused_and_nothing_stored(self, open_store: Opener, value: Any) -> None:
         store = open_store()
         with store.tick_transaction():
