@@ -442,7 +442,7 @@ class Kernel:
         state = TickState(input=percept)
         for _ in self.plugins.call_each("agi_before_tick", kernel=self, state=state):
             pass
-        state = attrs.evolve(state, recalled=self._recall(working))
+        state = attrs.evolve(state, recalled=self._recall(working, externals))
         ctx = ReasonContext(
             state=state,
             tick=tick,
@@ -487,10 +487,22 @@ class Kernel:
         fault_point("tick.before_commit")
         return record
 
-    def _recall(self, working: WorkingMemory) -> Recalled:
-        focus = self.store.facts(working.focus + "/", limit=RECALL_FACTS) if working.focus else []
+    def _recall(self, working: WorkingMemory, externals: Externals) -> Recalled:
+        prefix = working.focus + "/" if working.focus else ""
+        shares = getattr(self.store, "shares", None)
+        if prefix and (
+            (not externals.replaying and shares is not None and shares(prefix))
+            or externals.next_matches("shared_facts", lambda item: item.get("prefix") == prefix)
+        ):  # other agents write the backend's shared scope: what was recalled is an external, so replay sees it
+            served = externals.fetch(
+                "shared_facts",
+                lambda: {"prefix": prefix, "facts": [to_data(e) for e in self.store.facts(prefix, limit=RECALL_FACTS)]},
+            )
+            semantic = list(served["facts"])
+        else:
+            semantic = [to_data(entry) for entry in self.store.facts(prefix, limit=RECALL_FACTS)] if prefix else []
         episodic = list(self._recent_episodes)
-        return Recalled(semantic=[to_data(entry) for entry in focus], episodic=episodic, working=to_data(working))
+        return Recalled(semantic=semantic, episodic=episodic, working=to_data(working))
 
     def _plan(self, decision: Decision) -> Decision:
         """Rule 4 (replan when the last observation failed) and the 20-step limit."""

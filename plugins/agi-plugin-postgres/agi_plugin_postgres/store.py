@@ -365,13 +365,13 @@ class PostgresStore:
 
     def journal_rows(self, since: int = 0) -> Iterator[tuple[int, str, str, str]]:
         """``(tick, id, record JSON text, chain)`` exactly as stored, in tick order."""
-        return iter(
+        return _rows(
             self._all("SELECT tick, id, record, chain FROM {s}.journal WHERE tick > %s ORDER BY tick", (since,))
         )
 
     def archived_rows(self) -> Iterator[tuple[str, int, str, str, str]]:
         """``(rollback, tick, id, record, chain)`` of the ticks undone by rollbacks."""
-        return iter(
+        return _rows(
             self._all(
                 'SELECT rollback, tick, id, record, chain FROM {s}.journal_archive ORDER BY rollback COLLATE "C", tick'
             )
@@ -563,6 +563,11 @@ class PostgresStore:
     def load_world_json(self, text: str) -> Any:
         data = orjson.loads(text)
         return blobs.resolve(data, lambda h: self.get_blob(h, "{w}.blobs")) if blobs.MARKER in text else data
+
+
+def _rows(rows: list[Any]) -> Iterator[Any]:
+    """Rows already fetched, as a generator (callers may close() it, as they do a cursor)."""
+    yield from rows
 
 
 def _fact_text(fact: str) -> str:

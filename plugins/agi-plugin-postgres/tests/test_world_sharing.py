@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+
+KEY = "world/entity/france/capital"
 
 # one agent, in its own process, writes the shared key N times (one tick per write)
 WRITER = """
@@ -36,8 +39,21 @@ def test_what_one_agent_learns_about_world_the_other_answers_naming_the_source(a
     assert (
         agi(alice, "run", stdin="what is the capital of France?\n").stdout.strip() == "The capital of France is Paris."
     )
-    # bob's replay serves the shared read it recorded: equal, though the scratch database has no alice
+    # what bob read and recalled of the shared scope is recorded in his journal, as externals
+    first, second = (json.loads(line)["record"] for line in agi(bob, "journal", "export").stdout.splitlines())
+    source = alice.split("agent=")[1].split("&")[0]
+    (shared,) = first["externals"]["shared_read"]
+    assert (shared["key"], shared["read"]["value"], shared["read"]["source"]) == (KEY, "Paris", source)
+    ((recalled,),) = [served["facts"] for served in second["externals"]["shared_facts"]]
+    assert (recalled["key"], recalled["value"]) == (KEY, "Paris")
+    # alice changes the shared fact: bob's replay still serves what he saw, so it stays equal
+    agi(alice, "run", stdin="the capital of France is Lutetia\n")
     assert agi(bob, "replay").stdout.strip() == "replay equal: 2 ticks (1..2), 11 fields each"
+    assert (
+        agi(bob, "run", stdin="what is the capital of France?\n")
+        .stdout.strip()
+        .startswith("The capital of France is Lutetia (learned from agent ")
+    )
 
 
 def test_two_processes_writing_one_key_keep_one_consistent_history(agent_url, child_env):
