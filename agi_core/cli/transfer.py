@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from agi_core.errors import AgiError, StorageError, os_problem
+from agi_core.memory.backends import shown
 
 
 @click.command("export")
@@ -28,7 +29,7 @@ def export_command(state: Any, output: Path | None) -> None:
                 count = write_export(kernel.store, out)
     except OSError as exc:
         raise StorageError(os_problem(exc, output or Path("stdout"))) from None
-    click.echo(f"exported {count} rows of {kernel.store.name} agent {state.db}", err=True)
+    click.echo(f"exported {count} rows of {kernel.store.name} agent {shown(state.db)}", err=True)
 
 
 @click.command("import")
@@ -65,4 +66,4 @@ def import_command(state: Any, file: Path, key_file: Path | None) -> None:
         store.close()
     kernel = state.open_kernel()  # checks the key against the imported agent, and seals it anew
     kernel.seal()
-    click.echo(f"imported {count} rows into {state.db} (tick {kernel.tick_count})")
+    click.echo(f"imported {count} rows into {shown(state.db)} (tick {kernel.tick_count})")

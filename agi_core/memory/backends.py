@@ -16,6 +16,16 @@ def is_url(db: str | Path) -> bool:
     return isinstance(db, str) and "://" in db
 
 
+def shown(db: str | Path) -> str:
+    """``db`` for messages: a URL without its password."""
+    text = str(db)
+    if not is_url(db) or "@" not in text.split("://", 1)[1].split("/", 1)[0]:
+        return text
+    scheme, rest = text.split("://", 1)
+    userinfo, host = rest.split("@", 1)
+    return f"{scheme}://{userinfo.split(':', 1)[0]}{':***' if ':' in userinfo else ''}@{host}"
+
+
 def backend_for(db: str | Path, configured: str) -> str:
     """The backend name for ``db``: the URL scheme's, else ``configured``."""
     if not is_url(db):
