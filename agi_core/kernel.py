@@ -31,9 +31,9 @@ from agi_core.faults import fault_point
 from agi_core.inputs import MAX_INPUT_BYTES, PREVIEW_CHARS, Oversized, clean_text, preview, utf8_size
 from agi_core.journal import HEAD, head_value
 from agi_core.memory.backend import MemoryBackend
-from agi_core.memory.backends import open_store
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
+from agi_core.memory.open_backend import open_store
 from agi_core.model import (
     PLAN_STEPS_MAX,
     RECENT_TURNS_MAX,
