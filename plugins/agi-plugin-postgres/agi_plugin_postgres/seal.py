@@ -32,7 +32,8 @@ TABLES: dict[str, tuple[str, bool, str]] = {
 def _rows(conn: Any, s: str, table: str, since: int | None = None) -> Iterator[tuple[str, int, str]]:
     key_sql, ticked, columns = TABLES[table]
     tick_sql = "tick" if ticked else "0"
-    where, params = "", ()
+    where: str = ""
+    params: tuple[Any, ...] = ()
     if table == "meta":
         where, params = "WHERE NOT (key = ANY(%s))", (list(UNSEALED_META),)
     if ticked and since is not None:
