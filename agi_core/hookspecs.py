@@ -93,6 +93,10 @@ def agi_register_contracts(register: Register) -> None:
 def agi_register_memory_backends(register: Register) -> None:
     """Register memory backends: factories ``(path, **options) -> MemoryBackend``.
 
+    The protocol is :class:`agi_core.memory.backend.MemoryBackend`; options are ``synchronous``
+    and ``lock_timeout_s``. Check a backend with ``pytest --agi-backend=NAME`` (the conformance
+    suite, docs/backends.md).
+
     :param register: call ``register(factory, name=...)``; ``sqlite`` is built in.
 
     .. versionadded:: 0.1

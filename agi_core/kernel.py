@@ -142,9 +142,12 @@ class Kernel:
         except TypeError as exc:
             raise ConfigError(f"unknown kernel option ({exc}); see agi_core.KernelConfig for the options") from None
         plugins = plugins or load_plugins()
-        backends = plugins.registry("agi_register_memory_backends")
         store = open_store(
-            path, backends, config.backend, synchronous=config.synchronous, lock_timeout_s=config.lock_timeout_s
+            path,
+            config.backend,
+            plugins=plugins,
+            synchronous=config.synchronous,
+            lock_timeout_s=config.lock_timeout_s,
         )
         try:
             config = attrs.evolve(config, seed=stored_seed(store, seed))

@@ -149,9 +149,17 @@ def replay_records(
 
 
 def replay(
-    db: str | Path, *, seed: str | None = None, plugins: Plugins | None = None, checkpoint: str | None = None
+    db: str | Path,
+    *,
+    seed: str | None = None,
+    plugins: Plugins | None = None,
+    checkpoint: str | None = None,
+    backend: str = "sqlite",
 ) -> ReplayReport:
-    """Replay the journal of the agent database ``db`` (from a checkpoint, if named) with its stored seed."""
+    """Replay the journal of the agent database ``db`` (from a checkpoint, if named) with its stored seed.
+
+    The replay runs on ``backend`` too; starting from a checkpoint needs SQLite (its copy is a file).
+    """
     from agi_core.checkpoints import checkpoint_file
     from agi_core.determinism import Determinism
     from agi_core.errors import ConfigError
@@ -160,17 +168,19 @@ def replay(
     from agi_core.memory.open_backend import is_url, open_store
     from agi_core.memory.sqlite_store import SqliteStore
 
-    plugins = plugins or load_plugins()
-    if is_url(db):  # a server backend: its journal, replayed into a scratch SQLite database as always
-        store = open_store(db, plugins.registry("agi_register_memory_backends"), "sqlite")
-    else:
-        store = SqliteStore(db)
+    store = open_store(db, backend, plugins=plugins)
+    if is_url(db):
+        backend = "sqlite"  # a server agent's journal replays into a scratch SQLite file
     files = Path(store.path).with_name(Path(store.path).name + ".state")
     try:
         seed = stored_seed(store, seed)
         if store.meta_get("seed_check") not in (None, Determinism(seed).sign("agi-seed-check")):
             raise ConfigError(f"{db} was created with another seed; replay it with the same --seed")
-        start = checkpoint_file(store, checkpoint) if checkpoint else None
+        if checkpoint and not isinstance(store, SqliteStore):
+            raise ConfigError(
+                f"replay from a checkpoint needs the sqlite backend, not {store.name!r}; replay from the start"
+            )
+        start = checkpoint_file(store, checkpoint) if checkpoint and isinstance(store, SqliteStore) else None
         records = [text for _tick, _id, text, _chain in store.journal_rows()]
         return replay_records(
             records,
@@ -180,6 +190,7 @@ def replay(
             files=files,
             resolve=lambda data: blobs.resolve(data, store.get_blob),
             key_file=key_path(Path(store.path)),
+            backend=backend,
         )
     finally:
         store.close()

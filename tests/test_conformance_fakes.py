@@ -126,3 +126,27 @@ def test_every_check_of_the_suite_has_a_fake_that_fails_it() -> None:
     covered = {check.split("[")[0] for checks in EXPECTED.values() for check in checks}
     suite = {name for name in dir(BackendConformance) if name.startswith("test_")}
     assert sorted(suite - covered) == []
+
+
+def _pytest_in(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_pytest_agi_backend_runs_the_suite_against_the_backend_of_that_name(tmp_path: Path) -> None:
+    done = _pytest_in(tmp_path, "--agi-backend=sqlite", "-k", "byte_for_byte or rollback_restores")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"^2 passed, \d+ deselected", done.stdout, re.M), done.stdout
+
+
+def test_pytest_agi_backend_with_an_unknown_name_lists_the_installed_ones(tmp_path: Path) -> None:
+    done = _pytest_in(tmp_path, "--agi-backend=nosuch", "-k", "byte_for_byte")
+    assert done.returncode == 1
+    assert "no memory backend named 'nosuch'; installed: sqlite" in done.stdout

@@ -83,7 +83,7 @@ def journal_export(state: Any, jsonl: bool, archived: bool, output: Any) -> None
     """Write the journal as one JSON object per line."""
     from agi_core.memory.open_backend import open_store
 
-    store = open_store(state.require_db(), state.plugins.registry("agi_register_memory_backends"), "sqlite")
+    store = open_store(state.require_db(), plugins=state.plugins)
     rows: Any = ()
     try:
         rows = store.archived_rows() if archived else store.journal_rows()

@@ -48,8 +48,7 @@ def import_command(state: Any, file: Path, key_file: Path | None) -> None:
 
     if key_file is None and not os.environ.get(KEY_ENV):
         raise AgiError(f"pass --key-file with the journal key of the exported agent (its <db>.key), or set {KEY_ENV}")
-    backends = state.plugins.registry("agi_register_memory_backends")
-    store = open_store(state.db, backends, "sqlite")
+    store = open_store(state.db, plugins=state.plugins)
     try:
         with file.open(encoding="utf-8") as lines:
             count = import_rows(store, read_export(lines))

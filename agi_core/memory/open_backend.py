@@ -3,11 +3,13 @@ a URL picks the backend registered for its scheme (``postgresql://`` → ``postg
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from agi_core.errors import ConfigError
+from agi_core.memory.backend import MemoryBackend
+from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
+from agi_core.memory.opening import open_backend
+from agi_core.plugins import Plugins, load_plugins
 
 URL_SCHEMES = {"postgresql": "postgres", "postgres": "postgres"}
 
@@ -34,17 +36,25 @@ def backend_for(db: str | Path, configured: str) -> str:
     return URL_SCHEMES.get(scheme, scheme)
 
 
-def open_store(db: str | Path, backends: Mapping[str, Callable[..., Any]], configured: str, **options: Any) -> Any:
-    """The store for ``db`` from the registered ``backends``; a one-line error when its backend is missing."""
+def open_store(
+    db: str | Path,
+    configured: str = "sqlite",
+    *,
+    plugins: Plugins | None = None,
+    synchronous: str = "FULL",
+    lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S,
+) -> MemoryBackend:
+    """The store for ``db`` (:func:`~agi_core.memory.opening.open_backend` on the backend a URL names);
+    a one-line error when a URL's backend is missing."""
+    plugins = plugins or load_plugins()
     name = backend_for(db, configured)
-    if name not in backends:
-        installed = ", ".join(sorted(backends)) or "none"
-        if is_url(db):
-            scheme = str(db).split("://", 1)[0]
-            raise ConfigError(
-                f"--db {scheme}://… needs the memory backend {name!r}, which is not installed "
-                f"(installed: {installed}); pip install agi-plugin-{name}, "
-                f"and list {name} in AGI_LOAD_PLUGINS when that is set"
-            )
-        raise ConfigError(f"no memory backend named {name!r}; installed: {installed}")
-    return backends[name](db if is_url(db) else Path(db), **options)
+    if is_url(db) and name not in plugins.registry("agi_register_memory_backends"):
+        installed = ", ".join(sorted(plugins.registry("agi_register_memory_backends"))) or "none"
+        scheme = str(db).split("://", 1)[0]
+        raise ConfigError(
+            f"--db {scheme}://… needs the memory backend {name!r}, which is not installed "
+            f"(installed: {installed}); pip install agi-plugin-{name}, "
+            f"and list {name} in AGI_LOAD_PLUGINS when that is set"
+        )
+    path = db if is_url(db) else Path(db)
+    return open_backend(path, name, plugins=plugins, synchronous=synchronous, lock_timeout_s=lock_timeout_s)
