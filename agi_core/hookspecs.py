@@ -135,6 +135,21 @@ def agi_register_synonyms(register: Register) -> None:
 
 
 @hookspec
+def agi_register_modules(register: Register) -> None:
+    """Register cognitive modules: objects with ``name`` and any of ``perceive``, ``recall``,
+    ``deliberate``, ``observe``, ``maintain`` (each called with a ``ModuleContext``).
+
+    Optional attributes: ``priority`` (lower runs first; ties by name), ``state_schema``
+    (JSON Schema of the module's state object), ``contracts`` (the contracts it calls) and
+    ``vote(claims, evidence_items)`` (a seat on the council). See ``docs/modules.md``.
+
+    :param register: call ``register(module, name=None)`` once per module.
+
+    .. versionadded:: 0.2
+    """
+
+
+@hookspec
 def agi_register_commands(cli: click.Group) -> None:
     """Add commands to the ``agi`` command-line group.
 

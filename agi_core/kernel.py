@@ -50,6 +50,8 @@ from agi_core.model import (
     TickState,
     WorkingMemory,
 )
+from agi_core.modules.protocol import load_modules
+from agi_core.modules.runner import ModuleTick
 from agi_core.plugins import Plugins, load_plugins
 from agi_core.seal import SEAL
 from agi_core.seal import seal as seal_state
@@ -113,6 +115,9 @@ class Kernel:
         self._due: intents.Intent | None = None  # a write/external call to run once its tick commits
         self._receipt: dict[str, Any] | None = None  # its observation, served to the receipt tick
         self.sensors = plugins.registry("agi_register_sensors")
+        self.modules = load_modules(plugins)  # cognitive modules, in run order (priority, name)
+        self._council = [module.obj for module in self.modules if module.votes]
+        self._module_tick: ModuleTick | None = None  # the modules of the tick under way
         self.router_agents = plugins.registry("agi_register_router_agents")
         tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.collect("agi_register_synonyms").items()}
         self.synonyms = merge_synonyms(tables)
@@ -340,6 +345,21 @@ class Kernel:
         """Close the pending intent of ``tick`` without running it: a failed receipt, journaled."""
         return intents.abandon(self, tick)
 
+    def maintain(self) -> JournalRecord:
+        """A maintenance tick (source ``maintain``): every module's ``maintain`` phase, journaled."""
+        percept = Input(raw="maintain", normalized="maintain", source="maintain")
+        return self._command_tick(percept, "maintain", {})
+
+    @property
+    def has_maintenance(self) -> bool:
+        """True when some module has a ``maintain`` phase."""
+        return any("maintain" in module.phases for module in self.modules)
+
+    def _contract_caller(self, externals: Externals) -> Any:
+        from agi_core.modules._standin_caller import StandinCaller  # until main's ContractCaller is merged
+
+        return StandinCaller(self, externals)
+
     def get_fact(self, key: str) -> SemanticRead:
         return self.store.sem_read(check_key(key))
 
@@ -448,11 +468,36 @@ class Kernel:
             synonyms=self.synonyms,
             externals=externals,
             long_term=lambda query, k: self.recall_long_term(query, k, externals),
+            council=self._council,
         )
+        modules = self._module_tick = ModuleTick(
+            self.modules,
+            ctx,
+            working=working,
+            contracts=lambda: self._contract_caller(externals),
+            timeout_s=self.config.timeout_s,
+            report=self.plugins.report_failure,
+            now_ms=self.tick_now_ms,
+        )
+        if command is None and self.modules:
+            modules.run("perceive", state)
+            modules.run("recall", state)
+            ctx.proposals = modules.deliberate(state)
         decision = reason(ctx)
         ctx.closed = True
         decision = self._plan(decision)
         observation, final_output = self._act(decision.action, decision.final_output, externals)
+        if command is None and self.modules:
+            outcome = {
+                "final_output": final_output,
+                "action": to_data(decision.action),
+                "observation": to_data(observation),
+            }
+            modules.reason = attrs.evolve(ctx, closed=False)  # shares ctx's read/write logs; ctx stays closed
+            observed = attrs.evolve(state, action=decision.action, observation=observation)
+            modules.run("observe", observed, proposals=ctx.proposals, outcome=outcome)
+            modules.reason.closed = True
+        self._module_tick = None
         recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}
         if command:
             recorded["command"] = command
@@ -479,6 +524,7 @@ class Kernel:
             externals=recorded,
             degraded=decision.degraded,
             brain=brain,
+            modules=modules.log,
         )
         self._store(tick, record, percept, working)
         fault_point("tick.before_commit")

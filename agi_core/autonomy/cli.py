@@ -63,7 +63,9 @@ def schedule_remove(state: Any, name: str) -> None:
     click.echo(state.open_kernel().command("schedule_remove", {"name": name}).final_output)
 
 
-def run_follow(state: Any, options: dict[str, Any], clock_every_ms: int | None, jsonl: bool) -> None:
+def run_follow(
+    state: Any, options: dict[str, Any], clock_every_ms: int | None, jsonl: bool, maintain_every_ms: int | None = None
+) -> None:
     """Run the follow loop until SIGINT or SIGTERM; the tick under way finishes first."""
     import threading
 
@@ -75,7 +77,9 @@ def run_follow(state: Any, options: dict[str, Any], clock_every_ms: int | None, 
     stdin = StdinReader(stream, kernel.config.max_input_bytes) if stream is not None else None
     stop = threading.Event()
     with stop_on_signals(stop):
-        loop = Follow(kernel, stdin=stdin, clock_every_ms=clock_every_ms, stop=stop)
+        loop = Follow(
+            kernel, stdin=stdin, clock_every_ms=clock_every_ms, maintain_every_ms=maintain_every_ms, stop=stop
+        )
         click.echo("agi: following; SIGINT (Ctrl-C) or SIGTERM stops after the current tick", err=True)
         for record in loop.run():
             click.echo(dumps(to_data(record)) if jsonl else record.final_output)

@@ -63,6 +63,13 @@ def _policy(allow_tools: tuple[str, ...], confirm: Any = None) -> ToolPolicy:
     show_default=True,
     help="With --follow: a clock tick this often (source clock); 0 turns it off.",
 )
+@click.option(
+    "--maintain-every",
+    metavar="DURATION",
+    default="60s",
+    show_default=True,
+    help="With --follow: a maintenance tick (source maintain) after this long idle, if a module has maintain; 0: off.",
+)
 @_allow_tool
 @_timeout
 @_max_input
@@ -72,6 +79,7 @@ def run(
     jsonl: bool,
     follow: bool,
     clock_every: str,
+    maintain_every: str,
     allow_tools: tuple[str, ...],
     timeout_s: float,
     max_input: int | None,
@@ -80,7 +88,8 @@ def run(
 
     Any bytes are accepted (invalid UTF-8 becomes U+FFFD); a line over --max-input is not
     stored: its tick replies with a refusal and the next line goes on. With --follow the
-    agent keeps running (docs/autonomy.md): scheduled jobs, the clock sensor, stdin lines.
+    agent keeps running (docs/autonomy.md): scheduled jobs, the clock sensor, stdin lines,
+    and maintenance ticks when idle (docs/modules.md).
     """
     from agi_core.autonomy.sensors import drain
 
@@ -89,8 +98,9 @@ def run(
         from agi_core.autonomy.when import parse_duration_ms
 
         every_ms = parse_duration_ms(clock_every) if clock_every.strip() != "0" else None
+        maintain_ms = parse_duration_ms(maintain_every) if maintain_every.strip() != "0" else None
         options = {"timeout_s": timeout_s, **_kernel_options(allow_tools, max_input)}
-        return run_follow(state, options, every_ms, jsonl)
+        return run_follow(state, options, every_ms, jsonl, maintain_ms)
     kernel = state.open_kernel(timeout_s=timeout_s, **_kernel_options(allow_tools, max_input))
     stream = getattr(sys.stdin, "buffer", None)
     lines = read_lines(stream, kernel.config.max_input_bytes) if stream is not None else iter(sys.stdin)
