@@ -28,7 +28,10 @@ class StandinCaller:
             from agi_core.contracts.pipeline import run_fallback
             from agi_core.contracts.registry import registry_from_plugins
 
-            result = run_fallback(registry_from_plugins(self.kernel.plugins)[name], variables)
+            registry = getattr(self.kernel, "_standin_contracts", None)
+            if registry is None:
+                registry = self.kernel._standin_contracts = registry_from_plugins(self.kernel.plugins)
+            result = run_fallback(registry[name], variables)
             if result.value is None:
                 return {"contract": name, "value": None, "source": "none", "errors": [str(e) for e in result.errors]}
             return {"contract": name, "value": thaw(result.value), "source": "fallback", "errors": []}

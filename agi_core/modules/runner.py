@@ -1,7 +1,8 @@
 """Running the modules' phases in a tick: in order, isolated, under a timeout, journaled.
 
-Each phase call runs in a savepoint of the tick's transaction on a worker thread
-(:func:`agi_core.effects.call_with_timeout`, the tools' timeout). A module that raises,
+Each phase call runs on a worker thread (:func:`agi_core.effects.call_with_timeout`, the
+tools' timeout); its state writes go to a savepoint of the tick's transaction, opened at
+its first write. A module that raises,
 overruns or returns something unusable is skipped for that phase: its writes are undone,
 the skip and its reason are recorded, and the tick goes on. A timeout is also recorded
 as the external ``module_timeout``, so replay skips the same call without waiting again.
@@ -10,6 +11,7 @@ as the external ``module_timeout``, so replay skips the same call without waitin
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from agi_core.brain.context import ReasonContext
@@ -88,23 +90,26 @@ class ModuleTick:
             return False, None
         ctx = self._context(module, phase, state, proposals, outcome)
         try:
-            with self.reason.store.savepoint("agi_module"):
-                try:
-                    value = call_with_timeout(module.method(phase), (ctx,), self.timeout_s)
-                except TimedOut:
-                    ctx.closed = True
-                    raise
-                value = self._checked(module, phase, value)
+            try:
+                value = call_with_timeout(module.method(phase), (ctx,), self.timeout_s)
+            except TimedOut:
+                ctx.closed = True
+                raise
+            finally:
+                ctx.closed = True
+                ctx.own.close()
+            value = self._checked(module, phase, value)
         except TimedOut:
+            ctx.own.undo()
             text = f"TimedOut: {module.name} ran past {self.timeout_s:g} s and was abandoned"
             self.externals.log.setdefault(TIMEOUT_EXTERNAL, []).append({"call": mark, "skipped": text})
             return self._skip(entry, module, phase, text)
         except BaseException as exc:
+            ctx.own.undo()
             if must_propagate(exc):
                 raise
             return self._skip(entry, module, phase, describe(exc))
-        finally:
-            ctx.closed = True
+        ctx.own.keep()
         entry["output"] = to_data(value) if isinstance(value, Proposals) else value
         if isinstance(value, Proposals):
             entry["output"].pop("module", None)
@@ -146,7 +151,7 @@ class ModuleTick:
             memory=MemoryView(self.reason, self.working, check_open),
             own=own,
             contracts=LazyContracts(self._contracts),
-            earlier={name: dict(phases) for name, phases in self.outputs.items()},
+            earlier=MappingProxyType(self.outputs),
             now_ms=self.now_ms,
             reason=self.reason,
             proposals=list(proposals),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -49,6 +50,38 @@ class ModuleState:
         self._conn, self.module, self._tick = conn, module, tick
         self._validator, self._check_open = validator, check_open
         self.writes: list[dict[str, Any]] = []
+        self._savepoint = False  # opened at the first write, so a call that only reads costs no SQL
+        self._lock = threading.Lock()  # a write and the end of the call never interleave
+        self._closed = False
+
+    def close(self) -> None:
+        """The call is over (returned, raised or timed out): later writes are refused."""
+        with self._lock:
+            self._closed = True
+
+    def _writable(self) -> None:
+        self._check_open()
+        if self._closed:
+            raise ModuleStateError(f"module {self.module!r}: its call has ended (timed out); the write is refused")
+
+    def _begin(self) -> None:
+        if not self._savepoint:
+            self._conn.execute("SAVEPOINT agi_module")
+            self._savepoint = True
+
+    def keep(self) -> None:
+        """The call succeeded: its writes join the tick's transaction."""
+        if self._savepoint:
+            self._conn.execute("RELEASE agi_module")
+            self._savepoint = False
+
+    def undo(self) -> None:
+        """The call failed: its writes are undone (and not journaled)."""
+        if self._savepoint:
+            self._conn.execute("ROLLBACK TO agi_module")
+            self._conn.execute("RELEASE agi_module")
+            self._savepoint = False
+        self.writes.clear()
 
     def get(self, key: str, default: Any = None) -> Any:
         self._check_open()
@@ -57,7 +90,11 @@ class ModuleState:
 
     def put(self, key: str, value: Any) -> None:
         """Store ``value`` under ``key``; :class:`ModuleStateError` if it is not JSON or breaks the schema."""
-        self._check_open()
+        with self._lock:
+            self._put(key, value)
+
+    def _put(self, key: str, value: Any) -> None:
+        self._writable()
         if not isinstance(key, str) or not key or len(key) > MAX_KEY_CHARS:
             raise ModuleStateError(
                 f"module {self.module!r}: state key {key!r} refused; "
@@ -77,15 +114,18 @@ class ModuleState:
                     f"module {self.module!r}: state value refused at {where}: {error.message}; "
                     "store a value its state_schema allows"
                 )
+        self._begin()
         table.put_value(self._conn, self.module, key, text, self._tick)
         self.writes.append({"key": key, "value": orjson.loads(text)})
 
     def delete(self, key: str) -> bool:
-        self._check_open()
-        deleted = table.delete_value(self._conn, self.module, key)
-        if deleted:
-            self.writes.append({"key": key, "deleted": True})
-        return deleted
+        with self._lock:
+            self._writable()
+            self._begin()
+            deleted = table.delete_value(self._conn, self.module, key)
+            if deleted:
+                self.writes.append({"key": key, "deleted": True})
+            return deleted
 
     def items(self) -> Iterator[tuple[str, Any]]:
         self._check_open()
