@@ -230,3 +230,45 @@ def test_a_bad_registration_is_reported_and_skipped(tmp_path, module, problem):
         assert [m.name for m in kernel.modules] == ["sem_council"]
         assert problem in kernel.plugins.failures[-1].cause
         assert kernel.tick("2 + 3").final_output == "2 + 3 = 5"
+
+
+def test_modules_run_by_priority_then_name_whatever_the_registration_order(tmp_path):
+    def module(name, priority):
+        return type(name, (), {"name": name, "priority": priority, "perceive": lambda self, ctx: ctx.module})()
+
+    class Plugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            for name, priority in (("b_mod", 5), ("a_mod", 5), ("z_mod", 1), ("late", 200)):
+                register(module(name, priority))
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        record = kernel.tick("2 + 3")
+        assert record.modules["order"] == ["sem_council", "z_mod", "a_mod", "b_mod", "late"]
+        assert [c["output"] for c in record.modules["calls"]] == ["z_mod", "a_mod", "b_mod", "late"]
+
+
+def test_a_rule_answer_stands_against_any_candidate_and_an_unsupported_claim_is_rejected(tmp_path):
+    from agi_core.brain.messages import F1_SEM_MISS
+    from agi_core.modules import Candidate, Claim, Proposals
+
+    class Eager:
+        name = "eager"
+
+        def deliberate(self, ctx):
+            claim = Claim("user/person/self/name", "Bob", "You are Bob.", None)  # cites no read
+            return Proposals(candidates=[Candidate("You are Bob.", score=1.0, claims=[claim])])
+
+    class Plugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(Eager())
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        assert kernel.tick("2 + 3").final_output == "2 + 3 = 5"
+        record = kernel.tick("who am i?")
+        assert (record.router_decision.agent, record.final_output) == ("module:eager", F1_SEM_MISS)
+        assert [(v["voter"], v["vote"]) for v in record.council_votes] == [
+            ("evidence_check", "reject"),
+            ("value_check", "approve"),
+        ]
