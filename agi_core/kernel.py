@@ -21,10 +21,12 @@ from typing import Any
 import attrs
 
 from agi_core import journal_key
-from agi_core.autonomy.commands import begin_tick
+from agi_core.autonomy.commands import JobAlreadyRan, begin_tick
 from agi_core.brain.context import Decision, ReasonContext
+from agi_core.contracts.caller import ContractCaller
 from agi_core.determinism import Determinism
 from agi_core.effects import calls, intents
+from agi_core.effects.inflight import InFlight
 from agi_core.effects.isolation import describe, isolated_reason, must_propagate
 from agi_core.errors import AgiError, ConfigError, PluginError, ToolError, ValidationError
 from agi_core.externals import Externals
@@ -94,6 +96,7 @@ class KernelConfig:
     max_input_bytes: int = MAX_INPUT_BYTES
     lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
     clock: Callable[[], int] | None = None  # ms since the epoch, read once per tick and recorded (autonomy.clock)
+    contract_provider: str | None = None  # LLM provider for contract calls by kernel code; None: heuristics only
 
 
 class Kernel:
@@ -112,6 +115,7 @@ class Kernel:
         actuators = plugins.collect("agi_register_actuators", validate_tool)
         self.tools: dict[str, Tool] = {name: reg.obj for name, reg in actuators.items()}
         self.tool_plugins = {name: reg.plugin for name, reg in actuators.items()}
+        self.inflight = InFlight.beside(store.path)  # which intents this process is executing
         self._due: intents.Intent | None = None  # a write/external call to run once its tick commits
         self._receipt: dict[str, Any] | None = None  # its observation, served to the receipt tick
         self.sensors = plugins.registry("agi_register_sensors")
@@ -126,6 +130,8 @@ class Kernel:
         self._brain_plugins = {name: reg.plugin for name, reg in brains.items()}
         self._brains: dict[str, Any] = {}
         self._long_term: Any = None
+        self._contracts: Any = None  # the contract registry, loaded on the first contract call
+        self._contract_provider: Any = None
         self.brain = self.get_brain(config.brain)
         self.tick_now_ms: int | None = None  # this tick's recorded clock reading (None without a clock)
         self._check_seed()
@@ -238,6 +244,26 @@ class Kernel:
         """Top-``k`` long-term memories for ``query``, recorded as an external (the index is derived state)."""
         return list(externals.fetch("ltm_recall", lambda: [hit.to_dict() for hit in self.long_term.search(query, k)]))
 
+    def contract_caller(self, externals: Externals) -> ContractCaller:
+        """A :class:`ContractCaller` for one tick: the model of ``contract_provider`` when one is
+        configured, the contracts' heuristic fallbacks otherwise; every outcome recorded in ``externals``."""
+        if self._contracts is None:
+            from agi_core.contracts.registry import registry_from_plugins
+
+            self._contracts = registry_from_plugins(self.plugins)
+        name = self.config.contract_provider
+        if name and self._contract_provider is None:
+            from agi_core.brain.llm import LazyProvider
+
+            providers = self.plugins.registry("agi_register_llm_providers")
+            if name not in providers:
+                raise ConfigError(
+                    f"no LLM provider named {name!r} for contract calls (--contract-provider); "
+                    f"installed: {', '.join(sorted(providers)) or 'none'}"
+                )
+            self._contract_provider = LazyProvider(name, providers[name])
+        return ContractCaller(self._contracts, externals, self._contract_provider)
+
     def seal(self) -> None:
         """Seal the stored state (see :mod:`agi_core.seal`); incremental, in its own write transaction."""
         with self.store.tick_transaction():
@@ -249,6 +275,8 @@ class Kernel:
                 self.seal()
         if self._long_term is not None:
             self._long_term.close()
+        if self._contract_provider is not None:
+            self._contract_provider.close()
         for brain in self._brains.values():
             close = getattr(brain, "close", None)
             if close is not None:
@@ -337,6 +365,10 @@ class Kernel:
         """Write/external calls whose intent was committed but whose receipt never was (a crash between)."""
         return intents.pending(self)
 
+    def orphaned_intents(self) -> list[intents.Intent]:
+        """Pending intents no live process is executing (see :mod:`agi_core.effects.inflight`)."""
+        return intents.orphaned(self)
+
     def retry_intent(self, tick: int) -> JournalRecord:
         """Run the pending intent of ``tick`` again (its tool must declare ``idempotency_key``); record its receipt."""
         return intents.retry(self, tick)
@@ -368,7 +400,8 @@ class Kernel:
 
     # -- the tick --------------------------------------------------------------------
     def tick(self, text: str | None = None, *, source: str = "user") -> JournalRecord | None:
-        """Run one tick on ``text`` (or on the first sensor percept); None if there was no input."""
+        """Run one tick on ``text`` (or on the first sensor percept); None if there was no input,
+        or if the ``schedule:`` job it was for was already run by another process."""
         if text is None:
             percept = self._perceive()
             if percept is None:
@@ -384,9 +417,14 @@ class Kernel:
         normalized = normalize(text) if normalized is None else clean_text(normalized)
         percept = Input(raw=text, normalized=normalized, source=source)  # type: ignore[arg-type]
         self._due = None
-        record = self._run_tick(percept, self._reason(self.config.brain), brain=self.config.brain)
-        due, self._due = self._due, None
-        return record if due is None else intents.settle(self, due)
+        try:
+            record = self._run_tick(percept, self._reason(self.config.brain), brain=self.config.brain)
+            due, self._due = self._due, None
+            return record if due is None else intents.settle(self, due)
+        except JobAlreadyRan:
+            return None  # another process ran this due job first; this tick left nothing
+        finally:
+            self.inflight.release_all()  # the receipt committed, or the intent never did
 
     def refuse_input(self, oversized: Oversized, *, source: str = "user") -> JournalRecord:
         """A tick that answers an over-limit input with a refusal; only its head, size and hash are stored."""
@@ -598,6 +636,7 @@ class Kernel:
         if observation.payload.get("intent") == "pending":
             due = intents.record(self, tick, tool.name, observation.payload["args"])
             if not externals.replaying:
+                self.inflight.hold(tick)  # before the commit: other processes see it running, not orphaned
                 self._due = due
             return observation, f"{tool.name}: intent recorded at tick {tick}; it runs once the tick is stored"
         if observation.success:

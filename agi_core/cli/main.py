@@ -173,12 +173,20 @@ def _click_problem(exc: click.ClickException) -> str:
     show_default=True,
     help="Seconds a writer waits while another process writes to the database, then gives up.",
 )
+@click.option(
+    "--contract-provider",
+    default=None,
+    envvar="AGI_CONTRACT_PROVIDER",
+    help="LLM provider that answers the contracts kernel code calls (modules, planning); "
+    "default: none, the contracts' heuristic fallbacks answer.",
+)
 @click.pass_context
-def cli(ctx: click.Context, db: Path, seed: str | None, brain: str, lock_timeout: float) -> None:
+def cli(
+    ctx: click.Context, db: Path, seed: str | None, brain: str, lock_timeout: float, contract_provider: str | None
+) -> None:
     """agi-core: run a deterministic, plugin-built cognitive agent."""
-    state = CliState(
-        db=db, seed=seed, brain=brain, plugins=load_plugins(), kernel_options={"lock_timeout_s": lock_timeout}
-    )
+    options = {"lock_timeout_s": lock_timeout, "contract_provider": contract_provider or None}
+    state = CliState(db=db, seed=seed, brain=brain, plugins=load_plugins(), kernel_options=options)
     ctx.obj = state
     ctx.call_on_close(state.close)
 

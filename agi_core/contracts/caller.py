@@ -1,0 +1,145 @@
+"""Contract calls made by kernel code during a tick: modules, planning, beliefs.
+
+A :class:`ContractCaller` answers ``call(name, variables)`` with a :class:`ContractOutcome`:
+
+- with a provider configured (``KernelConfig.contract_provider``, ``--contract-provider`` or
+  ``AGI_CONTRACT_PROVIDER``), the model is asked through the contract pipeline (validation,
+  repairs, retries with the errors fed back) and a violation falls back to the contract's
+  heuristic;
+- without one, the contract's heuristic fallback answers at once (no model is loaded);
+- a contract with neither gives ``source="none"`` and the reasons in ``errors``.
+
+The whole outcome (value, source, errors, one summary per model attempt) is recorded as the
+tick's ``contract_call`` external, so ``agi replay`` serves it back and never calls the model
+or re-runs the heuristic. The provider is separate from the LLM brain's on purpose: the
+embedded SmolLM2 takes seconds per call, so contract calls in every tick need an opt-in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+import attrs
+
+from agi_core.contracts.errors import ContractViolation
+from agi_core.contracts.frozen import thaw
+from agi_core.contracts.pipeline import Budget, call_contract, run_fallback
+from agi_core.contracts.provider import Provider
+from agi_core.contracts.registry import ContractRegistry
+from agi_core.externals import Externals
+
+Source = Literal["llm", "fallback", "none"]
+EXTERNAL = "contract_call"
+#: the default limits of one contract call made by kernel code
+DEFAULT_BUDGET = Budget(attempts=2, tokens=4000, max_tokens=256)
+
+
+@attrs.frozen
+class ContractOutcome:
+    """What one contract call gave: ``value`` (plain JSON data) or ``None``, and where it came from.
+
+    ``source`` is ``llm`` (the model's output satisfied the contract), ``fallback`` (the
+    contract's heuristic answered: no provider, or the model's output was refused) or
+    ``none`` (nothing usable; ``errors`` says why).
+    """
+
+    contract: str
+    value: dict[str, Any] | None
+    source: Source
+    errors: list[str] = attrs.field(factory=list)
+    attempts: list[dict[str, Any]] = attrs.field(factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.value is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ContractOutcome:
+        return cls(
+            contract=str(data["contract"]),
+            value=data.get("value"),
+            source=data["source"],
+            errors=list(data.get("errors", [])),
+            attempts=list(data.get("attempts", [])),
+        )
+
+
+class ContractCaller:
+    """Calls registered contracts for one tick; every outcome is a recorded external.
+
+    :param contracts: the registered contracts (``registry_from_plugins``).
+    :param externals: the tick's externals (live: recorded; replaying: served back).
+    :param provider: builds the provider on first use, or ``None`` for heuristics only.
+    :param budget: attempts and tokens of one call.
+    """
+
+    def __init__(
+        self,
+        contracts: ContractRegistry,
+        externals: Externals,
+        provider: Callable[[], Provider] | None = None,
+        *,
+        budget: Budget = DEFAULT_BUDGET,
+    ) -> None:
+        self.contracts = contracts
+        self.externals = externals
+        self.provider = provider
+        self.budget = budget
+
+    def call(self, name: str, variables: Mapping[str, Any]) -> ContractOutcome:
+        """The outcome of contract ``name`` on ``variables`` (an unknown name raises ``UnknownContract``)."""
+        contract = self.contracts[name]
+        served = self.externals.fetch(EXTERNAL, lambda: self._compute(name, variables).to_dict())
+        if served.get("contract") != contract.name:
+            from agi_core.errors import ReplayMismatch
+
+            raise ReplayMismatch(
+                f"replay asked for contract {name!r} but the journal recorded {served.get('contract')!r}; "
+                "the run is not the one that was recorded"
+            )
+        return ContractOutcome.from_dict(served)
+
+    def _compute(self, name: str, variables: Mapping[str, Any]) -> ContractOutcome:
+        contract = self.contracts[name]
+        if self.provider is None:
+            if not contract.fallback:
+                return ContractOutcome(name, None, "none", [f"no provider configured and {name!r} has no fallback"])
+            try:
+                result = run_fallback(contract, variables)
+            except Exception as exc:  # noqa: BLE001 - a broken heuristic is an outcome, not a crash
+                return ContractOutcome(name, None, "none", [f"fallback failed: {type(exc).__name__}: {exc}"[:300]])
+            if result.value is None:
+                return ContractOutcome(name, None, "none", [f"fallback output refused: {e}" for e in result.errors])
+            return ContractOutcome(name, thaw(result.value), "fallback")
+        attempts: list[dict[str, Any]] = []
+        try:
+            done = call_contract(
+                contract, self.provider(), variables, budget=self.budget, journal=lambda r: attempts.append(_summary(r))
+            )
+        except ContractViolation as violation:
+            errors = [str(issue) for issue in violation.errors]
+            if violation.fallback is not None:
+                return ContractOutcome(name, thaw(violation.fallback), "fallback", errors, attempts)
+            if violation.fallback_error:
+                errors.append(f"fallback failed: {violation.fallback_error}")
+            return ContractOutcome(name, None, "none", errors, attempts)
+        return ContractOutcome(name, thaw(done.value), "llm", [], attempts)
+
+
+def _summary(record: Mapping[str, Any]) -> dict[str, Any]:
+    """One model attempt, small: the completion text is enough to see what the model said."""
+    completion = record.get("completion") or {}
+    return {
+        "kind": record.get("kind"),
+        "attempt": record.get("attempt"),
+        "outcome": record.get("outcome"),
+        "text": completion.get("text") if isinstance(completion, Mapping) else None,
+        "errors": [error.get("message") for error in record.get("errors", [])],
+    }
+
+
+__all__ = ["ContractCaller", "ContractOutcome"]
