@@ -387,11 +387,6 @@ class Kernel:
         """True when some module has a ``maintain`` phase."""
         return any("maintain" in module.phases for module in self.modules)
 
-    def _contract_caller(self, externals: Externals) -> Any:
-        from agi_core.modules._standin_caller import StandinCaller  # until main's ContractCaller is merged
-
-        return StandinCaller(self, externals)
-
     def get_fact(self, key: str) -> SemanticRead:
         return self.store.sem_read(check_key(key))
 
@@ -512,7 +507,7 @@ class Kernel:
             self.modules,
             ctx,
             working=working,
-            contracts=lambda: self._contract_caller(externals),
+            contracts=lambda: self.contract_caller(externals),
             timeout_s=self.config.timeout_s,
             report=self.plugins.report_failure,
             now_ms=self.tick_now_ms,

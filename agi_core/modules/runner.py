@@ -44,7 +44,8 @@ class ModuleTick:
         now_ms: int | None = None,
     ) -> None:
         self.modules, self.reason, self.working = modules, reason, working
-        self._contracts, self.timeout_s, self.report, self.now_ms = contracts, timeout_s, report, now_ms
+        self.contracts = LazyContracts(contracts)  # one caller per tick, built on the first call
+        self.timeout_s, self.report, self.now_ms = timeout_s, report, now_ms
         self.outputs: dict[str, dict[str, Any]] = {}
         self.log: dict[str, Any] = {"order": [module.name for module in modules], "calls": []} if modules else {}
 
@@ -150,7 +151,7 @@ class ModuleTick:
             state=state,
             memory=MemoryView(self.reason, self.working, check_open),
             own=own,
-            contracts=LazyContracts(self._contracts),
+            contracts=self.contracts,
             earlier=MappingProxyType(self.outputs),
             now_ms=self.now_ms,
             reason=self.reason,
