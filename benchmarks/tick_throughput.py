@@ -14,7 +14,8 @@ SqliteSaver. Setup (LangGraph lives only in the benchmark environment):
 ``--modules N`` measures the cost of cognitive modules: the mixed script with 0 and with N
 (default 6) instances of a realistic module using every tick phase (own state read and
 written, facts read through the tick, a contract called, a proposal made), in the same run,
-with the ratio of the median tick:
+with the ratio of the median tick; a third row has the N modules marked ``inline`` (run in
+the tick's thread, no timeout):
 
     python benchmarks/tick_throughput.py --modules 6 [--module-ticks 2000]
 
@@ -271,7 +272,7 @@ class BenchModule:
         return {"seen": ctx.own.get("seen", 0)}
 
 
-def modules_plugin(count: int) -> Any:
+def modules_plugin(count: int, *, inline: bool = False) -> Any:
     """A plugin object registering ``count`` :class:`BenchModule` instances through the real hook."""
     from agi_core.hookspecs import hookimpl
 
@@ -279,28 +280,31 @@ def modules_plugin(count: int) -> Any:
         @hookimpl
         def agi_register_modules(self, register: Any) -> None:
             for i in range(count):
-                register(BenchModule(f"bench_module_{i}"))
+                module = BenchModule(f"bench_module_{i}")
+                module.inline = inline  # type: ignore[attr-defined]
+                register(module)
 
     return Plugin()
 
 
-def bench_modules(folder: Path, counts: list[int], ticks: int) -> dict[str, Any]:
-    """Per-tick cost of the mixed script with each number of modules loaded; the first count is the base."""
+def bench_modules(folder: Path, count: int, ticks: int) -> dict[str, Any]:
+    """Per-tick cost of the mixed script with 0 modules (the base), ``count`` modules, and ``count`` inline ones."""
     from agi_core import Kernel, Plugins
 
     rows: dict[str, Any] = {}
-    for count in counts:
-        plugins = Plugins.builtins(modules_plugin(count))
-        with Kernel.open(folder / f"modules_{count}.db", seed="bench", plugins=plugins, synchronous="NORMAL") as k:
-            assert len([m for m in k.modules if m.phases]) == count
+    for label, loaded, inline in (("0", 0, False), (str(count), count, False), (f"{count} inline", count, True)):
+        plugins = Plugins.builtins(modules_plugin(loaded, inline=inline))
+        path = folder / f"modules_{label.replace(' ', '_')}.db"
+        with Kernel.open(path, seed="bench", plugins=plugins, synchronous="NORMAL") as k:
+            assert len([m for m in k.modules if m.phases]) == loaded
             k.tick("warm up")  # loads the contract registry once
             latencies = []
             for i in range(ticks):
                 start = time.perf_counter()
                 k.tick(SCRIPT[i % len(SCRIPT)])
                 latencies.append(time.perf_counter() - start)
-        rows[str(count)] = _summary(latencies)
-    base = rows[str(counts[0])]["p50_ms"]
+        rows[label] = _summary(latencies)
+    base = rows["0"]["p50_ms"]
     for row in rows.values():
         row["p50_ratio_vs_first"] = row["p50_ms"] / base
     return rows
@@ -308,9 +312,9 @@ def bench_modules(folder: Path, counts: list[int], ticks: int) -> dict[str, Any]
 
 def print_modules(rows: dict[str, Any]) -> None:
     print(f"{'modules loaded':<20}{'ticks/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'p50 ratio':>11}")
-    for count, row in rows.items():
+    for label, row in rows.items():
         print(
-            f"{int(count):<20}{row['ticks_per_s']:>10.0f}{row['p50_ms']:>10.3f}{row['p99_ms']:>10.3f}"
+            f"{label:<20}{row['ticks_per_s']:>10.0f}{row['p50_ms']:>10.3f}{row['p99_ms']:>10.3f}"
             f"{row['p50_ratio_vs_first']:>10.2f}x"
         )
 
@@ -382,7 +386,7 @@ def main() -> int:
     results: dict[str, Any] = {"ticks": args.ticks}
     if args.modules is not None:
         with tempfile.TemporaryDirectory() as folder:
-            results["modules"] = bench_modules(Path(folder), [0, args.modules], args.module_ticks)
+            results["modules"] = bench_modules(Path(folder), args.modules, args.module_ticks)
         print(json.dumps(results["modules"], indent=2)) if args.json else print_modules(results["modules"])
         return 0
     with tempfile.TemporaryDirectory() as folder:

@@ -5,7 +5,9 @@ any of the optional phase methods below, each called with a
 :class:`~agi_core.modules.context.ModuleContext`. Optional attributes: ``priority``
 (lower runs first, default 100), ``state_schema`` (JSON Schema of its state object),
 ``contracts`` (names of the LLM contracts it calls, shown by ``agi modules``) and
-``vote(claims, evidence_items)`` (a seat on the council, see :mod:`agi_core.modules.council`).
+``vote(claims, evidence_items)`` (a seat on the council, see :mod:`agi_core.modules.council`)
+and ``inline = True`` (run in the tick's thread: exceptions are still isolated, but there is
+no timeout; for modules that do no I/O, as Stage-0's rule agents).
 
 Modules run in the order ``(priority, name)``; the order is recorded in the journal.
 """
@@ -44,6 +46,7 @@ class LoadedModule:
     state_schema: dict[str, Any] | None
     validator: Any = attrs.field(eq=False, repr=False)
     votes: bool = False
+    inline: bool = False
 
     def method(self, phase: str) -> Any:
         return getattr(self.obj, phase)
@@ -79,7 +82,9 @@ def check_module(name: str, obj: Any, plugin: str = "?") -> LoadedModule:
         or not all(isinstance(c, str) for c in contracts)
     ):
         raise RegistrationError(f"module {name!r}: contracts must be a list of contract names")
-    return LoadedModule(name, plugin, priority, obj, phases, tuple(contracts), schema, key_validator(schema), votes)
+    inline = getattr(obj, "inline", False) is True
+    validator = key_validator(schema)
+    return LoadedModule(name, plugin, priority, obj, phases, tuple(contracts), schema, validator, votes, inline)
 
 
 def load_modules(plugins: Plugins) -> list[LoadedModule]:

@@ -92,7 +92,7 @@ class ModuleTick:
         ctx = self._context(module, phase, state, proposals, outcome)
         try:
             try:
-                value = call_with_timeout(module.method(phase), (ctx,), self.timeout_s)
+                value = call_with_timeout(module.method(phase), (ctx,), 0 if module.inline else self.timeout_s)
             except TimedOut:
                 ctx.closed = True
                 raise

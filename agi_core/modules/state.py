@@ -106,8 +106,8 @@ class ModuleState:
             raise ModuleStateError(
                 f"module {self.module!r}: state {key!r} is not JSON ({exc}); store JSON values"
             ) from None
-        if self._validator is not None:
-            error = jsonschema.exceptions.best_match(self._validator.iter_errors({key: orjson.loads(text)}))
+        if self._validator is not None and not self._validator.is_valid(state := {key: orjson.loads(text)}):
+            error = jsonschema.exceptions.best_match(self._validator.iter_errors(state))
             if error is not None:
                 where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
                 raise ModuleStateError(
