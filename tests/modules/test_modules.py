@@ -272,3 +272,26 @@ def test_a_rule_answer_stands_against_any_candidate_and_an_unsupported_claim_is_
             ("evidence_check", "reject"),
             ("value_check", "approve"),
         ]
+
+
+def test_an_inline_module_runs_in_the_ticks_thread_and_its_exception_is_still_isolated(tmp_path):
+    import threading
+
+    class Inline:
+        name, inline = "inline_mod", True
+
+        def perceive(self, ctx):
+            return threading.current_thread() is threading.main_thread()
+
+        def observe(self, ctx):
+            raise ValueError("inline boom")
+
+    class Plugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(Inline())
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        record = kernel.tick("2 + 3")
+        assert record.final_output == "2 + 3 = 5"
+        assert calls(record) == [("inline_mod", "perceive", True), ("inline_mod", "observe", "ValueError: inline boom")]
