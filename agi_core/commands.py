@@ -95,6 +95,18 @@ def maintain(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[
     return run_maintenance(kernel, ctx, args)
 
 
+def config_set(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    from agi_core.settings.runtime import config_set as set_value
+
+    return set_value(kernel, ctx, args)
+
+
+def config_unset(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    from agi_core.settings.runtime import config_unset as unset_value
+
+    return unset_value(kernel, ctx, args)
+
+
 KERNEL_COMMANDS: dict[str, Handler] = {
     "put_fact": put_fact,
     "state": state,
@@ -104,4 +116,6 @@ KERNEL_COMMANDS: dict[str, Handler] = {
     "schedule_add": schedule_add,
     "schedule_remove": schedule_remove,
     "maintain": maintain,
+    "config_set": config_set,
+    "config_unset": config_unset,
 }

@@ -1,7 +1,7 @@
 """The kernel: opens an agent's database and runs it one tick at a time.
 
-A tick is perceive → recall → reason → plan → act → store, inside one SQLite
-transaction that also writes the tick's journal record. The Kernel object keeps only
+A tick is perceive → recall → reason → plan → act → store, inside one transaction of the
+memory backend (:mod:`agi_core.memory.backend`) that also writes the tick's journal record. The Kernel object keeps only
 caches of what is stored (counter, tick, last chain link, working memory, newest
 episodes), re-read by :meth:`Kernel.reload` on open, after a rollback, after a failed
 tick, and at the start of a tick when another process wrote: reopening the database
@@ -13,14 +13,13 @@ from __future__ import annotations
 import collections
 import contextlib
 import hashlib
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from agi_core import journal_key
+from agi_core import journal_key, lifecycle
 from agi_core.autonomy.commands import JobAlreadyRan, begin_tick
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.contracts.caller import ContractCaller
@@ -28,14 +27,16 @@ from agi_core.determinism import Determinism
 from agi_core.effects import calls, intents
 from agi_core.effects.inflight import InFlight
 from agi_core.effects.isolation import describe, isolated_reason, must_propagate
-from agi_core.errors import AgiError, ConfigError, PluginError, ToolError, ValidationError
+from agi_core.errors import ConfigError, PluginError, ToolError, ValidationError
 from agi_core.externals import Externals
 from agi_core.faults import fault_point
+from agi_core.hookcalls import OrderLog
 from agi_core.inputs import MAX_INPUT_BYTES, PREVIEW_CHARS, Oversized, clean_text, preview, utf8_size
 from agi_core.journal import HEAD, head_value
+from agi_core.memory.backend import MemoryBackend
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
-from agi_core.memory.sqlite_store import SqliteStore
+from agi_core.memory.opening import open_backend
 from agi_core.model import (
     PLAN_STEPS_MAX,
     RECENT_TURNS_MAX,
@@ -56,8 +57,8 @@ from agi_core.modules.protocol import load_modules
 from agi_core.modules.runner import ModuleTick
 from agi_core.plugins import Plugins, load_plugins
 from agi_core.seal import SEAL
-from agi_core.seal import seal as seal_state
 from agi_core.serialization import dumps, from_data, non_finite_path, to_data
+from agi_core.settings.runtime import PluginSettings
 from agi_core.tools import Tool, ToolContext, ToolPolicy, validate_tool
 
 RECALL_EPISODES = 4  # newest episodes handed to the reason step
@@ -97,12 +98,13 @@ class KernelConfig:
     lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
     clock: Callable[[], int] | None = None  # ms since the epoch, read once per tick and recorded (autonomy.clock)
     contract_provider: str | None = None  # LLM provider for contract calls by kernel code; None: heuristics only
+    llm_timeout_s: float | None = None  # the LLM brain's limit per model request (None: the provider's own)
 
 
 class Kernel:
-    """One agent, backed by one SQLite file. Use :meth:`open`; close it (or use ``with``)."""
+    """One agent, backed by one memory backend (SQLite by default). Use :meth:`open`; close it (or use ``with``)."""
 
-    def __init__(self, store: SqliteStore, config: KernelConfig, plugins: Plugins) -> None:
+    def __init__(self, store: MemoryBackend, config: KernelConfig, plugins: Plugins) -> None:
         self.store = store
         self.config = config
         self.plugins = plugins
@@ -118,7 +120,9 @@ class Kernel:
         self.inflight = InFlight.beside(store.path)  # which intents this process is executing
         self._due: intents.Intent | None = None  # a write/external call to run once its tick commits
         self._receipt: dict[str, Any] | None = None  # its observation, served to the receipt tick
-        self.sensors = plugins.registry("agi_register_sensors")
+        sensors = plugins.collect("agi_register_sensors")
+        self.sensors = {name: reg.obj for name, reg in sensors.items()}
+        self.sensor_plugins = {name: reg.plugin for name, reg in sensors.items()}
         self.modules = load_modules(plugins)  # cognitive modules, in run order (priority, name)
         self._council = [module.obj for module in self.modules if module.votes]
         self._module_tick: ModuleTick | None = None  # the modules of the tick under way
@@ -138,6 +142,10 @@ class Kernel:
         self._opened_at_tick = self.tick_count
         if self.store.meta_get(SEAL) is None and self.store.meta_get(HEAD) is None:
             self.seal()  # a new database (or one from before seals): its first seal
+        self.disabled_plugins: frozenset[str] = frozenset()  # plugins whose agi_start_plugin raised
+        self._hook_log = OrderLog()
+        self.plugin_settings = PluginSettings(self)
+        self.disabled_plugins = lifecycle.start(self)
 
     # -- lifecycle -------------------------------------------------------------------
     @classmethod
@@ -154,12 +162,13 @@ class Kernel:
         except TypeError as exc:
             raise ConfigError(f"unknown kernel option ({exc}); see agi_core.KernelConfig for the options") from None
         plugins = plugins or load_plugins()
-        backends = plugins.registry("agi_register_memory_backends")
-        if config.backend not in backends:
-            raise ConfigError(
-                f"no memory backend named {config.backend!r}; installed: {', '.join(sorted(backends)) or 'none'}"
-            )
-        store = backends[config.backend](path, synchronous=config.synchronous, lock_timeout_s=config.lock_timeout_s)
+        store = open_backend(
+            path,
+            config.backend,
+            plugins=plugins,
+            synchronous=config.synchronous,
+            lock_timeout_s=config.lock_timeout_s,
+        )
         try:
             config = attrs.evolve(config, seed=stored_seed(store, seed))
             return cls(store, config, plugins)
@@ -230,7 +239,7 @@ class Kernel:
             from agi_core.longterm import LongTermMemory, embedder_from_plugins
 
             self._long_term = LongTermMemory(
-                self.store.conn,
+                self.store.ltm_rows(),
                 self.store.path.with_name(self.store.path.name + ".ltm"),
                 lambda: embedder_from_plugins(plugins=self.plugins),
             )
@@ -267,11 +276,18 @@ class Kernel:
     def seal(self) -> None:
         """Seal the stored state (see :mod:`agi_core.seal`); incremental, in its own write transaction."""
         with self.store.tick_transaction():
-            seal_state(self.store.conn, self.journal_key)
+            self.store.seal(self.journal_key)
 
     def close(self) -> None:
+        """Stop the plugins, seal, close the stores; a plugin's failure is reported, never raised."""
+        try:
+            lifecycle.stop(self)
+        finally:
+            self._close_stores()
+
+    def _close_stores(self) -> None:
         if self.tick_count != self._opened_at_tick:
-            with contextlib.suppress(AgiError, sqlite3.Error):  # best effort: verify names the unsealed ticks
+            with contextlib.suppress(Exception):  # best effort, any backend's error: verify names the unsealed ticks
                 self.seal()
         if self._long_term is not None:
             self._long_term.close()
@@ -359,7 +375,8 @@ class Kernel:
 
     @property
     def conn(self) -> Any:
-        return self.store.conn
+        """The SQLite backend's connection (for tests and tools that inspect the file; None on other backends)."""
+        return getattr(self.store, "conn", None)
 
     def pending_intents(self) -> list[intents.Intent]:
         """Write/external calls whose intent was committed but whose receipt never was (a crash between)."""
@@ -392,6 +409,10 @@ class Kernel:
 
     def working(self) -> WorkingMemory:
         return self._working
+
+    def settings(self, plugin: str) -> dict[str, Any]:
+        """``plugin``'s settings ({key: value}): environment, else database, else declared default."""
+        return self.plugin_settings.values(plugin)
 
     # -- the tick --------------------------------------------------------------------
     def tick(self, text: str | None = None, *, source: str = "user") -> JournalRecord | None:
@@ -451,14 +472,15 @@ class Kernel:
     ) -> JournalRecord:
         externals = Externals(recorded)
         try:
-            with self.write_lock():
+            with self.write_lock(), self.plugins.recording_order() as self._hook_log:
                 record = self._tick(percept, reason, externals, command, brain)
         except BaseException:
             self.reload()
             raise
+        finally:
+            self.plugin_settings.end_tick()
         self.tick_count = record.tick
-        for _ in self.plugins.call_each("agi_after_tick", kernel=self, record=record, replaying=externals.replaying):
-            pass
+        self.plugins.after_tick(kernel=self, record=record, replaying=externals.replaying, skip=self.disabled_plugins)
         return record
 
     def _perceive(self) -> Input | None:
@@ -487,11 +509,11 @@ class Kernel:
     ) -> JournalRecord:
         tick = self.tick_count + 1
         self.tick_now_ms = begin_tick(self, percept, externals)
+        self.plugin_settings.begin_tick(externals)
         working = self._working
         before = self._brainstate(working, tick - 1)
         state = TickState(input=percept)
-        for _ in self.plugins.call_each("agi_before_tick", kernel=self, state=state):
-            pass
+        self.plugins.before_tick(kernel=self, state=state, skip=self.disabled_plugins)
         state = attrs.evolve(state, recalled=self._recall(working))
         ctx = ReasonContext(
             state=state,
@@ -502,6 +524,7 @@ class Kernel:
             externals=externals,
             long_term=lambda query, k: self.recall_long_term(query, k, externals),
             council=self._council,
+            read_tool=lambda name, args: self._read_tool(name, args, externals),
         )
         modules = self._module_tick = ModuleTick(
             self.modules,
@@ -519,7 +542,10 @@ class Kernel:
         decision = reason(ctx)
         ctx.closed = True
         decision = self._plan(decision)
-        observation, final_output = self._act(decision.action, decision.final_output, externals)
+        if decision.acted is not None:  # a read tool the brain already ran (and answered from)
+            observation, final_output = decision.acted, decision.final_output
+        else:
+            observation, final_output = self._act(decision.action, decision.final_output, externals)
         if command is None and self.modules:
             outcome = {
                 "final_output": final_output,
@@ -558,6 +584,7 @@ class Kernel:
             degraded=decision.degraded,
             brain=brain,
             modules=modules.log,
+            hook_order=lifecycle.hook_order(self, self._hook_log),
         )
         self._store(tick, record, percept, working)
         fault_point("tick.before_commit")
@@ -583,6 +610,7 @@ class Kernel:
                 plan=Plan(steps=steps[:PLAN_STEPS_MAX]),
                 final_output=text,
                 action=Action(type="response", name="respond", args={"text": text}),
+                acted=None,
             )
         return attrs.evolve(decision, plan=Plan(steps=steps, current_index=len(steps) - 1))
 
@@ -603,6 +631,36 @@ class Kernel:
             args = resolve_positional(tool, action.args)
         except ToolError as exc:
             return Observation(success=False, error=str(exc)), f"{tool.name} failed: {exc}"
+        tick = self.tick_count + 1
+        observation = self._observe(tool, args, externals)
+        if observation.payload.get("intent") == "pending":
+            due = intents.record(self, tick, tool.name, observation.payload["args"])
+            if not externals.replaying:
+                self.inflight.hold(tick)  # before the commit: other processes see it running, not orphaned
+                self._due = due
+            return observation, f"{tool.name}: intent recorded at tick {tick}; it runs once the tick is stored"
+        if observation.success:
+            shown = {k: v for k, v in observation.payload.items() if k != "policy"}
+            return observation, f"{tool.name}: {dumps(shown)}"
+        return observation, f"{tool.name} failed: {observation.error}"
+
+    def _read_tool(self, name: str, args: dict[str, Any], externals: Externals) -> Observation:
+        """A ``read`` tool run during reason (:meth:`ReasonContext.run_read_tool`), as :meth:`_act` runs it."""
+        tool = self.tools.get(name)
+        if tool is None:
+            return Observation(success=False, error=f"there is no tool named {name!r}")
+        if tool.effect != "read":
+            return Observation(
+                success=False, error=f"{tool.effect} tool {name!r} runs only through its intent, after the tick commits"
+            )
+        try:
+            resolved = resolve_positional(tool, args)
+        except ToolError as exc:
+            return Observation(success=False, error=str(exc))
+        return self._observe(tool, resolved, externals)
+
+    def _observe(self, tool: Tool, args: dict[str, Any], externals: Externals) -> Observation:
+        """The observation of calling ``tool``: gated by effect, isolated, timed, recorded as ``tool_observation``."""
         context = ToolContext(
             workspace=self.workspace, determinism=self.determinism, live=self.config.live, externals=externals
         )
@@ -627,17 +685,7 @@ class Kernel:
         served = externals.fetch("tool_observation", run_tool)
         if externals.replaying or receipt is not None:
             self.determinism.counter += served["draws"]
-        observation = from_data({k: v for k, v in served.items() if k != "draws"}, Observation)
-        if observation.payload.get("intent") == "pending":
-            due = intents.record(self, tick, tool.name, observation.payload["args"])
-            if not externals.replaying:
-                self.inflight.hold(tick)  # before the commit: other processes see it running, not orphaned
-                self._due = due
-            return observation, f"{tool.name}: intent recorded at tick {tick}; it runs once the tick is stored"
-        if observation.success:
-            shown = {k: v for k, v in observation.payload.items() if k != "policy"}
-            return observation, f"{tool.name}: {dumps(shown)}"
-        return observation, f"{tool.name} failed: {observation.error}"
+        return from_data({k: v for k, v in served.items() if k != "draws"}, Observation)
 
     def _remember(
         self, working: WorkingMemory, percept: Input, reply: str, decision: Decision, observation: Observation

@@ -155,7 +155,8 @@ class JournalRecord:
     """Everything one tick did, stored in the tick's own transaction.
 
     The eleven fields of rulebook §5 are compared exactly by replay; ``externals`` holds
-    what came from outside the kernel so replay can serve it back.
+    what came from outside the kernel so replay can serve it back. ``hook_order`` lists,
+    per hook that ran in the tick, its plugins in call order (compared by replay too).
     """
 
     tick: int = attrs.field(metadata=_schema(minimum=1))
@@ -182,6 +183,7 @@ class JournalRecord:
     modules: dict[str, JSON] = attrs.field(factory=dict)
     """The cognitive modules of the tick: ``order`` (run order) and ``calls`` (per module and phase:
     ``output`` and ``state`` writes, or ``skipped`` with the reason); empty when no module is loaded."""
+    hook_order: dict[str, list[str]] = attrs.field(factory=dict)
 
 
 REPLAY_FIELDS: tuple[str, ...] = (
@@ -197,5 +199,3 @@ REPLAY_FIELDS: tuple[str, ...] = (
     "brainstate_before",
     "brainstate_after",
 )
-MODULE_REPLAY_FIELDS: tuple[str, ...] = ("modules",)
-"""Compared by replay too, when the journal record has them (records from before modules lack them)."""

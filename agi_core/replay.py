@@ -21,7 +21,7 @@ import orjson
 
 from agi_core.errors import PluginError, ReplayMismatch
 from agi_core.memory import blobs
-from agi_core.model import MODULE_REPLAY_FIELDS, REPLAY_FIELDS
+from agi_core.model import REPLAY_FIELDS
 from agi_core.plugins import Plugins, load_plugins
 from agi_core.serialization import dumps, to_data
 
@@ -66,9 +66,13 @@ class ReplayReport:
         return f"replay equal: {self.ticks} ticks ({self.first_tick}..{last}), {len(REPLAY_FIELDS)} fields each"
 
 
+RECORDED_SINCE: tuple[str, ...] = ("hook_order", "modules")  # compared too, in records that have them (newer journals)
+
+
 def compare(recorded: dict[str, Any], actual: dict[str, Any]) -> Mismatch | None:
-    """The first of the eleven fields (then the modules' outputs, when recorded) whose canonical JSON differs."""
-    for field in (*REPLAY_FIELDS, *(f for f in MODULE_REPLAY_FIELDS if f in recorded)):
+    """The first of the eleven fields (then ``hook_order`` and ``modules``, when recorded) whose JSON differs."""
+    fields = (*REPLAY_FIELDS, *(field for field in RECORDED_SINCE if field in recorded))
+    for field in fields:
         if dumps(recorded.get(field)) != dumps(actual.get(field)):
             return Mismatch(int(recorded["tick"]), field, recorded.get(field), actual.get(field))
     return None
@@ -94,8 +98,9 @@ def replay_records(
     files: Path | None = None,
     resolve: Callable[[Any], Any] | None = None,
     key_file: Path | None = None,
+    backend: str = "sqlite",
 ) -> ReplayReport:
-    """Replay journal ``records`` after the state in ``start`` (a checkpoint file).
+    """Replay journal ``records`` after the state in ``start`` (a checkpoint file), on ``backend``.
 
     Records are dicts, or the JSON text as stored; with the text, a replayed tick whose
     canonical JSON is byte-identical needs no field-by-field comparison. ``files`` is the
@@ -115,7 +120,12 @@ def replay_records(
         if files is not None and files.is_dir():
             shutil.copytree(files, db.with_name(db.name + ".state"))
         kernel = Kernel.open(
-            db, seed=seed, plugins=plugins or load_plugins(), synchronous="OFF", workspace=Path(scratch) / "workspace"
+            db,
+            seed=seed,
+            plugins=plugins or load_plugins(),
+            synchronous="OFF",
+            workspace=Path(scratch) / "workspace",
+            backend=backend,
         )
         first, count = kernel.tick_count + 1, 0
         try:
@@ -143,22 +153,35 @@ def replay_records(
 
 
 def replay(
-    db: str | Path, *, seed: str | None = None, plugins: Plugins | None = None, checkpoint: str | None = None
+    db: str | Path,
+    *,
+    seed: str | None = None,
+    plugins: Plugins | None = None,
+    checkpoint: str | None = None,
+    backend: str = "sqlite",
 ) -> ReplayReport:
-    """Replay the journal of the agent database ``db`` (from a checkpoint, if named) with its stored seed."""
+    """Replay the journal of the agent database ``db`` (from a checkpoint, if named) with its stored seed.
+
+    The replay runs on ``backend`` too; starting from a checkpoint needs SQLite (its copy is a file).
+    """
     from agi_core.checkpoints import checkpoint_file
     from agi_core.determinism import Determinism
     from agi_core.errors import ConfigError
     from agi_core.journal_key import key_path
     from agi_core.kernel import stored_seed
+    from agi_core.memory.opening import open_backend
     from agi_core.memory.sqlite_store import SqliteStore
 
-    store = SqliteStore(db)
+    store = open_backend(db, backend, plugins=plugins)
     try:
         seed = stored_seed(store, seed)
         if store.meta_get("seed_check") not in (None, Determinism(seed).sign("agi-seed-check")):
             raise ConfigError(f"{db} was created with another seed; replay it with the same --seed")
-        start = checkpoint_file(store, checkpoint) if checkpoint else None
+        if checkpoint and not isinstance(store, SqliteStore):
+            raise ConfigError(
+                f"replay from a checkpoint needs the sqlite backend, not {backend!r}; replay from the start"
+            )
+        start = checkpoint_file(store, checkpoint) if checkpoint and isinstance(store, SqliteStore) else None
         records = [text for _tick, _id, text, _chain in store.journal_rows()]
         return replay_records(
             records,
@@ -168,6 +191,7 @@ def replay(
             files=Path(db).with_name(Path(db).name + ".state"),
             resolve=lambda data: blobs.resolve(data, store.get_blob),
             key_file=key_path(Path(db)),
+            backend=backend,
         )
     finally:
         store.close()

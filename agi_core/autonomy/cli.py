@@ -77,6 +77,8 @@ def run_follow(
     stdin = StdinReader(stream, kernel.config.max_input_bytes) if stream is not None else None
     stop = threading.Event()
     with stop_on_signals(stop):
+        if clock_every_ms is None:  # no --clock-every: the sensors plugin's clock_every_s setting
+            clock_every_ms = getattr(kernel.sensors.get("clock"), "configured_ms", None)
         loop = Follow(
             kernel, stdin=stdin, clock_every_ms=clock_every_ms, maintain_every_ms=maintain_every_ms, stop=stop
         )

@@ -3,13 +3,14 @@
 Every semantic read and write goes through :class:`ReasonContext`, which records it
 (``sem_reads``, ``sem_writes``) and mints evidence items for claims to cite. Evidence and
 claim ids are derived from their content (:func:`content_id`), never from their position:
-the same read gives the same id in any tick, in any order, on replay.
+the same read gives the same id in any tick, in any order, on replay. A brain that
+needs a ``read`` tool's result before it answers calls :meth:`ReasonContext.run_read_tool`:
+the kernel runs it exactly as it acts (policy, isolation, timeout, recorded observation).
 """
 
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -18,12 +19,12 @@ import attrs
 from agi_core.errors import AgiError, StorageError
 from agi_core.externals import Externals
 from agi_core.memory.keys import make_key
-from agi_core.model import Action, Plan, RouterDecision, SemanticEntry, SemanticRead, TickState
+from agi_core.model import Action, Observation, Plan, RouterDecision, SemanticEntry, SemanticRead, TickState
 from agi_core.serialization import dumps
 
 if TYPE_CHECKING:
     from agi_core.determinism import Determinism
-    from agi_core.memory.sqlite_store import SqliteStore
+    from agi_core.memory.backend import MemoryBackend
 
 
 CONTENT_ID_CHARS = 12
@@ -59,6 +60,9 @@ class Decision:
     plan: Plan
     degraded: list[str] = attrs.field(factory=list)
     focus: str | None = None
+    #: the observation of ``action`` when the brain already ran it during reason
+    #: (:meth:`ReasonContext.run_read_tool`); the kernel then does not run it again
+    acted: Observation | None = None
 
 
 class ContextClosed(AgiError):
@@ -69,11 +73,12 @@ class ContextClosed(AgiError):
 class ReasonContext:
     state: TickState
     tick: int
-    store: SqliteStore
+    store: MemoryBackend
     determinism: Determinism
     synonyms: Mapping[str, str]
     externals: Externals = attrs.field(factory=Externals)
     long_term: Callable[[str, int], list[dict[str, Any]]] | None = None
+    read_tool: Callable[[str, dict[str, Any]], Observation] | None = None
     sem_reads: list[dict[str, Any]] = attrs.field(factory=list)
     sem_writes: list[dict[str, Any]] = attrs.field(factory=list)
     evidence_items: list[dict[str, Any]] = attrs.field(factory=list)
@@ -115,7 +120,7 @@ class ReasonContext:
         try:
             with self.store.savepoint("sem_write"):
                 self.store.sem_write(entry, self.tick)
-        except (StorageError, sqlite3.Error) as exc:
+        except StorageError as exc:  # the backend's failure to store (F5)
             self.sem_writes.append({"key": key, "value": value, "ok": False, "error": str(exc)})
             return False
         self.sem_writes.append({"key": key, "value": value, "ok": True, "updated_at": entry.updated_at})
@@ -137,6 +142,17 @@ class ReasonContext:
 
         members = DEFAULT_MEMBERS if self.council is None else self.council
         return convene(reply, claims, self.evidence_items, members)
+
+    def run_read_tool(self, name: str, args: dict[str, Any]) -> Observation:
+        """Run the ``read`` tool ``name`` now, through the kernel (recorded; replay serves it).
+
+        Only ``read`` tools: a write/external call must go through its intent, after the
+        commit, so it is refused here (a failed observation, nothing runs).
+        """
+        self._check_open()
+        if self.read_tool is None:
+            return Observation(success=False, error="this tick cannot run tools during reason")
+        return self.read_tool(name, args)
 
     def evidence_for(self, key: str) -> str | None:
         """The id of the evidence item a claim about ``key`` can cite, if any."""

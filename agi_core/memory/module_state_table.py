@@ -1,8 +1,10 @@
 """The ``module_state`` table of the SQLite backend (migration ``m012_module_state``).
 
 One row per ``(module, key)``: a cognitive module's own persistent state, its value as
-canonical JSON and the tick that wrote it. Writes happen inside a tick's transaction, so
-checkpoints, rollback, replay and the seal cover module state like any other table.
+canonical JSON and the tick that wrote it. :class:`~agi_core.memory.sqlite_store.SqliteStore`
+serves :class:`~agi_core.memory.backend.ModuleStateStore` with these functions. Writes happen
+inside a tick's transaction, so checkpoints, rollback, replay and the seal cover module state
+like any other table.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from agi_core.errors import ValidationError
-from agi_core.memory import module_state_table
+from agi_core.memory.backend import ModuleStateStore
 from agi_core.modules.state import dump_state
 
 
@@ -20,7 +20,7 @@ def modules(ctx: click.Context, as_json: bool) -> None:
     if ctx.invoked_subcommand is not None:
         return
     kernel = ctx.obj.open_kernel(warn=False)
-    sizes = module_state_table.sizes(kernel.store.conn)
+    sizes = kernel.store.module_state_sizes() if isinstance(kernel.store, ModuleStateStore) else {}
     rows = [
         {
             "name": module.name,
@@ -53,7 +53,7 @@ def show(state: Any, name: str, as_json: bool) -> None:
     """Print module NAME's stored state (key = value, or --json)."""
     kernel = state.open_kernel(warn=False)
     known = [module.name for module in kernel.modules]
-    stored = dump_state(kernel.store.conn, name)
+    stored = dump_state(kernel.store, name)
     if name not in known and not stored:
         raise ValidationError(f"no module named {name!r}; installed: {', '.join(known) or 'none'} (see agi modules)")
     if as_json:

@@ -143,7 +143,7 @@ class ModuleTick:
         def check_open() -> None:
             holder[0].check_open()
 
-        own = ModuleState(self.reason.store.conn, module.name, self.reason.tick, module.validator, check_open)
+        own = ModuleState(self.reason.store, module.name, self.reason.tick, module.validator, check_open)
         ctx = ModuleContext(
             module=module.name,
             phase=phase,

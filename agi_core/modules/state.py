@@ -8,8 +8,8 @@ runner skips the module for the tick and the tick goes on.
 
 from __future__ import annotations
 
+import contextlib
 import copy
-import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -18,7 +18,7 @@ import jsonschema
 import orjson
 
 from agi_core.errors import ValidationError
-from agi_core.memory import module_state_table as table
+from agi_core.memory.backend import ModuleStateStore
 from agi_core.serialization import dumps
 
 MAX_KEY_CHARS = 200
@@ -41,16 +41,17 @@ class ModuleState:
 
     def __init__(
         self,
-        conn: sqlite3.Connection,
+        store: Any,
         module: str,
         tick: int,
         validator: jsonschema.protocols.Validator | None,
         check_open: Callable[[], None],
     ) -> None:
-        self._conn, self.module, self._tick = conn, module, tick
+        self._store, self.module, self._tick = store, module, tick
+        self._backend: Any = store  # the same object, typed as the whole backend (savepoints)
         self._validator, self._check_open = validator, check_open
         self.writes: list[dict[str, Any]] = []
-        self._savepoint = False  # opened at the first write, so a call that only reads costs no SQL
+        self._savepoint: contextlib.ExitStack | None = None  # opened at the first write: reads cost nothing
         self._lock = threading.Lock()  # a write and the end of the call never interleave
         self._closed = False
 
@@ -65,28 +66,31 @@ class ModuleState:
             raise ModuleStateError(f"module {self.module!r}: its call has ended (timed out); the write is refused")
 
     def _begin(self) -> None:
-        if not self._savepoint:
-            self._conn.execute("SAVEPOINT agi_module")
-            self._savepoint = True
+        if not isinstance(self._store, ModuleStateStore):
+            raise ModuleStateError(f"module {self.module!r}: this memory backend keeps no module state; use sqlite")
+        if self._savepoint is None:  # the store is a whole MemoryBackend: it has savepoint()
+            self._savepoint = contextlib.ExitStack()
+            self._savepoint.enter_context(self._backend.savepoint("agi_module"))
 
     def keep(self) -> None:
         """The call succeeded: its writes join the tick's transaction."""
-        if self._savepoint:
-            self._conn.execute("RELEASE agi_module")
-            self._savepoint = False
+        if self._savepoint is not None:
+            self._savepoint.close()
+            self._savepoint = None
 
     def undo(self) -> None:
         """The call failed: its writes are undone (and not journaled)."""
-        if self._savepoint:
-            self._conn.execute("ROLLBACK TO agi_module")
-            self._conn.execute("RELEASE agi_module")
-            self._savepoint = False
+        if self._savepoint is not None:
+            self._savepoint.__exit__(ModuleStateError, ModuleStateError("undone"), None)  # rolls the savepoint back
+            self._savepoint = None
         self.writes.clear()
 
     def get(self, key: str, default: Any = None) -> Any:
         self._check_open()
-        text = table.get_value(self._conn, self.module, key)
-        return default if text is None else orjson.loads(text)
+        if not isinstance(self._store, ModuleStateStore):
+            return default
+        value = self._store.module_state_get(self.module, key)
+        return default if value is None else value
 
     def put(self, key: str, value: Any) -> None:
         """Store ``value`` under ``key``; :class:`ModuleStateError` if it is not JSON or breaks the schema."""
@@ -115,24 +119,25 @@ class ModuleState:
                     "store a value its state_schema allows"
                 )
         self._begin()
-        table.put_value(self._conn, self.module, key, text, self._tick)
-        self.writes.append({"key": key, "value": orjson.loads(text)})
+        stored = orjson.loads(text)
+        self._store.module_state_put(self.module, key, stored, self._tick)
+        self.writes.append({"key": key, "value": stored})
 
     def delete(self, key: str) -> bool:
         with self._lock:
             self._writable()
             self._begin()
-            deleted = table.delete_value(self._conn, self.module, key)
+            deleted = self._store.module_state_delete(self.module, key)
             if deleted:
                 self.writes.append({"key": key, "deleted": True})
             return deleted
 
     def items(self) -> Iterator[tuple[str, Any]]:
         self._check_open()
-        for key, text in table.items(self._conn, self.module):
-            yield key, orjson.loads(text)
+        if isinstance(self._store, ModuleStateStore):
+            yield from self._store.module_state_items(self.module)
 
 
-def dump_state(conn: sqlite3.Connection, module: str) -> dict[str, Any]:
+def dump_state(store: Any, module: str) -> dict[str, Any]:
     """A module's whole state as a dict (``agi modules show``)."""
-    return {key: orjson.loads(text) for key, text in table.items(conn, module)}
+    return dict(store.module_state_items(module)) if isinstance(store, ModuleStateStore) else {}

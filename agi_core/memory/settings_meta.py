@@ -1,0 +1,33 @@
+"""Plugin settings stored in the ``meta`` table, one row per value: ``plugin_setting:PLUGIN:KEY`` -> JSON.
+
+Meta rows are written in the tick's transaction (the ``config_set``/``config_unset`` kernel
+commands) and sealed, checkpointed, rolled back and replayed with the rest of the agent.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+if TYPE_CHECKING:
+    from agi_core.memory.backend import MetaStore
+
+PREFIX = "plugin_setting:"
+
+
+def stored_settings(store: MetaStore) -> dict[str, dict[str, Any]]:
+    """``{plugin: {key: value}}`` of every stored setting."""
+    found: dict[str, dict[str, Any]] = {}
+    for name, value in store.meta_items(PREFIX):
+        plugin, _, key = name[len(PREFIX) :].partition(":")
+        found.setdefault(plugin, {})[key] = orjson.loads(value)
+    return found
+
+
+def put_setting(store: MetaStore, plugin: str, key: str, value: Any) -> None:
+    store.meta_set(f"{PREFIX}{plugin}:{key}", orjson.dumps(value).decode())
+
+
+def delete_setting(store: MetaStore, plugin: str, key: str) -> bool:
+    return store.meta_delete(f"{PREFIX}{plugin}:{key}")
