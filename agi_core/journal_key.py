@@ -60,7 +60,7 @@ def load(store: MemoryBackend, seed: str) -> JournalKey:
             f"journal key {path} is missing; restore that file (mode 0600) or set {KEY_ENV} to the key "
             f"{store.path} was created with"
         )
-    elif store.last_chain():
+    elif store.last_chain():  # journal rows, from before journal keys
         key = JournalKey(seed.encode("utf-8"), "the seed (a database created before journal keys)")
         _record(store, key, legacy=True)
         return key

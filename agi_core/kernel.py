@@ -36,7 +36,7 @@ from agi_core.journal import HEAD, head_value
 from agi_core.memory.backend import MemoryBackend
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
-from agi_core.memory.opening import open_backend
+from agi_core.memory.open_backend import open_store
 from agi_core.model import (
     PLAN_STEPS_MAX,
     RECENT_TURNS_MAX,
@@ -162,7 +162,7 @@ class Kernel:
         except TypeError as exc:
             raise ConfigError(f"unknown kernel option ({exc}); see agi_core.KernelConfig for the options") from None
         plugins = plugins or load_plugins()
-        store = open_backend(
+        store = open_store(
             path,
             config.backend,
             plugins=plugins,
@@ -274,7 +274,12 @@ class Kernel:
         return ContractCaller(self._contracts, externals, self._contract_provider)
 
     def seal(self) -> None:
-        """Seal the stored state (see :mod:`agi_core.seal`); incremental, in its own write transaction."""
+        """Seal the stored state (see :mod:`agi_core.seal`); incremental, in its own write transaction.
+
+        A backend that keeps no seal is skipped: its journal chain still holds.
+        """
+        if getattr(self.store, "seal", None) is None:
+            return
         with self.store.tick_transaction():
             self.store.seal(self.journal_key)
 
@@ -514,7 +519,7 @@ class Kernel:
         before = self._brainstate(working, tick - 1)
         state = TickState(input=percept)
         self.plugins.before_tick(kernel=self, state=state, skip=self.disabled_plugins)
-        state = attrs.evolve(state, recalled=self._recall(working))
+        state = attrs.evolve(state, recalled=self._recall(working, externals))
         ctx = ReasonContext(
             state=state,
             tick=tick,
@@ -590,10 +595,22 @@ class Kernel:
         fault_point("tick.before_commit")
         return record
 
-    def _recall(self, working: WorkingMemory) -> Recalled:
-        focus = self.store.facts(working.focus + "/", limit=RECALL_FACTS) if working.focus else []
+    def _recall(self, working: WorkingMemory, externals: Externals) -> Recalled:
+        prefix = working.focus + "/" if working.focus else ""
+        shares = getattr(self.store, "shares", None)
+        if prefix and (
+            (not externals.replaying and shares is not None and shares(prefix))
+            or externals.next_matches("shared_facts", lambda item: item.get("prefix") == prefix)
+        ):  # other agents write the backend's shared scope: what was recalled is an external, so replay sees it
+            served = externals.fetch(
+                "shared_facts",
+                lambda: {"prefix": prefix, "facts": [to_data(e) for e in self.store.facts(prefix, limit=RECALL_FACTS)]},
+            )
+            semantic = list(served["facts"])
+        else:
+            semantic = [to_data(entry) for entry in self.store.facts(prefix, limit=RECALL_FACTS)] if prefix else []
         episodic = list(self._recent_episodes)
-        return Recalled(semantic=[to_data(entry) for entry in focus], episodic=episodic, working=to_data(working))
+        return Recalled(semantic=semantic, episodic=episodic, working=to_data(working))
 
     def _plan(self, decision: Decision) -> Decision:
         """Rule 4 (replan when the last observation failed) and the 20-step limit."""

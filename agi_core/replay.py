@@ -169,17 +169,20 @@ def replay(
     from agi_core.errors import ConfigError
     from agi_core.journal_key import key_path
     from agi_core.kernel import stored_seed
-    from agi_core.memory.opening import open_backend
+    from agi_core.memory.open_backend import is_url, open_store
     from agi_core.memory.sqlite_store import SqliteStore
 
-    store = open_backend(db, backend, plugins=plugins)
+    store = open_store(db, backend, plugins=plugins)
+    if is_url(db):
+        backend = "sqlite"  # a server agent's journal replays into a scratch SQLite file
+    files = Path(store.path).with_name(Path(store.path).name + ".state")
     try:
         seed = stored_seed(store, seed)
         if store.meta_get("seed_check") not in (None, Determinism(seed).sign("agi-seed-check")):
             raise ConfigError(f"{db} was created with another seed; replay it with the same --seed")
         if checkpoint and not isinstance(store, SqliteStore):
             raise ConfigError(
-                f"replay from a checkpoint needs the sqlite backend, not {backend!r}; replay from the start"
+                f"replay from a checkpoint needs the sqlite backend, not {store.name!r}; replay from the start"
             )
         start = checkpoint_file(store, checkpoint) if checkpoint and isinstance(store, SqliteStore) else None
         records = [text for _tick, _id, text, _chain in store.journal_rows()]
@@ -188,9 +191,9 @@ def replay(
             seed=seed,
             plugins=plugins,
             start=start,
-            files=Path(db).with_name(Path(db).name + ".state"),
+            files=files,
             resolve=lambda data: blobs.resolve(data, store.get_blob),
-            key_file=key_path(Path(db)),
+            key_file=key_path(Path(store.path)),
             backend=backend,
         )
     finally:

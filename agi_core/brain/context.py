@@ -20,7 +20,7 @@ from agi_core.errors import AgiError, StorageError
 from agi_core.externals import Externals
 from agi_core.memory.keys import make_key
 from agi_core.model import Action, Observation, Plan, RouterDecision, SemanticEntry, SemanticRead, TickState
-from agi_core.serialization import dumps
+from agi_core.serialization import dumps, from_data, to_data
 
 if TYPE_CHECKING:
     from agi_core.determinism import Determinism
@@ -100,16 +100,24 @@ class ReasonContext:
     def sem_read(self, key: str) -> SemanticRead:
         """Read a fact (S7) and record the read; a hit also becomes an evidence item."""
         self._check_open()
-        result = self.store.sem_read(key)
-        self.sem_reads.append(
-            {"key": key, "exists": result.exists, "value": result.value, "last_updated": result.last_updated}
-        )
+        result = self._shared_read(key) or self.store.sem_read(key)
+        read = {"key": key, "exists": result.exists, "value": result.value, "last_updated": result.last_updated}
+        self.sem_reads.append(read if result.source is None else {**read, "source": result.source})
         if result.exists:
             item = {"source": "sem_read", "key": key, "value": result.value, "last_updated": result.last_updated}
             item = {"id": content_id("ev", item), **item}
             if all(known["id"] != item["id"] for known in self.evidence_items):
                 self.evidence_items.append(item)
         return result
+
+    def _shared_read(self, key: str) -> SemanticRead | None:
+        """A read of the backend's shared scope (other agents write it): an external, so replay serves it back."""
+        shares = getattr(self.store, "shares", None)
+        live = not self.externals.replaying and shares is not None and shares(key)
+        if not live and not self.externals.next_matches("shared_read", lambda item: item.get("key") == key):
+            return None
+        served = self.externals.fetch("shared_read", lambda: {"key": key, "read": to_data(self.store.sem_read(key))})
+        return from_data(served["read"], SemanticRead)
 
     def sem_write(self, key: str, value: Any, fact: str) -> bool:
         """Write a fact (last validated write wins); False if the backend failed (F5)."""
