@@ -89,6 +89,12 @@ def schedule_remove(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) ->
     return remove(kernel, ctx, args)
 
 
+def maintain(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    from agi_core.modules.maintenance import maintain as run_maintenance
+
+    return run_maintenance(kernel, ctx, args)
+
+
 def config_set(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
     from agi_core.settings.runtime import config_set as set_value
 
@@ -109,6 +115,7 @@ KERNEL_COMMANDS: dict[str, Handler] = {
     "receipt": receipt,
     "schedule_add": schedule_add,
     "schedule_remove": schedule_remove,
+    "maintain": maintain,
     "config_set": config_set,
     "config_unset": config_unset,
 }

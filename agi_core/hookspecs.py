@@ -302,6 +302,22 @@ def agi_register_synonyms(register: Register) -> None:
 
 
 @hookspec
+def agi_register_modules(register: Register) -> None:
+    """Register cognitive modules: objects with a `name` and any of the phase methods `perceive`,
+    `recall`, `deliberate`, `observe`, `maintain` (each called with a `ModuleContext`), plus
+    optional `priority` (lower runs first; ties by name), `state_schema` (JSON Schema of the
+    module's state object), `contracts` (the contracts it calls), `inline` and
+    `vote(claims, evidence_items)` (a seat on the council). They run in every tick in the
+    order (priority, name), isolated and under the tools' timeout, and what each returns is in
+    the journal record's `modules` field. The protocol, with a complete module: docs/modules.md.
+
+    :param register: call `register(module, name=None)` once per module.
+
+    .. versionadded:: 0.2
+    """
+
+
+@hookspec
 def agi_register_commands(cli: click.Group) -> None:
     """Add commands to the `agi` click group. Every built-in command (`run`, `chat`, `plugins`,
     `memory`) is added through this hook too. A command gets the agent of the global options

@@ -53,6 +53,8 @@ from agi_core.model import (
     TickState,
     WorkingMemory,
 )
+from agi_core.modules.protocol import load_modules
+from agi_core.modules.runner import ModuleTick
 from agi_core.plugins import Plugins, load_plugins
 from agi_core.seal import SEAL
 from agi_core.serialization import dumps, from_data, non_finite_path, to_data
@@ -121,6 +123,9 @@ class Kernel:
         sensors = plugins.collect("agi_register_sensors")
         self.sensors = {name: reg.obj for name, reg in sensors.items()}
         self.sensor_plugins = {name: reg.plugin for name, reg in sensors.items()}
+        self.modules = load_modules(plugins)  # cognitive modules, in run order (priority, name)
+        self._council = [module.obj for module in self.modules if module.votes]
+        self._module_tick: ModuleTick | None = None  # the modules of the tick under way
         self.router_agents = plugins.registry("agi_register_router_agents")
         tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.collect("agi_register_synonyms").items()}
         self.synonyms = merge_synonyms(tables)
@@ -394,6 +399,16 @@ class Kernel:
         """Close the pending intent of ``tick`` without running it: a failed receipt, journaled."""
         return intents.abandon(self, tick)
 
+    def maintain(self) -> JournalRecord:
+        """A maintenance tick (source ``maintain``): every module's ``maintain`` phase, journaled."""
+        percept = Input(raw="maintain", normalized="maintain", source="maintain")
+        return self._command_tick(percept, "maintain", {})
+
+    @property
+    def has_maintenance(self) -> bool:
+        """True when some module has a ``maintain`` phase."""
+        return any("maintain" in module.phases for module in self.modules)
+
     def get_fact(self, key: str) -> SemanticRead:
         return self.store.sem_read(check_key(key))
 
@@ -513,8 +528,22 @@ class Kernel:
             synonyms=self.synonyms,
             externals=externals,
             long_term=lambda query, k: self.recall_long_term(query, k, externals),
+            council=self._council,
             read_tool=lambda name, args: self._read_tool(name, args, externals),
         )
+        modules = self._module_tick = ModuleTick(
+            self.modules,
+            ctx,
+            working=working,
+            contracts=lambda: self.contract_caller(externals),
+            timeout_s=self.config.timeout_s,
+            report=self.plugins.report_failure,
+            now_ms=self.tick_now_ms,
+        )
+        if command is None and self.modules:
+            modules.run("perceive", state)
+            modules.run("recall", state)
+            ctx.proposals = modules.deliberate(state)
         decision = reason(ctx)
         ctx.closed = True
         decision = self._plan(decision)
@@ -522,6 +551,17 @@ class Kernel:
             observation, final_output = decision.acted, decision.final_output
         else:
             observation, final_output = self._act(decision.action, decision.final_output, externals)
+        if command is None and self.modules:
+            outcome = {
+                "final_output": final_output,
+                "action": to_data(decision.action),
+                "observation": to_data(observation),
+            }
+            modules.reason = attrs.evolve(ctx, closed=False)  # shares ctx's read/write logs; ctx stays closed
+            observed = attrs.evolve(state, action=decision.action, observation=observation)
+            modules.run("observe", observed, proposals=ctx.proposals, outcome=outcome)
+            modules.reason.closed = True
+        self._module_tick = None
         recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}
         if command:
             recorded["command"] = command
@@ -548,6 +588,7 @@ class Kernel:
             externals=recorded,
             degraded=decision.degraded,
             brain=brain,
+            modules=modules.log,
             hook_order=lifecycle.hook_order(self, self._hook_log),
         )
         self._store(tick, record, percept, working)

@@ -17,8 +17,8 @@ RECENT_TURNS_MAX = 10
 PLAN_STEPS_MAX = 20
 CANONICAL_KEY_PATTERN = r"^[a-z0-9_]+/[a-z0-9_]+/[a-z0-9_]+/[a-z0-9_]+$"
 TIMESTAMP_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$"
-INPUT_SOURCE_PATTERN = r"^(user|env|event|clock|schedule:[a-z0-9][a-z0-9_-]{0,63})$"
-"""Why a tick ran: a user line, the environment, a kernel event, the clock sensor, or a scheduled job."""
+INPUT_SOURCE_PATTERN = r"^(user|env|event|clock|maintain|schedule:[a-z0-9][a-z0-9_-]{0,63})$"
+"""Why a tick ran: a user line, the environment, a kernel event, the clock sensor, maintenance, or a scheduled job."""
 
 
 def _schema(**constraints: Any) -> dict[str, Any]:
@@ -184,6 +184,9 @@ class JournalRecord:
     externals: dict[str, JSON] = attrs.field(factory=dict)
     degraded: list[str] = attrs.field(factory=list)
     brain: str = ""
+    modules: dict[str, JSON] = attrs.field(factory=dict)
+    """The cognitive modules of the tick: ``order`` (run order) and ``calls`` (per module and phase:
+    ``output`` and ``state`` writes, or ``skipped`` with the reason); empty when no module is loaded."""
     hook_order: dict[str, list[str]] = attrs.field(factory=dict)
 
 

@@ -2,8 +2,8 @@
 
 The journal's ticks are fed to a fresh kernel (or one started from a checkpoint) in a
 scratch folder; recorded externals are served back, so no tool runs and no model is
-called. The rulebook's eleven fields are compared exactly; the first difference stops
-the replay with its tick, field and both values.
+called. The rulebook's eleven fields, then the modules' outputs (``modules``), are compared
+exactly; the first difference stops the replay with its tick, field and both values.
 """
 
 from __future__ import annotations
@@ -66,11 +66,11 @@ class ReplayReport:
         return f"replay equal: {self.ticks} ticks ({self.first_tick}..{last}), {len(REPLAY_FIELDS)} fields each"
 
 
-RECORDED_SINCE: tuple[str, ...] = ("hook_order",)  # compared too, in records that have them (newer journals)
+RECORDED_SINCE: tuple[str, ...] = ("hook_order", "modules")  # compared too, in records that have them (newer journals)
 
 
 def compare(recorded: dict[str, Any], actual: dict[str, Any]) -> Mismatch | None:
-    """The first of the eleven fields (then ``hook_order``, when recorded) whose canonical JSON differs, if any."""
+    """The first of the eleven fields (then ``hook_order`` and ``modules``, when recorded) whose JSON differs."""
     fields = (*REPLAY_FIELDS, *(field for field in RECORDED_SINCE if field in recorded))
     for field in fields:
         if dumps(recorded.get(field)) != dumps(actual.get(field)):

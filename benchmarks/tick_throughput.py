@@ -11,6 +11,14 @@ SqliteSaver. Setup (LangGraph lives only in the benchmark environment):
     benchmarks/.env/bin/pip install --no-deps -e .
     benchmarks/.env/bin/python benchmarks/tick_throughput.py --ticks 10000
 
+``--modules N`` measures the cost of cognitive modules: the mixed script with 0 and with N
+(default 6) instances of a realistic module using every tick phase (own state read and
+written, facts read through the tick, a contract called, a proposal made), in the same run,
+with the ratio of the median tick; a third row has the N modules marked ``inline`` (run in
+the tick's thread, no timeout):
+
+    python benchmarks/tick_throughput.py --modules 6 [--module-ticks 2000]
+
 It also measures, with agi-core alone (no LangGraph needed): the per-tick cost with 100,
 10k and 100k facts under the focus entity (the 100-fact run is the baseline, goal: flat
 within 20%), and the storage bytes per tick (database growth / ticks) for short inputs and
@@ -225,6 +233,92 @@ def bench_fact_scale(folder: Path, sizes: list[int], ticks: int) -> dict[str, An
     return rows
 
 
+class BenchModule:
+    """A realistic module: every phase, its own state, facts read through the tick, one contract call."""
+
+    priority = 100
+    contracts = ("dialogue_state",)
+    state_schema = {  # noqa: RUF012 - a plain module attribute, read once at registration
+        "type": "object",
+        "properties": {"seen": {"type": "integer", "minimum": 0}, "last": {"type": "string"}},
+        "additionalProperties": False,
+    }
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def perceive(self, ctx: Any) -> dict[str, Any]:
+        seen = ctx.own.get("seen", 0) + 1
+        ctx.own.put("seen", seen)
+        return {"seen": seen}
+
+    def recall(self, ctx: Any) -> dict[str, Any]:
+        return {"facts": len(ctx.memory.facts("user/person/self/", limit=3))}
+
+    def deliberate(self, ctx: Any) -> Any:
+        from agi_core.modules import Belief, Candidate, Proposals
+
+        outcome = ctx.contracts.call("dialogue_state", {"text": ctx.text})
+        return Proposals(
+            beliefs=[Belief("dialogue_state", outcome.source, 0.5)],
+            candidates=[Candidate(f"{self.name} heard {len(ctx.text)} characters", score=0.1)],
+        )
+
+    def observe(self, ctx: Any) -> dict[str, Any]:
+        ctx.own.put("last", ctx.outcome["final_output"][:80])
+        return {"ok": ctx.outcome["observation"]["success"]}
+
+    def maintain(self, ctx: Any) -> dict[str, Any]:
+        return {"seen": ctx.own.get("seen", 0)}
+
+
+def modules_plugin(count: int, *, inline: bool = False) -> Any:
+    """A plugin object registering ``count`` :class:`BenchModule` instances through the real hook."""
+    from agi_core.hookspecs import hookimpl
+
+    class Plugin:
+        @hookimpl
+        def agi_register_modules(self, register: Any) -> None:
+            for i in range(count):
+                module = BenchModule(f"bench_module_{i}")
+                module.inline = inline  # type: ignore[attr-defined]
+                register(module)
+
+    return Plugin()
+
+
+def bench_modules(folder: Path, count: int, ticks: int) -> dict[str, Any]:
+    """Per-tick cost of the mixed script with 0 modules (the base), ``count`` modules, and ``count`` inline ones."""
+    from agi_core import Kernel, Plugins
+
+    rows: dict[str, Any] = {}
+    for label, loaded, inline in (("0", 0, False), (str(count), count, False), (f"{count} inline", count, True)):
+        plugins = Plugins.builtins(modules_plugin(loaded, inline=inline))
+        path = folder / f"modules_{label.replace(' ', '_')}.db"
+        with Kernel.open(path, seed="bench", plugins=plugins, synchronous="NORMAL") as k:
+            assert len([m for m in k.modules if m.phases]) == loaded
+            k.tick("warm up")  # loads the contract registry once
+            latencies = []
+            for i in range(ticks):
+                start = time.perf_counter()
+                k.tick(SCRIPT[i % len(SCRIPT)])
+                latencies.append(time.perf_counter() - start)
+        rows[label] = _summary(latencies)
+    base = rows["0"]["p50_ms"]
+    for row in rows.values():
+        row["p50_ratio_vs_first"] = row["p50_ms"] / base
+    return rows
+
+
+def print_modules(rows: dict[str, Any]) -> None:
+    print(f"{'modules loaded':<20}{'ticks/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'p50 ratio':>11}")
+    for label, row in rows.items():
+        print(
+            f"{label:<20}{row['ticks_per_s']:>10.0f}{row['p50_ms']:>10.3f}{row['p99_ms']:>10.3f}"
+            f"{row['p50_ratio_vs_first']:>10.2f}x"
+        )
+
+
 def _db_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in (path, path.with_name(path.name + "-wal")) if p.exists())
 
@@ -286,8 +380,15 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--quick", action="store_true", help="only the fact-scale and storage figures, small (< 60 s)")
     parser.add_argument("--scale-ticks", type=int, default=None, help="ticks per fact-scale size (default 2000)")
+    parser.add_argument("--modules", type=int, default=None, metavar="N", help="only: 0 vs N modules loaded")
+    parser.add_argument("--module-ticks", type=int, default=2000, help="ticks per module count (default 2000)")
     args = parser.parse_args()
     results: dict[str, Any] = {"ticks": args.ticks}
+    if args.modules is not None:
+        with tempfile.TemporaryDirectory() as folder:
+            results["modules"] = bench_modules(Path(folder), args.modules, args.module_ticks)
+        print(json.dumps(results["modules"], indent=2)) if args.json else print_modules(results["modules"])
+        return 0
     with tempfile.TemporaryDirectory() as folder:
         scale_ticks = args.scale_ticks or (500 if args.quick else 2000)
         results["fact_scale"] = bench_fact_scale(Path(folder), [100, 10_000, 100_000], scale_ticks)

@@ -218,6 +218,19 @@ class FakeJobsUnordered(SqliteStore):
         return super().all_jobs()[::-1]
 
 
+class FakeModuleStateShared(SqliteStore):
+    """Keeps module state in one namespace: every module sees the others' keys."""
+
+    def module_state_put(self, module: str, key: str, value: Any, tick: int = 0) -> None:
+        super().module_state_put("shared", key, value, tick)
+
+    def module_state_get(self, module: str, key: str) -> Any | None:
+        return super().module_state_get("shared", key)
+
+    def module_state_items(self, module: str) -> list[tuple[str, Any]]:
+        return super().module_state_items("shared")
+
+
 class FakeMetaFirstWins(SqliteStore):
     """Keeps the first value of a meta key."""
 
@@ -277,6 +290,7 @@ FAKES = {
     "fake_intents_by_insertion": FakeIntentsByInsertion,
     "fake_jobs_unordered": FakeJobsUnordered,
     "fake_meta_first_wins": FakeMetaFirstWins,
+    "fake_module_state_shared": FakeModuleStateShared,
     "fake_working_merges": FakeWorkingMerges,
 }
 

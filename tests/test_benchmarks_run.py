@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,3 +25,24 @@ def test_concurrency_benchmark_runs_and_loses_nothing():
         (5, 0, 0, True, True),
         (10, 0, 0, True, True),
     ], rows
+
+
+def test_tick_throughput_modules_option_runs_with_and_without_modules():
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "tick_throughput.py"),
+            "--modules",
+            "2",
+            "--module-ticks",
+            "3",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert sorted(json.loads(done.stdout)) == ["0", "2", "2 inline"]

@@ -69,7 +69,7 @@ def test_facts_goals_and_why_after_ticks(tmp_path):
         'tick 3: "what is the capital of France?"',
         "router: knowledge_agent (matched_R3_knowledge)",
         "selected agents: knowledge_agent",
-        'evidence: ev1: sem_read world/entity/france/capital = "Paris"',
+        'evidence: ev-80b723c1150c: sem_read world/entity/france/capital = "Paris"',
         "council: evidence_check approve (every claim cites a SEM read); "
         "value_check approve (claimed values equal the SEM values)",
         "action: reply",

@@ -302,3 +302,26 @@ def test_hook_agi_stop_plugin(tmp_path):
         kernel.tick("2+2")
         assert seen == []
     assert seen == [(2, 2)]
+
+
+def test_hook_agi_register_modules(tmp_path):
+    class Counter:
+        name = "counter"
+
+        def observe(self, ctx):
+            ctx.own.put("ticks", ctx.own.get("ticks", 0) + 1)
+
+    class Plugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(Counter())
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        kernel.tick("2 + 3")
+        record = kernel.tick("2 + 4")
+        assert record.modules == {
+            "order": ["sem_council", "counter"],
+            "calls": [
+                {"module": "counter", "phase": "observe", "output": None, "state": [{"key": "ticks", "value": 2}]}
+            ],
+        }

@@ -48,7 +48,7 @@ def test_a_plugin_whose_registration_hook_raises_is_listed_as_failed(tmp_path, p
     agents = sorted(builtin_plugins().registry("agi_register_router_agents"))
     stage0 = lines.index("stage0 0.1.0 (built-in)")
     shown = ", ".join(agents[:8]) + (f", … ({len(agents)} in all)" if len(agents) > 8 else "")
-    assert lines[stage0 + 1 : stage0 + 3] == ["  brains: stage0", f"  router agents: {shown}"]
+    assert lines[stage0 + 1 : stage0 + 4] == ["  brains: stage0", "  modules: sem_council", f"  router agents: {shown}"]
     assert {"math_agent", "tool_agent", "generic_agent"} <= set(agents)
 
 

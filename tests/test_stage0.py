@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
+from agi_core.brain.context import content_id
 from agi_core.brain.messages import F1_SEM_MISS, F3_NO_AGENT, F4_AGENT_FAILURE, F5_SEM_WRITE_FAILURE
 from agi_core.hookspecs import hookimpl
+from agi_core.serialization import dumps
 from agi_core.testing import open_kernel
 
 DIALOGUE = [
@@ -59,16 +63,12 @@ def test_read_records_sem_read_claim_evidence_and_votes(agi_kernel):
     record = agi_kernel.tick("what is the capital of France?")
     key = "world/entity/france/capital"
     assert [(r["key"], r["exists"], r["value"]) for r in record.sem_reads] == [(key, True, "Paris")]
-    assert record.evidence_items[0]["key"] == key
-    assert record.claims == [
-        {
-            "id": "c1",
-            "key": key,
-            "value": "Paris",
-            "text": record.final_output,
-            "evidence": record.evidence_items[0]["id"],
-        }
-    ]
+    evidence = {"source": "sem_read", "key": key, "value": "Paris", "last_updated": record.sem_reads[0]["last_updated"]}
+    # ids are derived from content (sha256 of the canonical JSON), never from position
+    assert record.evidence_items == [{"id": content_id("ev", evidence), **evidence}]
+    claim = {"key": key, "value": "Paris", "text": record.final_output, "evidence": record.evidence_items[0]["id"]}
+    assert record.claims == [{"id": content_id("cl", claim), **claim}]
+    assert content_id("cl", claim) == "cl-" + hashlib.sha256(dumps(claim).encode()).hexdigest()[:12]
     assert [(v["voter"], v["vote"]) for v in record.council_votes] == [
         ("evidence_check", "approve"),
         ("value_check", "approve"),

@@ -63,7 +63,9 @@ def schedule_remove(state: Any, name: str) -> None:
     click.echo(state.open_kernel().command("schedule_remove", {"name": name}).final_output)
 
 
-def run_follow(state: Any, options: dict[str, Any], clock_every_ms: int | None, jsonl: bool) -> None:
+def run_follow(
+    state: Any, options: dict[str, Any], clock_every_ms: int | None, jsonl: bool, maintain_every_ms: int | None = None
+) -> None:
     """Run the follow loop until SIGINT or SIGTERM; the tick under way finishes first."""
     import threading
 
@@ -77,7 +79,9 @@ def run_follow(state: Any, options: dict[str, Any], clock_every_ms: int | None, 
     with stop_on_signals(stop):
         if clock_every_ms is None:  # no --clock-every: the sensors plugin's clock_every_s setting
             clock_every_ms = getattr(kernel.sensors.get("clock"), "configured_ms", None)
-        loop = Follow(kernel, stdin=stdin, clock_every_ms=clock_every_ms, stop=stop)
+        loop = Follow(
+            kernel, stdin=stdin, clock_every_ms=clock_every_ms, maintain_every_ms=maintain_every_ms, stop=stop
+        )
         click.echo("agi: following; SIGINT (Ctrl-C) or SIGTERM stops after the current tick", err=True)
         for record in loop.run():
             click.echo(dumps(to_data(record)) if jsonl else record.final_output)

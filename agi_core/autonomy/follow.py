@@ -3,8 +3,11 @@
 Each turn of the loop reads the clock once (the kernel records that reading in the tick
 it runs) and runs at most one tick, in this order: a due scheduled job (source
 ``schedule:NAME``), the next standard-input line, a percept of any registered sensor
-(the clock sensor among them). With nothing to do it sleeps briefly. SIGINT or SIGTERM
-sets the stop flag: the tick under way finishes and the loop returns.
+(the clock sensor among them), then, when none of those is due, some module has ``maintain``
+and ``maintain_every_ms`` passed since the last maintenance (or the loop's start), a
+maintenance tick (source ``maintain``; Letta's sleep-time agents). Other ticks take
+precedence but never postpone it, so clock ticks cannot starve it. With nothing to do it
+sleeps briefly. SIGINT or SIGTERM sets the stop flag: the tick under way finishes and the loop returns.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ class Follow:
         *,
         stdin: StdinReader | None = None,
         clock_every_ms: int | None = None,
+        maintain_every_ms: int | None = None,
         idle_sleep_s: float = IDLE_SLEEP_S,
         stop: threading.Event | None = None,
     ) -> None:
@@ -42,6 +46,8 @@ class Follow:
             raise ConfigError("the follow loop needs a kernel opened with clock=PinnedClock(...)")
         self.kernel, self.clock, self.stdin = kernel, clock, stdin
         self.idle_sleep_s = idle_sleep_s
+        self.maintain_every_ms = maintain_every_ms if maintain_every_ms and kernel.has_maintenance else None
+        self._last_maintain_ms: int | None = None  # the clock reading of the last maintenance (or the first turn)
         self.stop = stop or threading.Event()
         sensor = kernel.sensors.get("clock")
         if isinstance(sensor, ClockSensor):
@@ -50,6 +56,16 @@ class Follow:
     def step(self) -> JournalRecord | None:
         """One turn: read the clock, run the one tick that is due (None when idle)."""
         now_ms = self.clock.refresh()
+        if self._last_maintain_ms is None:
+            self._last_maintain_ms = now_ms
+        record = self._due_tick(now_ms)
+        if record is None and self.maintain_every_ms is not None:
+            if now_ms - self._last_maintain_ms >= self.maintain_every_ms:
+                self._last_maintain_ms = now_ms
+                record = self.kernel.maintain()
+        return record
+
+    def _due_tick(self, now_ms: int) -> JournalRecord | None:
         job = next_due(self.kernel, now_ms)
         if job is not None:
             return self.kernel.tick(job.say, source=job.source)
@@ -58,7 +74,6 @@ class Follow:
             return self.kernel.refuse_input(line)
         if line is not None and line.strip():
             return self.kernel.tick(line)
-        # TODO(modules): run a `maintain` tick here when idle (Letta's sleep-time agents), once modules exist.
         return self.kernel.tick()
 
     def run(self, until: Callable[[], bool] | None = None) -> Iterator[JournalRecord]:

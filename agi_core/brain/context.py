@@ -1,14 +1,17 @@
 """What a brain or router agent sees during one tick, and what it hands back.
 
 Every semantic read and write goes through :class:`ReasonContext`, which records it
-(``sem_reads``, ``sem_writes``) and mints evidence items for claims to cite. A brain that
+(``sem_reads``, ``sem_writes``) and mints evidence items for claims to cite. Evidence and
+claim ids are derived from their content (:func:`content_id`), never from their position:
+the same read gives the same id in any tick, in any order, on replay. A brain that
 needs a ``read`` tool's result before it answers calls :meth:`ReasonContext.run_read_tool`:
 the kernel runs it exactly as it acts (policy, isolation, timeout, recorded observation).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -17,11 +20,19 @@ from agi_core.errors import AgiError, StorageError
 from agi_core.externals import Externals
 from agi_core.memory.keys import make_key
 from agi_core.model import Action, Observation, Plan, RouterDecision, SemanticEntry, SemanticRead, TickState
-from agi_core.serialization import from_data, to_data
+from agi_core.serialization import dumps, from_data, to_data
 
 if TYPE_CHECKING:
     from agi_core.determinism import Determinism
     from agi_core.memory.backend import MemoryBackend
+
+
+CONTENT_ID_CHARS = 12
+
+
+def content_id(prefix: str, payload: Any) -> str:
+    """``prefix-`` and the first 12 hex digits of the sha256 of ``payload``'s canonical JSON."""
+    return f"{prefix}-{hashlib.sha256(dumps(payload).encode()).hexdigest()[:CONTENT_ID_CHARS]}"
 
 
 @attrs.define
@@ -72,6 +83,8 @@ class ReasonContext:
     sem_writes: list[dict[str, Any]] = attrs.field(factory=list)
     evidence_items: list[dict[str, Any]] = attrs.field(factory=list)
     closed: bool = False
+    proposals: list[Any] = attrs.field(factory=list)  # the modules' deliberations (agi_core.modules.proposals)
+    council: Sequence[Any] | None = None  # council members (objects with vote); None: the Stage-0 voters
 
     @property
     def text(self) -> str:
@@ -91,15 +104,10 @@ class ReasonContext:
         read = {"key": key, "exists": result.exists, "value": result.value, "last_updated": result.last_updated}
         self.sem_reads.append(read if result.source is None else {**read, "source": result.source})
         if result.exists:
-            self.evidence_items.append(
-                {
-                    "id": f"ev{len(self.evidence_items) + 1}",
-                    "source": "sem_read",
-                    "key": key,
-                    "value": result.value,
-                    "last_updated": result.last_updated,
-                }
-            )
+            item = {"source": "sem_read", "key": key, "value": result.value, "last_updated": result.last_updated}
+            item = {"id": content_id("ev", item), **item}
+            if all(known["id"] != item["id"] for known in self.evidence_items):
+                self.evidence_items.append(item)
         return result
 
     def _shared_read(self, key: str) -> SemanticRead | None:
@@ -130,6 +138,18 @@ class ReasonContext:
         """The top-``k`` long-term memories for ``query`` (recorded, so replay gets the same)."""
         self._check_open()
         return self.long_term(query, k) if self.long_term is not None else []
+
+    def claim(self, key: str, value: Any, text: str) -> dict[str, Any]:
+        """A claim about ``key``, citing this tick's evidence for it; its id derives from its content."""
+        body = {"key": key, "value": value, "text": text, "evidence": self.evidence_for(key)}
+        return {"id": content_id("cl", body), **body}
+
+    def convene(self, reply: str, claims: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+        """The council's verdict on ``reply``: ``(final_output, council_votes)``."""
+        from agi_core.modules.council import DEFAULT_MEMBERS, convene
+
+        members = DEFAULT_MEMBERS if self.council is None else self.council
+        return convene(reply, claims, self.evidence_items, members)
 
     def run_read_tool(self, name: str, args: dict[str, Any]) -> Observation:
         """Run the ``read`` tool ``name`` now, through the kernel (recorded; replay serves it).

@@ -64,6 +64,13 @@ def _policy(allow_tools: tuple[str, ...], confirm: Any = None) -> ToolPolicy:
     help="With --follow: a clock tick this often (source clock); 0 turns it off. "
     "Default: setting sensors.clock_every_s (30 s).",
 )
+@click.option(
+    "--maintain-every",
+    metavar="DURATION",
+    default="60s",
+    show_default=True,
+    help="With --follow: a maintenance tick (source maintain) at most this often, when idle (modules); 0: off.",
+)
 @_allow_tool
 @_timeout
 @_max_input
@@ -73,6 +80,7 @@ def run(
     jsonl: bool,
     follow: bool,
     clock_every: str | None,
+    maintain_every: str,
     allow_tools: tuple[str, ...],
     timeout_s: float,
     max_input: int | None,
@@ -81,7 +89,8 @@ def run(
 
     Any bytes are accepted (invalid UTF-8 becomes U+FFFD); a line over --max-input is not
     stored: its tick replies with a refusal and the next line goes on. With --follow the
-    agent keeps running (docs/autonomy.md): scheduled jobs, the clock sensor, stdin lines.
+    agent keeps running (docs/autonomy.md): scheduled jobs, the clock sensor, stdin lines,
+    and maintenance ticks when idle (docs/modules.md).
     """
     from agi_core.autonomy.sensors import drain
 
@@ -90,8 +99,9 @@ def run(
         from agi_core.autonomy.when import parse_duration_ms
 
         every_ms = None if clock_every is None else parse_duration_ms(clock_every) if clock_every.strip() != "0" else 0
+        maintain_ms = parse_duration_ms(maintain_every) if maintain_every.strip() != "0" else None
         options = {"timeout_s": timeout_s, **_kernel_options(allow_tools, max_input)}
-        return run_follow(state, options, every_ms, jsonl)
+        return run_follow(state, options, every_ms, jsonl, maintain_ms)
     kernel = state.open_kernel(timeout_s=timeout_s, **_kernel_options(allow_tools, max_input))
     stream = getattr(sys.stdin, "buffer", None)
     lines = read_lines(stream, kernel.config.max_input_bytes) if stream is not None else iter(sys.stdin)

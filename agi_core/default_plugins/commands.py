@@ -24,6 +24,10 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
         "agi_core.cli.commands:plugins",
         "List the plugins, what each registers (runs every registration hook) and their errors.",
     ),
+    "modules": (
+        "agi_core.modules.cli:modules",
+        "List the cognitive modules in run order: plugin, priority, phases, contracts, state size.",
+    ),
     "intents": (
         "agi_core.effects.cli:intents",
         "List write/external tool calls committed as intents but never receipted.",

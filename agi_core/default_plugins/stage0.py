@@ -1,4 +1,4 @@
-"""The Stage-0 brain and its router agents."""
+"""The Stage-0 brain, its router agents and its council (the module ``sem_council``)."""
 
 from __future__ import annotations
 
@@ -27,3 +27,11 @@ def agi_register_router_agents(register: Register) -> None:
 @hookimpl
 def agi_register_brains(register: Register) -> None:
     register(stage0_brain, name="stage0")
+
+
+@hookimpl
+def agi_register_modules(register: Register) -> None:
+    """The Stage-0 council (evidence_check, value_check) as the built-in module ``sem_council``."""
+    from agi_core.modules.council import SemCouncil
+
+    register(SemCouncil())

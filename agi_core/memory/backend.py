@@ -493,12 +493,21 @@ class ModuleStateStore(Protocol):
         """The JSON value stored under ``(module, key)``, or None."""
         ...
 
-    def module_state_put(self, module: str, key: str, value: Any) -> None:
-        """Last write wins; ``value`` is JSON (NaN raises :class:`~agi_core.errors.ValidationError`)."""
+    def module_state_put(self, module: str, key: str, value: Any, tick: int = 0) -> None:
+        """Last write wins; ``value`` is JSON (NaN raises :class:`~agi_core.errors.ValidationError`);
+        ``tick`` is the tick that wrote it."""
+        ...
+
+    def module_state_delete(self, module: str, key: str) -> bool:
+        """Remove ``(module, key)``; False if it was not stored."""
         ...
 
     def module_state_items(self, module: str) -> list[tuple[str, Any]]:
         """Every ``(key, value)`` of the module, in key order."""
+        ...
+
+    def module_state_sizes(self) -> dict[str, tuple[int, int]]:
+        """``{module: (keys, bytes of canonical JSON)}`` of every module with state (``agi modules``)."""
         ...
 
 

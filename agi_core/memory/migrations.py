@@ -98,6 +98,14 @@ def m011_ltm_drop_bookkeeping(db: sqlite_utils.Database) -> None:
     drop_bookkeeping(db.conn)
 
 
+def m012_module_state(db: sqlite_utils.Database) -> None:
+    """Cognitive modules' own state (agi_core.modules): canonical JSON values by (module, key)."""
+    db.execute(
+        "CREATE TABLE module_state (module TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, "
+        "tick INTEGER NOT NULL, PRIMARY KEY (module, key)) WITHOUT ROWID"
+    )
+
+
 MIGRATIONS: list[Step] = [
     m001_core_tables,
     m002_checkpoints_and_archive,
@@ -110,6 +118,7 @@ MIGRATIONS: list[Step] = [
     m009_blobs,
     m010_jobs,
     m011_ltm_drop_bookkeeping,
+    m012_module_state,
 ]
 
 

@@ -19,7 +19,7 @@ import orjson
 
 from agi_core.errors import StorageError, database_problem, os_problem
 from agi_core.inputs import clean_text, preview
-from agi_core.memory import blobs, jobs_table
+from agi_core.memory import blobs, jobs_table, module_state_table
 from agi_core.memory.backend import CheckpointInfo, RollbackReport
 from agi_core.memory.keys import check_key
 from agi_core.memory.locking import (
@@ -262,6 +262,23 @@ class SqliteStore:
         where = "WHERE receipt_tick IS NULL " if pending_only else ""
         rows = self.conn.execute(f"SELECT tick, tool, args, receipt_tick FROM intents {where}ORDER BY tick")
         return [(tick, tool, orjson.loads(args), receipt) for tick, tool, args, receipt in rows]
+
+    # -- module state (agi_core.modules) -------------------------------------------------
+    def module_state_get(self, module: str, key: str) -> Any | None:
+        text = module_state_table.get_value(self.conn, module, key)
+        return None if text is None else orjson.loads(text)
+
+    def module_state_put(self, module: str, key: str, value: Any, tick: int = 0) -> None:
+        module_state_table.put_value(self.conn, module, key, dumps(value), tick)
+
+    def module_state_delete(self, module: str, key: str) -> bool:
+        return module_state_table.delete_value(self.conn, module, key)
+
+    def module_state_items(self, module: str) -> list[tuple[str, Any]]:
+        return [(key, orjson.loads(text)) for key, text in module_state_table.items(self.conn, module)]
+
+    def module_state_sizes(self) -> dict[str, tuple[int, int]]:
+        return module_state_table.sizes(self.conn)
 
     # -- jobs (agi_core.autonomy) -------------------------------------------------------
     def all_jobs(self) -> list[dict[str, Any]]:

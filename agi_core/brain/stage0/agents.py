@@ -18,10 +18,6 @@ from agi_core.brain.stage0.mathparse import MathError, evaluate, expression_in, 
 from agi_core.model import Action
 
 
-def _claim(ctx: ReasonContext, key: str, value: object, text: str) -> dict[str, object]:
-    return {"id": "c1", "key": key, "value": value, "text": text, "evidence": ctx.evidence_for(key)}
-
-
 @attrs.frozen
 class MathAgent:
     name: str = "math_agent"
@@ -60,7 +56,7 @@ class ProfileAgent:
             if not read.exists:
                 return AgentReply(F1_SEM_MISS, focus="user/person/self")
             text = f"Your {attr.strip().lower()} is {read.value}."
-            return AgentReply(text, claims=[_claim(ctx, key, read.value, text)], focus="user/person/self")
+            return AgentReply(text, claims=[ctx.claim(key, read.value, text)], focus="user/person/self")
         if (written := phrases.profile_write(raw)) is not None:
             key = ctx.key("user", "person", "self", written[0])
             attr, value = written[0].strip().lower(), written[1].strip()
@@ -93,7 +89,7 @@ class KnowledgeAgent:
             text = f"The {attr} of {entity} is {read.value}."
             if read.source is not None:
                 text = f"The {attr} of {entity} is {read.value} (learned from agent {read.source})."
-            return AgentReply(text, claims=[_claim(ctx, key, read.value, text)], focus=key.rsplit("/", 1)[0])
+            return AgentReply(text, claims=[ctx.claim(key, read.value, text)], focus=key.rsplit("/", 1)[0])
         if (parts := phrases.world_write(raw)) is not None:
             attr, entity, value = parts[0].strip().lower(), parts[1].strip(), parts[2].strip()
             key = ctx.key("world", "entity", entity, attr)

@@ -1,4 +1,9 @@
-"""The Stage-0 brain: route (R1-R4), run one agent with a timeout, let the council vote."""
+"""The Stage-0 brain: route (R1-R4), run one agent with a timeout, let the council vote.
+
+The modules' candidate replies (``ctx.proposals``) are considered only when no rule
+matched (R4): the best-scored candidate (score > 0; ties to the module that runs first)
+answers instead of F3. A rule's answer always stands, so Stage-0 behaves as before.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +12,11 @@ from typing import Any
 
 from agi_core.brain.context import AgentReply, Decision, ReasonContext
 from agi_core.brain.messages import F3_NO_AGENT, F4_AGENT_FAILURE
-from agi_core.brain.stage0.council import deliberate
 from agi_core.effects import TimedOut, call_with_timeout, describe, must_propagate
 from agi_core.errors import MemoryKeyError
 from agi_core.model import Action, Plan, RouterDecision
+from agi_core.modules.proposals import claim_dict
+from agi_core.serialization import from_data
 
 FALLBACK = "generic_agent"
 
@@ -83,7 +89,16 @@ class Stage0Brain:
                     selected.append(fallback.name)
                     outputs[fallback.name] = F4_AGENT_FAILURE
                 reply = AgentReply(F4_AGENT_FAILURE)
-        final, votes = deliberate(reply.text, reply.claims, ctx.evidence_items)
+        no_rule = agent is None or agent.name == FALLBACK
+        if no_rule and (picked := best_candidate(ctx.proposals)) is not None:
+            module, candidate = picked
+            decision = RouterDecision(agent=f"module:{module}", why="module_candidate")
+            selected = [f"module:{module}"]
+            reply = AgentReply(candidate.reply, claims=[claim_dict(claim) for claim in candidate.claims])
+            if candidate.action is not None:
+                reply.action = from_data(candidate.action, Action)
+            outputs = {**failed_rules, f"module:{module}": reply.text}
+        final, votes = ctx.convene(reply.text, reply.claims)
         action = reply.action or Action(type="response", name="respond", args={"text": final})
         steps = [f"route:{decision.agent}", f"{action.type}:{action.name}"]
         return Decision(
@@ -102,3 +117,13 @@ class Stage0Brain:
 
     def close(self) -> None:
         """Nothing to release: agents run on the shared daemon workers of :mod:`agi_core.effects`."""
+
+
+def best_candidate(proposals: Iterable[Any]) -> tuple[str, Any] | None:
+    """``(module, candidate)`` with the highest score above 0; the earlier module wins a tie."""
+    best: tuple[str, Any] | None = None
+    for proposal in proposals:
+        for candidate in proposal.candidates:
+            if candidate.score > 0 and (best is None or candidate.score > best[1].score):
+                best = (proposal.module, candidate)
+    return best

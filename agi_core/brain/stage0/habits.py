@@ -140,15 +140,7 @@ class RecallAgent:
             read = ctx.sem_read(key)
             text = _fact_text(key, read.value)
             parts.append(text)
-            claims.append(
-                {
-                    "id": f"c{len(claims) + 1}",
-                    "key": key,
-                    "value": read.value,
-                    "text": text,
-                    "evidence": ctx.evidence_for(key),
-                }
-            )
+            claims.append(ctx.claim(key, read.value, text))
         if parts:
             more = f" (and {len(keys) - MAX_LISTED_FACTS} more)" if len(keys) > MAX_LISTED_FACTS else ""
             known = (

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agi_core.errors import MemoryKeyError, StorageError, ValidationError
-from agi_core.memory.backend import MemoryBackend
+from agi_core.memory.backend import MemoryBackend, ModuleStateStore
 from agi_core.memory.blobs import BLOB_THRESHOLD
 from agi_core.memory.conformance.harness import Harness, episode, fact, job
 from agi_core.memory.keys import MAX_KEY_CHARS
@@ -201,6 +201,25 @@ class StoreContract(Harness):
         with store.tick_transaction():
             assert (store.delete_job("a"), store.delete_job("a")) == (True, False)
         assert store.get_job("a") is None
+
+    def test_module_state_is_namespaced_last_write_wins_and_undone_with_its_savepoint(self, open_store: Opener) -> None:
+        store = open_store()
+        if not isinstance(store, ModuleStateStore):
+            pytest.skip("this backend keeps no module state (ModuleStateStore is optional)")
+        with store.tick_transaction():
+            store.module_state_put("notes", "b", {"n": [1, 2]}, 1)
+            store.module_state_put("notes", "a", "x", 1)
+            store.module_state_put("other", "a", 3, 1)
+            store.module_state_put("notes", "a", "y", 2)
+            with pytest.raises(RuntimeError), store.savepoint("agi_module"):
+                store.module_state_put("notes", "c", True, 2)
+                raise RuntimeError("undo")
+        assert store.module_state_items("notes") == [("a", "y"), ("b", {"n": [1, 2]})]
+        assert (store.module_state_get("other", "a"), store.module_state_get("notes", "c")) == (3, None)
+        assert store.module_state_sizes() == {"notes": (2, len('"y"') + len('{"n":[1,2]}')), "other": (1, 1)}
+        with store.tick_transaction():
+            assert (store.module_state_delete("notes", "a"), store.module_state_delete("notes", "a")) == (True, False)
+        assert store.module_state_items("notes") == [("b", {"n": [1, 2]})]
 
     # -- limits and bad input -------------------------------------------------------------
     def test_a_key_at_the_length_limit_is_kept_and_one_past_it_refused(self, open_store: Opener) -> None:

@@ -29,6 +29,7 @@ TABLES: dict[str, tuple[str, bool]] = {
     "rlm_variables": ("namespace || '/' || name", False),
     "meta": ("key", False),
     "jobs": ("name", False),  # scheduled jobs (agi_core.autonomy), a few rows
+    "module_state": ("module || '/' || key", False),  # cognitive modules' own state (agi_core.modules)
 }
 
 

@@ -1,0 +1,108 @@
+"""What a module's ``deliberate`` proposes; the brain chooses among the proposals.
+
+A module returns a :class:`Proposals` (or a dict of the same shape, or None). Scores are
+in [0, 1]; a candidate reply may carry an action and claims, and every claim names the
+evidence items (content-derived ids, see :func:`agi_core.brain.context.content_id`) it
+rests on, so the council can check it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import attrs
+
+from agi_core.errors import ValidationError
+from agi_core.model import JSON, Action
+from agi_core.serialization import from_data, non_finite_path, to_data
+
+
+@attrs.frozen
+class Belief:
+    """Something the module holds true this tick, with its confidence (0-1)."""
+
+    about: str
+    value: JSON = None
+    confidence: float = 1.0
+
+
+@attrs.frozen
+class GoalUpdate:
+    """A proposed goal, or a change of one (``status``: open, active, done, failed, blocked)."""
+
+    title: str
+    status: str = "open"
+    progress: float | None = None
+
+
+@attrs.frozen
+class Claim:
+    """A statement about a stored fact and the id of the evidence item it cites (``ctx.evidence_for(key)``)."""
+
+    key: str
+    value: JSON
+    text: str
+    evidence: str | None = None
+
+
+@attrs.frozen
+class Candidate:
+    """A candidate reply (and optionally an action) with its score in [0, 1]."""
+
+    reply: str
+    score: float = 0.5
+    action: dict[str, JSON] | None = None
+    claims: list[Claim] = attrs.field(factory=list)
+
+
+@attrs.frozen
+class Proposals:
+    """One module's proposals for one tick; ``module`` is filled in by the runner."""
+
+    beliefs: list[Belief] = attrs.field(factory=list)
+    goals: list[GoalUpdate] = attrs.field(factory=list)
+    candidates: list[Candidate] = attrs.field(factory=list)
+    claims: list[Claim] = attrs.field(factory=list)
+    module: str = ""
+
+
+def claim_dict(claim: Claim) -> dict[str, Any]:
+    """A claim as the journal and the council see it, with its content-derived id."""
+    from agi_core.brain.context import content_id
+
+    body = {"key": claim.key, "value": claim.value, "text": claim.text, "evidence": claim.evidence}
+    return {"id": content_id("cl", body), **body}
+
+
+def _score(value: float, what: str) -> None:
+    if not (isinstance(value, int | float) and math.isfinite(value) and 0 <= value <= 1):
+        raise ValidationError(f"{what} is {value!r}; a score or confidence is a number from 0 to 1")
+
+
+def as_proposals(value: Any, module: str) -> Proposals:
+    """``value`` (None, a dict or :class:`Proposals`) checked and stamped with ``module``.
+
+    Raises :class:`ValidationError` naming the problem: the runner skips the module.
+    """
+    if value is None:
+        return Proposals(module=module)
+    if isinstance(value, dict):
+        unknown = sorted(set(value) - {"beliefs", "goals", "candidates", "claims"})
+        if unknown:
+            raise ValidationError(
+                f"deliberate returned the unknown field {unknown[0]!r}; use beliefs/goals/candidates/claims"
+            )
+        value = from_data(value, Proposals)
+    if not isinstance(value, Proposals):
+        raise ValidationError(f"deliberate returned {type(value).__name__}; return Proposals, a dict of them or None")
+    bad = non_finite_path(to_data(value))
+    if bad is not None:
+        raise ValidationError(f"deliberate returned NaN or infinity at {bad}; return finite numbers")
+    for belief in value.beliefs:
+        _score(belief.confidence, f"belief {belief.about!r} confidence")
+    for candidate in value.candidates:
+        _score(candidate.score, "candidate score")
+        if candidate.action is not None:
+            from_data(candidate.action, Action)
+    return attrs.evolve(value, module=module)

@@ -1,0 +1,143 @@
+"""A module's own persistent state: a namespaced key/value store written in the tick's transaction.
+
+Values are JSON, checked against the module's ``state_schema`` (the JSON Schema of its
+state object, one property per key) before they are stored. A refused value raises
+:class:`ModuleStateError` (one line) and stores nothing; if the module lets it through, the
+runner skips the module for the tick and the tick goes on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import jsonschema
+import orjson
+
+from agi_core.errors import ValidationError
+from agi_core.memory.backend import ModuleStateStore
+from agi_core.serialization import dumps
+
+MAX_KEY_CHARS = 200
+
+
+class ModuleStateError(ValidationError):
+    """A module tried to store a value its state schema (or JSON) does not allow."""
+
+
+def key_validator(schema: dict[str, Any] | None) -> jsonschema.protocols.Validator | None:
+    """A validator of one-key state objects: ``schema`` without its top-level ``required``."""
+    if schema is None:
+        return None
+    single = {k: v for k, v in copy.deepcopy(schema).items() if k not in ("required", "minProperties")}
+    return jsonschema.Draft202012Validator(single)
+
+
+class ModuleState:
+    """``get``/``put``/``delete``/``items`` over one module's rows; every change is logged for the journal."""
+
+    def __init__(
+        self,
+        store: Any,
+        module: str,
+        tick: int,
+        validator: jsonschema.protocols.Validator | None,
+        check_open: Callable[[], None],
+    ) -> None:
+        self._store, self.module, self._tick = store, module, tick
+        self._backend: Any = store  # the same object, typed as the whole backend (savepoints)
+        self._validator, self._check_open = validator, check_open
+        self.writes: list[dict[str, Any]] = []
+        self._savepoint: contextlib.ExitStack | None = None  # opened at the first write: reads cost nothing
+        self._lock = threading.Lock()  # a write and the end of the call never interleave
+        self._closed = False
+
+    def close(self) -> None:
+        """The call is over (returned, raised or timed out): later writes are refused."""
+        with self._lock:
+            self._closed = True
+
+    def _writable(self) -> None:
+        self._check_open()
+        if self._closed:
+            raise ModuleStateError(f"module {self.module!r}: its call has ended (timed out); the write is refused")
+
+    def _begin(self) -> None:
+        if not isinstance(self._store, ModuleStateStore):
+            raise ModuleStateError(f"module {self.module!r}: this memory backend keeps no module state; use sqlite")
+        if self._savepoint is None:  # the store is a whole MemoryBackend: it has savepoint()
+            self._savepoint = contextlib.ExitStack()
+            self._savepoint.enter_context(self._backend.savepoint("agi_module"))
+
+    def keep(self) -> None:
+        """The call succeeded: its writes join the tick's transaction."""
+        if self._savepoint is not None:
+            self._savepoint.close()
+            self._savepoint = None
+
+    def undo(self) -> None:
+        """The call failed: its writes are undone (and not journaled)."""
+        if self._savepoint is not None:
+            self._savepoint.__exit__(ModuleStateError, ModuleStateError("undone"), None)  # rolls the savepoint back
+            self._savepoint = None
+        self.writes.clear()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self._check_open()
+        if not isinstance(self._store, ModuleStateStore):
+            return default
+        value = self._store.module_state_get(self.module, key)
+        return default if value is None else value
+
+    def put(self, key: str, value: Any) -> None:
+        """Store ``value`` under ``key``; :class:`ModuleStateError` if it is not JSON or breaks the schema."""
+        with self._lock:
+            self._put(key, value)
+
+    def _put(self, key: str, value: Any) -> None:
+        self._writable()
+        if not isinstance(key, str) or not key or len(key) > MAX_KEY_CHARS:
+            raise ModuleStateError(
+                f"module {self.module!r}: state key {key!r} refused; "
+                f"use a non-empty string of at most {MAX_KEY_CHARS} characters"
+            )
+        try:
+            text = dumps(value)
+        except (ValidationError, TypeError) as exc:
+            raise ModuleStateError(
+                f"module {self.module!r}: state {key!r} is not JSON ({exc}); store JSON values"
+            ) from None
+        if self._validator is not None and not self._validator.is_valid(state := {key: orjson.loads(text)}):
+            error = jsonschema.exceptions.best_match(self._validator.iter_errors(state))
+            if error is not None:
+                where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+                raise ModuleStateError(
+                    f"module {self.module!r}: state value refused at {where}: {error.message}; "
+                    "store a value its state_schema allows"
+                )
+        self._begin()
+        stored = orjson.loads(text)
+        self._store.module_state_put(self.module, key, stored, self._tick)
+        self.writes.append({"key": key, "value": stored})
+
+    def delete(self, key: str) -> bool:
+        with self._lock:
+            self._writable()
+            self._begin()
+            deleted = self._store.module_state_delete(self.module, key)
+            if deleted:
+                self.writes.append({"key": key, "deleted": True})
+            return deleted
+
+    def items(self) -> Iterator[tuple[str, Any]]:
+        self._check_open()
+        if isinstance(self._store, ModuleStateStore):
+            yield from self._store.module_state_items(self.module)
+
+
+def dump_state(store: Any, module: str) -> dict[str, Any]:
+    """A module's whole state as a dict (``agi modules show``)."""
+    return dict(store.module_state_items(module)) if isinstance(store, ModuleStateStore) else {}

@@ -1,0 +1,297 @@
+"""Modules as tick phases: order, journal, proposals, own state, isolation, replay, rollback, seal."""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from agi_core import checkpoints
+from agi_core.brain.messages import F3_NO_AGENT
+from agi_core.hookspecs import hookimpl
+from agi_core.integrity import verify_agent
+from agi_core.journal_key import load as load_key
+from agi_core.modules import ModuleStateError
+from agi_core.replay import replay, replay_records
+from agi_core.testing import builtin_plugins, open_kernel
+
+PLUGIN_FILE = Path(__file__).with_name("notebook_plugin.py")
+
+
+def notebook_plugin():
+    """The test plugin module, freshly imported from its file."""
+    spec = importlib.util.spec_from_file_location("notebook_plugin", PLUGIN_FILE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def calls(record):
+    return [(c["module"], c["phase"], c.get("output", c.get("skipped"))) for c in record.modules["calls"]]
+
+
+def test_every_phase_runs_in_order_and_its_output_and_state_writes_are_journaled(tmp_path):
+    with open_kernel(tmp_path / "a.db", notebook_plugin()) as kernel:
+        kernel.tick("my name is Ada")
+        record = kernel.tick("hello")
+        assert record.modules["order"] == ["sem_council", "notebook"]  # priority 0, then 50
+        perceive, recall, deliberate, observe = record.modules["calls"]
+        assert (perceive["module"], perceive["phase"], perceive["output"]["seen"]) == ("notebook", "perceive", 2)
+        assert perceive["state"] == [{"key": "seen", "value": 2}]
+        assert recall["output"] == {"user_facts": {"user/person/self/name": "Ada"}, "episodes": 2}
+        assert [read["key"] for read in record.sem_reads] == ["user/person/self/name"]  # reads go through the tick
+        assert deliberate["output"] == {
+            "beliefs": [{"about": "dialogue_state", "value": "fallback", "confidence": 0.5}],
+            "goals": [],
+            "candidates": [],
+            "claims": [],
+        }
+        assert observe["output"] == {"ok": True}
+        assert observe["state"] == [{"key": "last", "value": record.final_output[:40]}]
+        assert record.externals["contract_call"][0]["source"] == "fallback"  # the contract call is recorded
+        assert dict(kernel.store.conn.execute("SELECT key, value FROM module_state WHERE module = 'notebook'")) == {
+            "seen": "2",
+            "last": '"' + record.final_output[:40] + '"',
+        }
+
+
+def test_a_candidate_answers_only_when_no_rule_matches_and_the_council_checks_its_claims(tmp_path):
+    with open_kernel(tmp_path / "a.db", notebook_plugin()) as kernel:
+        assert kernel.tick("2 + 3").final_output == "2 + 3 = 5"  # a rule's answer stands
+        record = kernel.tick("notebook?")
+        assert (record.final_output, record.router_decision.agent) == ("I have seen 2 inputs.", "module:notebook")
+        assert record.router_decision.why == "module_candidate"
+        kernel.put_fact("user/person/self/name", "Ada")
+        record = kernel.tick("who am i?")
+        assert record.final_output == "You are Ada."
+        assert [(v["voter"], v["vote"]) for v in record.council_votes] == [
+            ("evidence_check", "approve"),
+            ("value_check", "approve"),
+        ]
+        assert record.claims[0]["evidence"] == record.evidence_items[0]["id"]
+        assert record.claims[0]["id"].startswith("cl-") and record.evidence_items[0]["id"].startswith("ev-")
+
+
+def test_state_survives_checkpoint_more_ticks_rollback_and_replays_equal(tmp_path):
+    db = tmp_path / "a.db"
+    plugin = notebook_plugin()
+    with open_kernel(db, plugin) as kernel:
+        for line in ("hello", "notebook?", "2 + 3"):
+            kernel.tick(line)
+        checkpoints.create(kernel, "three")
+        kernel.tick("more")
+        assert kernel.maintain().modules["calls"] == [
+            {
+                "module": "notebook",
+                "phase": "maintain",
+                "output": {"tidied": 1},
+                "state": [{"key": "tidied", "value": 1}],
+            }
+        ]
+        assert _state(kernel) == {"seen": 4, "last": F3_NO_AGENT[:40], "tidied": 1}
+        checkpoints.rollback(kernel, "three")
+        assert _state(kernel) == {"seen": 3, "last": "2 + 3 = 5"}
+        assert kernel.tick("notebook?").final_output == "I have seen 4 inputs."
+        kernel.maintain()
+    report = replay(db, plugins=builtin_plugins(plugin))
+    assert (report.ok, report.ticks) == (True, 5)
+    with open_kernel(db, plugin) as kernel:
+        assert verify_agent(kernel.store, load_key(kernel.store, "test")).problems() == []
+
+
+def _state(kernel):
+    import json
+
+    rows = kernel.store.conn.execute("SELECT key, value FROM module_state WHERE module = 'notebook'")
+    return {key: json.loads(value) for key, value in rows}
+
+
+def test_replay_compares_the_modules_outputs(tmp_path):
+    db = tmp_path / "a.db"
+    with open_kernel(db, notebook_plugin()) as kernel:
+        kernel.tick("hello")
+        records = [text for _t, _i, text, _c in kernel.store.journal_rows()]
+    changed = notebook_plugin()
+    changed.Notebook.observe = lambda self, ctx: {"ok": "changed"}
+    report = replay_records(records, seed="test", plugins=builtin_plugins(changed))
+    assert (report.ok, report.mismatch.field) == (False, "modules")
+    assert replay_records(records, seed="test", plugins=builtin_plugins(notebook_plugin())).ok
+
+
+class Raises:
+    name = "raises"
+
+    def deliberate(self, ctx):
+        ctx.own.put("before", 1)  # undone with the failed call
+        raise RuntimeError("boom")
+
+
+class Hangs:
+    name = "hangs"
+
+    def perceive(self, ctx):
+        time.sleep(1.5)
+        ctx.own.put("late", 1)  # refused: the tick moved on
+
+
+class BadState:
+    name = "bad_state"
+    state_schema: ClassVar[dict] = {"type": "object", "properties": {"count": {"type": "integer"}}}
+
+    def perceive(self, ctx):
+        try:
+            ctx.own.put("count", "three")
+        except ModuleStateError as exc:
+            return {"refused": str(exc)}
+        return {"refused": None}
+
+    def observe(self, ctx):
+        ctx.own.put("count", "four")  # not caught: the call is skipped, the tick goes on
+
+
+class Faulty:
+    @hookimpl
+    def agi_register_modules(self, register):
+        register(Raises())
+        register(Hangs())
+        register(BadState())
+
+
+def test_a_module_that_raises_or_hangs_is_skipped_and_recorded_and_the_tick_completes(tmp_path):
+    db = tmp_path / "a.db"
+    with open_kernel(db, Faulty(), timeout_s=0.3) as kernel:
+        started = time.perf_counter()
+        record = kernel.tick("2 + 3")
+        assert time.perf_counter() - started < 1.2  # the hang was abandoned at the timeout
+        assert record.final_output == "2 + 3 = 5"
+        assert calls(record) == [
+            ("bad_state", "perceive", {"refused": _refusal("three")}),
+            ("hangs", "perceive", "TimedOut: hangs ran past 0.3 s and was abandoned"),
+            ("raises", "deliberate", "RuntimeError: boom"),
+            ("bad_state", "observe", "ModuleStateError: " + _refusal("four")),
+        ]
+        assert record.externals["module_timeout"] == [
+            {"call": "hangs/perceive", "skipped": "TimedOut: hangs ran past 0.3 s and was abandoned"}
+        ]
+        assert [(f.plugin, f.stage) for f in kernel.plugins.failures][-3:] == [
+            ("Faulty", "module hangs.perceive"),
+            ("Faulty", "module raises.deliberate"),
+            ("Faulty", "module bad_state.observe"),
+        ]
+        time.sleep(1.5)  # the abandoned call wakes up and tries to write: refused
+        assert kernel.store.conn.execute("SELECT count(*) FROM module_state").fetchone() == (0,)
+        assert kernel.tick("2 + 2").final_output == "2 + 2 = 4"
+    started = time.perf_counter()
+    assert replay(db, plugins=builtin_plugins(Faulty())).ok  # the recorded timeout is served: no wait
+    assert time.perf_counter() - started < 1.2
+
+
+def _refusal(value):
+    return (
+        f"module 'bad_state': state value refused at $.count: '{value}' is not of type 'integer'; "
+        "store a value its state_schema allows"
+    )
+
+
+def test_the_seal_covers_module_state(tmp_path):
+    db = tmp_path / "a.db"
+    with open_kernel(db, notebook_plugin()) as kernel:
+        kernel.tick("hello")
+    with open_kernel(db, notebook_plugin()) as kernel:
+        kernel.store.conn.execute("UPDATE module_state SET value = '99' WHERE key = 'seen'")
+        problems = verify_agent(kernel.store, load_key(kernel.store, "test")).problems()
+        assert problems == ["STATE_CHANGED module_state key 'notebook/seen': changed outside the journal"]
+
+
+@pytest.mark.parametrize(
+    ("module", "problem"),
+    [
+        (
+            type("M", (), {"name": "Bad-Name", "perceive": lambda self, ctx: None})(),
+            "module name 'Bad-Name' is invalid",
+        ),
+        (type("M", (), {"name": "empty"})(), "module 'empty' has none of the methods"),
+        (
+            type("M", (), {"name": "schema", "state_schema": {"type": 3}, "perceive": lambda self, ctx: None})(),
+            "module 'schema': state_schema is not a valid JSON Schema",
+        ),
+    ],
+)
+def test_a_bad_registration_is_reported_and_skipped(tmp_path, module, problem):
+    class Plugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(module)
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        assert [m.name for m in kernel.modules] == ["sem_council"]
+        assert problem in kernel.plugins.failures[-1].cause
+        assert kernel.tick("2 + 3").final_output == "2 + 3 = 5"
+
+
+def test_modules_run_by_priority_then_name_whatever_the_registration_order(tmp_path):
+    def module(name, priority):
+        return type(name, (), {"name": name, "priority": priority, "perceive": lambda self, ctx: ctx.module})()
+
+    class Plugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            for name, priority in (("b_mod", 5), ("a_mod", 5), ("z_mod", 1), ("late", 200)):
+                register(module(name, priority))
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        record = kernel.tick("2 + 3")
+        assert record.modules["order"] == ["sem_council", "z_mod", "a_mod", "b_mod", "late"]
+        assert [c["output"] for c in record.modules["calls"]] == ["z_mod", "a_mod", "b_mod", "late"]
+
+
+def test_a_rule_answer_stands_against_any_candidate_and_an_unsupported_claim_is_rejected(tmp_path):
+    from agi_core.brain.messages import F1_SEM_MISS
+    from agi_core.modules import Candidate, Claim, Proposals
+
+    class Eager:
+        name = "eager"
+
+        def deliberate(self, ctx):
+            claim = Claim("user/person/self/name", "Bob", "You are Bob.", None)  # cites no read
+            return Proposals(candidates=[Candidate("You are Bob.", score=1.0, claims=[claim])])
+
+    class Plugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(Eager())
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        assert kernel.tick("2 + 3").final_output == "2 + 3 = 5"
+        record = kernel.tick("who am i?")
+        assert (record.router_decision.agent, record.final_output) == ("module:eager", F1_SEM_MISS)
+        assert [(v["voter"], v["vote"]) for v in record.council_votes] == [
+            ("evidence_check", "reject"),
+            ("value_check", "approve"),
+        ]
+
+
+def test_an_inline_module_runs_in_the_ticks_thread_and_its_exception_is_still_isolated(tmp_path):
+    import threading
+
+    class Inline:
+        name, inline = "inline_mod", True
+
+        def perceive(self, ctx):
+            return threading.current_thread() is threading.main_thread()
+
+        def observe(self, ctx):
+            raise ValueError("inline boom")
+
+    class Plugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(Inline())
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        record = kernel.tick("2 + 3")
+        assert record.final_output == "2 + 3 = 5"
+        assert calls(record) == [("inline_mod", "perceive", True), ("inline_mod", "observe", "ValueError: inline boom")]
