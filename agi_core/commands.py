@@ -89,6 +89,18 @@ def schedule_remove(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) ->
     return remove(kernel, ctx, args)
 
 
+def _goal_command(name: str) -> Handler:
+    """A goal command of :mod:`agi_core.autonomy.goal_commands`, imported when it first runs."""
+
+    def handler(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[Any, ...]:
+        from agi_core.autonomy import goal_commands
+
+        return getattr(goal_commands, name)(kernel, ctx, args)  # type: ignore[no-any-return]
+
+    handler.__name__ = name
+    return handler
+
+
 KERNEL_COMMANDS: dict[str, Handler] = {
     "put_fact": put_fact,
     "state": state,
@@ -97,4 +109,5 @@ KERNEL_COMMANDS: dict[str, Handler] = {
     "receipt": receipt,
     "schedule_add": schedule_add,
     "schedule_remove": schedule_remove,
+    **{name: _goal_command(name) for name in ("goal_add", "goal_set", "goal_move", "goal_step")},
 }

@@ -21,7 +21,10 @@ from typing import Any
 import attrs
 
 from agi_core import journal_key
+from agi_core.autonomy import goals, plans
+from agi_core.autonomy.beliefs import beliefs_for
 from agi_core.autonomy.commands import begin_tick
+from agi_core.autonomy.planning import planner_for
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.contracts.caller import ContractCaller
 from agi_core.determinism import Determinism
@@ -40,7 +43,6 @@ from agi_core.model import (
     RECENT_TURNS_MAX,
     Action,
     EpisodicEntry,
-    Goal,
     Input,
     JournalRecord,
     Observation,
@@ -465,7 +467,8 @@ class Kernel:
         state = TickState(input=percept)
         for _ in self.plugins.call_each("agi_before_tick", kernel=self, state=state):
             pass
-        state = attrs.evolve(state, recalled=self._recall(working))
+        state = attrs.evolve(state, recalled=self._recall(working), goal=goals.active(self.store.conn))
+        state = attrs.evolve(state, beliefs=beliefs_for(state))  # TODO(modules): the modules' belief proposals
         ctx = ReasonContext(
             state=state,
             tick=tick,
@@ -474,11 +477,14 @@ class Kernel:
             synonyms=self.synonyms,
             externals=externals,
             long_term=lambda query, k: self.recall_long_term(query, k, externals),
+            contracts=self.contract_caller(externals) if self.config.contract_provider else None,
         )
         decision = reason(ctx)
         ctx.closed = True
-        decision = self._plan(decision)
+        decision = self._plan(decision, ctx.goal_plan)
         observation, final_output = self._act(decision.action, decision.final_output, externals)
+        plan, replanned = plans.observe(ctx, decision.plan, observation, planner_for(ctx))  # rule 4
+        final_output += replanned
         recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}
         if command:
             recorded["command"] = command
@@ -501,10 +507,12 @@ class Kernel:
             brainstate_after=self._brainstate(working, tick),
             action=decision.action,
             observation=observation,
-            plan=decision.plan,
+            plan=plan,
             externals=recorded,
             degraded=decision.degraded,
             brain=brain,
+            goal=working.active_goal,
+            beliefs=beliefs_for(state, sem_reads=ctx.sem_reads),
         )
         self._store(tick, record, percept, working)
         fault_point("tick.before_commit")
@@ -515,16 +523,16 @@ class Kernel:
         episodic = list(self._recent_episodes)
         return Recalled(semantic=[to_data(entry) for entry in focus], episodic=episodic, working=to_data(working))
 
-    def _plan(self, decision: Decision) -> Decision:
-        """Rule 4 (replan when the last observation failed) and the 20-step limit."""
+    def _plan(self, decision: Decision, goal_plan: Plan | None) -> Decision:
+        """The tick's plan: a goal's step (``goal_plan``, see agi_core.autonomy.plans) or the brain's,
+        with rule 4 (replan when the last observation failed) and the 20-step limit."""
+        if goal_plan is not None:
+            return attrs.evolve(decision, plan=goal_plan)
         steps = list(decision.plan.steps)
         if not self._last_observation_ok:
             steps.insert(0, "replan:last_observation_failed")
         if len(steps) > PLAN_STEPS_MAX:
-            text = (
-                f"This needs {len(steps)} steps; plans over {PLAN_STEPS_MAX} steps need a subgoal "
-                "or your confirmation. Split the request or confirm it."
-            )
+            text = plans.too_many_steps(len(steps))
             return attrs.evolve(
                 decision,
                 plan=Plan(steps=steps[:PLAN_STEPS_MAX]),
@@ -590,13 +598,10 @@ class Kernel:
     ) -> WorkingMemory:
         said, answered = preview(percept.raw, TURN_CHARS), preview(reply, TURN_CHARS)  # bounded, not copies
         turns = [*working.recent_turns, f"{percept.source}: {said}", f"agent: {answered}"]
-        goal = Goal(
-            id=self.determinism.new_id("goal", percept.raw),
-            description=f"answer: {percept.raw[:120]}",
-            status="done" if observation.success else "abandoned",
-        )
         return WorkingMemory(
-            recent_turns=turns[-RECENT_TURNS_MAX:], active_goal=goal, focus=decision.focus or working.focus
+            recent_turns=turns[-RECENT_TURNS_MAX:],
+            active_goal=goals.active(self.store.conn),  # the goal store's one active goal, as this tick left it
+            focus=decision.focus or working.focus,
         )
 
     def _store(self, tick: int, record: JournalRecord, percept: Input, working: WorkingMemory) -> None:

@@ -2,7 +2,8 @@
 
 The journal's ticks are fed to a fresh kernel (or one started from a checkpoint) in a
 scratch folder; recorded externals are served back, so no tool runs and no model is
-called. The rulebook's eleven fields are compared exactly; the first difference stops
+called. The rulebook's eleven fields, then the tick's plan, active goal and beliefs, are
+compared exactly; the first difference stops
 the replay with its tick, field and both values.
 """
 
@@ -21,7 +22,7 @@ import orjson
 
 from agi_core.errors import PluginError, ReplayMismatch
 from agi_core.memory import blobs
-from agi_core.model import REPLAY_FIELDS
+from agi_core.model import REPLAY_FIELDS, TICK_STATE_FIELDS
 from agi_core.plugins import Plugins, load_plugins
 from agi_core.serialization import dumps, to_data
 
@@ -67,8 +68,8 @@ class ReplayReport:
 
 
 def compare(recorded: dict[str, Any], actual: dict[str, Any]) -> Mismatch | None:
-    """The first of the eleven fields whose canonical JSON differs, if any."""
-    for field in REPLAY_FIELDS:
+    """The first of the eleven fields, then of the plan, goal and beliefs, whose canonical JSON differs, if any."""
+    for field in (*REPLAY_FIELDS, *TICK_STATE_FIELDS):
         if dumps(recorded.get(field)) != dumps(actual.get(field)):
             return Mismatch(int(recorded["tick"]), field, recorded.get(field), actual.get(field))
     return None

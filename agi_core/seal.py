@@ -1,4 +1,4 @@
-"""The state seal: a keyed digest of facts, episodes, working memory, RLM variables, meta and jobs.
+"""The state seal: a keyed digest of facts, episodes, working memory, RLM variables, meta, jobs and goals.
 
 Each row of those tables has a keyed hash, ``HMAC(key, table|row key|row)``, kept in
 ``_agi_seal_rows``; the seal is ``tick digest mac`` in meta (``state_seal``), where the
@@ -36,6 +36,7 @@ TABLES: dict[str, tuple[str, bool]] = {
     "rlm_variables": ("namespace || '/' || name", False),
     "meta": ("key", False),
     "jobs": ("name", False),  # scheduled jobs (agi_core.autonomy), a few rows
+    "goals": ("id", False),  # the goal DAG (agi_core.autonomy.goals), a few rows
 }
 
 

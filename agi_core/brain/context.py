@@ -66,6 +66,8 @@ class ReasonContext:
     sem_writes: list[dict[str, Any]] = attrs.field(factory=list)
     evidence_items: list[dict[str, Any]] = attrs.field(factory=list)
     closed: bool = False
+    contracts: Any = None  # the tick's ContractCaller when a contract provider is configured, else None
+    goal_plan: Plan | None = None  # set when the tick runs a goal's plan step (agi_core.autonomy.plans)
 
     @property
     def text(self) -> str:

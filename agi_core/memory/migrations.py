@@ -98,6 +98,16 @@ def m011_ltm_drop_bookkeeping(db: sqlite_utils.Database) -> None:
     drop_bookkeeping(db.conn)
 
 
+def m013_goals(db: sqlite_utils.Database) -> None:
+    """The goal DAG (agi_core.autonomy.goals): ``parent`` is another goal's id or NULL; plan and assumptions JSON."""
+    db.execute(
+        "CREATE TABLE goals (id TEXT PRIMARY KEY, parent TEXT, description TEXT NOT NULL, status TEXT NOT NULL, "
+        "priority REAL NOT NULL, progress REAL NOT NULL, plan TEXT NOT NULL, assumptions TEXT NOT NULL, "
+        "created_tick INTEGER NOT NULL, updated_tick INTEGER NOT NULL, replans INTEGER NOT NULL)"
+    )
+    db.execute("CREATE INDEX goals_status ON goals(status)")
+
+
 MIGRATIONS: list[Step] = [
     m001_core_tables,
     m002_checkpoints_and_archive,
@@ -110,6 +120,7 @@ MIGRATIONS: list[Step] = [
     m009_blobs,
     m010_jobs,
     m011_ltm_drop_bookkeeping,
+    m013_goals,
 ]
 
 

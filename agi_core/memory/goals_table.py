@@ -1,0 +1,57 @@
+"""The ``goals`` table of the SQLite backend (migration ``m013_goals``): the goal DAG by id.
+
+Rows are written inside a tick's transaction (the goal commands, a conversation turn, a
+plan step), so checkpoints, rollback, replay and the state seal cover the goals like any
+other stored state. ``plan`` and ``assumptions`` are JSON text.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+import orjson
+
+COLUMNS = (
+    "id",
+    "parent",
+    "description",
+    "status",
+    "priority",
+    "progress",
+    "plan",
+    "assumptions",
+    "created_tick",
+    "updated_tick",
+    "replans",
+)
+_JSON_COLUMNS = ("plan", "assumptions")
+_SELECT = f"SELECT {', '.join(COLUMNS)} FROM goals"
+_ORDER = " ORDER BY created_tick, id"
+
+
+def _row(row: tuple[Any, ...]) -> dict[str, Any]:
+    data = dict(zip(COLUMNS, row, strict=True))
+    for column in _JSON_COLUMNS:
+        data[column] = orjson.loads(data[column])
+    return data
+
+
+def all_goals(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """Every goal, oldest first."""
+    return [_row(row) for row in conn.execute(_SELECT + _ORDER)]
+
+
+def get_goal(conn: sqlite3.Connection, goal_id: str) -> dict[str, Any] | None:
+    row = conn.execute(_SELECT + " WHERE id = ?", (goal_id,)).fetchone()
+    return _row(row) if row else None
+
+
+def with_status(conn: sqlite3.Connection, status: str) -> list[dict[str, Any]]:
+    return [_row(row) for row in conn.execute(_SELECT + " WHERE status = ?" + _ORDER, (status,))]
+
+
+def put_goal(conn: sqlite3.Connection, goal: dict[str, Any]) -> None:
+    values = [orjson.dumps(goal[c]).decode() if c in _JSON_COLUMNS else goal[c] for c in COLUMNS]
+    marks = ", ".join("?" for _ in COLUMNS)
+    conn.execute(f"INSERT OR REPLACE INTO goals ({', '.join(COLUMNS)}) VALUES ({marks})", values)
