@@ -41,7 +41,7 @@ def handle(ctx: ReasonContext, kind: str, text: str) -> tuple[str, Action | None
     try:
         if kind == "set":
             goal = new_goal(ctx, text)
-            steps = "; ".join(step.do for step in goal.plan)
+            steps = "; ".join(step.do.rstrip(".") for step in goal.plan)
             return f"Your goal is now: {goal.description} ({goal.id}). Plan: {steps}.", None
         if kind == "list":
             return goals.summary(ctx.store.conn), None

@@ -32,7 +32,7 @@ Chooser = Callable[[list[Goal]], Goal | None]
 
 
 def all_goals(conn: Any) -> list[Goal]:
-    """Every goal, oldest first."""
+    """Every goal, in the order they were added."""
     return [from_data(row, Goal) for row in goals_table.all_goals(conn)]
 
 
@@ -141,7 +141,7 @@ def promote_next(ctx: ReasonContext, choose: Chooser | None = None) -> Goal | No
         return None
     picked = choose(candidates) if choose is not None else None
     if picked is None or picked not in candidates:
-        picked = min(candidates, key=lambda goal: (-goal.priority, goal.created_tick, goal.id))
+        picked = min(candidates, key=lambda goal: -goal.priority)  # the oldest first among equals
     return make_active(ctx, picked.id)
 
 
@@ -166,11 +166,11 @@ def set_parent(ctx: ReasonContext, goal_id: str, parent: str | None) -> Goal:
 
 
 def _update_ancestors(ctx: ReasonContext, goal: Goal) -> None:
-    """A parent's progress is the mean of its subgoals' (parents without a plan of their own)."""
+    """A parent's progress is the mean of its subgoals' (failed ones left out), up to the top."""
     conn, seen = ctx.store.conn, {goal.id}
     while goal.parent is not None and goal.parent not in seen:
         parent = get(conn, goal.parent)
-        if parent is None or parent.plan:
+        if parent is None:
             return
         seen.add(parent.id)
         children = [g for g in all_goals(conn) if g.parent == parent.id and g.status != "failed"]
@@ -227,5 +227,5 @@ def summary(conn: Any) -> str:
     if not goals:
         return "You have no goals yet; tell me one, e.g. 'my goal is to learn French'."
     order = {"active": 0, "open": 1, "blocked": 2, "done": 3, "failed": 4}
-    shown = sorted(goals, key=lambda goal: (order.get(goal.status, 5), -goal.priority, goal.created_tick))
+    shown = sorted(goals, key=lambda goal: (order.get(goal.status, 5), -goal.priority))
     return "Your goals: " + "; ".join(line(goal) for goal in shown) + "."

@@ -2,7 +2,8 @@
 
 Rows are written inside a tick's transaction (the goal commands, a conversation turn, a
 plan step), so checkpoints, rollback, replay and the state seal cover the goals like any
-other stored state. ``plan`` and ``assumptions`` are JSON text.
+other stored state. ``plan`` and ``assumptions`` are JSON text; ``seq`` numbers the goals in
+the order they were added (the listing order).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ COLUMNS = (
 )
 _JSON_COLUMNS = ("plan", "assumptions")
 _SELECT = f"SELECT {', '.join(COLUMNS)} FROM goals"
-_ORDER = " ORDER BY created_tick, id"
+_ORDER = " ORDER BY seq"
 
 
 def _row(row: tuple[Any, ...]) -> dict[str, Any]:
@@ -38,7 +39,7 @@ def _row(row: tuple[Any, ...]) -> dict[str, Any]:
 
 
 def all_goals(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-    """Every goal, oldest first."""
+    """Every goal, in the order they were added."""
     return [_row(row) for row in conn.execute(_SELECT + _ORDER)]
 
 
@@ -52,6 +53,12 @@ def with_status(conn: sqlite3.Connection, status: str) -> list[dict[str, Any]]:
 
 
 def put_goal(conn: sqlite3.Connection, goal: dict[str, Any]) -> None:
+    """Insert or update a goal; a new one gets the next ``seq`` (the listing order), an update keeps it."""
     values = [orjson.dumps(goal[c]).decode() if c in _JSON_COLUMNS else goal[c] for c in COLUMNS]
     marks = ", ".join("?" for _ in COLUMNS)
-    conn.execute(f"INSERT OR REPLACE INTO goals ({', '.join(COLUMNS)}) VALUES ({marks})", values)
+    updates = ", ".join(f"{c} = excluded.{c}" for c in COLUMNS[1:])
+    conn.execute(
+        f"INSERT INTO goals ({', '.join(COLUMNS)}, seq) VALUES ({marks}, "
+        f"(SELECT coalesce(max(seq), 0) + 1 FROM goals)) ON CONFLICT(id) DO UPDATE SET {updates}",
+        values,
+    )

@@ -99,13 +99,15 @@ def m011_ltm_drop_bookkeeping(db: sqlite_utils.Database) -> None:
 
 
 def m013_goals(db: sqlite_utils.Database) -> None:
-    """The goal DAG (agi_core.autonomy.goals): ``parent`` is another goal's id or NULL; plan and assumptions JSON."""
+    """The goal DAG (agi_core.autonomy.goals): ``parent`` is another goal's id or NULL; plan and assumptions
+    JSON; ``seq`` the order goals were added in."""
     db.execute(
         "CREATE TABLE goals (id TEXT PRIMARY KEY, parent TEXT, description TEXT NOT NULL, status TEXT NOT NULL, "
         "priority REAL NOT NULL, progress REAL NOT NULL, plan TEXT NOT NULL, assumptions TEXT NOT NULL, "
-        "created_tick INTEGER NOT NULL, updated_tick INTEGER NOT NULL, replans INTEGER NOT NULL)"
+        "created_tick INTEGER NOT NULL, updated_tick INTEGER NOT NULL, replans INTEGER NOT NULL, "
+        "seq INTEGER NOT NULL UNIQUE)"
     )
-    db.execute("CREATE INDEX goals_status ON goals(status)")
+    db.execute("CREATE INDEX goals_status ON goals(status, seq)")
 
 
 MIGRATIONS: list[Step] = [
