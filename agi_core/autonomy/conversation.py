@@ -69,9 +69,10 @@ def finish(ctx: ReasonContext, text: str) -> str:
         listed = "; ".join(f"{goal.id} ({goal.description})" for goal in found)
         return f"Which one did you finish? {listed}. Say 'I finished ID' with one of the ids."
     planner = planner_for(ctx)
+    was_active = found[0].status == "active"
     done = goals.set_status(ctx, found[0].id, "done", planner.choose if planner else None)
     following = goals.active(ctx.store.conn)
-    then = f" Your active goal is now {following.description} ({following.id})." if following else ""
+    then = f" Your active goal is now {following.description} ({following.id})." if following and was_active else ""
     return f"Well done: goal {done.id} ({done.description}) is done.{then}"
 
 
