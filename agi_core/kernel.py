@@ -24,7 +24,7 @@ from agi_core import journal_key
 from agi_core.autonomy import goals, plans
 from agi_core.autonomy.beliefs import beliefs_for
 from agi_core.autonomy.commands import begin_tick
-from agi_core.autonomy.planning import planner_for
+from agi_core.autonomy.planning import caller_for, planner_for
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.contracts.caller import ContractCaller
 from agi_core.determinism import Determinism
@@ -477,7 +477,7 @@ class Kernel:
             synonyms=self.synonyms,
             externals=externals,
             long_term=lambda query, k: self.recall_long_term(query, k, externals),
-            contracts=self.contract_caller(externals) if self.config.contract_provider else None,
+            contracts=caller_for(self, externals),
         )
         decision = reason(ctx)
         ctx.closed = True

@@ -7,7 +7,9 @@
 Only an answer of the model (``source == "llm"``) is used: the contracts' own fallbacks
 are placeholders ("ask the user to clarify"), so without a usable answer the heuristics of
 :mod:`agi_core.autonomy.plans` and :mod:`agi_core.autonomy.goals` decide. Every call is the
-tick's ``contract_call`` external (the caller records it), so replay never asks the model.
+tick's ``contract_call`` external (the caller records it), so replay never asks the model;
+``contract_planning`` records that the tick planned with a provider, so replay (without one)
+plans the same way from the recorded outcomes.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from agi_core.model import PLAN_STEPS_MAX, Goal, PlanStep
 
 if TYPE_CHECKING:
     from agi_core.contracts.caller import ContractCaller
+    from agi_core.externals import Externals
 
 STEP_CHARS_MAX = 200
 
@@ -79,6 +82,23 @@ def _steps(texts: Any, value: Any) -> list[PlanStep]:
         if do:
             steps.append(PlanStep(do=do, assumes=ACTION_SUCCEEDS))
     return steps[:PLAN_STEPS_MAX]
+
+
+PLANNING_EXTERNAL = "contract_planning"
+"""Recorded (``[true]``) in a tick that planned with a provider, so its replay plans the same way."""
+
+
+def caller_for(kernel: Any, externals: Externals) -> ContractCaller | None:
+    """The tick's contract caller for planning: live when a provider is configured, in replay when the
+    tick recorded that it had one (the outcomes are then served from the record)."""
+    if externals.recorded is not None:
+        wanted = PLANNING_EXTERNAL in externals.recorded
+    else:
+        wanted = bool(kernel.config.contract_provider)
+    if not wanted:
+        return None
+    externals.fetch(PLANNING_EXTERNAL, lambda: True)
+    return kernel.contract_caller(externals)  # type: ignore[no-any-return]
 
 
 def planner_for(ctx: Any) -> Planner | None:
