@@ -116,7 +116,7 @@ def take_step(ctx: ReasonContext, route: Route, planner: Planner | None = None) 
                 f"but it {found}"
             )
             revised, by = revise(ctx, goal, index, reason, read.value if read.exists else None, planner)
-            text = f"Replanned goal {goal.id}: {reason}; revised by {by}. Next: {_next_do(revised)}."
+            text = f"Replanned goal {goal.id}: {reason}; revised by {by}. Next: {_next_do(revised)}"
             return text, _respond(text), tick_plan(revised, index, replan=f"{reason} (revised by {by})")
     for prefix in SAY_PREFIXES:
         if step.do.lower().startswith(prefix):
@@ -153,7 +153,7 @@ def observe(
     reason = f"step {index + 1} ({step.do}) assumed {step.assumes}, but it failed: {observation.error or 'no reason'}"
     revised, by = revise(ctx, goal, index, reason, None, planner)
     state = " The goal is blocked: tell me how to go on." if revised.status == "blocked" else ""
-    note = f" Replanned goal {goal.id} (revised by {by}); next: {_next_do(revised)}.{state}"
+    note = f" Replanned goal {goal.id} (revised by {by}); next: {_next_do(revised)}{state}"
     return attrs.evolve(plan, replan=f"{reason} (revised by {by})"), note
 
 
@@ -191,8 +191,10 @@ def revise(
 
 
 def _next_do(goal: Goal) -> str:
+    """The next step's line as the end of a sentence."""
     index = next_index(goal)
-    return goal.plan[index].do if index is not None else "nothing left"
+    text = goal.plan[index].do if index is not None else "nothing left"
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def _respond(text: str) -> Action:

@@ -121,7 +121,7 @@ def test_a_contradicted_fact_replans_visible_in_the_journal_and_replay_is_equal(
     reply = agi("goals", "step").stdout
     reason = 'step 1 (what is the capital of France?) assumed world/entity/france/capital = "Paris", but it is "Lyon"'
     assert reply == (
-        f"Replanned goal {goal['id']}: {reason}; revised by heuristics. Next: what is the capital of France?.\n"
+        f"Replanned goal {goal['id']}: {reason}; revised by heuristics. Next: what is the capital of France?\n"
     )
     tick = _records(agi)[-1]
     assert tick["plan"] == {
