@@ -467,7 +467,8 @@ class Kernel:
         state = TickState(input=percept)
         for _ in self.plugins.call_each("agi_before_tick", kernel=self, state=state):
             pass
-        state = attrs.evolve(state, recalled=self._recall(working), goal=goals.active(self.store.conn))
+        # working memory holds the store's active goal as the last tick left it (same transaction)
+        state = attrs.evolve(state, recalled=self._recall(working), goal=goals.cached_active(working.active_goal))
         state = attrs.evolve(state, beliefs=beliefs_for(state))  # TODO(modules): the modules' belief proposals
         ctx = ReasonContext(
             state=state,
@@ -488,7 +489,7 @@ class Kernel:
         recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}
         if command:
             recorded["command"] = command
-        working = self._remember(working, percept, final_output, decision, observation)
+        working = self._remember(working, percept, final_output, decision, tick)
         record = JournalRecord(
             tick=tick,
             id=self.determinism.new_id("tick", str(tick)),
@@ -594,13 +595,13 @@ class Kernel:
         return observation, f"{tool.name} failed: {observation.error}"
 
     def _remember(
-        self, working: WorkingMemory, percept: Input, reply: str, decision: Decision, observation: Observation
+        self, working: WorkingMemory, percept: Input, reply: str, decision: Decision, tick: int
     ) -> WorkingMemory:
         said, answered = preview(percept.raw, TURN_CHARS), preview(reply, TURN_CHARS)  # bounded, not copies
         turns = [*working.recent_turns, f"{percept.source}: {said}", f"agent: {answered}"]
         return WorkingMemory(
             recent_turns=turns[-RECENT_TURNS_MAX:],
-            active_goal=goals.active(self.store.conn),  # the goal store's one active goal, as this tick left it
+            active_goal=goals.active_after_tick(self.store.conn, tick, goals.cached_active(working.active_goal)),
             focus=decision.focus or working.focus,
         )
 

@@ -47,6 +47,16 @@ def active(conn: Any) -> Goal | None:
     return from_data(rows[0], Goal) if rows else None
 
 
+def active_after_tick(conn: Any, tick: int, before: Goal | None) -> Goal | None:
+    """The active goal once tick ``tick`` is done: ``before`` unless the tick wrote a goal (then re-read)."""
+    return active(conn) if goals_table.changed_in(conn, tick) else before
+
+
+def cached_active(goal: Goal | None) -> Goal | None:
+    """Working memory's active goal, if it is one (records from before the goal store held a finished one)."""
+    return goal if goal is not None and goal.status == "active" else None
+
+
 def require(conn: Any, goal_id: str) -> Goal:
     goal = get(conn, goal_id)
     if goal is None:

@@ -108,6 +108,7 @@ def m013_goals(db: sqlite_utils.Database) -> None:
         "seq INTEGER NOT NULL UNIQUE)"
     )
     db.execute("CREATE INDEX goals_status ON goals(status, seq)")
+    db.execute("CREATE INDEX goals_updated ON goals(updated_tick)")
 
 
 MIGRATIONS: list[Step] = [
