@@ -23,12 +23,13 @@ import attrs
 from agi_core import journal_key
 from agi_core.autonomy import goals, plans
 from agi_core.autonomy.beliefs import beliefs_for
-from agi_core.autonomy.commands import begin_tick
+from agi_core.autonomy.commands import JobAlreadyRan, begin_tick
 from agi_core.autonomy.planning import caller_for, planner_for
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.contracts.caller import ContractCaller
 from agi_core.determinism import Determinism
 from agi_core.effects import calls, intents
+from agi_core.effects.inflight import InFlight
 from agi_core.effects.isolation import describe, isolated_reason, must_propagate
 from agi_core.errors import AgiError, ConfigError, PluginError, ToolError, ValidationError
 from agi_core.externals import Externals
@@ -114,6 +115,7 @@ class Kernel:
         actuators = plugins.collect("agi_register_actuators", validate_tool)
         self.tools: dict[str, Tool] = {name: reg.obj for name, reg in actuators.items()}
         self.tool_plugins = {name: reg.plugin for name, reg in actuators.items()}
+        self.inflight = InFlight.beside(store.path)  # which intents this process is executing
         self._due: intents.Intent | None = None  # a write/external call to run once its tick commits
         self._receipt: dict[str, Any] | None = None  # its observation, served to the receipt tick
         self.sensors = plugins.registry("agi_register_sensors")
@@ -360,6 +362,10 @@ class Kernel:
         """Write/external calls whose intent was committed but whose receipt never was (a crash between)."""
         return intents.pending(self)
 
+    def orphaned_intents(self) -> list[intents.Intent]:
+        """Pending intents no live process is executing (see :mod:`agi_core.effects.inflight`)."""
+        return intents.orphaned(self)
+
     def retry_intent(self, tick: int) -> JournalRecord:
         """Run the pending intent of ``tick`` again (its tool must declare ``idempotency_key``); record its receipt."""
         return intents.retry(self, tick)
@@ -376,7 +382,8 @@ class Kernel:
 
     # -- the tick --------------------------------------------------------------------
     def tick(self, text: str | None = None, *, source: str = "user") -> JournalRecord | None:
-        """Run one tick on ``text`` (or on the first sensor percept); None if there was no input."""
+        """Run one tick on ``text`` (or on the first sensor percept); None if there was no input,
+        or if the ``schedule:`` job it was for was already run by another process."""
         if text is None:
             percept = self._perceive()
             if percept is None:
@@ -392,9 +399,14 @@ class Kernel:
         normalized = normalize(text) if normalized is None else clean_text(normalized)
         percept = Input(raw=text, normalized=normalized, source=source)  # type: ignore[arg-type]
         self._due = None
-        record = self._run_tick(percept, self._reason(self.config.brain), brain=self.config.brain)
-        due, self._due = self._due, None
-        return record if due is None else intents.settle(self, due)
+        try:
+            record = self._run_tick(percept, self._reason(self.config.brain), brain=self.config.brain)
+            due, self._due = self._due, None
+            return record if due is None else intents.settle(self, due)
+        except JobAlreadyRan:
+            return None  # another process ran this due job first; this tick left nothing
+        finally:
+            self.inflight.release_all()  # the receipt committed, or the intent never did
 
     def refuse_input(self, oversized: Oversized, *, source: str = "user") -> JournalRecord:
         """A tick that answers an over-limit input with a refusal; only its head, size and hash are stored."""
@@ -587,6 +599,7 @@ class Kernel:
         if observation.payload.get("intent") == "pending":
             due = intents.record(self, tick, tool.name, observation.payload["args"])
             if not externals.replaying:
+                self.inflight.hold(tick)  # before the commit: other processes see it running, not orphaned
                 self._due = due
             return observation, f"{tool.name}: intent recorded at tick {tick}; it runs once the tick is stored"
         if observation.success:

@@ -159,6 +159,11 @@ def _agi(env, db, *args, stdin=""):
     )
 
 
+def _written(log):
+    """True once the tool's line is in the log (the file exists a moment before its line does)."""
+    return log.exists() and log.read_text().endswith("\n")
+
+
 def _kill_during(env, db, tool, log):
     """Start ``agi run``, SIGKILL it once ``tool`` has written its line (it then sleeps)."""
     proc = subprocess.Popen(
@@ -172,11 +177,11 @@ def _kill_during(env, db, tool, log):
     proc.stdin.write(f"2+2\n/{tool} hello\n3+3\n")
     proc.stdin.close()
     deadline = time.monotonic() + 60
-    while not log.exists() and time.monotonic() < deadline:
+    while not _written(log) and time.monotonic() < deadline:
         time.sleep(0.05)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    assert proc.returncode == -signal.SIGKILL and log.exists()
+    assert proc.returncode == -signal.SIGKILL and _written(log)
 
 
 def test_sigkill_between_intent_and_receipt_is_reported_and_never_rerun(tmp_path):
@@ -211,6 +216,41 @@ def test_sigkill_between_intent_and_receipt_is_reported_and_never_rerun(tmp_path
     assert _agi(env, db, "intents").stdout == "no pending intents\n"
     assert _agi(env, db, "replay").stdout == "replay equal: 4 ticks (1..4), 11 fields each\n"
     assert log.read_text() == "hello -\n"
+
+
+def test_an_intent_running_in_another_process_is_not_reported_as_orphaned(tmp_path):
+    env = installed_plugin(tmp_path / "site", "slow_writer", SLOW_WRITER)
+    db, log = tmp_path / "a.db", tmp_path / "workspace" / "effects.log"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agi_core", "--db", str(db), "run", "--allow-tool", "append_line", "--timeout", "300"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**env, "SLOW_WRITER_SLEEP": "60"},
+    )
+    try:
+        proc.stdin.write("/append_line hello\n")
+        proc.stdin.close()
+        deadline = time.monotonic() + 60
+        while not _written(log) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _written(log)  # the tool runs now, in the other process, after its intent committed
+        other = _agi(env, db, "run", stdin="4+4\n")
+        assert (other.returncode, other.stdout, other.stderr) == (0, "4+4 = 8\n", "")
+        listed = _agi(env, db, "intents")
+        assert listed.stdout == 'tick 1: append_line {"line":"hello"} (running in another process)\n'
+        refused = _agi(env, db, "intents", "--abandon", "1")
+        assert (refused.returncode, refused.stderr) == (
+            1,
+            "Error: the intent of tick 1 is running in another process; wait for its receipt\n",
+        )
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    orphaned = _agi(env, db, "run", stdin="5+5\n")  # its process is gone: now it is reported
+    assert orphaned.stderr.startswith("agi: warning: 1 write/external call(s) without a receipt (intent at tick 1)")
+    assert _agi(env, db, "intents").stdout == 'tick 1: append_line {"line":"hello"}\n'
 
 
 def test_an_idempotent_intent_can_be_retried_with_the_same_key(tmp_path):

@@ -11,8 +11,9 @@ from agi_core.serialization import to_data
 
 
 def warn_pending(kernel: Any) -> None:
-    """One line on stderr when the agent has intents without a receipt (a crash between the two)."""
-    pending = kernel.pending_intents()
+    """One line on stderr when the agent has intents without a receipt whose process is gone (a crash
+    between the two); one that a live process is executing right now is not reported."""
+    pending = kernel.orphaned_intents()
     if pending:
         ticks = ", ".join(str(intent.tick) for intent in pending)
         click.echo(
@@ -37,10 +38,12 @@ def intents(state: Any, as_json: bool, retry: int | None, abandon: int | None) -
         click.echo(kernel.abandon_intent(abandon).final_output)
         return
     pending = kernel.pending_intents()
+    running = {intent.tick for intent in pending if kernel.inflight.running(intent.tick)}
     if as_json:
-        click.echo(json.dumps([to_data(intent) for intent in pending], ensure_ascii=False))
+        rows = [{**to_data(intent), "running": intent.tick in running} for intent in pending]
+        click.echo(json.dumps(rows, ensure_ascii=False))
         return
     for intent in pending:
-        click.echo(intent.line())
+        click.echo(intent.line() + (" (running in another process)" if intent.tick in running else ""))
     if not pending:
         click.echo("no pending intents")

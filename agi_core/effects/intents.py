@@ -18,6 +18,8 @@ never run again on its own. :func:`retry` runs it again only when the tool decla
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -63,6 +65,15 @@ def pending(kernel: Kernel) -> list[Intent]:
     return [Intent(*row) for row in kernel.store.intents(pending_only=True)]
 
 
+def orphaned(kernel: Kernel) -> list[Intent]:
+    """Pending intents that no live process is executing: their process died before the receipt.
+
+    Read again after the lock checks: a receipt that committed meanwhile is not reported.
+    """
+    candidates = {intent.tick for intent in pending(kernel) if not kernel.inflight.running(intent.tick)}
+    return [intent for intent in pending(kernel) if intent.tick in candidates]
+
+
 def _pending_at(kernel: Kernel, tick: int) -> Intent:
     found = next((intent for intent in pending(kernel) if intent.tick == tick), None)
     if found is None:
@@ -76,39 +87,55 @@ def settle(kernel: Kernel, intent: Intent) -> JournalRecord:
     if tool is None:
         observation = Observation(success=False, error=f"tool {intent.tool!r} is no longer installed")
         return _receipt_tick(kernel, intent, observation, 0)
-    context = ToolContext(workspace=kernel.workspace, determinism=kernel.determinism, live=kernel.config.live)
-    before = kernel.determinism.counter
+    kernel.inflight.hold(intent.tick)
     try:
-        observation = calls.run(
-            tool,
-            intent.args,
-            context,
-            timeout_s=kernel.config.timeout_s,
-            plugin=kernel.tool_plugins.get(tool.name, "?"),
-            report=kernel.plugins.report_failure,
-        )
-    finally:  # the receipt tick draws them again, so live and replay count alike
-        draws, kernel.determinism.counter = kernel.determinism.counter - before, before
-    return _receipt_tick(kernel, intent, observation, draws)
+        context = ToolContext(workspace=kernel.workspace, determinism=kernel.determinism, live=kernel.config.live)
+        before = kernel.determinism.counter
+        try:
+            observation = calls.run(
+                tool,
+                intent.args,
+                context,
+                timeout_s=kernel.config.timeout_s,
+                plugin=kernel.tool_plugins.get(tool.name, "?"),
+                report=kernel.plugins.report_failure,
+            )
+        finally:  # the receipt tick draws them again, so live and replay count alike
+            draws, kernel.determinism.counter = kernel.determinism.counter - before, before
+        return _receipt_tick(kernel, intent, observation, draws)
+    finally:
+        kernel.inflight.release(intent.tick)
 
 
 def retry(kernel: Kernel, tick: int) -> JournalRecord:
     """Run a pending intent again; only for tools that declare an ``idempotency_key``."""
-    intent = _pending_at(kernel, tick)
-    tool = kernel.tools.get(intent.tool)
-    if tool is None or not tool.definition.idempotency_key:
-        raise ToolError(
-            f"tool {intent.tool!r} declares no idempotency_key, so the intent of tick {tick} may already have "
-            f"taken effect; check by hand, then close it with agi intents --abandon {tick}"
-        )
-    return settle(kernel, intent)
+    with _claimed(kernel, tick) as intent:
+        tool = kernel.tools.get(intent.tool)
+        if tool is None or not tool.definition.idempotency_key:
+            raise ToolError(
+                f"tool {intent.tool!r} declares no idempotency_key, so the intent of tick {tick} may already have "
+                f"taken effect; check by hand, then close it with agi intents --abandon {tick}"
+            )
+        return settle(kernel, intent)
 
 
 def abandon(kernel: Kernel, tick: int) -> JournalRecord:
     """Close a pending intent without running it (its effect is unknown): a failed receipt."""
-    intent = _pending_at(kernel, tick)
-    error = f"abandoned: the intent of tick {tick} was never confirmed; its effect is unknown"
-    return _receipt_tick(kernel, intent, Observation(success=False, payload={"abandoned": True}, error=error), 0)
+    with _claimed(kernel, tick) as intent:
+        error = f"abandoned: the intent of tick {tick} was never confirmed; its effect is unknown"
+        return _receipt_tick(kernel, intent, Observation(success=False, payload={"abandoned": True}, error=error), 0)
+
+
+@contextlib.contextmanager
+def _claimed(kernel: Kernel, tick: int) -> Iterator[Intent]:
+    """The pending intent of ``tick`` with its lock held here; refused while another process runs it."""
+    _pending_at(kernel, tick)
+    if not kernel.inflight.hold(tick, wait=False):
+        raise ToolError(f"the intent of tick {tick} is running in another process; wait for its receipt")
+    try:
+        yield _pending_at(kernel, tick)  # again, under the lock: its receipt may have committed meanwhile
+    finally:
+        kernel.inflight.release(tick)
 
 
 def _receipt_tick(kernel: Kernel, intent: Intent, observation: Observation, draws: int) -> JournalRecord:
@@ -128,4 +155,4 @@ def receipt_command(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) ->
     return text, {"intent": intent.tick}, Action(type="tool", name=intent.tool, args=intent.args)
 
 
-__all__ = ["Intent", "abandon", "pending", "receipt_command", "record", "retry", "settle"]
+__all__ = ["Intent", "abandon", "orphaned", "pending", "receipt_command", "record", "retry", "settle"]

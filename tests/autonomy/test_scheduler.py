@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 
 from agi_core.autonomy.clock import CLOCK_EXTERNAL, PinnedClock, iso_ms
-from agi_core.autonomy.commands import list_jobs
+from agi_core.autonomy.commands import list_jobs, next_due
 from agi_core.autonomy.follow import Follow
 from agi_core.autonomy.when import cron_next_ms, parse_at_ms, parse_duration_ms
 from agi_core.errors import ConfigError, ValidationError
 from agi_core.kernel import Kernel
 from agi_core.memory import jobs_table
+from agi_core.replay import replay
 from tests.autonomy.conftest import START_MS
 
 S = 1000
@@ -192,3 +193,23 @@ def test_firing_a_job_that_is_not_due_keeps_its_due_time():
     job = Job("ping", "every", str(10 * S), "hi", next_due_ms=START_MS + 10 * S)
     again = fired(job, START_MS + 5 * S)  # a second follower ran it after the first advanced it
     assert (again.next_due_ms, again.runs, again.missed) == (START_MS + 10 * S, 1, 0)
+
+
+def test_two_followers_that_both_saw_a_job_due_run_it_once(tmp_path, sim):
+    """Both processes' loops see the job due; the second tick re-reads it under the write lock and stops."""
+    db = tmp_path / "shared.db"
+    with (
+        Kernel.open(db, seed="autonomy", clock=PinnedClock(sim)) as first,
+        Kernel.open(db, seed="autonomy", clock=PinnedClock(sim)) as second,
+    ):
+        _add(first, "ping", every_ms=10 * S)
+        sim.advance(10)
+        now_ms = first.config.clock.refresh()
+        second.config.clock.refresh()
+        seen = [next_due(first, now_ms), next_due(second, now_ms)]
+        assert [job.name for job in seen] == ["ping", "ping"]
+        ran = first.tick(seen[0].say, source=seen[0].source)
+        skipped = second.tick(seen[1].say, source=seen[1].source)
+        assert ran is not None and skipped is None
+        assert (_job(second, "ping").runs, second.tick_count) == (1, 2)
+    assert replay(db, seed="autonomy").ok
