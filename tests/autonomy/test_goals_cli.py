@@ -4,9 +4,17 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -179,3 +187,36 @@ def test_checkpoint_and_rollback_restore_the_goals_and_the_seal_covers_them(agi)
     tampered = agi("journal", "verify", ok=False)
     assert tampered.returncode == 1
     assert f"goals key {goal['id']!r}: changed outside the journal" in tampered.stdout + tampered.stderr
+
+
+def test_a_reminder_said_to_follow_comes_back_as_its_own_tick(agi):
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agi_core", "--db", str(agi.db), "run", "--follow"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "AGI_LOAD_PLUGINS": "", "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        assert process.stderr is not None and process.stderr.readline().startswith("agi: following")
+        assert process.stdin is not None
+        process.stdin.write("remind me to stretch in 1 second\n")
+        process.stdin.flush()
+        time.sleep(3.0)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, err
+    [goal] = _goals(agi)
+    lines = out.splitlines()
+    assert lines[0].startswith("I will remind you to stretch at ") and lines[0].endswith(
+        f" (job remind-{goal['id']}, goal {goal['id']})."
+    )
+    assert lines[1] == f"Reminder: stretch (goal {goal['id']}, active, 0% done)."
+    records = _records(agi)
+    assert [r["input"]["source"] for r in records] == ["user", f"schedule:remind-{goal['id']}"]
+    assert records[1]["externals"]["tick_clock"][0] >= records[0]["externals"]["tick_clock"][0] + 1000
+    assert agi("replay").stdout == "replay equal: 2 ticks (1..2), 11 fields each\n"
