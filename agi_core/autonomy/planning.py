@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agi_core.autonomy.plans import ACTION_SUCCEEDS
+from agi_core.errors import AgiError, ReplayMismatch
 from agi_core.model import PLAN_STEPS_MAX, Goal, PlanStep
 
 if TYPE_CHECKING:
@@ -35,7 +36,13 @@ class Planner:
         self.caller = caller
 
     def _value(self, contract: str, variables: dict[str, Any]) -> dict[str, Any] | None:
-        outcome = self.caller.call(contract, variables)
+        """The model's answer, or None (no usable answer, or a contract that is not registered)."""
+        try:
+            outcome = self.caller.call(contract, variables)
+        except ReplayMismatch:
+            raise
+        except AgiError:  # e.g. a plugin set without the planning contracts: heuristics plan
+            return None
         return outcome.value if outcome.source == "llm" else None
 
     def plan(self, title: str) -> list[PlanStep] | None:
