@@ -101,7 +101,8 @@ def take_step(ctx: ReasonContext, route: Route, planner: Planner | None = None) 
     """Run the active goal's next step in this tick: ``(reply, action, tick plan)``."""
     goal = goals.active(ctx.store.conn)
     if goal is None:
-        return "You have no active goal; tell me one, e.g. 'my goal is to learn French'.", _respond(""), None
+        text = "You have no active goal; tell me one, e.g. 'my goal is to learn French'."
+        return text, _respond(text), None
     index = next_index(goal)
     if index is None:
         text = f"Goal {goal.id} ({goal.description}) has no step left; say 'I finished {goal.description}'."
