@@ -164,3 +164,21 @@ def test_replay_compares_the_goal_and_the_beliefs(tmp_path):
     changed[2]["beliefs"] = {"facts": [], "uncertainties": []}
     assert replay_records(changed, seed="0").mismatch.field == "beliefs"
     assert replay_records(rows, seed="0").ok
+
+
+def test_a_step_said_in_conversation_that_fails_replans_and_the_plan_goes_on(tmp_path):
+    with Kernel.open(tmp_path / "a.db", workspace=tmp_path / "ws") as kernel:
+        kernel.tick("my goal is to read file missing.txt then list files")
+        [goal] = all_goals(kernel.store.conn)
+        failed = kernel.tick("next step")
+        reason = (
+            "step 1 (read file missing.txt) assumed the step's action succeeds, but it failed: "
+            "no file 'missing.txt' in the workspace; list it with /file_list"
+        )
+        assert (failed.observation.success, failed.plan.replan) == (False, f"{reason} (revised by heuristics)")
+        assert failed.final_output.endswith(f"Replanned goal {goal.id} (revised by heuristics); next: list files.")
+        assert [s.status for s in all_goals(kernel.store.conn)[0].plan] == ["failed", "todo"]
+        assert kernel.tick("next step").action.name == "file_list"
+        [goal] = all_goals(kernel.store.conn)
+        assert (goal.status, goal.progress, goal.replans) == ("done", 1.0, 1)
+    assert replay(tmp_path / "a.db").ok
