@@ -261,8 +261,7 @@ def rollback(kernel: Kernel, name: str) -> RollbackReport:
         with contextlib.suppress(sqlite3.Error):
             conn.execute("DETACH DATABASE snap")
     kernel.reload()
-    for _ in kernel.plugins.call_each("agi_restore_checkpoint", kernel=kernel, tick=tick):
-        pass
+    kernel.plugins.restore_checkpoint(kernel=kernel, tick=tick, skip=kernel.disabled_plugins)
     return RollbackReport(name, tick, len(undone), rollback_id)
 
 

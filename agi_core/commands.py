@@ -89,6 +89,18 @@ def schedule_remove(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) ->
     return remove(kernel, ctx, args)
 
 
+def config_set(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    from agi_core.settings.runtime import config_set as set_value
+
+    return set_value(kernel, ctx, args)
+
+
+def config_unset(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    from agi_core.settings.runtime import config_unset as unset_value
+
+    return unset_value(kernel, ctx, args)
+
+
 def _goal_command(name: str) -> Handler:
     """A goal command of :mod:`agi_core.autonomy.goal_commands`, imported when it first runs."""
 
@@ -109,5 +121,7 @@ KERNEL_COMMANDS: dict[str, Handler] = {
     "receipt": receipt,
     "schedule_add": schedule_add,
     "schedule_remove": schedule_remove,
+    "config_set": config_set,
+    "config_unset": config_unset,
     **{name: _goal_command(name) for name in ("goal_add", "goal_set", "goal_move", "goal_step")},
 }

@@ -70,13 +70,18 @@ def _registrations(plugins: Plugins) -> dict[str, dict[str, list[str]]]:
             continue
         for name, registration in plugins.collect(hook, _validator(hook)).items():
             found.setdefault(registration.plugin, {}).setdefault(kind_of(hook), []).append(name)
-    group = click.Group("agi")
-    before: set[str] = set()
-    for plugin, _result in plugins.call_each("agi_register_commands", cli=group):
-        added = sorted(set(group.commands) - before)
-        if added:
-            found.setdefault(plugin, {})["commands"] = added
-        before = set(group.commands)
+    added: dict[str, set[str]] = {}
+
+    class Attributing(click.Group):
+        """Notes which plugin's hook implementation added each command."""
+
+        def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+            super().add_command(cmd, name)
+            added.setdefault(plugins.current_plugin, set()).add(name or cmd.name or "")
+
+    plugins.register_commands(cli=Attributing("agi"))
+    for plugin, commands in added.items():
+        found.setdefault(plugin, {})["commands"] = sorted(commands)
     return found
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from agi_core import journal_key
+from agi_core import journal_key, lifecycle
 from agi_core.autonomy import goals, plans
 from agi_core.autonomy.beliefs import beliefs_for
 from agi_core.autonomy.commands import JobAlreadyRan, begin_tick
@@ -34,6 +34,7 @@ from agi_core.effects.isolation import describe, isolated_reason, must_propagate
 from agi_core.errors import AgiError, ConfigError, PluginError, ToolError, ValidationError
 from agi_core.externals import Externals
 from agi_core.faults import fault_point
+from agi_core.hookcalls import OrderLog
 from agi_core.inputs import MAX_INPUT_BYTES, PREVIEW_CHARS, Oversized, clean_text, preview, utf8_size
 from agi_core.journal import HEAD, head_value
 from agi_core.memory.keys import check_key, merge_synonyms
@@ -58,6 +59,7 @@ from agi_core.plugins import Plugins, load_plugins
 from agi_core.seal import SEAL
 from agi_core.seal import seal as seal_state
 from agi_core.serialization import dumps, from_data, non_finite_path, to_data
+from agi_core.settings.runtime import PluginSettings
 from agi_core.tools import Tool, ToolContext, ToolPolicy, validate_tool
 
 RECALL_EPISODES = 4  # newest episodes handed to the reason step
@@ -97,6 +99,7 @@ class KernelConfig:
     lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
     clock: Callable[[], int] | None = None  # ms since the epoch, read once per tick and recorded (autonomy.clock)
     contract_provider: str | None = None  # LLM provider for contract calls by kernel code; None: heuristics only
+    llm_timeout_s: float | None = None  # the LLM brain's limit per model request (None: the provider's own)
 
 
 class Kernel:
@@ -118,7 +121,9 @@ class Kernel:
         self.inflight = InFlight.beside(store.path)  # which intents this process is executing
         self._due: intents.Intent | None = None  # a write/external call to run once its tick commits
         self._receipt: dict[str, Any] | None = None  # its observation, served to the receipt tick
-        self.sensors = plugins.registry("agi_register_sensors")
+        sensors = plugins.collect("agi_register_sensors")
+        self.sensors = {name: reg.obj for name, reg in sensors.items()}
+        self.sensor_plugins = {name: reg.plugin for name, reg in sensors.items()}
         self.router_agents = plugins.registry("agi_register_router_agents")
         tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.collect("agi_register_synonyms").items()}
         self.synonyms = merge_synonyms(tables)
@@ -135,6 +140,10 @@ class Kernel:
         self._opened_at_tick = self.tick_count
         if self.store.meta_get(SEAL) is None and self.store.meta_get(HEAD) is None:
             self.seal()  # a new database (or one from before seals): its first seal
+        self.disabled_plugins: frozenset[str] = frozenset()  # plugins whose agi_start_plugin raised
+        self._hook_log = OrderLog()
+        self.plugin_settings = PluginSettings(self)
+        self.disabled_plugins = lifecycle.start(self)
 
     # -- lifecycle -------------------------------------------------------------------
     @classmethod
@@ -267,6 +276,13 @@ class Kernel:
             seal_state(self.store.conn, self.journal_key)
 
     def close(self) -> None:
+        """Stop the plugins, seal, close the stores; a plugin's failure is reported, never raised."""
+        try:
+            lifecycle.stop(self)
+        finally:
+            self._close_stores()
+
+    def _close_stores(self) -> None:
         if self.tick_count != self._opened_at_tick:
             with contextlib.suppress(AgiError, sqlite3.Error):  # best effort: verify names the unsealed ticks
                 self.seal()
@@ -380,6 +396,10 @@ class Kernel:
     def working(self) -> WorkingMemory:
         return self._working
 
+    def settings(self, plugin: str) -> dict[str, Any]:
+        """``plugin``'s settings ({key: value}): environment, else database, else declared default."""
+        return self.plugin_settings.values(plugin)
+
     # -- the tick --------------------------------------------------------------------
     def tick(self, text: str | None = None, *, source: str = "user") -> JournalRecord | None:
         """Run one tick on ``text`` (or on the first sensor percept); None if there was no input,
@@ -438,14 +458,15 @@ class Kernel:
     ) -> JournalRecord:
         externals = Externals(recorded)
         try:
-            with self.write_lock():
+            with self.write_lock(), self.plugins.recording_order() as self._hook_log:
                 record = self._tick(percept, reason, externals, command, brain)
         except BaseException:
             self.reload()
             raise
+        finally:
+            self.plugin_settings.end_tick()
         self.tick_count = record.tick
-        for _ in self.plugins.call_each("agi_after_tick", kernel=self, record=record, replaying=externals.replaying):
-            pass
+        self.plugins.after_tick(kernel=self, record=record, replaying=externals.replaying, skip=self.disabled_plugins)
         return record
 
     def _perceive(self) -> Input | None:
@@ -474,11 +495,11 @@ class Kernel:
     ) -> JournalRecord:
         tick = self.tick_count + 1
         self.tick_now_ms = begin_tick(self, percept, externals)
+        self.plugin_settings.begin_tick(externals)
         working = self._working
         before = self._brainstate(working, tick - 1)
         state = TickState(input=percept)
-        for _ in self.plugins.call_each("agi_before_tick", kernel=self, state=state):
-            pass
+        self.plugins.before_tick(kernel=self, state=state, skip=self.disabled_plugins)
         # working memory holds the store's active goal as the last tick left it (same transaction)
         state = attrs.evolve(state, recalled=self._recall(working), goal=goals.cached_active(working.active_goal))
         state = attrs.evolve(state, beliefs=beliefs_for(state))  # TODO(modules): the modules' belief proposals
@@ -490,12 +511,16 @@ class Kernel:
             synonyms=self.synonyms,
             externals=externals,
             long_term=lambda query, k: self.recall_long_term(query, k, externals),
+            read_tool=lambda name, args: self._read_tool(name, args, externals),
             contracts=caller_for(self, externals),
         )
         decision = reason(ctx)
         ctx.closed = True
         decision = self._plan(decision, ctx.goal_plan)
-        observation, final_output = self._act(decision.action, decision.final_output, externals)
+        if decision.acted is not None:  # a read tool the brain already ran (and answered from)
+            observation, final_output = decision.acted, decision.final_output
+        else:
+            observation, final_output = self._act(decision.action, decision.final_output, externals)
         plan, replanned = plans.observe(ctx, decision.plan, observation, planner_for(ctx))  # rule 4
         final_output += replanned
         recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}
@@ -524,6 +549,7 @@ class Kernel:
             externals=recorded,
             degraded=decision.degraded,
             brain=brain,
+            hook_order=lifecycle.hook_order(self, self._hook_log),
             goal=working.active_goal,
             beliefs=beliefs_for(state, sem_reads=ctx.sem_reads),
         )
@@ -551,6 +577,7 @@ class Kernel:
                 plan=Plan(steps=steps[:PLAN_STEPS_MAX]),
                 final_output=text,
                 action=Action(type="response", name="respond", args={"text": text}),
+                acted=None,
             )
         return attrs.evolve(decision, plan=Plan(steps=steps, current_index=len(steps) - 1))
 
@@ -571,6 +598,36 @@ class Kernel:
             args = resolve_positional(tool, action.args)
         except ToolError as exc:
             return Observation(success=False, error=str(exc)), f"{tool.name} failed: {exc}"
+        tick = self.tick_count + 1
+        observation = self._observe(tool, args, externals)
+        if observation.payload.get("intent") == "pending":
+            due = intents.record(self, tick, tool.name, observation.payload["args"])
+            if not externals.replaying:
+                self.inflight.hold(tick)  # before the commit: other processes see it running, not orphaned
+                self._due = due
+            return observation, f"{tool.name}: intent recorded at tick {tick}; it runs once the tick is stored"
+        if observation.success:
+            shown = {k: v for k, v in observation.payload.items() if k != "policy"}
+            return observation, f"{tool.name}: {dumps(shown)}"
+        return observation, f"{tool.name} failed: {observation.error}"
+
+    def _read_tool(self, name: str, args: dict[str, Any], externals: Externals) -> Observation:
+        """A ``read`` tool run during reason (:meth:`ReasonContext.run_read_tool`), as :meth:`_act` runs it."""
+        tool = self.tools.get(name)
+        if tool is None:
+            return Observation(success=False, error=f"there is no tool named {name!r}")
+        if tool.effect != "read":
+            return Observation(
+                success=False, error=f"{tool.effect} tool {name!r} runs only through its intent, after the tick commits"
+            )
+        try:
+            resolved = resolve_positional(tool, args)
+        except ToolError as exc:
+            return Observation(success=False, error=str(exc))
+        return self._observe(tool, resolved, externals)
+
+    def _observe(self, tool: Tool, args: dict[str, Any], externals: Externals) -> Observation:
+        """The observation of calling ``tool``: gated by effect, isolated, timed, recorded as ``tool_observation``."""
         context = ToolContext(
             workspace=self.workspace, determinism=self.determinism, live=self.config.live, externals=externals
         )
@@ -595,17 +652,7 @@ class Kernel:
         served = externals.fetch("tool_observation", run_tool)
         if externals.replaying or receipt is not None:
             self.determinism.counter += served["draws"]
-        observation = from_data({k: v for k, v in served.items() if k != "draws"}, Observation)
-        if observation.payload.get("intent") == "pending":
-            due = intents.record(self, tick, tool.name, observation.payload["args"])
-            if not externals.replaying:
-                self.inflight.hold(tick)  # before the commit: other processes see it running, not orphaned
-                self._due = due
-            return observation, f"{tool.name}: intent recorded at tick {tick}; it runs once the tick is stored"
-        if observation.success:
-            shown = {k: v for k, v in observation.payload.items() if k != "policy"}
-            return observation, f"{tool.name}: {dumps(shown)}"
-        return observation, f"{tool.name} failed: {observation.error}"
+        return from_data({k: v for k, v in served.items() if k != "draws"}, Observation)
 
     def _remember(
         self, working: WorkingMemory, percept: Input, reply: str, decision: Decision, tick: int

@@ -190,7 +190,8 @@ class JournalRecord:
     """Everything one tick did, stored in the tick's own transaction.
 
     The eleven fields of rulebook §5 are compared exactly by replay; ``externals`` holds
-    what came from outside the kernel so replay can serve it back.
+    what came from outside the kernel so replay can serve it back. ``hook_order`` lists,
+    per hook that ran in the tick, its plugins in call order (compared by replay too).
     """
 
     tick: int = attrs.field(metadata=_schema(minimum=1))
@@ -214,6 +215,7 @@ class JournalRecord:
     externals: dict[str, JSON] = attrs.field(factory=dict)
     degraded: list[str] = attrs.field(factory=list)
     brain: str = ""
+    hook_order: dict[str, list[str]] = attrs.field(factory=dict)
     goal: Goal | None = None
     beliefs: Beliefs = attrs.field(factory=Beliefs)
 

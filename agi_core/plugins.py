@@ -1,4 +1,9 @@
-"""The plugin manager facade: loading, isolation of failing plugins, registries.
+"""The plugin manager facade: loading, isolation of failing plugins, registries, typed hook calls.
+
+Core code calls hooks through the typed methods of :class:`Plugins` (``before_tick``,
+``after_tick`` …, keyword arguments only), which call ``pm.hook.<name>(...)``: pluggy's own
+loop runs the implementations, each guarded by :mod:`agi_core.hookcalls`. Call order is
+priority (wrappers, ``tryfirst``, plain, ``trylast``), then plugin name, whatever the load order.
 
 Built-in plugins (``DEFAULT_PLUGINS``) and third-party ones (entry points in the group
 ``agi``) load through the same path. A plugin that fails to import, implements an unknown
@@ -13,20 +18,28 @@ Environment:
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from importlib import metadata
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import pluggy
 
 from agi_core import hookspecs
 from agi_core.errors import RegistrationError
+from agi_core.hookcalls import Calls, OrderLog, guard, planned_order
+
+if TYPE_CHECKING:
+    import click
+
+    from agi_core.kernel import Kernel
+    from agi_core.model import JournalRecord, TickState
 
 DEFAULT_PLUGINS: tuple[str, ...] = (
     "agi_core.default_plugins.stage0",
@@ -84,6 +97,10 @@ def _env_list(name: str) -> set[str] | None:
     return {part.strip() for part in raw.split(",") if part.strip()}
 
 
+def _unknown_hook(name: str) -> str:
+    return f"implements unknown hook {name}; rename it to one of: {', '.join(hookspecs.HOOK_NAMES)}"
+
+
 def _default_name(obj: Any) -> str:
     name = getattr(obj, "name", None) or getattr(obj, "__name__", None)
     if not isinstance(name, str) or not name:
@@ -100,7 +117,8 @@ class Plugins:
         self.failures: list[PluginFailure] = []
         self._versions: dict[str, str] = {}
         self._builtin: set[str] = set()
-        self._trace = bool(os.environ.get("AGI_TRACE_PLUGINS"))
+        self.calls = Calls(self.report_failure, bool(os.environ.get("AGI_TRACE_PLUGINS")))
+        self._ordered = True  # False after a registration, until _settle() re-sorts the implementations
 
     # -- loading ---------------------------------------------------------------------
     @classmethod
@@ -114,6 +132,7 @@ class Plugins:
                 plugins.add_module(module_name, name=short, builtin=True)
         for plugin in extra:
             plugins.add_module(plugin)
+        plugins.check_pending()
         return plugins
 
     @classmethod
@@ -126,6 +145,7 @@ class Plugins:
             if entry_point.name in blocked or (allowed is not None and entry_point.name not in allowed):
                 continue
             plugins._load_entry_point(entry_point)
+        plugins.check_pending()
         return plugins
 
     def add_module(
@@ -147,20 +167,11 @@ class Plugins:
                 raise
             self.report_failure(label, "import", exc)
             return False
-        unknown = [
-            attr
-            for attr in dir(obj)
-            if attr.startswith("agi_") and attr not in hookspecs.HOOK_NAMES and callable(getattr(obj, attr))
-        ]
-        if unknown:
-            self.report_failure(
-                label,
-                "register",
-                f"implements unknown hook {unknown[0]}; rename it to one of: {', '.join(hookspecs.HOOK_NAMES)}",
-            )
+        if not self._check_hook_names(label, obj):
             return False
         try:
-            self._check_manifest(obj)
+            if not builtin:  # built-ins' manifests are checked by tests, so agi --help never imports jsonschema
+                self._check_manifest(obj)
         except Exception as exc:  # noqa: BLE001 - an invalid manifest skips the plugin, with the reason
             self.report_failure(label, "manifest", exc)
             return False
@@ -172,10 +183,47 @@ class Plugins:
         except Exception as exc:  # noqa: BLE001 - pluggy validation errors become reports
             self.report_failure(label, "register", exc)
             return False
+        unknown = [caller.name for caller in self.pm.get_hookcallers(obj) or [] if not caller.has_spec()]
+        if unknown:  # a marked implementation under another name (``specname=``) for a hook that does not exist
+            self.pm.unregister(obj)
+            self.report_failure(label, "register", _unknown_hook(unknown[0]))
+            return False
         self._versions[label] = version or _agi_core_version()
         if builtin:
             self._builtin.add(label)
+        self._ordered = False
         return True
+
+    def _check_hook_names(self, label: str, obj: object) -> bool:
+        """Refuse an ``agi_*`` function named for no hook; report one not marked with ``@hookimpl``.
+
+        pluggy ignores unmarked functions, so without this a forgotten decorator would load silently.
+        """
+        names = [attr for attr in dir(obj) if attr.startswith("agi_") and callable(getattr(obj, attr, None))]
+        unknown = [attr for attr in names if attr not in hookspecs.HOOK_NAMES]
+        if unknown:
+            self.report_failure(label, "register", _unknown_hook(unknown[0]))
+            return False
+        for attr in names:
+            if self.pm.parse_hookimpl_opts(obj, attr) is None:
+                self.report_failure(
+                    label,
+                    "register",
+                    f"{attr} is not marked as a hook implementation, so it would never be called; "
+                    "decorate it with @agi_core.hookimpl",
+                )
+        return True
+
+    def check_pending(self) -> None:
+        """pluggy's ``check_pending()`` after loading: a plugin it names is reported and unregistered."""
+        while True:
+            try:
+                self.pm.check_pending()
+                return
+            except pluggy.PluginValidationError as exc:
+                name = self.pm.get_name(exc.plugin) or repr(exc.plugin)
+                self.pm.unregister(exc.plugin)
+                self.report_failure(name, "register", str(exc))
 
     def _check_manifest(self, obj: object) -> None:
         """Validate ``agi_manifest`` against ``schemas/plugin_manifest.json`` and its version pin."""
@@ -187,6 +235,10 @@ class Plugins:
         from agi_core.schemas import validate
 
         validate("plugin_manifest", manifest, what="agi_manifest")
+        if "settings" in manifest:
+            from agi_core.settings.schema import check_declaration
+
+            check_declaration(manifest["settings"])
         wanted = manifest.get("requires_agi_core")
         if wanted and not SpecifierSet(wanted).contains(_agi_core_version(), prereleases=True):
             raise RegistrationError(
@@ -206,67 +258,122 @@ class Plugins:
         self.add_module(module, name=entry_point.name, version=version)
 
     # -- calling ---------------------------------------------------------------------
-    def call_each(self, hook: str, **kwargs: Any) -> Iterator[tuple[str, Any]]:
-        """Call every implementation of ``hook`` in registration order, isolating failures.
+    def _settle(self) -> None:
+        """Re-register every plugin in descending name order so pluggy calls them by ascending name.
 
-        Yields ``(plugin_name, result)``; an implementation that raises is reported in
-        :attr:`failures` and skipped.
+        pluggy keeps implementations in registration order within each priority group
+        (wrappers, ``tryfirst``, plain, ``trylast``) and calls the last registered first
+        (pluggy#250: no ordering API). Registering by descending name makes the call order
+        priority, then plugin name, whatever order the plugins were loaded in.
         """
-        for impl in getattr(self.pm.hook, hook).get_hookimpls():
-            for result in self._call_impl(impl, hook, kwargs):
-                yield impl.plugin_name, result
+        if self._ordered:
+            return
+        plugins = sorted(self.pm.list_name_plugin(), key=lambda pair: pair[0], reverse=True)
+        for name, _plugin in plugins:
+            self.pm.unregister(name=name)
+        for name, plugin in plugins:
+            self.pm.register(plugin, name=name)
+            for caller in self.pm.get_hookcallers(plugin) or []:
+                for impl in caller.get_hookimpls():
+                    if impl.plugin is plugin:
+                        guard(self.calls, caller.name, impl)
+        self._ordered = True
+
+    def caller(self, hook: str) -> Any:
+        """``pm.hook.<hook>``, with the implementations in their deterministic order."""
+        self._settle()
+        return getattr(self.pm.hook, hook)
+
+    def call_order(self, hook: str, skip: Iterable[str] = ()) -> list[str]:
+        """The plugins ``hook`` calls, in order: priority (wrappers, ``tryfirst``, plain, ``trylast``), then name."""
+        return planned_order(self.caller(hook), skip)
+
+    @contextlib.contextmanager
+    def recording_order(self) -> Iterator[OrderLog]:
+        """Log which plugins each hook called inside the block, in call order (a tick's ``hook_order``)."""
+        outer, self.calls.log = self.calls.log, OrderLog()
+        try:
+            yield self.calls.log
+        finally:
+            self.calls.log = outer
+
+    @property
+    def current_plugin(self) -> str:
+        """The plugin whose hook implementation is running ("" outside one)."""
+        return self.calls.running[-1] if self.calls.running else ""
+
+    def call_each(self, hook: str, *, skip: Iterable[str] = (), **kwargs: Any) -> list[tuple[str, Any]]:
+        """Call ``hook`` through pluggy with keyword arguments; ``(plugin, result)`` of each plain implementation.
+
+        An implementation that raises is reported in :attr:`failures` and left out; the
+        others still run. Plugins named in ``skip`` are not called. Core code calls the
+        typed methods below; this is for hooks added by other packages.
+        """
+        return self.calls.call(self.caller(hook), hook, kwargs, skip).results
 
     def collect(self, hook: str, validate: Callable[[str, Any], Any] | None = None) -> dict[str, Registration]:
         """Run a registration hook and return what was registered, by name.
 
         ``validate(name, obj)`` may return a replacement object or raise; an invalid or
-        duplicate registration is reported and skipped, the others are kept. Built-ins
-        register first, and a name a built-in registered is refused to any other plugin.
+        duplicate registration is reported and skipped, the others are kept. Built-ins'
+        registrations count first (then the others in call order), and a name a built-in
+        registered is refused to any other plugin.
         """
-        found: dict[str, Registration] = {}
-        current = ""
+        offered: list[tuple[str, Any, str | None]] = []
 
         def register(obj: Any, *, name: str | None = None, **_future: Any) -> None:
+            offered.append((self.current_plugin, obj, name))
+
+        self.call_each(hook, register=register)
+        found: dict[str, Registration] = {}
+        for plugin, obj, name in sorted(offered, key=lambda offer: offer[0] not in self._builtin):
             try:
                 key = name or _default_name(obj)
-                if key in found and found[key].plugin in self._builtin and current not in self._builtin:
+                if key in found and found[key].plugin in self._builtin and plugin not in self._builtin:
                     raise RegistrationError(
-                        f"plugin {current!r} may not register {key!r}: the built-in plugin "
+                        f"plugin {plugin!r} may not register {key!r}: the built-in plugin "
                         f"{found[key].plugin!r} owns that name; give yours another name"
                     )
                 if key in found:
                     raise RegistrationError(
-                        f"{key!r} is registered by both {found[key].plugin!r} and {current!r}; "
+                        f"{key!r} is registered by both {found[key].plugin!r} and {plugin!r}; "
                         f"rename one or disable a plugin with AGI_DISABLE_PLUGINS"
                     )
                 value = validate(key, obj) if validate else obj
-                found[key] = Registration(key, obj if value is None else value, current)
+                found[key] = Registration(key, obj if value is None else value, plugin)
             except Exception as exc:  # noqa: BLE001 - one bad registration skips only itself
-                self.report_failure(current, hook, exc)
-
-        impls = getattr(self.pm.hook, hook).get_hookimpls()  # built-ins first: tryfirst/trylast cannot take their names
-        for impl in sorted(impls, key=lambda impl: impl.plugin_name not in self._builtin):
-            current = impl.plugin_name
-            self._call_impl(impl, hook, {"register": register})
+                self.report_failure(plugin, hook, exc)
         return found
 
     def registry(self, hook: str, validate: Callable[[str, Any], Any] | None = None) -> dict[str, Any]:
         """``{name: object}`` registered through ``hook`` (see :meth:`collect`)."""
         return {name: registration.obj for name, registration in self.collect(hook, validate).items()}
 
-    def _call_impl(self, impl: Any, hook: str, kwargs: dict[str, Any]) -> list[Any]:
-        """``[result]`` of one implementation, or ``[]`` after reporting its exception."""
-        if self._trace:
-            print(f"agi: {impl.plugin_name}.{hook}({', '.join(kwargs)})", file=sys.stderr)
-        try:
-            return [impl.function(*[kwargs[arg] for arg in impl.argnames])]
-        except BaseException as exc:  # a plugin's bug, SystemExit included, must not stop the kernel
-            from agi_core.effects.isolation import must_propagate
+    # -- the typed facade: every call core code makes, keyword arguments only -----------
+    def register_commands(self, *, cli: click.Group) -> list[tuple[str, Any]]:
+        """``agi_register_commands(cli)``."""
+        return self.call_each("agi_register_commands", cli=cli)
 
-            if must_propagate(exc):
-                raise
-            self.report_failure(impl.plugin_name, hook, exc)
-            return []
+    def before_tick(self, *, kernel: Kernel, state: TickState, skip: Iterable[str] = ()) -> None:
+        """``agi_before_tick(kernel, state)``."""
+        self.call_each("agi_before_tick", kernel=kernel, state=state, skip=skip)
+
+    def after_tick(self, *, kernel: Kernel, record: JournalRecord, replaying: bool, skip: Iterable[str] = ()) -> None:
+        """``agi_after_tick(kernel, record, replaying)``."""
+        self.call_each("agi_after_tick", kernel=kernel, record=record, replaying=replaying, skip=skip)
+
+    def restore_checkpoint(self, *, kernel: Kernel, tick: int, skip: Iterable[str] = ()) -> None:
+        """``agi_restore_checkpoint(kernel, tick)``."""
+        self.call_each("agi_restore_checkpoint", kernel=kernel, tick=tick, skip=skip)
+
+    def start_plugin(self, *, kernel: Kernel) -> list[str]:
+        """``agi_start_plugin(kernel)``; the plugins whose start raised (reported)."""
+        hook = "agi_start_plugin"
+        return list(self.calls.call(self.caller(hook), hook, {"kernel": kernel}).failed)
+
+    def stop_plugin(self, *, kernel: Kernel, skip: Iterable[str] = ()) -> None:
+        """``agi_stop_plugin(kernel)``, for every plugin but those in ``skip``."""
+        self.call_each("agi_stop_plugin", kernel=kernel, skip=skip)
 
     # -- reporting -------------------------------------------------------------------
     def report_failure(self, plugin: str, stage: str, cause: BaseException | str) -> None:

@@ -67,9 +67,14 @@ class ReplayReport:
         return f"replay equal: {self.ticks} ticks ({self.first_tick}..{last}), {len(REPLAY_FIELDS)} fields each"
 
 
+RECORDED_SINCE: tuple[str, ...] = ("hook_order",)  # compared too, in records that have them (newer journals)
+
+
 def compare(recorded: dict[str, Any], actual: dict[str, Any]) -> Mismatch | None:
-    """The first of the eleven fields, then of the plan, goal and beliefs, whose canonical JSON differs, if any."""
-    for field in (*REPLAY_FIELDS, *TICK_STATE_FIELDS):
+    """The first of the eleven fields (then ``hook_order``, the plan, the goal and the beliefs, when
+    recorded) whose canonical JSON differs, if any."""
+    fields = (*REPLAY_FIELDS, *(field for field in (*RECORDED_SINCE, *TICK_STATE_FIELDS) if field in recorded))
+    for field in fields:
         if dumps(recorded.get(field)) != dumps(actual.get(field)):
             return Mismatch(int(recorded["tick"]), field, recorded.get(field), actual.get(field))
     return None

@@ -82,8 +82,9 @@ def test_an_installed_plugin_raising_in_every_hook_leaves_agi_run_working(tmp_pa
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["2+2 = 4", "I don’t have this information stored yet."]
-    for hook in ("agi_register_commands", "agi_register_actuators", "agi_before_tick", "agi_after_tick"):
+    for hook in ("agi_register_commands", "agi_register_actuators", "agi_start_plugin"):
         assert f"plugin 'raiser' failed in {hook}: RuntimeError: {hook} exploded" in result.stderr
+    assert "agi_before_tick" not in result.stderr  # its start failed: it takes no part in the ticks
 
 
 def test_a_plugin_raising_in_every_hook_leaves_agi_chat_working(raising_plugin, tmp_path):

@@ -75,6 +75,8 @@ def run_follow(state: Any, options: dict[str, Any], clock_every_ms: int | None, 
     stdin = StdinReader(stream, kernel.config.max_input_bytes) if stream is not None else None
     stop = threading.Event()
     with stop_on_signals(stop):
+        if clock_every_ms is None:  # no --clock-every: the sensors plugin's clock_every_s setting
+            clock_every_ms = getattr(kernel.sensors.get("clock"), "configured_ms", None)
         loop = Follow(kernel, stdin=stdin, clock_every_ms=clock_every_ms, stop=stop)
         click.echo("agi: following; SIGINT (Ctrl-C) or SIGTERM stops after the current tick", err=True)
         for record in loop.run():

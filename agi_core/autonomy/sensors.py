@@ -31,6 +31,7 @@ class ClockSensor:
 
     def __init__(self) -> None:
         self.every_ms: int | None = None
+        self.configured_ms: int | None = DEFAULT_CLOCK_EVERY_MS  # the sensors plugin's clock_every_s setting
         self.next_ms: int | None = None
 
     def poll(self, kernel: Any) -> Input | None:

@@ -1,7 +1,9 @@
 """What a brain or router agent sees during one tick, and what it hands back.
 
 Every semantic read and write goes through :class:`ReasonContext`, which records it
-(``sem_reads``, ``sem_writes``) and mints evidence items for claims to cite.
+(``sem_reads``, ``sem_writes``) and mints evidence items for claims to cite. A brain that
+needs a ``read`` tool's result before it answers calls :meth:`ReasonContext.run_read_tool`:
+the kernel runs it exactly as it acts (policy, isolation, timeout, recorded observation).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import attrs
 from agi_core.errors import AgiError, StorageError
 from agi_core.externals import Externals
 from agi_core.memory.keys import make_key
-from agi_core.model import Action, Plan, RouterDecision, SemanticEntry, SemanticRead, TickState
+from agi_core.model import Action, Observation, Plan, RouterDecision, SemanticEntry, SemanticRead, TickState
 
 if TYPE_CHECKING:
     from agi_core.determinism import Determinism
@@ -47,6 +49,9 @@ class Decision:
     plan: Plan
     degraded: list[str] = attrs.field(factory=list)
     focus: str | None = None
+    #: the observation of ``action`` when the brain already ran it during reason
+    #: (:meth:`ReasonContext.run_read_tool`); the kernel then does not run it again
+    acted: Observation | None = None
 
 
 class ContextClosed(AgiError):
@@ -62,6 +67,7 @@ class ReasonContext:
     synonyms: Mapping[str, str]
     externals: Externals = attrs.field(factory=Externals)
     long_term: Callable[[str, int], list[dict[str, Any]]] | None = None
+    read_tool: Callable[[str, dict[str, Any]], Observation] | None = None
     sem_reads: list[dict[str, Any]] = attrs.field(factory=list)
     sem_writes: list[dict[str, Any]] = attrs.field(factory=list)
     evidence_items: list[dict[str, Any]] = attrs.field(factory=list)
@@ -118,6 +124,17 @@ class ReasonContext:
         """The top-``k`` long-term memories for ``query`` (recorded, so replay gets the same)."""
         self._check_open()
         return self.long_term(query, k) if self.long_term is not None else []
+
+    def run_read_tool(self, name: str, args: dict[str, Any]) -> Observation:
+        """Run the ``read`` tool ``name`` now, through the kernel (recorded; replay serves it).
+
+        Only ``read`` tools: a write/external call must go through its intent, after the
+        commit, so it is refused here (a failed observation, nothing runs).
+        """
+        self._check_open()
+        if self.read_tool is None:
+            return Observation(success=False, error="this tick cannot run tools during reason")
+        return self.read_tool(name, args)
 
     def evidence_for(self, key: str) -> str | None:
         """The id of the evidence item a claim about ``key`` can cite, if any."""

@@ -1,4 +1,4 @@
-"""The LLM brain: one model call per tick, in one of two modes.
+"""The LLM brain: the model asked within each tick, in one of two modes.
 
 ``answer`` (the default with the embedded SmolLM2-135M): a short reply from recalled
 memories. The fact is picked deterministically and the model only phrases it; a reply
@@ -7,39 +7,35 @@ No tools, no schema, a prompt of a few dozen tokens.
 
 ``reason`` (the default with any other model; AgentOne's design), for models that can
 follow a JSON schema and call tools, i.e. a larger model behind an OpenAI-compatible
-server. Working memory is AgentOne's: the recent turns plus the most relevant long-term memories
-not already among them (recalled through the recorded ``ltm_recall`` external). Each tick
-asks the model once, through the ``reasoning_episode`` contract, for a summary and actions.
-The registered tools are offered both as native function-calling tools and in the prompt,
-each with its declared effect. A tool call (native, or an action whose ``tool`` names a
-tool) becomes the tick's one action, which the kernel gates by effect; otherwise the
-summary is the reply. Every completion is a recorded external, so a replay of an LLM run
-is exact and offline. A violation of the contract falls back to the contract's heuristic;
-with no usable fallback the reply is F4.
+server: a decide turn through the ``reasoning_episode`` contract with the tick's context
+(goal, facts, proposals, beliefs, memories, turns: :mod:`agi_core.brain.llm_context`) and
+the tools; a ``read`` tool's result fed back in a follow-up turn whose summary is the
+reply (:mod:`agi_core.brain.llm_reason`). Every completion is a recorded external, so a
+replay of an LLM run is exact and offline. A provider error, a timeout or an answer that
+stays invalid gives F4, and the tick completes.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agi_core.brain import answer
+from agi_core.brain import answer, llm_context, llm_reason
 from agi_core.brain.context import Decision, ReasonContext
+from agi_core.brain.llm_reason import AGENT, CONTRACT
 from agi_core.brain.messages import F4_AGENT_FAILURE
-from agi_core.contracts import Budget, ContractViolation, call_contract, registry_from_plugins, thaw
+from agi_core.contracts import Budget, registry_from_plugins
 from agi_core.contracts.provider import Provider
 from agi_core.errors import AgiError, ConfigError
 from agi_core.llm.journaled import JournaledProvider
-from agi_core.model import Action, Plan, RouterDecision
+from agi_core.model import Action, Observation, Plan, RouterDecision
 
 if TYPE_CHECKING:
     from agi_core.kernel import Kernel
 
-AGENT = "llm_brain"
-CONTRACT = "reasoning_episode"
 MODES = ("answer", "reason")
 #: Tokens a reply may take in ``answer`` mode: one short sentence.
 ANSWER_TOKENS = 40
@@ -78,16 +74,17 @@ def provider_factory(kernel: Kernel) -> tuple[str, Callable[[], Provider]]:
         raise ConfigError(
             f"no LLM provider named {name!r} (AGI_LLM_PROVIDER); installed: {', '.join(sorted(registered)) or 'none'}"
         )
-    return name, LazyProvider(name, registered[name])
+    return name, LazyProvider(name, registered[name], timeout_s=kernel.config.llm_timeout_s)
 
 
 class LazyProvider:
     """Builds the provider on the first call (building may load a model or contact a server);
     :meth:`close` closes it if it was built."""
 
-    def __init__(self, name: str, factory: Callable[..., Provider]) -> None:
+    def __init__(self, name: str, factory: Callable[..., Provider], *, timeout_s: float | None = None) -> None:
         self.name = name
         self.factory = factory
+        self.timeout_s = timeout_s  # --llm-timeout: also the openai client's own, so it gives up as well
         self.provider: Provider | None = None
 
     def __call__(self) -> Provider:
@@ -102,6 +99,8 @@ class LazyProvider:
 
                     options["model_path"] = str(packaged_gguf())
                     options.setdefault("n_threads", PACKAGED_THREADS)
+            if self.name == "openai" and self.timeout_s:
+                options["timeout"] = self.timeout_s
             self.provider = self.factory(**options)
         return self.provider
 
@@ -138,6 +137,8 @@ class LLMBrain:
 
     :param build: builds the provider on first use; the one ``AGI_LLM_PROVIDER`` names by default.
     :param mode: ``answer`` or ``reason``; default :func:`default_mode`.
+    :param timeout_s: a model request running longer is abandoned and the reply is F4;
+        default the kernel's ``llm_timeout_s`` (``--llm-timeout``), else the provider's own.
     """
 
     name = "llm"
@@ -150,6 +151,7 @@ class LLMBrain:
         provider_name: str = "",
         budget: Budget | None = None,
         mode: str | None = None,
+        timeout_s: float | None = None,
     ) -> None:
         self.kernel = kernel
         if build is None:
@@ -159,6 +161,7 @@ class LLMBrain:
         if self.mode not in MODES:
             raise ConfigError(f"unknown LLM brain mode {self.mode!r}; use one of {', '.join(MODES)}")
         self.build = build
+        self.timeout_s = timeout_s if timeout_s is not None else kernel.config.llm_timeout_s
         self.budget = budget or Budget(attempts=3, tokens=6000, max_tokens=256)
         self.contract = registry_from_plugins(kernel.plugins)[CONTRACT]
         self.tools = tool_specs(kernel)
@@ -169,49 +172,20 @@ class LLMBrain:
         if closer is not None:
             closer()
 
-    def _variables(self, ctx: ReasonContext) -> dict[str, Any]:
-        recalled = ctx.state.recalled
-        tools = [
-            {
-                "name": spec["function"]["name"],
-                "description": spec["function"]["description"],
-                "parameters": list(spec["function"]["parameters"]["properties"]),
-            }
-            for spec in self.tools
-        ]
-        recent = recalled.working.get("recent_turns", [])
-        memories = [hit["text"] for hit in ctx.recall_long_term(ctx.text, 8) if hit["text"] not in recent][:5]
-        return {
-            "question": ctx.text,
-            "context": {
-                "recent_turns": recent,
-                "long_term_memories": memories,
-                "facts": recalled.semantic,
-                "tools": tools,
-                "how_to_use_a_tool": 'add an action {"tool": NAME, "args": {...}} to call one tool',
-            },
-        }
-
     def reason(self, ctx: ReasonContext) -> Decision:
         if self._recorded_mode(ctx) == "answer":
             return self._answer(ctx)
-        provider = JournaledProvider(self.build, ctx.externals, name=self.provider_name, tools=self.tools)
-        attempts: list[dict[str, Any]] = []
-        try:
-            call = call_contract(
-                self.contract,
-                provider,
-                self._variables(ctx),
-                budget=self.budget,
-                journal=lambda record: attempts.append(_attempt_summary(record)),
-            )
-            value: Mapping[str, Any] | None = call.value
-            outcome = "valid"
-        except ContractViolation as violation:
-            value, outcome = violation.fallback, f"violation:{violation.reason}"
-        output = {"outcome": outcome, "attempts": attempts, "value": thaw(value) if value is not None else None}
-        action, text, degraded = self._decide(provider, value)
-        return _decision(ctx, "llm_reasoning_episode", output, text, action, [CONTRACT], degraded)
+        outcome = llm_reason.run(self, ctx)
+        return _decision(
+            ctx,
+            "llm_reasoning_episode",
+            outcome.output,
+            outcome.text,
+            outcome.action,
+            outcome.steps,
+            outcome.degraded,
+            acted=outcome.acted,
+        )
 
     def _recorded_mode(self, ctx: ReasonContext) -> str:
         """The mode, recorded as the ``llm_mode`` external: replay follows the recorded run
@@ -226,8 +200,9 @@ class LLMBrain:
         fact = None
         if answer.is_question(ctx.text):
             hits = ctx.recall_long_term(ctx.text, 8)
-            fact = answer.pick_fact(ctx.text, answer.candidates(hits, ctx.state.recalled.semantic))
-        provider = JournaledProvider(self.build, ctx.externals, name=self.provider_name)
+            facts = [*llm_context.sem_facts(ctx), *ctx.state.recalled.semantic]
+            fact = answer.pick_fact(ctx.text, answer.candidates(hits, facts))
+        provider = JournaledProvider(self.build, ctx.externals, name=self.provider_name, timeout_s=self.timeout_s)
         said, error = "", None
         try:
             completion = provider.complete(answer.prompt(ctx.text, fact), max_tokens=ANSWER_TOKENS, temperature=0.0)
@@ -250,39 +225,6 @@ class LLMBrain:
         action = Action(type="response", name="respond", args={"text": text})
         return _decision(ctx, "llm_short_answer", output, text, action, ["short_answer"], degraded)
 
-    def _decide(self, provider: JournaledProvider, value: Mapping[str, Any] | None) -> tuple[Action, str, list[str]]:
-        calls = provider.last.tool_calls if provider.last is not None else ()
-        for call in calls:
-            if isinstance(call, Mapping) and call.get("name") in self.kernel.tools:
-                arguments = call.get("arguments")
-                args = dict(arguments) if isinstance(arguments, Mapping) else {}
-                return Action(type="tool", name=str(call["name"]), args=args), f"calling {call['name']}", []
-        if value is None:
-            return Action(type="response", name="respond", args={"text": F4_AGENT_FAILURE}), F4_AGENT_FAILURE, [AGENT]
-        for item in value.get("actions") or ():
-            tool = item.get("tool") if isinstance(item, Mapping) else None
-            if isinstance(tool, str) and tool in self.kernel.tools and tool != "respond":
-                args = item.get("args") if isinstance(item.get("args"), Mapping) else {}
-                return (
-                    Action(type="tool", name=tool, args={k: str(v) for k, v in thaw(args).items()}),
-                    f"calling {tool}",
-                    [],
-                )
-        text = str(value.get("summary") or "").strip() or F4_AGENT_FAILURE
-        return Action(type="response", name="respond", args={"text": text}), text, []
-
-
-def _attempt_summary(record: Mapping[str, Any]) -> dict[str, Any]:
-    """What the journal keeps of one contract attempt: outcome, repairs, first error."""
-    errors = record.get("errors") or []
-    return {
-        "kind": record.get("kind"),
-        "attempt": record.get("attempt"),
-        "outcome": record.get("outcome"),
-        "repairs": list(record.get("repairs") or []),
-        "first_error": errors[0] if errors else None,
-    }
-
 
 def llm_brain(kernel: Kernel) -> LLMBrain:
     return LLMBrain(kernel)
@@ -296,8 +238,11 @@ def _decision(
     action: Action,
     steps: list[str],
     degraded: list[str],
+    *,
+    acted: Observation | None = None,
 ) -> Decision:
-    """The brain's decision: its output recorded under the agent's name, the plan ending in the action."""
+    """The brain's decision: its output recorded under the agent's name, the plan ending in the action
+    (``acted``: the action already ran during reason, so its step is among ``steps``)."""
     return Decision(
         router_decision=RouterDecision(agent=AGENT, why=why),
         selected_agents=[AGENT],
@@ -307,6 +252,7 @@ def _decision(
         claims=[],
         evidence_items=list(ctx.evidence_items),
         action=action,
-        plan=Plan(steps=[*steps, f"{action.type}:{action.name}"]),
+        plan=Plan(steps=steps if acted is not None else [*steps, f"{action.type}:{action.name}"]),
         degraded=degraded,
+        acted=acted,
     )

@@ -29,7 +29,8 @@ _timeout = click.option(
     default=2.0,
     show_default=True,
     metavar="SECONDS",
-    help="Abandon a tool or router agent that runs longer than this (0: no limit).",
+    help="Abandon a tool or router agent that runs longer than this (0: no limit); for model requests "
+    "see --llm-timeout.",
 )
 
 
@@ -59,9 +60,9 @@ def _policy(allow_tools: tuple[str, ...], confirm: Any = None) -> ToolPolicy:
 @click.option(
     "--clock-every",
     metavar="DURATION",
-    default="30s",
-    show_default=True,
-    help="With --follow: a clock tick this often (source clock); 0 turns it off.",
+    default=None,
+    help="With --follow: a clock tick this often (source clock); 0 turns it off. "
+    "Default: setting sensors.clock_every_s (30 s).",
 )
 @_allow_tool
 @_timeout
@@ -71,7 +72,7 @@ def run(
     state: Any,
     jsonl: bool,
     follow: bool,
-    clock_every: str,
+    clock_every: str | None,
     allow_tools: tuple[str, ...],
     timeout_s: float,
     max_input: int | None,
@@ -88,7 +89,7 @@ def run(
         from agi_core.autonomy.cli import run_follow
         from agi_core.autonomy.when import parse_duration_ms
 
-        every_ms = parse_duration_ms(clock_every) if clock_every.strip() != "0" else None
+        every_ms = None if clock_every is None else parse_duration_ms(clock_every) if clock_every.strip() != "0" else 0
         options = {"timeout_s": timeout_s, **_kernel_options(allow_tools, max_input)}
         return run_follow(state, options, every_ms, jsonl)
     kernel = state.open_kernel(timeout_s=timeout_s, **_kernel_options(allow_tools, max_input))

@@ -180,12 +180,29 @@ def _click_problem(exc: click.ClickException) -> str:
     help="LLM provider that answers the contracts kernel code calls (modules, planning); "
     "default: none, the contracts' heuristic fallbacks answer.",
 )
+@click.option(
+    "--llm-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    envvar="AGI_LLM_TIMEOUT",
+    metavar="SECONDS",
+    help="With --brain llm: abandon a model request that runs longer (the reply is then F4); "
+    "default: the provider's own limit.",
+)
 @click.pass_context
 def cli(
-    ctx: click.Context, db: Path, seed: str | None, brain: str, lock_timeout: float, contract_provider: str | None
+    ctx: click.Context,
+    db: Path,
+    seed: str | None,
+    brain: str,
+    lock_timeout: float,
+    contract_provider: str | None,
+    llm_timeout: float | None,
 ) -> None:
     """agi-core: run a deterministic, plugin-built cognitive agent."""
-    options = {"lock_timeout_s": lock_timeout, "contract_provider": contract_provider or None}
+    options: dict[str, Any] = {"lock_timeout_s": lock_timeout, "contract_provider": contract_provider or None}
+    if llm_timeout is not None:
+        options["llm_timeout_s"] = llm_timeout
     state = CliState(db=db, seed=seed, brain=brain, plugins=load_plugins(), kernel_options=options)
     ctx.obj = state
     ctx.call_on_close(state.close)
@@ -195,8 +212,7 @@ def make_cli() -> click.Group:
     """The ``agi`` group with every command the loaded plugins register."""
     group = copy.copy(cli)
     group.commands, group.lazy_commands = {}, {}
-    for _ in load_plugins().call_each("agi_register_commands", cli=group):
-        pass
+    load_plugins().register_commands(cli=group)
     return group
 
 

@@ -52,6 +52,9 @@ class CallResult:
     attempts: int
     tokens: int
     repairs: tuple[str, ...] = ()
+    #: the model's native tool calls, when it answered with some and the call asked to
+    #: stop there (``tool_calls_end``); ``value`` is then empty
+    tool_calls: tuple[Any, ...] = ()
 
 
 def call_contract(
@@ -64,12 +67,15 @@ def call_contract(
     fallback: bool = True,
     temperature: float = 0.0,
     seed: int | None = None,
+    tool_calls_end: bool = False,
 ) -> CallResult:
     """Ask ``provider`` for an output satisfying ``contract``, within ``budget``.
 
     Returns a :class:`CallResult`, or raises :class:`ContractViolation` carrying the last
     errors and, when ``fallback`` is true and the contract names one, the fallback's
     normalized result in ``.fallback``. Replay divergences are re-raised as they are.
+    With ``tool_calls_end``, an answer made of native tool calls ends the call at once
+    (outcome ``tool_call``, no retry): the result carries the calls and an empty value.
     """
     base = build_messages(contract, variables)
     messages, schema = base, contract.schema()
@@ -119,6 +125,9 @@ def call_contract(
             )
             break
         spent += _tokens(completion, messages)
+        if tool_calls_end and completion.tool_calls:
+            _report(journal, {**record, "completion": completion_to_dict(completion), "outcome": "tool_call"})
+            return CallResult(contract.name, MappingProxyType({}), attempts, spent, tool_calls=completion.tool_calls)
         result = validate_and_normalize(contract, completion.text)
         truncated = not result.ok and (result.reason == "truncated" or completion.finish_reason == "length")
         outcome = "ok" if result.ok else "truncated" if truncated else result.reason or "schema"

@@ -41,6 +41,10 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
         "Re-run the recorded ticks from the same seed and compare the 11 rulebook fields.",
     ),
     "journal": ("agi_core.cli.history:journal_group", "Verify, export and import the tamper-evident journal."),
+    "config": (
+        "agi_core.settings.cli:config_group",
+        "List and change plugin settings (PLUGIN.KEY); AGI_PLUGIN_<PLUGIN>_<KEY> overrides.",
+    ),
     "checkpoint": (
         "agi_core.cli.history:checkpoint_group",
         "Snapshot the whole agent (facts, episodes, working memory, variables, indexes).",

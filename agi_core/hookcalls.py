@@ -1,0 +1,183 @@
+"""Calling hooks through pluggy: isolation of each implementation, call frames, the call-order log.
+
+Every hook is called as ``pm.hook.<name>(**kwargs)``, so pluggy's own loop decides the
+order and ``tryfirst``/``trylast``/``wrapper``/``hookwrapper`` mean what pluggy says. What
+agi-core adds is done per implementation, by :func:`guard`, when a plugin registers: the
+implementation's function is replaced by one that reports an exception with the plugin's
+name and returns ``None`` (pluggy then goes on with the next implementation), skips the
+plugins a call excludes, prints the call under ``AGI_TRACE_PLUGINS`` and notes that the
+plugin ran (:class:`Frame`, :class:`OrderLog`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Generator, Iterable
+from typing import Any
+
+import attrs
+import pluggy
+
+from agi_core.effects.isolation import must_propagate
+
+Report = Callable[[str, str, BaseException | str], None]
+
+
+@attrs.define
+class Frame:
+    """One hook call in progress: what it skips, which plugins ran, what each returned."""
+
+    hook: str
+    kwargs: tuple[str, ...] = ()
+    skip: frozenset[str] = frozenset()
+    results: list[tuple[str, Any]] = attrs.field(factory=list)
+    failed: list[str] = attrs.field(factory=list)
+
+
+REGISTRATION_PREFIX = "agi_register_"
+
+
+@attrs.define
+class OrderLog:
+    """``{hook: [plugin, ...]}`` in the order the implementations ran (each plugin once per hook).
+
+    Registration hooks are left out: what they register is collected once, built-ins first,
+    and one may run inside a tick only because something was first needed there (an
+    embedder, a contract), which a replay that serves the recorded result never does.
+    """
+
+    order: dict[str, list[str]] = attrs.field(factory=dict)
+
+    def ran(self, hook: str, plugin: str) -> None:
+        if hook.startswith(REGISTRATION_PREFIX):
+            return
+        names = self.order.setdefault(hook, [])
+        if plugin not in names:
+            names.append(plugin)
+
+
+class Calls:
+    """The call stack of hook frames and the active order log of one :class:`~agi_core.plugins.Plugins`."""
+
+    def __init__(self, report: Report, trace: bool) -> None:
+        self.report = report
+        self.trace = trace
+        self.frames: list[Frame] = []
+        self.running: list[str] = []  # plugin names whose implementation is running, innermost last
+        self.log: OrderLog | None = None
+
+    def frame(self, hook: str) -> Frame:
+        """The innermost frame of ``hook``; a bare one for calls made around the facade."""
+        for frame in reversed(self.frames):
+            if frame.hook == hook:
+                return frame
+        return Frame(hook)
+
+    def ran(self, frame: Frame, plugin: str) -> None:
+        if self.trace:
+            print(f"agi: {plugin}.{frame.hook}({', '.join(frame.kwargs)})", file=sys.stderr)
+        if self.log is not None:
+            self.log.ran(frame.hook, plugin)
+
+    def call(self, caller: Any, hook: str, kwargs: dict[str, Any], skip: Iterable[str] = ()) -> Frame:
+        """``caller(**kwargs)`` inside a new frame; the frame holds each plain implementation's result."""
+        frame = Frame(hook, tuple(kwargs), frozenset(skip))
+        self.frames.append(frame)
+        try:
+            caller(**kwargs)
+        finally:
+            self.frames.pop()
+        return frame
+
+
+def guard(calls: Calls, hook: str, impl: pluggy.HookImpl) -> None:
+    """Replace ``impl.function`` with its isolated version (once per registration)."""
+    function = impl.function
+    if getattr(function, "__agi_guarded__", False):
+        return
+    wrapped: Callable[..., Any] = (
+        _guard_wrapper(calls, hook, impl) if impl.wrapper or impl.hookwrapper else _guard_plain(calls, hook, impl)
+    )
+    wrapped.__agi_guarded__ = True  # type: ignore[attr-defined]
+    setattr(impl, "function", wrapped)  # noqa: B010 - HookImpl.function is Final for pluggy's users, not for its slot
+
+
+def _failed(calls: Calls, plugin: str, hook: str, exc: BaseException) -> None:
+    if must_propagate(exc):
+        raise exc
+    calls.report(plugin, hook, exc)
+
+
+def _guard_plain(calls: Calls, hook: str, impl: pluggy.HookImpl) -> Callable[..., Any]:
+    function, plugin = impl.function, impl.plugin_name
+
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        frame = calls.frame(hook)
+        if plugin in frame.skip:
+            return None
+        calls.ran(frame, plugin)
+        calls.running.append(plugin)
+        try:
+            result = function(*args, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 - a plugin's bug, SystemExit included, must not stop the kernel
+            _failed(calls, plugin, hook, exc)
+            frame.failed.append(plugin)
+            return None
+        finally:
+            calls.running.pop()
+        frame.results.append((plugin, result))
+        return result
+
+    return guarded
+
+
+def _guard_wrapper(calls: Calls, hook: str, impl: pluggy.HookImpl) -> Callable[..., Generator[None, Any, Any]]:
+    """A wrapper whose setup or teardown raises is reported and steps aside: the result passes through."""
+    function: Callable[..., Any] = impl.function
+    plugin = impl.plugin_name
+
+    def guarded(*args: Any, **kwargs: Any) -> Generator[None, Any, Any]:
+        frame = calls.frame(hook)
+        if plugin in frame.skip:
+            return (yield)
+        calls.ran(frame, plugin)
+        try:
+            inner = function(*args, **kwargs)
+            next(inner)
+        except StopIteration:
+            calls.report(plugin, hook, "the wrapper did not yield; a wrapper must yield exactly once")
+            return (yield)
+        except BaseException as exc:  # noqa: BLE001 - reported; the wrapper steps aside
+            _failed(calls, plugin, hook, exc)
+            frame.failed.append(plugin)
+            return (yield)
+        try:
+            sent = yield
+        except BaseException as exc:  # an inner implementation raised: the wrapper sees it, as in pluggy
+            try:
+                inner.throw(exc)
+            except StopIteration as stop:
+                return stop.value
+            inner.close()
+            raise
+        try:
+            inner.send(sent)
+        except StopIteration as stop:
+            return stop.value if impl.wrapper else None
+        except BaseException as exc:  # noqa: BLE001 - reported; the wrapper steps aside
+            _failed(calls, plugin, hook, exc)
+            return sent
+        inner.close()
+        calls.report(plugin, hook, "the wrapper yielded twice; a wrapper must yield exactly once")
+        return sent
+
+    return guarded
+
+
+def planned_order(caller: Any, skip: Iterable[str] = ()) -> list[str]:
+    """The plugins pluggy will call for ``caller``, in call order (each once)."""
+    skipped, names = set(skip), []
+    for impl in reversed(caller.get_hookimpls()):
+        if impl.plugin_name not in skipped and impl.plugin_name not in names:
+            names.append(impl.plugin_name)
+    return names
