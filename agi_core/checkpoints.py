@@ -1,292 +1,68 @@
-"""Whole-agent checkpoints and rollback, both atomic.
+"""Whole-agent checkpoints and rollback, both atomic, on any memory backend.
 
-A checkpoint is a consistent copy of the whole database kept in ``<db>.checkpoints/``.
-:func:`create` seals the state, copies it with SQLite's backup API into a temporary file,
-checks the copy (``quick_check``), fsyncs it, records its sha256, renames it into place and
-only then inserts the checkpoint row, all under the write lock: a kill or an error at any
-point leaves either no checkpoint or a complete one, never a row without its file. Stale
-temporary files and orphaned copies are removed by the next :func:`create`.
-
-:func:`rollback` checks the file's sha256 and MAC first, then, in ONE transaction on the
-live database, replaces every table's rows with the snapshot's (attached read-only) and
-appends the undone ticks to ``journal_archive``; the checkpoint list is kept. It happens
-entirely or not at all. Plugins then rebuild derived state (a vector index) through
-``agi_restore_checkpoint``. At most ``CHECKPOINT_LIMIT`` are kept; pruning deletes the
-oldest copies only, and the journal is never pruned, so every kept checkpoint replays.
+:func:`create` snapshots every store as of the last tick (the backend seals the state first);
+:func:`rollback` restores all of them in one transaction and archives the undone ticks, then
+the kernel re-reads its caches and plugins rebuild derived state (a vector index) through
+``agi_restore_checkpoint``. At most ``CHECKPOINT_LIMIT`` are kept; pruning deletes the oldest
+only, and the journal is never pruned, so every kept checkpoint replays. How a snapshot is
+kept is the backend's (SQLite: a file copy, :mod:`agi_core.memory.sqlite.checkpoints`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import hmac
-import os
 import re
-import sqlite3
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-import attrs
-
-from agi_core.errors import AgiError, StorageError
-from agi_core.faults import fault_point
-from agi_core.journal_key import JournalKey, fsync_folder
-from agi_core.memory.sqlite_store import SqliteStore
+from agi_core.memory.backend import CheckpointError, CheckpointInfo, MemoryBackend, RollbackReport
+from agi_core.memory.sqlite.checkpoints import check_file, checkpoint_file, file_sha256, folder_of
 
 if TYPE_CHECKING:
     from agi_core.kernel import Kernel
 
 CHECKPOINT_LIMIT = 100
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-_FILE = re.compile(r"^\d{6}-[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\.db$")
-_TMP = re.compile(r"^\.tmp-(\d+)-")
-KEPT_BY_ROLLBACK = ("checkpoints", "journal_archive", "_agi_migrations", "blobs")  # blobs never change
-_KEY_META = "('journal_key_check', 'journal_key_source')"  # the database's key, kept by rollback
+
+__all__ = [
+    "CHECKPOINT_LIMIT",
+    "CheckpointError",
+    "CheckpointInfo",
+    "RollbackReport",
+    "check_file",
+    "checkpoint_file",
+    "create",
+    "file_sha256",
+    "folder_of",
+    "list_checkpoints",
+    "prune",
+    "rollback",
+]
 
 
-class CheckpointError(AgiError):
-    """A checkpoint name is invalid, unknown or already taken, or its file is damaged."""
-
-
-@attrs.frozen
-class CheckpointInfo:
-    name: str
-    tick: int
-    file: str
-
-
-@attrs.frozen
-class RollbackReport:
-    name: str
-    tick: int
-    archived_ticks: int
-    rollback_id: str
-
-
-def folder_of(store: SqliteStore) -> Path:
-    return store.path.with_name(store.path.name + ".checkpoints")
-
-
-def list_checkpoints(store: SqliteStore) -> list[CheckpointInfo]:
-    rows = store.conn.execute("SELECT name, tick, file FROM checkpoints ORDER BY seq").fetchall()
-    return [CheckpointInfo(*row) for row in rows]
-
-
-def checkpoint_file(store: SqliteStore, name: str) -> Path:
-    row = store.conn.execute("SELECT file FROM checkpoints WHERE name = ?", (name,)).fetchone()
-    if row is None:
-        known = ", ".join(info.name for info in list_checkpoints(store)) or "none"
-        raise CheckpointError(f"no checkpoint named {name!r}; existing checkpoints: {known}")
-    path = folder_of(store) / row[0]
-    if not path.is_file():
-        raise CheckpointError(f"checkpoint {name!r} lost its file {path}; restore the file or use another checkpoint")
-    return path
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def row_mac(key: JournalKey, name: str, tick: int, sha256: str, seal: str) -> str:
-    return key.mac(f"checkpoint|{name}|{tick}|{sha256}|{seal}")
+def list_checkpoints(store: MemoryBackend) -> list[CheckpointInfo]:
+    return store.checkpoint_list()
 
 
 def create(kernel: Kernel, name: str) -> CheckpointInfo:
-    """Snapshot the whole agent as it is after its last tick; the row appears only once the file is complete."""
-    store = kernel.store
+    """Snapshot the whole agent as it is after its last tick; it is listed only once complete."""
     if not _NAME.match(name):
         raise CheckpointError(f"checkpoint name {name!r} is invalid; use letters, digits, '.', '_' or '-' (max 64)")
-    _check_free(store, name)
-    folder = folder_of(store)
-    tmp = folder / f".tmp-{os.getpid()}-{name}.db"
-    final: Path | None = None
-    try:
-        folder.mkdir(exist_ok=True)
-        _remove_stale_temporaries(folder)
-        kernel.seal()
-        tick, seal = _snapshot(store.conn, tmp, kernel.journal_key)
-        fault_point("checkpoint.copied")
-        sha256 = file_sha256(tmp)
-        with store.tick_transaction():
-            _check_free(store, name)
-            seq = store.conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM checkpoints").fetchone()[0]
-            file = f"{seq:06d}-{name}.db"
-            final = folder / file
-            os.replace(tmp, final)
-            fsync_folder(folder)
-            fault_point("checkpoint.renamed")
-            store.conn.execute(
-                "INSERT INTO checkpoints (name, tick, file, seq, sha256, seal) VALUES (?, ?, ?, ?, ?, ?)",
-                (name, tick, file, seq, sha256, f"{seal} {row_mac(kernel.journal_key, name, tick, sha256, seal)}"),
-            )
-            _remove_orphans(store, folder)
-    except (sqlite3.Error, OSError) as exc:
-        if final is not None and not store.conn.execute("SELECT 1 FROM checkpoints WHERE name = ?", (name,)).fetchone():
-            final.unlink(missing_ok=True)
-        raise StorageError(
-            f"checkpoint {name!r} was not created ({_reason(exc)}); the agent is unchanged — free disk space and retry"
-        ) from None
-    finally:
-        tmp.unlink(missing_ok=True)
-    prune(store, CHECKPOINT_LIMIT)
-    return CheckpointInfo(name, tick, file)
+    info = kernel.store.checkpoint_create(name, kernel.journal_key)
+    prune(kernel.store, CHECKPOINT_LIMIT)
+    return info
 
 
-def _check_free(store: SqliteStore, name: str) -> None:
-    if store.conn.execute("SELECT 1 FROM checkpoints WHERE name = ?", (name,)).fetchone():
-        raise CheckpointError(f"a checkpoint named {name!r} exists; choose another name")
-
-
-def _reason(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
-
-
-def _snapshot(conn: sqlite3.Connection, tmp: Path, key: JournalKey) -> tuple[int, str]:
-    """Copy the database into ``tmp`` completely and durably; returns its tick and its state seal.
-
-    The copy is sealed again: another process may have ticked between the live seal and the copy.
-    """
-    from agi_core.seal import seal as seal_state
-
-    tmp.unlink(missing_ok=True)
-    target = sqlite3.connect(tmp, isolation_level=None)
-    try:
-        conn.backup(target)
-        target.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
-        check = target.execute("PRAGMA quick_check").fetchone()[0]
-        if check != "ok":
-            raise sqlite3.DatabaseError(f"the copy fails quick_check: {check}")
-        target.execute("BEGIN IMMEDIATE")
-        seal_state(target, key)
-        target.execute("COMMIT")
-        meta = dict(target.execute("SELECT key, value FROM meta WHERE key IN ('tick', 'state_seal')").fetchall())
-    finally:
-        target.close()
-    fd = os.open(tmp, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    return int(meta.get("tick") or 0), meta.get("state_seal", "")
-
-
-def _remove_stale_temporaries(folder: Path) -> None:
-    """Temporary copies left by a process that died (its pid is gone)."""
-    for path in folder.iterdir():
-        match = _TMP.match(path.name)
-        if match and not _alive(int(match.group(1))):
-            path.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _remove_orphans(store: SqliteStore, folder: Path) -> None:
-    """Copies renamed into place whose row never committed (a kill in between); call under the write lock."""
-    known = {row[0] for row in store.conn.execute("SELECT file FROM checkpoints")}
-    for path in folder.iterdir():
-        if _FILE.match(path.name) and path.name not in known:
-            path.unlink(missing_ok=True)
-
-
-def prune(store: SqliteStore, keep: int) -> list[str]:
+def prune(store: MemoryBackend, keep: int) -> list[str]:
     """Delete the oldest checkpoints beyond ``keep``; returns their names."""
-    with store.tick_transaction():
-        rows = store.conn.execute(
-            "SELECT name, file FROM checkpoints ORDER BY seq DESC LIMIT -1 OFFSET ?", (keep,)
-        ).fetchall()
-        store.conn.executemany("DELETE FROM checkpoints WHERE name = ?", [(name,) for name, _file in rows])
-    for _name, file in rows:  # after the commit: a kill in between leaves an orphan, removed later
-        (folder_of(store) / file).unlink(missing_ok=True)
-    return [name for name, _file in rows]
-
-
-def check_file(store: SqliteStore, key: JournalKey, name: str) -> Path:
-    """The checkpoint's file, after checking its sha256 and its row's MAC."""
-    path = checkpoint_file(store, name)
-    tick, sha256, seal = store.conn.execute(
-        "SELECT tick, sha256, seal FROM checkpoints WHERE name = ?", (name,)
-    ).fetchone()
-    if sha256 is None:
-        return path  # a checkpoint from before checksums
-    seal_text, _, mac = (seal or "").rpartition(" ")
-    if not hmac.compare_digest(mac, row_mac(key, name, tick, sha256, seal_text)):
-        raise CheckpointError(f"checkpoint {name!r}: its row was edited (MAC mismatch); use another checkpoint")
-    if file_sha256(path) != sha256:
-        raise CheckpointError(f"checkpoint {name!r} is damaged ({path} fails its sha256); use another checkpoint")
-    return path
+    return store.checkpoint_prune(keep)
 
 
 def rollback(kernel: Kernel, name: str) -> RollbackReport:
     """Restore the whole agent to checkpoint ``name`` in one transaction; undone ticks are archived."""
-    store = kernel.store
-    conn = store.conn
-    source = check_file(store, kernel.journal_key, name)
-    tick = conn.execute("SELECT tick FROM checkpoints WHERE name = ?", (name,)).fetchone()[0]
-    try:
-        conn.execute("ATTACH DATABASE ? AS snap", (str(source),))
-    except sqlite3.Error as exc:
-        raise StorageError(
-            f"rollback to {name!r} failed: cannot open {source} ({_reason(exc)}); the agent is unchanged"
-        ) from None
-    try:
-        fault_point("rollback.attached")
-        with store.tick_transaction():
-            undone = conn.execute("SELECT tick, id, record, chain FROM main.journal WHERE tick > ?", (tick,)).fetchall()
-            archived = conn.execute("SELECT count(*) FROM main.journal_archive").fetchone()[0]
-            live_tick = int(store.meta_get("tick", "0") or 0)
-            rollback_id = kernel.determinism.sign(f"rollback|{name}|{live_tick}|{archived}")[:16]
-            identity = conn.execute(f"SELECT key, value FROM main.meta WHERE key IN {_KEY_META}").fetchall()
-            _copy_tables(conn)
-            conn.executemany("INSERT OR REPLACE INTO main.meta (key, value) VALUES (?, ?)", identity)
-            conn.executemany(
-                "INSERT INTO main.journal_archive (rollback, tick, id, record, chain) VALUES (?, ?, ?, ?, ?)",
-                [(rollback_id, *row) for row in undone],
-            )
-            fault_point("rollback.copied")
-    except sqlite3.Error as exc:
-        raise StorageError(f"rollback to {name!r} failed ({_reason(exc)}); the agent is unchanged") from None
-    finally:
-        with contextlib.suppress(sqlite3.Error):
-            conn.execute("DETACH DATABASE snap")
+
+    def rollback_id(live_tick: int, archived: int) -> str:
+        return kernel.determinism.sign(f"rollback|{name}|{live_tick}|{archived}")[:16]
+
+    report = kernel.store.checkpoint_rollback(name, kernel.journal_key, rollback_id)
     kernel.reload()
-    kernel.plugins.restore_checkpoint(kernel=kernel, tick=tick, skip=kernel.disabled_plugins)
-    return RollbackReport(name, tick, len(undone), rollback_id)
-
-
-def _copy_tables(conn: sqlite3.Connection) -> None:
-    """Every row of every table except the kept ones, from ``snap`` into ``main`` (inside a transaction)."""
-    conn.execute("PRAGMA defer_foreign_keys=ON")
-    schema = conn.execute("SELECT name, sql FROM main.sqlite_master WHERE type = 'table'").fetchall()
-    virtual = [n for n, sql in schema if (sql or "").upper().startswith("CREATE VIRTUAL")]
-    tables = [
-        n
-        for n, _sql in schema
-        if n not in KEPT_BY_ROLLBACK
-        and n != "sqlite_sequence"
-        and n not in virtual
-        and not any(n.startswith(v + "_") for v in virtual)  # FTS shadow tables follow their triggers
-    ]
-    in_snapshot = {row[0] for row in conn.execute("SELECT name FROM snap.sqlite_master WHERE type = 'table'")}
-    for table in tables:
-        conn.execute(f'DELETE FROM main."{table}"')
-    for table in [*tables, "sqlite_sequence"]:
-        if table not in in_snapshot:
-            continue  # created by a later migration: empty at the checkpoint
-        if table == "sqlite_sequence":
-            conn.execute("DELETE FROM main.sqlite_sequence")
-        columns = [row[1] for row in conn.execute(f'PRAGMA main.table_info("{table}")')]
-        theirs = {row[1] for row in conn.execute(f'PRAGMA snap.table_info("{table}")')}
-        shared = ", ".join(f'"{c}"' for c in columns if c in theirs)
-        conn.execute(f'INSERT INTO main."{table}" ({shared}) SELECT {shared} FROM snap."{table}"')
+    kernel.plugins.restore_checkpoint(kernel=kernel, tick=report.tick, skip=kernel.disabled_plugins)
+    return report

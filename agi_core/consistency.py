@@ -25,15 +25,15 @@ def check_database(path: Path, seed: str) -> ConsistencyReport:
     store = SqliteStore(path)
     try:
         problems: list[str] = []
-        conn = store.conn
-        journal_ticks, last = conn.execute("SELECT count(*), coalesce(max(tick), 0) FROM journal").fetchone()
+        journal_ticks, last = store.journal_extent()
         meta_tick = int(store.meta_get("tick", "0") or 0)
         if not journal_ticks == last == meta_tick:
             problems.append(f"journal has {journal_ticks} records up to tick {last}, meta says tick {meta_tick}")
-        partial = conn.execute("SELECT tick, count(*) FROM episodes GROUP BY tick HAVING count(*) != 2").fetchall()
+        per_tick = store.episode_ticks()
+        partial = [(tick, count) for tick, count in per_tick if count != 2]
         if partial:
             problems.append(f"ticks with a partial set of episodes: {partial[:5]}")
-        orphans = conn.execute("SELECT count(*) FROM episodes WHERE tick > ?", (meta_tick,)).fetchone()[0]
+        orphans = sum(count for tick, count in per_tick if tick > meta_tick)
         if orphans:
             problems.append(f"{orphans} episodes belong to ticks after the last journaled tick")
         from agi_core.integrity import verify_agent

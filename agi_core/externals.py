@@ -25,6 +25,13 @@ class Externals:
     def replaying(self) -> bool:
         return self.recorded is not None
 
+    def next_matches(self, kind: str, test: Callable[[Any], bool]) -> bool:
+        """When replaying: whether the next recorded value of ``kind`` exists and passes ``test``."""
+        if self.recorded is None:
+            return False
+        queue, taken = self.recorded.get(kind, []), len(self.log.get(kind, []))
+        return taken < len(queue) and isinstance(queue[taken], dict) and test(queue[taken])
+
     def fetch(self, kind: str, compute: Callable[[], Any]) -> Any:
         """The recorded value when replaying, else ``compute()`` (recorded for next time)."""
         taken = self.log.setdefault(kind, [])

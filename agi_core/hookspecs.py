@@ -256,6 +256,10 @@ def agi_register_memory_backends(register: Register) -> None:
     `SqliteStore`) is built in; `Kernel.open(..., backend="name")` picks another one, and an
     unknown name is a one-line `ConfigError` listing the installed backends.
 
+    The protocol is :class:`agi_core.memory.backend.MemoryBackend`; options are ``synchronous``
+    and ``lock_timeout_s``. Check a backend with ``pytest --agi-backend=NAME`` (the conformance
+    suite, docs/backends.md).
+
     :param register: call ``register(factory, name=...)``; ``sqlite`` is built in.
 
     .. versionadded:: 0.1

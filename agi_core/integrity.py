@@ -7,14 +7,11 @@ what differs: the tick, or the table and key, or the checkpoint.
 
 from __future__ import annotations
 
-import sqlite3
-from contextlib import closing
-
 import attrs
 
-from agi_core import checkpoints, journal, seal
+from agi_core import journal
 from agi_core.journal_key import JournalKey
-from agi_core.memory.sqlite_store import SqliteStore
+from agi_core.memory.backend import MemoryBackend
 
 
 @attrs.frozen
@@ -48,49 +45,20 @@ class IntegrityReport:
         return out
 
 
-def verify_agent(store: SqliteStore, key: JournalKey) -> IntegrityReport:
+def verify_agent(store: MemoryBackend, key: JournalKey) -> IntegrityReport:
     """Everything below reads one snapshot (a read transaction): a writer in another process
     cannot slip a tick between the journal, its head and the seal."""
-    conn = store.conn
-    began = not conn.in_transaction
-    if began:
-        conn.execute("BEGIN")
-    try:
+    with store.read_snapshot():
         return _verify_agent(store, key)
-    finally:
-        if began:
-            conn.execute("ROLLBACK")
 
 
-def _verify_agent(store: SqliteStore, key: JournalKey) -> IntegrityReport:
+def _verify_agent(store: MemoryBackend, key: JournalKey) -> IntegrityReport:
     chain = journal.verify(store, key)
     head_tick = int(store.meta_get("tick", "0") or 0)
-    stored = seal.read_seal(store.conn)
-    state_problems = seal.check(store.conn, key, head_tick)
-    rows = store.conn.execute("SELECT name, tick FROM checkpoints ORDER BY seq").fetchall()
+    stored = store.read_seal()
+    state_problems = store.seal_problems(key, head_tick)
+    listed = store.checkpoint_list()
     problems: list[str] = []
-    for name, tick in rows:
-        problems += [f"checkpoint {name!r}: {p}" for p in _check_checkpoint(store, key, name, tick)]
-    return IntegrityReport(chain, stored[0] if stored else None, head_tick, state_problems, len(rows), problems)
-
-
-def _check_checkpoint(store: SqliteStore, key: JournalKey, name: str, tick: int) -> list[str]:
-    problems: list[str] = []
-    if store.conn.execute("SELECT sha256 FROM checkpoints WHERE name = ?", (name,)).fetchone()[0] is None:
-        return problems  # a checkpoint from before checksums and seals: nothing to compare with
-    try:
-        path = checkpoints.check_file(store, key, name)
-    except checkpoints.CheckpointError as exc:
-        problems.append(str(exc).removeprefix(f"checkpoint {name!r}").lstrip(": "))
-        path = (
-            checkpoints.folder_of(store)
-            / store.conn.execute("SELECT file FROM checkpoints WHERE name = ?", (name,)).fetchone()[0]
-        )
-        if not path.is_file():
-            return problems
-    try:
-        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)) as snapshot:
-            problems += seal.check(snapshot, key, tick)
-    except sqlite3.DatabaseError as exc:
-        problems.append(f"{path} does not open ({exc})")
-    return problems
+    for info in listed:
+        problems += [f"checkpoint {info.name!r}: {p}" for p in store.checkpoint_problems(info.name, key)]
+    return IntegrityReport(chain, stored[0] if stored else None, head_tick, state_problems, len(listed), problems)

@@ -21,7 +21,7 @@ import attrs
 from agi_core.errors import ValidationError
 from agi_core.journal_key import JournalKey
 from agi_core.memory import blobs
-from agi_core.memory.sqlite_store import SqliteStore
+from agi_core.memory.backend import MemoryBackend
 
 HEAD = "journal_head"
 
@@ -69,7 +69,7 @@ def verify_rows(rows: Iterable[tuple[int, str, str, str]], key: JournalKey) -> V
     return VerifyReport(count)
 
 
-def verify(store: SqliteStore, key: JournalKey) -> VerifyReport:
+def verify(store: MemoryBackend, key: JournalKey) -> VerifyReport:
     """The chain of every record, then the stored head: the newest record must be the one it names."""
     report = verify_rows(store.journal_rows(), key)
     if not report.ok:
@@ -77,7 +77,7 @@ def verify(store: SqliteStore, key: JournalKey) -> VerifyReport:
     return check_head(store, key, report.ticks, store.last_chain()) or verify_blobs(store, report)
 
 
-def check_head(store: SqliteStore, key: JournalKey, ticks: int, chain: str) -> VerifyReport | None:
+def check_head(store: MemoryBackend, key: JournalKey, ticks: int, chain: str) -> VerifyReport | None:
     stored = store.meta_get(HEAD)
     if stored is None:
         if ticks == 0 or store.meta_get("journal_key_source") == "seed":
@@ -93,12 +93,13 @@ def check_head(store: SqliteStore, key: JournalKey, ticks: int, chain: str) -> V
     return None
 
 
-def verify_blobs(store: SqliteStore, report: VerifyReport) -> VerifyReport:
+def verify_blobs(store: MemoryBackend, report: VerifyReport) -> VerifyReport:
     """Every blob a record refers to exists, and every blob's bytes still hash to its name."""
-    for hex_digest, data in store.conn.execute("SELECT hash, data FROM blobs"):
-        if hashlib.sha256(bytes(data)).hexdigest() != hex_digest:
+    known = set()
+    for hex_digest, data in store.blob_items():
+        if hashlib.sha256(data).hexdigest() != hex_digest:
             return VerifyReport(report.ticks, None, f"blob sha256:{hex_digest} was edited (its bytes hash otherwise)")
-    known = {row[0] for row in store.conn.execute("SELECT hash FROM blobs")}
+        known.add(hex_digest)
     for tick, _id, text, _chain in store.journal_rows():
         missing = blobs.refs_in(text) - known
         if missing:
@@ -107,7 +108,7 @@ def verify_blobs(store: SqliteStore, report: VerifyReport) -> VerifyReport:
 
 
 def export_jsonl(
-    rows: Iterable[tuple[Any, ...]], out: IO[str], *, archived: bool = False, store: SqliteStore | None = None
+    rows: Iterable[tuple[Any, ...]], out: IO[str], *, archived: bool = False, store: MemoryBackend | None = None
 ) -> int:
     """Write one JSON object per record, blob references resolved through ``store``; returns how many."""
     count = 0

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from agi_core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from agi_core.memory.sqlite_store import SqliteStore
+    from agi_core.memory.backend import MemoryBackend
 
 KEY_ENV = "AGI_JOURNAL_KEY"
 _CHECK = "journal_key_check"
@@ -45,7 +45,7 @@ def key_path(db: Path) -> Path:
     return db.with_name(db.name + ".key")
 
 
-def load(store: SqliteStore, seed: str) -> JournalKey:
+def load(store: MemoryBackend, seed: str) -> JournalKey:
     """The key of ``store``'s database, created (file + check) for a new database."""
     path = key_path(store.path)
     env = os.environ.get(KEY_ENV)
@@ -60,7 +60,7 @@ def load(store: SqliteStore, seed: str) -> JournalKey:
             f"journal key {path} is missing; restore that file (mode 0600) or set {KEY_ENV} to the key "
             f"{store.path} was created with"
         )
-    elif store.conn.execute("SELECT 1 FROM journal LIMIT 1").fetchone():
+    elif store.last_chain():  # journal rows, from before journal keys
         key = JournalKey(seed.encode("utf-8"), "the seed (a database created before journal keys)")
         _record(store, key, legacy=True)
         return key
@@ -77,7 +77,7 @@ def load(store: SqliteStore, seed: str) -> JournalKey:
     return key
 
 
-def _record(store: SqliteStore, key: JournalKey, *, legacy: bool) -> None:
+def _record(store: MemoryBackend, key: JournalKey, *, legacy: bool) -> None:
     with store.tick_transaction():
         store.meta_update({_CHECK: key.mac("agi-journal-key-check"), **({_SOURCE: "seed"} if legacy else {})})
 

@@ -1,7 +1,7 @@
 """The kernel: opens an agent's database and runs it one tick at a time.
 
-A tick is perceive → recall → reason → plan → act → store, inside one SQLite
-transaction that also writes the tick's journal record. The Kernel object keeps only
+A tick is perceive → recall → reason → plan → act → store, inside one transaction of the
+memory backend (:mod:`agi_core.memory.backend`) that also writes the tick's journal record. The Kernel object keeps only
 caches of what is stored (counter, tick, last chain link, working memory, newest
 episodes), re-read by :meth:`Kernel.reload` on open, after a rollback, after a failed
 tick, and at the start of a tick when another process wrote: reopening the database
@@ -13,7 +13,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import hashlib
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -31,20 +30,22 @@ from agi_core.determinism import Determinism
 from agi_core.effects import calls, intents
 from agi_core.effects.inflight import InFlight
 from agi_core.effects.isolation import describe, isolated_reason, must_propagate
-from agi_core.errors import AgiError, ConfigError, PluginError, ToolError, ValidationError
+from agi_core.errors import ConfigError, PluginError, ToolError, ValidationError
 from agi_core.externals import Externals
 from agi_core.faults import fault_point
 from agi_core.hookcalls import OrderLog
 from agi_core.inputs import MAX_INPUT_BYTES, PREVIEW_CHARS, Oversized, clean_text, preview, utf8_size
 from agi_core.journal import HEAD, head_value
+from agi_core.memory.backend import MemoryBackend
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
-from agi_core.memory.sqlite_store import SqliteStore
+from agi_core.memory.open_backend import open_store
 from agi_core.model import (
     PLAN_STEPS_MAX,
     RECENT_TURNS_MAX,
     Action,
     EpisodicEntry,
+    Goal,
     Input,
     JournalRecord,
     Observation,
@@ -57,7 +58,6 @@ from agi_core.model import (
 )
 from agi_core.plugins import Plugins, load_plugins
 from agi_core.seal import SEAL
-from agi_core.seal import seal as seal_state
 from agi_core.serialization import dumps, from_data, non_finite_path, to_data
 from agi_core.settings.runtime import PluginSettings
 from agi_core.tools import Tool, ToolContext, ToolPolicy, validate_tool
@@ -103,9 +103,9 @@ class KernelConfig:
 
 
 class Kernel:
-    """One agent, backed by one SQLite file. Use :meth:`open`; close it (or use ``with``)."""
+    """One agent, backed by one memory backend (SQLite by default). Use :meth:`open`; close it (or use ``with``)."""
 
-    def __init__(self, store: SqliteStore, config: KernelConfig, plugins: Plugins) -> None:
+    def __init__(self, store: MemoryBackend, config: KernelConfig, plugins: Plugins) -> None:
         self.store = store
         self.config = config
         self.plugins = plugins
@@ -160,12 +160,13 @@ class Kernel:
         except TypeError as exc:
             raise ConfigError(f"unknown kernel option ({exc}); see agi_core.KernelConfig for the options") from None
         plugins = plugins or load_plugins()
-        backends = plugins.registry("agi_register_memory_backends")
-        if config.backend not in backends:
-            raise ConfigError(
-                f"no memory backend named {config.backend!r}; installed: {', '.join(sorted(backends)) or 'none'}"
-            )
-        store = backends[config.backend](path, synchronous=config.synchronous, lock_timeout_s=config.lock_timeout_s)
+        store = open_store(
+            path,
+            config.backend,
+            plugins=plugins,
+            synchronous=config.synchronous,
+            lock_timeout_s=config.lock_timeout_s,
+        )
         try:
             config = attrs.evolve(config, seed=stored_seed(store, seed))
             return cls(store, config, plugins)
@@ -236,7 +237,7 @@ class Kernel:
             from agi_core.longterm import LongTermMemory, embedder_from_plugins
 
             self._long_term = LongTermMemory(
-                self.store.conn,
+                self.store.ltm_rows(),
                 self.store.path.with_name(self.store.path.name + ".ltm"),
                 lambda: embedder_from_plugins(plugins=self.plugins),
             )
@@ -271,9 +272,14 @@ class Kernel:
         return ContractCaller(self._contracts, externals, self._contract_provider)
 
     def seal(self) -> None:
-        """Seal the stored state (see :mod:`agi_core.seal`); incremental, in its own write transaction."""
+        """Seal the stored state (see :mod:`agi_core.seal`); incremental, in its own write transaction.
+
+        A backend that keeps no seal is skipped: its journal chain still holds.
+        """
+        if getattr(self.store, "seal", None) is None:
+            return
         with self.store.tick_transaction():
-            seal_state(self.store.conn, self.journal_key)
+            self.store.seal(self.journal_key)
 
     def close(self) -> None:
         """Stop the plugins, seal, close the stores; a plugin's failure is reported, never raised."""
@@ -284,7 +290,7 @@ class Kernel:
 
     def _close_stores(self) -> None:
         if self.tick_count != self._opened_at_tick:
-            with contextlib.suppress(AgiError, sqlite3.Error):  # best effort: verify names the unsealed ticks
+            with contextlib.suppress(Exception):  # best effort, any backend's error: verify names the unsealed ticks
                 self.seal()
         if self._long_term is not None:
             self._long_term.close()
@@ -372,7 +378,8 @@ class Kernel:
 
     @property
     def conn(self) -> Any:
-        return self.store.conn
+        """The SQLite backend's connection (for tests and tools that inspect the file; None on other backends)."""
+        return getattr(self.store, "conn", None)
 
     def pending_intents(self) -> list[intents.Intent]:
         """Write/external calls whose intent was committed but whose receipt never was (a crash between)."""
@@ -501,7 +508,9 @@ class Kernel:
         state = TickState(input=percept)
         self.plugins.before_tick(kernel=self, state=state, skip=self.disabled_plugins)
         # working memory holds the store's active goal as the last tick left it (same transaction)
-        state = attrs.evolve(state, recalled=self._recall(working), goal=goals.cached_active(working.active_goal))
+        state = attrs.evolve(
+            state, recalled=self._recall(working, externals), goal=goals.cached_active(working.active_goal)
+        )
         state = attrs.evolve(state, beliefs=beliefs_for(state))  # TODO(modules): the modules' belief proposals
         ctx = ReasonContext(
             state=state,
@@ -526,7 +535,7 @@ class Kernel:
         recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}
         if command:
             recorded["command"] = command
-        working = self._remember(working, percept, final_output, decision, tick)
+        working = self._remember(working, percept, final_output, decision, goals.active_after_tick(ctx, state.goal))
         record = JournalRecord(
             tick=tick,
             id=self.determinism.new_id("tick", str(tick)),
@@ -557,10 +566,22 @@ class Kernel:
         fault_point("tick.before_commit")
         return record
 
-    def _recall(self, working: WorkingMemory) -> Recalled:
-        focus = self.store.facts(working.focus + "/", limit=RECALL_FACTS) if working.focus else []
+    def _recall(self, working: WorkingMemory, externals: Externals) -> Recalled:
+        prefix = working.focus + "/" if working.focus else ""
+        shares = getattr(self.store, "shares", None)
+        if prefix and (
+            (not externals.replaying and shares is not None and shares(prefix))
+            or externals.next_matches("shared_facts", lambda item: item.get("prefix") == prefix)
+        ):  # other agents write the backend's shared scope: what was recalled is an external, so replay sees it
+            served = externals.fetch(
+                "shared_facts",
+                lambda: {"prefix": prefix, "facts": [to_data(e) for e in self.store.facts(prefix, limit=RECALL_FACTS)]},
+            )
+            semantic = list(served["facts"])
+        else:
+            semantic = [to_data(entry) for entry in self.store.facts(prefix, limit=RECALL_FACTS)] if prefix else []
         episodic = list(self._recent_episodes)
-        return Recalled(semantic=[to_data(entry) for entry in focus], episodic=episodic, working=to_data(working))
+        return Recalled(semantic=semantic, episodic=episodic, working=to_data(working))
 
     def _plan(self, decision: Decision, goal_plan: Plan | None) -> Decision:
         """The tick's plan: a goal's step (``goal_plan``, see agi_core.autonomy.plans) or the brain's,
@@ -655,13 +676,13 @@ class Kernel:
         return from_data({k: v for k, v in served.items() if k != "draws"}, Observation)
 
     def _remember(
-        self, working: WorkingMemory, percept: Input, reply: str, decision: Decision, tick: int
+        self, working: WorkingMemory, percept: Input, reply: str, decision: Decision, active_goal: Goal | None
     ) -> WorkingMemory:
         said, answered = preview(percept.raw, TURN_CHARS), preview(reply, TURN_CHARS)  # bounded, not copies
         turns = [*working.recent_turns, f"{percept.source}: {said}", f"agent: {answered}"]
         return WorkingMemory(
             recent_turns=turns[-RECENT_TURNS_MAX:],
-            active_goal=goals.active_after_tick(self.store.conn, tick, goals.cached_active(working.active_goal)),
+            active_goal=active_goal,
             focus=decision.focus or working.focus,
         )
 

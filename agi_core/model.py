@@ -136,11 +136,15 @@ class SemanticEntry:
 
 @attrs.frozen
 class SemanticRead:
-    """The read contract of rule S7: ``exists``, ``value``, ``last_updated``."""
+    """The read contract of rule S7: ``exists``, ``value``, ``last_updated``.
+
+    ``source`` names the agent that wrote a shared (``world/``) fact when it is another agent.
+    """
 
     exists: bool
     value: JSON = None
     last_updated: str | None = None
+    source: str | None = None
 
 
 @attrs.frozen

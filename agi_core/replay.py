@@ -100,8 +100,9 @@ def replay_records(
     files: Path | None = None,
     resolve: Callable[[Any], Any] | None = None,
     key_file: Path | None = None,
+    backend: str = "sqlite",
 ) -> ReplayReport:
-    """Replay journal ``records`` after the state in ``start`` (a checkpoint file).
+    """Replay journal ``records`` after the state in ``start`` (a checkpoint file), on ``backend``.
 
     Records are dicts, or the JSON text as stored; with the text, a replayed tick whose
     canonical JSON is byte-identical needs no field-by-field comparison. ``files`` is the
@@ -121,7 +122,12 @@ def replay_records(
         if files is not None and files.is_dir():
             shutil.copytree(files, db.with_name(db.name + ".state"))
         kernel = Kernel.open(
-            db, seed=seed, plugins=plugins or load_plugins(), synchronous="OFF", workspace=Path(scratch) / "workspace"
+            db,
+            seed=seed,
+            plugins=plugins or load_plugins(),
+            synchronous="OFF",
+            workspace=Path(scratch) / "workspace",
+            backend=backend,
         )
         first, count = kernel.tick_count + 1, 0
         try:
@@ -149,31 +155,48 @@ def replay_records(
 
 
 def replay(
-    db: str | Path, *, seed: str | None = None, plugins: Plugins | None = None, checkpoint: str | None = None
+    db: str | Path,
+    *,
+    seed: str | None = None,
+    plugins: Plugins | None = None,
+    checkpoint: str | None = None,
+    backend: str = "sqlite",
 ) -> ReplayReport:
-    """Replay the journal of the agent database ``db`` (from a checkpoint, if named) with its stored seed."""
+    """Replay the journal of the agent database ``db`` (from a checkpoint, if named) with its stored seed.
+
+    The replay runs on ``backend`` too; starting from a checkpoint needs SQLite (its copy is a file).
+    """
     from agi_core.checkpoints import checkpoint_file
     from agi_core.determinism import Determinism
     from agi_core.errors import ConfigError
     from agi_core.journal_key import key_path
     from agi_core.kernel import stored_seed
+    from agi_core.memory.open_backend import is_url, open_store
     from agi_core.memory.sqlite_store import SqliteStore
 
-    store = SqliteStore(db)
+    store = open_store(db, backend, plugins=plugins)
+    if is_url(db):
+        backend = "sqlite"  # a server agent's journal replays into a scratch SQLite file
+    files = Path(store.path).with_name(Path(store.path).name + ".state")
     try:
         seed = stored_seed(store, seed)
         if store.meta_get("seed_check") not in (None, Determinism(seed).sign("agi-seed-check")):
             raise ConfigError(f"{db} was created with another seed; replay it with the same --seed")
-        start = checkpoint_file(store, checkpoint) if checkpoint else None
+        if checkpoint and not isinstance(store, SqliteStore):
+            raise ConfigError(
+                f"replay from a checkpoint needs the sqlite backend, not {store.name!r}; replay from the start"
+            )
+        start = checkpoint_file(store, checkpoint) if checkpoint and isinstance(store, SqliteStore) else None
         records = [text for _tick, _id, text, _chain in store.journal_rows()]
         return replay_records(
             records,
             seed=seed,
             plugins=plugins,
             start=start,
-            files=Path(db).with_name(Path(db).name + ".state"),
+            files=files,
             resolve=lambda data: blobs.resolve(data, store.get_blob),
-            key_file=key_path(Path(db)),
+            key_file=key_path(Path(store.path)),
+            backend=backend,
         )
     finally:
         store.close()

@@ -4,6 +4,10 @@
 ``agi_kernel`` opens a real kernel on a SQLite file in ``tmp_path``. Register the plugin
 under test with ``agi_plugins.add_module(my_plugin)`` before asking for ``agi_kernel``,
 or use :func:`open_kernel` with the plugin modules you want.
+
+``pytest --agi-backend=NAME`` also runs the memory-backend conformance suite
+(:mod:`agi_core.memory.conformance`) against the backend registered as ``NAME``; subclass
+:class:`BackendConformance` to run it from a test file instead.
 """
 
 from __future__ import annotations
@@ -17,7 +21,35 @@ from typing import Any
 import pytest
 
 from agi_core.kernel import Kernel
+from agi_core.memory.conformance import BackendConformance
 from agi_core.plugins import Plugins
+
+__all__ = [
+    "BackendConformance",
+    "ContractPluginSuite",
+    "builtin_plugins",
+    "installed_plugin",
+    "open_kernel",
+    "tools_plugin",
+]
+CONFORMANCE_TESTS = Path(__file__).resolve().parent / "memory" / "conformance" / "test_agi_backend.py"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("agi", "agi-core")
+    group.addoption(
+        "--agi-backend",
+        dest="agi_backend",
+        default=None,
+        metavar="NAME",
+        help="run the memory-backend conformance suite against the backend registered as NAME",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """With ``--agi-backend``, the conformance suite's test file joins the collection."""
+    if config.getoption("agi_backend", default=None) and str(CONFORMANCE_TESTS) not in config.args:
+        config.args.append(str(CONFORMANCE_TESTS))
 
 
 def builtin_plugins(*extra: Any) -> Plugins:

@@ -15,7 +15,6 @@ from agi_core.autonomy.clock import read_tick_clock
 from agi_core.errors import AgiError, ConfigError, ValidationError
 from agi_core.externals import Externals
 from agi_core.inputs import utf8_size
-from agi_core.memory import jobs_table
 from agi_core.model import Input
 from agi_core.serialization import from_data, to_data
 
@@ -41,22 +40,22 @@ def begin_tick(kernel: Kernel, percept: Input, externals: Externals) -> int | No
     """
     now_ms = read_tick_clock(externals, kernel.config.clock)
     if now_ms is not None and percept.source.startswith(jobs.SOURCE_PREFIX):
-        found = jobs_table.get_job(kernel.store.conn, percept.source[len(jobs.SOURCE_PREFIX) :])
+        found = kernel.store.get_job(percept.source[len(jobs.SOURCE_PREFIX) :])
         if found is not None:
             job = from_data(found, jobs.Job)
             if not externals.replaying and (job.next_due_ms is None or job.next_due_ms > now_ms):
                 raise JobAlreadyRan(f"job {job.name!r} already ran at this time (another process ran it)")
-            jobs_table.put_job(kernel.store.conn, to_data(jobs.fired(job, now_ms)))
+            kernel.store.put_job(to_data(jobs.fired(job, now_ms)))
     return now_ms
 
 
 def list_jobs(kernel: Kernel) -> list[jobs.Job]:
-    return [from_data(row, jobs.Job) for row in jobs_table.all_jobs(kernel.store.conn)]
+    return [from_data(row, jobs.Job) for row in kernel.store.all_jobs()]
 
 
 def next_due(kernel: Kernel, now_ms: int) -> jobs.Job | None:
     """The job to run at ``now_ms`` (earliest due first), if any."""
-    row = jobs_table.earliest_due(kernel.store.conn, now_ms)
+    row = kernel.store.earliest_due(now_ms)
     return from_data(row, jobs.Job) if row is not None else None
 
 
@@ -69,15 +68,15 @@ def schedule_add(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tu
     size, limit = utf8_size(str(args["say"])), kernel.config.max_input_bytes
     if size > limit:
         raise ValidationError(f"--say is {size:,} bytes; a tick's input is at most {limit:,} bytes: shorten it")
-    if jobs_table.get_job(kernel.store.conn, name) is not None:
+    if kernel.store.get_job(name) is not None:
         raise ValidationError(f"a job named {name!r} exists; remove it first with: agi schedule remove {name}")
     job = jobs.new_job(args, now_ms, ctx.tick)
-    jobs_table.put_job(kernel.store.conn, to_data(job))
+    kernel.store.put_job(to_data(job))
     return f"scheduled {job.name}: {job.when()}", to_data(job)
 
 
 def schedule_remove(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
     name = args["name"]
-    if not jobs_table.delete_job(kernel.store.conn, name):
+    if not kernel.store.delete_job(name):
         raise ValidationError(f"no job named {name!r}; list the jobs with: agi schedule list")
     return f"removed job {name}", {"removed": name}

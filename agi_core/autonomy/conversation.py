@@ -17,7 +17,6 @@ from agi_core.autonomy.goal_phrases import goal_request, reminder_goal, reminder
 from agi_core.autonomy.planning import planner_for
 from agi_core.autonomy.when import parse_duration_ms
 from agi_core.errors import AgiError, ValidationError
-from agi_core.memory import jobs_table
 from agi_core.model import Action, Goal, Input, PlanStep
 from agi_core.serialization import to_data
 
@@ -44,7 +43,7 @@ def handle(ctx: ReasonContext, kind: str, text: str) -> tuple[str, Action | None
             steps = "; ".join(step.do.rstrip(".") for step in goal.plan)
             return f"Your goal is now: {goal.description} ({goal.id}). Plan: {steps}.", None
         if kind == "list":
-            return goals.summary(ctx.store.conn), None
+            return goals.summary(ctx.store), None
         if kind == "finish":
             return finish(ctx, text), None
         if kind == "remind":
@@ -62,16 +61,16 @@ def handle(ctx: ReasonContext, kind: str, text: str) -> tuple[str, Action | None
 
 def finish(ctx: ReasonContext, text: str) -> str:
     """Mark the goal ``text`` names done; ambiguous: ask which one, with the ids."""
-    found = goals.matching(ctx.store.conn, text)
+    found = goals.matching(ctx.store, text)
     if not found:
-        return f"I have no unfinished goal matching “{text}”. {goals.summary(ctx.store.conn)}"
+        return f"I have no unfinished goal matching “{text}”. {goals.summary(ctx.store)}"
     if len(found) > 1:
         listed = "; ".join(f"{goal.id} ({goal.description})" for goal in found)
         return f"Which one did you finish? {listed}. Say 'I finished ID' with one of the ids."
     planner = planner_for(ctx)
     was_active = found[0].status == "active"
     done = goals.set_status(ctx, found[0].id, "done", planner.choose if planner else None)
-    following = goals.active(ctx.store.conn)
+    following = goals.active(ctx.store)
     then = f" Your active goal is now {following.description} ({following.id})." if following and was_active else ""
     return f"Well done: goal {done.id} ({done.description}) is done.{then}"
 
@@ -79,21 +78,21 @@ def finish(ctx: ReasonContext, text: str) -> str:
 def remind(ctx: ReasonContext, what: str, delay: str) -> str:
     """A one-shot job that says ``reminder: WHAT (goal ID)`` after ``delay``, tied to the goal WHAT."""
     delay_ms = parse_duration_ms(delay)
-    found = goals.matching(ctx.store.conn, what)
+    found = goals.matching(ctx.store, what)
     goal = found[0] if len(found) == 1 else new_goal(ctx, what, activate=False)
     now_ms = tick_now_ms(ctx)
     name = "remind-" + goal.id
     job = jobs.new_job(
         {"name": name, "at_ms": now_ms + delay_ms, "say": reminder_line(what, goal.id)}, now_ms, ctx.tick
     )
-    jobs_table.put_job(ctx.store.conn, to_data(job))  # a second reminder for one goal replaces the first
+    ctx.store.put_job(to_data(job))  # a second reminder for one goal replaces the first
     return f"I will remind you to {what} at {iso_ms(now_ms + delay_ms)} (job {name}, goal {goal.id})."
 
 
 def reminder(ctx: ReasonContext, text: str) -> str:
     """A reminder job's tick: say it, with where its goal stands."""
     what, goal_id = reminder_goal(text)
-    goal = goals.get(ctx.store.conn, goal_id) if goal_id else None
+    goal = goals.get(ctx.store, goal_id) if goal_id else None
     if goal is None:
         return f"Reminder: {what}."
     if goal.status == "done":

@@ -50,7 +50,7 @@ def _add_split(
         subgoals.append(goals.add(ctx, name, parent=top.id, priority=priority, plan=part, activate=False))
     if activate or top.status == "active":
         subgoals[0] = goals.make_active(ctx, subgoals[0].id)
-    top = goals.require(ctx.store.conn, top.id)
+    top = goals.require(ctx.store, top.id)
     ids = ", ".join(goal.id for goal in subgoals)
     text = f"added goal {top.id}: {title}, split into {len(parts)} subgoals of at most {PLAN_STEPS_MAX} steps: {ids}"
     return text, {"goal": to_data(top), "subgoals": [to_data(goal) for goal in subgoals]}
@@ -60,7 +60,7 @@ def goal_set(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[
     """Set a goal's status (done, failed, blocked, open, active)."""
     planner = planner_for(ctx)
     goal = goals.set_status(ctx, args["id"], args["status"], planner.choose if planner else None)
-    active = goals.active(ctx.store.conn)
+    active = goals.active(ctx.store)
     now = f"; active goal: {active.id}" if active is not None else "; no active goal"
     return f"goal {goal.id} is {goal.status}: {goal.description}{now}", to_data(goal)
 

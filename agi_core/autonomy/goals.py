@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
-from agi_core.errors import ValidationError
-from agi_core.memory import goals_table
+from agi_core.errors import ConfigError, ValidationError
 from agi_core.model import Goal, GoalStatus, PlanStep
 from agi_core.serialization import from_data, to_data
 
 if TYPE_CHECKING:
     from agi_core.brain.context import ReasonContext
+    from agi_core.memory.backend import GoalStore
 
 TITLE_CHARS_MAX = 200
 STATUSES = ("open", "active", "done", "failed", "blocked")
@@ -31,25 +31,41 @@ UNFINISHED = ("active", "open", "blocked")
 Chooser = Callable[[list[Goal]], Goal | None]
 
 
-def all_goals(conn: Any) -> list[Goal]:
+def _goal_store(store: Any) -> GoalStore:
+    """``store`` as a :class:`GoalStore`; a backend without goals is refused in one line."""
+    if not all(hasattr(store, name) for name in ("goals", "put_goal", "delete_goal")):
+        raise ConfigError(
+            f"the {type(store).__name__} memory backend does not store goals (no GoalStore methods); "
+            "use the SQLite backend for goals, or add goals(), put_goal() and delete_goal() to the backend"
+        )
+    return cast("GoalStore", store)
+
+
+def _rows(store: Any) -> list[dict[str, Any]]:
+    return list(_goal_store(store).goals())
+
+
+def all_goals(store: Any) -> list[Goal]:
     """Every goal, in the order they were added."""
-    return [from_data(row, Goal) for row in goals_table.all_goals(conn)]
+    return [from_data(row, Goal) for row in _rows(store)]
 
 
-def get(conn: Any, goal_id: str) -> Goal | None:
-    row = goals_table.get_goal(conn, goal_id)
-    return from_data(row, Goal) if row is not None else None
+def get(store: Any, goal_id: str) -> Goal | None:
+    return next((goal for goal in all_goals(store) if goal.id == goal_id), None)
 
 
-def active(conn: Any) -> Goal | None:
+def with_status(store: Any, status: str) -> list[Goal]:
+    return [goal for goal in all_goals(store) if goal.status == status]
+
+
+def active(store: Any) -> Goal | None:
     """The one active goal, if any."""
-    rows = goals_table.with_status(conn, "active")
-    return from_data(rows[0], Goal) if rows else None
+    return next(iter(with_status(store, "active")), None)
 
 
-def active_after_tick(conn: Any, tick: int, before: Goal | None) -> Goal | None:
-    """The active goal once tick ``tick`` is done: ``before`` unless the tick wrote a goal (then re-read)."""
-    return active(conn) if goals_table.changed_in(conn, tick) else before
+def active_after_tick(ctx: ReasonContext, before: Goal | None) -> Goal | None:
+    """The active goal once the tick is done: ``before`` unless the tick wrote a goal (then re-read)."""
+    return active(ctx.store) if ctx.goal_writes else before
 
 
 def cached_active(goal: Goal | None) -> Goal | None:
@@ -57,8 +73,8 @@ def cached_active(goal: Goal | None) -> Goal | None:
     return goal if goal is not None and goal.status == "active" else None
 
 
-def require(conn: Any, goal_id: str) -> Goal:
-    goal = get(conn, goal_id)
+def require(store: Any, goal_id: str) -> Goal:
+    goal = get(store, goal_id)
     if goal is None:
         raise ValidationError(f"no goal {goal_id!r}; list the goals and their ids with: agi goals list")
     return goal
@@ -87,7 +103,8 @@ def save(ctx: ReasonContext, goal: Goal) -> Goal:
     """Store ``goal`` as changed by this tick; its ``assumptions`` are those its remaining steps rely on."""
     assumptions = list(dict.fromkeys(step.assumes for step in goal.plan if step.status == "todo" and step.assumes))
     goal = attrs.evolve(goal, updated_tick=ctx.tick, assumptions=assumptions)
-    goals_table.put_goal(ctx.store.conn, to_data(goal))
+    _goal_store(ctx.store).put_goal(to_data(goal))
+    ctx.goal_writes.append(goal.id)  # shared with the step's sub-context: the kernel re-reads the active goal
     return goal
 
 
@@ -102,25 +119,25 @@ def add(
 ) -> Goal:
     """A new goal (``active`` when ``activate`` or when none is active, else ``open``)."""
     title, priority = check_title(title), check_priority(priority)
-    conn = ctx.store.conn
+    store = ctx.store
     if parent is not None:
-        require(conn, parent)
+        require(store, parent)
     goal_id = ctx.determinism.short_id("g", title)
-    while get(conn, goal_id) is not None:  # 32 bits: a clash is rare, never silent
+    while get(store, goal_id) is not None:  # 32 bits: a clash is rare, never silent
         goal_id = ctx.determinism.short_id("g", title)
     goal = Goal(id=goal_id, description=title, status="open", parent=parent, priority=priority, plan=plan or [])
     goal = save(ctx, attrs.evolve(goal, created_tick=ctx.tick))
-    if activate or active(conn) is None:
+    if activate or active(store) is None:
         goal = make_active(ctx, goal.id)
     return goal
 
 
 def make_active(ctx: ReasonContext, goal_id: str) -> Goal:
     """Make ``goal_id`` the active goal; the one active before becomes ``open``."""
-    goal = require(ctx.store.conn, goal_id)
+    goal = require(ctx.store, goal_id)
     if goal.status in ("done", "failed"):
         raise ValidationError(f"goal {goal_id} is {goal.status}; add a new goal instead of reactivating it")
-    current = active(ctx.store.conn)
+    current = active(ctx.store)
     if current is not None and current.id != goal_id:
         save(ctx, attrs.evolve(current, status="open"))
     return save(ctx, attrs.evolve(goal, status="active"))
@@ -132,7 +149,7 @@ def set_status(ctx: ReasonContext, goal_id: str, status: str, choose: Chooser | 
         raise ValidationError(f"unknown goal status {status!r}; use one of {', '.join(STATUSES)}")
     if status == "active":
         return make_active(ctx, goal_id)
-    goal = require(ctx.store.conn, goal_id)
+    goal = require(ctx.store, goal_id)
     progress = 1.0 if status == "done" else goal.progress
     changed = save(ctx, attrs.evolve(goal, status=cast(GoalStatus, status), progress=progress))
     _update_ancestors(ctx, changed)
@@ -143,10 +160,10 @@ def set_status(ctx: ReasonContext, goal_id: str, status: str, choose: Chooser | 
 
 def promote_next(ctx: ReasonContext, choose: Chooser | None = None) -> Goal | None:
     """Activate the next open goal, if none is active: ``choose`` picks, else highest priority then oldest."""
-    conn = ctx.store.conn
-    if active(conn) is not None:
+    store = ctx.store
+    if active(store) is not None:
         return None
-    candidates = [from_data(row, Goal) for row in goals_table.with_status(conn, "open")]
+    candidates = with_status(store, "open")
     if not candidates:
         return None
     picked = choose(candidates) if choose is not None else None
@@ -157,12 +174,12 @@ def promote_next(ctx: ReasonContext, choose: Chooser | None = None) -> Goal | No
 
 def set_parent(ctx: ReasonContext, goal_id: str, parent: str | None) -> Goal:
     """Move a goal under ``parent`` (or to the top with None); a move that would make a cycle is refused."""
-    conn = ctx.store.conn
-    goal = require(conn, goal_id)
+    store = ctx.store
+    goal = require(store, goal_id)
     if parent is not None:
-        require(conn, parent)
+        require(store, parent)
         ancestor: str | None = parent
-        for _ in range(len(goals_table.all_goals(conn)) + 1):
+        for _ in range(len(all_goals(store)) + 1):
             if ancestor is None:
                 break
             if ancestor == goal_id:
@@ -170,28 +187,28 @@ def set_parent(ctx: ReasonContext, goal_id: str, parent: str | None) -> Goal:
                     f"goal {goal_id} cannot go under {parent}: {parent} is {goal_id} or one of its subgoals "
                     "(goals form a DAG without cycles); choose a parent outside it"
                 )
-            above = get(conn, ancestor)
+            above = get(store, ancestor)
             ancestor = above.parent if above is not None else None
     return save(ctx, attrs.evolve(goal, parent=parent))
 
 
 def _update_ancestors(ctx: ReasonContext, goal: Goal) -> None:
     """A parent's progress is the mean of its subgoals' (failed ones left out), up to the top."""
-    conn, seen = ctx.store.conn, {goal.id}
+    store, seen = ctx.store, {goal.id}
     while goal.parent is not None and goal.parent not in seen:
-        parent = get(conn, goal.parent)
+        parent = get(store, goal.parent)
         if parent is None:
             return
         seen.add(parent.id)
-        children = [g for g in all_goals(conn) if g.parent == parent.id and g.status != "failed"]
+        children = [g for g in all_goals(store) if g.parent == parent.id and g.status != "failed"]
         progress = round(sum(child.progress for child in children) / len(children), 4) if children else 0.0
         goal = save(ctx, attrs.evolve(parent, progress=progress))
 
 
-def matching(conn: Any, text: str) -> list[Goal]:
+def matching(store: Any, text: str) -> list[Goal]:
     """Unfinished goals that ``text`` names: by id, by the whole title, else by a part of the title."""
     wanted = _plain(text)
-    unfinished = [goal for goal in all_goals(conn) if goal.status in UNFINISHED]
+    unfinished = [goal for goal in all_goals(store) if goal.status in UNFINISHED]
     for test in (
         lambda goal: goal.id == text.strip().lower(),
         lambda goal: _plain(goal.description) == wanted,
@@ -231,9 +248,9 @@ def line(goal: Goal) -> str:
     )
 
 
-def summary(conn: Any) -> str:
+def summary(store: Any) -> str:
     """The goals in one reply: the active one first, then the other unfinished ones, then a count of the rest."""
-    goals = all_goals(conn)
+    goals = all_goals(store)
     if not goals:
         return "You have no goals yet; tell me one, e.g. 'my goal is to learn French'."
     order = {"active": 0, "open": 1, "blocked": 2, "done": 3, "failed": 4}

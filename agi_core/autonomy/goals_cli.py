@@ -22,7 +22,7 @@ def goals_list(state: Any, as_json: bool) -> None:
     """List the goals: id, status, title, priority, progress, plan steps and parent."""
     from agi_core.autonomy import goals
 
-    found = goals.all_goals(state.open_kernel(existing=True).store.conn)
+    found = goals.all_goals(state.open_kernel(existing=True).store)
     if as_json:
         click.echo(json.dumps([to_data(goal) for goal in found], indent=2, ensure_ascii=False))
         return

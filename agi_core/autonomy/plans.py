@@ -99,7 +99,7 @@ def tick_plan(goal: Goal, index: int, replan: str | None = None) -> Plan:
 
 def take_step(ctx: ReasonContext, route: Route, planner: Planner | None = None) -> tuple[str, Action, Plan | None]:
     """Run the active goal's next step in this tick: ``(reply, action, tick plan)``."""
-    goal = goals.active(ctx.store.conn)
+    goal = goals.active(ctx.store)
     if goal is None:
         text = "You have no active goal; tell me one, e.g. 'my goal is to learn French'."
         return text, _respond(text), None
@@ -136,7 +136,7 @@ def observe(
     """
     if plan.goal is None or plan.replan is not None:
         return plan, ""
-    goal = goals.get(ctx.store.conn, plan.goal)
+    goal = goals.get(ctx.store, plan.goal)
     index = plan.current_index
     if goal is None or index >= len(goal.plan) or goal.plan[index].status != "todo":
         return plan, ""

@@ -8,7 +8,6 @@ the kernel runs it exactly as it acts (policy, isolation, timeout, recorded obse
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -18,10 +17,11 @@ from agi_core.errors import AgiError, StorageError
 from agi_core.externals import Externals
 from agi_core.memory.keys import make_key
 from agi_core.model import Action, Observation, Plan, RouterDecision, SemanticEntry, SemanticRead, TickState
+from agi_core.serialization import from_data, to_data
 
 if TYPE_CHECKING:
     from agi_core.determinism import Determinism
-    from agi_core.memory.sqlite_store import SqliteStore
+    from agi_core.memory.backend import MemoryBackend
 
 
 @attrs.define
@@ -62,7 +62,7 @@ class ContextClosed(AgiError):
 class ReasonContext:
     state: TickState
     tick: int
-    store: SqliteStore
+    store: MemoryBackend
     determinism: Determinism
     synonyms: Mapping[str, str]
     externals: Externals = attrs.field(factory=Externals)
@@ -74,6 +74,7 @@ class ReasonContext:
     closed: bool = False
     contracts: Any = None  # the tick's ContractCaller when a contract provider is configured, else None
     goal_plan: Plan | None = None  # set when the tick runs a goal's plan step (agi_core.autonomy.plans)
+    goal_writes: list[str] = attrs.field(factory=list)  # ids of the goals this tick wrote (agi_core.autonomy.goals)
 
     @property
     def text(self) -> str:
@@ -89,10 +90,9 @@ class ReasonContext:
     def sem_read(self, key: str) -> SemanticRead:
         """Read a fact (S7) and record the read; a hit also becomes an evidence item."""
         self._check_open()
-        result = self.store.sem_read(key)
-        self.sem_reads.append(
-            {"key": key, "exists": result.exists, "value": result.value, "last_updated": result.last_updated}
-        )
+        result = self._shared_read(key) or self.store.sem_read(key)
+        read = {"key": key, "exists": result.exists, "value": result.value, "last_updated": result.last_updated}
+        self.sem_reads.append(read if result.source is None else {**read, "source": result.source})
         if result.exists:
             self.evidence_items.append(
                 {
@@ -105,6 +105,15 @@ class ReasonContext:
             )
         return result
 
+    def _shared_read(self, key: str) -> SemanticRead | None:
+        """A read of the backend's shared scope (other agents write it): an external, so replay serves it back."""
+        shares = getattr(self.store, "shares", None)
+        live = not self.externals.replaying and shares is not None and shares(key)
+        if not live and not self.externals.next_matches("shared_read", lambda item: item.get("key") == key):
+            return None
+        served = self.externals.fetch("shared_read", lambda: {"key": key, "read": to_data(self.store.sem_read(key))})
+        return from_data(served["read"], SemanticRead)
+
     def sem_write(self, key: str, value: Any, fact: str) -> bool:
         """Write a fact (last validated write wins); False if the backend failed (F5)."""
         self._check_open()
@@ -114,7 +123,7 @@ class ReasonContext:
         try:
             with self.store.savepoint("sem_write"):
                 self.store.sem_write(entry, self.tick)
-        except (StorageError, sqlite3.Error) as exc:
+        except StorageError as exc:  # the backend's failure to store (F5)
             self.sem_writes.append({"key": key, "value": value, "ok": False, "error": str(exc)})
             return False
         self.sem_writes.append({"key": key, "value": value, "ok": True, "updated_at": entry.updated_at})

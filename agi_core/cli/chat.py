@@ -97,7 +97,7 @@ def _goals(kernel: Any) -> list[str]:
     from agi_core.autonomy import goals
 
     order = {"active": 0, "open": 1, "blocked": 2}
-    found = sorted(goals.all_goals(kernel.store.conn), key=lambda goal: order.get(goal.status, 3))
+    found = sorted(goals.all_goals(kernel.store), key=lambda goal: order.get(goal.status, 3))
     lines = []
     for goal in found:
         lines.append(goals.line(goal))

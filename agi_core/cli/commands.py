@@ -177,7 +177,10 @@ def plugins(state: Any, as_json: bool) -> None:
 @click.pass_obj
 def memory_get(state: Any, key: str) -> None:
     """Print the read contract {exists, value, last_updated} of KEY."""
-    click.echo(dumps(to_data(state.open_kernel(existing=True).get_fact(key))))
+    read = to_data(state.open_kernel(existing=True).get_fact(key))
+    if read.get("source") is None:
+        read.pop("source", None)  # only shared (world/) facts written by another agent name their source
+    click.echo(dumps(read))
 
 
 @click.command("put")

@@ -13,7 +13,6 @@ import click
 from agi_core import checkpoints, journal
 from agi_core.errors import AgiError, StorageError, os_problem
 from agi_core.memory import blobs
-from agi_core.memory.sqlite_store import SqliteStore
 from agi_core.replay import compare, replay, replay_records, require_tools
 from agi_core.serialization import to_data
 
@@ -82,7 +81,9 @@ def journal_verify(state: Any) -> None:
 @click.pass_obj
 def journal_export(state: Any, jsonl: bool, archived: bool, output: Any) -> None:
     """Write the journal as one JSON object per line."""
-    store = SqliteStore(state.require_db())
+    from agi_core.memory.open_backend import open_store
+
+    store = open_store(state.require_db(), plugins=state.plugins)
     rows: Any = ()
     try:
         rows = store.archived_rows() if archived else store.journal_rows()

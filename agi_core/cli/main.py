@@ -21,6 +21,7 @@ import click
 from agi_core.cli.failures import debug_enabled, explain, is_storage_failure
 from agi_core.cli.lazy import LazyGroup
 from agi_core.errors import AgiError, ConfigError, NoDatabaseError, StorageError
+from agi_core.memory.open_backend import is_url
 from agi_core.plugins import Plugins, load_plugins
 
 
@@ -28,7 +29,7 @@ from agi_core.plugins import Plugins, load_plugins
 class CliState:
     """Global options, and the kernel opened from them on first use."""
 
-    db: Path
+    db: Path | str  # a file, or a backend URL (postgresql://…)
     seed: str | None  # None: the database's own (or "0" for a new one)
     brain: str
     plugins: Plugins
@@ -36,7 +37,12 @@ class CliState:
     _kernel: Any = None
 
     def require_db(self) -> Path:
-        """The database path, or a one-line error (creating nothing) when there is no database there."""
+        """The database path, or a one-line error (creating nothing) when there is no database there.
+
+        A backend URL is returned as it is: its backend says whether the agent exists.
+        """
+        if isinstance(self.db, str):
+            return self.db  # type: ignore[return-value]
         if self.db.is_dir():
             raise ConfigError(f"{self.db} is a directory, not an agent database; pass --db with a database file")
         if not self.db.exists():
@@ -149,11 +155,12 @@ def _click_problem(exc: click.ClickException) -> str:
 @click.version_option(package_name="agi-core")
 @click.option(
     "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=Path("agent.db"),
+    default="agent.db",
+    callback=lambda ctx, param, value: _db_option(value),
     envvar="AGI_DB",
     show_default=True,
-    help="The agent's SQLite database file.",
+    help="The agent's SQLite database file, or a backend URL: postgresql://HOST/DB?agent=NAME "
+    "(needs agi-plugin-postgres; see docs/postgres.md).",
 )
 @click.option(
     "--seed",
@@ -192,7 +199,7 @@ def _click_problem(exc: click.ClickException) -> str:
 @click.pass_context
 def cli(
     ctx: click.Context,
-    db: Path,
+    db: Path | str,
     seed: str | None,
     brain: str,
     lock_timeout: float,
@@ -206,6 +213,13 @@ def cli(
     state = CliState(db=db, seed=seed, brain=brain, plugins=load_plugins(), kernel_options=options)
     ctx.obj = state
     ctx.call_on_close(state.close)
+
+
+def _db_option(value: str) -> Path | str:
+    """A backend URL stays a string; anything else is a database file path."""
+    if is_url(value):
+        return value
+    return click.Path(dir_okay=False, path_type=Path).convert(value, None, None)
 
 
 def make_cli() -> click.Group:

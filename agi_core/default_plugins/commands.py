@@ -53,6 +53,14 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
         "agi_core.cli.history:rollback_command",
         "Restore the whole agent to checkpoint NAME; undone ticks are archived, not destroyed.",
     ),
+    "export": (
+        "agi_core.cli.transfer:export_command",
+        "Write the whole agent (every table) as versioned JSON Lines, for agi import on any backend.",
+    ),
+    "import": (
+        "agi_core.cli.transfer:import_command",
+        "Create the agent in --db (a new database or agent name) from an agi export file.",
+    ),
 }
 
 MEMORY_COMMANDS: dict[str, tuple[str, str]] = {

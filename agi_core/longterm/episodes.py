@@ -11,36 +11,32 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agi_core.longterm.bookkeeping import is_command_record, is_empty_reply
-from agi_core.memory.locking import write_block
 
 if TYPE_CHECKING:
     from agi_core.longterm.store import LongTermMemory
-    from agi_core.memory.sqlite_store import SqliteStore
+    from agi_core.memory.backend import MemoryBackend
 
 PROGRESS_KEY = "ltm_episode_seq"
 
 
-def mirror_episodes(store: SqliteStore, memory: LongTermMemory) -> int:
+def mirror_episodes(store: MemoryBackend, memory: LongTermMemory) -> int:
     """Add the episodes stored since the last call as memories; returns how many were read.
 
     Runs in the caller's transaction, or under the write lock of its own, so the progress
     read and its update are one step even with other processes writing.
     """
     done = int(store.meta_get(PROGRESS_KEY, "0") or 0)
-    (top,) = store.conn.execute("SELECT coalesce(max(seq), 0) FROM episodes").fetchone()
-    if top <= done:
+    if store.last_episode_seq() <= done:
         return 0  # the common case: nothing new, no write lock taken
-    with write_block(store.conn, store.path):
+    with store.write_block():
         return _mirror(store, memory)
 
 
-def _mirror(store: SqliteStore, memory: LongTermMemory) -> int:
+def _mirror(store: MemoryBackend, memory: LongTermMemory) -> int:
     """Both episodes of a tick are stored in one transaction, so a command tick's input is
     always read before its action."""
     done = int(store.meta_get(PROGRESS_KEY, "0") or 0)
-    rows = store.conn.execute(
-        "SELECT seq, tick, event, context, timestamp FROM episodes WHERE seq > ? ORDER BY seq", (done,)
-    ).fetchall()
+    rows = store.episode_rows(done)
     if not rows:
         return 0
     records: list[dict[str, Any]] = []

@@ -41,7 +41,7 @@ class Searcher:
             dense_seqs = [row[row >= 0] for row in found]
         max_tick = 0
         if w.recency:
-            max_tick = int(self.ltm.conn.execute("SELECT coalesce(max(tick), 0) FROM ltm_items").fetchone()[0])
+            max_tick = self.ltm.rows.max_tick()
         out = []
         for i, info in enumerate(infos):
             bm25 = self._bm25(info) if w.uses_bm25 else {}
@@ -55,11 +55,7 @@ class Searcher:
         expr = plain_expression(info.text) if self.w.plain_bm25 else info.fts_expression()
         if expr is None:
             return {}
-        rows = self.ltm.conn.execute(
-            "SELECT rowid, bm25(ltm_fts) FROM ltm_fts WHERE ltm_fts MATCH ? ORDER BY rank LIMIT ?",
-            (expr, self.w.candidates),
-        )
-        return {seq: -score for seq, score in rows}
+        return self.ltm.rows.full_text(expr, self.w.candidates)
 
     def _rank(
         self,
@@ -84,7 +80,7 @@ class Searcher:
         n = len(rows)
         dense = np.zeros(n, np.float32)
         if qvec is not None and w.dense:
-            stored = vectors.fetch(self.ltm.conn, self.ltm.embedder.name, len(qvec), seqs.tolist())
+            stored = vectors.fetch(self.ltm.rows, self.ltm.embedder.name, len(qvec), seqs.tolist())
             for j, seq in enumerate(seqs):
                 vec = stored.get(int(seq))
                 if vec is not None:

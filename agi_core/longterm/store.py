@@ -1,14 +1,13 @@
-"""``LongTermMemory``: items in SQLite, vectors in SQLite, a faiss index derived from them.
+"""``LongTermMemory``: items and vectors in the memory backend, a faiss index derived from them.
 
 Writes on the tick path (:meth:`LongTermMemory.add`) insert one row (and its FTS5 row,
-by trigger) and never commit or embed: the kernel owns the connection and wraps each
+by trigger) and never commit or embed: the kernel owns the transaction and wraps each
 tick in one transaction. Embedding happens on catch-up, just before a search, in batches.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,18 +17,19 @@ import numpy as np
 from agi_core.longterm import vectors
 from agi_core.longterm.embedder import Embedder, embedder_from_plugins
 from agi_core.longterm.importance import clamp_importance, score_importance
-from agi_core.longterm.model import ITEM_COLUMNS, Hit, MemoryItem, WorkingMemory, item_id, row_to_item
+from agi_core.longterm.model import Hit, MemoryItem, WorkingMemory, item_id, row_to_item
 from agi_core.longterm.ranking import RankWeights, weights_for
-from agi_core.longterm.schema import migrate
 from agi_core.longterm.search import Searcher
 from agi_core.longterm.vindex import IndexPolicy, VectorIndex
-from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
+from agi_core.memory.backend import LtmRows
+from agi_core.memory.sqlite.ltm_rows import SqliteLtmRows, open_connection
 
 
 class LongTermMemory:
-    """Long-term memory on a kernel-owned SQLite connection.
+    """Long-term memory on the rows of a kernel-owned memory backend.
 
-    :param conn: the agent's SQLite connection; :func:`migrate` is applied to it.
+    :param conn: the backend's :class:`~agi_core.memory.backend.LtmRows` (``backend.ltm_rows()``),
+        or a SQLite connection (the schema is migrated on it).
     :param index_dir: folder for the faiss index file; None keeps the index in memory only.
     :param embedder: an :class:`Embedder`; the plugin-registered ``minilm`` when None
         (built on first use, so a memory that is never searched never loads a model).
@@ -39,15 +39,15 @@ class LongTermMemory:
 
     def __init__(
         self,
-        conn: sqlite3.Connection,
+        conn: LtmRows | Any,
         index_dir: str | Path | None = None,
         embedder: Embedder | Callable[[], Embedder] | None = None,
         *,
         policy: IndexPolicy | None = None,
         weights: str | RankWeights = "hybrid",
     ) -> None:
-        migrate(conn)
-        self.conn = conn
+        self.rows: LtmRows = conn if hasattr(conn, "insert_items") else _sqlite_rows(conn)
+        self.conn = getattr(self.rows, "conn", None)  # the SQLite connection, when there is one
         self.index_dir = Path(index_dir) if index_dir is not None else None
         self.policy = policy or IndexPolicy()
         self.weights = weights_for(weights)
@@ -64,10 +64,8 @@ class LongTermMemory:
         Unlike the kernel's memory, :meth:`close` commits and closes this connection.
         """
         path = Path(path)
-        # implicit transactions start with BEGIN IMMEDIATE and wait for another writer (agi_core.memory.locking)
-        conn = sqlite3.connect(path, timeout=DEFAULT_LOCK_TIMEOUT_S, isolation_level="IMMEDIATE")
         options.setdefault("index_dir", path.with_name(path.name + ".ltm"))
-        ltm = cls(conn, embedder=embedder, **options)
+        ltm = cls(open_connection(path), embedder=embedder, **options)
         ltm._owns_conn = True
         return ltm
 
@@ -145,62 +143,44 @@ class LongTermMemory:
             )
             if self._speakers is not None and rec.get("speaker"):
                 self._speakers.add(rec["speaker"])
-        cursor = self.conn.executemany(
-            "INSERT OR IGNORE INTO ltm_items(id, tick, kind, text, speaker, timestamp, session, importance, metadata)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            rows,
-        )
-        added = max(cursor.rowcount, 0)  # summed over the rows; ignored duplicates count 0
+        added = self.rows.insert_items(rows)
         return added, len(rows) - added
 
     # -- reading ---------------------------------------------------------------------
     def count(self) -> int:
-        return int(self.conn.execute("SELECT count(*) FROM ltm_items").fetchone()[0])
+        return self.rows.count()
 
     def get(self, id: str) -> MemoryItem | None:
-        row = self.conn.execute(f"SELECT {ITEM_COLUMNS} FROM ltm_items WHERE id = ?", (id,)).fetchone()
+        row = self.rows.item(id)
         return row_to_item(row) if row else None
 
     def items(self, seqs: Sequence[int]) -> dict[int, MemoryItem]:
-        out: dict[int, MemoryItem] = {}
-        for start in range(0, len(seqs), 500):
-            part = list(seqs[start : start + 500])
-            marks = ",".join("?" * len(part))
-            for row in self.conn.execute(f"SELECT {ITEM_COLUMNS} FROM ltm_items WHERE seq IN ({marks})", part):
-                out[row[0]] = row_to_item(row)
-        return out
+        return {row[0]: row_to_item(row) for row in self.rows.items(seqs)}
 
     def pending(self) -> int:
         """How many items have no vector yet (what the next search or :meth:`catch_up` embeds)."""
-        (count,) = self.conn.execute(
-            "SELECT count(*) FROM ltm_items i LEFT JOIN ltm_vectors v ON v.model = ? AND v.seq = i.seq "
-            "WHERE v.seq IS NULL",
-            (self.embedder.name,),
-        ).fetchone()
-        return int(count)
+        return self.rows.pending(self.embedder.name)
 
     def speakers(self) -> set[str]:
         if self._speakers is None:
-            rows = self.conn.execute("SELECT DISTINCT speaker FROM ltm_items WHERE speaker IS NOT NULL")
-            self._speakers = {row[0] for row in rows}
+            self._speakers = self.rows.speakers()
         return self._speakers
 
     # -- the index -------------------------------------------------------------------
     def _consistent(self, index: VectorIndex) -> bool:
-        count, last_id = vectors.covered(self.conn, self.embedder.name, index.meta.max_seq)
+        count, last_id = vectors.covered(self.rows, self.embedder.name, index.meta.max_seq)
         return count == index.live and (index.meta.max_seq == 0 or last_id == index.meta.last_id)
 
     def _last_id(self, seq: int) -> str | None:
-        row = self.conn.execute("SELECT id FROM ltm_items WHERE seq = ?", (seq,)).fetchone()
-        return row[0] if row else None
+        return self.rows.item_id(seq)
 
     def _build(self, progress: Callable[[int], None] | None = None) -> VectorIndex:
         """A fresh index from every stored vector (embedding only items that lack one)."""
         emb = self.embedder
-        self._embedded += vectors.embed_and_store(self.conn, emb, vectors.missing(self.conn, emb.name), progress)
-        (total,) = self.conn.execute("SELECT count(*) FROM ltm_vectors WHERE model = ?", (emb.name,)).fetchone()
+        self._embedded += vectors.embed_and_store(self.rows, emb, vectors.missing(self.rows, emb.name), progress)
+        total = self.rows.vector_count(emb.name)
         index = VectorIndex(emb.name, emb.dim, self.policy.kind_for(total), self.policy)
-        for seqs, vecs in vectors.read(self.conn, emb.name, emb.dim):
+        for seqs, vecs in vectors.read(self.rows, emb.name, emb.dim):
             index.add(seqs, vecs, None)
         index.meta.last_id = self._last_id(index.meta.max_seq)
         return index
@@ -223,12 +203,12 @@ class LongTermMemory:
         """
         self._embedded = 0
         index = self.index(progress)
-        (top,) = self.conn.execute("SELECT max(seq) FROM ltm_items").fetchone()
+        top = self.rows.max_seq()
         if top is not None and top > index.meta.max_seq:
             emb = self.embedder
-            todo = vectors.missing(self.conn, emb.name, index.meta.max_seq)
-            self._embedded += vectors.embed_and_store(self.conn, emb, todo, progress)
-            for seqs, vecs in vectors.read(self.conn, emb.name, emb.dim, index.meta.max_seq):
+            todo = vectors.missing(self.rows, emb.name, index.meta.max_seq)
+            self._embedded += vectors.embed_and_store(self.rows, emb, todo, progress)
+            for seqs, vecs in vectors.read(self.rows, emb.name, emb.dim, index.meta.max_seq):
                 index.add(seqs, vecs, None)
             index.meta.last_id = self._last_id(index.meta.max_seq)
             if index.needs_rebuild():
@@ -268,7 +248,7 @@ class LongTermMemory:
         Also repairs an index whose items the kernel already removed from SQLite (the
         ``agi_restore_checkpoint`` hook runs after the stores were restored).
         """
-        removed = self.conn.execute("DELETE FROM ltm_items WHERE tick > ?", (tick,)).rowcount
+        removed = self.rows.delete_after(tick)
         self._speakers = None
         has_file = self.index_dir is not None and VectorIndex.paths(self.index_dir, self.embedder.name)[0].exists()
         if self._index is None and not has_file:
@@ -276,12 +256,7 @@ class LongTermMemory:
         index = self.index()
         labels = index.labels()
         labels = labels[labels >= 0]
-        live = {
-            row[0]
-            for row in self.conn.execute(
-                "SELECT seq FROM ltm_vectors WHERE model = ? AND seq <= ?", (index.meta.model, index.meta.max_seq)
-            )
-        }
+        live = set(self.rows.vector_seqs(index.meta.model, index.meta.max_seq))
         stale = labels[~np.isin(labels, np.fromiter(live, dtype=np.int64, count=len(live)))]
         index.remove(stale)
         index.meta.last_id = self._last_id(index.meta.max_seq)
@@ -294,5 +269,12 @@ class LongTermMemory:
         """Save the index; commit and close the connection if :meth:`open` made it."""
         self.save_index()
         if self._owns_conn:
-            self.conn.commit()
-            self.conn.close()
+            self.rows.close()  # type: ignore[attr-defined]  # a SqliteLtmRows made by open()
+
+
+def _sqlite_rows(conn: Any) -> SqliteLtmRows:
+    """The rows of a bare SQLite connection, its schema migrated first (never committed)."""
+    from agi_core.longterm.schema import migrate
+
+    migrate(conn)
+    return SqliteLtmRows(conn)

@@ -1,18 +1,18 @@
-"""Vectors in SQLite: which items still need one, storing blobs, reading them back.
+"""Vectors of long-term memory: which items still need one, storing them, reading them back.
 
-Blobs are raw little-endian float32 (``ndarray.tobytes()``), keyed by ``(model, seq)``.
+Vectors are raw little-endian float32 (``ndarray.tobytes()``), keyed by ``(model, seq)``, kept
+by the backend's :class:`~agi_core.memory.backend.LtmRows`.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
 from agi_core.longterm.embedder import Embedder
 from agi_core.longterm.model import embedding_text
-from agi_core.memory.locking import write_block
+from agi_core.memory.backend import LtmRows
 
 #: Texts per ``encode`` call while catching up: large enough that sentence-transformers'
 #: length sorting keeps batches dense, small enough to show progress.
@@ -20,19 +20,13 @@ ENCODE_CHUNK = 2048
 READ_CHUNK = 50_000
 
 
-def missing(conn: sqlite3.Connection, model: str, after_seq: int = 0) -> list[tuple[int, str]]:
+def missing(rows: LtmRows, model: str, after_seq: int = 0) -> list[tuple[int, str]]:
     """``(seq, text to embed)`` of items above ``after_seq`` that have no ``model`` vector."""
-    rows = conn.execute(
-        "SELECT i.seq, i.text, i.speaker FROM ltm_items i "
-        "LEFT JOIN ltm_vectors v ON v.model = ? AND v.seq = i.seq "
-        "WHERE i.seq > ? AND v.seq IS NULL ORDER BY i.seq",
-        (model, after_seq),
-    ).fetchall()
-    return [(seq, embedding_text(text, speaker)) for seq, text, speaker in rows]
+    return [(seq, embedding_text(text, speaker)) for seq, text, speaker in rows.missing_vectors(model, after_seq)]
 
 
 def embed_and_store(
-    conn: sqlite3.Connection,
+    rows: LtmRows,
     embedder: Embedder,
     todo: Sequence[tuple[int, str]],
     progress: Callable[[int], None] | None = None,
@@ -51,58 +45,31 @@ def embed_and_store(
                 f"expected ({len(chunk)}, {embedder.dim})"
             )
         vectors = np.ascontiguousarray(vectors, dtype="<f4")
-        with write_block(conn):  # one write-locked transaction per chunk, never across an encode
-            conn.executemany(
-                "INSERT OR REPLACE INTO ltm_vectors(model, seq, vector) VALUES (?, ?, ?)",
-                ((embedder.name, seq, vectors[i].tobytes()) for i, (seq, _) in enumerate(chunk)),
-            )
+        rows.put_vectors(embedder.name, ((seq, vectors[i].tobytes()) for i, (seq, _) in enumerate(chunk)))
         done += len(chunk)
         if progress is not None:
             progress(len(chunk))
     return done
 
 
-def read(conn: sqlite3.Connection, model: str, dim: int, after_seq: int = 0) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+def read(rows: LtmRows, model: str, dim: int, after_seq: int = 0) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """``(seqs, vectors)`` chunks of stored vectors above ``after_seq``, in seq order."""
-    cursor = conn.execute(
-        "SELECT seq, vector FROM ltm_vectors WHERE model = ? AND seq > ? ORDER BY seq", (model, after_seq)
-    )
-    while True:
-        rows = cursor.fetchmany(READ_CHUNK)
-        if not rows:
-            return
-        seqs = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
-        flat = np.frombuffer(b"".join(row[1] for row in rows), dtype="<f4")
-        yield seqs, flat.reshape(len(rows), dim).astype(np.float32, copy=False)
+    for chunk in rows.vector_chunks(model, after_seq, READ_CHUNK):
+        seqs = np.fromiter((row[0] for row in chunk), dtype=np.int64, count=len(chunk))
+        flat = np.frombuffer(b"".join(row[1] for row in chunk), dtype="<f4")
+        yield seqs, flat.reshape(len(chunk), dim).astype(np.float32, copy=False)
 
 
-def fetch(conn: sqlite3.Connection, model: str, dim: int, seqs: Sequence[int]) -> dict[int, np.ndarray]:
+def fetch(rows: LtmRows, model: str, dim: int, seqs: Sequence[int]) -> dict[int, np.ndarray]:
     """The stored vectors of the given items (absent ones are left out)."""
-    out: dict[int, np.ndarray] = {}
-    for start in range(0, len(seqs), 500):
-        part = list(seqs[start : start + 500])
-        marks = ",".join("?" * len(part))
-        for seq, blob in conn.execute(
-            f"SELECT seq, vector FROM ltm_vectors WHERE model = ? AND seq IN ({marks})", (model, *part)
-        ):
-            out[seq] = np.frombuffer(blob, dtype="<f4")
-    return out
+    return {seq: np.frombuffer(blob, dtype="<f4") for seq, blob in rows.vectors_for(model, seqs).items()}
 
 
-def covered(conn: sqlite3.Connection, model: str, max_seq: int) -> tuple[int, str | None]:
+def covered(rows: LtmRows, model: str, max_seq: int) -> tuple[int, str | None]:
     """How many ``model`` vectors have ``seq <= max_seq``, and the id of item ``max_seq``."""
-    (count,) = conn.execute(
-        "SELECT count(*) FROM ltm_vectors WHERE model = ? AND seq <= ?", (model, max_seq)
-    ).fetchone()
-    row = conn.execute("SELECT id FROM ltm_items WHERE seq = ?", (max_seq,)).fetchone()
-    return count, (row[0] if row else None)
+    return rows.vector_count(model, max_seq), rows.item_id(max_seq)
 
 
-def last_vector(conn: sqlite3.Connection, model: str, at_most: int) -> tuple[int, str | None]:
+def last_vector(rows: LtmRows, model: str, at_most: int) -> tuple[int, str | None]:
     """``(seq, id)`` of the highest item with a ``model`` vector and ``seq <= at_most``."""
-    row = conn.execute(
-        "SELECT v.seq, i.id FROM ltm_vectors v JOIN ltm_items i ON i.seq = v.seq "
-        "WHERE v.model = ? AND v.seq <= ? ORDER BY v.seq DESC LIMIT 1",
-        (model, at_most),
-    ).fetchone()
-    return (row[0], row[1]) if row else (0, None)
+    return rows.last_vector(model, at_most)

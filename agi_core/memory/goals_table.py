@@ -43,20 +43,6 @@ def all_goals(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     return [_row(row) for row in conn.execute(_SELECT + _ORDER)]
 
 
-def get_goal(conn: sqlite3.Connection, goal_id: str) -> dict[str, Any] | None:
-    row = conn.execute(_SELECT + " WHERE id = ?", (goal_id,)).fetchone()
-    return _row(row) if row else None
-
-
-def with_status(conn: sqlite3.Connection, status: str) -> list[dict[str, Any]]:
-    return [_row(row) for row in conn.execute(_SELECT + " WHERE status = ?" + _ORDER, (status,))]
-
-
-def changed_in(conn: sqlite3.Connection, tick: int) -> bool:
-    """Whether tick ``tick`` wrote any goal (served by the ``goals_updated`` index)."""
-    return conn.execute("SELECT 1 FROM goals WHERE updated_tick = ? LIMIT 1", (tick,)).fetchone() is not None
-
-
 def put_goal(conn: sqlite3.Connection, goal: dict[str, Any]) -> None:
     """Insert or update a goal; a new one gets the next ``seq`` (the listing order), an update keeps it."""
     values = [orjson.dumps(goal[c]).decode() if c in _JSON_COLUMNS else goal[c] for c in COLUMNS]
@@ -67,3 +53,7 @@ def put_goal(conn: sqlite3.Connection, goal: dict[str, Any]) -> None:
         f"(SELECT coalesce(max(seq), 0) + 1 FROM goals)) ON CONFLICT(id) DO UPDATE SET {updates}",
         values,
     )
+
+
+def delete_goal(conn: sqlite3.Connection, goal_id: str) -> bool:
+    return conn.execute("DELETE FROM goals WHERE id = ?", (goal_id,)).rowcount > 0

@@ -40,13 +40,13 @@ def m002_checkpoints_and_archive(db: sqlite_utils.Database) -> None:
 
 
 def m003_rlm_state(db: sqlite_utils.Database) -> None:
-    from agi_core.state.migrations import create_rlm_tables
+    from agi_core.memory.sqlite.rlm_schema import create_rlm_tables
 
     create_rlm_tables(db.conn)
 
 
 def m004_long_term_memory(db: sqlite_utils.Database) -> None:
-    from agi_core.longterm.schema import create_ltm_tables
+    from agi_core.memory.sqlite.ltm_schema import create_ltm_tables
 
     create_ltm_tables(db.conn)
 
@@ -93,7 +93,7 @@ def m010_jobs(db: sqlite_utils.Database) -> None:
 
 def m011_ltm_drop_bookkeeping(db: sqlite_utils.Database) -> None:
     """Long-term memory rows mirrored from command ticks and failure sentences go (agi_core.longterm.bookkeeping)."""
-    from agi_core.longterm.schema import drop_bookkeeping
+    from agi_core.memory.sqlite.ltm_schema import drop_bookkeeping
 
     drop_bookkeeping(db.conn)
 

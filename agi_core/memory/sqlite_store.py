@@ -1,23 +1,26 @@
-"""The embedded SQLite store: semantic facts, episodes, working memory, journal, meta.
+"""The embedded SQLite backend (a :class:`~agi_core.memory.backend.MemoryBackend`): one file per agent.
 
-One file holds the whole agent. The kernel runs each tick inside :meth:`SqliteStore.tick_transaction`;
-every write below happens inside it, so a tick is stored entirely or not at all. Hot-path
-statements are constant SQL strings, which sqlite3 keeps prepared in its statement cache.
+Semantic facts, episodes, working memory, journal, meta, blobs, intents and jobs are here;
+the seal, checkpoints, RLM rows and long-term memory rows in :mod:`agi_core.memory.sqlite`.
+The kernel runs each tick inside :meth:`SqliteStore.tick_transaction`; every write happens
+inside it, so a tick is stored entirely or not at all. Hot-path statements are constant SQL
+strings, which sqlite3 keeps prepared in its statement cache.
 """
 
 from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from agi_core.errors import StorageError, database_problem, os_problem
-from agi_core.inputs import preview
-from agi_core.memory import blobs
+from agi_core.inputs import clean_text, preview
+from agi_core.memory import blobs, goals_table, jobs_table
+from agi_core.memory.backend import CheckpointInfo, RollbackReport
 from agi_core.memory.keys import check_key
 from agi_core.memory.locking import (
     DEFAULT_LOCK_TIMEOUT_S,
@@ -25,12 +28,19 @@ from agi_core.memory.locking import (
     data_version,
     is_lock_error,
     lock_error,
+    write_block,
     write_transaction,
 )
 from agi_core.memory.migrations import migrate
 from agi_core.memory.savepoint import savepoint
+from agi_core.memory.sqlite import checkpoints, seal
+from agi_core.memory.sqlite.ltm_rows import SqliteLtmRows
+from agi_core.memory.sqlite.rlm_rows import SqliteRlmRows
 from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMemory
 from agi_core.serialization import dumps, from_data, to_data
+
+if TYPE_CHECKING:
+    from agi_core.journal_key import JournalKey
 
 
 class SqliteStore:
@@ -61,7 +71,7 @@ class SqliteStore:
             raise StorageError(os_problem(exc, self.path)) from None
 
     def close(self) -> None:
-        self.conn.close()
+        self.conn.close()  # rolls back an open transaction; closing twice is harmless
 
     @contextlib.contextmanager
     def tick_transaction(self) -> Iterator[None]:
@@ -71,6 +81,22 @@ class SqliteStore:
         """
         with write_transaction(self.conn, self.path):
             yield
+
+    def write_block(self) -> contextlib.AbstractContextManager[None]:
+        """Inside the open transaction if there is one, else a :meth:`tick_transaction` of its own."""
+        return write_block(self.conn, self.path)
+
+    @contextlib.contextmanager
+    def read_snapshot(self) -> Iterator[None]:
+        """One read transaction (WAL: a consistent snapshot), unless a transaction is already open."""
+        began = not self.conn.in_transaction
+        if began:
+            self.conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if began:
+                self.conn.execute("ROLLBACK")
 
     def data_version(self) -> int:
         """Changes whenever another connection (another process) commits to this database."""
@@ -94,6 +120,16 @@ class SqliteStore:
             values.items(),
         )
 
+    def meta_items(self, prefix: str = "") -> list[tuple[str, str]]:
+        if not prefix:
+            return self.conn.execute("SELECT key, value FROM meta ORDER BY key").fetchall()
+        return self.conn.execute(
+            "SELECT key, value FROM meta WHERE substr(key, 1, ?) = ? ORDER BY key", (len(prefix), prefix)
+        ).fetchall()
+
+    def meta_delete(self, key: str) -> bool:
+        return self.conn.execute("DELETE FROM meta WHERE key = ?", (key,)).rowcount > 0
+
     # -- semantic ----------------------------------------------------------------------
     def sem_read(self, key: str) -> SemanticRead:
         """Rule S7; a miss is ``exists=False`` and nothing else (S9)."""
@@ -112,13 +148,16 @@ class SqliteStore:
                 f"value for {entry.key} is not JSON-serializable ({exc}); "
                 "store strings, numbers, booleans, lists or objects"
             ) from None
-        cursor = self.conn.execute(
-            "INSERT INTO facts (key, id, value, fact, relations, updated_at, tick) VALUES (?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET id = excluded.id, value = excluded.value, fact = excluded.fact, "
-            "relations = excluded.relations, updated_at = excluded.updated_at, tick = excluded.tick "
-            "WHERE excluded.updated_at >= facts.updated_at",
-            (entry.key, entry.id, value, _fact_text(entry.fact), dumps(entry.relations), entry.updated_at, tick),
-        )
+        try:
+            cursor = self.conn.execute(
+                "INSERT INTO facts (key, id, value, fact, relations, updated_at, tick) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET id = excluded.id, value = excluded.value, fact = excluded.fact, "
+                "relations = excluded.relations, updated_at = excluded.updated_at, tick = excluded.tick "
+                "WHERE excluded.updated_at >= facts.updated_at",
+                (entry.key, entry.id, value, _fact_text(entry.fact), dumps(entry.relations), entry.updated_at, tick),
+            )
+        except sqlite3.Error as exc:
+            raise StorageError(str(exc)) from None  # the SQLite message as it is (F5 records it)
         return cursor.rowcount == 1
 
     def facts(self, prefix: str = "", limit: int | None = None) -> list[SemanticEntry]:
@@ -161,6 +200,17 @@ class SqliteStore:
             for r in rows
         ]
 
+    def episode_rows(self, after_seq: int = 0) -> list[tuple[int, int, str, str, str]]:
+        return self.conn.execute(
+            "SELECT seq, tick, event, context, timestamp FROM episodes WHERE seq > ? ORDER BY seq", (after_seq,)
+        ).fetchall()
+
+    def last_episode_seq(self) -> int:
+        return int(self.conn.execute("SELECT coalesce(max(seq), 0) FROM episodes").fetchone()[0])
+
+    def episode_ticks(self) -> list[tuple[int, int]]:
+        return self.conn.execute("SELECT tick, count(*) FROM episodes GROUP BY tick ORDER BY tick").fetchall()
+
     # -- working -----------------------------------------------------------------------
     def working(self) -> WorkingMemory:
         row = self.conn.execute("SELECT data FROM working WHERE id = 1").fetchone()
@@ -196,6 +246,10 @@ class SqliteStore:
         row = self.conn.execute("SELECT chain FROM journal ORDER BY tick DESC LIMIT 1").fetchone()
         return row[0] if row else ""
 
+    def journal_extent(self) -> tuple[int, int]:
+        count, last = self.conn.execute("SELECT count(*), coalesce(max(tick), 0) FROM journal").fetchone()
+        return int(count), int(last)
+
     # -- intents (agi_core.effects.intents) ---------------------------------------------
     def intent_add(self, tick: int, tool: str, args_json: str) -> None:
         self.conn.execute("INSERT INTO intents (tick, tool, args) VALUES (?, ?, ?)", (tick, tool, args_json))
@@ -208,6 +262,64 @@ class SqliteStore:
         where = "WHERE receipt_tick IS NULL " if pending_only else ""
         rows = self.conn.execute(f"SELECT tick, tool, args, receipt_tick FROM intents {where}ORDER BY tick")
         return [(tick, tool, orjson.loads(args), receipt) for tick, tool, args, receipt in rows]
+
+    # -- goals (agi_core.autonomy.goals) -------------------------------------------------
+    def goals(self) -> list[dict[str, Any]]:
+        return goals_table.all_goals(self.conn)
+
+    def put_goal(self, goal: dict[str, Any]) -> None:
+        goals_table.put_goal(self.conn, goal)
+
+    def delete_goal(self, goal_id: str) -> bool:
+        return goals_table.delete_goal(self.conn, goal_id)
+
+    # -- jobs (agi_core.autonomy) -------------------------------------------------------
+    def all_jobs(self) -> list[dict[str, Any]]:
+        return jobs_table.all_jobs(self.conn)
+
+    def get_job(self, name: str) -> dict[str, Any] | None:
+        return jobs_table.get_job(self.conn, name)
+
+    def put_job(self, job: dict[str, Any]) -> None:
+        jobs_table.put_job(self.conn, job)
+
+    def delete_job(self, name: str) -> bool:
+        return jobs_table.delete_job(self.conn, name)
+
+    def earliest_due(self, now_ms: int) -> dict[str, Any] | None:
+        return jobs_table.earliest_due(self.conn, now_ms)
+
+    # -- seal and checkpoints (agi_core.memory.sqlite) ---------------------------------
+    def seal(self, key: JournalKey) -> None:
+        seal.seal(self.conn, key)
+
+    def read_seal(self) -> tuple[int, int, str] | None:
+        return seal.read_seal(self.conn)
+
+    def seal_problems(self, key: JournalKey, head_tick: int) -> list[str]:
+        return seal.check(self.conn, key, head_tick)
+
+    def checkpoint_create(self, name: str, key: JournalKey) -> CheckpointInfo:
+        return checkpoints.create(self, name, key)
+
+    def checkpoint_list(self) -> list[CheckpointInfo]:
+        return checkpoints.list_checkpoints(self)
+
+    def checkpoint_rollback(self, name: str, key: JournalKey, rollback_id: Callable[[int, int], str]) -> RollbackReport:
+        return checkpoints.rollback(self, name, key, rollback_id)
+
+    def checkpoint_prune(self, keep: int) -> list[str]:
+        return checkpoints.prune(self, keep)
+
+    def checkpoint_problems(self, name: str, key: JournalKey) -> list[str]:
+        return checkpoints.problems(self, key, name)
+
+    # -- RLM state and long-term memory rows --------------------------------------------
+    def rlm_rows(self) -> SqliteRlmRows:
+        return SqliteRlmRows(self.conn)
+
+    def ltm_rows(self) -> SqliteLtmRows:
+        return SqliteLtmRows(self.conn)
 
     # -- blobs ---------------------------------------------------------------------------
     def put_blob(self, hex_digest: str, data: bytes) -> None:
@@ -223,9 +335,13 @@ class SqliteStore:
             )
         return _decode(bytes(row[0]))
 
+    def blob_items(self) -> Iterator[tuple[str, bytes]]:
+        for hex_digest, data in self.conn.execute("SELECT hash, data FROM blobs ORDER BY hash"):
+            yield hex_digest, bytes(data)
+
     def store_text(self, text: str) -> str:
-        """``text``, or its blob reference when it is large (the blob is written now)."""
-        return blobs.put_text(text, self.put_blob)
+        """``text`` (lone surrogates as U+FFFD), or its blob reference when it is large (the blob is written now)."""
+        return blobs.put_text(clean_text(text), self.put_blob)
 
     def load_text(self, text: str) -> str:
         return blobs.resolve_text(text, self.get_blob)
@@ -249,8 +365,15 @@ class SqliteStore:
 
 def _fact_text(fact: str) -> str:
     """A fact's readable rendering; past the blob threshold only a preview (the value is kept whole)."""
-    return fact if len(fact) < blobs.BLOB_THRESHOLD else preview(fact)
+    return clean_text(fact if len(fact) < blobs.BLOB_THRESHOLD else preview(fact))
 
 
 def _decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
+
+
+if TYPE_CHECKING:
+    from agi_core.memory.backend import MemoryBackend
+
+    def _conforms(store: SqliteStore) -> MemoryBackend:  # mypy checks SqliteStore against the protocol here
+        return store

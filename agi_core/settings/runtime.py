@@ -44,7 +44,7 @@ class PluginSettings:
 
     def rows(self) -> list[dict[str, Any]]:
         """Every declared setting: plugin, key, value, source (environment, database, default), default, description."""
-        stored = settings_meta.stored_settings(self.kernel.store.conn)
+        stored = settings_meta.stored_settings(self.kernel.store)
         env = self.env if self.tick_env is None else self.tick_env
         rows = []
         for plugin, keys in self.declared.items():
@@ -87,7 +87,7 @@ def config_set(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tupl
     """Kernel command: store ``args["value"]`` as ``plugin.key`` once it matches the declared schema."""
     plugin, key, value = args["plugin"], args["key"], args["value"]
     schema.check_value(plugin, key, schema.schema_for(kernel.plugin_settings.declared, plugin, key), value)
-    settings_meta.put_setting(kernel.store.conn, plugin, key, value)
+    settings_meta.put_setting(kernel.store, plugin, key, value)
     return f"{plugin}.{key} = {_shown(value)}", {"plugin": plugin, "key": key, "value": value}
 
 
@@ -95,7 +95,7 @@ def config_unset(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tu
     """Kernel command: forget the stored ``plugin.key`` (its default applies again)."""
     plugin, key = args["plugin"], args["key"]
     default = schema.schema_for(kernel.plugin_settings.declared, plugin, key)["default"]
-    removed = settings_meta.delete_setting(kernel.store.conn, plugin, key)
+    removed = settings_meta.delete_setting(kernel.store, plugin, key)
     return f"{plugin}.{key} = {_shown(default)} (default)", {"plugin": plugin, "key": key, "removed": removed}
 
 

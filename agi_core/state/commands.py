@@ -98,7 +98,7 @@ def run_state_op(kernel: Kernel, args: dict[str, Any]) -> Result:
     if spec is None:
         raise StateError(f"no state op {name!r}; known ops: {', '.join(sorted(OPS))}")
     checked = _check_args(spec, _json_copy(spec, op_args))
-    svc = StateService(kernel.conn, kernel.determinism, kernel.state_dir / "rlm")
+    svc = StateService(kernel.store.rlm_rows(), kernel.determinism, kernel.state_dir / "rlm")
     if "state_id" in spec.params:
         checked["state_id"] = resolve_state(svc, checked.get("state_id"))
     return spec.run(svc, checked)

@@ -1,84 +1,34 @@
-"""SQLite access for the ``rlm_*`` tables: savepoints that never commit, and row mapping."""
+"""How the state service reaches its rows: an :class:`~agi_core.memory.backend.RlmRows`, and row mapping.
+
+The SQL lives in the backend (SQLite: :mod:`agi_core.memory.sqlite.rlm_rows`); a bare SQLite
+connection is accepted and wrapped, as before.
+"""
 
 from __future__ import annotations
 
 import json
-import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
 
-from agi_core.memory.savepoint import savepoint
-from agi_core.state.model import Mutation, StateInfo
+from agi_core.memory.backend import RlmRows
+from agi_core.memory.sqlite.rlm_rows import STATE_COLUMNS, VARIABLE_COLUMNS, SqliteRlmRows
+from agi_core.state.model import Mutation
 
-VARIABLE_COLUMNS = (
-    "namespace",
-    "name",
-    "owner_state_id",
-    "type",
-    "value",
-    "file",
-    "size_bytes",
-    "description",
-    "source",
-    "created_at",
-    "updated_at",
-    "access_count",
-    "read_only",
-    "scope",
-    "ttl_seconds",
-    "expires_at",
-)
-STATE_COLUMNS = (
-    "state_id",
-    "session_id",
-    "tree_id",
-    "parent_state_id",
-    "result_name",
-    "created_at",
-    "last_updated_at",
-    "mutation_count",
-    "completion_status",
-)
+__all__ = ["STATE_COLUMNS", "VARIABLE_COLUMNS", "atomic", "mutation_from_row", "rows_of"]
 
 
-@contextmanager
-def atomic(conn: sqlite3.Connection) -> Iterator[None]:
+def rows_of(source: Any) -> RlmRows:
+    """``source`` if it already is an :class:`RlmRows`, else the rows of a SQLite connection."""
+    return source if hasattr(source, "state_ids") else SqliteRlmRows(source)
+
+
+def atomic(source: Any) -> AbstractContextManager[None]:
     """All-or-nothing inside the caller's transaction; opens one (uncommitted) if none is open.
 
     Uses a savepoint, so an error undoes only this block. Nothing here ever commits: the
     kernel commits or rolls back the tick's transaction.
     """
-    with savepoint(conn, "rlm_state", begin=True):
-        yield
-
-
-def variable_rows(conn: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> list[dict[str, Any]]:
-    """Rows of ``rlm_variables`` as dicts, ordered by namespace then name."""
-    cols = ", ".join(VARIABLE_COLUMNS)
-    cur = conn.execute(f"SELECT {cols} FROM rlm_variables WHERE {where} ORDER BY namespace, name", params)
-    return [dict(zip(VARIABLE_COLUMNS, row, strict=True)) for row in cur.fetchall()]
-
-
-def variable_row(conn: sqlite3.Connection, namespace: str, name: str) -> dict[str, Any] | None:
-    """One row of ``rlm_variables`` or None."""
-    rows = variable_rows(conn, "namespace = ? AND name = ?", (namespace, name))
-    return rows[0] if rows else None
-
-
-def insert_variable(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
-    """Insert (or replace) one full ``rlm_variables`` row."""
-    marks = ", ".join("?" for _ in VARIABLE_COLUMNS)
-    conn.execute(
-        f"INSERT OR REPLACE INTO rlm_variables ({', '.join(VARIABLE_COLUMNS)}) VALUES ({marks})",
-        tuple(row[c] for c in VARIABLE_COLUMNS),
-    )
-
-
-def state_info(conn: sqlite3.Connection, state_id: str) -> StateInfo | None:
-    """The state row as :class:`StateInfo`, or None."""
-    row = conn.execute(f"SELECT {', '.join(STATE_COLUMNS)} FROM rlm_states WHERE state_id = ?", (state_id,)).fetchone()
-    return StateInfo(**dict(zip(STATE_COLUMNS, row, strict=True))) if row else None
+    return rows_of(source).atomic()
 
 
 def mutation_from_row(row: tuple[Any, ...]) -> Mutation:
@@ -94,8 +44,3 @@ def mutation_from_row(row: tuple[Any, ...]) -> Mutation:
         source=source,
         metadata=json.loads(meta),
     )
-
-
-def exists(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> bool:
-    """True when ``sql`` returns at least one row."""
-    return conn.execute(sql, params).fetchone() is not None

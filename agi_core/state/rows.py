@@ -8,13 +8,12 @@ that scope's namespace (shadowing a farther variable of the same name).
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 from agi_core.determinism import Determinism
+from agi_core.memory.backend import RlmRows
 from agi_core.state import clock, history
-from agi_core.state.db import insert_variable, variable_row, variable_rows
 from agi_core.state.errors import ReadOnlyVariable, StateLimitError, VariableNotFound
 from agi_core.state.model import FINAL, SPECIAL_NAMES, Limits, StateInfo
 from agi_core.state.storage import Stored, encode
@@ -31,7 +30,7 @@ def logged(row: Row) -> str:
 class RowStore:
     """Internals shared by the variable, tree and checkpoint operations of ``StateService``."""
 
-    conn: sqlite3.Connection
+    rows: RlmRows
     determinism: Determinism
     root: Path
     limits: Limits
@@ -57,7 +56,7 @@ class RowStore:
         source: str | None = None,
         read_only: bool | None = None,
     ) -> Row:
-        row = variable_row(self.conn, state.namespace(scope), name) if scope else self._resolve(state, name)
+        row = self.rows.variable(state.namespace(scope), name) if scope else self._resolve(state, name)
         if row is not None and row["read_only"]:
             raise self._read_only(state, name)
         target = scope or (row["scope"] if row else "state")
@@ -69,9 +68,7 @@ class RowStore:
         namespace = row["namespace"] if row else state.namespace(target)
         owner = row["owner_state_id"] if row else state.state_id
         if row is None:
-            (count,) = self.conn.execute(
-                "SELECT COUNT(*) FROM rlm_variables WHERE namespace = ?", (namespace,)
-            ).fetchone()
+            count = self.rows.count_variables(namespace)
             if count >= self.limits.max_variables:
                 raise StateLimitError(
                     f"{namespace} already holds {count} variables (the limit is "
@@ -106,13 +103,10 @@ class RowStore:
             source=source,
         )
         if name == FINAL:
-            self.conn.execute(
-                "UPDATE rlm_states SET completion_status = ? WHERE state_id = ?",
-                ("incomplete" if value is None else "complete", state.state_id),
-            )
+            self.rows.set_completion(state.state_id, "incomplete" if value is None else "complete")
             if was_null and value is not None:
                 self._completed(state, value, vtype, now)
-        written = variable_row(self.conn, namespace, name)
+        written = self.rows.variable(namespace, name)
         assert written is not None
         return written
 
@@ -137,8 +131,7 @@ class RowStore:
         if stored is None:
             value, stored = encode(self.root, state.state_id, vtype, value, self.limits)
         old = row or {}
-        insert_variable(
-            self.conn,
+        self.rows.put_variable(
             {
                 "namespace": namespace or state.namespace(scope),
                 "name": name,
@@ -178,7 +171,7 @@ class RowStore:
         if row.get("scope", "state") != "state":
             meta["scope"] = row["scope"]
         history.log(
-            self.conn,
+            self.rows,
             self.determinism,
             self.limits,
             state.state_id,
@@ -194,7 +187,7 @@ class RowStore:
     def _resolve(self, state: StateInfo, name: str, *, skip_expired: bool = False) -> Row | None:
         spaces = state.namespaces()[:1] if name in SPECIAL_NAMES else state.namespaces()
         for namespace in spaces:
-            row = variable_row(self.conn, namespace, name)
+            row = self.rows.variable(namespace, name)
             if row is None:
                 continue
             if (
@@ -225,12 +218,10 @@ class RowStore:
         return row
 
     def _purge(self, state: StateInfo, now: str) -> list[str]:
-        rows = variable_rows(self.conn, "namespace = ? AND expires_at IS NOT NULL", (f"state:{state.state_id}",))
+        rows = self.rows.variables(f"state:{state.state_id}", expiring=True)
         gone = [r for r in rows if clock.is_expired(r["expires_at"], now)]
         for row in gone:
-            self.conn.execute(
-                "DELETE FROM rlm_variables WHERE namespace = ? AND name = ?", (row["namespace"], row["name"])
-            )
+            self.rows.delete_variable(row["namespace"], row["name"])
             self._log(
                 state,
                 now,

@@ -8,15 +8,15 @@ of the caller's transaction, so a failed call leaves nothing behind.
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from agi_core.determinism import Determinism
+from agi_core.memory.backend import RlmRows
 from agi_core.state import checkpoints as ckpts
 from agi_core.state import history, paths
-from agi_core.state.db import atomic, exists, state_info, variable_rows
+from agi_core.state.db import rows_of
 from agi_core.state.errors import ReadOnlyVariable, StateError, StateNotFound, VariableValueError
 from agi_core.state.model import (
     DEFAULT_LIMITS,
@@ -34,23 +34,25 @@ TREE_ID = re.compile(r"tree-[a-f0-9]{8}")
 
 
 class StateService(TreeMixin):
-    """RLM states over one SQLite connection, one :class:`Determinism` and one root folder.
+    """RLM states over one backend's rows, one :class:`Determinism` and one root folder.
 
-    :param conn: the agent's database; the caller owns (commits or rolls back) the transaction.
+    :param conn: the agent's :class:`~agi_core.memory.backend.RlmRows` (``backend.rlm_rows()``) or a
+        SQLite connection; the caller owns (commits or rolls back) the transaction.
     :param determinism: source of every id and timestamp (the deterministic clock).
     :param root: folder holding one sub-folder per state (``<root>/<state_id>/``).
     :param limits: the documented limits; lower them only in tests.
     """
 
     def __init__(
-        self, conn: sqlite3.Connection, determinism: Determinism, root: Path, *, limits: Limits = DEFAULT_LIMITS
+        self, conn: RlmRows | Any, determinism: Determinism, root: Path, *, limits: Limits = DEFAULT_LIMITS
     ) -> None:
         self.conn = conn
+        self.rows = rows_of(conn)
         self.determinism = determinism
         self.root = Path(root)
         self.limits = limits
         self._handlers: list[Handler] = []
-        if not exists(conn, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'rlm_states'", ()):
+        if not self.rows.ready():
             raise StateError("the rlm_* tables do not exist in this database; call agi_core.state.migrate(conn) first")
 
     # -- states -------------------------------------------------------------------------
@@ -76,20 +78,15 @@ class StateService(TreeMixin):
         if parent is not None:
             session_id = parent.session_id if session_id is None else session_id
             tree_id = parent.tree_id if tree_id is None else tree_id
-        with atomic(self.conn):
+        with self.rows.atomic():
             state_id = history.fresh_id(
                 self.determinism,
                 "state",
                 f"{session_id}|{parent_state_id}",
-                lambda s: exists(self.conn, "SELECT 1 FROM rlm_states WHERE state_id = ?", (s,)),
+                lambda s: self.rows.state_info(s) is not None,
             )
             now = self.determinism.now()
-            (seq,) = self.conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM rlm_states").fetchone()
-            self.conn.execute(
-                "INSERT INTO rlm_states (state_id, seq, session_id, tree_id, parent_state_id,"
-                " result_name, created_at, last_updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (state_id, seq, session_id, tree_id, parent_state_id, result_name, now, now),
-            )
+            self.rows.insert_state(state_id, session_id, tree_id, parent_state_id, result_name, now)
             state = self.state(state_id)
             paths.state_folder(self.root, state_id).mkdir(parents=True, exist_ok=True)
             self._write(state, PROMPT, prompt, now, vtype="text", source=source, read_only=True)
@@ -97,7 +94,7 @@ class StateService(TreeMixin):
             if parent is not None and inputs:
                 self._pass_inputs(parent, state, inputs, now)
             ckpts.take(
-                self.conn,
+                self.rows,
                 self.determinism,
                 self.limits,
                 self.state(state_id),
@@ -109,7 +106,7 @@ class StateService(TreeMixin):
 
     def state(self, state_id: str | None) -> StateInfo:
         """The state ``state_id``; raises :class:`StateNotFound`."""
-        info = state_info(self.conn, state_id) if isinstance(state_id, str) else None
+        info = self.rows.state_info(state_id) if isinstance(state_id, str) else None
         if info is None:
             raise StateNotFound(
                 f"no RLM state {state_id!r}; create one with create_state() "
@@ -119,13 +116,12 @@ class StateService(TreeMixin):
 
     def states(self) -> list[StateInfo]:
         """Every state, oldest first."""
-        ids = [r[0] for r in self.conn.execute("SELECT state_id FROM rlm_states ORDER BY seq")]
-        return [self.state(s) for s in ids]
+        return [self.state(s) for s in self.rows.state_ids()]
 
     def latest_state(self) -> StateInfo | None:
         """The most recently created state, or None."""
-        row = self.conn.execute("SELECT state_id FROM rlm_states ORDER BY seq DESC LIMIT 1").fetchone()
-        return self.state(row[0]) if row else None
+        ids = self.rows.state_ids()
+        return self.state(ids[-1]) if ids else None
 
     def new_tree_id(self) -> str:
         """A fresh ``tree-xxxxxxxx`` id for a new task tree."""
@@ -139,20 +135,20 @@ class StateService(TreeMixin):
     def history(self, state_id: str, limit: int | None = None) -> list[Mutation]:
         """The mutation log of ``state_id``, oldest first (the newest ``limit`` if given)."""
         self.state(state_id)
-        return history.entries(self.conn, state_id, limit)
+        return history.entries(self.rows, state_id, limit)
 
     def checkpoint(self, state_id: str, name: str, description: str | None = None) -> Checkpoint:
         """Snapshot the variables the state owns; at most ``limits.max_checkpoints`` per state."""
         state = self.state(state_id)
-        with atomic(self.conn):
+        with self.rows.atomic():
             now = self.determinism.now()
             self._purge(state, now)
-            return ckpts.take(self.conn, self.determinism, self.limits, self.state(state_id), name, now, description)
+            return ckpts.take(self.rows, self.determinism, self.limits, self.state(state_id), name, now, description)
 
     def checkpoints(self, state_id: str) -> list[Checkpoint]:
         """The checkpoints of ``state_id``, oldest first."""
         self.state(state_id)
-        return ckpts.listing(self.conn, state_id)
+        return ckpts.listing(self.rows, state_id)
 
     def rollback(self, state_id: str, checkpoint_id: str, *, source: str | None = None) -> Checkpoint:
         """Restore the state's own variables exactly as they were at ``checkpoint_id``.
@@ -161,11 +157,11 @@ class StateService(TreeMixin):
         Completion handlers do not fire for a ``Final`` restored by a rollback.
         """
         self.state(state_id)
-        with atomic(self.conn):
-            checkpoint, snapshot = ckpts.get(self.conn, state_id, checkpoint_id)
-            ckpts.restore(self.conn, state_id, snapshot)
+        with self.rows.atomic():
+            checkpoint, snapshot = ckpts.get(self.rows, state_id, checkpoint_id)
+            ckpts.restore(self.rows, state_id, snapshot)
             history.log(
-                self.conn,
+                self.rows,
                 self.determinism,
                 self.limits,
                 state_id,
@@ -180,8 +176,8 @@ class StateService(TreeMixin):
     def delete_checkpoint(self, state_id: str, checkpoint_id: str) -> None:
         """Remove a checkpoint (to make room under the checkpoint limit)."""
         self.state(state_id)
-        with atomic(self.conn):
-            ckpts.delete(self.conn, state_id, checkpoint_id)
+        with self.rows.atomic():
+            ckpts.delete(self.rows, state_id, checkpoint_id)
 
     # -- export and files ---------------------------------------------------------------
     def export(self, state_id: str, *, include_shared: bool = False, validate: bool = True) -> dict[str, Any]:
@@ -197,8 +193,8 @@ class StateService(TreeMixin):
         than now must stay restorable: deleted files cannot come back.
         """
         self.state(state_id)
-        keep = {r["file"] for r in variable_rows(self.conn, "owner_state_id = ?", (state_id,)) if r["file"]}
-        keep |= ckpts.referenced_files(self.conn, state_id)
+        keep = {r["file"] for r in self.rows.variables(owner=state_id) if r["file"]}
+        keep |= ckpts.referenced_files(self.rows, state_id)
         return paths.remove_unreferenced(paths.state_folder(self.root, state_id), keep)
 
 

@@ -49,8 +49,7 @@ class TreeMixin(VariablesMixin):
     def children(self, state_id: str) -> list[StateInfo]:
         """The child states of ``state_id``, oldest first."""
         self.state(state_id)
-        cur = self.conn.execute("SELECT state_id FROM rlm_states WHERE parent_state_id = ? ORDER BY seq", (state_id,))
-        return [self.state(r[0]) for r in cur.fetchall()]
+        return [self.state(child) for child in self.rows.state_ids(parent=state_id)]
 
     def on_complete(self, handler: Handler) -> Handler:
         """Call ``handler(event)`` each time a state's ``Final`` goes from null to non-null.

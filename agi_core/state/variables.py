@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from agi_core.state import clock, paths
-from agi_core.state.db import atomic, insert_variable, variable_row, variable_rows
 from agi_core.state.errors import ReadOnlyVariable, VariableValueError
 from agi_core.state.model import FINAL, PROMPT, SPECIAL_NAMES, Variable
 from agi_core.state.rows import Row, RowStore, logged
@@ -25,13 +24,10 @@ class VariablesMixin(RowStore):
         """The value of ``name`` as the state sees it; counts one access."""
         state = self.state(state_id)
         check_name(name, self.limits)
-        with atomic(self.conn):
+        with self.rows.atomic():
             row, expired = self._visible(state, name)
             if row is not None:
-                self.conn.execute(
-                    "UPDATE rlm_variables SET access_count = access_count + 1 WHERE namespace = ? AND name = ?",
-                    (row["namespace"], name),
-                )
+                self.rows.count_access(row["namespace"], name)
                 row["access_count"] += 1
         if row is None:
             raise self._missing(state, name, expired)
@@ -53,7 +49,7 @@ class VariablesMixin(RowStore):
         seen: dict[str, Row] = {}
         now: str | None = None
         for namespace in spaces:
-            for row in variable_rows(self.conn, "namespace = ?", (namespace,)):
+            for row in self.rows.variables(namespace):
                 if row["name"] in seen:
                     continue
                 if row["expires_at"] is not None:
@@ -105,7 +101,7 @@ class VariablesMixin(RowStore):
             raise VariableValueError(
                 "Final always has scope 'state'; drop the scope argument", path="$.variables.Final.metadata.scope"
             )
-        with atomic(self.conn):
+        with self.rows.atomic():
             now = self.determinism.now()
             self._purge(state, now)
             row = self._write(
@@ -135,11 +131,11 @@ class VariablesMixin(RowStore):
                     else "; it is read-only after initialization"
                 )
             )
-        with atomic(self.conn):
+        with self.rows.atomic():
             now = self.determinism.now()
             self._purge(state, now)
             row = self._writable(state, name)
-            self.conn.execute("DELETE FROM rlm_variables WHERE namespace = ? AND name = ?", (row["namespace"], name))
+            self.rows.delete_variable(row["namespace"], name)
             self._log(state, now, "delete", name, row, old=logged(row), source=source)
 
     def rename(self, state_id: str, name: str, new_name: str, *, source: str | None = None) -> Variable:
@@ -152,24 +148,24 @@ class VariablesMixin(RowStore):
                 f"cannot rename {name} to {new_name}: Final and prompt are "
                 "special names; copy the value with set() instead"
             )
-        with atomic(self.conn):
+        with self.rows.atomic():
             now = self.determinism.now()
             self._purge(state, now)
             row = self._writable(state, name)
-            if variable_row(self.conn, row["namespace"], new_name) is not None:
+            if self.rows.variable(row["namespace"], new_name) is not None:
                 raise VariableValueError(
                     f"{new_name!r} already exists in scope {row['scope']} of "
                     f"{state_id}; delete it first or pick another name",
                     path=f"$.variables.{new_name}",
                 )
-            self.conn.execute("DELETE FROM rlm_variables WHERE namespace = ? AND name = ?", (row["namespace"], name))
+            self.rows.delete_variable(row["namespace"], name)
             renamed = {**row, "name": new_name, "updated_at": now}
-            insert_variable(self.conn, renamed)
+            self.rows.put_variable(renamed)
             self._log(state, now, "rename", name, row, source=source, extra={"new_name": new_name})
         return to_variable(self.root, renamed)
 
     def purge_expired(self, state_id: str) -> list[str]:
         """Delete the state's temporary variables whose TTL ran out; return their names."""
         state = self.state(state_id)
-        with atomic(self.conn):
+        with self.rows.atomic():
             return self._purge(state, self.determinism.now())

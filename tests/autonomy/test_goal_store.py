@@ -23,12 +23,12 @@ def _say(kernel, *lines):
 def test_an_ambiguous_finish_asks_which_with_the_ids(tmp_path):
     with Kernel.open(tmp_path / "a.db") as kernel:
         _say(kernel, "my goal is to read a book", "my goal is to read a paper")
-        book, paper = (goal.id for goal in all_goals(kernel.store.conn))
+        book, paper = (goal.id for goal in all_goals(kernel.store))
         assert _say(kernel, "I finished reading") == [
             f"Which one did you finish? {book} (read a book); {paper} (read a paper). "
             "Say 'I finished ID' with one of the ids."
         ]
-        assert [goal.status for goal in all_goals(kernel.store.conn)] == ["open", "active"]
+        assert [goal.status for goal in all_goals(kernel.store)] == ["open", "active"]
         assert _say(kernel, f"I finished {paper}", "I finished the book.") == [
             f"Well done: goal {paper} (read a paper) is done. Your active goal is now read a book ({book}).",
             f"Well done: goal {book} (read a book) is done.",
@@ -49,7 +49,7 @@ def test_the_goal_agent_comes_before_the_profile_rule():
 
 def test_a_reminder_is_a_one_shot_job_whose_tick_reminds_of_its_goal(kernel, sim):
     said = kernel.tick("remind me to call Ada in 10 minutes").final_output
-    [goal] = all_goals(kernel.store.conn)
+    [goal] = all_goals(kernel.store)
     assert said == f"I will remind you to call Ada at 2026-11-18T11:16:40.000Z (job remind-{goal.id}, goal {goal.id})."
     assert (goal.description, goal.status) == ("call Ada", "active")  # no other goal was active
     loop = Follow(kernel, idle_sleep_s=30.0)
@@ -59,7 +59,7 @@ def test_a_reminder_is_a_one_shot_job_whose_tick_reminds_of_its_goal(kernel, sim
     ]
     assert ticks[0].externals["tick_clock"] == [START_MS + 600_000]
     kernel.tick("I finished calling Ada")
-    assert all_goals(kernel.store.conn)[0].status == "done"
+    assert all_goals(kernel.store)[0].status == "done"
 
 
 def test_a_reminder_without_a_tick_clock_records_its_clock_read(tmp_path):
@@ -75,16 +75,16 @@ def test_plan_steps_act_one_per_tick_and_the_last_one_finishes_the_goal(tmp_path
         (tmp_path / "ws").mkdir()
         (tmp_path / "ws" / "notes.txt").write_text("buy milk\n", encoding="utf-8")
         _say(kernel, "my goal is to tidy up", "my goal is to read file notes.txt then list files")
-        tidy, notes = all_goals(kernel.store.conn)
+        _tidy, notes = all_goals(kernel.store)
         first = kernel.tick("next step")
         assert (first.action.name, first.plan.goal, first.plan.current_index) == ("file_read", notes.id, 0)
         assert first.plan.assumption == "the step's action succeeds"
         second = kernel.tick("next step")
         assert second.action.name == "file_list"
         assert second.final_output.endswith(f" That was the last step: goal {notes.id} ({notes.description}) is done.")
-        assert [(g.status, g.progress) for g in all_goals(kernel.store.conn)] == [("active", 0.0), ("done", 1.0)]
-        assert kernel.working().active_goal == all_goals(kernel.store.conn)[0]
-        assert second.goal == all_goals(kernel.store.conn)[0]
+        assert [(g.status, g.progress) for g in all_goals(kernel.store)] == [("active", 0.0), ("done", 1.0)]
+        assert kernel.working().active_goal == all_goals(kernel.store)[0]
+        assert second.goal == all_goals(kernel.store)[0]
     assert replay(tmp_path / "a.db").ok
 
 
@@ -169,7 +169,7 @@ def test_replay_compares_the_goal_and_the_beliefs(tmp_path):
 def test_a_step_said_in_conversation_that_fails_replans_and_the_plan_goes_on(tmp_path):
     with Kernel.open(tmp_path / "a.db", workspace=tmp_path / "ws") as kernel:
         kernel.tick("my goal is to read file missing.txt then list files")
-        [goal] = all_goals(kernel.store.conn)
+        [goal] = all_goals(kernel.store)
         failed = kernel.tick("next step")
         reason = (
             "step 1 (read file missing.txt) assumed the step's action succeeds, but it failed: "
@@ -177,8 +177,8 @@ def test_a_step_said_in_conversation_that_fails_replans_and_the_plan_goes_on(tmp
         )
         assert (failed.observation.success, failed.plan.replan) == (False, f"{reason} (revised by heuristics)")
         assert failed.final_output.endswith(f"Replanned goal {goal.id} (revised by heuristics); next: list files.")
-        assert [s.status for s in all_goals(kernel.store.conn)[0].plan] == ["failed", "todo"]
+        assert [s.status for s in all_goals(kernel.store)[0].plan] == ["failed", "todo"]
         assert kernel.tick("next step").action.name == "file_list"
-        [goal] = all_goals(kernel.store.conn)
+        [goal] = all_goals(kernel.store)
         assert (goal.status, goal.progress, goal.replans) == ("done", 1.0, 1)
     assert replay(tmp_path / "a.db").ok

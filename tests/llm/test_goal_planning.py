@@ -24,7 +24,7 @@ def test_a_new_goal_is_planned_by_the_model_and_replays_without_it(tmp_path, mon
     monkeypatch.setenv("AGI_OPENAI_BASE_URL", llama_server)
     with Kernel.open(tmp_path / "a.db", contract_provider="openai") as kernel:
         record = kernel.tick("my goal is to water the plants")
-        [goal] = all_goals(kernel.store.conn)
+        [goal] = all_goals(kernel.store)
     calls = record.externals[EXTERNAL]
     assert calls[0]["contract"] == "planner_support" and calls[0]["attempts"]
     assert 1 <= len(goal.plan) <= 20 and goal.status == "active"
@@ -53,7 +53,7 @@ def test_the_contracts_plan_revise_and_prioritize(tmp_path, monkeypatch, fake_op
     _scripted(fake_openai, {"planner_support": plan})
     with Kernel.open(tmp_path / "a.db", contract_provider="openai", workspace=tmp_path / "ws") as kernel:
         kernel.tick("my goal is to sort my notes")
-        [goal] = all_goals(kernel.store.conn)
+        [goal] = all_goals(kernel.store)
         assert [(step.do, step.assumes) for step in goal.plan] == [
             ("read file notes.txt", "the step's action succeeds"),
             ("list files", "the step's action succeeds"),
@@ -61,16 +61,16 @@ def test_the_contracts_plan_revise_and_prioritize(tmp_path, monkeypatch, fake_op
         _scripted(fake_openai, {"planner_support": {"plan": [{"description": "ask: where are the notes?"}]}})
         failed = kernel.tick("next step")  # there is no notes.txt: the tool fails, the contract revises
         assert failed.plan.replan.endswith("(revised by planner_support)")
-        [goal] = all_goals(kernel.store.conn)
+        [goal] = all_goals(kernel.store)
         assert [(step.do, step.status) for step in goal.plan] == [
             ("read file notes.txt", "failed"),
             ("ask: where are the notes?", "todo"),
         ]
         kernel.tick("my goal is to call the bank")
         kernel.tick("my goal is to tidy the desk")
-        sort, bank, _desk = (goal.id for goal in all_goals(kernel.store.conn))
+        sort, bank, _desk = (goal.id for goal in all_goals(kernel.store))
         ranking = {"priorities": [{"goal_id": sort, "priority": 0.1}, {"goal_id": bank, "priority": 0.8}]}
         _scripted(fake_openai, {"cognition_goal_prioritizer": ranking})
         kernel.tick("I finished tidying the desk")
-        assert [goal.status for goal in all_goals(kernel.store.conn)] == ["open", "active", "done"]
+        assert [goal.status for goal in all_goals(kernel.store)] == ["open", "active", "done"]
     assert replay(tmp_path / "a.db").ok

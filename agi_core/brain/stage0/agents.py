@@ -92,6 +92,8 @@ class KnowledgeAgent:
             if not read.exists:
                 return AgentReply(F1_SEM_MISS, focus=key.rsplit("/", 1)[0])
             text = f"The {attr} of {entity} is {read.value}."
+            if read.source is not None:
+                text = f"The {attr} of {entity} is {read.value} (learned from agent {read.source})."
             return AgentReply(text, claims=[_claim(ctx, key, read.value, text)], focus=key.rsplit("/", 1)[0])
         if (parts := phrases.world_write(raw)) is not None:
             attr, entity, value = parts[0].strip().lower(), parts[1].strip(), parts[2].strip()

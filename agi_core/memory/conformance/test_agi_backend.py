@@ -1,0 +1,9 @@
+"""Collected when ``pytest --agi-backend=NAME`` runs: the whole contract against backend NAME."""
+
+from __future__ import annotations
+
+from agi_core.memory.conformance import BackendConformance
+
+
+class TestAgiBackend(BackendConformance):
+    """The backend comes from ``--agi-backend`` (see :class:`~agi_core.memory.conformance.harness.Harness`)."""

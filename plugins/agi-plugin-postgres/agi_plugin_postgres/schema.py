@@ -1,0 +1,102 @@
+"""The PostgreSQL tables: one schema per agent, plus the shared ``agi_world`` schema.
+
+The agent's tables mirror the SQLite store's (same columns, same text), so export/import
+moves rows unchanged. Steps are recorded by name in each schema's ``_agi_migrations`` and
+all run in one transaction under a database-wide advisory lock, so concurrent first opens
+of one agent (or of many agents creating ``agi_world``) never race.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agi_plugin_postgres import ltm, rlm
+
+MIGRATION_LOCK = 0x61676930  # advisory lock key held while any schema is created or upgraded
+
+AGENT_STEPS: list[tuple[str, list[str]]] = [
+    (
+        "p001_core_tables",
+        [
+            "CREATE TABLE {s}.meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            "CREATE TABLE {s}.facts (key TEXT PRIMARY KEY, id TEXT NOT NULL, value TEXT NOT NULL, "
+            "fact TEXT NOT NULL, relations TEXT NOT NULL, updated_at TEXT NOT NULL, tick BIGINT NOT NULL)",
+            "CREATE TABLE {s}.episodes (seq BIGINT PRIMARY KEY, id TEXT NOT NULL, tick BIGINT NOT NULL, "
+            "event TEXT NOT NULL, context TEXT NOT NULL, timestamp TEXT NOT NULL)",
+            "CREATE INDEX ON {s}.episodes (tick)",
+            "CREATE TABLE {s}.working (id INTEGER PRIMARY KEY, data TEXT NOT NULL)",
+            "CREATE TABLE {s}.journal (tick BIGINT PRIMARY KEY, id TEXT NOT NULL, record TEXT NOT NULL, "
+            "chain TEXT NOT NULL)",
+            "CREATE TABLE {s}.journal_archive (rollback TEXT NOT NULL, tick BIGINT NOT NULL, id TEXT NOT NULL, "
+            "record TEXT NOT NULL, chain TEXT NOT NULL, PRIMARY KEY (rollback, tick))",
+            "CREATE TABLE {s}.intents (tick BIGINT PRIMARY KEY, tool TEXT NOT NULL, args TEXT NOT NULL, "
+            "receipt_tick BIGINT)",
+            "CREATE TABLE {s}.blobs (hash TEXT PRIMARY KEY, data BYTEA NOT NULL)",
+            "CREATE TABLE {s}.checkpoints (name TEXT PRIMARY KEY, tick BIGINT NOT NULL, seq BIGINT NOT NULL, "
+            "snapshot TEXT NOT NULL)",
+            # bumped by every committed transaction: data_version() tells another process's commits
+            "CREATE TABLE {s}._version (id INTEGER PRIMARY KEY, v BIGINT NOT NULL)",
+            "INSERT INTO {s}._version VALUES (1, 0)",
+        ],
+    ),
+]
+
+AGENT_STEPS.append(
+    (
+        "p002_jobs",
+        [
+            "CREATE TABLE {s}.jobs (name TEXT PRIMARY KEY, kind TEXT NOT NULL, spec TEXT NOT NULL, say TEXT NOT NULL, "
+            "next_due_ms BIGINT, last_run_ms BIGINT, runs BIGINT NOT NULL, missed BIGINT NOT NULL, "
+            "created_tick BIGINT NOT NULL)",
+        ],
+    )
+)
+
+AGENT_STEPS.append(
+    (
+        "p003_seal_and_checkpoint_macs",
+        [
+            "CREATE TABLE {s}._agi_seal_rows (tbl TEXT NOT NULL, key TEXT NOT NULL, hash TEXT NOT NULL, "
+            "PRIMARY KEY (tbl, key))",
+            "CREATE INDEX ON {s}.facts (tick)",
+            "ALTER TABLE {s}.checkpoints ADD COLUMN mac TEXT NOT NULL DEFAULT ''",
+        ],
+    )
+)
+
+AGENT_STEPS.append(("p004_rlm_state", rlm.STEPS))
+AGENT_STEPS.append(("p005_long_term_memory", ltm.STEPS))
+
+WORLD_STEPS: list[tuple[str, list[str]]] = [
+    (
+        "w001_world_facts",
+        [
+            # the current value of each shared fact: the last committed write, and who wrote it
+            "CREATE TABLE {s}.facts (key TEXT PRIMARY KEY, id TEXT NOT NULL, value TEXT NOT NULL, "
+            "fact TEXT NOT NULL, relations TEXT NOT NULL, updated_at TEXT NOT NULL, tick BIGINT NOT NULL, "
+            "writer TEXT NOT NULL, version BIGINT NOT NULL)",
+            # every write, numbered per key in commit order (the row lock on facts orders them)
+            "CREATE TABLE {s}.history (seq BIGSERIAL PRIMARY KEY, key TEXT NOT NULL, version BIGINT NOT NULL, "
+            "value TEXT NOT NULL, writer TEXT NOT NULL, tick BIGINT NOT NULL, updated_at TEXT NOT NULL, "
+            "UNIQUE (key, version))",
+            "CREATE TABLE {s}.blobs (hash TEXT PRIMARY KEY, data BYTEA NOT NULL)",
+        ],
+    ),
+]
+
+
+def migrate(conn: Any, schema: str, steps: list[tuple[str, list[str]]]) -> list[str]:
+    """Create or upgrade ``schema`` (inside the caller's transaction); returns the steps run."""
+    conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+    conn.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
+    conn.execute(f"CREATE TABLE IF NOT EXISTS {schema}._agi_migrations (step INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+    done = {row[0] for row in conn.execute(f"SELECT name FROM {schema}._agi_migrations")}
+    ran = []
+    for number, (name, statements) in enumerate(steps, start=1):
+        if name in done:
+            continue
+        for statement in statements:
+            conn.execute(statement.format(s=schema))
+        conn.execute(f"INSERT INTO {schema}._agi_migrations (step, name) VALUES (%s, %s)", (number, name))
+        ran.append(name)
+    return ran

@@ -1,0 +1,582 @@
+"""The PostgreSQL memory backend: the SQLite store's interface over one schema per agent.
+
+A tick is one transaction on one pooled connection that first takes the agent's advisory
+lock (``pg_advisory_xact_lock``), so any number of processes tick one agent in turn and
+each sees what the previous one committed; different agents tick in parallel. Facts under
+``world/`` are also written to the shared ``agi_world`` schema (see :mod:`.world`) and read
+from there, so every agent on the database shares them. Rows hold the same text as the
+SQLite store, which keeps export/import byte-for-byte.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import hashlib
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import psycopg
+import psycopg.errors
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from agi_core.errors import ConfigError, DatabaseLocked, StorageError
+from agi_core.inputs import clean_text
+from agi_core.journal_key import JournalKey
+from agi_core.memory import blobs, jobs_table
+from agi_core.memory.backend import CheckpointError, CheckpointInfo, RollbackReport
+from agi_core.memory.keys import check_key
+from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
+from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMemory
+from agi_core.serialization import dumps, from_data, to_data
+from agi_plugin_postgres import ltm, schema, snapshots, world
+from agi_plugin_postgres import seal as sealing
+from agi_plugin_postgres.ltm import PostgresLtmRows
+from agi_plugin_postgres.rlm import PostgresRlmRows
+from agi_plugin_postgres.url import WORLD_SCHEMA, AgentUrl, from_path, parse
+
+POOL_MAX = 32
+_JOB_COLUMNS = ", ".join(jobs_table.COLUMNS)
+_pools: dict[str, ConnectionPool[Any]] = {}
+_pools_lock = threading.Lock()
+
+SQLITE_ONLY = (
+    "is not implemented by the postgres backend yet; agi export the agent and agi import it into a "
+    "SQLite --db to use it"
+)
+
+
+def pool_for(dsn: str) -> ConnectionPool[Any]:
+    """One pool per server and database, shared by every agent of this process."""
+    with _pools_lock:
+        pool = _pools.get(dsn)
+        if pool is None:
+            psycopg.connect(dsn, connect_timeout=10).close()  # a wrong URL or a stopped server: one clear error now
+            pool = ConnectionPool(
+                dsn, min_size=1, max_size=POOL_MAX, kwargs={"autocommit": True}, open=True, name="agi"
+            )
+            _pools[dsn] = pool
+        return pool
+
+
+class NotOnPostgres(ConfigError, AttributeError):
+    """A protocol part this backend lacks: one line when called, and hasattr()/isinstance() see it as absent."""
+
+
+@atexit.register
+def close_pools() -> None:
+    with _pools_lock:
+        for pool in _pools.values():
+            pool.close()
+        _pools.clear()
+
+
+class PostgresStore:
+    """One agent's stores in its PostgreSQL schema, plus the shared ``world/`` facts."""
+
+    name = "postgres"
+
+    def __init__(
+        self, path: str | Path, *, synchronous: str = "FULL", lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
+    ) -> None:
+        self.url: AgentUrl = parse(str(path) if isinstance(path, str) else from_path(path))
+        self.agent = self.url.agent
+        self.path = self.url.home / self.agent  # local files: <home>/<agent>.key, <home>/workspace …
+        self.s = self.url.schema
+        self.durable = synchronous.upper() != "OFF"
+        self.lock_timeout_ms = int(lock_timeout_s * 1000)
+        self._tx: psycopg.Connection[Any] | None = None
+        self._own_commits = 0
+        try:
+            self.url.home.mkdir(parents=True, exist_ok=True)
+            self.pool = pool_for(self.url.dsn)
+            with self.pool.connection(timeout=max(lock_timeout_s, 1.0)) as conn, conn.transaction():
+                schema.migrate(conn, WORLD_SCHEMA, schema.WORLD_STEPS)
+                schema.migrate(conn, self.s, schema.AGENT_STEPS)
+        except psycopg.Error as exc:
+            raise StorageError(self._problem(exc)) from None
+        except OSError as exc:
+            raise StorageError(f"cannot use the folder {self.url.home} for agent {self.agent!r} ({exc})") from None
+        except PoolTimeout:
+            raise StorageError(
+                f"no connection to PostgreSQL at {self.url.shown}; start the server or fix the URL"
+            ) from None
+
+    def _problem(self, exc: BaseException) -> str:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return f"PostgreSQL at {self.url.shown} failed for agent {self.agent!r}: {first}"
+
+    @property
+    def conn(self) -> Any:
+        raise ConfigError(f"a raw SQLite connection {SQLITE_ONLY}")
+
+    def __getattr__(self, name: str) -> Any:
+        """A part of the MemoryBackend protocol this backend does not implement yet: one line, naming it."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise NotOnPostgres(f"{name} {SQLITE_ONLY}")
+
+    def close(self) -> None:
+        """The pool stays open for the process's other agents (closed at exit)."""
+
+    # -- connections and the tick transaction ---------------------------------------------
+    @contextlib.contextmanager
+    def _conn(self) -> Iterator[psycopg.Connection[Any]]:
+        if self._tx is not None:
+            yield self._tx
+            return
+        try:
+            with self.pool.connection() as conn:
+                yield conn
+        except psycopg.Error as exc:
+            raise StorageError(self._problem(exc)) from None
+
+    def _all(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._conn() as conn:
+            return conn.execute(sql.format(s=self.s, w=WORLD_SCHEMA), params).fetchall()
+
+    def _one(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
+        with self._conn() as conn:
+            return conn.execute(sql.format(s=self.s, w=WORLD_SCHEMA), params).fetchone()
+
+    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> int:
+        with self._conn() as conn:
+            return conn.execute(sql.format(s=self.s, w=WORLD_SCHEMA), params).rowcount
+
+    @contextlib.contextmanager
+    def tick_transaction(self) -> Iterator[None]:
+        """One transaction holding the agent's advisory lock; rolled back entirely if anything raises.
+
+        Waits up to the lock timeout for another process's tick of this agent, then raises
+        :class:`DatabaseLocked`.
+        """
+        if self._tx is not None:
+            raise StorageError(f"agent {self.agent!r}: a tick transaction is already open in this process")
+        try:
+            with self.pool.connection() as conn:
+                with conn.transaction():
+                    conn.execute(
+                        "SELECT set_config('lock_timeout', %s, true), set_config('synchronous_commit', %s, true), "
+                        "pg_advisory_xact_lock(%s)",
+                        (f"{self.lock_timeout_ms}ms", "on" if self.durable else "off", self.url.lock_key),
+                    )
+                    self._tx = conn
+                    try:
+                        yield
+                        conn.execute(f"UPDATE {self.s}._version SET v = v + 1 WHERE id = 1")
+                    finally:
+                        self._tx = None
+                self._own_commits += 1
+        except psycopg.errors.LockNotAvailable:
+            raise DatabaseLocked(
+                f"agent {self.agent!r} at {self.url.shown} is locked by another writer for more than "
+                f"{self.lock_timeout_ms / 1000:g} s; retry, or raise --lock-timeout"
+            ) from None
+        except psycopg.Error as exc:
+            raise StorageError(self._problem(exc)) from None
+
+    @contextlib.contextmanager
+    def write_block(self) -> Iterator[None]:
+        """Inside the caller's transaction if one is open, else a tick transaction of its own."""
+        if self._tx is not None:
+            yield
+        else:
+            with self.tick_transaction():
+                yield
+
+    @contextlib.contextmanager
+    def read_snapshot(self) -> Iterator[None]:
+        """Reads inside see one state: they run in one REPEATABLE READ transaction (or the open one)."""
+        if self._tx is not None:
+            yield
+            return
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            self._tx = conn
+            try:
+                yield
+            finally:
+                self._tx = None
+
+    def data_version(self) -> int:
+        """Changes whenever another connection (another process) commits to this agent."""
+        row = self._one("SELECT v FROM {s}._version WHERE id = 1")
+        return (int(row[0]) if row else 0) - self._own_commits
+
+    @contextlib.contextmanager
+    def savepoint(self, name: str) -> Iterator[None]:
+        """A nested step that can fail alone (F5: a failed SEM write keeps the tick)."""
+        if self._tx is None:
+            raise StorageError(f"savepoint {name!r} outside a tick transaction")
+        with self._tx.transaction(savepoint_name=name):
+            yield
+
+    # -- meta --------------------------------------------------------------------------
+    def meta_get(self, key: str, default: str | None = None) -> str | None:
+        row = self._one("SELECT value FROM {s}.meta WHERE key = %s", (key,))
+        return row[0] if row else default
+
+    def meta_set(self, key: str, value: str) -> None:
+        self.meta_update({key: value})
+
+    def meta_items(self, prefix: str = "") -> list[tuple[str, str]]:
+        rows = self._all(
+            'SELECT key, value FROM {s}.meta WHERE left(key, %s) = %s ORDER BY key COLLATE "C"', (len(prefix), prefix)
+        )
+        return [(k, v) for k, v in rows]
+
+    def meta_delete(self, key: str) -> bool:
+        return self._run("DELETE FROM {s}.meta WHERE key = %s", (key,)) > 0
+
+    def meta_update(self, values: dict[str, str]) -> None:
+        with self._conn() as conn, conn.cursor() as cur:
+            cur.executemany(
+                f"INSERT INTO {self.s}.meta (key, value) VALUES (%s, %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                list(values.items()),
+            )
+
+    # -- semantic ----------------------------------------------------------------------
+    def shares(self, key: str) -> bool:
+        """True for keys in the shared knowledge scope (read from and written to ``agi_world``)."""
+        return world.is_shared(key)
+
+    def sem_read(self, key: str) -> SemanticRead:
+        """Rule S7; a ``world/`` key reads the shared value and names its writer when it is another agent."""
+        check_key(key)
+        if world.is_shared(key):
+            with self._conn() as conn:
+                found = world.read(conn, key)
+            if found is None:
+                return SemanticRead(exists=False)
+            text, updated_at, writer = found
+            source = None if writer == self.agent else writer
+            return SemanticRead(exists=True, value=self.load_world_json(text), last_updated=updated_at, source=source)
+        row = self._one("SELECT value, updated_at FROM {s}.facts WHERE key = %s", (key,))
+        if row is None:
+            return SemanticRead(exists=False)
+        return SemanticRead(exists=True, value=self.load_json(row[0]), last_updated=row[1])
+
+    def sem_write(self, entry: SemanticEntry, tick: int) -> bool:
+        """Store ``entry`` unless a newer value is stored (S5, S8, F2); True if it was written.
+
+        A ``world/`` fact is also written to the shared scope: last committed write wins there,
+        with this agent as its writer and a new version in the key's history.
+        """
+        check_key(entry.key)
+        try:
+            value = self.store_json(entry.value)
+        except (TypeError, ValueError) as exc:
+            raise StorageError(
+                f"value for {entry.key} is not JSON-serializable ({exc}); "
+                "store strings, numbers, booleans, lists or objects"
+            ) from None
+        row = (entry.key, entry.id, value, _fact_text(entry.fact), dumps(entry.relations), entry.updated_at, tick)
+        try:
+            with self._conn() as conn:
+                written = (
+                    conn.execute(
+                        f"INSERT INTO {self.s}.facts (key, id, value, fact, relations, updated_at, tick) "
+                        "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (key) DO UPDATE SET id = excluded.id, "
+                        "value = excluded.value, fact = excluded.fact, relations = excluded.relations, "
+                        f"updated_at = excluded.updated_at, tick = excluded.tick "
+                        f"WHERE excluded.updated_at >= {self.s}.facts.updated_at",
+                        row,
+                    ).rowcount
+                    == 1
+                )
+                if written and world.is_shared(entry.key):
+                    world.write(conn, self.s, row, self.agent)
+        except psycopg.Error as exc:
+            raise StorageError(self._problem(exc)) from None
+        return written
+
+    def facts(self, prefix: str = "", limit: int | None = None) -> list[SemanticEntry]:
+        """Facts whose key starts with ``prefix``, in key order (``world/`` ones from the shared scope)."""
+        table = "{w}.facts" if world.is_shared(prefix) else "{s}.facts"
+        rows = self._all(
+            f"SELECT id, key, value, fact, relations, updated_at FROM {table} WHERE key >= %s AND key < %s "
+            'ORDER BY key COLLATE "C" LIMIT %s',
+            (prefix, prefix + "\U0010ffff", limit),
+        )
+        load = self.load_world_json if world.is_shared(prefix) else self.load_json
+        return [
+            SemanticEntry(id=r[0], key=r[1], value=load(r[2]), fact=r[3], relations=orjson.loads(r[4]), updated_at=r[5])
+            for r in rows
+        ]
+
+    def history(self, key: str) -> list[tuple[int, str, Any, int]]:
+        """``(version, writer, value, tick)`` of every write of the shared fact ``key``, oldest first."""
+        with self._conn() as conn:
+            return [(v, w, self.load_world_json(t), tick) for v, w, t, tick in world.history(conn, key)]
+
+    # -- episodic ----------------------------------------------------------------------
+    def add_episodes(self, entries: list[EpisodicEntry], tick: int) -> None:
+        with self._conn() as conn, conn.cursor() as cur:
+            cur.executemany(
+                f"INSERT INTO {self.s}.episodes (seq, id, tick, event, context, timestamp) VALUES "
+                f"((SELECT coalesce(max(seq), 0) + 1 FROM {self.s}.episodes), %s, %s, %s, %s, %s)",
+                [
+                    (entry.id, tick, self.store_text(entry.event), self.store_json(entry.context), entry.timestamp)
+                    for entry in entries
+                ],
+            )
+
+    def episodes(self, limit: int | None = None, *, newest_first: bool = False) -> list[EpisodicEntry]:
+        order = "DESC" if newest_first else "ASC"
+        rows = self._all(
+            f"SELECT id, event, context, timestamp FROM {{s}}.episodes ORDER BY seq {order} LIMIT %s", (limit,)
+        )
+        return [
+            EpisodicEntry(id=r[0], event=self.load_text(r[1]), context=self.load_json(r[2]), timestamp=r[3])
+            for r in rows
+        ]
+
+    def episode_rows(self, after_seq: int = 0) -> list[tuple[int, int, str, str, str]]:
+        rows = self._all(
+            "SELECT seq, tick, event, context, timestamp FROM {s}.episodes WHERE seq > %s ORDER BY seq", (after_seq,)
+        )
+        return [(int(a), int(b), c, d, e) for a, b, c, d, e in rows]
+
+    def last_episode_seq(self) -> int:
+        row = self._one("SELECT coalesce(max(seq), 0) FROM {s}.episodes")
+        return int(row[0]) if row else 0
+
+    def episode_ticks(self) -> list[tuple[int, int]]:
+        return [
+            (int(t), int(n))
+            for t, n in self._all("SELECT tick, count(*) FROM {s}.episodes GROUP BY tick ORDER BY tick")
+        ]
+
+    # -- working -----------------------------------------------------------------------
+    def working(self) -> WorkingMemory:
+        row = self._one("SELECT data FROM {s}.working WHERE id = 1")
+        return WorkingMemory() if row is None else from_data(orjson.loads(row[0]), WorkingMemory)
+
+    def set_working(self, memory: WorkingMemory) -> None:
+        self._run(
+            "INSERT INTO {s}.working (id, data) VALUES (1, %s) ON CONFLICT (id) DO UPDATE SET data = excluded.data",
+            (dumps(to_data(memory)),),
+        )
+
+    # -- journal -----------------------------------------------------------------------
+    def append_journal(self, tick: int, record_id: str, record_json: str, chain: str) -> None:
+        self._run(
+            "INSERT INTO {s}.journal (tick, id, record, chain) VALUES (%s, %s, %s, %s)",
+            (tick, record_id, record_json, chain),
+        )
+
+    def journal_rows(self, since: int = 0) -> Iterator[tuple[int, str, str, str]]:
+        """``(tick, id, record JSON text, chain)`` exactly as stored, in tick order."""
+        return _rows(
+            self._all("SELECT tick, id, record, chain FROM {s}.journal WHERE tick > %s ORDER BY tick", (since,))
+        )
+
+    def archived_rows(self) -> Iterator[tuple[str, int, str, str, str]]:
+        """``(rollback, tick, id, record, chain)`` of the ticks undone by rollbacks."""
+        return _rows(
+            self._all(
+                'SELECT rollback, tick, id, record, chain FROM {s}.journal_archive ORDER BY rollback COLLATE "C", tick'
+            )
+        )
+
+    def last_chain(self) -> str:
+        row = self._one("SELECT chain FROM {s}.journal ORDER BY tick DESC LIMIT 1")
+        return row[0] if row else ""
+
+    def journal_extent(self) -> tuple[int, int]:
+        row = self._one("SELECT count(*), coalesce(max(tick), 0) FROM {s}.journal")
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    # -- intents -----------------------------------------------------------------------
+    def intent_add(self, tick: int, tool: str, args_json: str) -> None:
+        self._run("INSERT INTO {s}.intents (tick, tool, args) VALUES (%s, %s, %s)", (tick, tool, args_json))
+
+    def intent_receipt(self, tick: int, receipt_tick: int) -> None:
+        self._run("UPDATE {s}.intents SET receipt_tick = %s WHERE tick = %s", (receipt_tick, tick))
+
+    def intents(self, *, pending_only: bool = False) -> list[tuple[int, str, dict[str, Any], int | None]]:
+        where = "WHERE receipt_tick IS NULL " if pending_only else ""
+        rows = self._all(f"SELECT tick, tool, args, receipt_tick FROM {{s}}.intents {where}ORDER BY tick")
+        return [(tick, tool, orjson.loads(args), receipt) for tick, tool, args, receipt in rows]
+
+    def rlm_rows(self) -> PostgresRlmRows:
+        return PostgresRlmRows(self)
+
+    def ltm_rows(self) -> PostgresLtmRows:
+        return PostgresLtmRows(self)
+
+    # -- scheduled jobs (agi_core.autonomy.jobs) -------------------------------------------
+    def all_jobs(self) -> list[dict[str, Any]]:
+        rows = self._all(f'SELECT {_JOB_COLUMNS} FROM {{s}}.jobs ORDER BY name COLLATE "C"')
+        return [dict(zip(jobs_table.COLUMNS, row, strict=True)) for row in rows]
+
+    def get_job(self, name: str) -> dict[str, Any] | None:
+        row = self._one(f"SELECT {_JOB_COLUMNS} FROM {{s}}.jobs WHERE name = %s", (name,))
+        return dict(zip(jobs_table.COLUMNS, row, strict=True)) if row else None
+
+    def put_job(self, job: dict[str, Any]) -> None:
+        updates = ", ".join(f"{c} = excluded.{c}" for c in jobs_table.COLUMNS[1:])
+        marks = ", ".join(["%s"] * len(jobs_table.COLUMNS))
+        self._run(
+            f"INSERT INTO {{s}}.jobs ({_JOB_COLUMNS}) VALUES ({marks}) ON CONFLICT (name) DO UPDATE SET {updates}",
+            tuple(job[c] for c in jobs_table.COLUMNS),
+        )
+
+    def delete_job(self, name: str) -> bool:
+        return self._run("DELETE FROM {s}.jobs WHERE name = %s", (name,)) > 0
+
+    def earliest_due(self, now_ms: int) -> dict[str, Any] | None:
+        row = self._one(
+            f"SELECT {_JOB_COLUMNS} FROM {{s}}.jobs WHERE next_due_ms IS NOT NULL AND next_due_ms <= %s "
+            'ORDER BY next_due_ms, name COLLATE "C" LIMIT 1',
+            (now_ms,),
+        )
+        return dict(zip(jobs_table.COLUMNS, row, strict=True)) if row else None
+
+    # -- the state seal (see .seal) ---------------------------------------------------------
+    def seal(self, key: JournalKey) -> None:
+        """Bring the seal up to the stored tick; call inside a write transaction."""
+        with self._conn() as conn:
+            sealing.seal(conn, self.s, key)
+
+    def read_seal(self) -> tuple[int, int, str] | None:
+        with self._conn() as conn:
+            return sealing.read_seal(conn, self.s)
+
+    def seal_problems(self, key: JournalKey, head_tick: int) -> list[str]:
+        with self._conn() as conn:
+            return sealing.check(conn, self.s, key, head_tick)
+
+    # -- checkpoints (schema snapshots, see .snapshots) ------------------------------------
+    def checkpoint_create(self, name: str, key: JournalKey) -> CheckpointInfo:
+        """Seal, then copy the agent's tables into a schema of their own, in one transaction."""
+        with self.tick_transaction():
+            assert self._tx is not None
+            sealing.seal(self._tx, self.s, key)
+            tick = int(self.meta_get("tick", "0") or 0)
+            snap = snapshots.create(self._tx, self.s, name, tick, key)
+        return CheckpointInfo(name, tick, snap)
+
+    def checkpoint_list(self) -> list[CheckpointInfo]:
+        rows = self._all("SELECT name, tick, snapshot FROM {s}.checkpoints ORDER BY seq")
+        return [CheckpointInfo(name, int(tick), snap) for name, tick, snap in rows]
+
+    def checkpoint_rollback(self, name: str, key: JournalKey, rollback_id: Callable[[int, int], str]) -> RollbackReport:
+        """Check the checkpoint, then restore it in one transaction (undone ticks archived)."""
+        with self.tick_transaction():
+            assert self._tx is not None
+            found = snapshots.problems(self._tx, self.s, name, key)
+            if found == [f"no checkpoint named {name!r}"]:
+                known = ", ".join(info.name for info in self.checkpoint_list()) or "none"
+                raise CheckpointError(f"no checkpoint named {name!r}; existing checkpoints: {known}")
+            if found:
+                raise CheckpointError(f"checkpoint {name!r} is damaged ({found[0]}); the agent is unchanged")
+            tick, undone, made_id = snapshots.restore(self._tx, self.s, name, rollback_id)
+        return RollbackReport(name, tick, undone, made_id)
+
+    def checkpoint_prune(self, keep: int) -> list[str]:
+        with self.tick_transaction():
+            assert self._tx is not None
+            return snapshots.prune(self._tx, self.s, keep)
+
+    def checkpoint_problems(self, name: str, key: JournalKey) -> list[str]:
+        with self._conn() as conn:
+            return snapshots.problems(conn, self.s, name, key)
+
+    # -- raw rows, for agi export / agi import (agi_core.memory.transfer) -----------------
+    def table_names(self) -> set[str]:
+        return set(snapshots.TRANSFER_TABLES)
+
+    def dump_table(self, table: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """``(columns, rows)`` of ``table`` exactly as stored, in primary-key order."""
+        columns = snapshots.TRANSFER_TABLES[table]
+        order = snapshots.ORDER[table]
+        rows = self._all(f"SELECT {', '.join(columns)} FROM {{s}}.{table} ORDER BY {order}")
+        return list(columns), [tuple(bytes(v) if isinstance(v, memoryview) else v for v in row) for row in rows]
+
+    def load_table(self, table: str, columns: list[str], rows: list[list[Any]]) -> None:
+        """Insert ``rows`` (inside the caller's transaction); ``world/`` facts are also shared, as this agent's."""
+        mine = snapshots.TRANSFER_TABLES[table]
+        unknown = [c for c in columns if c not in mine]
+        if unknown:
+            raise StorageError(f"{table} has no column {unknown[0]!r} in the postgres backend; update the plugin")
+        conflict = " ON CONFLICT (key) DO UPDATE SET value = excluded.value" if table == "meta" else ""
+        sql = (
+            f"INSERT INTO {self.s}.{table} ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))}){conflict}"
+        )
+        try:
+            with self._conn() as conn:
+                with conn.cursor() as cur:
+                    cur.executemany(sql, rows)
+                if table == "ltm_items":
+                    ltm.after_load(conn, self.s)
+                if table == "facts":
+                    order = [
+                        columns.index(c) for c in ("key", "id", "value", "fact", "relations", "updated_at", "tick")
+                    ]
+                    for row in rows:
+                        if world.is_shared(row[order[0]]):
+                            world.write(conn, self.s, tuple(row[i] for i in order), self.agent)
+        except psycopg.Error as exc:
+            raise StorageError(f"importing {table} into agent {self.agent!r} failed ({self._problem(exc)})") from None
+
+    # -- blobs ---------------------------------------------------------------------------
+    def put_blob(self, hex_digest: str, data: bytes) -> None:
+        self._run("INSERT INTO {s}.blobs (hash, data) VALUES (%s, %s) ON CONFLICT DO NOTHING", (hex_digest, data))
+
+    def get_blob(self, hex_digest: str, table: str = "{s}.blobs") -> str:
+        row = self._one(f"SELECT data FROM {table} WHERE hash = %s", (hex_digest,))
+        if row is None:
+            raise StorageError(
+                f"blob sha256:{hex_digest} is missing from agent {self.agent!r} at {self.url.shown}; "
+                "the database was edited, restore a backup"
+            )
+        return bytes(row[0]).decode("utf-8", errors="replace")
+
+    def blob_items(self) -> Iterator[tuple[str, bytes]]:
+        return iter([(h, bytes(d)) for h, d in self._all('SELECT hash, data FROM {s}.blobs ORDER BY hash COLLATE "C"')])
+
+    def store_text(self, text: str) -> str:
+        """``text`` (lone surrogates as U+FFFD; with a NUL, which TEXT cannot hold, as a blob), or its reference."""
+        text = clean_text(text)
+        if "\x00" in text:  # PostgreSQL TEXT has no NUL: the bytes go to a blob, the row keeps its reference
+            data = text.encode("utf-8")
+            ref = blobs.MARKER + hashlib.sha256(data).hexdigest()
+            self.put_blob(ref[len(blobs.MARKER) :], data)
+            return ref
+        return blobs.put_text(text, self.put_blob)
+
+    def load_text(self, text: str) -> str:
+        return blobs.resolve_text(text, self.get_blob)
+
+    def store_json(self, data: object) -> str:
+        text = dumps(data)
+        if not blobs.maybe_refs(text):
+            return text
+        return dumps(blobs.externalize(data, self.put_blob))
+
+    def store_record(self, data: dict[str, Any]) -> str:
+        return blobs.stored_record_text(data, self.put_blob)
+
+    def load_json(self, text: str) -> Any:
+        data = orjson.loads(text)
+        return blobs.resolve(data, self.get_blob) if blobs.MARKER in text else data
+
+    def load_world_json(self, text: str) -> Any:
+        data = orjson.loads(text)
+        return blobs.resolve(data, lambda h: self.get_blob(h, "{w}.blobs")) if blobs.MARKER in text else data
+
+
+def _rows(rows: list[Any]) -> Iterator[Any]:
+    """Rows already fetched, as a generator (callers may close() it, as they do a cursor)."""
+    yield from rows
+
+
+def _fact_text(fact: str) -> str:
+    from agi_core.inputs import preview
+
+    return clean_text(fact if len(fact) < blobs.BLOB_THRESHOLD else preview(fact)).replace("\x00", "\ufffd")

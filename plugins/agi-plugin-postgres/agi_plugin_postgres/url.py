@@ -1,0 +1,91 @@
+"""The ``--db`` URL of a PostgreSQL agent: the server, the agent's name and its local folder.
+
+``postgresql://USER@HOST:PORT/DB?agent=NAME[&home=DIR]`` (or ``postgresql:///DB?host=/socket/dir&agent=NAME``).
+``agent`` names the agent; its tables live in the schema ``agent_NAME``. ``home`` is a local
+folder (default: the current directory) for what stays beside a database file: the journal
+key ``NAME.key``, the tool workspace. Every other query parameter goes to libpq unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import urllib.parse
+from pathlib import Path
+
+import attrs
+
+from agi_core.errors import ConfigError
+
+SCHEMES = ("postgresql", "postgres")
+WORLD_SCHEMA = "agi_world"
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+NAME_MAX = 40
+
+
+@attrs.frozen
+class AgentUrl:
+    dsn: str  # for psycopg: the URL without agent= and home=
+    agent: str
+    home: Path
+    shown: str  # the URL without its password, for messages
+
+    @property
+    def schema(self) -> str:
+        return f"agent_{self.agent}"
+
+    @property
+    def lock_key(self) -> int:
+        """The advisory lock that serializes this agent's ticks across processes (signed 64-bit)."""
+        return int.from_bytes(hashlib.sha256(self.schema.encode()).digest()[:8], "big", signed=True)
+
+
+def parse(url: str) -> AgentUrl:
+    """Split ``url``; a one-line :class:`ConfigError` names what is wrong with it."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in SCHEMES:
+        raise ConfigError(f"{url!r} is not a PostgreSQL URL; write postgresql://HOST/DB?agent=NAME")
+    query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+    agent = next((value for key, value in query if key == "agent"), "")
+    home = next((value for key, value in query if key == "home"), "")
+    shown = _without_password(parts)
+    check_agent_name(agent, shown)
+    rest = urllib.parse.urlencode([(k, v) for k, v in query if k not in ("agent", "home")])
+    dsn = _unsplit(parts.scheme, parts.netloc, parts.path, rest)
+    return AgentUrl(dsn=dsn, agent=agent, home=Path(home or ".").resolve(), shown=shown)
+
+
+def from_path(path: Path) -> str:
+    """A file path given to the backend (the conformance suite does that): an agent on the server
+    named by ``AGI_POSTGRES_DSN``, named after the path, its local files beside it."""
+    import os
+
+    dsn = os.environ.get("AGI_POSTGRES_DSN")
+    if not dsn:
+        raise ConfigError(f"the postgres backend needs a postgresql:// URL, not {path}; or set AGI_POSTGRES_DSN")
+    stem = "".join(c if c in _NAME_CHARS else "_" for c in path.stem.lower())[:20]
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
+    joiner = "&" if "?" in dsn else "?"
+    return f"{dsn}{joiner}agent=p{digest}_{stem}&home={path.resolve().parent}"
+
+
+def check_agent_name(agent: str, shown: str = "the --db URL") -> None:
+    if not agent:
+        raise ConfigError(f"{shown} names no agent; add ?agent=NAME (lower-case letters, digits, _)")
+    if len(agent) > NAME_MAX or not set(agent) <= _NAME_CHARS or not agent[0].isalpha():
+        raise ConfigError(
+            f"agent name {agent!r} in {shown} is not usable as a schema name; use up to {NAME_MAX} "
+            "lower-case letters, digits and _, starting with a letter"
+        )
+
+
+def _without_password(parts: urllib.parse.SplitResult) -> str:
+    netloc = parts.netloc
+    if "@" in netloc and ":" in netloc.split("@", 1)[0]:
+        user = netloc.split("@", 1)[0].split(":", 1)[0]
+        netloc = f"{user}:***@{netloc.split('@', 1)[1]}"
+    return _unsplit(parts.scheme, netloc, parts.path, parts.query)
+
+
+def _unsplit(scheme: str, netloc: str, path: str, query: str) -> str:
+    """Like ``urlunsplit``, but keeps ``//`` when there is no host (``postgresql:///db?host=/socket``)."""
+    return f"{scheme}://{netloc}{path}" + (f"?{query}" if query else "")

@@ -1,0 +1,287 @@
+"""Deliberately broken memory backends (fakes, named as such): each breaks one rule of the contract.
+
+Each is the real SQLite backend with one realistic defect, registered under its own name by
+this module (a plugin): tests/test_conformance_fakes.py runs the conformance suite against
+each and checks that the checks for that rule fail.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import attrs
+
+from agi_core.hookspecs import Register, hookimpl
+from agi_core.memory.backend import RollbackReport
+from agi_core.memory.keys import MAX_KEY_CHARS
+from agi_core.memory.sqlite_store import SqliteStore
+from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMemory
+
+
+class FakeCommitsFailedTicks(SqliteStore):
+    """Commits what a failed transaction wrote (an ``except: commit`` in the wrong place)."""
+
+    @contextlib.contextmanager
+    def tick_transaction(self) -> Iterator[None]:
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        finally:
+            self.conn.execute("COMMIT")
+
+
+class FakeSavepointKeepsFailedStep(SqliteStore):
+    """Has no savepoints: a failed step's writes stay in the tick."""
+
+    def savepoint(self, name: str) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()
+
+
+class FakeBlindDataVersion(SqliteStore):
+    """Never reports another process's commits, so kernels keep stale caches."""
+
+    def data_version(self) -> int:
+        return 0
+
+
+class FakeFirstWriteWins(SqliteStore):
+    """Never overwrites a stored fact."""
+
+    def sem_write(self, entry: SemanticEntry, tick: int) -> bool:
+        if self.sem_read(entry.key).exists:
+            return False
+        return super().sem_write(entry, tick)
+
+
+class FakeUnorderedFacts(SqliteStore):
+    """Lists facts in storage order, not key order."""
+
+    def facts(self, prefix: str = "", limit: int | None = None) -> list[SemanticEntry]:
+        found = super().facts(prefix)[::-1]
+        return found if limit is None else found[:limit]
+
+
+class FakeJsonbJournal(SqliteStore):
+    """Keeps journal records as parsed JSON (like a JSONB column): the text read back is not the text written."""
+
+    def journal_rows(self, since: int = 0) -> Iterator[tuple[int, str, str, str]]:
+        for tick, record_id, text, chain in super().journal_rows(since):
+            yield tick, record_id, json.dumps(json.loads(text), sort_keys=True), chain
+
+
+class FakeRollbackKeepsFacts(SqliteStore):
+    """Rolls back everything but the facts."""
+
+    def checkpoint_rollback(self, name: str, key: Any, rollback_id: Callable[[int, int], str]) -> RollbackReport:
+        kept = self.facts()
+        report = super().checkpoint_rollback(name, key, rollback_id)
+        with self.tick_transaction():
+            for entry in kept:
+                super().sem_write(entry, 0)
+        return report
+
+
+class FakeWorkingInMemory(SqliteStore):
+    """Keeps working memory in the object instead of storing it."""
+
+    held = WorkingMemory()
+
+    def set_working(self, memory: WorkingMemory) -> None:
+        self.held = memory
+
+    def working(self) -> WorkingMemory:
+        return self.held
+
+
+class FakeSealBlind(SqliteStore):
+    """Never finds a difference between the stored rows and the seal."""
+
+    def seal_problems(self, key: Any, head_tick: int) -> list[str]:
+        return []
+
+
+class FakeTruncatingKeys(SqliteStore):
+    """Cuts long keys to the limit (like a VARCHAR column) instead of refusing them."""
+
+    def sem_write(self, entry: SemanticEntry, tick: int) -> bool:
+        return super().sem_write(attrs.evolve(entry, key=entry.key[:MAX_KEY_CHARS]), tick)
+
+    def sem_read(self, key: str) -> SemanticRead:
+        return super().sem_read(key[:MAX_KEY_CHARS])
+
+
+class FakeLowercasingKeys(SqliteStore):
+    """Folds keys to lower case (a case-insensitive collation) instead of refusing them."""
+
+    def sem_write(self, entry: SemanticEntry, tick: int) -> bool:
+        return super().sem_write(attrs.evolve(entry, key=entry.key.lower()), tick)
+
+    def sem_read(self, key: str) -> SemanticRead:
+        return super().sem_read(key.lower())
+
+
+class FakeNanAsNull(SqliteStore):
+    """Stores NaN and infinity as null (what a JSON encoder does by default)."""
+
+    def sem_write(self, entry: SemanticEntry, tick: int) -> bool:
+        return super().sem_write(attrs.evolve(entry, value=_nan_to_none(entry.value)), tick)
+
+
+class FakeTruncatingText(SqliteStore):
+    """Keeps 255 characters of each text (a VARCHAR(255) column)."""
+
+    def store_text(self, text: str) -> str:
+        return super().store_text(text[:255])
+
+
+class FakeRawSurrogates(SqliteStore):
+    """Hands text to the database as it is: a lone surrogate makes the driver raise."""
+
+    def store_text(self, text: str) -> str:
+        return text
+
+
+class FakeForgetsMetaOnClose(SqliteStore):
+    """Keeps the ``counter`` meta row in the object: it is gone after reopening."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.held: dict[str, str] = {}
+
+    def meta_update(self, values: dict[str, str]) -> None:
+        self.held.update({k: v for k, v in values.items() if k == "counter"})
+        super().meta_update({k: v for k, v in values.items() if k != "counter"})
+
+    def meta_get(self, key: str, default: str | None = None) -> str | None:
+        return self.held.get(key, default) if key == "counter" else super().meta_get(key, default)
+
+
+class FakeBigIntsAsFloats(SqliteStore):
+    """Reads integers back as doubles (a JSON column without 64-bit integers)."""
+
+    def load_json(self, text: str) -> Any:
+        return _ints_to_floats(super().load_json(text))
+
+
+class FakeMissAsNull(SqliteStore):
+    """Answers a miss with an existing null fact."""
+
+    def sem_read(self, key: str) -> SemanticRead:
+        found = super().sem_read(key)
+        return found if found.exists else SemanticRead(exists=True, value=None, last_updated="")
+
+
+class FakeUpsertJournal(SqliteStore):
+    """Replaces a journaled tick instead of refusing it."""
+
+    def append_journal(self, tick: int, record_id: str, record_json: str, chain: str) -> None:
+        self.conn.execute("DELETE FROM journal WHERE tick = ?", (tick,))
+        super().append_journal(tick, record_id, record_json, chain)
+
+
+class FakeValuesAsStrings(SqliteStore):
+    """Stores what is not JSON as its ``str()`` (an encoder with ``default=str``)."""
+
+    def sem_write(self, entry: SemanticEntry, tick: int) -> bool:
+        value = entry.value if isinstance(entry.value, dict | list | str | int | float | None) else str(entry.value)
+        return super().sem_write(attrs.evolve(entry, value=value), tick)
+
+
+class FakeEpisodesByTimestamp(SqliteStore):
+    """Orders episodes by their timestamp instead of their insertion order."""
+
+    def episodes(self, limit: int | None = None, *, newest_first: bool = False) -> list[EpisodicEntry]:
+        found = sorted(super().episodes(), key=lambda entry: entry.timestamp, reverse=newest_first)
+        return found if limit is None else found[:limit]
+
+
+class FakeIntentsByInsertion(SqliteStore):
+    """Lists intents in insertion order instead of tick order."""
+
+    def intents(self, *, pending_only: bool = False) -> list[tuple[int, str, dict[str, Any], int | None]]:
+        found = super().intents(pending_only=pending_only)
+        return sorted(found, key=lambda intent: self._inserted.index(intent[0]))
+
+    def intent_add(self, tick: int, tool: str, args_json: str) -> None:
+        self._inserted = [*getattr(self, "_inserted", []), tick]
+        super().intent_add(tick, tool, args_json)
+
+
+class FakeJobsUnordered(SqliteStore):
+    """Lists jobs in reverse name order."""
+
+    def all_jobs(self) -> list[dict[str, Any]]:
+        return super().all_jobs()[::-1]
+
+
+class FakeMetaFirstWins(SqliteStore):
+    """Keeps the first value of a meta key."""
+
+    def meta_update(self, values: dict[str, str]) -> None:
+        super().meta_update({k: v for k, v in values.items() if self.meta_get(k) is None})
+
+
+class FakeWorkingMerges(SqliteStore):
+    """Merges a new working memory's turns into the stored ones instead of replacing it."""
+
+    def set_working(self, memory: WorkingMemory) -> None:
+        turns = [*self.working().recent_turns, *memory.recent_turns]
+        super().set_working(attrs.evolve(memory, recent_turns=turns))
+
+
+def _ints_to_floats(value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, dict):
+        return {k: _ints_to_floats(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_ints_to_floats(v) for v in value]
+    return value
+
+
+def _nan_to_none(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _nan_to_none(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_nan_to_none(v) for v in value]
+    return value
+
+
+FAKES = {
+    "fake_commits_failed_ticks": FakeCommitsFailedTicks,
+    "fake_savepoint_keeps_failed_step": FakeSavepointKeepsFailedStep,
+    "fake_blind_data_version": FakeBlindDataVersion,
+    "fake_first_write_wins": FakeFirstWriteWins,
+    "fake_unordered_facts": FakeUnorderedFacts,
+    "fake_jsonb_journal": FakeJsonbJournal,
+    "fake_rollback_keeps_facts": FakeRollbackKeepsFacts,
+    "fake_working_in_memory": FakeWorkingInMemory,
+    "fake_seal_blind": FakeSealBlind,
+    "fake_truncating_keys": FakeTruncatingKeys,
+    "fake_lowercasing_keys": FakeLowercasingKeys,
+    "fake_nan_as_null": FakeNanAsNull,
+    "fake_truncating_text": FakeTruncatingText,
+    "fake_raw_surrogates": FakeRawSurrogates,
+    "fake_forgets_meta_on_close": FakeForgetsMetaOnClose,
+    "fake_big_ints_as_floats": FakeBigIntsAsFloats,
+    "fake_miss_as_null": FakeMissAsNull,
+    "fake_upsert_journal": FakeUpsertJournal,
+    "fake_values_as_strings": FakeValuesAsStrings,
+    "fake_episodes_by_timestamp": FakeEpisodesByTimestamp,
+    "fake_intents_by_insertion": FakeIntentsByInsertion,
+    "fake_jobs_unordered": FakeJobsUnordered,
+    "fake_meta_first_wins": FakeMetaFirstWins,
+    "fake_working_merges": FakeWorkingMerges,
+}
+
+
+@hookimpl
+def agi_register_memory_backends(register: Register) -> None:
+    for name, factory in FAKES.items():
+        register(factory, name=name)

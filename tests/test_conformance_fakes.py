@@ -1,0 +1,152 @@
+"""Every check of the conformance suite can fail: each fake backend (tests/conformance_fakes.py) breaks
+one rule, and the checks of that rule go red when the suite runs against it in a real pytest process.
+
+A control run of the same checks against the real SQLite backend passes, so the failures are the fakes'.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+
+# fake backend -> the checks it must fail
+EXPECTED = {
+    "fake_commits_failed_ticks": [
+        "test_a_failed_transaction_leaves_nothing_in_any_store",
+        "test_an_interrupted_tick_stores_nothing",
+        "test_a_tick_that_fails_while_storing_stores_nothing",
+    ],
+    "fake_savepoint_keeps_failed_step": [
+        "test_a_savepoint_undoes_only_its_own_block",
+        "test_a_failing_step_is_undone_alone_and_the_tick_is_stored",
+    ],
+    "fake_blind_data_version": [
+        "test_data_version_changes_only_when_another_connection_commits",
+        "test_two_processes_ticking_on_one_agent_lose_and_repeat_no_tick",
+    ],
+    "fake_first_write_wins": ["test_the_newest_write_wins_and_an_equal_time_overwrites"],
+    "fake_unordered_facts": ["test_facts_come_in_key_order_under_a_prefix_up_to_a_limit"],
+    "fake_jsonb_journal": [
+        "test_journal_rows_come_back_byte_for_byte_in_tick_order",
+        "test_tampering_outside_the_journal_is_detected",
+    ],
+    "fake_rollback_keeps_facts": ["test_rollback_restores_every_store_and_archives_the_undone_ticks"],
+    "fake_working_in_memory": ["test_replay_of_the_stored_journal_is_equal"],
+    "fake_seal_blind": ["test_tampering_outside_the_journal_is_detected"],
+    "fake_truncating_keys": ["test_a_key_at_the_length_limit_is_kept_and_one_past_it_refused"],
+    "fake_lowercasing_keys": ["test_an_invalid_key_is_refused_and_nothing_stored[upper_case]"],
+    "fake_nan_as_null": [
+        "test_nan_and_infinity_are_refused_and_nothing_stored[nan]",
+        "test_nan_and_infinity_are_refused_and_nothing_stored[nested_nan]",
+    ],
+    "fake_truncating_text": [
+        "test_blobs_are_content_addressed_and_a_missing_one_is_named",
+        "test_an_input_over_the_limit_is_refused_and_stored_as_its_head",
+    ],
+    "fake_raw_surrogates": [
+        "test_lone_surrogates_are_stored_as_replacement_characters",
+        "test_invalid_utf8_input_and_output_are_stored_with_replacement_characters",
+    ],
+}
+
+EXPECTED.update(
+    {
+        "fake_forgets_meta_on_close": ["test_a_committed_transaction_is_read_back_after_reopening"],
+        "fake_big_ints_as_floats": ["test_a_fact_reads_back_exactly[int64_max]"],
+        "fake_miss_as_null": ["test_a_missing_fact_is_only_a_miss"],
+        "fake_upsert_journal": ["test_a_journaled_tick_is_never_overwritten"],
+        "fake_values_as_strings": ["test_a_value_that_is_not_json_is_refused"],
+        "fake_episodes_by_timestamp": ["test_episodes_keep_their_insertion_order"],
+        "fake_intents_by_insertion": ["test_intents_come_in_tick_order_and_lose_pending_with_a_receipt"],
+        "fake_jobs_unordered": ["test_jobs_come_in_name_order_and_the_earliest_due_first"],
+        "fake_meta_first_wins": ["test_meta_keeps_the_last_value_per_key"],
+        "fake_working_merges": ["test_working_memory_is_replaced_whole"],
+    }
+)
+EXPECTED["fake_jsonb_journal"].append("test_a_forged_journal_record_is_detected_at_its_tick")
+
+HEADER = "from agi_core.testing import BackendConformance\n"
+CLASS = """
+
+class Test_{name}(BackendConformance):
+    backend_name = {name!r}
+    plugin_modules = ("conformance_fakes",)
+"""
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], str]:
+    """One real pytest process runs, against each fake and against SQLite, the checks the fakes must fail:
+    ``{(backend, check): PASSED | FAILED | ERROR}``."""
+    folder = tmp_path_factory.mktemp("conformance")
+    every = sorted({check for checks in EXPECTED.values() for check in checks})
+    plan = {**EXPECTED, "sqlite": every}
+    (folder / "test_suite.py").write_text(HEADER + "".join(CLASS.format(name=n) for n in plan), encoding="utf-8")
+    ids = [f"test_suite.py::Test_{name}::{check}" for name, checks in plan.items() for check in checks]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(TESTS)])}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA", *ids],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    found = {
+        (match[2], match[3]): match[1]
+        for match in re.finditer(r"^(PASSED|FAILED|ERROR) \S+::Test_(\w+)::(\S+)", done.stdout, re.M)
+    }
+    assert len(found) == len(ids), done.stdout[-3000:] + done.stderr[-3000:]
+    return found
+
+
+@pytest.mark.parametrize("fake", sorted(EXPECTED))
+def test_the_checks_of_a_broken_rule_fail_on_a_fake_that_breaks_it(
+    outcomes: dict[tuple[str, str], str], fake: str
+) -> None:
+    assert {check: outcomes[fake, check] for check in EXPECTED[fake]} == dict.fromkeys(EXPECTED[fake], "FAILED")
+
+
+def test_the_same_checks_pass_on_the_real_sqlite_backend(outcomes: dict[tuple[str, str], str]) -> None:
+    on_sqlite = {check: outcome for (name, check), outcome in outcomes.items() if name == "sqlite"}
+    assert on_sqlite == dict.fromkeys(on_sqlite, "PASSED") and len(on_sqlite) >= len(EXPECTED)
+
+
+def test_every_check_of_the_suite_has_a_fake_that_fails_it() -> None:
+    from agi_core.testing import BackendConformance
+
+    covered = {check.split("[")[0] for checks in EXPECTED.values() for check in checks}
+    suite = {name for name in dir(BackendConformance) if name.startswith("test_")}
+    assert sorted(suite - covered) == []
+
+
+def _pytest_in(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_pytest_agi_backend_runs_the_suite_against_the_backend_of_that_name(tmp_path: Path) -> None:
+    done = _pytest_in(tmp_path, "--agi-backend=sqlite", "-k", "byte_for_byte or rollback_restores")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"^2 passed, \d+ deselected", done.stdout, re.M), done.stdout
+
+
+def test_pytest_agi_backend_with_an_unknown_name_lists_the_installed_ones(tmp_path: Path) -> None:
+    done = _pytest_in(tmp_path, "--agi-backend=nosuch", "-k", "byte_for_byte")
+    assert done.returncode == 1
+    assert "no memory backend named 'nosuch'; installed: sqlite" in done.stdout
