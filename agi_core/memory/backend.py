@@ -527,6 +527,7 @@ class MemoryBackend(
     BlobStore,
     IntentStore,
     JobStore,
+    GoalStore,
     SealStore,
     CheckpointStore,
     Protocol,
@@ -534,8 +535,8 @@ class MemoryBackend(
     """Everything the kernel stores, one agent per instance.
 
     The RLM and long-term rows are reached through :meth:`rlm_rows` and :meth:`ltm_rows`;
-    module state and goals through :class:`ModuleStateStore` / :class:`GoalStore` when the
-    backend provides them (``isinstance(backend, GoalStore)``).
+    module state through :class:`ModuleStateStore` when the backend provides it
+    (``isinstance(backend, ModuleStateStore)``).
     """
 
     def rlm_rows(self) -> RlmRows:
