@@ -107,6 +107,18 @@ def config_unset(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tu
     return unset_value(kernel, ctx, args)
 
 
+def _goal_command(name: str) -> Handler:
+    """A goal command of :mod:`agi_core.autonomy.goal_commands`, imported when it first runs."""
+
+    def handler(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[Any, ...]:
+        from agi_core.autonomy import goal_commands
+
+        return getattr(goal_commands, name)(kernel, ctx, args)  # type: ignore[no-any-return]
+
+    handler.__name__ = name
+    return handler
+
+
 KERNEL_COMMANDS: dict[str, Handler] = {
     "put_fact": put_fact,
     "state": state,
@@ -118,4 +130,5 @@ KERNEL_COMMANDS: dict[str, Handler] = {
     "maintain": maintain,
     "config_set": config_set,
     "config_unset": config_unset,
+    **{name: _goal_command(name) for name in ("goal_add", "goal_set", "goal_move", "goal_step")},
 }

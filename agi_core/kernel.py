@@ -20,7 +20,10 @@ from typing import Any
 import attrs
 
 from agi_core import journal_key, lifecycle
+from agi_core.autonomy import goals, plans
+from agi_core.autonomy.beliefs import beliefs_for
 from agi_core.autonomy.commands import JobAlreadyRan, begin_tick
+from agi_core.autonomy.planning import caller_for, planner_for
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.contracts.caller import ContractCaller
 from agi_core.determinism import Determinism
@@ -53,6 +56,7 @@ from agi_core.model import (
     TickState,
     WorkingMemory,
 )
+from agi_core.modules.proposals import module_beliefs
 from agi_core.modules.protocol import load_modules
 from agi_core.modules.runner import ModuleTick
 from agi_core.plugins import Plugins, load_plugins
@@ -519,7 +523,11 @@ class Kernel:
         before = self._brainstate(working, tick - 1)
         state = TickState(input=percept)
         self.plugins.before_tick(kernel=self, state=state, skip=self.disabled_plugins)
-        state = attrs.evolve(state, recalled=self._recall(working, externals))
+        # working memory holds the store's active goal as the last tick left it (same transaction)
+        state = attrs.evolve(
+            state, recalled=self._recall(working, externals), goal=goals.cached_active(working.active_goal)
+        )
+        state = attrs.evolve(state, beliefs=beliefs_for(state))
         ctx = ReasonContext(
             state=state,
             tick=tick,
@@ -530,6 +538,7 @@ class Kernel:
             long_term=lambda query, k: self.recall_long_term(query, k, externals),
             council=self._council,
             read_tool=lambda name, args: self._read_tool(name, args, externals),
+            contracts=caller_for(self, externals),
         )
         modules = self._module_tick = ModuleTick(
             self.modules,
@@ -544,13 +553,18 @@ class Kernel:
             modules.run("perceive", state)
             modules.run("recall", state)
             ctx.proposals = modules.deliberate(state)
+            held = module_beliefs(ctx.proposals)
+            if held:  # the modules' belief proposals join the facts' beliefs before the brain reasons
+                state = ctx.state = attrs.evolve(state, beliefs=beliefs_for(state, held))
         decision = reason(ctx)
         ctx.closed = True
-        decision = self._plan(decision)
+        decision = self._plan(decision, ctx.goal_plan)
         if decision.acted is not None:  # a read tool the brain already ran (and answered from)
             observation, final_output = decision.acted, decision.final_output
         else:
             observation, final_output = self._act(decision.action, decision.final_output, externals)
+        plan, replanned = plans.observe(ctx, decision.plan, observation, planner_for(ctx))  # rule 4
+        final_output += replanned
         if command is None and self.modules:
             outcome = {
                 "final_output": final_output,
@@ -565,7 +579,7 @@ class Kernel:
         recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}
         if command:
             recorded["command"] = command
-        working = self._remember(working, percept, final_output, decision, observation)
+        working = self._remember(working, percept, final_output, decision, goals.active_after_tick(ctx, state.goal))
         record = JournalRecord(
             tick=tick,
             id=self.determinism.new_id("tick", str(tick)),
@@ -584,12 +598,14 @@ class Kernel:
             brainstate_after=self._brainstate(working, tick),
             action=decision.action,
             observation=observation,
-            plan=decision.plan,
+            plan=plan,
             externals=recorded,
             degraded=decision.degraded,
             brain=brain,
             modules=modules.log,
             hook_order=lifecycle.hook_order(self, self._hook_log),
+            goal=working.active_goal,
+            beliefs=beliefs_for(state, module_beliefs(ctx.proposals), sem_reads=ctx.sem_reads),
         )
         self._store(tick, record, percept, working)
         fault_point("tick.before_commit")
@@ -612,16 +628,16 @@ class Kernel:
         episodic = list(self._recent_episodes)
         return Recalled(semantic=semantic, episodic=episodic, working=to_data(working))
 
-    def _plan(self, decision: Decision) -> Decision:
-        """Rule 4 (replan when the last observation failed) and the 20-step limit."""
+    def _plan(self, decision: Decision, goal_plan: Plan | None) -> Decision:
+        """The tick's plan: a goal's step (``goal_plan``, see agi_core.autonomy.plans) or the brain's,
+        with rule 4 (replan when the last observation failed) and the 20-step limit."""
+        if goal_plan is not None:
+            return attrs.evolve(decision, plan=goal_plan)
         steps = list(decision.plan.steps)
         if not self._last_observation_ok:
             steps.insert(0, "replan:last_observation_failed")
         if len(steps) > PLAN_STEPS_MAX:
-            text = (
-                f"This needs {len(steps)} steps; plans over {PLAN_STEPS_MAX} steps need a subgoal "
-                "or your confirmation. Split the request or confirm it."
-            )
+            text = plans.too_many_steps(len(steps))
             return attrs.evolve(
                 decision,
                 plan=Plan(steps=steps[:PLAN_STEPS_MAX]),
@@ -705,17 +721,14 @@ class Kernel:
         return from_data({k: v for k, v in served.items() if k != "draws"}, Observation)
 
     def _remember(
-        self, working: WorkingMemory, percept: Input, reply: str, decision: Decision, observation: Observation
+        self, working: WorkingMemory, percept: Input, reply: str, decision: Decision, active_goal: Goal | None
     ) -> WorkingMemory:
         said, answered = preview(percept.raw, TURN_CHARS), preview(reply, TURN_CHARS)  # bounded, not copies
         turns = [*working.recent_turns, f"{percept.source}: {said}", f"agent: {answered}"]
-        goal = Goal(
-            id=self.determinism.new_id("goal", percept.raw),
-            description=f"answer: {percept.raw[:120]}",
-            status="done" if observation.success else "abandoned",
-        )
         return WorkingMemory(
-            recent_turns=turns[-RECENT_TURNS_MAX:], active_goal=goal, focus=decision.focus or working.focus
+            recent_turns=turns[-RECENT_TURNS_MAX:],
+            active_goal=active_goal,
+            focus=decision.focus or working.focus,
         )
 
     def _store(self, tick: int, record: JournalRecord, percept: Input, working: WorkingMemory) -> None:

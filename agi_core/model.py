@@ -46,17 +46,52 @@ class Beliefs:
     uncertainties: list[str] = attrs.field(factory=list)
 
 
+GoalStatus = Literal["open", "active", "done", "failed", "blocked", "abandoned"]
+"""``abandoned`` is only in records written before the goal store (a tick's throwaway goal)."""
+
+
+@attrs.frozen
+class PlanStep:
+    """One step of a goal's plan: what it does and the assumption it relies on.
+
+    ``do`` is a line the agent runs as the step (a tool command, a question, a sentence);
+    ``expect`` is the assumption in checkable form: ``{"fact": KEY, "value": V}`` (the fact
+    holds that value) or ``{}`` (the step's action succeeds).
+    """
+
+    do: str
+    assumes: str = ""
+    expect: dict[str, JSON] = attrs.field(factory=dict)
+    status: Literal["todo", "done", "failed"] = "todo"
+
+
 @attrs.frozen
 class Goal:
+    """A goal of the store (agi_core.autonomy.goals); ``description`` is its title."""
+
     id: str
     description: str
-    status: Literal["active", "done", "abandoned"] = "active"
+    status: GoalStatus = "active"
+    parent: str | None = None
+    priority: float = attrs.field(default=0.5, metadata=_schema(minimum=0, maximum=1))
+    progress: float = attrs.field(default=0.0, metadata=_schema(minimum=0, maximum=1))
+    plan: list[PlanStep] = attrs.field(factory=list, metadata=_schema(maxItems=PLAN_STEPS_MAX))
+    assumptions: list[str] = attrs.field(factory=list)
+    created_tick: int = 0
+    updated_tick: int = 0
+    replans: int = 0
 
 
 @attrs.frozen
 class Plan:
+    """The tick's plan. For a goal's step: ``goal``, the step's ``assumption``, and ``replan``
+    (the reason) when an observation contradicted it and the goal's plan was revised."""
+
     steps: list[str] = attrs.field(factory=list, metadata=_schema(maxItems=PLAN_STEPS_MAX))
     current_index: int = attrs.field(default=0, metadata=_schema(minimum=0))
+    goal: str | None = None
+    assumption: str | None = None
+    replan: str | None = None
 
 
 @attrs.frozen
@@ -188,6 +223,8 @@ class JournalRecord:
     """The cognitive modules of the tick: ``order`` (run order) and ``calls`` (per module and phase:
     ``output`` and ``state`` writes, or ``skipped`` with the reason); empty when no module is loaded."""
     hook_order: dict[str, list[str]] = attrs.field(factory=dict)
+    goal: Goal | None = None
+    beliefs: Beliefs = attrs.field(factory=Beliefs)
 
 
 REPLAY_FIELDS: tuple[str, ...] = (
@@ -203,3 +240,5 @@ REPLAY_FIELDS: tuple[str, ...] = (
     "brainstate_before",
     "brainstate_after",
 )
+TICK_STATE_FIELDS: tuple[str, ...] = ("plan", "goal", "beliefs")
+"""Also compared by replay (after the eleven): the tick's plan, its active goal and its beliefs."""

@@ -2,8 +2,9 @@
 
 The journal's ticks are fed to a fresh kernel (or one started from a checkpoint) in a
 scratch folder; recorded externals are served back, so no tool runs and no model is
-called. The rulebook's eleven fields, then the modules' outputs (``modules``), are compared
-exactly; the first difference stops the replay with its tick, field and both values.
+called. The rulebook's eleven fields, then the hook order, the modules' outputs (``modules``)
+and the tick's plan, active goal and beliefs, are compared exactly; the first difference stops
+the replay with its tick, field and both values.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import orjson
 
 from agi_core.errors import PluginError, ReplayMismatch
 from agi_core.memory import blobs
-from agi_core.model import REPLAY_FIELDS
+from agi_core.model import REPLAY_FIELDS, TICK_STATE_FIELDS
 from agi_core.plugins import Plugins, load_plugins
 from agi_core.serialization import dumps, to_data
 
@@ -70,8 +71,9 @@ RECORDED_SINCE: tuple[str, ...] = ("hook_order", "modules")  # compared too, in 
 
 
 def compare(recorded: dict[str, Any], actual: dict[str, Any]) -> Mismatch | None:
-    """The first of the eleven fields (then ``hook_order`` and ``modules``, when recorded) whose JSON differs."""
-    fields = (*REPLAY_FIELDS, *(field for field in RECORDED_SINCE if field in recorded))
+    """The first of the eleven fields (then ``hook_order``, ``modules``, the plan, the goal and the
+    beliefs, when recorded) whose canonical JSON differs, if any."""
+    fields = (*REPLAY_FIELDS, *(field for field in (*RECORDED_SINCE, *TICK_STATE_FIELDS) if field in recorded))
     for field in fields:
         if dumps(recorded.get(field)) != dumps(actual.get(field)):
             return Mismatch(int(recorded["tick"]), field, recorded.get(field), actual.get(field))

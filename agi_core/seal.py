@@ -1,4 +1,4 @@
-"""The state seal: a keyed digest of facts, episodes, working memory, RLM variables, meta, jobs and module state.
+"""The state seal: a keyed digest of facts, episodes, working memory, RLM variables, meta, jobs, module state and goals.
 
 Each stored row has a keyed hash, ``HMAC(key, table|row key|row)``; the seal is
 ``tick digest mac`` in meta (``state_seal``), where the digest is the sum of every row hash

@@ -36,6 +36,7 @@ from agi_core import inputs
 from agi_core.autonomy.jobs import JOB_NAME
 from agi_core.autonomy.when import parse_duration_ms
 from agi_core.brain import answer
+from agi_core.autonomy.goal_phrases import goal_request
 from agi_core.brain.stage0 import phrases
 from agi_core.brain.stage0.habits import HABIT_AGENTS, file_request
 from agi_core.brain.stage0.mathparse import expression_in
@@ -88,6 +89,9 @@ STAGE0_SHAPES = {
     "of is are was ...": fill("", " of is are was", "\n"),
     "1+1+...": fill("what is ", "1+", "x"),
     "read file <spaces>": fill("read file ", " ", "?x"),
+    "my goal is to a then a then ...": fill("my goal is to ", "a then ", "x"),
+    "I finished a a a ...": fill("I finished ", "a ", "?"),
+    "remind me to x in x in ...": fill("remind me to ", "x in ", "5 minutes"),
 }
 DATE_SHAPES = {
     "1 pm on <spaces>": fill("1 pm on ", " ", "x"),
@@ -154,6 +158,7 @@ CASES: dict[str, tuple[Callable[[str], object], dict[str, Callable[[int], str]]]
     "stage0 world_write": (phrases.world_write, STAGE0_SHAPES),
     "stage0 math expression_in": (expression_in, STAGE0_SHAPES),
     "stage0 file_request": (file_request, STAGE0_SHAPES),
+    "stage0 goal_request": (goal_request, STAGE0_SHAPES),
     "stage0 habits matches": (lambda t: [a.matches(t) for a in HABIT_AGENTS], STAGE0_SHAPES),
     "stage0 router (every agent's matches)": (_route_all, STAGE0_SHAPES),
     "stage0 whole tick (route + handle + store)": (_Kernel.tick, STAGE0_SHAPES),

@@ -231,6 +231,14 @@ class FakeModuleStateShared(SqliteStore):
         return super().module_state_items("shared")
 
 
+class FakeGoalsMoveOnUpdate(SqliteStore):
+    """An updated goal moves to the end of the order (a replace instead of an update)."""
+
+    def put_goal(self, goal: dict[str, Any]) -> None:
+        self.delete_goal(goal["id"])
+        super().put_goal(goal)
+
+
 class FakeMetaFirstWins(SqliteStore):
     """Keeps the first value of a meta key."""
 
@@ -289,6 +297,7 @@ FAKES = {
     "fake_episodes_by_timestamp": FakeEpisodesByTimestamp,
     "fake_intents_by_insertion": FakeIntentsByInsertion,
     "fake_jobs_unordered": FakeJobsUnordered,
+    "fake_goals_move_on_update": FakeGoalsMoveOnUpdate,
     "fake_meta_first_wins": FakeMetaFirstWins,
     "fake_module_state_shared": FakeModuleStateShared,
     "fake_working_merges": FakeWorkingMerges,

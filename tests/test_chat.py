@@ -11,7 +11,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from agi_core.cli.chat import GOAL_STORE_NOTE, HELP, history_path
+from agi_core.cli.chat import HELP, NO_GOALS, history_path
 from agi_core.cli.main import make_cli
 
 
@@ -37,8 +37,7 @@ def test_slash_commands_before_any_tick(tmp_path):
         "you> /facts",
         "no facts stored yet; tell me one, e.g. 'my favorite color is green'",
         "you> /goals",
-        "no active goal yet",
-        GOAL_STORE_NOTE,
+        NO_GOALS,
         "you> /why",
         "no tick yet; say something first",
         "you> exit",
@@ -63,8 +62,7 @@ def test_facts_goals_and_why_after_ticks(tmp_path):
         'user/person/self/name = "Ada"',
         'world/entity/france/capital = "Paris"',
         "you> /goals",
-        "active goal (working memory): answer: what is the capital of France? [done]",
-        GOAL_STORE_NOTE,
+        NO_GOALS,
         "you> /why",
         'tick 3: "what is the capital of France?"',
         "router: knowledge_agent (matched_R3_knowledge)",

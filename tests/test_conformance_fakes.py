@@ -67,6 +67,7 @@ EXPECTED.update(
         "fake_episodes_by_timestamp": ["test_episodes_keep_their_insertion_order"],
         "fake_intents_by_insertion": ["test_intents_come_in_tick_order_and_lose_pending_with_a_receipt"],
         "fake_jobs_unordered": ["test_jobs_come_in_name_order_and_the_earliest_due_first"],
+        "fake_goals_move_on_update": ["test_goals_keep_the_order_they_were_first_put_in"],
         "fake_meta_first_wins": ["test_meta_keeps_the_last_value_per_key"],
         "fake_module_state_shared": ["test_module_state_is_namespaced_last_write_wins_and_undone_with_its_savepoint"],
         "fake_working_merges": ["test_working_memory_is_replaced_whole"],

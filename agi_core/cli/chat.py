@@ -29,7 +29,7 @@ HELP = """\
 Slash commands (they show what is stored and run no tick):
   /help    this list
   /facts   the stored facts, yours (user/...) first
-  /goals   the active goal in working memory
+  /goals   the goals: the active one first, then the others, with their plan steps
   /why     the last tick: router decision, selected agents, evidence, council votes
 Tool commands run a tick: /clock (the deterministic clock, derived from the seed, not the
 wall clock), /file_list, /file_read notes.txt, /file_write notes.txt hello, /NAME arg=value.
@@ -39,10 +39,10 @@ Things to say:
   the capital of France is Paris | what is the capital of France?
   what do you remember? | read file notes.txt | list files | list files in docs
   why did you say that?
+  my goal is to learn French | what are my goals? | next step | I finished learning French
+  remind me to call Ada in 10 minutes (the reminder comes under agi run --follow)
 exit, quit or Ctrl-D leaves."""
-GOAL_STORE_NOTE = (
-    "(Only working memory's one active goal exists today; a goal store with several goals and plans comes later.)"
-)
+NO_GOALS = "no goals yet; tell me one, e.g. 'my goal is to learn French'"
 
 
 def history_path(db: Path) -> Path:
@@ -94,10 +94,15 @@ def _facts(kernel: Any) -> list[str]:
 
 
 def _goals(kernel: Any) -> list[str]:
-    goal = kernel.working().active_goal
-    if goal is None:
-        return ["no active goal yet", GOAL_STORE_NOTE]
-    return [f"active goal (working memory): {goal.description} [{goal.status}]", GOAL_STORE_NOTE]
+    from agi_core.autonomy import goals
+
+    order = {"active": 0, "open": 1, "blocked": 2}
+    found = sorted(goals.all_goals(kernel.store), key=lambda goal: order.get(goal.status, 3))
+    lines = []
+    for goal in found:
+        lines.append(goals.line(goal))
+        lines.extend(f"  {n}. [{step.status}] {step.do}" for n, step in enumerate(goal.plan, 1))
+    return lines or [NO_GOALS]
 
 
 def _why(kernel: Any) -> list[str]:

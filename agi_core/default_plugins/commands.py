@@ -36,6 +36,10 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
         "agi_core.autonomy.cli:schedule",
         "Scheduled jobs: each says its text as a tick (source schedule:NAME) when due, under agi run --follow.",
     ),
+    "goals": (
+        "agi_core.autonomy.goals_cli:goals_group",
+        "Goals: a DAG with one active goal, each with a plan of at most 20 steps; each change is a journaled tick.",
+    ),
     "replay": (
         "agi_core.cli.history:replay_command",
         "Re-run the recorded ticks from the same seed and compare the 11 rulebook fields.",

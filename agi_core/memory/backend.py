@@ -516,11 +516,11 @@ class GoalStore(Protocol):
     """The goal DAG (migration ``m013_goals``): goals as dicts with a string ``id``."""
 
     def goals(self) -> list[dict[str, Any]]:
-        """Every goal, in id order."""
+        """Every goal (the fields of ``goals_table.COLUMNS``), in the order they were first put."""
         ...
 
     def put_goal(self, goal: dict[str, Any]) -> None:
-        """Insert or replace by ``goal["id"]``."""
+        """Insert, or update by ``goal["id"]`` keeping its place in the order."""
         ...
 
     def delete_goal(self, goal_id: str) -> bool: ...
@@ -536,6 +536,7 @@ class MemoryBackend(
     BlobStore,
     IntentStore,
     JobStore,
+    GoalStore,
     SealStore,
     CheckpointStore,
     Protocol,
@@ -543,8 +544,8 @@ class MemoryBackend(
     """Everything the kernel stores, one agent per instance.
 
     The RLM and long-term rows are reached through :meth:`rlm_rows` and :meth:`ltm_rows`;
-    module state and goals through :class:`ModuleStateStore` / :class:`GoalStore` when the
-    backend provides them (``isinstance(backend, GoalStore)``).
+    module state through :class:`ModuleStateStore` when the backend provides it
+    (``isinstance(backend, ModuleStateStore)``).
     """
 
     def rlm_rows(self) -> RlmRows:

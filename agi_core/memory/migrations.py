@@ -106,6 +106,19 @@ def m012_module_state(db: sqlite_utils.Database) -> None:
     )
 
 
+def m013_goals(db: sqlite_utils.Database) -> None:
+    """The goal DAG (agi_core.autonomy.goals): ``parent`` is another goal's id or NULL; plan and assumptions
+    JSON; ``seq`` the order goals were added in."""
+    db.execute(
+        "CREATE TABLE goals (id TEXT PRIMARY KEY, parent TEXT, description TEXT NOT NULL, status TEXT NOT NULL, "
+        "priority REAL NOT NULL, progress REAL NOT NULL, plan TEXT NOT NULL, assumptions TEXT NOT NULL, "
+        "created_tick INTEGER NOT NULL, updated_tick INTEGER NOT NULL, replans INTEGER NOT NULL, "
+        "seq INTEGER NOT NULL UNIQUE)"
+    )
+    db.execute("CREATE INDEX goals_status ON goals(status, seq)")
+    db.execute("CREATE INDEX goals_updated ON goals(updated_tick)")
+
+
 MIGRATIONS: list[Step] = [
     m001_core_tables,
     m002_checkpoints_and_archive,
@@ -119,6 +132,7 @@ MIGRATIONS: list[Step] = [
     m010_jobs,
     m011_ltm_drop_bookkeeping,
     m012_module_state,
+    m013_goals,
 ]
 
 

@@ -19,7 +19,7 @@ import orjson
 
 from agi_core.errors import StorageError, database_problem, os_problem
 from agi_core.inputs import clean_text, preview
-from agi_core.memory import blobs, jobs_table, module_state_table
+from agi_core.memory import blobs, goals_table, jobs_table, module_state_table
 from agi_core.memory.backend import CheckpointInfo, RollbackReport
 from agi_core.memory.keys import check_key
 from agi_core.memory.locking import (
@@ -279,6 +279,16 @@ class SqliteStore:
 
     def module_state_sizes(self) -> dict[str, tuple[int, int]]:
         return module_state_table.sizes(self.conn)
+
+    # -- goals (agi_core.autonomy.goals) -------------------------------------------------
+    def goals(self) -> list[dict[str, Any]]:
+        return goals_table.all_goals(self.conn)
+
+    def put_goal(self, goal: dict[str, Any]) -> None:
+        goals_table.put_goal(self.conn, goal)
+
+    def delete_goal(self, goal_id: str) -> bool:
+        return goals_table.delete_goal(self.conn, goal_id)
 
     # -- jobs (agi_core.autonomy) -------------------------------------------------------
     def all_jobs(self) -> list[dict[str, Any]]:

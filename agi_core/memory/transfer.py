@@ -38,6 +38,7 @@ TABLES = (
     "intents",
     "blobs",
     "jobs",
+    "goals",
     "rlm_states",
     "rlm_variables",
     "rlm_mutations",

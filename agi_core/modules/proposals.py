@@ -106,3 +106,12 @@ def as_proposals(value: Any, module: str) -> Proposals:
         if candidate.action is not None:
             from_data(candidate.action, Action)
     return attrs.evolve(value, module=module)
+
+
+def module_beliefs(proposals: list[Proposals]) -> list[dict[str, Any]]:
+    """Every module's belief proposals, as the tick's beliefs take them (``key``, value, confidence, source)."""
+    return [
+        {"key": belief.about, "value": belief.value, "confidence": belief.confidence, "source": f"module:{p.module}"}
+        for p in proposals
+        for belief in p.beliefs
+    ]

@@ -44,6 +44,7 @@ def db(tmp_path_factory) -> str:
         (["checkpoint", "create", "c1"], None),
         (["ingest", str(notes), "--no-progress"], None),
         (["schedule", "add", "ping", "--every", "1h", "--say", "hi"], None),
+        (["goals", "add", "learn French"], None),
     ):
         assert runner.invoke(make_cli(), ["--db", path, *args], input=given).exit_code == 0
     return path

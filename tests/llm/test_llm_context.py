@@ -86,7 +86,16 @@ def test_the_prompt_holds_the_stored_answer_and_the_memories(tmp_path: Path, mon
     assert sent["question"] == "what is my favorite color?"
     context = sent["context"]
     assert context["facts"][0] == {"key": key, "value": "green", "fact": "the user's favorite color is green"}
-    assert context["goal"] is None and context["proposals"] == [] and context["beliefs"] == []
+    assert context["goal"] is None and context["proposals"] == []
+    assert context["beliefs"] == [  # the tick's beliefs before it reasons: the focus entity's recalled facts
+        {"key": f"user/person/self/{attribute}", "value": value, "confidence": 0.9, "source": "recalled"}
+        for attribute, value in (
+            ("dog", "called Rex"),
+            ("favorite_color", "green"),
+            ("name", "Ada"),
+            ("sister", "called Eve"),
+        )
+    ]
     said = {turn.split(": ", 1)[1] for turn in context["recent_turns"]}
     (hits,) = record.externals["ltm_recall"]  # the recorded recall: replay gets the same memories
     recalled = [hit["text"] for hit in hits if hit["text"] not in said]

@@ -58,6 +58,25 @@ def test_every_phase_runs_in_order_and_its_output_and_state_writes_are_journaled
         }
 
 
+def test_a_modules_belief_proposal_is_a_belief_of_the_tick_the_brain_sees_and_the_journal_keeps(tmp_path):
+    seen = []
+
+    class Spy:
+        name = "spy"
+
+        def reason(self, ctx):
+            seen.append(ctx.state.beliefs)
+            return builtin_brain.reason(ctx)
+
+    with open_kernel(tmp_path / "a.db", notebook_plugin()) as kernel:
+        builtin_brain = kernel.brain
+        kernel._brains["stage0"] = Spy()
+        record = kernel.tick("hello")
+    held = {"key": "dialogue_state", "value": "fallback", "confidence": 0.5, "source": "module:notebook"}
+    assert held in seen[0].facts
+    assert held in record.beliefs.facts
+
+
 def test_a_candidate_answers_only_when_no_rule_matches_and_the_council_checks_its_claims(tmp_path):
     with open_kernel(tmp_path / "a.db", notebook_plugin()) as kernel:
         assert kernel.tick("2 + 3").final_output == "2 + 3 = 5"  # a rule's answer stands

@@ -13,6 +13,7 @@ import attrs
 from agi_core.brain.context import AgentReply, ReasonContext
 from agi_core.brain.messages import F1_SEM_MISS, F3_NO_AGENT, F5_SEM_WRITE_FAILURE
 from agi_core.brain.stage0 import phrases
+from agi_core.brain.stage0.goal_agent import GoalAgent
 from agi_core.brain.stage0.habits import HABIT_AGENTS
 from agi_core.brain.stage0.mathparse import MathError, evaluate, expression_in, render
 from agi_core.model import Action
@@ -145,6 +146,14 @@ class ToolCommandAgent:
         return AgentReply(f"calling {name}", action=Action(type="tool", name=name, args=args))
 
 
-STAGE0_AGENTS = (ToolCommandAgent(), MathAgent(), ProfileAgent(), KnowledgeAgent(), *HABIT_AGENTS, GenericAgent())
+STAGE0_AGENTS = (
+    ToolCommandAgent(),
+    MathAgent(),
+    GoalAgent(),
+    ProfileAgent(),
+    KnowledgeAgent(),
+    *HABIT_AGENTS,
+    GenericAgent(),
+)
 
 __all__ = ["STAGE0_AGENTS", "GenericAgent", "KnowledgeAgent", "MathAgent", "ProfileAgent", "ToolCommandAgent"]

@@ -41,6 +41,23 @@ def job(name: str, due: int | None) -> dict[str, Any]:
     }
 
 
+def goal(goal_id: str, status: str) -> dict[str, Any]:
+    """A goal row (``agi_core.memory.goals_table.COLUMNS``) with a one-step plan."""
+    return {
+        "id": goal_id,
+        "parent": None,
+        "description": f"reach {goal_id}",
+        "status": status,
+        "priority": 0.5,
+        "progress": 0.0,
+        "plan": [{"do": "list files", "assumes": "the step's action succeeds", "expect": {}, "status": "todo"}],
+        "assumptions": ["the step's action succeeds"],
+        "created_tick": 1,
+        "updated_tick": 2,
+        "replans": 0,
+    }
+
+
 class Harness:
     """Base of the conformance suite: names the backend and opens stores and kernels on it.
 

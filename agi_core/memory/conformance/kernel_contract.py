@@ -48,6 +48,7 @@ def stored_state(kernel: Kernel) -> dict[str, Any]:
         "journal": list(store.journal_rows()),
         "meta": {k: v for k, v in store.meta_items() if k not in ("state_seal",)},
         "jobs": store.all_jobs(),
+        "goals": store.goals(),
         "intents": store.intents(),
     }
 

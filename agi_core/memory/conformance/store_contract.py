@@ -12,7 +12,7 @@ import pytest
 from agi_core.errors import MemoryKeyError, StorageError, ValidationError
 from agi_core.memory.backend import MemoryBackend, ModuleStateStore
 from agi_core.memory.blobs import BLOB_THRESHOLD
-from agi_core.memory.conformance.harness import Harness, episode, fact, job
+from agi_core.memory.conformance.harness import Harness, episode, fact, goal, job
 from agi_core.memory.keys import MAX_KEY_CHARS
 from agi_core.model import Goal, WorkingMemory
 from agi_core.serialization import dumps
@@ -220,6 +220,18 @@ class StoreContract(Harness):
         with store.tick_transaction():
             assert (store.module_state_delete("notes", "a"), store.module_state_delete("notes", "a")) == (True, False)
         assert store.module_state_items("notes") == [("b", {"n": [1, 2]})]
+
+    def test_goals_keep_the_order_they_were_first_put_in(self, open_store: Opener) -> None:
+        store = open_store()
+        with store.tick_transaction():
+            for goal_id in ("g-b", "g-a", "g-c"):
+                store.put_goal(goal(goal_id, "open"))
+            store.put_goal(goal("g-b", "done"))  # an update keeps its place
+        assert [(g["id"], g["status"]) for g in store.goals()] == [("g-b", "done"), ("g-a", "open"), ("g-c", "open")]
+        assert store.goals()[0] == goal("g-b", "done")
+        with store.tick_transaction():
+            assert (store.delete_goal("g-a"), store.delete_goal("g-a")) == (True, False)
+        assert [g["id"] for g in store.goals()] == ["g-b", "g-c"]
 
     # -- limits and bad input -------------------------------------------------------------
     def test_a_key_at_the_length_limit_is_kept_and_one_past_it_refused(self, open_store: Opener) -> None:

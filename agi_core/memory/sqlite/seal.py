@@ -30,6 +30,7 @@ TABLES: dict[str, tuple[str, bool]] = {
     "meta": ("key", False),
     "jobs": ("name", False),  # scheduled jobs (agi_core.autonomy), a few rows
     "module_state": ("module || '/' || key", False),  # cognitive modules' own state (agi_core.modules)
+    "goals": ("id", False),  # the goal DAG (agi_core.autonomy.goals), a few rows
 }
 
 

@@ -66,6 +66,17 @@ AGENT_STEPS.append(
 
 AGENT_STEPS.append(("p004_rlm_state", rlm.STEPS))
 AGENT_STEPS.append(("p005_long_term_memory", ltm.STEPS))
+AGENT_STEPS.append(
+    (
+        "p006_goals",  # the goal DAG (agi_core.autonomy.goals); the SQLite store's m013_goals
+        [
+            "CREATE TABLE {s}.goals (id TEXT PRIMARY KEY, parent TEXT, description TEXT NOT NULL, "
+            "status TEXT NOT NULL, priority DOUBLE PRECISION NOT NULL, progress DOUBLE PRECISION NOT NULL, "
+            "plan TEXT NOT NULL, assumptions TEXT NOT NULL, created_tick BIGINT NOT NULL, "
+            "updated_tick BIGINT NOT NULL, replans BIGINT NOT NULL, seq BIGINT NOT NULL UNIQUE)",
+        ],
+    )
+)
 
 WORLD_STEPS: list[tuple[str, list[str]]] = [
     (

@@ -3,7 +3,7 @@
 Each sealed row has ``HMAC(key, table|row key|row)`` in ``_agi_seal_rows``; the seal in meta is
 ``tick digest mac`` with the digest the sum of the row hashes modulo 2**256. Facts and
 episodes carry their tick, so sealing hashes only the rows written since the last seal;
-working memory, meta and jobs are hashed in full. :func:`check` recomputes every row.
+working memory, meta, jobs and goals are hashed in full. :func:`check` recomputes every row.
 Everything runs on the caller's connection, inside its transaction.
 """
 
@@ -26,6 +26,12 @@ TABLES: dict[str, tuple[str, bool, str]] = {
     "rlm_variables": ("namespace || '/' || name", False, ", ".join(VARIABLE_COLUMNS)),
     "meta": ("key", False, "key, value"),
     "jobs": ("name", False, "name, kind, spec, say, next_due_ms, last_run_ms, runs, missed, created_tick"),
+    "goals": (
+        "id",
+        False,
+        "id, parent, description, status, priority, progress, plan, assumptions, created_tick, updated_tick, "
+        "replans, seq",
+    ),
 }
 
 

@@ -26,7 +26,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from agi_core.errors import ConfigError, DatabaseLocked, StorageError
 from agi_core.inputs import clean_text
 from agi_core.journal_key import JournalKey
-from agi_core.memory import blobs, jobs_table
+from agi_core.memory import blobs, goals_table, jobs_table
 from agi_core.memory.backend import CheckpointError, CheckpointInfo, RollbackReport
 from agi_core.memory.keys import check_key
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
@@ -40,6 +40,7 @@ from agi_plugin_postgres.url import WORLD_SCHEMA, AgentUrl, from_path, parse
 
 POOL_MAX = 32
 _JOB_COLUMNS = ", ".join(jobs_table.COLUMNS)
+_GOAL_COLUMNS = ", ".join(goals_table.COLUMNS)
 _pools: dict[str, ConnectionPool[Any]] = {}
 _pools_lock = threading.Lock()
 
@@ -436,6 +437,31 @@ class PostgresStore:
             (now_ms,),
         )
         return dict(zip(jobs_table.COLUMNS, row, strict=True)) if row else None
+
+    # -- goals (agi_core.autonomy.goals) ---------------------------------------------------
+    def goals(self) -> list[dict[str, Any]]:
+        rows = self._all(f"SELECT {_GOAL_COLUMNS} FROM {{s}}.goals ORDER BY seq")
+        goals = [dict(zip(goals_table.COLUMNS, row, strict=True)) for row in rows]
+        for goal in goals:
+            goal["plan"], goal["assumptions"] = orjson.loads(goal["plan"]), orjson.loads(goal["assumptions"])
+        return goals
+
+    def put_goal(self, goal: dict[str, Any]) -> None:
+        """Insert, or update keeping ``seq`` (the order goals were first put in)."""
+        values = [
+            orjson.dumps(goal[c]).decode() if c in ("plan", "assumptions") else goal[c] for c in goals_table.COLUMNS
+        ]
+        updates = ", ".join(f"{c} = excluded.{c}" for c in goals_table.COLUMNS[1:])
+        marks = ", ".join(["%s"] * len(goals_table.COLUMNS))
+        self._run(
+            f"INSERT INTO {{s}}.goals ({_GOAL_COLUMNS}, seq) VALUES ({marks}, "
+            "(SELECT coalesce(max(seq), 0) + 1 FROM {s}.goals)) "
+            f"ON CONFLICT (id) DO UPDATE SET {updates}",
+            tuple(values),
+        )
+
+    def delete_goal(self, goal_id: str) -> bool:
+        return self._run("DELETE FROM {s}.goals WHERE id = %s", (goal_id,)) > 0
 
     # -- the state seal (see .seal) ---------------------------------------------------------
     def seal(self, key: JournalKey) -> None:

@@ -1,0 +1,80 @@
+"""The journaled goal commands (``agi goals add|done|fail|block|activate|move|step``), each one tick.
+
+Handlers follow :mod:`agi_core.commands`: ``(kernel, ctx, args) -> (reply, result[, action])``;
+a refusal raises a one-line :class:`~agi_core.errors.ValidationError` and nothing is stored.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agi_core.autonomy import goals, plans
+from agi_core.autonomy.conversation import stage0_can_act, stage0_route
+from agi_core.autonomy.planning import planner_for
+from agi_core.model import PLAN_STEPS_MAX, Goal, PlanStep
+from agi_core.serialization import to_data
+
+if TYPE_CHECKING:
+    from agi_core.brain.context import ReasonContext
+    from agi_core.kernel import Kernel
+
+
+def goal_add(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    """Add a goal: active when none is (or with ``activate``); ``steps`` as ``DO | ASSUMPTION`` lines.
+
+    A plan over 20 steps is refused unless ``split``: then the goal gets subgoals of at most
+    20 steps each (the first one active).
+    """
+    title = goals.check_title(args["title"])
+    priority = goals.check_priority(args.get("priority", 0.5))
+    steps = [plans.parse_step(text) for text in args.get("steps") or []]
+    if not steps:
+        planner = planner_for(ctx)
+        steps = (planner.plan(title) if planner is not None else None) or plans.heuristic_plan(title, stage0_can_act)
+    activate, parent = bool(args.get("activate")), args.get("parent")
+    if len(steps) > PLAN_STEPS_MAX and args.get("split"):
+        return _add_split(ctx, title, priority, steps, parent, activate)
+    plans.check_size(steps)
+    goal = goals.add(ctx, title, parent=parent, priority=priority, plan=steps, activate=activate)
+    return f"added goal {goal.id} [{goal.status}]: {goal.description} ({len(goal.plan)} steps)", to_data(goal)
+
+
+def _add_split(
+    ctx: ReasonContext, title: str, priority: float, steps: list[PlanStep], parent: str | None, activate: bool
+) -> tuple[str, Any]:
+    top = goals.add(ctx, title, parent=parent, priority=priority, activate=False)
+    parts = [steps[start : start + PLAN_STEPS_MAX] for start in range(0, len(steps), PLAN_STEPS_MAX)]
+    subgoals: list[Goal] = []
+    for number, part in enumerate(parts, 1):
+        name = f"{title} (part {number}/{len(parts)})"[: goals.TITLE_CHARS_MAX]
+        subgoals.append(goals.add(ctx, name, parent=top.id, priority=priority, plan=part, activate=False))
+    if activate or top.status == "active":
+        subgoals[0] = goals.make_active(ctx, subgoals[0].id)
+    top = goals.require(ctx.store, top.id)
+    ids = ", ".join(goal.id for goal in subgoals)
+    text = f"added goal {top.id}: {title}, split into {len(parts)} subgoals of at most {PLAN_STEPS_MAX} steps: {ids}"
+    return text, {"goal": to_data(top), "subgoals": [to_data(goal) for goal in subgoals]}
+
+
+def goal_set(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    """Set a goal's status (done, failed, blocked, open, active)."""
+    planner = planner_for(ctx)
+    goal = goals.set_status(ctx, args["id"], args["status"], planner.choose if planner else None)
+    active = goals.active(ctx.store)
+    now = f"; active goal: {active.id}" if active is not None else "; no active goal"
+    return f"goal {goal.id} is {goal.status}: {goal.description}{now}", to_data(goal)
+
+
+def goal_move(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    """Put a goal under another (``parent``), or at the top (``parent`` None); cycles are refused."""
+    goal = goals.set_parent(ctx, args["id"], args.get("parent"))
+    where = f"under {goal.parent}" if goal.parent else "at the top"
+    return f"goal {goal.id} is now {where}", to_data(goal)
+
+
+def goal_step(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[Any, ...]:
+    """Run the active goal's next plan step (its action is this tick's action)."""
+    reply, action, plan = plans.take_step(ctx, stage0_route(ctx), planner_for(ctx))
+    ctx.goal_plan = plan
+    result = {"goal": plan.goal if plan else None, "step": plan.current_index if plan else None}
+    return (reply, result, action) if action.type == "tool" else (reply, result)

@@ -1,0 +1,128 @@
+"""What a line says about goals, read with plain string tests (linear time, no regex).
+
+:func:`goal_request` returns ``(kind, text)`` or None, where kind is one of:
+
+- ``set``: "my goal is to learn French", "my new goal is …", "new goal: …", "set a goal to …"
+- ``list``: "what are my goals?", "show my goals", "what is my goal?"
+- ``finish``: "I finished learning French", "I'm done with …", "I completed …"
+- ``remind``: "remind me to call Ada in 10 minutes" (text is ``WHAT\\x1fDURATION``)
+- ``step``: "next step", "work on my goal", "continue my goal"
+- ``reminder``: the line a reminder job says when due ("reminder: call Ada (goal g-1a2b3c4d)")
+"""
+
+from __future__ import annotations
+
+from agi_core.brain.stage0.phrases import lower_ascii, strip_end
+
+SET_PREFIXES = (
+    "my goal is to ",
+    "my new goal is to ",
+    "my next goal is to ",
+    "my goal is ",
+    "my new goal is ",
+    "set a goal to ",
+    "set the goal to ",
+    "new goal: ",
+    "goal: ",
+)
+LIST_PHRASES = frozenset(
+    {
+        "what are my goals",
+        "what is my goal",
+        "what's my goal",
+        "what are my current goals",
+        "show my goals",
+        "show me my goals",
+        "list my goals",
+        "my goals",
+        "goals",
+        "what am i working on",
+    }
+)
+FINISH_PREFIXES = (
+    "i finished ",
+    "i have finished ",
+    "i've finished ",
+    "i completed ",
+    "i have completed ",
+    "i've completed ",
+    "i'm done with ",
+    "i am done with ",
+    "i reached my goal ",
+    "finished ",
+    "done with ",
+)
+STEP_PHRASES = frozenset(
+    {
+        "next step",
+        "do the next step",
+        "take the next step",
+        "work on my goal",
+        "continue my goal",
+        "continue with my goal",
+        "go on with my goal",
+    }
+)
+REMIND_PREFIX = "remind me to "
+REMINDER_PREFIX = "reminder: "
+GOAL_MARK = " (goal "
+UNITS = {
+    "second": "s",
+    "seconds": "s",
+    "sec": "s",
+    "secs": "s",
+    "minute": "m",
+    "minutes": "m",
+    "min": "m",
+    "mins": "m",
+    "hour": "h",
+    "hours": "h",
+    "day": "d",
+    "days": "d",
+}
+
+
+def goal_request(text: str) -> tuple[str, str] | None:
+    """``(kind, text)`` for a line about goals, else None."""
+    body = strip_end(" ".join(text.split()))
+    low = lower_ascii(body).replace("’", "'")
+    if low in LIST_PHRASES:
+        return "list", ""
+    if low in STEP_PHRASES:
+        return "step", ""
+    if low.startswith(REMINDER_PREFIX):
+        return "reminder", body[len(REMINDER_PREFIX) :]
+    if low.startswith(REMIND_PREFIX) and (parts := _remind_parts(body[len(REMIND_PREFIX) :])) is not None:
+        return "remind", "\x1f".join(parts)
+    for kind, prefixes in (("set", SET_PREFIXES), ("finish", FINISH_PREFIXES)):
+        for prefix in prefixes:
+            if low.startswith(prefix) and body[len(prefix) :].strip():
+                return kind, body[len(prefix) :].strip()
+    return None
+
+
+def _remind_parts(rest: str) -> tuple[str, str] | None:
+    """``call Ada in 10 minutes`` → ``(call Ada, 10m)``; the last `` in `` starts the delay."""
+    at = lower_ascii(rest).rfind(" in ")
+    if at <= 0:
+        return None
+    words = rest[at + 4 :].lower().split()
+    if len(words) == 1 and words[0][:-1].isdigit() and words[0][-1:] in "smhd":
+        return rest[:at].strip(), words[0]
+    if len(words) == 2 and words[1] in UNITS and (words[0].isdigit() or words[0] in ("a", "an", "one")):
+        number = words[0] if words[0].isdigit() else "1"
+        return rest[:at].strip(), number + UNITS[words[1]]
+    return None
+
+
+def reminder_line(what: str, goal_id: str) -> str:
+    """What a reminder job says when due."""
+    return f"{REMINDER_PREFIX}{what}{GOAL_MARK}{goal_id})"
+
+
+def reminder_goal(text: str) -> tuple[str, str | None]:
+    """``(what, goal id)`` of a reminder line's text (after ``reminder: ``)."""
+    at = text.rfind(GOAL_MARK)
+    if at < 0 or not text.endswith(")"):
+        return text, None
+    return text[:at], text[at + len(GOAL_MARK) : -1]

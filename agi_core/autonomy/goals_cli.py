@@ -1,0 +1,80 @@
+"""``agi goals list|add|done|fail|block|activate|move|step``: the goal store from the command line."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from agi_core.serialization import to_data
+
+
+@click.group("goals")
+def goals_group() -> None:
+    """Goals: a DAG with one active goal, each with a plan of at most 20 steps; each change is a journaled tick."""
+
+
+@goals_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array of the goals, oldest first.")
+@click.pass_obj
+def goals_list(state: Any, as_json: bool) -> None:
+    """List the goals: id, status, title, priority, progress, plan steps and parent."""
+    from agi_core.autonomy import goals
+
+    found = goals.all_goals(state.open_kernel(existing=True).store)
+    if as_json:
+        click.echo(json.dumps([to_data(goal) for goal in found], indent=2, ensure_ascii=False))
+        return
+    for goal in found:
+        click.echo(goals.line(goal))
+        for number, step in enumerate(goal.plan, 1):
+            click.echo(f"  {number}. [{step.status}] {step.do} (assumes: {step.assumes})")
+    if not found:
+        click.echo("no goals yet; add one with: agi goals add 'learn French'")
+
+
+@goals_group.command("add")
+@click.argument("text")
+@click.option("--parent", metavar="ID", help="Make it a subgoal of goal ID.")
+@click.option("--priority", type=float, default=0.5, show_default=True, help="From 0 to 1.")
+@click.option("--step", "steps", multiple=True, metavar="'DO | ASSUMPTION'", help="A plan step (repeat, in order).")
+@click.option("--activate", is_flag=True, help="Make it the active goal (else only when none is active).")
+@click.option("--split", is_flag=True, help="Confirm a plan over 20 steps: split it into subgoals.")
+@click.pass_obj
+def goals_add(
+    state: Any, text: str, parent: str | None, priority: float, steps: tuple[str, ...], activate: bool, split: bool
+) -> None:
+    """Add goal TEXT with its plan (--step, else a heuristic one); a journaled tick."""
+    args = {"title": text, "parent": parent, "priority": priority, "steps": list(steps), "activate": activate}
+    click.echo(state.open_kernel().command("goal_add", {**args, "split": split}).final_output)
+
+
+def _status_command(name: str, status: str, summary: str) -> None:
+    @goals_group.command(name, help=summary)
+    @click.argument("goal_id", metavar="ID")
+    @click.pass_obj
+    def command(state: Any, goal_id: str) -> None:
+        click.echo(state.open_kernel(existing=True).command("goal_set", {"id": goal_id, "status": status}).final_output)
+
+
+_status_command("done", "done", "Mark goal ID done; the next open goal becomes active.")
+_status_command("fail", "failed", "Mark goal ID failed; the next open goal becomes active.")
+_status_command("block", "blocked", "Mark goal ID blocked (waiting on something); the next open goal becomes active.")
+_status_command("activate", "active", "Make goal ID the active goal.")
+
+
+@goals_group.command("move")
+@click.argument("goal_id", metavar="ID")
+@click.option("--parent", metavar="ID", help="The new parent; leave out to move the goal to the top.")
+@click.pass_obj
+def goals_move(state: Any, goal_id: str, parent: str | None) -> None:
+    """Put goal ID under another goal (a move that makes a cycle is refused)."""
+    click.echo(state.open_kernel(existing=True).command("goal_move", {"id": goal_id, "parent": parent}).final_output)
+
+
+@goals_group.command("step")
+@click.pass_obj
+def goals_step(state: Any) -> None:
+    """Run the active goal's next plan step as one tick (a contradicted assumption replans)."""
+    click.echo(state.open_kernel(existing=True).command("goal_step", {}).final_output)
