@@ -33,10 +33,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agi_core import inputs
+from agi_core.autonomy.goal_phrases import goal_request
 from agi_core.autonomy.jobs import JOB_NAME
 from agi_core.autonomy.when import parse_duration_ms
 from agi_core.brain import answer
-from agi_core.autonomy.goal_phrases import goal_request
 from agi_core.brain.stage0 import phrases
 from agi_core.brain.stage0.habits import HABIT_AGENTS, file_request
 from agi_core.brain.stage0.mathparse import expression_in
