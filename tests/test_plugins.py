@@ -159,7 +159,7 @@ def test_plugins_json_lists_name_version_hooks(tmp_path):
     result = CliRunner().invoke(make_cli(), ["--db", str(tmp_path / "a.db"), "plugins", "--json"])
     data = json.loads(result.output)
     by_name = {row["name"]: row for row in data["plugins"]}
-    assert by_name["stage0"]["hooks"] == ["agi_register_brains", "agi_register_router_agents"]
+    assert by_name["stage0"]["hooks"] == ["agi_register_brains", "agi_register_modules", "agi_register_router_agents"]
     assert by_name["tools"]["version"] == "0.1.0" and by_name["tools"]["builtin"] is True
     assert data["failures"] == []
 

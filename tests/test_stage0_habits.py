@@ -88,7 +88,7 @@ def test_why_did_you_say_that_explains_the_previous_tick(tmp_path):
     assert replies[0] == "I haven’t said anything yet, so there is nothing to explain."
     assert replies[3] == (
         "I said “The capital of France is Paris.” because knowledge_agent handled it (rule matched_R3_knowledge); "
-        'it cited ev-30a93e657869: sem_read world/entity/france/capital = "Paris", '
+        'it cited ev-7f682884c38b: sem_read world/entity/france/capital = "Paris", '
         "and the council said evidence_check approve "
         "(every claim cites a SEM read); value_check approve (claimed values equal the SEM values)."
     )
