@@ -22,6 +22,7 @@ import pytest
 
 from agi_core.kernel import Kernel
 from agi_core.memory.conformance import BackendConformance
+from agi_core.memory.conformance.harness import DECLARED_LACK
 from agi_core.plugins import Plugins
 
 __all__ = [
@@ -50,6 +51,24 @@ def pytest_configure(config: pytest.Config) -> None:
     """With ``--agi-backend``, the conformance suite's test file joins the collection."""
     if config.getoption("agi_backend", default=None) and str(CONFORMANCE_TESTS) not in config.args:
         config.args.append(str(CONFORMANCE_TESTS))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A check of the conformance suite that skips for any reason but a part the backend declares it
+    lacks (``Harness.lacks``) is reported as failed: a conformance run never passes by skipping."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    cls = getattr(item, "cls", None)
+    check = getattr(item, "originalname", "")
+    if not (report.when == "call" and report.skipped and not hasattr(report, "wasxfail")):
+        return
+    if cls is None or not issubclass(cls, BackendConformance) or not hasattr(BackendConformance, check):
+        return
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    if DECLARED_LACK not in reason:
+        report.outcome = "failed"
+        report.longrepr = f"{check} skipped ({reason}); a conformance check may skip only a part in lacks"
 
 
 def builtin_plugins(*extra: Any) -> Plugins:

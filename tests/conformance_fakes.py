@@ -16,6 +16,7 @@ from typing import Any
 import attrs
 
 from agi_core.hookspecs import Register, hookimpl
+from agi_core.journal_key import JournalKey
 from agi_core.memory.backend import RollbackReport
 from agi_core.memory.keys import MAX_KEY_CHARS
 from agi_core.memory.sqlite_store import SqliteStore
@@ -231,6 +232,19 @@ class FakeModuleStateShared(SqliteStore):
         return super().module_state_items("shared")
 
 
+class FakeNoModuleState(SqliteStore):
+    """Has no module state at all (a backend written before the part existed), yet claims the whole protocol."""
+
+    module_state_get = module_state_put = module_state_delete = module_state_items = module_state_sizes = None
+
+
+class FakeSealSkipsModuleState(SqliteStore):
+    """Its seal does not cover module state: rows edited outside the journal go unnoticed."""
+
+    def seal_problems(self, key: JournalKey, head_tick: int) -> list[str]:
+        return [p for p in super().seal_problems(key, head_tick) if not p.startswith("module_state ")]
+
+
 class FakeGoalsMoveOnUpdate(SqliteStore):
     """An updated goal moves to the end of the order (a replace instead of an update)."""
 
@@ -300,6 +314,8 @@ FAKES = {
     "fake_goals_move_on_update": FakeGoalsMoveOnUpdate,
     "fake_meta_first_wins": FakeMetaFirstWins,
     "fake_module_state_shared": FakeModuleStateShared,
+    "fake_no_module_state": FakeNoModuleState,
+    "fake_seal_skips_module_state": FakeSealSkipsModuleState,
     "fake_working_merges": FakeWorkingMerges,
 }
 

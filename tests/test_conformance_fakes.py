@@ -70,6 +70,11 @@ EXPECTED.update(
         "fake_goals_move_on_update": ["test_goals_keep_the_order_they_were_first_put_in"],
         "fake_meta_first_wins": ["test_meta_keeps_the_last_value_per_key"],
         "fake_module_state_shared": ["test_module_state_is_namespaced_last_write_wins_and_undone_with_its_savepoint"],
+        "fake_no_module_state": [
+            "test_module_state_is_namespaced_last_write_wins_and_undone_with_its_savepoint",
+            "test_module_state_changed_outside_the_journal_is_named",
+        ],
+        "fake_seal_skips_module_state": ["test_module_state_changed_outside_the_journal_is_named"],
         "fake_working_merges": ["test_working_memory_is_replaced_whole"],
     }
 )
@@ -152,3 +157,47 @@ def test_pytest_agi_backend_with_an_unknown_name_lists_the_installed_ones(tmp_pa
     done = _pytest_in(tmp_path, "--agi-backend=nosuch", "-k", "byte_for_byte")
     assert done.returncode == 1
     assert "no memory backend named 'nosuch'; installed: sqlite" in done.stdout
+
+
+PARTIAL = """
+import pytest
+from agi_core.testing import BackendConformance
+
+
+class TestDeclared(BackendConformance):
+    backend_name = "fake_no_module_state"
+    plugin_modules = ("conformance_fakes",)
+    lacks = frozenset({"module state"})
+
+
+class TestOwnSkip(BackendConformance):
+    backend_name = "sqlite"
+
+    def test_goals_keep_the_order_they_were_first_put_in(self, open_store):
+        pytest.skip("not today")
+"""
+
+
+def test_a_check_skips_only_for_a_part_the_backend_declares_it_lacks(tmp_path: Path) -> None:
+    """Declared in ``lacks``: the module-state checks skip. Any other skip of a suite check is a failure."""
+    (tmp_path / "test_partial.py").write_text(PARTIAL, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(TESTS)])}
+    checks = "module_state or goal"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v", "test_partial.py", "-k", checks],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    found = re.findall(r"^test_partial.py::(\w+)::(\w+) (PASSED|FAILED|SKIPPED)", done.stdout, re.M)
+    assert sorted(found) == [
+        ("TestDeclared", "test_goals_keep_the_order_they_were_first_put_in", "PASSED"),
+        ("TestDeclared", "test_module_state_changed_outside_the_journal_is_named", "SKIPPED"),
+        ("TestDeclared", "test_module_state_is_namespaced_last_write_wins_and_undone_with_its_savepoint", "SKIPPED"),
+        ("TestOwnSkip", "test_goals_keep_the_order_they_were_first_put_in", "FAILED"),
+        ("TestOwnSkip", "test_module_state_changed_outside_the_journal_is_named", "PASSED"),
+        ("TestOwnSkip", "test_module_state_is_namespaced_last_write_wins_and_undone_with_its_savepoint", "PASSED"),
+    ], done.stdout
+    assert "skipped (Skipped: not today); a conformance check may skip only a part in lacks" in done.stdout

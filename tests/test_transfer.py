@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 SAID = "the capital of Peru is Lima\nmy favorite color is green\n2*21\nwhat is the capital of Peru?\n"
@@ -64,3 +65,33 @@ def test_import_into_an_existing_agent_is_refused(run_agi, tmp_path: Path):
     again = run_agi(last, "import", str(tmp_path / "first.jsonl"), "--key-file", f"{first}.key")
     assert again.returncode == 1
     assert again.stderr == f"Error: {last} already holds an agent; import into a new database (or a new agent name)\n"
+
+
+NOTEBOOK = Path(__file__).with_name("modules") / "notebook_plugin.py"
+
+
+def test_module_state_moves_with_the_agent_and_the_moved_agent_replays_equal(run_agi, plugin_site, tmp_path: Path):
+    site = plugin_site("notebook", NOTEBOOK.read_text(encoding="utf-8"))
+    first, last = tmp_path / "first.db", tmp_path / "last.db"
+
+    def agi(db: Path, *args: str, stdin: str = ""):
+        done = run_agi(db, *args, site=site, plugins="notebook", stdin=stdin)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    agi(first, "run", stdin="hello\nnotebook?\n")
+    agi(first, "export", "-o", str(tmp_path / "first.jsonl"))
+    lines = (tmp_path / "first.jsonl").read_text(encoding="utf-8").splitlines()
+    start = lines.index('{"table":"module_state","columns":["module","key","value","tick"],"rows":2}')
+    assert lines[start + 1 : start + 3] == [
+        '["notebook","last","\\"I have seen 2 inputs.\\"",2]',
+        '["notebook","seen","2",2]',
+    ]
+    agi(last, "import", str(tmp_path / "first.jsonl"), "--key-file", f"{first}.key")
+    shown = agi(last, "modules", "show", "notebook", "--json").stdout
+    assert json.loads(shown) == {"seen": 2, "last": "I have seen 2 inputs."}
+    agi(last, "export", "-o", str(tmp_path / "last.jsonl"))
+    assert (tmp_path / "last.jsonl").read_bytes() == (tmp_path / "first.jsonl").read_bytes()
+    assert agi(last, "replay").stdout.startswith("replay equal: 2 ticks (1..2)")
+    assert "state OK: every row matches the seal at tick 2" in agi(last, "journal", "verify").stdout
+    assert agi(last, "run", stdin="notebook?\n").stdout == "I have seen 3 inputs.\n"

@@ -537,15 +537,17 @@ class MemoryBackend(
     IntentStore,
     JobStore,
     GoalStore,
+    ModuleStateStore,
     SealStore,
     CheckpointStore,
     Protocol,
 ):
     """Everything the kernel stores, one agent per instance.
 
-    The RLM and long-term rows are reached through :meth:`rlm_rows` and :meth:`ltm_rows`;
-    module state through :class:`ModuleStateStore` when the backend provides it
-    (``isinstance(backend, ModuleStateStore)``).
+    The RLM and long-term rows are reached through :meth:`rlm_rows` and :meth:`ltm_rows`.
+    The kernel still checks ``isinstance(backend, ModuleStateStore)`` / ``GoalStore`` before
+    using those parts, so a partial backend runs (without modules' state, refusing goals); the
+    conformance suite fails it unless its conformance class declares the part in ``lacks``.
     """
 
     def rlm_rows(self) -> RlmRows:

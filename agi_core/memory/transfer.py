@@ -39,6 +39,7 @@ TABLES = (
     "blobs",
     "jobs",
     "goals",
+    "module_state",
     "rlm_states",
     "rlm_variables",
     "rlm_mutations",
@@ -129,7 +130,7 @@ def _feature(table: str) -> str:
         return "RLM state"
     if table.startswith("ltm_"):
         return "long-term memory"
-    return "scheduled jobs" if table == "jobs" else table
+    return {"jobs": "scheduled jobs", "module_state": "module state"}.get(table, table)
 
 
 # -- the backends' raw rows ---------------------------------------------------------------

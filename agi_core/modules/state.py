@@ -18,6 +18,7 @@ import jsonschema
 import orjson
 
 from agi_core.errors import ValidationError
+from agi_core.inputs import clean_text
 from agi_core.memory.backend import ModuleStateStore
 from agi_core.serialization import dumps
 
@@ -99,10 +100,11 @@ class ModuleState:
 
     def _put(self, key: str, value: Any) -> None:
         self._writable()
-        if not isinstance(key, str) or not key or len(key) > MAX_KEY_CHARS:
+        # NUL and lone surrogates: no backend stores them alike (PostgreSQL TEXT has no NUL), so none gets them
+        if not isinstance(key, str) or not key or len(key) > MAX_KEY_CHARS or "\x00" in key or clean_text(key) != key:
             raise ModuleStateError(
                 f"module {self.module!r}: state key {key!r} refused; "
-                f"use a non-empty string of at most {MAX_KEY_CHARS} characters"
+                f"use a non-empty string of at most {MAX_KEY_CHARS} characters, without NUL or lone surrogates"
             )
         try:
             text = dumps(value)

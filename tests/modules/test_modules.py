@@ -314,3 +314,40 @@ def test_an_inline_module_runs_in_the_ticks_thread_and_its_exception_is_still_is
         record = kernel.tick("2 + 3")
         assert record.final_output == "2 + 3 = 5"
         assert calls(record) == [("inline_mod", "perceive", True), ("inline_mod", "observe", "ValueError: inline boom")]
+
+
+def test_a_state_key_no_backend_stores_alike_is_refused_in_one_line(tmp_path):
+    """NUL (PostgreSQL TEXT cannot hold it) and lone surrogates are refused before any backend sees them."""
+
+    class Keys:
+        name = "keys"
+
+        def perceive(self, ctx):
+            refused = []
+            for key in ("a\x00b", "a\ud800b"):
+                try:
+                    ctx.own.put(key, 1)
+                except ModuleStateError as exc:
+                    refused.append(str(exc))
+            ctx.own.put("ok", 1)
+            return refused
+
+    class Plugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(Keys())
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        record = kernel.tick("2 + 3")
+        rule = "use a non-empty string of at most 200 characters, without NUL or lone surrogates"
+        assert calls(record) == [
+            (
+                "keys",
+                "perceive",
+                [
+                    f"module 'keys': state key 'a\\x00b' refused; {rule}",
+                    f"module 'keys': state key 'a\\ud800b' refused; {rule}",
+                ],
+            )
+        ]
+        assert dict(kernel.store.module_state_items("keys")) == {"ok": 1}

@@ -11,12 +11,15 @@ from typing import Any
 import pytest
 
 from agi_core.kernel import Kernel
-from agi_core.memory.backend import MemoryBackend
+from agi_core.memory.backend import GoalStore, MemoryBackend, ModuleStateStore
 from agi_core.model import EpisodicEntry, SemanticEntry
 from agi_core.plugins import Plugins
 
 SEED = "conformance"
 STAMP = "2026-01-01T00:00:0{}Z"  # updated_at of the n-th write (n < 10): ordered as text too
+# the parts of the protocol a partial backend may declare it lacks (Harness.lacks), and their protocols
+OPTIONAL_PARTS: dict[str, type] = {"module state": ModuleStateStore, "goals": GoalStore}
+DECLARED_LACK = "the backend declares it lacks"  # the only reason a check of the suite may skip for
 
 
 def fact(key: str, value: Any, n: int = 1) -> SemanticEntry:
@@ -69,13 +72,35 @@ class Harness:
 
     backend_name: str = ""
     plugin_modules: tuple[str, ...] = ()
+    lacks: frozenset[str] = frozenset()  # parts of OPTIONAL_PARTS the backend does not implement: their checks skip
 
     @pytest.fixture
     def backend(self, request: pytest.FixtureRequest) -> str:
         name = self.backend_name or request.config.getoption("agi_backend", default=None)
         if not name:
             pytest.skip("no backend named: set backend_name, or run pytest --agi-backend=NAME")
+        unknown = sorted(set(self.lacks) - set(OPTIONAL_PARTS))
+        if unknown:
+            pytest.fail(f"lacks names {unknown[0]!r}, not an optional part; known: {', '.join(OPTIONAL_PARTS)}")
         return str(name)
+
+    def has(self, store: object, part: str) -> bool:
+        """Whether ``store`` implements the optional ``part`` (a key of ``OPTIONAL_PARTS``)."""
+        return isinstance(store, OPTIONAL_PARTS[part])
+
+    def require(self, store: object, part: str) -> None:
+        """A check of ``part``: skips when the backend lacks it and says so in ``lacks``, fails when it lacks
+        it without saying so (a backend that claims the whole protocol), and runs otherwise."""
+        if self.has(store, part):
+            return
+        if part in self.lacks:
+            pytest.skip(f"{DECLARED_LACK} {part} (lacks = {sorted(self.lacks)})")
+        protocol = OPTIONAL_PARTS[part].__name__
+        pytest.fail(
+            f"the {type(store).__name__} backend lacks {part} (the {protocol} methods) yet claims the whole "
+            f"protocol; implement them, or declare lacks = frozenset({{{part!r}}}) in its conformance class",
+            pytrace=False,
+        )
 
     def plugins(self) -> Plugins:
         if self.plugin_modules:

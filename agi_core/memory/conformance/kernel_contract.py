@@ -17,8 +17,9 @@ from agi_core import checkpoints
 from agi_core.brain.messages import F4_AGENT_FAILURE
 from agi_core.integrity import verify_agent
 from agi_core.kernel import Kernel
+from agi_core.memory.backend import GoalStore, ModuleStateStore
 from agi_core.memory.conformance import brains
-from agi_core.memory.conformance.harness import SEED, Harness, fact, job
+from agi_core.memory.conformance.harness import SEED, Harness, fact, goal, job
 from agi_core.model import JournalRecord
 from agi_core.replay import replay_records
 from agi_core.serialization import to_data
@@ -41,6 +42,7 @@ with Kernel.open(path, plugins=plugins, backend=backend) as kernel:
 
 def stored_state(kernel: Kernel) -> dict[str, Any]:
     store = kernel.store
+    modules = store.module_state_sizes() if isinstance(store, ModuleStateStore) else {}
     return {
         "facts": [to_data(e) for e in store.facts()],
         "episodes": [to_data(e) for e in store.episodes()],
@@ -48,7 +50,8 @@ def stored_state(kernel: Kernel) -> dict[str, Any]:
         "journal": list(store.journal_rows()),
         "meta": {k: v for k, v in store.meta_items() if k not in ("state_seal",)},
         "jobs": store.all_jobs(),
-        "goals": store.goals(),
+        "goals": store.goals() if isinstance(store, GoalStore) else [],
+        "module_state": {module: store.module_state_items(module) for module in sorted(modules)},
         "intents": store.intents(),
     }
 
@@ -95,16 +98,27 @@ class KernelContract(Harness):
         kernel = self._agent(open_agent)
         kernel.tick("remember blue")
         kernel.command("state", {"op": "create_state", "args": {"prompt": "plan the trip"}})
-        with kernel.store.tick_transaction():
-            kernel.store.put_job(job("daily", 100))
+        store, modules, goals = kernel.store, self.has(kernel.store, "module state"), self.has(kernel.store, "goals")
+        with store.tick_transaction():
+            store.put_job(job("daily", 100))
+            if modules:
+                store.module_state_put("notes", "seen", 2, 2)
+            if goals:
+                store.put_goal(goal("g-a", "open"))
         checkpoints.create(kernel, "two")
         saved = stored_state(kernel)
         states = kernel.store.rlm_rows().state_ids()
         kernel.tick("remember red")
         kernel.command("put_fact", {"key": "world/city/paris/country", "value": "france"})
-        with kernel.store.tick_transaction():
-            kernel.store.put_job(job("hourly", 5))
-            kernel.store.delete_job("daily")
+        with store.tick_transaction():
+            store.put_job(job("hourly", 5))
+            store.delete_job("daily")
+            if modules:
+                store.module_state_put("notes", "seen", 4, 4)
+                store.module_state_put("tally", "n", 1, 4)
+            if goals:
+                store.put_goal(goal("g-a", "done"))
+                store.put_goal(goal("g-b", "open"))
         undone = list(kernel.store.journal_rows(since=2))
         report = checkpoints.rollback(kernel, "two")
         assert (report.tick, report.archived_ticks, kernel.tick_count) == (2, 2, 2)
@@ -176,6 +190,22 @@ class KernelContract(Harness):
             kernel.store.sem_write(fact("user/person/self/mood", "forged", 9), 2)
         problems = verify_agent(kernel.store, kernel.journal_key).problems()
         assert problems == ["STATE_CHANGED facts key 'user/person/self/mood': added outside the journal"]
+
+    def test_module_state_changed_outside_the_journal_is_named(self, open_agent: Opener) -> None:
+        kernel = self._agent(open_agent)
+        self.require(kernel.store, "module state")
+        kernel.tick("remember blue")
+        with kernel.store.tick_transaction():
+            kernel.store.module_state_put("notes", "seen", 1, 1)
+        kernel.seal()  # sealed as it is now: the rows above are part of the sealed state
+        assert verify_agent(kernel.store, kernel.journal_key).problems() == []
+        with kernel.store.tick_transaction():  # writes that no tick made
+            kernel.store.module_state_put("notes", "seen", 99, 1)
+            kernel.store.module_state_put("notes", "forged", True, 1)
+        assert sorted(verify_agent(kernel.store, kernel.journal_key).problems()) == [
+            "STATE_CHANGED module_state key 'notes/forged': added outside the journal",
+            "STATE_CHANGED module_state key 'notes/seen': changed outside the journal",
+        ]
 
     def test_a_forged_journal_record_is_detected_at_its_tick(self, open_agent: Opener) -> None:
         kernel = self._agent(open_agent)

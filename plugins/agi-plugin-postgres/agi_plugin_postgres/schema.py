@@ -77,6 +77,15 @@ AGENT_STEPS.append(
         ],
     )
 )
+AGENT_STEPS.append(
+    (
+        "p007_module_state",  # cognitive modules' own state (agi_core.modules); the SQLite store's m012_module_state
+        [
+            "CREATE TABLE {s}.module_state (module TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, "
+            "tick BIGINT NOT NULL, PRIMARY KEY (module, key))",
+        ],
+    )
+)
 
 WORLD_STEPS: list[tuple[str, list[str]]] = [
     (

@@ -3,7 +3,7 @@
 Each sealed row has ``HMAC(key, table|row key|row)`` in ``_agi_seal_rows``; the seal in meta is
 ``tick digest mac`` with the digest the sum of the row hashes modulo 2**256. Facts and
 episodes carry their tick, so sealing hashes only the rows written since the last seal;
-working memory, meta, jobs and goals are hashed in full. :func:`check` recomputes every row.
+working memory, meta, jobs, goals and module state are hashed in full. :func:`check` recomputes every row.
 Everything runs on the caller's connection, inside its transaction.
 """
 
@@ -32,6 +32,7 @@ TABLES: dict[str, tuple[str, bool, str]] = {
         "id, parent, description, status, priority, progress, plan, assumptions, created_tick, updated_tick, "
         "replans, seq",
     ),
+    "module_state": ("module || '/' || key", False, "module, key, value, tick"),
 }
 
 
@@ -46,6 +47,11 @@ def _rows(conn: Any, s: str, table: str, since: int | None = None) -> Iterator[t
         where, params = "WHERE tick > %s", (since,)
     for row in conn.execute(f"SELECT {key_sql}, {tick_sql}, {columns} FROM {s}.{table} {where}", params):
         yield str(row[0]), int(row[1] or 0), json.dumps(list(row[2:]), ensure_ascii=False, default=str)
+
+
+def tables_of(conn: Any, s: str) -> set[str]:
+    """The tables that exist in schema ``s`` (a checkpoint's snapshot lacks those added after it)."""
+    return {row[0] for row in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = %s", (s,))}
 
 
 def read_seal(conn: Any, s: str) -> tuple[int, int, str] | None:
@@ -105,9 +111,13 @@ def check(conn: Any, s: str, key: JournalKey, head_tick: int) -> list[str]:
     if sum(int(h, 16) for h in sealed.values()) % MOD != digest:
         problems.append("the seal's row hashes were edited (their sum is not the sealed digest)")
     current = tick == head_tick
+    present = tables_of(conn, s)
     for table, (_key_sql, ticked, _columns) in TABLES.items():
         if not (ticked or current):
             continue  # changed by ticks after the seal: covered by the journal chain until the next seal
+        if table not in present:  # a checkpoint's snapshot taken before the table was added: it held no rows
+            problems.extend(f"{table} key {k!r}: deleted outside the journal" for (t, k) in sealed if t == table)
+            continue
         seen = set()
         for row_key, row_tick, text in _rows(conn, s, table):
             seen.add(row_key)

@@ -14,6 +14,7 @@ from typing import Any
 from agi_core.journal_key import JournalKey
 from agi_core.memory.backend import CheckpointError
 from agi_plugin_postgres import ltm, rlm
+from agi_plugin_postgres.seal import tables_of
 
 STATE_TABLES = (
     "meta",
@@ -24,6 +25,7 @@ STATE_TABLES = (
     "intents",
     "jobs",
     "goals",
+    "module_state",
     "_agi_seal_rows",
     *rlm.TRANSFER,
     *ltm.TRANSFER,
@@ -53,6 +55,7 @@ TRANSFER_TABLES = {
         "replans",
         "seq",
     ),
+    "module_state": ("module", "key", "value", "tick"),
     **rlm.TRANSFER,
     **ltm.TRANSFER,
 }
@@ -67,6 +70,7 @@ ORDER = {
     "blobs": 'hash COLLATE "C"',
     "jobs": 'name COLLATE "C"',
     "goals": "seq",
+    "module_state": 'module COLLATE "C", key COLLATE "C"',
     **rlm.ORDER,
     **ltm.ORDER,
 }
@@ -141,9 +145,11 @@ def restore(conn: Any, schema: str, name: str, rollback_id: Any) -> tuple[int, i
         f"SELECT tick, id, record, chain FROM {schema}.journal WHERE tick > %s ORDER BY tick", (tick,)
     ).fetchall()
     identity = conn.execute(f"SELECT key, value FROM {schema}.meta WHERE key = ANY(%s)", (list(KEPT_META),)).fetchall()
+    held = tables_of(conn, snap)  # a snapshot taken before a table was added held none of its rows
     for table in STATE_TABLES:
         conn.execute(f"DELETE FROM {schema}.{table}")
-        conn.execute(f"INSERT INTO {schema}.{table} SELECT * FROM {snap}.{table}")
+        if table in held:
+            conn.execute(f"INSERT INTO {schema}.{table} SELECT * FROM {snap}.{table}")
     with conn.cursor() as cur:
         cur.executemany(
             f"INSERT INTO {schema}.meta (key, value) VALUES (%s, %s) "

@@ -438,6 +438,32 @@ class PostgresStore:
         )
         return dict(zip(jobs_table.COLUMNS, row, strict=True)) if row else None
 
+    # -- module state (agi_core.modules) --------------------------------------------------
+    def module_state_get(self, module: str, key: str) -> Any | None:
+        row = self._one("SELECT value FROM {s}.module_state WHERE module = %s AND key = %s", (module, key))
+        return None if row is None else orjson.loads(row[0])
+
+    def module_state_put(self, module: str, key: str, value: Any, tick: int = 0) -> None:
+        """Last write wins; the value is stored as canonical JSON text, as on SQLite."""
+        self._run(
+            "INSERT INTO {s}.module_state (module, key, value, tick) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT (module, key) DO UPDATE SET value = excluded.value, tick = excluded.tick",
+            (module, key, dumps(value), tick),
+        )
+
+    def module_state_delete(self, module: str, key: str) -> bool:
+        return self._run("DELETE FROM {s}.module_state WHERE module = %s AND key = %s", (module, key)) > 0
+
+    def module_state_items(self, module: str) -> list[tuple[str, Any]]:
+        rows = self._all(
+            'SELECT key, value FROM {s}.module_state WHERE module = %s ORDER BY key COLLATE "C"', (module,)
+        )
+        return [(key, orjson.loads(text)) for key, text in rows]
+
+    def module_state_sizes(self) -> dict[str, tuple[int, int]]:
+        rows = self._all("SELECT module, count(*), sum(octet_length(value)) FROM {s}.module_state GROUP BY module")
+        return {module: (int(count), int(size or 0)) for module, count, size in rows}
+
     # -- goals (agi_core.autonomy.goals) ---------------------------------------------------
     def goals(self) -> list[dict[str, Any]]:
         rows = self._all(f"SELECT {_GOAL_COLUMNS} FROM {{s}}.goals ORDER BY seq")
