@@ -55,6 +55,7 @@ class ReplayReport:
     ticks: int
     first_tick: int
     mismatch: Mismatch | None = None
+    fields: int = len(REPLAY_FIELDS)  # compared in every tick: 11, up to 16 in records that have the newer fields
 
     @property
     def ok(self) -> bool:
@@ -64,17 +65,21 @@ class ReplayReport:
         if self.mismatch is not None:
             return self.mismatch.headline()
         last = self.first_tick + self.ticks - 1
-        return f"replay equal: {self.ticks} ticks ({self.first_tick}..{last}), {len(REPLAY_FIELDS)} fields each"
+        return f"replay equal: {self.ticks} ticks ({self.first_tick}..{last}), {self.fields} fields each"
 
 
 RECORDED_SINCE: tuple[str, ...] = ("hook_order", "modules")  # compared too, in records that have them (newer journals)
 
 
+def compared_fields(recorded: dict[str, Any]) -> tuple[str, ...]:
+    """The eleven rulebook fields, then ``hook_order``, ``modules``, the plan, the goal and the
+    beliefs when the record has them (journals written before those fields lack them)."""
+    return (*REPLAY_FIELDS, *(field for field in (*RECORDED_SINCE, *TICK_STATE_FIELDS) if field in recorded))
+
+
 def compare(recorded: dict[str, Any], actual: dict[str, Any]) -> Mismatch | None:
-    """The first of the eleven fields (then ``hook_order``, ``modules``, the plan, the goal and the
-    beliefs, when recorded) whose canonical JSON differs, if any."""
-    fields = (*REPLAY_FIELDS, *(field for field in (*RECORDED_SINCE, *TICK_STATE_FIELDS) if field in recorded))
-    for field in fields:
+    """The first of :func:`compared_fields` whose canonical JSON differs, if any."""
+    for field in compared_fields(recorded):
         if dumps(recorded.get(field)) != dumps(actual.get(field)):
             return Mismatch(int(recorded["tick"]), field, recorded.get(field), actual.get(field))
     return None
@@ -129,7 +134,11 @@ def replay_records(
             workspace=Path(scratch) / "workspace",
             backend=backend,
         )
-        first, count = kernel.tick_count + 1, 0
+        first, count, fields = (
+            kernel.tick_count + 1,
+            0,
+            len(REPLAY_FIELDS) + len(RECORDED_SINCE) + len(TICK_STATE_FIELDS),
+        )
         try:
             for item in records:
                 text = item if isinstance(item, str) else None
@@ -141,17 +150,18 @@ def replay_records(
                 require_tools(kernel.tools, record)
                 replayed = kernel.replay_tick(record)
                 count += 1
+                fields = min(fields, len(compared_fields(record)))
                 if text is not None and kernel.last_journal_text == text:
                     continue
                 mismatch = compare(record, to_data(replayed))
                 if mismatch is not None:
-                    return ReplayReport(count, first, mismatch)
+                    return ReplayReport(count, first, mismatch, fields)
         except ReplayMismatch as exc:
             tick = first + count
-            return ReplayReport(count, first, Mismatch(tick, "externals", str(exc), None))
+            return ReplayReport(count, first, Mismatch(tick, "externals", str(exc), None), fields)
         finally:
             kernel.close()
-    return ReplayReport(count, first)
+    return ReplayReport(count, first, fields=fields if count else len(REPLAY_FIELDS))
 
 
 def replay(

@@ -201,7 +201,7 @@ def test_sigkill_between_intent_and_receipt_is_reported_and_never_rerun(tmp_path
     assert log.read_text() == "hello -\n"  # not run again
     verified = _agi(env, db, "journal", "verify")
     assert (verified.returncode, verified.stdout.splitlines()[0]) == (0, "journal OK: 3 records, chain intact")
-    assert _agi(env, db, "replay").stdout == "replay equal: 3 ticks (1..3), 11 fields each\n"
+    assert _agi(env, db, "replay").stdout == "replay equal: 3 ticks (1..3), 16 fields each\n"
 
     retried = _agi(env, db, "intents", "--retry", "2")
     assert (retried.returncode, retried.stderr) == (
@@ -214,7 +214,7 @@ def test_sigkill_between_intent_and_receipt_is_reported_and_never_rerun(tmp_path
         "append_line failed: abandoned: the intent of tick 2 was never confirmed; its effect is unknown\n"
     )
     assert _agi(env, db, "intents").stdout == "no pending intents\n"
-    assert _agi(env, db, "replay").stdout == "replay equal: 4 ticks (1..4), 11 fields each\n"
+    assert _agi(env, db, "replay").stdout == "replay equal: 4 ticks (1..4), 16 fields each\n"
     assert log.read_text() == "hello -\n"
 
 
@@ -264,7 +264,7 @@ def test_an_idempotent_intent_can_be_retried_with_the_same_key(tmp_path):
     assert first.startswith("hello agi-")
     assert _agi(env, db, "intents", "--json").stdout == "[]\n"
     assert _agi(env, db, "journal", "verify").returncode == 0
-    assert _agi(env, db, "replay").stdout == "replay equal: 3 ticks (1..3), 11 fields each\n"
+    assert _agi(env, db, "replay").stdout == "replay equal: 3 ticks (1..3), 16 fields each\n"
 
 
 def test_retry_and_abandon_refuse_an_unknown_intent(tmp_path):

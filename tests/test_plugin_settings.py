@@ -206,7 +206,7 @@ def test_agi_config_set_list_unset(tmp_path, monkeypatch):
     )
     assert agi("config", "set", "clock_every_s", "3").output.startswith("Error: 'clock_every_s' is not PLUGIN.KEY;")
     assert agi("config", "unset", "sensors.clock_every_s").output == "sensors.clock_every_s = 30 (default)\n"
-    assert agi("replay").output == "replay equal: 2 ticks (1..2), 11 fields each\n"
+    assert agi("replay").output == "replay equal: 2 ticks (1..2), 16 fields each\n"
 
 
 def test_the_clock_setting_reaches_the_clock_sensor(tmp_path, monkeypatch):

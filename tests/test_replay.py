@@ -41,7 +41,7 @@ def test_a_thousand_mixed_ticks_replay_equal(tmp_path):
     _record(tmp_path / "a.db", 1000)
     report = replay(tmp_path / "a.db", seed="r", plugins=builtin_plugins())
     assert report.ok and report.ticks == 1001
-    assert report.summary() == "replay equal: 1001 ticks (1..1001), 11 fields each"
+    assert report.summary() == "replay equal: 1001 ticks (1..1001), 16 fields each"
 
 
 def test_an_edited_journal_value_is_named_by_replay_and_verify(tmp_path):
@@ -123,7 +123,7 @@ def test_cli_replay_exit_codes_and_output(tmp_path):
     _record(db, 12)
     cli = make_cli()
     ok = CliRunner().invoke(cli, ["--db", str(db), "--seed", "r", "replay"])
-    assert (ok.exit_code, ok.output) == (0, "replay equal: 13 ticks (1..13), 11 fields each\n")
+    assert (ok.exit_code, ok.output) == (0, "replay equal: 13 ticks (1..13), 16 fields each\n")
     with open_kernel(db, seed="r") as kernel:
         kernel.store.conn.execute("UPDATE journal SET record = replace(record, '12 + 30 = 42', '12 + 30 = 43')")
     bad = CliRunner().invoke(cli, ["--db", str(db), "--seed", "r", "replay"])
@@ -154,7 +154,7 @@ def test_export_then_import_rebuilds_the_agent(tmp_path):
         "world/entity/moon/distance_km",
     ]
     from_file = CliRunner().invoke(cli, ["--seed", "r", "replay", "--journal", str(tmp_path / "j.jsonl")])
-    assert from_file.output == "replay equal: 13 ticks (1..13), 11 fields each\n"
+    assert from_file.output == "replay equal: 13 ticks (1..13), 16 fields each\n"
 
 
 def test_replay_with_the_wrong_seed_is_one_line(tmp_path):

@@ -18,7 +18,7 @@ def test_replay_without_the_tools_plugin_names_the_tick_and_the_tool(tmp_path, p
     done = run_agi(db, "run", site=site, plugins="weather", stdin="2+2\n/weather Paris\n/no_such_tool x\n")
     assert done.stdout.splitlines()[1] == 'weather: {"sun":true}', done.stderr
     replayed = run_agi(db, "replay", site=site, plugins="weather")
-    assert replayed.stdout == "replay equal: 3 ticks (1..3), 11 fields each\n"
+    assert replayed.stdout == "replay equal: 3 ticks (1..3), 16 fields each\n"
     without = run_agi(db, "replay")
     assert (without.returncode, without.stdout) == (1, "")
     assert without.stderr == (

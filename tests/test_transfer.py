@@ -28,7 +28,7 @@ def test_an_exported_agent_imports_with_every_row_identical_and_replays_equal(ru
     _first, last = _moved(run_agi, tmp_path)
     assert run_agi(last, "export", "-o", str(tmp_path / "last.jsonl")).returncode == 0
     assert (tmp_path / "last.jsonl").read_bytes() == (tmp_path / "first.jsonl").read_bytes()
-    assert run_agi(last, "replay").stdout == "replay equal: 5 ticks (1..5), 11 fields each\n"
+    assert run_agi(last, "replay").stdout == "replay equal: 5 ticks (1..5), 16 fields each\n"
     verified = run_agi(last, "journal", "verify")
     assert verified.returncode == 0 and "state OK: every row matches the seal at tick 5" in verified.stdout
     assert run_agi(last, "run", stdin="what is the capital of Peru?\n").stdout == "The capital of Peru is Lima.\n"

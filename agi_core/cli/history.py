@@ -27,10 +27,11 @@ from agi_core.serialization import to_data
 @click.option("--from", "from_checkpoint", metavar="CHECKPOINT", help="Start from this checkpoint's state.")
 @click.pass_obj
 def replay_command(state: Any, journal_file: Path | None, from_checkpoint: str | None) -> None:
-    """Re-run the recorded ticks from the same seed and compare the 11 rulebook fields.
+    """Re-run the recorded ticks from the same seed and compare them, field by field (docs/replay.md).
 
     Exits 0 when every tick is equal; on the first difference prints
-    REPLAY_MISMATCH tick=N field=F and a diff, and exits 1.
+    REPLAY_MISMATCH tick=N field=F and a diff, and exits 1. Compared: the 11 rulebook
+    fields, then hook_order, modules, plan, goal and beliefs where the record has them.
     """
     if journal_file is not None:
         found: dict[str, bytes] = {}

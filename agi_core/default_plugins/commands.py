@@ -42,7 +42,7 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "replay": (
         "agi_core.cli.history:replay_command",
-        "Re-run the recorded ticks from the same seed and compare the 11 rulebook fields.",
+        "Re-run the recorded ticks from the same seed and compare them, field by field (docs/replay.md).",
     ),
     "journal": ("agi_core.cli.history:journal_group", "Verify, export and import the tamper-evident journal."),
     "config": (

@@ -62,7 +62,7 @@ def test_a_conversation_sets_a_goal_asks_for_the_goals_and_finishes_it(agi):
     records = _records(agi)
     assert [r["router_decision"]["agent"] for r in records] == ["goal_agent"] * 4
     assert [r["goal"]["status"] if r["goal"] else None for r in records] == ["active", "active", None, None]
-    assert agi("replay").stdout == "replay equal: 4 ticks (1..4), 11 fields each\n"
+    assert agi("replay").stdout == "replay equal: 4 ticks (1..4), 16 fields each\n"
 
 
 def test_goals_add_done_fail_block_and_the_next_active_goal(agi):
@@ -82,7 +82,7 @@ def test_goals_add_done_fail_block_and_the_next_active_goal(agi):
         1,
         "Error: no goal 'g-00000000'; list the goals and their ids with: agi goals list\n",
     )
-    assert agi("replay").stdout == "replay equal: 6 ticks (1..6), 11 fields each\n"
+    assert agi("replay").stdout == "replay equal: 6 ticks (1..6), 16 fields each\n"
 
 
 def test_subgoals_form_a_dag_and_a_cycle_is_refused_in_one_line(agi):
@@ -151,7 +151,7 @@ def test_a_contradicted_fact_replans_visible_in_the_journal_and_replay_is_equal(
     assert agi("goals", "step").stdout.startswith("file_list: ")
     [goal] = _goals(agi)
     assert (goal["status"], goal["progress"]) == ("done", 1.0)
-    assert agi("replay").stdout == "replay equal: 5 ticks (1..5), 11 fields each\n"
+    assert agi("replay").stdout == "replay equal: 5 ticks (1..5), 16 fields each\n"
 
 
 def test_a_failing_tool_step_replans_and_a_plan_left_empty_blocks_the_goal(agi):
@@ -170,7 +170,7 @@ def test_a_failing_tool_step_replans_and_a_plan_left_empty_blocks_the_goal(agi):
     tick = _records(agi)[-1]
     assert (tick["observation"]["success"], tick["plan"]["replan"]) == (False, f"{reason} (revised by heuristics)")
     assert [(g["status"], g["plan"][0]["status"]) for g in _goals(agi)] == [("blocked", "failed")]
-    assert agi("replay").stdout == "replay equal: 2 ticks (1..2), 11 fields each\n"
+    assert agi("replay").stdout == "replay equal: 2 ticks (1..2), 16 fields each\n"
 
 
 def test_checkpoint_and_rollback_restore_the_goals_and_the_seal_covers_them(agi):
@@ -219,4 +219,4 @@ def test_a_reminder_said_to_follow_comes_back_as_its_own_tick(agi):
     records = _records(agi)
     assert [r["input"]["source"] for r in records] == ["user", f"schedule:remind-{goal['id']}"]
     assert records[1]["externals"]["tick_clock"][0] >= records[0]["externals"]["tick_clock"][0] + 1000
-    assert agi("replay").stdout == "replay equal: 2 ticks (1..2), 11 fields each\n"
+    assert agi("replay").stdout == "replay equal: 2 ticks (1..2), 16 fields each\n"

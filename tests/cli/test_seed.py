@@ -13,13 +13,13 @@ def test_every_command_uses_the_stored_seed(agi: Agi, tmp_path) -> None:
     first = agi("--db", db, "--seed", "9", "run", input="my favorite color is red\n2+2\n")
     assert first.exit_code == 0, first.output
     assert sqlite3.connect(db).execute("SELECT value FROM meta WHERE key = 'seed'").fetchone() == ("9",)
-    assert agi("--db", db, "replay").output == "replay equal: 2 ticks (1..2), 11 fields each\n"
+    assert agi("--db", db, "replay").output == "replay equal: 2 ticks (1..2), 16 fields each\n"
     assert agi("--db", db, "journal", "verify").output.startswith("journal OK: 2 records")
     assert agi("--db", db, "memory", "search", "color", "--k", "1", "--json").exit_code == 0
     more = agi("--db", db, "run", "--jsonl", input="what is my favorite color?\n")
     assert json.loads(more.output)["final_output"] == "Your favorite color is red."
     assert agi("--db", db, "--seed", "9", "replay").exit_code == 0  # the same seed is only checked
-    assert agi("--db", db, "replay").output == "replay equal: 3 ticks (1..3), 11 fields each\n"
+    assert agi("--db", db, "replay").output == "replay equal: 3 ticks (1..3), 16 fields each\n"
 
 
 def test_the_ids_come_from_the_stored_seed(agi: Agi, tmp_path) -> None:

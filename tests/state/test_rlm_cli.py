@@ -108,7 +108,7 @@ def test_a_session_of_commands(agi, db, rlm_seed):
     ]
     assert inputs[-1] == 'state {"args":{},"op":"states"}'
     report = replay(db, seed=SEED, plugins=builtin_plugins())
-    assert report.summary() == "replay equal: 15 ticks (1..15), 11 fields each"
+    assert report.summary() == "replay equal: 15 ticks (1..15), 16 fields each"
 
 
 def test_errors_are_one_line_exit_1_and_store_nothing(agi_main, db):

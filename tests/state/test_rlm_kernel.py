@@ -279,7 +279,7 @@ def test_replay_of_chat_ticks_and_state_ops_is_equal(kernel, db):
 
     report = replay(db, seed=SEED, plugins=builtin_plugins())
     assert report.ok, report.mismatch and report.mismatch.diff()
-    assert report.summary() == f"replay equal: {ticks} ticks (1..{ticks}), 11 fields each"
+    assert report.summary() == f"replay equal: {ticks} ticks (1..{ticks}), 16 fields each"
 
 
 def test_replay_notices_a_changed_state_result(kernel, db):

@@ -13,7 +13,7 @@ def test_sqlite_postgres_sqlite_round_trip_keeps_journal_bytes_and_replay_equal(
     pg = agent_url("moved")
     imported = agi(pg, "import", str(tmp_path / "first.jsonl"), "--key-file", first + ".key")
     assert imported.stdout.strip().endswith("(tick 5)")
-    assert agi(pg, "replay").stdout.strip() == "replay equal: 5 ticks (1..5), 11 fields each"
+    assert agi(pg, "replay").stdout.strip() == "replay equal: 5 ticks (1..5), 16 fields each"
     agi(pg, "export", "-o", str(tmp_path / "pg.jsonl"))
     key = tmp_path / (pg.split("agent=")[1].split("&")[0] + ".key")
     agi(last, "import", str(tmp_path / "pg.jsonl"), "--key-file", str(key))
@@ -23,7 +23,7 @@ def test_sqlite_postgres_sqlite_round_trip_keeps_journal_bytes_and_replay_equal(
     assert lines["first"][1:] == lines["last"][1:]  # every row, byte for byte (line 1 names the backend)
     start = lines["first"].index('{"table":"journal","columns":["tick","id","record","chain"],"rows":5}')
     assert lines["last"][start + 1 : start + 6] == lines["first"][start + 1 : start + 6]  # the journal rows
-    assert agi(last, "replay").stdout.strip() == "replay equal: 5 ticks (1..5), 11 fields each"
+    assert agi(last, "replay").stdout.strip() == "replay equal: 5 ticks (1..5), 16 fields each"
     verified = agi(last, "journal", "verify").stdout
     assert "journal OK: 5 records, chain intact" in verified
     assert "state OK: every row matches the seal at tick 5" in verified

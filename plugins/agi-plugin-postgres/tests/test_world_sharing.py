@@ -48,7 +48,7 @@ def test_what_one_agent_learns_about_world_the_other_answers_naming_the_source(a
     assert (recalled["key"], recalled["value"]) == (KEY, "Paris")
     # alice changes the shared fact: bob's replay still serves what he saw, so it stays equal
     agi(alice, "run", stdin="the capital of France is Lutetia\n")
-    assert agi(bob, "replay").stdout.strip() == "replay equal: 2 ticks (1..2), 11 fields each"
+    assert agi(bob, "replay").stdout.strip() == "replay equal: 2 ticks (1..2), 16 fields each"
     assert (
         agi(bob, "run", stdin="what is the capital of France?\n")
         .stdout.strip()
