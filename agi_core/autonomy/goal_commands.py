@@ -73,7 +73,14 @@ def goal_move(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple
 
 
 def goal_step(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[Any, ...]:
-    """Run the active goal's next plan step (its action is this tick's action)."""
+    """Run the active goal's next plan step (its action is this tick's action).
+
+    With ``goal`` (the follow loop's steps), nothing acts unless that goal is still the
+    active one: another process may have finished it since the loop looked.
+    """
+    wanted, active = args.get("goal"), goals.active(ctx.store)
+    if wanted is not None and (active is None or active.id != wanted):
+        return f"Goal {wanted} is no longer the active goal; no step ran.", {"goal": wanted, "step": None}
     reply, action, plan = plans.take_step(ctx, stage0_route(ctx), planner_for(ctx))
     ctx.goal_plan = plan
     result = {"goal": plan.goal if plan else None, "step": plan.current_index if plan else None}

@@ -86,6 +86,16 @@ def next_index(goal: Goal) -> int | None:
     return next((index for index, step in enumerate(goal.plan) if step.status == "todo"), None)
 
 
+def next_runnable(store: Any) -> Goal | None:
+    """The active goal when its next step is the agent's to run: not an ``ask:``/``say:`` step
+    (the user's, which stays to do until they finish the goal), nor a plan with nothing left."""
+    goal = goals.active(store)
+    index = next_index(goal) if goal is not None else None
+    if goal is None or index is None or goal.plan[index].do.lower().startswith(SAY_PREFIXES):
+        return None
+    return goal
+
+
 def tick_plan(goal: Goal, index: int, replan: str | None = None) -> Plan:
     """The tick's plan for step ``index`` of ``goal``."""
     return Plan(
