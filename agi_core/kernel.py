@@ -373,7 +373,11 @@ class Kernel:
         try:
             record = run()
             due, self._due = self._due, None
-            return [record] if due is None else [record, intents.settle(self, due)]
+            if due is None:
+                return [record]
+            if record.plan.goal is not None:  # a goal's plan step: its receipt judges the step
+                due = attrs.evolve(due, goal=record.plan.goal, step=record.plan.current_index)
+            return [record, intents.settle(self, due)]
         finally:
             self._due = None
             self.inflight.release_all()  # the receipt committed, or the intent never did

@@ -43,6 +43,8 @@ class Intent:
     tool: str
     args: dict[str, Any]
     receipt_tick: int | None = None
+    goal: str | None = None  # the goal whose plan step decided the call (its receipt judges that step)
+    step: int | None = None
 
     def line(self) -> str:
         """One line for ``agi intents`` and the warning on open."""
@@ -142,15 +144,24 @@ def _receipt_tick(kernel: Kernel, intent: Intent, observation: Observation, draw
     payload = {"policy": f"intent of tick {intent.tick}", **observation.payload}
     kernel._receipt = {**to_data(attrs.evolve(observation, payload=payload)), "draws": draws}
     try:
-        return kernel.command("receipt", {"intent": intent.tick, "tool": intent.tool})
+        step = {"goal": intent.goal, "step": intent.step} if intent.goal is not None else {}
+        return kernel.command("receipt", {"intent": intent.tick, "tool": intent.tool, **step})
     finally:
         kernel._receipt = None
 
 
 def receipt_command(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any, Action]:
-    """Kernel command ``receipt``: mark the intent and act it out with the recorded observation."""
+    """Kernel command ``receipt``: mark the intent and act it out with the recorded observation.
+
+    For a goal's plan step (``goal``, ``step``), the tick's plan is that step: a failed call
+    contradicts the step's assumption and replans (:func:`agi_core.autonomy.plans.observe`).
+    """
     intent = _pending_at(kernel, int(args["intent"]))
     kernel.store.intent_receipt(intent.tick, ctx.tick)
+    if args.get("goal") is not None:
+        from agi_core.autonomy.plans import receipt_plan
+
+        ctx.goal_plan = receipt_plan(ctx, str(args["goal"]), int(args["step"]))
     text = f"receipt of the intent of tick {intent.tick}"
     return text, {"intent": intent.tick}, Action(type="tool", name=intent.tool, args=intent.args)
 

@@ -97,3 +97,34 @@ def test_a_write_step_is_settled_once_after_its_tick_commits(tmp_path, sim):
     report = replay(db, seed="autonomy", plugins=builtin_plugins(plugin))
     assert report.ok and report.ticks == 3, report.summary()
     assert calls == [{"line": "hi"}]  # replay served the observation: the tool never ran again
+
+
+def test_a_write_step_whose_call_fails_replans_in_its_receipt_tick(tmp_path):
+    def append(context, args):
+        raise OSError("disk on fire")
+
+    definition = ToolDefinition("append_line", "Append.", {"line": "string"}, "write")
+    plugin = tools_plugin("appender", Tool(definition, append))
+    policy = ToolPolicy(allow_tools=frozenset({"append_line"}))
+    db = tmp_path / "agent.db"
+    with open_kernel(db, plugin, seed="autonomy", policy=policy) as kernel:
+        gid = _goal(kernel, "/append_line hi | the log takes it", "list files", title="note it")
+        intent, receipt = kernel.command_ticks("goal_step", {})
+        assert intent.observation.payload["intent"] == "pending"
+        assert [s.status for s in all_goals(kernel.store)[0].plan] == ["failed", "todo"]
+        error = "tool 'append_line' (plugin 'appender') raised OSError: disk on fire"
+        reason = f"step 1 (/append_line hi) assumed the log takes it, but it failed: {error}"
+        assert receipt.plan.replan == f"{reason} (revised by heuristics)"
+        assert (receipt.plan.goal, receipt.plan.current_index) == (gid, 0)
+        assert receipt.final_output == (
+            f"append_line failed: {error} Replanned goal {gid} (revised by heuristics); next: list files."
+        )
+        [goal] = all_goals(kernel.store)
+        assert (goal.status, goal.progress, goal.replans) == ("active", 0.0, 1)
+        last = _goal(kernel, "/append_line bye", title="say bye")
+        kernel.command("goal_set", {"id": gid, "status": "done"})  # `say bye` is active now, one write step left
+        kernel.command_ticks("goal_step", {})
+        assert [(g.status, g.progress) for g in all_goals(kernel.store)] == [("done", 1.0), ("blocked", 0.0)]
+        assert kernel.pending_intents() == [] and last != gid
+    report = replay(db, seed="autonomy", plugins=builtin_plugins(plugin))
+    assert report.ok and report.ticks == 7, report.summary()
