@@ -23,6 +23,7 @@ from typing import Any
 from agi_core.autonomy import plans
 from agi_core.autonomy.clock import PinnedClock
 from agi_core.autonomy.commands import next_due
+from agi_core.autonomy.goal_commands import StepTaken
 from agi_core.autonomy.sensors import ClockSensor, StdinReader
 from agi_core.errors import ConfigError
 from agi_core.inputs import Oversized
@@ -82,7 +83,11 @@ class Follow:
             self._last_step_ms = now_ms
             goal = plans.next_runnable(self.kernel.store)
             if goal is not None:
-                return self.kernel.command_ticks("goal_step", {"goal": goal.id}, source=f"goal:{goal.id}")
+                step = {"goal": goal.id, "step": plans.next_index(goal)}
+                try:
+                    return self.kernel.command_ticks("goal_step", step, source=f"goal:{goal.id}")
+                except StepTaken:
+                    return []  # another process took this step since we looked; nothing was stored
         return []
 
     def _due_tick(self, now_ms: int) -> JournalRecord | None:
