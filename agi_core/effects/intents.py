@@ -19,6 +19,7 @@ never run again on its own. :func:`retry` runs it again only when the tool decla
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -121,6 +122,19 @@ def retry(kernel: Kernel, tick: int) -> JournalRecord:
         return settle(kernel, intent)
 
 
+def with_goal_step(kernel: Kernel, intent: Intent) -> Intent:
+    """``intent`` with the goal step that decided it, read from its tick's journal record (so the
+    receipt of a retried or abandoned call judges that step too)."""
+    row = next(iter(kernel.store.journal_rows(intent.tick - 1)), None)
+    if row is None or row[0] != intent.tick:
+        return intent
+    plan = json.loads(row[2]).get("plan") or {}
+    goal = plan.get("goal")
+    if not isinstance(goal, str):
+        return intent
+    return attrs.evolve(intent, goal=goal, step=int(plan.get("current_index") or 0))
+
+
 def abandon(kernel: Kernel, tick: int) -> JournalRecord:
     """Close a pending intent without running it (its effect is unknown): a failed receipt."""
     with _claimed(kernel, tick) as intent:
@@ -135,7 +149,7 @@ def _claimed(kernel: Kernel, tick: int) -> Iterator[Intent]:
     if not kernel.inflight.hold(tick, wait=False):
         raise ToolError(f"the intent of tick {tick} is running in another process; wait for its receipt")
     try:
-        yield _pending_at(kernel, tick)  # again, under the lock: its receipt may have committed meanwhile
+        yield with_goal_step(kernel, _pending_at(kernel, tick))  # again, under the lock: a receipt may have come
     finally:
         kernel.inflight.release(tick)
 

@@ -155,3 +155,28 @@ def test_a_write_step_whose_call_fails_replans_in_its_receipt_tick(tmp_path):
         assert kernel.pending_intents() == [] and last != gid
     report = replay(db, seed="autonomy", plugins=builtin_plugins(plugin))
     assert report.ok and report.ticks == 7, report.summary()
+
+
+def test_an_abandoned_write_step_replans_its_goal(tmp_path):
+    def append(context, args):
+        raise KeyboardInterrupt  # Ctrl-C while the tool runs: the intent is committed, its receipt never is
+
+    definition = ToolDefinition("append_line", "Append.", {"line": "string"}, "write")
+    plugin = tools_plugin("appender", Tool(definition, append))
+    db = tmp_path / "agent.db"
+    with open_kernel(db, plugin, seed="autonomy", policy=ToolPolicy(allow_tools=frozenset({"append_line"}))) as kernel:
+        gid = _goal(kernel, "/append_line hi", "list files", title="note it")
+        with pytest.raises(KeyboardInterrupt):
+            kernel.command_ticks("goal_step", {})
+        assert [intent.tick for intent in kernel.orphaned_intents()] == [2]
+        receipt = kernel.abandon_intent(2)
+        reason = (
+            "step 1 (/append_line hi) assumed the step's action succeeds, but it failed: "
+            "abandoned: the intent of tick 2 was never confirmed; its effect is unknown"
+        )
+        assert receipt.plan.replan == f"{reason} (revised by heuristics)"
+        assert receipt.final_output.endswith(f" Replanned goal {gid} (revised by heuristics); next: list files.")
+        [goal] = all_goals(kernel.store)
+        assert ([s.status for s in goal.plan], goal.replans) == (["failed", "todo"], 1)
+    report = replay(db, seed="autonomy", plugins=builtin_plugins(plugin))
+    assert report.ok and report.ticks == 3, report.summary()
