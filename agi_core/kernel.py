@@ -354,10 +354,33 @@ class Kernel:
         """Run a kernel command (``put_fact``, ``state`` …) as a journaled tick of its own.
 
         Everything a command changes is stored with the tick, so replay runs it again and
-        gets the same result. A command that raises leaves nothing stored.
+        gets the same result. A command that raises leaves nothing stored. A command whose
+        action is a write/external call (``goal_step``) is settled as :meth:`tick` settles
+        one: the receipt tick is returned (:meth:`command_ticks` gives both).
         """
-        percept = Input(raw=preview(f"{name} {dumps(args)}"), normalized=name, source="event")
-        return self._command_tick(percept, name, args)
+        return self.command_ticks(name, args)[-1]
+
+    def command_ticks(self, name: str, args: dict[str, Any], *, source: str = "event") -> list[JournalRecord]:
+        """Run a kernel command as a tick; then, if it recorded a write/external intent, the tool
+        (after that tick's commit, under the intent's lock) and its receipt tick: one or two records."""
+        percept = Input(raw=preview(f"{name} {dumps(args)}"), normalized=name, source=source)  # type: ignore[arg-type]
+        return self._settled(lambda: self._command_tick(percept, name, args))
+
+    def _settled(self, run: Callable[[], JournalRecord]) -> list[JournalRecord]:
+        """Run one tick; a write/external call it decided runs once the tick has committed, and
+        its receipt tick follows (:mod:`agi_core.effects.intents`)."""
+        self._due = None
+        try:
+            record = run()
+            due, self._due = self._due, None
+            if due is None:
+                return [record]
+            if record.plan.goal is not None:  # a goal's plan step: its receipt judges the step
+                due = attrs.evolve(due, goal=record.plan.goal, step=record.plan.current_index)
+            return [record, intents.settle(self, due)]
+        finally:
+            self._due = None
+            self.inflight.release_all()  # the receipt committed, or the intent never did
 
     def _command_tick(
         self, percept: Input, name: str, args: dict[str, Any], recorded: dict[str, list[Any]] | None = None
@@ -441,15 +464,12 @@ class Kernel:
             return self.refuse_input(Oversized(text[:PREVIEW_CHARS], size, digest), source=source)
         normalized = normalize(text) if normalized is None else clean_text(normalized)
         percept = Input(raw=text, normalized=normalized, source=source)  # type: ignore[arg-type]
-        self._due = None
         try:
-            record = self._run_tick(percept, self._reason(self.config.brain), brain=self.config.brain)
-            due, self._due = self._due, None
-            return record if due is None else intents.settle(self, due)
+            return self._settled(
+                lambda: self._run_tick(percept, self._reason(self.config.brain), brain=self.config.brain)
+            )[-1]
         except JobAlreadyRan:
             return None  # another process ran this due job first; this tick left nothing
-        finally:
-            self.inflight.release_all()  # the receipt committed, or the intent never did
 
     def refuse_input(self, oversized: Oversized, *, source: str = "user") -> JournalRecord:
         """A tick that answers an over-limit input with a refusal; only its head, size and hash are stored."""

@@ -64,7 +64,12 @@ def schedule_remove(state: Any, name: str) -> None:
 
 
 def run_follow(
-    state: Any, options: dict[str, Any], clock_every_ms: int | None, jsonl: bool, maintain_every_ms: int | None = None
+    state: Any,
+    options: dict[str, Any],
+    clock_every_ms: int | None,
+    jsonl: bool,
+    maintain_every_ms: int | None = None,
+    step_every_ms: int | None = None,
 ) -> None:
     """Run the follow loop until SIGINT or SIGTERM; the tick under way finishes first."""
     import threading
@@ -80,7 +85,12 @@ def run_follow(
         if clock_every_ms is None:  # no --clock-every: the sensors plugin's clock_every_s setting
             clock_every_ms = getattr(kernel.sensors.get("clock"), "configured_ms", None)
         loop = Follow(
-            kernel, stdin=stdin, clock_every_ms=clock_every_ms, maintain_every_ms=maintain_every_ms, stop=stop
+            kernel,
+            stdin=stdin,
+            clock_every_ms=clock_every_ms,
+            maintain_every_ms=maintain_every_ms,
+            step_every_ms=step_every_ms,
+            stop=stop,
         )
         click.echo("agi: following; SIGINT (Ctrl-C) or SIGTERM stops after the current tick", err=True)
         for record in loop.run():

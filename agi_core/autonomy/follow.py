@@ -5,9 +5,11 @@ it runs) and runs at most one tick, in this order: a due scheduled job (source
 ``schedule:NAME``), the next standard-input line, a percept of any registered sensor
 (the clock sensor among them), then, when none of those is due, some module has ``maintain``
 and ``maintain_every_ms`` passed since the last maintenance (or the loop's start), a
-maintenance tick (source ``maintain``; Letta's sleep-time agents). Other ticks take
-precedence but never postpone it, so clock ticks cannot starve it. With nothing to do it
-sleeps briefly. SIGINT or SIGTERM sets the stop flag: the tick under way finishes and the loop returns.
+maintenance tick (source ``maintain``; Letta's sleep-time agents), else, when
+``step_every_ms`` passed since the last look, a step of the active goal's plan (source
+``goal:ID``; off by default). Other ticks take precedence but never postpone these, so
+clock ticks cannot starve them. With nothing to do it sleeps briefly. SIGINT or SIGTERM
+sets the stop flag: the tick under way finishes and the loop returns.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from agi_core.autonomy import plans
 from agi_core.autonomy.clock import PinnedClock
 from agi_core.autonomy.commands import next_due
+from agi_core.autonomy.goal_commands import StepTaken
 from agi_core.autonomy.sensors import ClockSensor, StdinReader
 from agi_core.errors import ConfigError
 from agi_core.inputs import Oversized
@@ -38,6 +42,7 @@ class Follow:
         stdin: StdinReader | None = None,
         clock_every_ms: int | None = None,
         maintain_every_ms: int | None = None,
+        step_every_ms: int | None = None,
         idle_sleep_s: float = IDLE_SLEEP_S,
         stop: threading.Event | None = None,
     ) -> None:
@@ -48,22 +53,42 @@ class Follow:
         self.idle_sleep_s = idle_sleep_s
         self.maintain_every_ms = maintain_every_ms if maintain_every_ms and kernel.has_maintenance else None
         self._last_maintain_ms: int | None = None  # the clock reading of the last maintenance (or the first turn)
+        self.step_every_ms = step_every_ms or None
+        self._last_step_ms: int | None = None  # the clock reading of the last look for a goal step (or the first turn)
         self.stop = stop or threading.Event()
         sensor = kernel.sensors.get("clock")
         if isinstance(sensor, ClockSensor):
             sensor.every_ms = clock_every_ms or None
 
     def step(self) -> JournalRecord | None:
-        """One turn: read the clock, run the one tick that is due (None when idle)."""
+        """One turn: read the clock, run the one tick that is due (None when idle; a write/external
+        call's receipt tick when the tick recorded one)."""
+        ticks = self.turn()
+        return ticks[-1] if ticks else None
+
+    def turn(self) -> list[JournalRecord]:
+        """One turn: the tick that is due, and its receipt tick when it recorded an intent ([] when idle)."""
         now_ms = self.clock.refresh()
         if self._last_maintain_ms is None:
             self._last_maintain_ms = now_ms
+        if self._last_step_ms is None:
+            self._last_step_ms = now_ms
         record = self._due_tick(now_ms)
-        if record is None and self.maintain_every_ms is not None:
-            if now_ms - self._last_maintain_ms >= self.maintain_every_ms:
-                self._last_maintain_ms = now_ms
-                record = self.kernel.maintain()
-        return record
+        if record is not None:
+            return [record]
+        if self.maintain_every_ms is not None and now_ms - self._last_maintain_ms >= self.maintain_every_ms:
+            self._last_maintain_ms = now_ms
+            return [self.kernel.maintain()]
+        if self.step_every_ms is not None and now_ms - self._last_step_ms >= self.step_every_ms:
+            self._last_step_ms = now_ms
+            goal = plans.next_runnable(self.kernel.store)
+            if goal is not None:
+                step = {"goal": goal.id, "step": plans.next_index(goal)}
+                try:
+                    return self.kernel.command_ticks("goal_step", step, source=f"goal:{goal.id}")
+                except StepTaken:
+                    return []  # another process took this step since we looked; nothing was stored
+        return []
 
     def _due_tick(self, now_ms: int) -> JournalRecord | None:
         job = next_due(self.kernel, now_ms)
@@ -79,10 +104,9 @@ class Follow:
     def run(self, until: Callable[[], bool] | None = None) -> Iterator[JournalRecord]:
         """Step until :attr:`stop` is set (or ``until()`` is true), sleeping on the clock when idle."""
         while not self.stop.is_set() and not (until is not None and until()):
-            record = self.step()
-            if record is not None:
-                yield record
-            else:
+            ticks = self.turn()
+            yield from ticks
+            if not ticks:
                 self.clock.sleep(self.idle_sleep_s, self.stop)
 
 

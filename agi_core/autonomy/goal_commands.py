@@ -11,12 +11,17 @@ from typing import TYPE_CHECKING, Any
 from agi_core.autonomy import goals, plans
 from agi_core.autonomy.conversation import stage0_can_act, stage0_route
 from agi_core.autonomy.planning import planner_for
+from agi_core.errors import ValidationError
 from agi_core.model import PLAN_STEPS_MAX, Goal, PlanStep
 from agi_core.serialization import to_data
 
 if TYPE_CHECKING:
     from agi_core.brain.context import ReasonContext
     from agi_core.kernel import Kernel
+
+
+class StepTaken(ValidationError):
+    """A follow-loop step that is no longer the active goal's next step; its tick stores nothing."""
 
 
 def goal_add(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
@@ -73,7 +78,20 @@ def goal_move(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple
 
 
 def goal_step(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[Any, ...]:
-    """Run the active goal's next plan step (its action is this tick's action)."""
+    """Run the active goal's next plan step (its action is this tick's action).
+
+    With ``goal`` and ``step`` (the follow loop's steps), that step of that goal runs only if
+    it is still the next one: checked under the write lock, so when another process took it
+    (or the goal stopped being active) since the loop looked, :class:`StepTaken` leaves nothing.
+    """
+    if args.get("goal") is not None:
+        active = goals.active(ctx.store)
+        index = plans.next_index(active) if active is not None else None
+        if active is None or active.id != args["goal"] or index != args.get("step"):
+            raise StepTaken(
+                f"step {int(args.get('step') or 0) + 1} of goal {args['goal']} is no longer the next step of the "
+                "active goal (another process took it, or the goal changed); nothing ran: see agi goals list"
+            )
     reply, action, plan = plans.take_step(ctx, stage0_route(ctx), planner_for(ctx))
     ctx.goal_plan = plan
     result = {"goal": plan.goal if plan else None, "step": plan.current_index if plan else None}

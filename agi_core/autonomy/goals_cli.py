@@ -74,7 +74,22 @@ def goals_move(state: Any, goal_id: str, parent: str | None) -> None:
 
 
 @goals_group.command("step")
+@click.option(
+    "--allow-tool", "allow_tools", multiple=True, metavar="NAME", help="Let this write/external tool run (repeatable)."
+)
+@click.option(
+    "--timeout", "timeout_s", type=float, default=2.0, show_default=True, metavar="SECONDS", help="Tool time limit."
+)
 @click.pass_obj
-def goals_step(state: Any) -> None:
-    """Run the active goal's next plan step as one tick (a contradicted assumption replans)."""
-    click.echo(state.open_kernel(existing=True).command("goal_step", {}).final_output)
+def goals_step(state: Any, allow_tools: tuple[str, ...], timeout_s: float) -> None:
+    """Run the active goal's next plan step as one tick (a contradicted assumption replans).
+
+    A step that calls a write/external tool (allowed with --allow-tool) commits its intent,
+    runs the tool, then commits the receipt as a second tick; both replies are printed.
+    """
+    from agi_core.tools import ToolPolicy
+
+    policy = ToolPolicy(allow_tools=frozenset(allow_tools))
+    kernel = state.open_kernel(existing=True, policy=policy, timeout_s=timeout_s)
+    for record in kernel.command_ticks("goal_step", {}):
+        click.echo(record.final_output)

@@ -86,6 +86,16 @@ def next_index(goal: Goal) -> int | None:
     return next((index for index, step in enumerate(goal.plan) if step.status == "todo"), None)
 
 
+def next_runnable(store: Any) -> Goal | None:
+    """The active goal when its next step is the agent's to run: not an ``ask:``/``say:`` step
+    (the user's, which stays to do until they finish the goal), nor a plan with nothing left."""
+    goal = goals.active(store)
+    index = next_index(goal) if goal is not None else None
+    if goal is None or index is None or goal.plan[index].do.lower().startswith(SAY_PREFIXES):
+        return None
+    return goal
+
+
 def tick_plan(goal: Goal, index: int, replan: str | None = None) -> Plan:
     """The tick's plan for step ``index`` of ``goal``."""
     return Plan(
@@ -138,6 +148,8 @@ def observe(
         return plan, ""
     goal = goals.get(ctx.store, plan.goal)
     index = plan.current_index
+    if goal is not None and index < len(goal.plan) and goal.plan[index].status == "done":
+        return _receipt_observed(ctx, plan, goal, observation, planner)
     if goal is None or index >= len(goal.plan) or goal.plan[index].status != "todo":
         return plan, ""
     step = goal.plan[index]
@@ -153,6 +165,31 @@ def observe(
         return plan, ""
     reason = f"step {index + 1} ({step.do}) assumed {step.assumes}, but it failed: {observation.error or 'no reason'}"
     revised, by = revise(ctx, goal, index, reason, None, planner)
+    state = " The goal is blocked: tell me how to go on." if revised.status == "blocked" else ""
+    note = f" Replanned goal {goal.id} (revised by {by}); next: {_next_do(revised)}{state}"
+    return attrs.evolve(plan, replan=f"{reason} (revised by {by})"), note
+
+
+def receipt_plan(ctx: ReasonContext, goal_id: str, index: int) -> Plan | None:
+    """The plan of a receipt tick for step ``index`` of goal ``goal_id`` (None: the goal is gone)."""
+    goal = goals.get(ctx.store, goal_id)
+    return tick_plan(goal, index) if goal is not None and index < len(goal.plan) else None
+
+
+def _receipt_observed(
+    ctx: ReasonContext, plan: Plan, goal: Goal, observation: Observation, planner: Planner | None
+) -> tuple[Plan, str]:
+    """A write/external step's receipt: its intent marked the step done (it is never re-run on
+    its own); a call that failed contradicts the step's assumption, so the plan is revised."""
+    if observation.success:
+        return plan, ""
+    index, step = plan.current_index, goal.plan[plan.current_index]
+    reason = f"step {index + 1} ({step.do}) assumed {step.assumes}, but it failed: {observation.error or 'no reason'}"
+    revised, by = revise(ctx, goal, index, reason, None, planner)
+    done = sum(s.status == "done" for s in revised.plan)
+    revised = goals.save(ctx, attrs.evolve(revised, progress=round(done / len(revised.plan), 4)))
+    if revised.status == "done" and next_index(revised) is None:
+        revised = goals.set_status(ctx, revised.id, "blocked", planner.choose if planner else None)
     state = " The goal is blocked: tell me how to go on." if revised.status == "blocked" else ""
     note = f" Replanned goal {goal.id} (revised by {by}); next: {_next_do(revised)}{state}"
     return attrs.evolve(plan, replan=f"{reason} (revised by {by})"), note

@@ -71,6 +71,13 @@ def _policy(allow_tools: tuple[str, ...], confirm: Any = None) -> ToolPolicy:
     show_default=True,
     help="With --follow: a maintenance tick (source maintain) at most this often, when idle (modules); 0: off.",
 )
+@click.option(
+    "--step-every",
+    metavar="DURATION",
+    default="0",
+    show_default=True,
+    help="With --follow: run the active goal's next plan step (source goal:ID) at most this often, when idle; 0: off.",
+)
 @_allow_tool
 @_timeout
 @_max_input
@@ -81,6 +88,7 @@ def run(
     follow: bool,
     clock_every: str | None,
     maintain_every: str,
+    step_every: str,
     allow_tools: tuple[str, ...],
     timeout_s: float,
     max_input: int | None,
@@ -90,7 +98,8 @@ def run(
     Any bytes are accepted (invalid UTF-8 becomes U+FFFD); a line over --max-input is not
     stored: its tick replies with a refusal and the next line goes on. With --follow the
     agent keeps running (docs/autonomy.md): scheduled jobs, the clock sensor, stdin lines,
-    and maintenance ticks when idle (docs/modules.md).
+    and maintenance ticks when idle (docs/modules.md); with --step-every, the active goal's plan
+    advances one step per tick when idle.
     """
     from agi_core.autonomy.sensors import drain
 
@@ -100,8 +109,9 @@ def run(
 
         every_ms = None if clock_every is None else parse_duration_ms(clock_every) if clock_every.strip() != "0" else 0
         maintain_ms = parse_duration_ms(maintain_every) if maintain_every.strip() != "0" else None
+        step_ms = parse_duration_ms(step_every) if step_every.strip() != "0" else None
         options = {"timeout_s": timeout_s, **_kernel_options(allow_tools, max_input)}
-        return run_follow(state, options, every_ms, jsonl, maintain_ms)
+        return run_follow(state, options, every_ms, jsonl, maintain_ms, step_ms)
     kernel = state.open_kernel(timeout_s=timeout_s, **_kernel_options(allow_tools, max_input))
     stream = getattr(sys.stdin, "buffer", None)
     lines = read_lines(stream, kernel.config.max_input_bytes) if stream is not None else iter(sys.stdin)

@@ -19,6 +19,7 @@ never run again on its own. :func:`retry` runs it again only when the tool decla
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,8 @@ class Intent:
     tool: str
     args: dict[str, Any]
     receipt_tick: int | None = None
+    goal: str | None = None  # the goal whose plan step decided the call (its receipt judges that step)
+    step: int | None = None
 
     def line(self) -> str:
         """One line for ``agi intents`` and the warning on open."""
@@ -119,6 +122,19 @@ def retry(kernel: Kernel, tick: int) -> JournalRecord:
         return settle(kernel, intent)
 
 
+def with_goal_step(kernel: Kernel, intent: Intent) -> Intent:
+    """``intent`` with the goal step that decided it, read from its tick's journal record (so the
+    receipt of a retried or abandoned call judges that step too)."""
+    row = next(iter(kernel.store.journal_rows(intent.tick - 1)), None)
+    if row is None or row[0] != intent.tick:
+        return intent
+    plan = json.loads(row[2]).get("plan") or {}
+    goal = plan.get("goal")
+    if not isinstance(goal, str):
+        return intent
+    return attrs.evolve(intent, goal=goal, step=int(plan.get("current_index") or 0))
+
+
 def abandon(kernel: Kernel, tick: int) -> JournalRecord:
     """Close a pending intent without running it (its effect is unknown): a failed receipt."""
     with _claimed(kernel, tick) as intent:
@@ -133,7 +149,7 @@ def _claimed(kernel: Kernel, tick: int) -> Iterator[Intent]:
     if not kernel.inflight.hold(tick, wait=False):
         raise ToolError(f"the intent of tick {tick} is running in another process; wait for its receipt")
     try:
-        yield _pending_at(kernel, tick)  # again, under the lock: its receipt may have committed meanwhile
+        yield with_goal_step(kernel, _pending_at(kernel, tick))  # again, under the lock: a receipt may have come
     finally:
         kernel.inflight.release(tick)
 
@@ -142,15 +158,24 @@ def _receipt_tick(kernel: Kernel, intent: Intent, observation: Observation, draw
     payload = {"policy": f"intent of tick {intent.tick}", **observation.payload}
     kernel._receipt = {**to_data(attrs.evolve(observation, payload=payload)), "draws": draws}
     try:
-        return kernel.command("receipt", {"intent": intent.tick, "tool": intent.tool})
+        step = {"goal": intent.goal, "step": intent.step} if intent.goal is not None else {}
+        return kernel.command("receipt", {"intent": intent.tick, "tool": intent.tool, **step})
     finally:
         kernel._receipt = None
 
 
 def receipt_command(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any, Action]:
-    """Kernel command ``receipt``: mark the intent and act it out with the recorded observation."""
+    """Kernel command ``receipt``: mark the intent and act it out with the recorded observation.
+
+    For a goal's plan step (``goal``, ``step``), the tick's plan is that step: a failed call
+    contradicts the step's assumption and replans (:func:`agi_core.autonomy.plans.observe`).
+    """
     intent = _pending_at(kernel, int(args["intent"]))
     kernel.store.intent_receipt(intent.tick, ctx.tick)
+    if args.get("goal") is not None:
+        from agi_core.autonomy.plans import receipt_plan
+
+        ctx.goal_plan = receipt_plan(ctx, str(args["goal"]), int(args["step"]))
     text = f"receipt of the intent of tick {intent.tick}"
     return text, {"intent": intent.tick}, Action(type="tool", name=intent.tool, args=intent.args)
 
