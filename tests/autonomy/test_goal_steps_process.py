@@ -89,7 +89,7 @@ def test_goals_step_settles_a_write_step_once_and_leaves_no_intent(agi):
     assert records[1]["observation"]["payload"]["intent"] == "pending"
     assert records[2]["observation"]["payload"] == {"policy": "intent of tick 2", "appended": "hi"}
     assert [g["status"] for g in json.loads(agi("goals", "list", "--json").stdout)] == ["done"]
-    assert agi("replay").stdout == "replay equal: 3 ticks (1..3), 11 fields each\n"
+    assert agi("replay").stdout == "replay equal: 3 ticks (1..3), 16 fields each\n"
     assert agi.log.read_text() == "hi\n"  # replay never runs the tool
 
 
@@ -144,4 +144,4 @@ def test_follow_advances_the_plan_by_itself_until_sigint(agi):
     assert clocks[1] - clocks[0] >= 1000  # one step per period
     assert agi("intents").stdout == "no pending intents\n"
     assert [g["status"] for g in json.loads(agi("goals", "list", "--json").stdout)] == ["done"]
-    assert agi("replay").stdout == "replay equal: 4 ticks (1..4), 11 fields each\n"
+    assert agi("replay").stdout == "replay equal: 4 ticks (1..4), 16 fields each\n"
