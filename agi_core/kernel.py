@@ -550,9 +550,7 @@ class Kernel:
             now_ms=self.tick_now_ms,
         )
         if command is None and self.modules:
-            modules.run("perceive", state)
-            modules.run("recall", state)
-            ctx.proposals = modules.deliberate(state)
+            ctx.proposals = modules.before_reasoning(state)  # perceive, recall, deliberate: one hand-off
             held = module_beliefs(ctx.proposals)
             if held:  # the modules' belief proposals join the facts' beliefs before the brain reasons
                 state = ctx.state = attrs.evolve(state, beliefs=beliefs_for(state, held))

@@ -36,8 +36,19 @@ def needs_blob(text: str) -> bool:
 
 
 def maybe_refs(json_text: str) -> bool:
-    """Cheap test: could this stored text hold references (or strings that must become blobs)?"""
-    return MARKER in json_text or len(json_text) >= BLOB_THRESHOLD
+    """Cheap test: could this JSON text hold references (or strings that must become blobs)?
+
+    Conservative: True when it holds the marker, or a string literal (key or value) of
+    ``BLOB_THRESHOLD`` characters or more, escapes counted, which a string needing a blob
+    always has; a long text of short strings (a record with many modules) is False.
+    """
+    if MARKER in json_text:
+        return True
+    if len(json_text) < BLOB_THRESHOLD:
+        return False
+    # escapes become two plain characters (same length), so the text splits on its quotes into literals
+    plain = json_text.replace("\\\\", "__").replace('\\"', "__")
+    return any(len(literal) >= BLOB_THRESHOLD for literal in plain.split('"')[1::2])
 
 
 def put_text(text: str, put: Put, seen: dict[str, str] | None = None) -> str:
