@@ -46,9 +46,11 @@ def maybe_refs(json_text: str) -> bool:
         return True
     if len(json_text) < BLOB_THRESHOLD:
         return False
-    # escapes become two plain characters (same length), so the text splits on its quotes into literals
-    plain = json_text.replace("\\\\", "__").replace('\\"', "__")
-    return any(len(literal) >= BLOB_THRESHOLD for literal in plain.split('"')[1::2])
+    # escapes become two plain characters (same length): then a literal of BLOB_THRESHOLD characters
+    # or more holds a whole half-threshold window with no quote (the windows tile the text)
+    plain = json_text if "\\" not in json_text else json_text.replace("\\\\", "__").replace('\\"', "__")
+    half = BLOB_THRESHOLD // 2
+    return any('"' not in plain[i : i + half] for i in range(0, len(plain) - half + 1, half))
 
 
 def put_text(text: str, put: Put, seen: dict[str, str] | None = None) -> str:
