@@ -13,6 +13,7 @@ as the external ``module_timeout``, so replay skips the same call without waitin
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import cached_property
 from itertools import takewhile
 from types import MappingProxyType
 from typing import Any
@@ -54,8 +55,12 @@ class ModuleTick:
         self.contracts = LazyContracts(contracts)  # one caller per tick, built on the first call
         self.timeout_s, self.report, self.now_ms = timeout_s, report, now_ms
         self.outputs: dict[str, dict[str, Any]] = {}
-        self.keeps_state = isinstance(reason.store, ModuleStateStore)
         self.log: dict[str, Any] = {"order": [module.name for module in modules], "calls": []} if modules else {}
+
+    @cached_property
+    def keeps_state(self) -> bool:
+        """Whether the backend keeps module state: a slow runtime Protocol check, made once per tick if needed."""
+        return isinstance(self.reason.store, ModuleStateStore)
 
     @property
     def externals(self) -> Externals:
