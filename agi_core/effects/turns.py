@@ -7,7 +7,9 @@ When call ``i`` overruns, the caller stops waiting: the worker is abandoned with
 daemon, never given back), ``settle`` never runs for it, the calls after it have not
 started, and :func:`call_in_turn` returns ``i``, so the caller can record the timeout and go
 on with the rest (in a fresh worker). A call that returns at the very moment it overruns
-counts once: either settled or timed out, never both (one lock decides).
+counts once: either settled or timed out, never both (one lock decides). If the caller is
+interrupted while it waits (Ctrl-C), the worker finishes the settle under way, if any, and
+starts nothing more.
 """
 
 from __future__ import annotations
@@ -38,17 +40,19 @@ class _Turns:
         try:
             for index, (function, args) in enumerate(self.calls):
                 with self.lock:
+                    if self.abandoned:  # the caller stopped waiting (Ctrl-C): start nothing more
+                        return
                     self.current, self.started = index, time.monotonic()
                 value, error = None, None
                 try:
                     value = invoke(function, args, self.timeout_s)
                 except BaseException as exc:  # noqa: BLE001 - settled by the caller's code
                     error = exc
-                with self.lock:
+                with self.lock:  # settled under the lock: the caller never gives up halfway through a settle
                     if self.abandoned:  # the caller gave up on this call: it counts as timed out
                         return
                     self.current = None
-                self.settle(index, value, error)
+                    self.settle(index, value, error)
         except BaseException as exc:  # noqa: BLE001 - raised in the caller's thread
             self.error = exc
         finally:
@@ -80,7 +84,12 @@ def call_in_turn(calls: Sequence[Call], timeout_s: float, settle: Settle) -> int
     turns = _Turns(calls, timeout_s, settle)
     worker = take_worker()
     worker.jobs.put(turns)
-    overran = turns.wait()
+    try:
+        overran = turns.wait()
+    except BaseException:  # Ctrl-C while waiting: the worker starts and settles nothing more
+        with turns.lock:
+            turns.abandoned = True
+        raise
     if overran is None:
         give_back(worker)
         if turns.error is not None:

@@ -124,7 +124,13 @@ class ModuleTick:
         def settle(index: int, value: Any, error: BaseException | None) -> None:
             self._settle(turn[index], value, error, done[turn[index].phase])
 
-        return call_in_turn([(c.module.method(c.phase), (c.ctx,)) for c in turn], self.timeout_s, settle)
+        try:
+            return call_in_turn([(c.module.method(c.phase), (c.ctx,)) for c in turn], self.timeout_s, settle)
+        except BaseException:  # Ctrl-C, or what a settle raised: no call of this turn may write any more
+            for call in turn:
+                call.ctx.closed = True
+                call.ctx.own.close()
+            raise
 
     def _prepare(
         self,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 from agi_core.effects.turns import call_in_turn
 from agi_core.hookspecs import hookimpl
 from agi_core.replay import replay
@@ -149,3 +151,25 @@ def test_call_in_turn_settles_each_call_before_the_next_starts_and_reports_the_o
     ]
     assert call_in_turn([(step, ("x",))], 0.3, settle) is None
     assert events[-2:] == [("start", "x"), ("settled", 0, "x", None)]
+
+
+def test_ctrl_c_while_waiting_lets_the_call_under_way_end_but_settles_and_starts_nothing_more():
+    import os
+    import signal
+
+    events = []
+
+    def step(name):
+        events.append(("start", name))
+        time.sleep(0.4)
+        events.append(("end", name))
+        return name
+
+    def settle(index, value, error):
+        events.append(("settled", index))
+
+    threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGINT)).start()  # a real Ctrl-C
+    with pytest.raises(KeyboardInterrupt):
+        call_in_turn([(step, ("a",)), (step, ("b",))], 5.0, settle)
+    time.sleep(0.6)  # the worker ends "a", then stops
+    assert events == [("start", "a"), ("end", "a")]
