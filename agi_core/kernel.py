@@ -569,10 +569,9 @@ class Kernel:
             report=self.plugins.report_failure,
             now_ms=self.tick_now_ms,
         )
-        if command is None and self.modules:
-            modules.run("perceive", state)
-            modules.run("recall", state)
-            ctx.proposals = modules.deliberate(state)
+        phased = command is None and any(module.phases for module in self.modules)  # sem_council only votes
+        if phased:
+            ctx.proposals = modules.before_reasoning(state)  # perceive, recall, deliberate: one hand-off
             held = module_beliefs(ctx.proposals)
             if held:  # the modules' belief proposals join the facts' beliefs before the brain reasons
                 state = ctx.state = attrs.evolve(state, beliefs=beliefs_for(state, held))
@@ -585,7 +584,7 @@ class Kernel:
             observation, final_output = self._act(decision.action, decision.final_output, externals)
         plan, replanned = plans.observe(ctx, decision.plan, observation, planner_for(ctx))  # rule 4
         final_output += replanned
-        if command is None and self.modules:
+        if phased:
             outcome = {
                 "final_output": final_output,
                 "action": to_data(decision.action),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from agi_core.errors import AgiError
 
@@ -29,16 +29,21 @@ class _Job:
 
     def run(self) -> None:
         try:
-            value = self.function(*self.args)
-            if hasattr(value, "__await__"):  # an async def tool: await it here (asyncio loads only then)
-                import asyncio
-
-                value = asyncio.run(_awaited(value, self.timeout_s))
-            self.value = value
+            self.value = invoke(self.function, self.args, self.timeout_s)
         except BaseException as exc:  # noqa: BLE001 - handed to the caller, who isolates it
             self.error = exc
         finally:
             self.done.set()
+
+
+def invoke(function: Callable[..., Any], args: tuple[Any, ...], timeout_s: float) -> Any:
+    """``function(*args)`` in this thread, awaited (under ``timeout_s``) if it returns a coroutine."""
+    value = function(*args)
+    if hasattr(value, "__await__"):  # an async def tool: await it here (asyncio loads only then)
+        import asyncio
+
+        value = asyncio.run(_awaited(value, timeout_s))
+    return value
 
 
 async def _awaited(awaitable: Any, timeout_s: float) -> Any:
@@ -55,9 +60,15 @@ async def _awaited(awaitable: Any, timeout_s: float) -> Any:
         raise
 
 
-class _Worker:
+class Runnable(Protocol):
+    def run(self) -> None: ...
+
+
+class Worker:
+    """A daemon thread running the jobs put on its queue, one after another."""
+
     def __init__(self) -> None:
-        self.jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        self.jobs: queue.SimpleQueue[Runnable] = queue.SimpleQueue()
         threading.Thread(target=self._loop, name="agi-plugin-call", daemon=True).start()
 
     def _loop(self) -> None:
@@ -65,16 +76,17 @@ class _Worker:
             self.jobs.get().run()
 
 
-_idle: list[_Worker] = []
+_idle: list[Worker] = []
 _lock = threading.Lock()
 
 
-def _take_worker() -> _Worker:
+def take_worker() -> Worker:
+    """An idle worker (a new one if none is idle); :func:`give_back` it once its job finished in time."""
     with _lock:
-        return _idle.pop() if _idle else _Worker()
+        return _idle.pop() if _idle else Worker()
 
 
-def _give_back(worker: _Worker) -> None:
+def give_back(worker: Worker) -> None:
     with _lock:
         _idle.append(worker)
 
@@ -89,11 +101,11 @@ def call_with_timeout(function: Callable[..., Any], args: tuple[Any, ...], timeo
     if timeout_s <= 0:
         job.run()
     else:
-        worker = _take_worker()
+        worker = take_worker()
         worker.jobs.put(job)
         if not job.done.wait(timeout_s):
             raise TimedOut(f"timed out after {timeout_s:g} s")
-        _give_back(worker)
+        give_back(worker)
     if job.error is not None:
         raise job.error
     return job.value

@@ -36,8 +36,21 @@ def needs_blob(text: str) -> bool:
 
 
 def maybe_refs(json_text: str) -> bool:
-    """Cheap test: could this stored text hold references (or strings that must become blobs)?"""
-    return MARKER in json_text or len(json_text) >= BLOB_THRESHOLD
+    """Cheap test: could this JSON text hold references (or strings that must become blobs)?
+
+    Conservative: True when it holds the marker, or a string literal (key or value) of
+    ``BLOB_THRESHOLD`` characters or more, escapes counted, which a string needing a blob
+    always has; a long text of short strings (a record with many modules) is False.
+    """
+    if MARKER in json_text:
+        return True
+    if len(json_text) < BLOB_THRESHOLD:
+        return False
+    # escapes become two plain characters (same length): then a literal of BLOB_THRESHOLD characters
+    # or more holds a whole half-threshold window with no quote (the windows tile the text)
+    plain = json_text if "\\" not in json_text else json_text.replace("\\\\", "__").replace('\\"', "__")
+    half = BLOB_THRESHOLD // 2
+    return any('"' not in plain[i : i + half] for i in range(0, len(plain) - half + 1, half))
 
 
 def put_text(text: str, put: Put, seen: dict[str, str] | None = None) -> str:

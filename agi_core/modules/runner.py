@@ -1,23 +1,31 @@
 """Running the modules' phases in a tick: in order, isolated, under a timeout, journaled.
 
-Each phase call runs on a worker thread (:func:`agi_core.effects.call_with_timeout`, the
-tools' timeout); its state writes go to a savepoint of the tick's transaction, opened at
-its first write. A module that raises,
-overruns or returns something unusable is skipped for that phase: its writes are undone,
-the skip and its reason are recorded, and the tick goes on. A timeout is also recorded
+Consecutive phase calls of modules that are not ``inline`` run in turn on one worker thread
+(:func:`agi_core.effects.turns.call_in_turn`, each call under the tools' timeout from its
+own start): ``perceive``, ``recall`` and ``deliberate`` of all modules are one hand-off,
+``observe`` another. A call's state writes go to a savepoint of the tick's transaction,
+opened at its first write and released (or rolled back) before the next call starts. A
+module that raises, overruns or returns something unusable is skipped for that phase: its
+writes are undone, the skip and its reason are recorded, and the tick goes on. A timeout is also recorded
 as the external ``module_timeout``, so replay skips the same call without waiting again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import cached_property
+from itertools import takewhile
 from types import MappingProxyType
 from typing import Any
 
+import attrs
+
 from agi_core.brain.context import ReasonContext
 from agi_core.effects.isolation import describe, must_propagate
-from agi_core.effects.timeouts import TimedOut, call_with_timeout
+from agi_core.effects.timeouts import TimedOut, invoke
+from agi_core.effects.turns import call_in_turn
 from agi_core.externals import Externals
+from agi_core.memory.backend import ModuleStateStore
 from agi_core.model import TickState, WorkingMemory
 from agi_core.modules.context import MemoryView, ModuleContext
 from agi_core.modules.proposals import Proposals, as_proposals
@@ -49,6 +57,11 @@ class ModuleTick:
         self.outputs: dict[str, dict[str, Any]] = {}
         self.log: dict[str, Any] = {"order": [module.name for module in modules], "calls": []} if modules else {}
 
+    @cached_property
+    def keeps_state(self) -> bool:
+        """Whether the backend keeps module state: a slow runtime Protocol check, made once per tick if needed."""
+        return isinstance(self.reason.store, ModuleStateStore)
+
     @property
     def externals(self) -> Externals:
         return self.reason.externals
@@ -62,54 +75,101 @@ class ModuleTick:
         outcome: Mapping[str, Any] | None = None,
     ) -> list[tuple[LoadedModule, Any]]:
         """Call ``phase`` of every module that has it; ``[(module, output)]`` of those that succeeded."""
-        done = []
-        for module in self.modules:
-            if phase in module.phases:
-                ok, value = self._call(module, phase, state, proposals or [], outcome or {})
-                if ok:
-                    done.append((module, value))
+        return self.run_phases((phase,), state, proposals=proposals, outcome=outcome)[phase]
+
+    def before_reasoning(self, state: TickState) -> list[Proposals]:
+        """``perceive``, ``recall`` then ``deliberate`` of every module; the deliberations' proposals."""
+        done = self.run_phases(("perceive", "recall", "deliberate"), state)
+        return [value for _module, value in done["deliberate"]]
+
+    def run_phases(
+        self,
+        phases: tuple[str, ...],
+        state: TickState,
+        *,
+        proposals: list[Proposals] | None = None,
+        outcome: Mapping[str, Any] | None = None,
+    ) -> dict[str, list[tuple[LoadedModule, Any]]]:
+        """Each phase of every module that has it, phase after phase; ``{phase: [(module, output)]}``.
+
+        Consecutive calls of modules that are not ``inline`` run in one hand-off to a worker,
+        each under its own timeout; after a timeout the rest go on in a fresh worker.
+        """
+        done: dict[str, list[tuple[LoadedModule, Any]]] = {phase: [] for phase in phases}
+        due = [
+            call
+            for phase in phases
+            for module in self.modules
+            if phase in module.phases
+            if (call := self._prepare(module, phase, state, proposals or [], outcome or {}))
+        ]
+        while due:
+            if self.timeout_s <= 0 or due[0].module.inline:
+                call, due = due[0], due[1:]
+                try:
+                    value, error = invoke(call.module.method(call.phase), (call.ctx,), 0), None
+                except BaseException as exc:  # noqa: BLE001 - settled: isolated, or raised if it must
+                    value, error = None, exc
+                self._settle(call, value, error, done[call.phase])
+                continue
+            turn = list(takewhile(lambda c: not c.module.inline, due))
+            due = due[len(turn) :]
+            overran = self._in_turn(turn, done)
+            if overran is not None:
+                self._timed_out(turn[overran])
+                due = turn[overran + 1 :] + due
         return done
 
-    def deliberate(self, state: TickState) -> list[Proposals]:
-        return [value for _module, value in self.run("deliberate", state)]
+    def _in_turn(self, turn: list[PhaseCall], done: dict[str, list[tuple[LoadedModule, Any]]]) -> int | None:
+        def settle(index: int, value: Any, error: BaseException | None) -> None:
+            self._settle(turn[index], value, error, done[turn[index].phase])
 
-    def _call(
+        try:
+            return call_in_turn([(c.module.method(c.phase), (c.ctx,)) for c in turn], self.timeout_s, settle)
+        except BaseException:  # Ctrl-C, or what a settle raised: no call of this turn may write any more
+            for call in turn:
+                call.ctx.closed = True
+                call.ctx.own.close()
+            raise
+
+    def _prepare(
         self,
         module: LoadedModule,
         phase: str,
         state: TickState,
         proposals: list[Proposals],
         outcome: Mapping[str, Any],
-    ) -> tuple[bool, Any]:
+    ) -> PhaseCall | None:
+        """The call's journal entry and context; None when replay skips a recorded timeout."""
         entry: dict[str, Any] = {"module": module.name, "phase": phase}
         self.log["calls"].append(entry)
         mark = f"{module.name}/{phase}"
-        served = [t for t in (self.externals.recorded or {}).get(TIMEOUT_EXTERNAL, []) if t["call"] == mark]
-        if self.externals.replaying and served:  # it timed out live: skip it again, without waiting
-            self.externals.log.setdefault(TIMEOUT_EXTERNAL, []).append(served[0])
-            entry["skipped"] = served[0]["skipped"]
-            return False, None
-        ctx = self._context(module, phase, state, proposals, outcome)
+        if self.externals.replaying:
+            served = [t for t in (self.externals.recorded or {}).get(TIMEOUT_EXTERNAL, []) if t["call"] == mark]
+            if served:  # it timed out live: skip it again, without waiting
+                self.externals.log.setdefault(TIMEOUT_EXTERNAL, []).append(served[0])
+                entry["skipped"] = served[0]["skipped"]
+                return None
+        return PhaseCall(module, phase, entry, self._context(module, phase, state, proposals, outcome))
+
+    def _settle(self, call: PhaseCall, value: Any, error: BaseException | None, done: list[Any]) -> None:
+        """After the call returned or raised (in the thread that ran it): keep or undo, journal."""
+        module, phase, entry, ctx = call.module, call.phase, call.entry, call.ctx
+        ctx.closed = True
+        ctx.own.close()
+        if isinstance(error, TimedOut):  # an async phase overran its own timeout
+            self._timed_out(call)
+            return
         try:
-            try:
-                value = call_with_timeout(module.method(phase), (ctx,), 0 if module.inline else self.timeout_s)
-            except TimedOut:
-                ctx.closed = True
-                raise
-            finally:
-                ctx.closed = True
-                ctx.own.close()
+            if error is not None:
+                raise error
             value = self._checked(module, phase, value)
-        except TimedOut:
-            ctx.own.undo()
-            text = f"TimedOut: {module.name} ran past {self.timeout_s:g} s and was abandoned"
-            self.externals.log.setdefault(TIMEOUT_EXTERNAL, []).append({"call": mark, "skipped": text})
-            return self._skip(entry, module, phase, text)
         except BaseException as exc:
             ctx.own.undo()
             if must_propagate(exc):
                 raise
-            return self._skip(entry, module, phase, describe(exc))
+            self._skip(entry, module, phase, describe(exc))
+            return
         ctx.own.keep()
         entry["output"] = to_data(value) if isinstance(value, Proposals) else value
         if isinstance(value, Proposals):
@@ -117,12 +177,22 @@ class ModuleTick:
         if ctx.own.writes:
             entry["state"] = ctx.own.writes
         self.outputs.setdefault(module.name, {})[phase] = entry["output"]
-        return True, value
+        done.append((module, value))
 
-    def _skip(self, entry: dict[str, Any], module: LoadedModule, phase: str, reason: str) -> tuple[bool, Any]:
+    def _timed_out(self, call: PhaseCall) -> None:
+        """The call overran and was abandoned: later writes refused, earlier ones undone, recorded."""
+        call.ctx.closed = True
+        call.ctx.own.close()
+        call.ctx.own.undo()
+        text = f"TimedOut: {call.module.name} ran past {self.timeout_s:g} s and was abandoned"
+        self.externals.log.setdefault(TIMEOUT_EXTERNAL, []).append(
+            {"call": f"{call.module.name}/{call.phase}", "skipped": text}
+        )
+        self._skip(call.entry, call.module, call.phase, text)
+
+    def _skip(self, entry: dict[str, Any], module: LoadedModule, phase: str, reason: str) -> None:
         entry["skipped"] = reason
         self.report(module.plugin, f"module {module.name}.{phase}", reason)
-        return False, None
 
     def _checked(self, module: LoadedModule, phase: str, value: Any) -> Any:
         if phase == "deliberate":
@@ -143,7 +213,9 @@ class ModuleTick:
         def check_open() -> None:
             holder[0].check_open()
 
-        own = ModuleState(self.reason.store, module.name, self.reason.tick, module.validator, check_open)
+        own = ModuleState(
+            self.reason.store, module.name, self.reason.tick, module.validator, check_open, self.keeps_state
+        )
         ctx = ModuleContext(
             module=module.name,
             phase=phase,
@@ -160,6 +232,16 @@ class ModuleTick:
         )
         holder.append(ctx)
         return ctx
+
+
+@attrs.define
+class PhaseCall:
+    """One phase call of one module: its journal entry and its context."""
+
+    module: LoadedModule
+    phase: str
+    entry: dict[str, Any]
+    ctx: ModuleContext
 
 
 class LazyContracts:

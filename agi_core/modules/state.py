@@ -47,8 +47,11 @@ class ModuleState:
         tick: int,
         validator: jsonschema.protocols.Validator | None,
         check_open: Callable[[], None],
+        keeps_state: bool | None = None,
     ) -> None:
         self._store, self.module, self._tick = store, module, tick
+        # does the backend keep module state? (a slow runtime Protocol check: the runner passes it once per tick)
+        self._keeps = isinstance(store, ModuleStateStore) if keeps_state is None else keeps_state
         self._backend: Any = store  # the same object, typed as the whole backend (savepoints)
         self._validator, self._check_open = validator, check_open
         self.writes: list[dict[str, Any]] = []
@@ -67,7 +70,7 @@ class ModuleState:
             raise ModuleStateError(f"module {self.module!r}: its call has ended (timed out); the write is refused")
 
     def _begin(self) -> None:
-        if not isinstance(self._store, ModuleStateStore):
+        if not self._keeps:
             raise ModuleStateError(f"module {self.module!r}: this memory backend keeps no module state; use sqlite")
         if self._savepoint is None:  # the store is a whole MemoryBackend: it has savepoint()
             self._savepoint = contextlib.ExitStack()
@@ -88,7 +91,7 @@ class ModuleState:
 
     def get(self, key: str, default: Any = None) -> Any:
         self._check_open()
-        if not isinstance(self._store, ModuleStateStore):
+        if not self._keeps:
             return default
         value = self._store.module_state_get(self.module, key)
         return default if value is None else value
@@ -112,7 +115,8 @@ class ModuleState:
             raise ModuleStateError(
                 f"module {self.module!r}: state {key!r} is not JSON ({exc}); store JSON values"
             ) from None
-        if self._validator is not None and not self._validator.is_valid(state := {key: orjson.loads(text)}):
+        stored = orjson.loads(text)
+        if self._validator is not None and not self._validator.is_valid(state := {key: stored}):
             error = jsonschema.exceptions.best_match(self._validator.iter_errors(state))
             if error is not None:
                 where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
@@ -121,7 +125,6 @@ class ModuleState:
                     "store a value its state_schema allows"
                 )
         self._begin()
-        stored = orjson.loads(text)
         self._store.module_state_put(self.module, key, stored, self._tick)
         self.writes.append({"key": key, "value": stored})
 
@@ -136,7 +139,7 @@ class ModuleState:
 
     def items(self) -> Iterator[tuple[str, Any]]:
         self._check_open()
-        if isinstance(self._store, ModuleStateStore):
+        if self._keeps:
             yield from self._store.module_state_items(self.module)
 
 

@@ -1,0 +1,175 @@
+"""Modules' phase calls run in turn on one worker: each under its own timeout, and a hang skips only itself."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from agi_core.effects.turns import call_in_turn
+from agi_core.hookspecs import hookimpl
+from agi_core.replay import replay
+from agi_core.testing import builtin_plugins, open_kernel
+
+
+def calls(record):
+    return [(c["module"], c["phase"], c.get("output", c.get("skipped"))) for c in record.modules["calls"]]
+
+
+def _module(name, priority=100, inline=False, **phases):
+    attrs = {"name": name, "priority": priority, "inline": inline}
+    attrs.update({phase: _method(f) for phase, f in phases.items()})
+    return type(name, (), attrs)()
+
+
+def _method(function):
+    return lambda self, ctx: function(ctx)
+
+
+def _plugin(*modules):
+    class Plugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            for module in modules:
+                register(module)
+
+    return Plugin()
+
+
+def _write(key):
+    def phase(ctx):
+        ctx.own.put(key, ctx.phase)
+        return ctx.phase
+
+    return phase
+
+
+def _hang(ctx):
+    time.sleep(1.5)
+    ctx.own.put("late", 1)  # refused: the call was abandoned
+
+
+def test_a_hang_skips_only_its_own_call_and_the_modules_after_it_run_in_a_fresh_worker(tmp_path):
+    db = tmp_path / "a.db"
+    modules = (
+        _module("a_first", perceive=_write("p"), recall=_write("r"), deliberate=lambda ctx: {}),
+        _module("b_hangs", recall=_hang),
+        _module("c_after", perceive=_write("p"), recall=_write("r"), observe=_write("o")),
+    )
+    with open_kernel(db, _plugin(*modules), timeout_s=0.3) as kernel:
+        started = time.perf_counter()
+        record = kernel.tick("2 + 3")
+        assert time.perf_counter() - started < 1.2
+        assert record.final_output == "2 + 3 = 5"
+        assert calls(record) == [
+            ("a_first", "perceive", "perceive"),
+            ("c_after", "perceive", "perceive"),
+            ("a_first", "recall", "recall"),
+            ("b_hangs", "recall", "TimedOut: b_hangs ran past 0.3 s and was abandoned"),
+            ("c_after", "recall", "recall"),
+            ("a_first", "deliberate", {"beliefs": [], "goals": [], "candidates": [], "claims": []}),
+            ("c_after", "observe", "observe"),
+        ]
+        assert record.externals["module_timeout"] == [
+            {"call": "b_hangs/recall", "skipped": "TimedOut: b_hangs ran past 0.3 s and was abandoned"}
+        ]
+        time.sleep(1.5)  # the abandoned call wakes up and tries to write: refused
+        rows = kernel.store.conn.execute("SELECT module, key, value FROM module_state ORDER BY module, key").fetchall()
+        assert rows == [
+            ("a_first", "p", '"perceive"'),
+            ("a_first", "r", '"recall"'),
+            ("c_after", "o", '"observe"'),
+            ("c_after", "p", '"perceive"'),
+            ("c_after", "r", '"recall"'),
+        ]
+    started = time.perf_counter()
+    assert replay(db, plugins=builtin_plugins(_plugin(*modules))).ok
+    assert time.perf_counter() - started < 1.2  # the recorded timeout is served, not waited again
+
+
+def test_each_call_has_its_own_timeout_not_a_share_of_the_turn(tmp_path):
+    def slow(ctx):
+        time.sleep(0.2)
+        return ctx.module
+
+    modules = [_module(f"slow_{i}", perceive=slow) for i in range(4)]  # 0.8 s in all, 0.2 s each
+    with open_kernel(tmp_path / "a.db", _plugin(*modules), timeout_s=0.5) as kernel:
+        record = kernel.tick("2 + 3")
+        assert calls(record) == [(f"slow_{i}", "perceive", f"slow_{i}") for i in range(4)]
+
+
+def test_inline_and_worker_modules_keep_priority_then_name_order_and_their_threads(tmp_path):
+    def where(ctx):
+        return [ctx.module, threading.current_thread() is threading.main_thread()]
+
+    modules = (
+        _module("w_late", priority=300, perceive=where),
+        _module("i_mid", priority=200, inline=True, perceive=where),
+        _module("w_b", priority=100, perceive=where),
+        _module("w_a", priority=100, perceive=where),
+        _module("i_first", priority=1, inline=True, perceive=where),
+    )
+    with open_kernel(tmp_path / "a.db", _plugin(*modules)) as kernel:
+        record = kernel.tick("2 + 3")
+        assert [c["output"] for c in record.modules["calls"]] == [
+            ["i_first", True],
+            ["w_a", False],
+            ["w_b", False],
+            ["i_mid", True],
+            ["w_late", False],
+        ]
+
+
+def test_call_in_turn_settles_each_call_before_the_next_starts_and_reports_the_one_that_overran():
+    events = []
+    release = threading.Event()
+
+    def step(name, wait=None):
+        events.append(("start", name))
+        if wait is not None:
+            wait.wait(2)
+        if name == "boom":
+            raise ValueError("boom")
+        return name
+
+    def settle(index, value, error):
+        events.append(("settled", index, value, repr(error) if error else None))
+
+    calls = [(step, ("a",)), (step, ("boom",)), (step, ("hang", release)), (step, ("never",))]
+    started = time.perf_counter()
+    assert call_in_turn(calls, 0.3, settle) == 2
+    assert 0.3 <= time.perf_counter() - started < 1.0
+    release.set()
+    time.sleep(0.1)  # the abandoned worker returns from "hang": it settles nothing and starts nothing
+    assert events == [
+        ("start", "a"),
+        ("settled", 0, "a", None),
+        ("start", "boom"),
+        ("settled", 1, None, "ValueError('boom')"),
+        ("start", "hang"),
+    ]
+    assert call_in_turn([(step, ("x",))], 0.3, settle) is None
+    assert events[-2:] == [("start", "x"), ("settled", 0, "x", None)]
+
+
+def test_ctrl_c_while_waiting_lets_the_call_under_way_end_but_settles_and_starts_nothing_more():
+    import os
+    import signal
+
+    events = []
+
+    def step(name):
+        events.append(("start", name))
+        time.sleep(0.4)
+        events.append(("end", name))
+        return name
+
+    def settle(index, value, error):
+        events.append(("settled", index))
+
+    threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGINT)).start()  # a real Ctrl-C
+    with pytest.raises(KeyboardInterrupt):
+        call_in_turn([(step, ("a",)), (step, ("b",))], 5.0, settle)
+    time.sleep(0.6)  # the worker ends "a", then stops
+    assert events == [("start", "a"), ("end", "a")]

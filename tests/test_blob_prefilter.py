@@ -1,0 +1,51 @@
+"""The cheap pre-test of stored JSON (``blobs.maybe_refs``) never misses a string that needs a blob."""
+
+from __future__ import annotations
+
+import random
+
+from agi_core.memory import blobs
+from agi_core.memory.blobs import BLOB_THRESHOLD, MARKER, maybe_refs, stored_record_text
+from agi_core.serialization import dumps
+
+
+def _store(data):
+    stored: dict[str, bytes] = {}
+    return stored_record_text(data, lambda key, value: stored.__setitem__(key, value)), stored
+
+
+def test_a_long_text_of_short_strings_is_stored_as_it_is_without_a_walk():
+    record = {"modules": {"calls": [{"module": f"m{i}", "output": "x" * 100} for i in range(200)]}}
+    text = dumps(record)
+    assert len(text) > 5 * BLOB_THRESHOLD
+    assert maybe_refs(text) is False
+    assert _store(record) == (text, {})
+
+
+def test_a_string_of_the_threshold_length_is_seen_even_when_made_of_escapes():
+    for filler in ('"', "\\", '\\"', "\n", 'a"b\\'):
+        long = (filler * BLOB_THRESHOLD)[:BLOB_THRESHOLD]
+        record = {"a": "short", "z": long}
+        assert maybe_refs(dumps(record)) is True, filler
+        text, stored = _store(record)
+        assert MARKER in text and list(stored.values()) == [long.encode()]
+    just_under = {"a": "y" * (BLOB_THRESHOLD - 1), "b": "y" * (BLOB_THRESHOLD - 1)}
+    assert _store(just_under) == (dumps(just_under), {})  # the pre-test may say maybe: the walk says no
+
+
+def test_the_pre_test_agrees_with_the_full_walk_on_random_records():
+    rng = random.Random(7)
+    alphabet = ['"', "\\", "a", "é", "\n", "\u2028", " ", "/"]
+
+    def text():
+        size = rng.choice([0, 3, 200, BLOB_THRESHOLD - 2, BLOB_THRESHOLD - 1, BLOB_THRESHOLD, BLOB_THRESHOLD + 5])
+        return "".join(rng.choice(alphabet) for _ in range(size))
+
+    for _ in range(200):
+        record = {f"k{i}": [text(), {"v": text()}] for i in range(rng.randint(1, 4))}
+        needs = any(blobs.needs_blob(s) for v in record.values() for s in (v[0], v[1]["v"]))
+        if needs:
+            assert maybe_refs(dumps(record)) is True
+        text_stored, stored = _store(record)
+        assert bool(stored) is needs
+        assert text_stored == dumps(blobs.externalize(record, lambda key, value: None))
