@@ -27,10 +27,10 @@ from agi_core.autonomy.planning import caller_for, planner_for
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.contracts.caller import ContractCaller
 from agi_core.determinism import Determinism
-from agi_core.effects import calls, intents
+from agi_core.effects import acting, intents
 from agi_core.effects.inflight import InFlight
 from agi_core.effects.isolation import describe, isolated_reason, must_propagate
-from agi_core.errors import ConfigError, PluginError, ToolError, ValidationError
+from agi_core.errors import ConfigError, PluginError, ValidationError
 from agi_core.externals import Externals
 from agi_core.faults import fault_point
 from agi_core.hookcalls import OrderLog
@@ -63,7 +63,7 @@ from agi_core.plugins import Plugins, load_plugins
 from agi_core.seal import SEAL
 from agi_core.serialization import dumps, from_data, non_finite_path, to_data
 from agi_core.settings.runtime import PluginSettings
-from agi_core.tools import Tool, ToolContext, ToolPolicy, validate_tool
+from agi_core.tools import Tool, ToolPolicy, validate_tool
 
 RECALL_EPISODES = 4  # newest episodes handed to the reason step
 TURN_CHARS = 1000  # a working-memory turn keeps this much of its text, then its length and sha256
@@ -667,77 +667,12 @@ class Kernel:
         return attrs.evolve(decision, plan=Plan(steps=steps, current_index=len(steps) - 1))
 
     def _act(self, action: Action, reply: str, externals: Externals) -> tuple[Observation, str]:
-        """Exactly one action: a response, or one tool call gated by its effect.
-
-        A tool's observation is an external: replay serves the recorded one and never runs
-        the tool again, whatever its effect. A ``write``/``external`` call only records its
-        intent here; :meth:`tick` runs it after the commit (:mod:`agi_core.effects.intents`).
-        """
-        if action.type == "response":
-            return Observation(success=True, payload={"delivered": True}), reply
-        tool = self.tools.get(action.name)
-        if tool is None:
-            text = f"There is no tool named {action.name!r}; available tools: {', '.join(sorted(self.tools))}."
-            return Observation(success=False, error=text), text
-        try:
-            args = resolve_positional(tool, action.args)
-        except ToolError as exc:
-            return Observation(success=False, error=str(exc)), f"{tool.name} failed: {exc}"
-        tick = self.tick_count + 1
-        observation = self._observe(tool, args, externals)
-        if observation.payload.get("intent") == "pending":
-            due = intents.record(self, tick, tool.name, observation.payload["args"])
-            if not externals.replaying:
-                self.inflight.hold(tick)  # before the commit: other processes see it running, not orphaned
-                self._due = due
-            return observation, f"{tool.name}: intent recorded at tick {tick}; it runs once the tick is stored"
-        if observation.success:
-            shown = {k: v for k, v in observation.payload.items() if k != "policy"}
-            return observation, f"{tool.name}: {dumps(shown)}"
-        return observation, f"{tool.name} failed: {observation.error}"
+        """Exactly one action: a response, or one tool call gated by its effect (:func:`acting.act`)."""
+        return acting.act(self, action, reply, externals)
 
     def _read_tool(self, name: str, args: dict[str, Any], externals: Externals) -> Observation:
         """A ``read`` tool run during reason (:meth:`ReasonContext.run_read_tool`), as :meth:`_act` runs it."""
-        tool = self.tools.get(name)
-        if tool is None:
-            return Observation(success=False, error=f"there is no tool named {name!r}")
-        if tool.effect != "read":
-            return Observation(
-                success=False, error=f"{tool.effect} tool {name!r} runs only through its intent, after the tick commits"
-            )
-        try:
-            resolved = resolve_positional(tool, args)
-        except ToolError as exc:
-            return Observation(success=False, error=str(exc))
-        return self._observe(tool, resolved, externals)
-
-    def _observe(self, tool: Tool, args: dict[str, Any], externals: Externals) -> Observation:
-        """The observation of calling ``tool``: gated by effect, isolated, timed, recorded as ``tool_observation``."""
-        context = ToolContext(
-            workspace=self.workspace, determinism=self.determinism, live=self.config.live, externals=externals
-        )
-        tick, receipt = self.tick_count + 1, self._receipt
-
-        def run_tool() -> dict[str, Any]:
-            if receipt is not None:  # the receipt tick: the call already ran, after its intent's commit
-                return receipt
-            before = self.determinism.counter
-            observed = calls.decide(
-                tool,
-                args,
-                context,
-                self.config.policy,
-                timeout_s=self.config.timeout_s,
-                plugin=self.tool_plugins.get(tool.name, "?"),
-                report=self.plugins.report_failure,
-                idempotency_value=lambda: intents.idempotency_value(self, tick, tool.name),
-            )
-            return {**to_data(observed), "draws": self.determinism.counter - before}
-
-        served = externals.fetch("tool_observation", run_tool)
-        if externals.replaying or receipt is not None:
-            self.determinism.counter += served["draws"]
-        return from_data({k: v for k, v in served.items() if k != "draws"}, Observation)
+        return acting.read_tool(self, name, args, externals)
 
     def _remember(
         self, working: WorkingMemory, percept: Input, reply: str, decision: Decision, active_goal: Goal | None
@@ -808,21 +743,6 @@ def _command_decision(
 def normalize(text: str) -> str:
     """The ``normalized`` form of an input: whitespace collapsed, ends trimmed."""
     return " ".join(text.split())
-
-
-def resolve_positional(tool: Tool, args: dict[str, Any]) -> dict[str, Any]:
-    """Map ``$0, $1 …`` (bare command arguments) onto the tool's parameters in order."""
-    names = list(tool.definition.parameters)
-    resolved: dict[str, Any] = {}
-    for key, value in args.items():
-        if key.startswith("$"):
-            index = int(key[1:])
-            if index >= len(names):
-                raise ToolError(f"tool {tool.name!r} takes {len(names)} argument(s); remove the extra ones")
-            resolved[names[index]] = value
-        else:
-            resolved[key] = value
-    return resolved
 
 
 __all__ = ["Kernel", "KernelConfig", "RouterDecision"]
