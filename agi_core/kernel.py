@@ -39,7 +39,7 @@ from agi_core.journal import HEAD, head_value
 from agi_core.memory.backend import MemoryBackend
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
-from agi_core.memory.open_backend import open_store
+from agi_core.memory.opening import open_store
 from agi_core.model import (
     PLAN_STEPS_MAX,
     RECENT_TURNS_MAX,

@@ -1,4 +1,6 @@
-"""Open an agent's store with the memory backend registered under a name (``sqlite`` by default)."""
+"""Opening an agent's store: by backend name (:func:`open_backend`, ``sqlite`` by default), or by
+what ``--db`` says (:func:`open_store`): a file is the configured backend, a URL picks the
+backend registered for its scheme (``postgresql://`` → ``postgres``)."""
 
 from __future__ import annotations
 
@@ -25,3 +27,52 @@ def open_backend(
         raise ConfigError(f"no memory backend named {backend!r}; installed: {', '.join(sorted(backends)) or 'none'}")
     store: MemoryBackend = backends[backend](path, synchronous=synchronous, lock_timeout_s=lock_timeout_s)
     return store
+
+
+URL_SCHEMES = {"postgresql": "postgres", "postgres": "postgres"}
+
+
+def is_url(db: str | Path) -> bool:
+    return isinstance(db, str) and "://" in db
+
+
+def shown(db: str | Path) -> str:
+    """``db`` for messages: a URL without its password."""
+    text = str(db)
+    if not is_url(db) or "@" not in text.split("://", 1)[1].split("/", 1)[0]:
+        return text
+    scheme, rest = text.split("://", 1)
+    userinfo, host = rest.split("@", 1)
+    return f"{scheme}://{userinfo.split(':', 1)[0]}{':***' if ':' in userinfo else ''}@{host}"
+
+
+def backend_for(db: str | Path, configured: str) -> str:
+    """The backend name for ``db``: the URL scheme's, else ``configured``."""
+    if not is_url(db):
+        return configured
+    scheme = str(db).split("://", 1)[0].lower()
+    return URL_SCHEMES.get(scheme, scheme)
+
+
+def open_store(
+    db: str | Path,
+    configured: str = "sqlite",
+    *,
+    plugins: Plugins | None = None,
+    synchronous: str = "FULL",
+    lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S,
+) -> MemoryBackend:
+    """The store for ``db`` (:func:`open_backend` on the backend a URL names);
+    a one-line error when a URL's backend is missing."""
+    plugins = plugins or load_plugins()
+    name = backend_for(db, configured)
+    if is_url(db) and name not in plugins.registry("agi_register_memory_backends"):
+        installed = ", ".join(sorted(plugins.registry("agi_register_memory_backends"))) or "none"
+        scheme = str(db).split("://", 1)[0]
+        raise ConfigError(
+            f"--db {scheme}://… needs the memory backend {name!r}, which is not installed "
+            f"(installed: {installed}); pip install agi-plugin-{name}, "
+            f"and list {name} in AGI_LOAD_PLUGINS when that is set"
+        )
+    path = db if is_url(db) else Path(db)
+    return open_backend(path, name, plugins=plugins, synchronous=synchronous, lock_timeout_s=lock_timeout_s)
