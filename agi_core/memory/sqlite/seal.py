@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from agi_core.faults import fault_point
 from agi_core.journal_key import JournalKey
 from agi_core.seal import MOD as _MOD
-from agi_core.seal import SEAL, UNSEALED_META, parse_seal, row_hash, seal_mac
+from agi_core.seal import SEAL, UNSEALED_META, parse_seal, row_hash, row_problems, seal_mac
 
 # table -> (SQL of the row key, whether rows carry the tick that wrote them)
 TABLES: dict[str, tuple[str, bool]] = {
@@ -102,24 +102,5 @@ def check(conn: sqlite3.Connection, key: JournalKey, head_tick: int) -> list[str
     if not hmac.compare_digest(mac, seal_mac(key, tick, digest)):
         return ["the state seal in meta was edited (its MAC does not match)"]
     sealed = dict(((t, k), h) for t, k, h in conn.execute("SELECT tbl, key, hash FROM _agi_seal_rows"))
-    problems = []
-    if sum(int(h, 16) for h in sealed.values()) % _MOD != digest:
-        problems.append("the seal's row hashes were edited (their sum is not the sealed digest)")
-    current = tick == head_tick
-    for table, (_key_sql, ticked) in TABLES.items():
-        if not (ticked or current):
-            continue  # changed by ticks after the seal: covered by the journal chain until the next seal
-        seen = set()
-        for row_key, row_tick, text in _rows(conn, table):
-            seen.add(row_key)
-            if ticked and row_tick > tick:
-                continue  # written after the seal
-            expected = sealed.get((table, row_key))
-            if expected is None:
-                problems.append(f"{table} key {row_key!r}: added outside the journal")
-            elif not hmac.compare_digest(expected, row_hash(key, table, row_key, text)):
-                problems.append(f"{table} key {row_key!r}: changed outside the journal")
-        problems.extend(
-            f"{table} key {k!r}: deleted outside the journal" for (t, k) in sealed if t == table and k not in seen
-        )
-    return problems
+    tables = [(table, ticked) for table, (_key_sql, ticked) in TABLES.items()]
+    return row_problems(key, sealed, digest, tick, head_tick, tables, lambda table: _rows(conn, table))

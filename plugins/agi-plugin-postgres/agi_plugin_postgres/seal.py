@@ -16,7 +16,7 @@ from typing import Any
 
 from agi_core.journal_key import JournalKey
 from agi_core.memory.sqlite.rlm_rows import VARIABLE_COLUMNS
-from agi_core.seal import MOD, SEAL, UNSEALED_META, parse_seal, row_hash, seal_mac
+from agi_core.seal import MOD, SEAL, UNSEALED_META, parse_seal, row_hash, row_problems, seal_mac
 
 # table -> (SQL of the row key, whether rows carry the tick that wrote them, columns hashed)
 TABLES: dict[str, tuple[str, bool, str]] = {
@@ -107,28 +107,7 @@ def check(conn: Any, s: str, key: JournalKey, head_tick: int) -> list[str]:
     if not hmac.compare_digest(mac, seal_mac(key, tick, digest)):
         return ["the state seal in meta was edited (its MAC does not match)"]
     sealed = {(t, k): h for t, k, h in conn.execute(f"SELECT tbl, key, hash FROM {s}._agi_seal_rows")}
-    problems = []
-    if sum(int(h, 16) for h in sealed.values()) % MOD != digest:
-        problems.append("the seal's row hashes were edited (their sum is not the sealed digest)")
-    current = tick == head_tick
-    present = tables_of(conn, s)
-    for table, (_key_sql, ticked, _columns) in TABLES.items():
-        if not (ticked or current):
-            continue  # changed by ticks after the seal: covered by the journal chain until the next seal
-        if table not in present:  # a checkpoint's snapshot taken before the table was added: it held no rows
-            problems.extend(f"{table} key {k!r}: deleted outside the journal" for (t, k) in sealed if t == table)
-            continue
-        seen = set()
-        for row_key, row_tick, text in _rows(conn, s, table):
-            seen.add(row_key)
-            if ticked and row_tick > tick:
-                continue
-            expected = sealed.get((table, row_key))
-            if expected is None:
-                problems.append(f"{table} key {row_key!r}: added outside the journal")
-            elif not hmac.compare_digest(expected, row_hash(key, table, row_key, text)):
-                problems.append(f"{table} key {row_key!r}: changed outside the journal")
-        problems.extend(
-            f"{table} key {k!r}: deleted outside the journal" for (t, k) in sealed if t == table and k not in seen
-        )
-    return problems
+    present = tables_of(conn, s)  # a checkpoint's snapshot taken before a table was added holds no rows of it
+    tables = [(table, ticked) for table, (_key_sql, ticked, _columns) in TABLES.items()]
+    rows = lambda table: _rows(conn, s, table) if table in present else ()  # noqa: E731
+    return row_problems(key, sealed, digest, tick, head_tick, tables, rows)
