@@ -36,6 +36,7 @@ from agi_core.memory.savepoint import savepoint
 from agi_core.memory.sqlite import checkpoints, seal
 from agi_core.memory.sqlite.ltm_rows import SqliteLtmRows
 from agi_core.memory.sqlite.rlm_rows import SqliteRlmRows
+from agi_core.memory.stored_text import StoredText
 from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMemory
 from agi_core.serialization import dumps, from_data, to_data
 
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from agi_core.journal_key import JournalKey
 
 
-class SqliteStore:
+class SqliteStore(StoredText):
     """All of an agent's stores in one SQLite database file."""
 
     name = "sqlite"
@@ -359,25 +360,6 @@ class SqliteStore:
     def store_text(self, text: str) -> str:
         """``text`` (lone surrogates as U+FFFD), or its blob reference when it is large (the blob is written now)."""
         return blobs.put_text(clean_text(text), self.put_blob)
-
-    def load_text(self, text: str) -> str:
-        return blobs.resolve_text(text, self.get_blob)
-
-    def store_json(self, data: object) -> str:
-        """Canonical JSON text of ``data`` with its large strings stored as blobs."""
-        text = dumps(data)
-        if not blobs.maybe_refs(text):
-            return text
-        return dumps(blobs.externalize(data, self.put_blob))
-
-    def store_record(self, data: dict[str, Any]) -> str:
-        """A journal record's stored text: canonical JSON, large strings as blob references."""
-        return blobs.stored_record_text(data, self.put_blob)
-
-    def load_json(self, text: str) -> Any:
-        """Stored JSON text back as data, references resolved."""
-        data = orjson.loads(text)
-        return blobs.resolve(data, self.get_blob) if blobs.MARKER in text else data
 
 
 def _fact_text(fact: str) -> str:

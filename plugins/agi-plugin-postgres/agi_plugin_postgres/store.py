@@ -30,6 +30,7 @@ from agi_core.memory import blobs, goals_table, jobs_table
 from agi_core.memory.backend import CheckpointError, CheckpointInfo, RollbackReport
 from agi_core.memory.keys import check_key
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
+from agi_core.memory.stored_text import StoredText
 from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMemory
 from agi_core.serialization import dumps, from_data, to_data
 from agi_plugin_postgres import ltm, schema, snapshots, world
@@ -75,7 +76,7 @@ def close_pools() -> None:
         _pools.clear()
 
 
-class PostgresStore:
+class PostgresStore(StoredText):
     """One agent's stores in its PostgreSQL schema, plus the shared ``world/`` facts."""
 
     name = "postgres"
@@ -601,22 +602,6 @@ class PostgresStore:
             self.put_blob(ref[len(blobs.MARKER) :], data)
             return ref
         return blobs.put_text(text, self.put_blob)
-
-    def load_text(self, text: str) -> str:
-        return blobs.resolve_text(text, self.get_blob)
-
-    def store_json(self, data: object) -> str:
-        text = dumps(data)
-        if not blobs.maybe_refs(text):
-            return text
-        return dumps(blobs.externalize(data, self.put_blob))
-
-    def store_record(self, data: dict[str, Any]) -> str:
-        return blobs.stored_record_text(data, self.put_blob)
-
-    def load_json(self, text: str) -> Any:
-        data = orjson.loads(text)
-        return blobs.resolve(data, self.get_blob) if blobs.MARKER in text else data
 
     def load_world_json(self, text: str) -> Any:
         data = orjson.loads(text)
