@@ -102,7 +102,10 @@ def test_a_locked_database(tmp_path) -> None:
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:
-        line = one_line_error(agi_process("--db", str(db), "memory", "put", "user/person/self/age", "3"))
+        # --lock-timeout 1: the default (30 s) would be waited out in full; the message is the same
+        line = one_line_error(
+            agi_process("--db", str(db), "--lock-timeout", "1", "memory", "put", "user/person/self/age", "3")
+        )
     finally:
         holder.execute("ROLLBACK")
         holder.close()
