@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from agi_core.brain.messages import F5_SEM_WRITE_FAILURE
+from agi_core.replies import F5_SEM_WRITE_FAILURE
 from agi_core.serialization import dumps
 
 if TYPE_CHECKING:
@@ -64,10 +64,19 @@ def ingest(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[st
 
 
 def receipt(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any, Any]:
-    """The receipt of a write/external tool call run after its intent's tick (agi_core.effects.intents)."""
+    """The receipt of a write/external tool call run after its intent's tick (agi_core.effects.intents).
+
+    For a goal's plan step (``goal``, ``step``), the tick's plan is that step: a failed call
+    contradicts the step's assumption and replans (:func:`agi_core.autonomy.plans.observe`).
+    """
     from agi_core.effects.intents import receipt_command
 
-    return receipt_command(kernel, ctx, args)
+    done = receipt_command(kernel, ctx, args)
+    if args.get("goal") is not None:
+        from agi_core.autonomy.plans import receipt_plan
+
+        ctx.goal_plan = receipt_plan(ctx, str(args["goal"]), int(args["step"]))
+    return done
 
 
 def refuse_input(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:

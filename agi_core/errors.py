@@ -7,6 +7,7 @@ the CLI prints it as is and exits non-zero (``AGI_RAISE_ERRORS=1`` re-raises ins
 from __future__ import annotations
 
 import errno
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -102,3 +103,8 @@ def os_problem(exc: OSError, db: Path | str | None) -> str:
     if exc.errno == errno.EROFS:
         return f"{what} is on a read-only file system; use a path on a writable one"
     return f"{what}: {reason}; check the path and retry"
+
+
+def debug_enabled() -> bool:
+    """True when ``AGI_DEBUG`` or ``AGI_RAISE_ERRORS`` asks for tracebacks."""
+    return any(os.environ.get(name, "") not in ("", "0") for name in ("AGI_DEBUG", "AGI_RAISE_ERRORS"))

@@ -96,3 +96,8 @@ def too_large_reply(size: int, limit: int) -> str:
         f"Input refused: it is {size:,} bytes and the limit is {limit:,}; "
         "split it into smaller messages or raise the limit (--max-input, KernelConfig.max_input_bytes)."
     )
+
+
+def normalize(text: str) -> str:
+    """The ``normalized`` form of an input: whitespace collapsed, ends trimmed."""
+    return " ".join(text.split())

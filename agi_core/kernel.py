@@ -34,12 +34,11 @@ from agi_core.errors import ConfigError, PluginError, ValidationError
 from agi_core.externals import Externals
 from agi_core.faults import fault_point
 from agi_core.hookcalls import OrderLog
-from agi_core.inputs import MAX_INPUT_BYTES, PREVIEW_CHARS, Oversized, clean_text, preview, utf8_size
+from agi_core.inputs import MAX_INPUT_BYTES, PREVIEW_CHARS, Oversized, clean_text, normalize, preview, utf8_size
 from agi_core.journal import HEAD, head_value
 from agi_core.memory.backend import MemoryBackend
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
-from agi_core.memory.opening import open_store
 from agi_core.model import (
     PLAN_STEPS_MAX,
     RECENT_TURNS_MAX,
@@ -59,6 +58,7 @@ from agi_core.model import (
 from agi_core.modules.proposals import module_beliefs
 from agi_core.modules.protocol import load_modules
 from agi_core.modules.runner import ModuleTick
+from agi_core.opening import open_store
 from agi_core.plugins import Plugins, load_plugins
 from agi_core.seal import SEAL
 from agi_core.serialization import dumps, from_data, non_finite_path, to_data
@@ -266,7 +266,7 @@ class Kernel:
             self._contracts = registry_from_plugins(self.plugins)
         name = self.config.contract_provider
         if name and self._contract_provider is None:
-            from agi_core.brain.llm import LazyProvider
+            from agi_core.llm.lazy import LazyProvider
 
             providers = self.plugins.registry("agi_register_llm_providers")
             if name not in providers:
@@ -738,11 +738,6 @@ def _command_decision(
         action=acting[0] if acting else Action(type="response", name="respond", args={"text": text}),
         plan=Plan(steps=[f"command:{name}"]),
     )
-
-
-def normalize(text: str) -> str:
-    """The ``normalized`` form of an input: whitespace collapsed, ends trimmed."""
-    return " ".join(text.split())
 
 
 __all__ = ["Kernel", "KernelConfig", "RouterDecision"]

@@ -181,8 +181,8 @@ def replay(
     from agi_core.errors import ConfigError
     from agi_core.journal_key import key_path
     from agi_core.kernel import stored_seed
-    from agi_core.memory.opening import is_url, open_store
     from agi_core.memory.sqlite_store import SqliteStore
+    from agi_core.opening import is_url, open_store
 
     store = open_store(db, backend, plugins=plugins)
     if is_url(db):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything CI checks, in the order a contributor wants to learn about failures:
-# lint (ruff), format (ruff format), types (mypy on agi_core), then the tests.
+# lint (ruff), format (ruff format), types (mypy on agi_core), floors (lint-imports), then the tests.
 #
 # Usage: scripts/check.sh [--fast] [PYTHON]     (PYTHON defaults to .venv/bin/python)
 #   (no flag)  the whole suite, what CI runs: the tests in parallel on every core (pytest-xdist),
@@ -21,6 +21,7 @@ workers="${AGI_TEST_WORKERS:-auto}"
 "$py" -m ruff check agi_core tests benchmarks examples plugins scripts conftest.py
 "$py" -m ruff format --check .
 "$py" -m mypy
+"$(dirname "$py")/lint-imports"  # the floors of [tool.importlinter] in pyproject.toml
 
 # pytest exits 5 when a marker selects no test: not a failure here.
 run_pytest() { "$py" -m pytest "$@" || { status=$?; [[ $status -eq 5 ]] || exit $status; }; }

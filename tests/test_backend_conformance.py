@@ -1,4 +1,4 @@
-"""The memory-backend conformance suite (agi_core.memory.conformance) against the built-in SQLite backend."""
+"""The memory-backend conformance suite (agi_core.testing.conformance) against the built-in SQLite backend."""
 
 from __future__ import annotations
 

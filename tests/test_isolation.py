@@ -16,11 +16,11 @@ import types
 
 import pytest
 
-from agi_core.brain.messages import F4_AGENT_FAILURE
 from agi_core.hookspecs import hookimpl
 from agi_core.kernel import KernelConfig
 from agi_core.model import ToolDefinition
 from agi_core.plugins import PluginFailure
+from agi_core.replies import F4_AGENT_FAILURE
 from agi_core.testing import builtin_plugins, installed_plugin, open_kernel, tools_plugin
 from agi_core.tools import Tool
 

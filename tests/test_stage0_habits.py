@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from agi_core.brain.messages import F3_NO_AGENT
 from agi_core.brain.stage0.habits import file_request
+from agi_core.replies import F3_NO_AGENT
 
 
 def _run(tmp_path, script):

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from agi_core.brain.messages import F3_NO_AGENT, F4_AGENT_FAILURE
 from agi_core.brain.stage0.mathparse import MathError, evaluate, expression_in, render
+from agi_core.replies import F3_NO_AGENT, F4_AGENT_FAILURE
 from agi_core.testing import open_kernel
 
 EXAMPLES = [

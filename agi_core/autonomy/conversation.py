@@ -112,7 +112,7 @@ def stage0_can_act(line: str) -> bool:
     """Whether a built-in Stage-0 router agent (not the fallback) handles ``line``."""
     from agi_core.brain.stage0.agents import STAGE0_AGENTS
     from agi_core.brain.stage0.brain import FALLBACK, Stage0Brain
-    from agi_core.kernel import normalize
+    from agi_core.inputs import normalize
 
     agent = Stage0Brain(STAGE0_AGENTS).route(normalize(line))
     return agent is not None and agent.name not in (FALLBACK, "goal_agent")
@@ -126,7 +126,7 @@ def stage0_route(ctx: ReasonContext) -> plans.Route:
     brain = Stage0Brain(STAGE0_AGENTS, timeout_s=0)
 
     def route(line: str) -> tuple[str, Action]:
-        from agi_core.kernel import normalize
+        from agi_core.inputs import normalize
 
         if goal_request(line) == ("step", ""):
             raise ValidationError(f"a plan step cannot be {line!r} (it would run itself); change the step")

@@ -26,12 +26,13 @@ import attrs
 from agi_core.brain import answer, llm_context, llm_reason
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.brain.llm_reason import AGENT, CONTRACT
-from agi_core.brain.messages import F4_AGENT_FAILURE
 from agi_core.contracts import Budget, registry_from_plugins
 from agi_core.contracts.provider import Provider
 from agi_core.errors import AgiError, ConfigError
 from agi_core.llm.journaled import JournaledProvider
+from agi_core.llm.lazy import LazyProvider
 from agi_core.model import Action, Observation, Plan, RouterDecision
+from agi_core.replies import F4_AGENT_FAILURE
 
 if TYPE_CHECKING:
     from agi_core.kernel import Kernel
@@ -39,9 +40,6 @@ if TYPE_CHECKING:
 MODES = ("answer", "reason")
 #: Tokens a reply may take in ``answer`` mode: one short sentence.
 ANSWER_TOKENS = 40
-#: llama.cpp threads for the embedded model: its workers spin, and on a small shared
-#: machine one thread is several times faster than two (docs/llm-providers.md).
-PACKAGED_THREADS = 1
 
 
 def tool_specs(kernel: Kernel) -> list[dict[str, Any]]:
@@ -75,50 +73,6 @@ def provider_factory(kernel: Kernel) -> tuple[str, Callable[[], Provider]]:
             f"no LLM provider named {name!r} (AGI_LLM_PROVIDER); installed: {', '.join(sorted(registered)) or 'none'}"
         )
     return name, LazyProvider(name, registered[name], timeout_s=kernel.config.llm_timeout_s)
-
-
-class LazyProvider:
-    """Builds the provider on the first call (building may load a model or contact a server);
-    :meth:`close` closes it if it was built."""
-
-    def __init__(self, name: str, factory: Callable[..., Provider], *, timeout_s: float | None = None) -> None:
-        self.name = name
-        self.factory = factory
-        self.timeout_s = timeout_s  # --llm-timeout: also the openai client's own, so it gives up as well
-        self.provider: Provider | None = None
-
-    def __call__(self) -> Provider:
-        if self.provider is None:
-            options: dict[str, Any] = {}
-            if self.name == "llama-cpp":
-                threads = os.environ.get("AGI_LLAMA_CPP_THREADS")
-                if threads:
-                    options["n_threads"] = _positive_int(threads, "AGI_LLAMA_CPP_THREADS")
-                if not os.environ.get("AGI_LLAMA_CPP_MODEL"):
-                    from agi_core.llm.gguf import packaged_gguf
-
-                    options["model_path"] = str(packaged_gguf())
-                    options.setdefault("n_threads", PACKAGED_THREADS)
-            if self.name == "openai" and self.timeout_s:
-                options["timeout"] = self.timeout_s
-            self.provider = self.factory(**options)
-        return self.provider
-
-    def close(self) -> None:
-        provider, self.provider = self.provider, None
-        closer = getattr(provider, "close", None)
-        if closer is not None:
-            closer()
-
-
-def _positive_int(raw: str, variable: str) -> int:
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ConfigError(f"{variable}={raw!r} is not a positive integer; set it to a thread count such as 1")
-    return value
 
 
 def default_mode(provider_name: str) -> str:

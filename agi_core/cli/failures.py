@@ -8,16 +8,10 @@ older name ``AGI_RAISE_ERRORS``) shows the traceback instead.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 from agi_core.errors import AgiError, database_problem, os_problem
-
-
-def debug_enabled() -> bool:
-    """True when ``AGI_DEBUG`` or ``AGI_RAISE_ERRORS`` asks for tracebacks."""
-    return any(os.environ.get(name, "") not in ("", "0") for name in ("AGI_DEBUG", "AGI_RAISE_ERRORS"))
 
 
 def _first_line(text: str) -> str:

@@ -82,7 +82,7 @@ def journal_verify(state: Any) -> None:
 @click.pass_obj
 def journal_export(state: Any, jsonl: bool, archived: bool, output: Any) -> None:
     """Write the journal as one JSON object per line."""
-    from agi_core.memory.opening import open_store
+    from agi_core.opening import open_store
 
     store = open_store(state.require_db(), plugins=state.plugins)
     rows: Any = ()

@@ -18,10 +18,10 @@ from typing import Any
 import attrs
 import click
 
-from agi_core.cli.failures import debug_enabled, explain, is_storage_failure
+from agi_core.cli.failures import explain, is_storage_failure
 from agi_core.cli.lazy import LazyGroup
-from agi_core.errors import AgiError, ConfigError, NoDatabaseError, StorageError
-from agi_core.memory.opening import is_url
+from agi_core.errors import AgiError, ConfigError, NoDatabaseError, StorageError, debug_enabled
+from agi_core.opening import is_url
 from agi_core.plugins import Plugins, load_plugins
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from agi_core.errors import AgiError, StorageError, os_problem
-from agi_core.memory.opening import shown
+from agi_core.opening import shown
 
 
 @click.command("export")
@@ -43,8 +43,8 @@ def export_command(state: Any, output: Path | None) -> None:
 def import_command(state: Any, file: Path, key_file: Path | None) -> None:
     """Create the agent in --db (a new database or agent name) from an agi export file."""
     from agi_core.journal_key import KEY_ENV, key_path
-    from agi_core.memory.opening import open_store
     from agi_core.memory.transfer import import_rows, read_export
+    from agi_core.opening import open_store
 
     if key_file is None and not os.environ.get(KEY_ENV):
         raise AgiError(f"pass --key-file with the journal key of the exported agent (its <db>.key), or set {KEY_ENV}")

@@ -8,11 +8,10 @@ from typing import Any
 
 import click
 
-from agi_core.cli.failures import debug_enabled
 from agi_core.contracts.frozen import thaw
 from agi_core.contracts.registry import ContractRegistry, registry_from_plugins
 from agi_core.contracts.validate import validate_and_normalize
-from agi_core.errors import AgiError, ValidationError
+from agi_core.errors import AgiError, ValidationError, debug_enabled
 
 
 def _registry(ctx: click.Context) -> ContractRegistry:

@@ -167,15 +167,11 @@ def _receipt_tick(kernel: Kernel, intent: Intent, observation: Observation, draw
 def receipt_command(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any, Action]:
     """Kernel command ``receipt``: mark the intent and act it out with the recorded observation.
 
-    For a goal's plan step (``goal``, ``step``), the tick's plan is that step: a failed call
-    contradicts the step's assumption and replans (:func:`agi_core.autonomy.plans.observe`).
+    A goal's plan step (``goal``, ``step``) is the tick's plan: :func:`agi_core.commands.receipt`
+    sets it (goals sit floors above effects).
     """
     intent = _pending_at(kernel, int(args["intent"]))
     kernel.store.intent_receipt(intent.tick, ctx.tick)
-    if args.get("goal") is not None:
-        from agi_core.autonomy.plans import receipt_plan
-
-        ctx.goal_plan = receipt_plan(ctx, str(args["goal"]), int(args["step"]))
     text = f"receipt of the intent of tick {intent.tick}"
     return text, {"intent": intent.tick}, Action(type="tool", name=intent.tool, args=intent.args)
 

@@ -53,8 +53,8 @@ def isolated_reason(reason: Callable[[Any], Any], brain: str, plugin: str, repor
 def failed_decision(brain: str, exc: BaseException) -> Any:
     """The decision of a brain that raised: the rulebook's F4 reply, the brain marked degraded."""
     from agi_core.brain.context import Decision
-    from agi_core.brain.messages import F4_AGENT_FAILURE
     from agi_core.model import Action, Plan, RouterDecision
+    from agi_core.replies import F4_AGENT_FAILURE
 
     return Decision(
         router_decision=RouterDecision(agent=brain, why="brain_failed"),

@@ -2,7 +2,7 @@
 
 Ticks store episodes only. The kernel calls :func:`mirror_episodes` whenever something
 needs long-term memory, so every input and action becomes a memory without rule-only
-ticks paying for it, except the kernel's bookkeeping (:mod:`agi_core.longterm.bookkeeping`).
+ticks paying for it, except the kernel's bookkeeping (:mod:`agi_core.memory.bookkeeping`).
 Idempotent: progress is kept in the ``meta`` table, and memory ids are content-derived.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agi_core.longterm.bookkeeping import is_command_record, is_empty_reply
+from agi_core.memory.bookkeeping import is_command_record, is_empty_reply
 
 if TYPE_CHECKING:
     from agi_core.longterm.store import LongTermMemory

@@ -112,9 +112,6 @@ class WorkingMemory:
         return recent + [hit.item.text for hit in self.recalled]
 
 
-ITEM_COLUMNS = "seq, id, tick, kind, text, speaker, timestamp, session, importance, metadata"
-
-
 def item_id(*parts: Any) -> str:
     """A deterministic, content-derived id: ``ltm-`` and 24 hex digits of SHA-256."""
     digest = hashlib.sha256("\x1f".join("" if p is None else str(p) for p in parts).encode("utf-8"))

@@ -5,7 +5,7 @@ A memory backend is a plugin (hook ``agi_register_memory_backends``): a factory
 (:class:`agi_core.memory.sqlite_store.SqliteStore`) is the embedded default. The kernel and
 everything around it (checkpoints, replay, verify, RLM state, long-term memory, jobs) talk to
 the backend through these protocols only; no SQL runs outside ``agi_core/memory/`` and the
-backends' own packages. :mod:`agi_core.memory.conformance` is the executable definition of a
+backends' own packages. :mod:`agi_core.testing.conformance` is the executable definition of a
 correct backend: ``pytest --agi-backend=NAME``.
 
 Rules every method follows (the conformance suite checks them):
@@ -337,7 +337,7 @@ class CheckpointStore(Protocol):
 class RlmRows(Protocol):
     """Rows of RLM state (:mod:`agi_core.state`): states, variables, mutations, checkpoints.
 
-    Variable rows are dicts with the keys of ``agi_core.state.db.VARIABLE_COLUMNS``. Every write
+    Variable rows are dicts with the keys of ``agi_core.memory.row_layouts.VARIABLE_COLUMNS``. Every write
     runs inside the tick's transaction (or :meth:`atomic`)."""
 
     def atomic(self) -> AbstractContextManager[None]:
@@ -430,7 +430,7 @@ class LtmRows(Protocol):
     """Long-term memory rows (:mod:`agi_core.longterm`): items, their vectors, full-text search.
 
     Items are numbered by ``seq`` (never reused); ``seq`` is also the item's id in the derived
-    faiss index. Item rows are tuples in ``agi_core.longterm.model.ITEM_COLUMNS`` order."""
+    faiss index. Item rows are tuples in ``agi_core.memory.row_layouts.ITEM_COLUMNS`` order."""
 
     def insert_items(self, rows: Sequence[tuple[Any, ...]]) -> int:
         """Insert ``(id, tick, kind, text, speaker, timestamp, session, importance, metadata)`` rows

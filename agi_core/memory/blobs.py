@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from agi_core.inputs import normalize
+
 BLOB_THRESHOLD = 4096
 MARKER = "agi:blob:sha256:"
 NORMALIZED = ":normalized"
@@ -85,8 +87,6 @@ def externalize_record(data: dict[str, Any], put: Put) -> dict[str, Any]:
     The input's ``normalized`` form, when it is the kernel's normalization of ``raw``,
     becomes ``<ref of raw>:normalized`` instead of a second blob.
     """
-    from agi_core.kernel import normalize
-
     seen: dict[str, str] = {}
     raw = (data.get("input") or {}).get("raw")
     if isinstance(raw, str) and needs_blob(raw):
@@ -113,8 +113,6 @@ def resolve_text(text: str, get: Get) -> str:
     hex_digest = text[len(MARKER) : len(MARKER) + 64]
     full = get(hex_digest)
     if text.endswith(NORMALIZED):
-        from agi_core.kernel import normalize
-
         return normalize(full)
     return full
 

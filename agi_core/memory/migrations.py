@@ -92,7 +92,7 @@ def m010_jobs(db: sqlite_utils.Database) -> None:
 
 
 def m011_ltm_drop_bookkeeping(db: sqlite_utils.Database) -> None:
-    """Long-term memory rows mirrored from command ticks and failure sentences go (agi_core.longterm.bookkeeping)."""
+    """Long-term memory rows mirrored from command ticks and failure sentences go (agi_core.memory.bookkeeping)."""
     from agi_core.memory.sqlite.ltm_schema import drop_bookkeeping
 
     drop_bookkeeping(db.conn)

@@ -16,8 +16,8 @@ from typing import Any
 
 import attrs
 
-from agi_core.brain.messages import F1_SEM_MISS
 from agi_core.effects.isolation import describe, must_propagate
+from agi_core.replies import F1_SEM_MISS
 
 Claims = list[dict[str, Any]]
 Evidence = dict[str, dict[str, Any]]

@@ -11,7 +11,8 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from agi_core.memory.backend import RlmRows
-from agi_core.memory.sqlite.rlm_rows import STATE_COLUMNS, VARIABLE_COLUMNS, SqliteRlmRows
+from agi_core.memory.row_layouts import STATE_COLUMNS, VARIABLE_COLUMNS
+from agi_core.memory.sqlite.rlm_rows import SqliteRlmRows
 from agi_core.state.model import Mutation
 
 __all__ = ["STATE_COLUMNS", "VARIABLE_COLUMNS", "atomic", "mutation_from_row", "rows_of"]

@@ -21,7 +21,6 @@ from click.testing import CliRunner
 
 from agi_core.brain.llm import LLMBrain
 from agi_core.brain.llm_reason import FOLLOW_UP_ASK
-from agi_core.brain.messages import F4_AGENT_FAILURE
 from agi_core.cli.main import make_cli
 from agi_core.contracts import Budget
 from agi_core.default_plugins.tools import CLOCK_LABELS
@@ -30,6 +29,7 @@ from agi_core.llm import OpenAIProvider
 from agi_core.llm.testing import FakeOpenAIServer, chat_reply, free_port
 from agi_core.model import Action
 from agi_core.replay import replay
+from agi_core.replies import F4_AGENT_FAILURE
 from agi_core.testing import builtin_plugins, open_kernel
 from agi_core.tools import ToolPolicy
 

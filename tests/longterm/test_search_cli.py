@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agi_core.longterm import LongTermMemory
-from agi_core.longterm.bookkeeping import EMPTY_REPLIES
+from agi_core.memory.bookkeeping import EMPTY_REPLIES
 from agi_core.memory.migrations import migrate
 
 

@@ -10,12 +10,12 @@ from typing import ClassVar
 import pytest
 
 from agi_core import checkpoints
-from agi_core.brain.messages import F3_NO_AGENT
 from agi_core.hookspecs import hookimpl
 from agi_core.integrity import verify_agent
 from agi_core.journal_key import load as load_key
 from agi_core.modules import ModuleStateError
 from agi_core.replay import replay, replay_records
+from agi_core.replies import F3_NO_AGENT
 from agi_core.testing import builtin_plugins, open_kernel
 
 PLUGIN_FILE = Path(__file__).with_name("notebook_plugin.py")
@@ -268,8 +268,8 @@ def test_modules_run_by_priority_then_name_whatever_the_registration_order(tmp_p
 
 
 def test_a_rule_answer_stands_against_any_candidate_and_an_unsupported_claim_is_rejected(tmp_path):
-    from agi_core.brain.messages import F1_SEM_MISS
     from agi_core.modules import Candidate, Claim, Proposals
+    from agi_core.replies import F1_SEM_MISS
 
     class Eager:
         name = "eager"

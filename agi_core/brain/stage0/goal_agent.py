@@ -12,7 +12,7 @@ import attrs
 from agi_core.autonomy.conversation import handle
 from agi_core.autonomy.goal_phrases import goal_request
 from agi_core.brain.context import AgentReply, ReasonContext
-from agi_core.brain.messages import F3_NO_AGENT
+from agi_core.replies import F3_NO_AGENT
 
 
 @attrs.frozen

@@ -18,10 +18,10 @@ import attrs
 import orjson
 
 from agi_core.brain.context import AgentReply, ReasonContext
-from agi_core.brain.messages import F3_NO_AGENT
 from agi_core.brain.stage0.explain import decision_sentence
 from agi_core.brain.stage0.phrases import lower_ascii, strip_end
 from agi_core.model import Action
+from agi_core.replies import F3_NO_AGENT
 from agi_core.serialization import dumps
 
 MAX_LISTED_FACTS = 10

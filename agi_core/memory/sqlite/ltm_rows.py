@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S, write_block
+from agi_core.memory.row_layouts import ITEM_COLUMNS
 
-ITEM_COLUMNS = "seq, id, tick, kind, text, speaker, timestamp, session, importance, metadata"  # = longterm.model
 _IN_CHUNK = 500  # bound parameters per IN (...) list
 
 

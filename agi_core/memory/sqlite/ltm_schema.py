@@ -72,14 +72,14 @@ def create_ltm_tables(conn: sqlite3.Connection) -> None:
 
 
 def drop_bookkeeping(conn: sqlite3.Connection) -> None:
-    """Remove the bookkeeping rows mirrored before it was left out (:mod:`agi_core.longterm.bookkeeping`).
+    """Remove the bookkeeping rows mirrored before it was left out (:mod:`agi_core.memory.bookkeeping`).
 
     Run once, by the migration step ``m011_ltm_drop_bookkeeping``. Mirrored episodes are the
     rows with no session and no metadata; ingested rows always have both. Their vectors go
     with them (trigger); the index file is then rebuilt from the remaining vectors on next
     use, with nothing re-embedded.
     """
-    from agi_core.longterm.bookkeeping import COMMAND_SOURCE, is_command_record, is_empty_reply
+    from agi_core.memory.bookkeeping import COMMAND_SOURCE, is_command_record, is_empty_reply
 
     mirrored = "session IS NULL AND metadata = '{}'"
     ticks, doomed = set(), []

@@ -7,40 +7,12 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
+from agi_core.memory.row_layouts import STATE_COLUMNS, VARIABLE_COLUMNS
 from agi_core.memory.savepoint import savepoint
 
 if TYPE_CHECKING:
     from agi_core.state.model import StateInfo
 
-VARIABLE_COLUMNS = (
-    "namespace",
-    "name",
-    "owner_state_id",
-    "type",
-    "value",
-    "file",
-    "size_bytes",
-    "description",
-    "source",
-    "created_at",
-    "updated_at",
-    "access_count",
-    "read_only",
-    "scope",
-    "ttl_seconds",
-    "expires_at",
-)
-STATE_COLUMNS = (
-    "state_id",
-    "session_id",
-    "tree_id",
-    "parent_state_id",
-    "result_name",
-    "created_at",
-    "last_updated_at",
-    "mutation_count",
-    "completion_status",
-)
 _CHECKPOINT_FIELDS = "checkpoint_id, state_id, name, timestamp, snapshot, description"
 _MUTATION_FIELDS = "mutation_id, operation, variable_name, old_value, new_value, source, timestamp, metadata"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agi_core.memory.sqlite.ltm_rows import ITEM_COLUMNS
+from agi_core.memory.row_layouts import ITEM_COLUMNS
 
 if TYPE_CHECKING:
     from agi_plugin_postgres.store import PostgresStore

@@ -10,7 +10,7 @@ import contextlib
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agi_core.memory.sqlite.rlm_rows import STATE_COLUMNS, VARIABLE_COLUMNS
+from agi_core.memory.row_layouts import STATE_COLUMNS, VARIABLE_COLUMNS
 
 if TYPE_CHECKING:
     from agi_core.state.model import StateInfo

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from agi_core.journal_key import JournalKey
-from agi_core.memory.sqlite.rlm_rows import VARIABLE_COLUMNS
+from agi_core.memory.row_layouts import VARIABLE_COLUMNS
 from agi_core.seal import MOD, SEAL, UNSEALED_META, parse_seal, row_hash, row_problems, seal_mac
 
 # table -> (SQL of the row key, whether rows carry the tick that wrote them, columns hashed)

@@ -1,4 +1,4 @@
-"""The memory-backend conformance suite (agi_core.memory.conformance) against PostgreSQL, on the real server."""
+"""The memory-backend conformance suite (agi_core.testing.conformance) against PostgreSQL, on the real server."""
 
 from __future__ import annotations
 

@@ -17,12 +17,12 @@ from types import ModuleType
 import psycopg
 
 from agi_core import checkpoints
-from agi_core.brain.messages import F3_NO_AGENT
 from agi_core.integrity import verify_agent
 from agi_core.kernel import Kernel
 from agi_core.modules.state import dump_state
 from agi_core.plugins import Plugins
 from agi_core.replay import replay
+from agi_core.replies import F3_NO_AGENT
 from agi_core.serialization import dumps
 from agi_core.testing import installed_plugin
 

@@ -16,8 +16,8 @@ replay equality, two processes on one agent, tamper detection).
 
 from __future__ import annotations
 
-from agi_core.memory.conformance.kernel_contract import KernelContract
-from agi_core.memory.conformance.store_contract import StoreContract
+from agi_core.testing.conformance.kernel_contract import KernelContract
+from agi_core.testing.conformance.store_contract import StoreContract
 
 
 class BackendConformance(StoreContract, KernelContract):

@@ -16,22 +16,40 @@ The user's inputs and the agent's other replies are the conversation, and are ke
 
 from __future__ import annotations
 
-from agi_core.brain.messages import F1_SEM_MISS, F3_NO_AGENT, F4_AGENT_FAILURE, F5_SEM_WRITE_FAILURE
+from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT, F4_AGENT_FAILURE, F5_SEM_WRITE_FAILURE
 
 #: Replies that carry no memory.
 EMPTY_REPLIES = frozenset({F1_SEM_MISS, F3_NO_AGENT, F4_AGENT_FAILURE, F5_SEM_WRITE_FAILURE})
 #: The input source of kernel commands (:meth:`agi_core.Kernel.command`).
 COMMAND_SOURCE = "event"
+#: The kernel commands' names: the keys of :data:`agi_core.commands.KERNEL_COMMANDS`, which a test
+#: checks equal (that table, with its handlers, sits floors above memory).
+COMMAND_NAMES = frozenset(
+    {
+        "put_fact",
+        "state",
+        "ingest",
+        "refuse_input",
+        "receipt",
+        "schedule_add",
+        "schedule_remove",
+        "maintain",
+        "config_set",
+        "config_unset",
+        "goal_add",
+        "goal_set",
+        "goal_move",
+        "goal_step",
+    }
+)
 
 
 def is_command_record(text: str, source: str | None) -> bool:
     """True for the input of a command tick: ``<command> {json}`` from source ``event``."""
     if source != COMMAND_SOURCE:
         return False
-    from agi_core.commands import KERNEL_COMMANDS
-
     name, _, rest = text.partition(" ")
-    return name in KERNEL_COMMANDS and rest.startswith("{")
+    return name in COMMAND_NAMES and rest.startswith("{")
 
 
 def is_empty_reply(text: str) -> bool:

@@ -12,10 +12,10 @@ import pytest
 from agi_core.errors import MemoryKeyError, StorageError, ValidationError
 from agi_core.memory.backend import MemoryBackend
 from agi_core.memory.blobs import BLOB_THRESHOLD
-from agi_core.memory.conformance.harness import Harness, episode, fact, goal, job
 from agi_core.memory.keys import MAX_KEY_CHARS
 from agi_core.model import Goal, WorkingMemory
 from agi_core.serialization import dumps
+from agi_core.testing.conformance.harness import Harness, episode, fact, goal, job
 
 Opener = Callable[..., MemoryBackend]
 KEY = "user/person/self/favorite_color"

@@ -14,15 +14,15 @@ from typing import Any
 import pytest
 
 from agi_core import checkpoints
-from agi_core.brain.messages import F4_AGENT_FAILURE
 from agi_core.integrity import verify_agent
 from agi_core.kernel import Kernel
 from agi_core.memory.backend import GoalStore, ModuleStateStore
-from agi_core.memory.conformance import brains
-from agi_core.memory.conformance.harness import SEED, Harness, fact, goal, job
 from agi_core.model import JournalRecord
 from agi_core.replay import replay_records
+from agi_core.replies import F4_AGENT_FAILURE
 from agi_core.serialization import to_data
+from agi_core.testing.conformance import brains
+from agi_core.testing.conformance.harness import SEED, Harness, fact, goal, job
 
 Opener = Callable[..., Kernel]
 TICKS_PER_PROCESS = 15

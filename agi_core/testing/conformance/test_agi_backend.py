@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agi_core.memory.conformance import BackendConformance
+from agi_core.testing.conformance import BackendConformance
 
 
 class TestAgiBackend(BackendConformance):
-    """The backend comes from ``--agi-backend`` (see :class:`~agi_core.memory.conformance.harness.Harness`)."""
+    """The backend comes from ``--agi-backend`` (see :class:`~agi_core.testing.conformance.harness.Harness`)."""

@@ -6,7 +6,7 @@ under test with ``agi_plugins.add_module(my_plugin)`` before asking for ``agi_ke
 or use :func:`open_kernel` with the plugin modules you want.
 
 ``pytest --agi-backend=NAME`` also runs the memory-backend conformance suite
-(:mod:`agi_core.memory.conformance`) against the backend registered as ``NAME``; subclass
+(:mod:`agi_core.testing.conformance`) against the backend registered as ``NAME``; subclass
 :class:`BackendConformance` to run it from a test file instead.
 """
 
@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 from agi_core.kernel import Kernel
-from agi_core.memory.conformance import BackendConformance
-from agi_core.memory.conformance.harness import DECLARED_LACK
 from agi_core.plugins import Plugins
+from agi_core.testing.conformance import BackendConformance
+from agi_core.testing.conformance.harness import DECLARED_LACK
 
 __all__ = [
     "BackendConformance",
@@ -33,7 +33,7 @@ __all__ = [
     "open_kernel",
     "tools_plugin",
 ]
-CONFORMANCE_TESTS = Path(__file__).resolve().parent / "memory" / "conformance" / "test_agi_backend.py"
+CONFORMANCE_TESTS = Path(__file__).resolve().parent / "conformance" / "test_agi_backend.py"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -51,7 +51,7 @@ class ConformanceBrain:
 
 @hookimpl
 def agi_register_brains(register: Any) -> None:
-    """This module is the plugin: ``plugins.add_module("agi_core.memory.conformance.brains")``."""
+    """This module is the plugin: ``plugins.add_module("agi_core.testing.conformance.brains")``."""
     register(ConformanceBrain, name=NAME)
 
 

@@ -1,0 +1,58 @@
+"""A provider built on its first call (building may load a model or contact a server)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from agi_core.contracts.provider import Provider
+from agi_core.errors import ConfigError
+
+#: llama.cpp threads for the embedded model: its workers spin, and on a small shared
+#: machine one thread is several times faster than two (docs/llm-providers.md).
+PACKAGED_THREADS = 1
+
+
+class LazyProvider:
+    """Builds the provider on the first call (building may load a model or contact a server);
+    :meth:`close` closes it if it was built."""
+
+    def __init__(self, name: str, factory: Callable[..., Provider], *, timeout_s: float | None = None) -> None:
+        self.name = name
+        self.factory = factory
+        self.timeout_s = timeout_s  # --llm-timeout: also the openai client's own, so it gives up as well
+        self.provider: Provider | None = None
+
+    def __call__(self) -> Provider:
+        if self.provider is None:
+            options: dict[str, Any] = {}
+            if self.name == "llama-cpp":
+                threads = os.environ.get("AGI_LLAMA_CPP_THREADS")
+                if threads:
+                    options["n_threads"] = _positive_int(threads, "AGI_LLAMA_CPP_THREADS")
+                if not os.environ.get("AGI_LLAMA_CPP_MODEL"):
+                    from agi_core.llm.gguf import packaged_gguf
+
+                    options["model_path"] = str(packaged_gguf())
+                    options.setdefault("n_threads", PACKAGED_THREADS)
+            if self.name == "openai" and self.timeout_s:
+                options["timeout"] = self.timeout_s
+            self.provider = self.factory(**options)
+        return self.provider
+
+    def close(self) -> None:
+        provider, self.provider = self.provider, None
+        closer = getattr(provider, "close", None)
+        if closer is not None:
+            closer()
+
+
+def _positive_int(raw: str, variable: str) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ConfigError(f"{variable}={raw!r} is not a positive integer; set it to a thread count such as 1")
+    return value
