@@ -44,16 +44,11 @@ def goals_list(state: Any, as_json: bool) -> None:
     """List the goals: id, status, title, priority, progress, plan steps and parent."""
     from agi_core.autonomy import goals
 
-    found = goals.all_goals(state.open_kernel(existing=True).store)
+    store = state.open_kernel(existing=True).store
     if as_json:
-        click.echo(json.dumps([to_data(goal) for goal in found], indent=2, ensure_ascii=False))
+        click.echo(json.dumps([to_data(goal) for goal in goals.all_goals(store)], indent=2, ensure_ascii=False))
         return
-    for goal in found:
-        click.echo(goals.line(goal))
-        for number, step in enumerate(goal.plan, 1):
-            click.echo(f"  {number}. [{step.status}] {step.do} (assumes: {step.assumes})")
-    if not found:
-        click.echo("no goals yet; add one with: agi goals add 'learn French'")
+    click.echo(goals.listing(store) or "no goals yet; add one with: agi goals add 'learn French'")
 
 
 @goals_group.command("add")
