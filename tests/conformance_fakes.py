@@ -253,6 +253,13 @@ class FakeGoalsMoveOnUpdate(SqliteStore):
         super().put_goal(goal)
 
 
+class FakeGoalsRankedByAge(SqliteStore):
+    """Ranks goals by age only, ignoring their priority (the next active goal would be the oldest)."""
+
+    def goals_ranked(self, status: str, limit: int | None = None) -> list[dict[str, Any]]:
+        return [goal for goal in self.goals() if goal["status"] == status][:limit]
+
+
 class FakeMetaFirstWins(SqliteStore):
     """Keeps the first value of a meta key."""
 
@@ -312,6 +319,7 @@ FAKES = {
     "fake_intents_by_insertion": FakeIntentsByInsertion,
     "fake_jobs_unordered": FakeJobsUnordered,
     "fake_goals_move_on_update": FakeGoalsMoveOnUpdate,
+    "fake_goals_ranked_by_age": FakeGoalsRankedByAge,
     "fake_meta_first_wins": FakeMetaFirstWins,
     "fake_module_state_shared": FakeModuleStateShared,
     "fake_no_module_state": FakeNoModuleState,

@@ -46,3 +46,28 @@ def test_tick_throughput_modules_option_runs_with_and_without_modules():
     )
     assert done.returncode == 0, done.stderr
     assert sorted(json.loads(done.stdout)) == ["0", "2", "2 inline"]
+
+
+def test_goals_scale_benchmark_runs_and_the_reply_stays_short():
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "goals_scale.py"),
+            "--goals",
+            "60",
+            "--depth",
+            "20",
+            "--repeat",
+            "1",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout)
+    assert sorted(figures["ops"]) == ["add", "done", "list", "move", "reply", "seal"]
+    assert figures["reply_bytes"]["large"] < 1000  # a summary, not every goal

@@ -68,6 +68,7 @@ EXPECTED.update(
         "fake_intents_by_insertion": ["test_intents_come_in_tick_order_and_lose_pending_with_a_receipt"],
         "fake_jobs_unordered": ["test_jobs_come_in_name_order_and_the_earliest_due_first"],
         "fake_goals_move_on_update": ["test_goals_keep_the_order_they_were_first_put_in"],
+        "fake_goals_ranked_by_age": ["test_goals_are_read_by_id_parent_rank_and_ancestors"],
         "fake_meta_first_wins": ["test_meta_keeps_the_last_value_per_key"],
         "fake_module_state_shared": ["test_module_state_is_namespaced_last_write_wins_and_undone_with_its_savepoint"],
         "fake_no_module_state": [
@@ -193,9 +194,11 @@ def test_a_check_skips_only_for_a_part_the_backend_declares_it_lacks(tmp_path: P
     )
     found = re.findall(r"^test_partial.py::(\w+)::(\w+) (PASSED|FAILED|SKIPPED)", done.stdout, re.M)
     assert sorted(found) == [
+        ("TestDeclared", "test_goals_are_read_by_id_parent_rank_and_ancestors", "PASSED"),
         ("TestDeclared", "test_goals_keep_the_order_they_were_first_put_in", "PASSED"),
         ("TestDeclared", "test_module_state_changed_outside_the_journal_is_named", "SKIPPED"),
         ("TestDeclared", "test_module_state_is_namespaced_last_write_wins_and_undone_with_its_savepoint", "SKIPPED"),
+        ("TestOwnSkip", "test_goals_are_read_by_id_parent_rank_and_ancestors", "PASSED"),
         ("TestOwnSkip", "test_goals_keep_the_order_they_were_first_put_in", "FAILED"),
         ("TestOwnSkip", "test_module_state_changed_outside_the_journal_is_named", "PASSED"),
         ("TestOwnSkip", "test_module_state_is_namespaced_last_write_wins_and_undone_with_its_savepoint", "PASSED"),

@@ -3,11 +3,33 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import click
 
+from agi_core.errors import ValidationError
 from agi_core.serialization import to_data
+
+TIMEOUT_S_MAX = 86_400  # a day; beyond some 9e9 s the thread wait itself overflows
+
+
+class Seconds(click.ParamType):
+    """A time limit in seconds: a finite number from 0 (no limit) to a day; -1, nan and 1e400 are refused."""
+
+    name = "SECONDS"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            seconds = math.nan
+        if not (math.isfinite(seconds) and 0 <= seconds <= TIMEOUT_S_MAX):
+            raise ValidationError(
+                f"--timeout {value} is not a number of seconds from 0 (no limit) to {TIMEOUT_S_MAX}; "
+                "give e.g. --timeout 5"
+            )
+        return seconds
 
 
 @click.group("goals")
@@ -22,16 +44,11 @@ def goals_list(state: Any, as_json: bool) -> None:
     """List the goals: id, status, title, priority, progress, plan steps and parent."""
     from agi_core.autonomy import goals
 
-    found = goals.all_goals(state.open_kernel(existing=True).store)
+    store = state.open_kernel(existing=True).store
     if as_json:
-        click.echo(json.dumps([to_data(goal) for goal in found], indent=2, ensure_ascii=False))
+        click.echo(json.dumps([to_data(goal) for goal in goals.all_goals(store)], indent=2, ensure_ascii=False))
         return
-    for goal in found:
-        click.echo(goals.line(goal))
-        for number, step in enumerate(goal.plan, 1):
-            click.echo(f"  {number}. [{step.status}] {step.do} (assumes: {step.assumes})")
-    if not found:
-        click.echo("no goals yet; add one with: agi goals add 'learn French'")
+    click.echo(goals.listing(store) or "no goals yet; add one with: agi goals add 'learn French'")
 
 
 @goals_group.command("add")
@@ -78,7 +95,12 @@ def goals_move(state: Any, goal_id: str, parent: str | None) -> None:
     "--allow-tool", "allow_tools", multiple=True, metavar="NAME", help="Let this write/external tool run (repeatable)."
 )
 @click.option(
-    "--timeout", "timeout_s", type=float, default=2.0, show_default=True, metavar="SECONDS", help="Tool time limit."
+    "--timeout",
+    "timeout_s",
+    type=Seconds(),
+    default=2.0,
+    show_default=True,
+    help=f"Tool time limit (0: no limit; at most {TIMEOUT_S_MAX}).",
 )
 @click.pass_obj
 def goals_step(state: Any, allow_tools: tuple[str, ...], timeout_s: float) -> None:

@@ -44,8 +44,11 @@ def too_many_steps(count: int) -> str:
 
 
 def parse_step(text: str) -> PlanStep:
-    """``DO`` or ``DO | ASSUMPTION``; an assumption ``KEY = VALUE`` (canonical key) is checked against the fact."""
-    do, _, assumes = str(text).partition(" | ")
+    """``DO`` or ``DO | ASSUMPTION``; an assumption ``KEY = VALUE`` (canonical key) is checked against the fact.
+
+    A ``|`` at either end separates too, so ``'|'`` and ``'| ASSUMPTION'`` say nothing to do (refused).
+    """
+    do, _, assumes = f" {text} ".partition(" | ")
     do, assumes = " ".join(do.split()), " ".join(assumes.split())
     if not do:
         raise ValidationError(f"plan step {text!r} says nothing to do; write 'DO' or 'DO | ASSUMPTION'")

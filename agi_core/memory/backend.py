@@ -519,6 +519,32 @@ class GoalStore(Protocol):
         """Every goal (the fields of ``goals_table.COLUMNS``), in the order they were first put."""
         ...
 
+    def goal(self, goal_id: str) -> dict[str, Any] | None:
+        """The goal ``goal_id``, or None: one indexed read."""
+        ...
+
+    def goal_child_progress(self, parent: str) -> list[tuple[str, float]]:
+        """``(status, progress)`` of each goal whose ``parent`` is ``parent``, in the order they were first put:
+        one indexed read."""
+        ...
+
+    def goal_ancestors(self, goal_id: str) -> list[dict[str, Any]]:
+        """The goal's parent, that goal's parent, … up to a goal without one, nearest first, in one query;
+        an id met twice (a cycle stored outside the goal commands) or a missing parent ends the chain."""
+        ...
+
+    def goals_ranked(self, status: str, limit: int | None = None) -> list[dict[str, Any]]:
+        """The goals with ``status``, highest ``priority`` first, then in the order they were first put."""
+        ...
+
+    def goal_counts(self) -> dict[str, int]:
+        """``{status: number of goals}``, statuses with no goal left out."""
+        ...
+
+    def goal_titles(self, statuses: tuple[str, ...]) -> list[tuple[str, str]]:
+        """``(id, description)`` of the goals with one of ``statuses``, in the order they were first put."""
+        ...
+
     def put_goal(self, goal: dict[str, Any]) -> None:
         """Insert, or update by ``goal["id"]`` keeping its place in the order."""
         ...

@@ -1,9 +1,11 @@
-"""The ``goals`` table of the SQLite backend (migration ``m013_goals``): the goal DAG by id.
+"""The ``goals`` table of the SQLite backend (migrations ``m013_goals``, ``m014_goal_indexes``): the goal DAG by id.
 
 Rows are written inside a tick's transaction (the goal commands, a conversation turn, a
 plan step), so checkpoints, rollback, replay and the state seal cover the goals like any
 other stored state. ``plan`` and ``assumptions`` are JSON text; ``seq`` numbers the goals in
-the order they were added (the listing order).
+the order they were added (the listing order). Every read but :func:`all_goals` is one
+indexed query (by id, by parent, by status and rank, the ancestors by a recursive query),
+so a goal command costs the same among 10 goals as among 10,000.
 """
 
 from __future__ import annotations
@@ -41,6 +43,51 @@ def _row(row: tuple[Any, ...]) -> dict[str, Any]:
 def all_goals(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     """Every goal, in the order they were added."""
     return [_row(row) for row in conn.execute(_SELECT + _ORDER)]
+
+
+def goal(conn: sqlite3.Connection, goal_id: str) -> dict[str, Any] | None:
+    """The goal ``goal_id``, or None."""
+    row = conn.execute(_SELECT + " WHERE id = ?", (goal_id,)).fetchone()
+    return None if row is None else _row(row)
+
+
+def child_progress(conn: sqlite3.Connection, parent: str) -> list[tuple[str, float]]:
+    """``(status, progress)`` of each goal directly under ``parent``, in the order they were added."""
+    return list(conn.execute("SELECT status, progress FROM goals WHERE parent = ?" + _ORDER, (parent,)))
+
+
+def ranked(conn: sqlite3.Connection, status: str, limit: int | None = None) -> list[dict[str, Any]]:
+    """The goals with ``status``: highest priority first, then the oldest; at most ``limit``."""
+    query = _SELECT + " WHERE status = ? ORDER BY priority DESC, seq LIMIT ?"
+    return [_row(row) for row in conn.execute(query, (status, -1 if limit is None else limit))]
+
+
+def ancestors(conn: sqlite3.Connection, goal_id: str) -> list[dict[str, Any]]:
+    """The parent of ``goal_id``, its parent, … up to a top goal; a goal met twice (a cycle) ends the chain."""
+    query = (
+        "WITH RECURSIVE up(id, depth) AS (SELECT parent, 1 FROM goals WHERE id = ? UNION ALL "
+        "SELECT goals.parent, up.depth + 1 FROM goals JOIN up ON goals.id = up.id "
+        "WHERE up.depth <= (SELECT count(*) FROM goals)) "
+        f"SELECT {', '.join('goals.' + c for c in COLUMNS)} FROM up JOIN goals ON goals.id = up.id ORDER BY up.depth"
+    )
+    found, seen = [], set()
+    for row in conn.execute(query, (goal_id,)):
+        if row[0] in seen:
+            break
+        seen.add(row[0])
+        found.append(_row(row))
+    return found
+
+
+def counts(conn: sqlite3.Connection) -> dict[str, int]:
+    """How many goals have each status."""
+    return dict(conn.execute("SELECT status, count(*) FROM goals GROUP BY status"))
+
+
+def titles(conn: sqlite3.Connection, statuses: tuple[str, ...]) -> list[tuple[str, str]]:
+    """``(id, description)`` of the goals with one of ``statuses``, in the order they were added."""
+    marks = ", ".join("?" for _ in statuses)
+    return list(conn.execute(f"SELECT id, description FROM goals WHERE status IN ({marks})" + _ORDER, statuses))
 
 
 def put_goal(conn: sqlite3.Connection, goal: dict[str, Any]) -> None:

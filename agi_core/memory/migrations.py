@@ -119,6 +119,12 @@ def m013_goals(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX goals_updated ON goals(updated_tick)")
 
 
+def m014_goal_indexes(db: sqlite_utils.Database) -> None:
+    """Goal reads by parent (subgoals, progress) and by status in rank order (the next active goal, the summary)."""
+    db.execute("CREATE INDEX goals_parent ON goals(parent, seq)")
+    db.execute("CREATE INDEX goals_rank ON goals(status, priority DESC, seq)")
+
+
 MIGRATIONS: list[Step] = [
     m001_core_tables,
     m002_checkpoints_and_archive,
@@ -133,6 +139,7 @@ MIGRATIONS: list[Step] = [
     m011_ltm_drop_bookkeeping,
     m012_module_state,
     m013_goals,
+    m014_goal_indexes,
 ]
 
 

@@ -285,6 +285,24 @@ class SqliteStore(StoredText):
     def goals(self) -> list[dict[str, Any]]:
         return goals_table.all_goals(self.conn)
 
+    def goal(self, goal_id: str) -> dict[str, Any] | None:
+        return goals_table.goal(self.conn, goal_id)
+
+    def goal_child_progress(self, parent: str) -> list[tuple[str, float]]:
+        return goals_table.child_progress(self.conn, parent)
+
+    def goal_ancestors(self, goal_id: str) -> list[dict[str, Any]]:
+        return goals_table.ancestors(self.conn, goal_id)
+
+    def goals_ranked(self, status: str, limit: int | None = None) -> list[dict[str, Any]]:
+        return goals_table.ranked(self.conn, status, limit)
+
+    def goal_counts(self) -> dict[str, int]:
+        return goals_table.counts(self.conn)
+
+    def goal_titles(self, statuses: tuple[str, ...]) -> list[tuple[str, str]]:
+        return goals_table.titles(self.conn, statuses)
+
     def put_goal(self, goal: dict[str, Any]) -> None:
         goals_table.put_goal(self.conn, goal)
 

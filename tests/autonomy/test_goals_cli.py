@@ -220,3 +220,39 @@ def test_a_reminder_said_to_follow_comes_back_as_its_own_tick(agi):
     assert [r["input"]["source"] for r in records] == ["user", f"schedule:remind-{goal['id']}"]
     assert records[1]["externals"]["tick_clock"][0] >= records[0]["externals"]["tick_clock"][0] + 1000
     assert agi("replay").stdout == "replay equal: 2 ticks (1..2), 16 fields each\n"
+
+
+def _main(tmp_path, capsys, *args):
+    from agi_core.cli.main import main
+
+    try:
+        main(["--db", str(tmp_path / "agent.db"), *args])
+        code = 0
+    except SystemExit as exit_info:
+        code = exit_info.code or 0
+    return code, capsys.readouterr()
+
+
+@pytest.mark.parametrize("step", ["|", " | ", "| it works", "|  "])
+def test_a_plan_step_with_nothing_to_do_is_refused_in_one_line(tmp_path, capsys, step):
+    code, captured = _main(tmp_path, capsys, "goals", "add", "x", "--step", "list files", "--step", step)
+    assert (code, captured.err) == (
+        1,
+        f"Error: plan step {step!r} says nothing to do; write 'DO' or 'DO | ASSUMPTION'\n",
+    )  # before issue 18, '|' was a step whose line '|' ran through the router and counted as done
+    assert not (tmp_path / "agent.db").exists() or _main(tmp_path, capsys, "goals", "list", "--json")[1].out == "[]\n"
+
+
+@pytest.mark.parametrize("timeout", ["-1", "nan", "1e400", "inf", "86401", "soon"])
+def test_goals_step_refuses_a_timeout_that_is_not_a_number_of_seconds(tmp_path, capsys, timeout):
+    assert _main(tmp_path, capsys, "goals", "add", "look around", "--step", "list files")[0] == 0
+    code, captured = _main(tmp_path, capsys, "goals", "step", "--timeout", timeout)
+    assert (code, captured.err) == (
+        1,
+        f"Error: --timeout {timeout} is not a number of seconds from 0 (no limit) to 86400; give e.g. --timeout 5\n",
+    )
+    [goal] = json.loads(_main(tmp_path, capsys, "goals", "list", "--json")[1].out)
+    assert [step["status"] for step in goal["plan"]] == ["todo"]  # nothing ran
+    assert _main(tmp_path, capsys, "goals", "step", "--timeout", "0")[0] == 0
+    [goal] = json.loads(_main(tmp_path, capsys, "goals", "list", "--json")[1].out)
+    assert [step["status"] for step in goal["plan"]] == ["done"]

@@ -63,6 +63,14 @@ def test_add_list_remove(tmp_path):
         (["--cron", "61 * * * *", "--say", "x"], "--cron '61 * * * *' is not a cron expression"),
         (["--at", "2001-01-01T00:00:00Z", "--say", "x"], "is in the past"),
         (["--at", "noon", "--say", "x"], "--at 'noon' is not an ISO 8601 time"),
+        # issue 18 item 6: internal errors (OverflowError, CroniterBadDateError) and accepted nonsense before
+        (["--every", "999999999999d", "--say", "x"], "'999999999999d' is longer than 100 years (36500d)"),
+        (["--every", "36501d", "--say", "x"], "is longer than 100 years"),
+        (["--every", "\u0661s", "--say", "x"], "is not a duration: write its digits as 0-9 and a unit"),
+        (["--every", "\uff11s", "--say", "x"], "is not a duration: write its digits as 0-9 and a unit"),
+        (["--cron", "0 0 31 4 *", "--say", "x"], "--cron '0 0 31 4 *' never fires (no date matches its day and month)"),
+        (["--cron", "0 0 30 2 *", "--say", "x"], "--cron '0 0 30 2 *' never fires"),
+        (["--cron", "0 0 1 1 * 0 2030", "--say", "x"], "is not a cron expression; write 5 fields (or 6, seconds last)"),
     ],
 )
 def test_bad_requests_get_one_line_and_store_nothing(tmp_path, capsys, args, message):

@@ -1,10 +1,11 @@
 """The state seal's rows in SQLite (see :mod:`agi_core.seal` for what the seal is).
 
-Row hashes are kept in ``_agi_seal_rows``. Sealing is incremental, so it is cheap: facts and
-episodes carry the tick that wrote them, and only rows written after the last seal are hashed
-(``facts_tick`` and the episodes' tick index serve the range); working memory, RLM variables,
-meta and jobs (a few rows) are hashed in full. A fact or an episode edited with plain SQL keeps
-its old tick, so a later seal never adopts the edit: :func:`check` keeps naming it. The kernel
+Row hashes are kept in ``_agi_seal_rows``. Sealing is incremental, so it is cheap: facts,
+episodes and goals carry the tick that wrote them (a goal its ``updated_tick``), and only rows
+written after the last seal are hashed (``facts_tick``, the episodes' tick index and
+``goals_updated`` serve the range); working memory, RLM variables, meta and jobs (a few rows)
+are hashed in full. A fact, an episode or a goal edited with plain SQL keeps its old tick, so a
+later seal never adopts the edit: :func:`check` keeps naming it. The kernel
 seals at close, before each checkpoint's snapshot and after creation; ticks pay nothing.
 :func:`check` recomputes every row and names the table and key of each difference.
 """
@@ -30,18 +31,19 @@ TABLES: dict[str, tuple[str, bool]] = {
     "meta": ("key", False),
     "jobs": ("name", False),  # scheduled jobs (agi_core.autonomy), a few rows
     "module_state": ("module || '/' || key", False),  # cognitive modules' own state (agi_core.modules)
-    "goals": ("id", False),  # the goal DAG (agi_core.autonomy.goals), a few rows
+    "goals": ("id", True),  # the goal DAG (agi_core.autonomy.goals): thousands of rows, each with its updated_tick
 }
+TICK_COLUMNS = {"goals": "updated_tick"}  # the column of a ticked table that holds the writing tick, if not "tick"
 
 
 def _rows(conn: sqlite3.Connection, table: str, since: int | None = None) -> Iterator[tuple[str, int, str]]:
     """``(row key, writing tick, canonical row text)`` of ``table``; only rows written after ``since`` if given."""
     key_sql, ticked = TABLES[table]
-    tick_sql = "tick" if ticked else "0"
+    tick_sql = TICK_COLUMNS.get(table, "tick") if ticked else "0"
     params: tuple[object, ...] = UNSEALED_META if table == "meta" else ()
     where = "WHERE key NOT IN (?, ?, ?)" if table == "meta" else ""
     if ticked and since is not None:
-        where, params = "WHERE tick > ?", (since,)
+        where, params = f"WHERE {tick_sql} > ?", (since,)
     for row in conn.execute(f"SELECT {key_sql}, {tick_sql}, * FROM {table} {where}", params):
         yield str(row[0]), int(row[1] or 0), json.dumps(row[2:], ensure_ascii=False, default=str)
 

@@ -239,6 +239,39 @@ class StoreContract(Harness):
             assert (store.delete_goal("g-a"), store.delete_goal("g-a")) == (True, False)
         assert [g["id"] for g in store.goals()] == ["g-b", "g-c"]
 
+    def test_goals_are_read_by_id_parent_rank_and_ancestors(self, open_store: Opener) -> None:
+        store = open_store()
+        self.require(store, "goals")
+
+        def put(goal_id: str, parent: str | None, status: str = "open", priority: float = 0.5, progress=0.0) -> None:
+            store.put_goal(goal(goal_id, status) | {"parent": parent, "priority": priority, "progress": progress})
+
+        with store.tick_transaction():
+            put("g-top", None, "active")
+            put("g-low", "g-top", priority=0.2)
+            put("g-mid", "g-top", priority=0.9, progress=0.5)
+            put("g-leaf", "g-mid", "done", progress=1.0)
+            put("g-side", "g-mid", "failed", priority=0.9)
+            put("g-loop1", "g-loop2", "blocked")  # a cycle put directly: reads still end
+            put("g-loop2", "g-loop1", "blocked")
+        assert store.goal("g-mid") == goal("g-mid", "open") | {"parent": "g-top", "priority": 0.9, "progress": 0.5}
+        assert store.goal("g-none") is None
+        assert store.goal_child_progress("g-mid") == [("done", 1.0), ("failed", 0.0)]
+        assert store.goal_child_progress("g-leaf") == []
+        assert [g["id"] for g in store.goal_ancestors("g-leaf")] == ["g-mid", "g-top"]
+        assert store.goal_ancestors("g-leaf")[0] == store.goal("g-mid")
+        assert store.goal_ancestors("g-top") == [] and store.goal_ancestors("g-none") == []
+        assert [g["id"] for g in store.goal_ancestors("g-loop1")] == ["g-loop2", "g-loop1"]
+        assert [g["id"] for g in store.goals_ranked("open")] == ["g-mid", "g-low"]  # highest priority, not oldest
+        assert [g["id"] for g in store.goals_ranked("open", 1)] == ["g-mid"]
+        assert [g["id"] for g in store.goals_ranked("blocked")] == ["g-loop1", "g-loop2"]  # equal: oldest first
+        assert store.goal_counts() == {"active": 1, "open": 2, "done": 1, "failed": 1, "blocked": 2}
+        assert store.goal_titles(("open", "active")) == [
+            ("g-top", "reach g-top"),
+            ("g-low", "reach g-low"),
+            ("g-mid", "reach g-mid"),
+        ]
+
     # -- limits and bad input -------------------------------------------------------------
     def test_a_key_at_the_length_limit_is_kept_and_one_past_it_refused(self, open_store: Opener) -> None:
         store = open_store()

@@ -86,6 +86,16 @@ AGENT_STEPS.append(
         ],
     )
 )
+AGENT_STEPS.append(
+    (
+        "p008_goal_indexes",  # goal reads by parent, by status in rank order, by tick; SQLite's m014_goal_indexes
+        [
+            "CREATE INDEX ON {s}.goals (parent, seq)",
+            "CREATE INDEX ON {s}.goals (status, priority DESC, seq)",
+            "CREATE INDEX ON {s}.goals (updated_tick)",  # the seal hashes the goals written since the last one
+        ],
+    )
+)
 
 WORLD_STEPS: list[tuple[str, list[str]]] = [
     (

@@ -1,9 +1,10 @@
 """The keyed state seal on PostgreSQL: the same scheme as the SQLite backend's (agi_core.seal).
 
 Each sealed row has ``HMAC(key, table|row key|row)`` in ``_agi_seal_rows``; the seal in meta is
-``tick digest mac`` with the digest the sum of the row hashes modulo 2**256. Facts and
-episodes carry their tick, so sealing hashes only the rows written since the last seal;
-working memory, meta, jobs, goals and module state are hashed in full. :func:`check` recomputes every row.
+``tick digest mac`` with the digest the sum of the row hashes modulo 2**256. Facts, episodes
+and goals carry their tick (a goal its ``updated_tick``), so sealing hashes only the rows
+written since the last seal; working memory, meta, jobs and module state are hashed in full.
+:func:`check` recomputes every row.
 Everything runs on the caller's connection, inside its transaction.
 """
 
@@ -28,23 +29,24 @@ TABLES: dict[str, tuple[str, bool, str]] = {
     "jobs": ("name", False, "name, kind, spec, say, next_due_ms, last_run_ms, runs, missed, created_tick"),
     "goals": (
         "id",
-        False,
+        True,
         "id, parent, description, status, priority, progress, plan, assumptions, created_tick, updated_tick, "
         "replans, seq",
     ),
     "module_state": ("module || '/' || key", False, "module, key, value, tick"),
 }
+TICK_COLUMNS = {"goals": "updated_tick"}  # the column of a ticked table that holds the writing tick, if not "tick"
 
 
 def _rows(conn: Any, s: str, table: str, since: int | None = None) -> Iterator[tuple[str, int, str]]:
     key_sql, ticked, columns = TABLES[table]
-    tick_sql = "tick" if ticked else "0"
+    tick_sql = TICK_COLUMNS.get(table, "tick") if ticked else "0"
     where: str = ""
     params: tuple[Any, ...] = ()
     if table == "meta":
         where, params = "WHERE NOT (key = ANY(%s))", (list(UNSEALED_META),)
     if ticked and since is not None:
-        where, params = "WHERE tick > %s", (since,)
+        where, params = f"WHERE {tick_sql} > %s", (since,)
     for row in conn.execute(f"SELECT {key_sql}, {tick_sql}, {columns} FROM {s}.{table} {where}", params):
         yield str(row[0]), int(row[1] or 0), json.dumps(list(row[2:]), ensure_ascii=False, default=str)
 

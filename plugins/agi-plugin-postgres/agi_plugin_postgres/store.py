@@ -26,7 +26,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from agi_core.errors import ConfigError, DatabaseLocked, StorageError
 from agi_core.inputs import clean_text
 from agi_core.journal_key import JournalKey
-from agi_core.memory import blobs, goals_table, jobs_table
+from agi_core.memory import blobs, jobs_table
 from agi_core.memory.backend import CheckpointError, CheckpointInfo, RollbackReport
 from agi_core.memory.keys import check_key
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
@@ -35,13 +35,13 @@ from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMe
 from agi_core.serialization import dumps, from_data, to_data
 from agi_plugin_postgres import ltm, schema, snapshots, world
 from agi_plugin_postgres import seal as sealing
+from agi_plugin_postgres.goals import PostgresGoals
 from agi_plugin_postgres.ltm import PostgresLtmRows
 from agi_plugin_postgres.rlm import PostgresRlmRows
 from agi_plugin_postgres.url import WORLD_SCHEMA, AgentUrl, from_path, parse
 
 POOL_MAX = 32
 _JOB_COLUMNS = ", ".join(jobs_table.COLUMNS)
-_GOAL_COLUMNS = ", ".join(goals_table.COLUMNS)
 _pools: dict[str, ConnectionPool[Any]] = {}
 _pools_lock = threading.Lock()
 
@@ -76,7 +76,7 @@ def close_pools() -> None:
         _pools.clear()
 
 
-class PostgresStore(StoredText):
+class PostgresStore(PostgresGoals, StoredText):
     """One agent's stores in its PostgreSQL schema, plus the shared ``world/`` facts."""
 
     name = "postgres"
@@ -464,31 +464,6 @@ class PostgresStore(StoredText):
     def module_state_sizes(self) -> dict[str, tuple[int, int]]:
         rows = self._all("SELECT module, count(*), sum(octet_length(value)) FROM {s}.module_state GROUP BY module")
         return {module: (int(count), int(size or 0)) for module, count, size in rows}
-
-    # -- goals (agi_core.autonomy.goals) ---------------------------------------------------
-    def goals(self) -> list[dict[str, Any]]:
-        rows = self._all(f"SELECT {_GOAL_COLUMNS} FROM {{s}}.goals ORDER BY seq")
-        goals = [dict(zip(goals_table.COLUMNS, row, strict=True)) for row in rows]
-        for goal in goals:
-            goal["plan"], goal["assumptions"] = orjson.loads(goal["plan"]), orjson.loads(goal["assumptions"])
-        return goals
-
-    def put_goal(self, goal: dict[str, Any]) -> None:
-        """Insert, or update keeping ``seq`` (the order goals were first put in)."""
-        values = [
-            orjson.dumps(goal[c]).decode() if c in ("plan", "assumptions") else goal[c] for c in goals_table.COLUMNS
-        ]
-        updates = ", ".join(f"{c} = excluded.{c}" for c in goals_table.COLUMNS[1:])
-        marks = ", ".join(["%s"] * len(goals_table.COLUMNS))
-        self._run(
-            f"INSERT INTO {{s}}.goals ({_GOAL_COLUMNS}, seq) VALUES ({marks}, "
-            "(SELECT coalesce(max(seq), 0) + 1 FROM {s}.goals)) "
-            f"ON CONFLICT (id) DO UPDATE SET {updates}",
-            tuple(values),
-        )
-
-    def delete_goal(self, goal_id: str) -> bool:
-        return self._run("DELETE FROM {s}.goals WHERE id = %s", (goal_id,)) > 0
 
     # -- the state seal (see .seal) ---------------------------------------------------------
     def seal(self, key: JournalKey) -> None:
