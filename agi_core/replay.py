@@ -196,6 +196,7 @@ def replay(
             raise ConfigError(
                 f"replay from a checkpoint needs the sqlite backend, not {store.name!r}; replay from the start"
             )
+        _require_intact_chain(store, seed, db)
         start = checkpoint_file(store, checkpoint) if checkpoint and isinstance(store, SqliteStore) else None
         records = [text for _tick, _id, text, _chain in store.journal_rows()]
         return replay_records(
@@ -210,3 +211,19 @@ def replay(
         )
     finally:
         store.close()
+
+
+def _require_intact_chain(store: Any, seed: str, db: str | Path) -> None:
+    """Refuse a journal whose chain or head does not verify: replay compares chosen fields only, so an
+    edit elsewhere in a record (its action, say) would replay "equal"."""
+    from agi_core import journal
+    from agi_core.errors import ValidationError
+    from agi_core.journal_key import load
+    from agi_core.memory.opening import shown
+
+    report = journal.verify(store, load(store, seed))
+    if not report.ok:
+        raise ValidationError(
+            f"the journal of {shown(db)} does not verify ({report}); replay proves nothing about an edited journal: "
+            "run agi journal verify"
+        )
