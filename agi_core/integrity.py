@@ -22,6 +22,7 @@ class IntegrityReport:
     state_problems: list[str]
     checkpoints: int
     checkpoint_problems: list[str]
+    unverified: dict[str, str] | None = None  # the mark of agi import --unverified
 
     @property
     def ok(self) -> bool:
@@ -33,6 +34,11 @@ class IntegrityReport:
 
     def lines(self) -> list[str]:
         out = [str(self.chain)]
+        if self.unverified is not None:
+            out.append(
+                f"IMPORTED_UNVERIFIED at tick {self.unverified.get('tick')}: agi import --unverified took this "
+                "agent from a file nothing proved; what it held then is not proven, only what happened after"
+            )
         if self.state_problems:
             out += [f"STATE_CHANGED {problem}" for problem in self.state_problems]
         elif self.sealed_tick is not None:
@@ -61,4 +67,6 @@ def _verify_agent(store: MemoryBackend, key: JournalKey) -> IntegrityReport:
     problems: list[str] = []
     for info in listed:
         problems += [f"checkpoint {info.name!r}: {p}" for p in store.checkpoint_problems(info.name, key)]
-    return IntegrityReport(chain, stored[0] if stored else None, head_tick, state_problems, len(listed), problems)
+    stored_tick = stored[0] if stored else None
+    mark = journal.unverified_import(store)
+    return IntegrityReport(chain, stored_tick, head_tick, state_problems, len(listed), problems, mark)

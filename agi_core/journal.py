@@ -24,6 +24,7 @@ from agi_core.memory import blobs
 from agi_core.memory.backend import MemoryBackend
 
 HEAD = "journal_head"
+UNVERIFIED = "import_unverified"  # meta: "tick=N key=yes|no", set by agi import --unverified
 
 
 def chain_link(key: JournalKey, previous: str, record_json: str) -> str:
@@ -40,19 +41,27 @@ class VerifyReport:
     ticks: int
     tick: int | None = None
     problem: str | None = None
+    unchecked: int = 0  # ticks 1..unchecked were imported without their key: their links cannot be checked
 
     @property
     def ok(self) -> bool:
         return self.problem is None
 
     def __str__(self) -> str:
+        if self.ok and self.unchecked:
+            return (
+                f"journal OK: {self.ticks} records, chain intact after tick {self.unchecked}; "
+                f"ticks 1..{self.unchecked} were imported without their key (agi import --unverified) "
+                "and cannot be checked"
+            )
         if self.ok:
             return f"journal OK: {self.ticks} records, chain intact"
         return f"JOURNAL_BROKEN tick={self.tick}: {self.problem}"
 
 
-def verify_rows(rows: Iterable[tuple[int, str, str, str]], key: JournalKey) -> VerifyReport:
-    """Check ``(tick, id, record_json, chain)`` rows: numbering, tick fields and the chain."""
+def verify_rows(rows: Iterable[tuple[int, str, str, str]], key: JournalKey, unchecked: int = 0) -> VerifyReport:
+    """Check ``(tick, id, record_json, chain)`` rows: numbering, tick fields and the chain (its
+    links from tick ``unchecked + 1`` on: earlier ones were made with a key nobody gave us)."""
     previous, expected, count = "", 1, 0
     for tick, record_id, text, chain in rows:
         if tick != expected:
@@ -63,15 +72,25 @@ def verify_rows(rows: Iterable[tuple[int, str, str, str]], key: JournalKey) -> V
             return VerifyReport(count, tick, "record is not valid JSON (edited)")
         if record.get("tick") != tick or record.get("id") != record_id:
             return VerifyReport(count, tick, f"record says tick {record.get('tick')} (moved or reordered)")
-        if chain_link(key, previous, text) != chain:
+        if tick > unchecked and chain_link(key, previous, text) != chain:
             return VerifyReport(count, tick, "chain mismatch: the record was edited, or one before it was")
         previous, expected, count = chain, expected + 1, count + 1
-    return VerifyReport(count)
+    return VerifyReport(count, unchecked=min(unchecked, count))
+
+
+def unverified_import(store: MemoryBackend) -> dict[str, str] | None:
+    """``{"tick": …, "key": "yes"|"no"}`` when the agent was imported with ``--unverified``, else None."""
+    value = store.meta_get(UNVERIFIED)
+    if value is None:
+        return None
+    return dict(part.partition("=")[::2] for part in value.split())
 
 
 def verify(store: MemoryBackend, key: JournalKey) -> VerifyReport:
     """The chain of every record, then the stored head: the newest record must be the one it names."""
-    report = verify_rows(store.journal_rows(), key)
+    mark = unverified_import(store) or {}
+    unchecked = int(mark.get("tick", "0")) if mark.get("key") == "no" and mark.get("tick", "").isdigit() else 0
+    report = verify_rows(store.journal_rows(), key, unchecked)
     if not report.ok:
         return report
     return check_head(store, key, report.ticks, store.last_chain()) or verify_blobs(store, report)

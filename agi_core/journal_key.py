@@ -11,6 +11,7 @@ their key, marked in meta as ``journal_key_source = seed``.
 from __future__ import annotations
 
 import contextlib
+import glob
 import hashlib
 import hmac
 import os
@@ -53,7 +54,7 @@ def load(store: MemoryBackend, seed: str) -> JournalKey:
         key = JournalKey(env.encode("utf-8"), KEY_ENV)
     elif store.meta_get(_SOURCE) == "seed":
         key = JournalKey(seed.encode("utf-8"), "the seed (a database created before journal keys)")
-    elif path.is_file():
+    elif path.is_file() or _recover_pending(path, store.meta_get(_CHECK)):
         key = JournalKey(path.read_text(encoding="ascii").strip().encode("ascii"), str(path))
     elif store.meta_get(_CHECK) is not None:
         raise ConfigError(
@@ -69,7 +70,7 @@ def load(store: MemoryBackend, seed: str) -> JournalKey:
     stored = store.meta_get(_CHECK)
     if stored is None:
         _record(store, key, legacy=False)
-    elif not hmac.compare_digest(stored, key.mac("agi-journal-key-check")):
+    elif not hmac.compare_digest(stored, check_value(key)):
         raise ConfigError(
             f"the journal key from {key.source} is not the key of {store.path}; "
             f"use the key it was created with ({path} or {KEY_ENV})"
@@ -77,9 +78,14 @@ def load(store: MemoryBackend, seed: str) -> JournalKey:
     return key
 
 
+def check_value(key: JournalKey) -> str:
+    """What meta stores (``journal_key_check``) to recognize ``key``."""
+    return key.mac("agi-journal-key-check")
+
+
 def _record(store: MemoryBackend, key: JournalKey, *, legacy: bool) -> None:
     with store.tick_transaction():
-        store.meta_update({_CHECK: key.mac("agi-journal-key-check"), **({_SOURCE: "seed"} if legacy else {})})
+        store.meta_update({_CHECK: check_value(key), **({_SOURCE: "seed"} if legacy else {})})
 
 
 def _create_key_file(path: Path) -> str:
@@ -100,6 +106,40 @@ def _create_key_file(path: Path) -> str:
         tmp.unlink()
     fsync_folder(path.parent)
     return secret
+
+
+def write_pending(path: Path, secret: str) -> Path:
+    """Write ``secret`` (0600, fsynced) under a temporary name beside ``path``: ``agi import`` links it
+    to ``path`` once the agent is committed; a kill in between is finished by :func:`load`."""
+    pending = path.with_name(f".{path.name}.import-{os.getpid()}")
+    fd = os.open(pending, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, secret.encode("ascii") + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return pending
+
+
+def publish_pending(pending: Path, path: Path) -> None:
+    """Link the key from :func:`write_pending` into place (never replacing a key), then drop its temporary name."""
+    with contextlib.suppress(FileExistsError):
+        os.link(pending, path)
+    pending.unlink(missing_ok=True)
+    fsync_folder(path.parent)
+
+
+def _recover_pending(path: Path, check: str | None) -> bool:
+    """True after linking a killed import's pending key into place: its agent was committed, its key not yet."""
+    if check is None:
+        return False
+    for pending in sorted(path.parent.glob(f".{glob.escape(path.name)}.import-*")):
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            secret = pending.read_text(encoding="ascii").strip()
+            if hmac.compare_digest(check_value(JournalKey(secret.encode("ascii"), str(pending))), check):
+                publish_pending(pending, path)
+                return True
+    return False
 
 
 def fsync_folder(folder: Path) -> None:

@@ -21,6 +21,7 @@ import attrs
 import orjson
 
 from agi_core.errors import PluginError, ReplayMismatch
+from agi_core.journal_key import JournalKey
 from agi_core.memory import blobs
 from agi_core.model import REPLAY_FIELDS, TICK_STATE_FIELDS
 from agi_core.plugins import Plugins, load_plugins
@@ -179,7 +180,7 @@ def replay(
     from agi_core.checkpoints import checkpoint_file
     from agi_core.determinism import Determinism
     from agi_core.errors import ConfigError
-    from agi_core.journal_key import key_path
+    from agi_core.journal_key import key_path, load
     from agi_core.kernel import stored_seed
     from agi_core.memory.sqlite_store import SqliteStore
     from agi_core.opening import is_url, open_store
@@ -197,7 +198,10 @@ def replay(
                 f"replay from a checkpoint needs the sqlite backend, not {store.name!r}; replay from the start"
             )
         start = checkpoint_file(store, checkpoint) if checkpoint and isinstance(store, SqliteStore) else None
-        records = [text for _tick, _id, text, _chain in store.journal_rows()]
+        key = load(store, seed)
+        with store.read_snapshot():  # the records replayed are the records verified
+            _require_intact_chain(store, key, db)
+            records = [text for _tick, _id, text, _chain in store.journal_rows()]
         return replay_records(
             records,
             seed=seed,
@@ -210,3 +214,18 @@ def replay(
         )
     finally:
         store.close()
+
+
+def _require_intact_chain(store: Any, key: JournalKey, db: str | Path) -> None:
+    """Refuse a journal whose chain or head does not verify: replay compares chosen fields only, so an
+    edit elsewhere in a record (its action, say) would replay "equal"."""
+    from agi_core import journal
+    from agi_core.errors import ValidationError
+    from agi_core.opening import shown
+
+    report = journal.verify(store, key)
+    if not report.ok:
+        raise ValidationError(
+            f"the journal of {shown(db)} does not verify ({report}); replay proves nothing about an edited journal: "
+            "run agi journal verify"
+        )

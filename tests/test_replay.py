@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 from click.testing import CliRunner
 
 from agi_core import journal
 from agi_core.brain.context import AgentReply
 from agi_core.cli.main import make_cli
+from agi_core.errors import ValidationError
 from agi_core.hookspecs import hookimpl
-from agi_core.replay import replay
+from agi_core.replay import replay, replay_records
 from agi_core.testing import builtin_plugins, open_kernel
 
 MIXED = [
@@ -55,7 +57,11 @@ def test_an_edited_journal_value_is_named_by_replay_and_verify(tmp_path):
         assert str(journal.verify(kernel.store, kernel.journal_key)) == (
             "JOURNAL_BROKEN tick=15: chain mismatch: the record was edited, or one before it was"
         )
-    report = replay(db, seed="r", plugins=builtin_plugins())
+    with pytest.raises(ValidationError, match=r"does not verify \(JOURNAL_BROKEN tick=15: chain mismatch"):
+        replay(db, seed="r", plugins=builtin_plugins())  # an edited journal proves nothing: refused
+    with open_kernel(db, seed="r") as kernel:  # fed the records directly, the comparison names the field
+        records = [text for _tick, _id, text, _chain in kernel.store.journal_rows()]
+    report = replay_records(records, seed="r", plugins=builtin_plugins())
     assert (report.mismatch.tick, report.mismatch.field) == (15, "agent_outputs")
     assert '-  "profile_agent": "Your favorite color is red."' in report.mismatch.diff()
 
@@ -124,12 +130,19 @@ def test_cli_replay_exit_codes_and_output(tmp_path):
     cli = make_cli()
     ok = CliRunner().invoke(cli, ["--db", str(db), "--seed", "r", "replay"])
     assert (ok.exit_code, ok.output) == (0, "replay equal: 13 ticks (1..13), 16 fields each\n")
-    with open_kernel(db, seed="r") as kernel:
-        kernel.store.conn.execute("UPDATE journal SET record = replace(record, '12 + 30 = 42', '12 + 30 = 43')")
-    bad = CliRunner().invoke(cli, ["--db", str(db), "--seed", "r", "replay"])
+    exported = CliRunner().invoke(cli, ["--db", str(db), "journal", "export", "-o", str(tmp_path / "j.jsonl")])
+    assert exported.exit_code == 0
+    edited = (tmp_path / "j.jsonl").read_text(encoding="utf-8").replace("12 + 30 = 42", "12 + 30 = 43")
+    (tmp_path / "j.jsonl").write_text(edited, encoding="utf-8")
+    bad = CliRunner().invoke(cli, ["--seed", "r", "replay", "--journal", str(tmp_path / "j.jsonl")])
     assert bad.exit_code == 1
     assert bad.output.splitlines()[0] == "REPLAY_MISMATCH tick=1 field=agent_outputs"
     assert '+  "math_agent": "12 + 30 = 42"' in bad.output
+    with open_kernel(db, seed="r") as kernel:
+        kernel.store.conn.execute("UPDATE journal SET record = replace(record, '12 + 30 = 42', '12 + 30 = 43')")
+    refused = CliRunner().invoke(cli, ["--db", str(db), "--seed", "r", "replay"])
+    assert refused.exit_code == 1
+    assert "does not verify (JOURNAL_BROKEN tick=1: chain mismatch" in refused.output
 
 
 def test_export_then_import_rebuilds_the_agent(tmp_path):

@@ -45,14 +45,16 @@ def test_a_truncated_export_is_refused_and_nothing_is_imported(run_agi, tmp_path
         1,
         "Error: the export is truncated (no end line); export the agent again\n",
     )
-    assert run_agi(tmp_path / "b.db", "memory", "get", "world/entity/peru/capital").stdout.startswith('{"exists":false')
+    assert not (tmp_path / "b.db").exists() and not (tmp_path / "b.db.key").exists()  # nothing was created
 
 
 def test_an_export_of_another_version_or_format_is_one_line(run_agi, tmp_path: Path):
     (tmp_path / "v9.jsonl").write_text('{"format":"agi-agent","version":9}\n', encoding="utf-8")
     (tmp_path / "key").write_text("k\n", encoding="ascii")
     done = run_agi(tmp_path / "b.db", "import", str(tmp_path / "v9.jsonl"), "--key-file", str(tmp_path / "key"))
-    assert done.stderr == "Error: export format version 9 is not supported (this agi reads 1)\n"
+    assert (
+        done.stderr == "Error: export format version 9 is not supported (this agi reads 2, and 1 with --unverified)\n"
+    )
     (tmp_path / "x.jsonl").write_text("[1,2]\n", encoding="utf-8")
     done = run_agi(tmp_path / "c.db", "import", str(tmp_path / "x.jsonl"), "--key-file", str(tmp_path / "key"))
     assert done.stderr == (
@@ -83,7 +85,7 @@ def test_module_state_moves_with_the_agent_and_the_moved_agent_replays_equal(run
     agi(first, "export", "-o", str(tmp_path / "first.jsonl"))
     lines = (tmp_path / "first.jsonl").read_text(encoding="utf-8").splitlines()
     start = lines.index('{"table":"module_state","columns":["module","key","value","tick"],"rows":2}')
-    assert lines[start + 1 : start + 3] == [
+    assert [line[: -len(',"') - 64 - 2] + "]" for line in lines[start + 1 : start + 3]] == [  # each row's MAC cut
         '["notebook","last","\\"I have seen 2 inputs.\\"",2]',
         '["notebook","seen","2",2]',
     ]

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import glob
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import click
 
-from agi_core.errors import AgiError, StorageError, os_problem
+from agi_core.errors import StorageError, ValidationError, os_problem
 from agi_core.opening import shown
 
 
@@ -17,19 +19,66 @@ from agi_core.opening import shown
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File (default stdout).")
 @click.pass_obj
 def export_command(state: Any, output: Path | None) -> None:
-    """Write the whole agent (every table) as versioned JSON Lines, for agi import on any backend."""
+    """Write the whole agent (every table) as versioned JSON Lines, for agi import on any backend.
+
+    Each row carries its MAC with the journal key (only an agent that verifies is exported), so an
+    edited file is refused by agi import. A file is replaced only once the new export is complete."""
+    from agi_core import journal
     from agi_core.memory.transfer import write_export
 
     kernel = state.open_kernel(existing=True, warn=False)
+    store, key = kernel.store, kernel.journal_key
+
+    def write(out: IO[str]) -> int:
+        with store.read_snapshot():  # what is verified is what is written
+            chain = journal.verify(store, key)
+            problems = [str(chain)] if not chain.ok else store.seal_problems(key, int(store.meta_get("tick") or 0))
+            if problems:
+                raise ValidationError(
+                    f"{shown(state.db)} does not verify ({problems[0]}); agi export proves only an intact agent: "
+                    "run agi journal verify"
+                )
+            return write_export(store, out, key)
+
     try:
-        if output is None:
-            count = write_export(kernel.store, sys.stdout)
-        else:
-            with output.open("w", encoding="utf-8") as out:
-                count = write_export(kernel.store, out)
+        count = write(sys.stdout) if output is None else write_atomically(output, write)
     except OSError as exc:
         raise StorageError(os_problem(exc, output or Path("stdout"))) from None
-    click.echo(f"exported {count} rows of {kernel.store.name} agent {shown(state.db)}", err=True)
+    click.echo(f"exported {count} rows of {store.name} agent {shown(state.db)}", err=True)
+
+
+def write_atomically(path: Path, write: Callable[[IO[str]], int]) -> int:
+    """``write`` into a temporary file beside ``path``, fsync it, rename it over ``path``, fsync the folder:
+    a kill at any moment leaves the previous file whole. A path that is not a regular file (a pipe,
+    /dev/stdout) is written directly."""
+    from agi_core.journal_key import fsync_folder
+
+    if path.exists() and not path.is_file():
+        with path.open("w", encoding="utf-8") as out:
+            return write(out)
+    from agi_core.agent_import import process_alive
+
+    target = Path(os.path.realpath(path))
+    for stale in target.parent.glob(f".{glob.escape(target.name)}.export-*"):  # left by killed exports
+        pid = stale.name.rsplit("-", 1)[1]
+        if pid.isdigit() and not process_alive(int(pid)):
+            stale.unlink(missing_ok=True)
+    temp = target.with_name(f".{target.name}.export-{os.getpid()}")
+    mode = target.stat().st_mode & 0o7777 if target.exists() else None
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            count = write(out)
+            out.flush()
+            os.fsync(out.fileno())
+        if mode is not None:
+            os.chmod(temp, mode)
+        os.replace(temp, target)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    fsync_folder(target.parent)
+    return count
 
 
 @click.command("import")
@@ -39,30 +88,20 @@ def export_command(state: Any, output: Path | None) -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="The exported agent's journal key (<db>.key); default: AGI_JOURNAL_KEY.",
 )
+@click.option(
+    "--unverified",
+    is_flag=True,
+    help="Import without proof (no key, or a file from an older agi); agi journal verify then says so.",
+)
 @click.pass_obj
-def import_command(state: Any, file: Path, key_file: Path | None) -> None:
-    """Create the agent in --db (a new database or agent name) from an agi export file."""
-    from agi_core.journal_key import KEY_ENV, key_path
-    from agi_core.memory.transfer import import_rows, read_export
-    from agi_core.opening import open_store
+def import_command(state: Any, file: Path, key_file: Path | None, unverified: bool) -> None:
+    """Create the agent in --db (a new database or agent name) from an agi export file.
 
-    if key_file is None and not os.environ.get(KEY_ENV):
-        raise AgiError(f"pass --key-file with the journal key of the exported agent (its <db>.key), or set {KEY_ENV}")
-    store = open_store(state.db, plugins=state.plugins)
-    try:
-        with file.open(encoding="utf-8") as lines:
-            count = import_rows(store, read_export(lines))
-        if key_file is not None:
-            target = key_path(Path(store.path))
-            key = key_file.read_text(encoding="ascii")
-            if target.exists() and target.read_text(encoding="ascii") != key:
-                raise AgiError(f"{target} holds another journal key; import into a new database or agent name")
-            if not target.exists():
-                fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-                with os.fdopen(fd, "w", encoding="ascii") as out:
-                    out.write(key)
-    finally:
-        store.close()
-    kernel = state.open_kernel()  # checks the key against the imported agent, and seals it anew
-    kernel.seal()
+    Every row is checked against the file's proof (MACs with the journal key) before anything is
+    committed; an edited file is refused, naming the first edited table and key. The agent appears
+    whole or not at all."""
+    from agi_core.agent_import import import_agent
+
+    count, _source = import_agent(state.db, file, key_file=key_file, unverified=unverified, plugins=state.plugins)
+    kernel = state.open_kernel()  # checks the key against the imported agent
     click.echo(f"imported {count} rows into {shown(state.db)} (tick {kernel.tick_count})")

@@ -552,6 +552,24 @@ class GoalStore(Protocol):
     def delete_goal(self, goal_id: str) -> bool: ...
 
 
+@runtime_checkable
+class RawRows(Protocol):
+    """Every table's rows exactly as stored, for ``agi export`` / ``agi import`` (:mod:`agi_core.memory.transfer`)."""
+
+    def table_names(self) -> set[str]:
+        """The tables this backend holds (an export lists only those of ``transfer.TABLES``)."""
+        ...
+
+    def dump_table(self, table: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """``(columns, rows)`` of ``table`` as stored (bytes as ``bytes``), in primary-key order."""
+        ...
+
+    def load_table(self, table: str, columns: list[str], rows: list[list[Any]]) -> None:
+        """Insert ``rows`` inside the caller's transaction (meta rows replace existing ones); a column
+        this backend lacks raises :class:`~agi_core.errors.StorageError`."""
+        ...
+
+
 class MemoryBackend(
     Transactions,
     MetaStore,

@@ -33,7 +33,7 @@ from agi_core.memory.locking import (
 )
 from agi_core.memory.migrations import migrate
 from agi_core.memory.savepoint import savepoint
-from agi_core.memory.sqlite import checkpoints, seal
+from agi_core.memory.sqlite import checkpoints, raw_rows, seal
 from agi_core.memory.sqlite.ltm_rows import SqliteLtmRows
 from agi_core.memory.sqlite.rlm_rows import SqliteRlmRows
 from agi_core.memory.stored_text import StoredText
@@ -324,6 +324,16 @@ class SqliteStore(StoredText):
 
     def earliest_due(self, now_ms: int) -> dict[str, Any] | None:
         return jobs_table.earliest_due(self.conn, now_ms)
+
+    # -- raw rows, for agi export / agi import (agi_core.memory.transfer) -----------------
+    def table_names(self) -> set[str]:
+        return raw_rows.table_names(self.conn)
+
+    def dump_table(self, table: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+        return raw_rows.dump_table(self.conn, table)
+
+    def load_table(self, table: str, columns: list[str], rows: list[list[Any]]) -> None:
+        raw_rows.load_table(self.conn, table, columns, rows)
 
     # -- seal and checkpoints (agi_core.memory.sqlite) ---------------------------------
     def seal(self, key: JournalKey) -> None:

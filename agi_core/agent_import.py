@@ -1,0 +1,211 @@
+"""``agi import``: an agent created from an export file entirely, or not at all.
+
+Everything that can refuse is checked before anything is written: the target holds no agent,
+no ``<db>.key`` with another key and no ``<db>-wal`` of a deleted database lies beside it, the
+file's header and key. Then:
+
+1. a given key (or, with ``--unverified`` and no key, a new one) is written under a temporary
+   name beside ``<db>.key`` (:func:`~agi_core.journal_key.write_pending`);
+2. the rows are read, checked against the file's proof and written in one transaction, which
+   also checks the key against the agent's, marks an unverified import and seals the state.
+   A database file is built under a temporary name (``.<db>.import-<pid>``), closed (its WAL
+   folded in), fsynced and linked to ``<db>``: that link is the commit; a server backend commits
+   its transaction;
+3. the key is linked into place. A kill between 2 and 3 leaves the whole agent and its pending
+   key, which the next command that opens the agent links (:func:`~agi_core.journal_key.load`).
+
+A kill before the commit leaves no agent and no ``<db>`` or ``<db>.key``; its temporary files
+(hidden, named after the dead process) are removed by the next import into the same path.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import re
+import secrets
+from pathlib import Path
+
+from agi_core import journal
+from agi_core.errors import ConfigError, StorageError
+from agi_core.faults import fault_point
+from agi_core.journal_key import (
+    KEY_ENV,
+    JournalKey,
+    check_value,
+    fsync_folder,
+    key_path,
+    publish_pending,
+    write_pending,
+)
+from agi_core.memory.backend import MemoryBackend
+from agi_core.memory.transfer import ExportFile, TransferError, import_rows
+from agi_core.opening import is_url, open_store
+from agi_core.plugins import Plugins
+
+CHECK = "journal_key_check"
+
+
+def import_agent(
+    db: str | Path, file: Path, *, key_file: Path | None, unverified: bool, plugins: Plugins
+) -> tuple[int, str]:
+    """Create the agent in ``db`` from ``file``; returns ``(rows, key source)``."""
+    secret, source = _given_secret(key_file)
+    if secret is None and not unverified:
+        raise ConfigError(
+            f"pass --key-file with the journal key of the exported agent (its <db>.key), or set {KEY_ENV}; "
+            "without it nothing proves the file's rows (--unverified imports them anyway, marked as unproven)"
+        )
+    given = secret is not None
+    if secret is None:
+        secret, source = secrets.token_hex(32), "a new key (imported --unverified, without the exported key)"
+    key = JournalKey(secret.encode("utf-8"), source)
+    if is_url(db):
+        store = open_store(db, plugins=plugins)
+        target_key = key_path(Path(store.path))
+        try:
+            pending = _pending_key(target_key, secret, write=source != KEY_ENV)
+            try:
+                with store.tick_transaction():
+                    count = _fill(store, file, key, given=given, unverified=unverified)
+            except BaseException:
+                _unlink(pending)
+                raise
+        finally:
+            store.close()
+    else:
+        path = _new_file(Path(db), plugins)
+        target_key = key_path(path)
+        pending = _pending_key(target_key, secret, write=source != KEY_ENV)
+        count = _build_file(path, file, key, given=given, unverified=unverified, pending=pending, plugins=plugins)
+    if pending is not None:
+        publish_pending(pending, target_key)
+    return count, source
+
+
+def _given_secret(key_file: Path | None) -> tuple[str | None, str]:
+    if key_file is not None:
+        return key_file.read_text(encoding="ascii").strip(), str(key_file)
+    if os.environ.get(KEY_ENV):
+        return os.environ[KEY_ENV], KEY_ENV
+    return None, ""
+
+
+def _pending_key(target: Path, secret: str, *, write: bool) -> Path | None:
+    """Refuse a ``<db>.key`` that holds another key; write the key under a temporary name unless it is there."""
+    if target.exists():
+        try:
+            held = target.read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            held = None
+        if held is None or not hmac.compare_digest(held.encode(), secret.encode()):
+            raise ConfigError(
+                f"{target} already exists and holds another journal key (left by a deleted database?); "
+                "remove it, or import into another database name"
+            )
+        return None
+    return write_pending(target, secret) if write else None
+
+
+def _fill(store: MemoryBackend, file: Path, key: JournalKey, *, given: bool, unverified: bool) -> int:
+    """Inside the caller's transaction: the rows, checked against the file's proof; the key; the mark; the seal."""
+    with file.open("rb") as handle:
+        export = ExportFile(handle, key if given else None, unverified=unverified)
+        count = import_rows(store, export.tables())
+    fault_point("import.rows")
+    check = store.meta_get(CHECK)
+    if not given:  # a new key: the head is MAC'd with it; the chain before stays as exported (not checkable)
+        updates = {CHECK: check_value(key)}
+        head = store.meta_get(journal.HEAD)
+        if head is not None:
+            tick, chain = [*head.split(" "), ""][:2]
+            updates[journal.HEAD] = journal.head_value(key, int(tick), chain)
+        store.meta_update(updates)
+    elif check is not None and not hmac.compare_digest(check, check_value(key)):
+        raise TransferError(
+            f"the journal key from {key.source} is not the key of the exported agent; pass its <db>.key"
+        )
+    if not export.proven:
+        store.meta_set(journal.UNVERIFIED, f"tick={store.meta_get('tick') or 0} key={'yes' if given else 'no'}")
+    store.seal(key)
+    return count
+
+
+# -- a database file: built beside the target, then linked into place ------------------------------
+def _new_file(path: Path, plugins: Plugins) -> Path:
+    """``path``, checked: no agent there, no leftover WAL; dead imports' temporary files removed."""
+    if path.is_dir():
+        raise ConfigError(f"{path} is a directory, not an agent database; pass --db with a database file")
+    if path.exists():
+        store = open_store(path, plugins=plugins)
+        try:
+            if store.last_chain() or store.meta_get("tick") not in (None, "0"):
+                raise ConfigError(f"{path} already holds an agent; import into a new database (or a new agent name)")
+        finally:
+            store.close()
+        raise ConfigError(f"{path} exists (a database with no agent); remove it and import again")
+    for suffix in ("-wal", "-journal"):
+        leftover = path.with_name(path.name + suffix)
+        if leftover.exists():
+            raise ConfigError(f"{leftover} is left from a deleted database; remove it and import again")
+    pattern = re.compile(rf"^\.{re.escape(path.name)}(?:\.key)?\.import-(\d+)(?:-wal|-shm|-journal)?$")
+    for candidate in path.parent.glob(f".{path.name}*.import-*"):
+        found = pattern.match(candidate.name)
+        if found and not process_alive(int(found[1])):
+            candidate.unlink(missing_ok=True)
+    return path
+
+
+def _build_file(
+    path: Path, file: Path, key: JournalKey, *, given: bool, unverified: bool, pending: Path | None, plugins: Plugins
+) -> int:
+    temp = path.with_name(f".{path.name}.import-{os.getpid()}")
+    try:
+        store = open_store(temp, plugins=plugins)
+        try:
+            with store.tick_transaction():
+                count = _fill(store, file, key, given=given, unverified=unverified)
+        finally:
+            store.close()  # the last connection folds the WAL into the file and removes it
+        if temp.with_name(temp.name + "-wal").exists():
+            raise StorageError(f"{temp} kept its write-ahead log after closing; import again")
+        _fsync(temp)
+        fault_point("import.built")
+        try:
+            os.link(temp, path)  # the commit: never replaces a database that appeared meanwhile
+        except FileExistsError:
+            raise ConfigError(f"{path} appeared while importing; import into a new database") from None
+        temp.unlink()
+        fsync_folder(path.parent)
+        fault_point("import.linked")
+    except BaseException:
+        _unlink(pending)
+        raise
+    finally:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            temp.with_name(temp.name + suffix).unlink(missing_ok=True)
+    return count
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _unlink(path: Path | None) -> None:
+    if path is not None:
+        path.unlink(missing_ok=True)
+
+
+def process_alive(pid: int) -> bool:
+    """False once process ``pid`` is gone (its temporary files may go)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
