@@ -46,3 +46,20 @@ def test_tick_throughput_modules_option_runs_with_and_without_modules():
     )
     assert done.returncode == 0, done.stderr
     assert sorted(json.loads(done.stdout)) == ["0", "2", "2 inline"]
+
+
+def test_startup_benchmark_runs_and_prints_medians_and_the_ratio():
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "startup.py"), "--runs", "1", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert (result["runs"], result["bytecode"]) == (1, "cached")
+    for kind in ("wall", "cpu"):
+        assert result[f"agi_help_{kind}_median_s"] > 0 and result[f"import_click_{kind}_median_s"] > 0
+        assert result[f"{kind}_ratio_median"] > 0
