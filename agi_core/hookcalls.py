@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Generator, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
-import attrs
 import pluggy
 
 from agi_core.effects.isolation import must_propagate
@@ -23,21 +23,22 @@ from agi_core.effects.isolation import must_propagate
 Report = Callable[[str, str, BaseException | str], None]
 
 
-@attrs.define
+# dataclasses, not attrs: this module loads for agi --help, which must not import attrs (benchmarks/startup.py)
+@dataclass(slots=True)
 class Frame:
     """One hook call in progress: what it skips, which plugins ran, what each returned."""
 
     hook: str
     kwargs: tuple[str, ...] = ()
     skip: frozenset[str] = frozenset()
-    results: list[tuple[str, Any]] = attrs.field(factory=list)
-    failed: list[str] = attrs.field(factory=list)
+    results: list[tuple[str, Any]] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
 
 
 REGISTRATION_PREFIX = "agi_register_"
 
 
-@attrs.define
+@dataclass(slots=True)
 class OrderLog:
     """``{hook: [plugin, ...]}`` in the order the implementations ran (each plugin once per hook).
 
@@ -46,7 +47,7 @@ class OrderLog:
     embedder, a contract), which a replay that serves the recorded result never does.
     """
 
-    order: dict[str, list[str]] = attrs.field(factory=dict)
+    order: dict[str, list[str]] = field(default_factory=dict)
 
     def ran(self, hook: str, plugin: str) -> None:
         if hook.startswith(REGISTRATION_PREFIX):

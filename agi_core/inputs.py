@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterator
-from typing import IO
+from typing import Protocol
 
 import attrs
 
@@ -63,7 +63,13 @@ class Oversized:
     sha256: str
 
 
-def read_lines(stream: IO[bytes], max_bytes: int) -> Iterator[str | Oversized]:
+class ReadsLines(Protocol):
+    """What :func:`read_lines` reads: a binary file, or ``agi_core.autonomy.sensors.FdReader``."""
+
+    def readline(self, limit: int, /) -> bytes: ...
+
+
+def read_lines(stream: ReadsLines, max_bytes: int) -> Iterator[str | Oversized]:
     """Lines of a binary stream, decoded with replacement, newline stripped.
 
     A line over ``max_bytes`` (newline excluded) comes back as :class:`Oversized` after the

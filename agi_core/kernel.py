@@ -24,7 +24,7 @@ from agi_core.autonomy import goals, plans
 from agi_core.autonomy.beliefs import beliefs_for
 from agi_core.autonomy.commands import JobAlreadyRan, begin_tick
 from agi_core.autonomy.planning import caller_for, planner_for
-from agi_core.brain.context import Decision, ReasonContext
+from agi_core.brain.context import Decision, ReasonContext, recorded_write_failures
 from agi_core.contracts.caller import ContractCaller
 from agi_core.determinism import Determinism
 from agi_core.effects import acting, intents
@@ -484,6 +484,7 @@ class Kernel:
         percept = from_data(externals.get("input") or recorded["input"], Input)
         command = externals.get("command") or {}
         fetched = {kind: values for kind, values in externals.items() if kind not in ("input", "command")}
+        fetched.update(recorded_write_failures(recorded))
         if command:
             ((command_name, args),) = command.items()
             return self._command_tick(percept, command_name, args, fetched)

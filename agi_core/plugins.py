@@ -19,21 +19,22 @@ Environment:
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from importlib import metadata
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-import attrs
 import pluggy
 
 from agi_core import hookspecs
 from agi_core.errors import RegistrationError
 from agi_core.hookcalls import Calls, OrderLog, guard, planned_order
+from agi_core.plugin_entry_points import PluginEntryPoint, distribution_version, entry_points
 
 if TYPE_CHECKING:
     import click
@@ -59,7 +60,8 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
 ENTRY_POINT_GROUP = "agi"
 
 
-@attrs.frozen
+# dataclasses, not attrs: this module loads for agi --help, which must not import attrs (benchmarks/startup.py)
+@dataclass(frozen=True, slots=True)
 class PluginFailure:
     """A plugin that was skipped or degraded, and why."""
 
@@ -71,7 +73,7 @@ class PluginFailure:
         return f"plugin {self.plugin!r} failed in {self.stage}: {self.cause}"
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Registration:
     """One object a plugin registered through a ``register`` callback."""
 
@@ -80,7 +82,7 @@ class Registration:
     plugin: str
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class PluginInfo:
     """Name, version and hooks of one loaded plugin; ``agi plugins`` shows more (:mod:`agi_core.inventory`)."""
 
@@ -141,7 +143,8 @@ class Plugins:
         plugins = cls.builtins()
         blocked = _env_list("AGI_DISABLE_PLUGINS") or set()
         allowed = _env_list("AGI_LOAD_PLUGINS")
-        for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        found = [] if allowed == set() else entry_points(ENTRY_POINT_GROUP)  # AGI_LOAD_PLUGINS="": none to look for
+        for entry_point in found:
             if entry_point.name in blocked or (allowed is not None and entry_point.name not in allowed):
                 continue
             plugins._load_entry_point(entry_point)
@@ -246,8 +249,8 @@ class Plugins:
                 "upgrade agi-core or install a release of the plugin for this version"
             )
 
-    def _load_entry_point(self, entry_point: metadata.EntryPoint) -> None:
-        version = entry_point.dist.version if entry_point.dist else "unknown"
+    def _load_entry_point(self, entry_point: PluginEntryPoint) -> None:
+        version = entry_point.version
         try:
             module = entry_point.load()
         except BaseException as exc:  # as in add_module: SystemExit at import is reported too
@@ -401,11 +404,9 @@ def register_json_files(register: Callable[..., None], folder: Path) -> None:
         register(path, name=path.stem)
 
 
+@functools.cache
 def _agi_core_version() -> str:
-    try:
-        return metadata.version("agi-core")
-    except metadata.PackageNotFoundError:
-        return "0+unknown"
+    return distribution_version("agi-core") or "0+unknown"
 
 
 _default: Plugins | None = None

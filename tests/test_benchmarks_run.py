@@ -71,3 +71,20 @@ def test_goals_scale_benchmark_runs_and_the_reply_stays_short():
     figures = json.loads(done.stdout)
     assert sorted(figures["ops"]) == ["add", "done", "list", "move", "reply", "seal"]
     assert figures["reply_bytes"]["large"] < 1000  # a summary, not every goal
+
+
+def test_startup_benchmark_runs_and_prints_medians_and_the_ratio():
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "startup.py"), "--runs", "1", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert (result["runs"], result["bytecode"]) == (1, "cached")
+    for kind in ("wall", "cpu"):
+        assert result[f"agi_help_{kind}_median_s"] > 0 and result[f"import_click_{kind}_median_s"] > 0
+        assert result[f"{kind}_ratio_median"] > 0

@@ -178,3 +178,43 @@ def test_replay_with_the_wrong_seed_is_one_line(tmp_path):
         f"Error: {tmp_path / 'a.db'} was created with seed 'r', not 'other'; "
         "leave out --seed (a database keeps the seed it was created with)\n"
     )
+
+
+FAIL_FACTS = "CREATE TRIGGER fail_facts BEFORE INSERT ON facts BEGIN SELECT RAISE(ABORT, 'disk is full'); END"
+
+
+def _record_a_failed_fact_write(db):
+    """Four ticks; the second's fact write fails in the backend (a real SQLite error), so it replies F5."""
+    from agi_core.brain.messages import F5_SEM_WRITE_FAILURE
+
+    with open_kernel(db, seed="r") as kernel:
+        kernel.tick("1+1")
+        kernel.store.conn.execute(FAIL_FACTS)
+        assert kernel.tick("my favorite color is red").final_output == F5_SEM_WRITE_FAILURE
+        kernel.store.conn.execute("DROP TRIGGER fail_facts")
+        kernel.tick("my favorite color is blue")
+        assert kernel.tick("what is my favorite color?").final_output == "Your favorite color is blue."
+
+
+def test_a_tick_whose_fact_write_failed_replays_equal(tmp_path):
+    """The backend's failure came from outside the tick: replay serves it back (F5 again, nothing
+    written), although the scratch database it replays into would have stored the fact."""
+    db = tmp_path / "a.db"
+    _record_a_failed_fact_write(db)
+    result = CliRunner().invoke(make_cli(), ["--db", str(db), "--seed", "r", "replay"])
+    assert (result.exit_code, result.output) == (0, "replay equal: 4 ticks (1..4), 16 fields each\n")
+
+
+def test_an_f5_tick_journaled_without_its_recorded_failure_replays_equal(tmp_path):
+    """Journals written before the failure was recorded as an external: replay takes it from sem_writes."""
+    from agi_core.replay import replay_records
+
+    db = tmp_path / "a.db"
+    _record_a_failed_fact_write(db)
+    with open_kernel(db, seed="r") as kernel:
+        records = [json.loads(text) for _tick, _id, text, _chain in kernel.store.journal_rows()]
+    failed = records[1]["externals"].pop("sem_write_failure")
+    assert failed == [{"write": 0, "key": "user/person/self/favorite_color", "error": "disk is full"}]
+    report = replay_records(records, seed="r", plugins=builtin_plugins())
+    assert report.ok, report.mismatch and report.mismatch.diff()
+    assert report.ticks == 4

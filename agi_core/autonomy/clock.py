@@ -17,6 +17,9 @@ from typing import Protocol
 
 from agi_core.externals import Externals
 
+DEFAULT_CLOCK_EVERY_MS = 30_000
+"""The clock sensor's period when the sensors plugin's ``clock_every_s`` is not set (AgentOne's TimeSensor)."""
+
 CLOCK_EXTERNAL = "tick_clock"
 """The externals kind under which a tick's clock reading (ms since the epoch) is recorded."""
 

@@ -28,11 +28,22 @@ if TYPE_CHECKING:
 
 
 CONTENT_ID_CHARS = 12
+WRITE_FAILURE = "sem_write_failure"  # the external kind of a fact write the backend failed (F5)
 
 
 def content_id(prefix: str, payload: Any) -> str:
     """``prefix-`` and the first 12 hex digits of the sha256 of ``payload``'s canonical JSON."""
     return f"{prefix}-{hashlib.sha256(dumps(payload).encode()).hexdigest()[:CONTENT_ID_CHARS]}"
+
+
+def recorded_write_failures(record: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """``{WRITE_FAILURE: [...]}`` from a journal record's failed ``sem_writes``, for records journaled
+    before those failures were recorded as externals; ``{}`` when the record has them or none failed."""
+    if WRITE_FAILURE in record.get("externals", {}):
+        return {}
+    writes = enumerate(record.get("sem_writes") or [])
+    failed = [{"write": i, "key": w["key"], "error": w.get("error")} for i, w in writes if w.get("ok") is False]
+    return {WRITE_FAILURE: failed} if failed else {}
 
 
 @attrs.define
@@ -128,14 +139,30 @@ class ReasonContext:
         entry = SemanticEntry(
             id=self.determinism.new_id("sem", key), key=key, value=value, fact=fact, updated_at=self.determinism.now()
         )
-        try:
-            with self.store.savepoint("sem_write"):
-                self.store.sem_write(entry, self.tick)
-        except StorageError as exc:  # the backend's failure to store (F5)
-            self.sem_writes.append({"key": key, "value": value, "ok": False, "error": str(exc)})
+        error = self._store_fact(entry)
+        if error is not None:  # the backend's failure to store (F5)
+            self.sem_writes.append({"key": key, "value": value, "ok": False, "error": error})
             return False
         self.sem_writes.append({"key": key, "value": value, "ok": True, "updated_at": entry.updated_at})
         return True
+
+    def _store_fact(self, entry: SemanticEntry) -> str | None:
+        """Store ``entry``; the backend's error when it failed, else None.
+
+        The failure comes from outside the tick (a full disk, a lost server), so it is an
+        external (``sem_write_failure``): replay serves it back and writes nothing, as the
+        live tick did, instead of storing the fact in its healthy scratch database.
+        """
+        write = len(self.sem_writes)  # this write's place in the tick: the failure names it
+        if self.externals.next_matches(WRITE_FAILURE, lambda item: item.get("write") == write):
+            return str(self.externals.fetch(WRITE_FAILURE, dict)["error"])
+        try:
+            with self.store.savepoint("sem_write"):
+                self.store.sem_write(entry, self.tick)
+        except StorageError as exc:
+            failure = {"write": write, "key": entry.key, "error": str(exc)}
+            return str(self.externals.fetch(WRITE_FAILURE, lambda: failure)["error"])
+        return None
 
     def recall_long_term(self, query: str, k: int = 5) -> list[dict[str, Any]]:
         """The top-``k`` long-term memories for ``query`` (recorded, so replay gets the same)."""

@@ -10,14 +10,15 @@ own ``--help``) imports it. Commands added with ``add_command`` work as in click
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from typing import Any
 
-import attrs
 import click
 from click.shell_completion import CompletionItem
 
 
-@attrs.frozen
+# dataclasses, not attrs: this module loads for agi --help, which must not import attrs (benchmarks/startup.py)
+@dataclass(frozen=True, slots=True)
 class LazyCommand:
     """A command known by name, import path (``package.module:attribute``) and summary."""
 

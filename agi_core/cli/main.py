@@ -12,20 +12,20 @@ import contextlib
 import copy
 import os
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import attrs
 import click
 
 from agi_core.cli.failures import explain, is_storage_failure
 from agi_core.cli.lazy import LazyGroup
 from agi_core.errors import AgiError, ConfigError, NoDatabaseError, StorageError, debug_enabled
-from agi_core.opening import is_url
 from agi_core.plugins import Plugins, load_plugins
 
 
-@attrs.define
+# dataclasses, not attrs: this module loads for agi --help, which must not import attrs (benchmarks/startup.py)
+@dataclass(slots=True)
 class CliState:
     """Global options, and the kernel opened from them on first use."""
 
@@ -33,8 +33,8 @@ class CliState:
     seed: str | None  # None: the database's own (or "0" for a new one)
     brain: str
     plugins: Plugins
-    kernel_options: dict[str, Any] = attrs.field(factory=dict)
-    _kernel: Any = None
+    kernel_options: dict[str, Any] = field(default_factory=dict)
+    _kernel: Any = field(default=None, init=False, repr=False)
 
     def require_db(self) -> Path:
         """The database path, or a one-line error (creating nothing) when there is no database there.
@@ -216,8 +216,12 @@ def cli(
 
 
 def _db_option(value: str) -> Path | str:
-    """A backend URL stays a string; anything else is a database file path."""
-    if is_url(value):
+    """A backend URL stays a string; anything else is a database file path.
+
+    The URL test is ``agi_core.opening.is_url``'s, written here so that parsing the
+    options (``agi memory --help``, shell completion) imports no memory module.
+    """
+    if "://" in value:
         return value
     return click.Path(dir_okay=False, path_type=Path).convert(value, None, None)
 

@@ -6,7 +6,6 @@ time something needs long-term memory, and embeddings are computed when somethin
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -96,6 +95,8 @@ def search(state: Any, query: str, k: int, as_json: bool) -> None:
             memory.catch_up(progress=update)
     hits = memory.search(query, k)
     if as_json:  # one JSON document on stdout, as every --json
+        import json  # not at import: this plugin loads for agi --help
+
         click.echo(json.dumps([hit.to_dict() for hit in hits], ensure_ascii=False, sort_keys=True))
         return
     for hit in hits:

@@ -7,11 +7,13 @@ overrides it for one run. The lifecycle hooks apply it to the kernel's clock sen
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agi_core.autonomy.sensors import DEFAULT_CLOCK_EVERY_MS, ClockSensor
+from agi_core.autonomy.clock import DEFAULT_CLOCK_EVERY_MS
 from agi_core.hookspecs import Register, hookimpl
-from agi_core.model import Input
+
+if TYPE_CHECKING:  # the sensors load when they register (a kernel opens), not for agi --help
+    from agi_core.model import Input
 
 agi_manifest = {
     "description": "The input queue and the clock sensor.",
@@ -38,6 +40,8 @@ class InputQueueSensor:
 
 @hookimpl
 def agi_register_sensors(register: Register) -> None:
+    from agi_core.autonomy.sensors import ClockSensor
+
     register(InputQueueSensor())
     register(ClockSensor())
 
@@ -45,6 +49,8 @@ def agi_register_sensors(register: Register) -> None:
 @hookimpl
 def agi_start_plugin(kernel: Any) -> None:
     """Give the kernel's clock sensor its configured period (used when ``--follow`` names none)."""
+    from agi_core.autonomy.sensors import ClockSensor
+
     sensor = kernel.sensors.get("clock")
     if isinstance(sensor, ClockSensor):
         sensor.configured_ms = round(kernel.settings("sensors")["clock_every_s"] * 1000) or None
@@ -53,6 +59,8 @@ def agi_start_plugin(kernel: Any) -> None:
 @hookimpl
 def agi_stop_plugin(kernel: Any) -> None:
     """Disarm the clock sensor: a closed kernel's sensor never fires again."""
+    from agi_core.autonomy.sensors import ClockSensor
+
     sensor = kernel.sensors.get("clock")
     if isinstance(sensor, ClockSensor):
         sensor.every_ms = sensor.configured_ms = None

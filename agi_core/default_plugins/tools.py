@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agi_core.errors import ToolError
 from agi_core.hookspecs import Register, hookimpl
-from agi_core.model import ToolDefinition
-from agi_core.tools import Tool, ToolContext, confined_path
+
+if TYPE_CHECKING:  # agi_core.tools and agi_core.model load when the tools register (a kernel opens), not for agi --help
+    from agi_core.tools import Tool, ToolContext
 
 MAX_READ_BYTES = 64 * 1024
 
@@ -17,6 +18,8 @@ def _respond(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _file_read(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    from agi_core.tools import confined_path
+
     path = confined_path(context.workspace, args.get("path", ""))
     if not path.is_file():
         raise ToolError(f"no file {args.get('path')!r} in the workspace; list it with /file_list")
@@ -26,6 +29,8 @@ def _file_read(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _file_list(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    from agi_core.tools import confined_path
+
     folder = confined_path(context.workspace, args.get("path") or ".")
     if folder == context.workspace.resolve() and not folder.exists():
         return {"entries": []}
@@ -36,6 +41,8 @@ def _file_list(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _file_write(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    from agi_core.tools import confined_path
+
     path = confined_path(context.workspace, args.get("path", ""))
     text = str(args.get("text", ""))
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -53,21 +60,32 @@ def _clock(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return {"now": context.now(), "clock": CLOCK_LABELS[context.live]}
 
 
-BUILTIN_TOOLS = (
-    Tool(ToolDefinition("respond", "Reply to the user.", {"text": "string"}, "read"), _respond),
-    Tool(ToolDefinition("file_read", "Read a text file inside the workspace.", {"path": "string"}, "read"), _file_read),
-    Tool(ToolDefinition("file_list", "List a folder inside the workspace.", {"path": "string"}, "read"), _file_list),
-    Tool(
-        ToolDefinition(
-            "file_write", "Write a text file inside the workspace.", {"path": "string", "text": "string"}, "write"
+def builtin_tools() -> tuple[Tool, ...]:
+    """The built-in tools (built when they register)."""
+    from agi_core.model import ToolDefinition
+    from agi_core.tools import Tool
+
+    return (
+        Tool(ToolDefinition("respond", "Reply to the user.", {"text": "string"}, "read"), _respond),
+        Tool(
+            ToolDefinition("file_read", "Read a text file inside the workspace.", {"path": "string"}, "read"),
+            _file_read,
         ),
-        _file_write,
-    ),
-    Tool(ToolDefinition("clock", "The current (deterministic) time.", {}, "read"), _clock),
-)
+        Tool(
+            ToolDefinition("file_list", "List a folder inside the workspace.", {"path": "string"}, "read"),
+            _file_list,
+        ),
+        Tool(
+            ToolDefinition(
+                "file_write", "Write a text file inside the workspace.", {"path": "string", "text": "string"}, "write"
+            ),
+            _file_write,
+        ),
+        Tool(ToolDefinition("clock", "The current (deterministic) time.", {}, "read"), _clock),
+    )
 
 
 @hookimpl
 def agi_register_actuators(register: Register) -> None:
-    for tool in BUILTIN_TOOLS:
+    for tool in builtin_tools():
         register(tool)

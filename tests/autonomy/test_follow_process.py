@@ -133,3 +133,41 @@ def test_a_second_signal_stops_a_hung_turn(tmp_path, signum, returncode):
     assert process.returncode == returncode
     if signum == signal.SIGINT:
         assert "KeyboardInterrupt" in err
+
+
+@pytest.mark.parametrize("stdin_kind", ["pipe", "terminal"])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_follow_with_stdin_still_open_exits_0_on_a_signal(tmp_path, signum, stdin_kind):
+    """stdin a pipe or a terminal that stays open (``sleep 15 | agi run --follow``, or an interactive
+    shell): the reader thread is still waiting on it when the process exits, which must not abort it."""
+    if stdin_kind == "terminal":
+        writer, reader = os.openpty()  # the parent writes on the terminal's master side
+    else:
+        reader, writer = os.pipe()
+    command = [sys.executable, "-m", "agi_core", "--db", str(tmp_path / "agent.db"), "run", "--follow"]
+    try:
+        with subprocess.Popen(
+            [*command, "--clock-every", "0"],
+            stdin=reader,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "AGI_LOAD_PLUGINS": ""},
+        ) as process:
+            os.close(reader)
+            assert process.stdout is not None and process.stderr is not None
+            try:
+                _wait_ready(process)
+                os.write(writer, b"2+2\n")
+                assert process.stdout.readline() == "2+2 = 4\n"  # read and answered; the reader waits for more
+                process.send_signal(signum)
+                process.wait(timeout=60)  # stdin stays open until the process has exited
+                err = process.stderr.read()
+            finally:
+                if process.poll() is None:
+                    process.kill()
+    finally:
+        os.close(writer)
+    assert "Fatal Python error" not in err
+    assert process.returncode == 0, err
+    assert err == "agi: stopped at tick 1\n"

@@ -14,7 +14,7 @@ import pytest
 from agi_core.autonomy.goals import all_goals, get
 from agi_core.errors import ValidationError
 from agi_core.kernel import Kernel
-from agi_core.memory.conformance.harness import goal
+from agi_core.testing.conformance.harness import goal
 
 DEPTH, COUNT = 60, 300
 FULL_READ = re.compile(r"^SELECT id, parent, description\b[^()]* FROM goals ORDER BY seq$")  # every row, whole

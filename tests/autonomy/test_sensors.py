@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import io
 import os
+import threading
 
 from click.testing import CliRunner
 
 from agi_core import plugins as plugins_module
 from agi_core.autonomy.clock import iso_ms
 from agi_core.autonomy.follow import Follow
-from agi_core.autonomy.sensors import DRAIN_TICKS_MAX, StdinReader, drain
+from agi_core.autonomy.sensors import DRAIN_TICKS_MAX, FdReader, StdinReader, drain
 from agi_core.cli.main import make_cli
 from agi_core.hookspecs import hookimpl
+from agi_core.inputs import read_lines
 from agi_core.kernel import Kernel
 from agi_core.model import Input
 from agi_core.plugins import Plugins
@@ -84,6 +87,28 @@ def test_stdin_lines_become_ticks_and_a_due_job_goes_first(kernel, sim):
     assert (first.input.source, first.input.raw) == ("schedule:ping", "time check")
     assert (second.input.source, second.final_output) == ("user", "2+2 = 4")
     assert third.router_decision.agent == "command:refuse_input" and "[500 bytes" in third.input.raw
+
+
+def test_reading_a_descriptor_gives_the_lines_a_buffered_file_gives():
+    """FdReader (stdin under --follow) splits lines as a buffered file does: an oversized line spanning
+    several reads, a CRLF line, an empty line, and a last line without a newline."""
+    data = b"2+2\n" + b"y" * 200_000 + b"\nshort\r\n\n" + b"z" * 100 + b"\nlast"
+    read_fd, write_fd = os.pipe()
+
+    def write() -> None:
+        with os.fdopen(write_fd, "wb") as pipe:
+            pipe.write(data)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        lines = list(read_lines(FdReader(read_fd), 100))
+    finally:
+        writer.join()
+        os.close(read_fd)
+    assert lines == list(read_lines(io.BytesIO(data), 100))
+    sizes = [line if isinstance(line, str) else line.size for line in lines]
+    assert sizes == ["2+2", 200_000, "short", "", "z" * 100, "last"]
 
 
 def test_agi_run_polls_every_sensor_after_stdin(tmp_path):

@@ -29,6 +29,15 @@ HEAVY = (
     "agi_core.cli.history",
     "agi_core.state.cli",
     "agi_core.contracts.cli",
+    # start-up (benchmarks/startup.py): listing commands needs none of these
+    "attr",
+    "attrs",
+    "importlib.metadata",
+    "sqlite3",
+    "agi_core.model",
+    "agi_core.tools",
+    "agi_core.memory.backend",
+    "agi_core.opening",
 )
 
 PROBE = """
