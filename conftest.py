@@ -1,17 +1,38 @@
 """Markers every test of this repository gets from what it uses (tests/ and plugins/*/tests alike).
 
-``server``: the test starts or needs a server (PostgreSQL, llama.cpp) or the local model, found
-from its fixtures, so ``scripts/check.sh --fast`` can leave it out without a list to keep up to date.
+``scripts/check.sh --fast`` leaves both out; neither needs a list kept up to date by hand:
+
+- ``server``: the test starts or needs a server (PostgreSQL, llama.cpp) or the local model,
+  found from its fixtures;
+- ``slow``: the test's module starts processes (``agi`` in a subprocess, kills, servers), found
+  from its source; such tests cost seconds each, where an in-process test costs milliseconds.
 """
 
 from __future__ import annotations
 
+import functools
+import re
+from pathlib import Path
+
 import pytest
 
 SERVER_FIXTURES = frozenset({"postgres_dsn", "agent_url", "llama_server", "llama_tool_server", "smollm2_gguf"})
+PROCESS_FIXTURES = frozenset({"run_agi", "agi", "child_env"})
+STARTS_PROCESSES = re.compile(r"\bsubprocess\b|\bPopen\b|\bsys\.executable\b|\bos\.fork\b|\bmultiprocessing\b")
+
+
+@functools.cache
+def _starts_processes(path: Path) -> bool:
+    try:
+        return bool(STARTS_PROCESSES.search(path.read_text(encoding="utf-8")))
+    except OSError:
+        return False
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if SERVER_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if SERVER_FIXTURES & fixtures:
             item.add_marker(pytest.mark.server)
+        if PROCESS_FIXTURES & fixtures or _starts_processes(Path(item.path)):
+            item.add_marker(pytest.mark.slow)

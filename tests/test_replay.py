@@ -185,7 +185,7 @@ FAIL_FACTS = "CREATE TRIGGER fail_facts BEFORE INSERT ON facts BEGIN SELECT RAIS
 
 def _record_a_failed_fact_write(db):
     """Four ticks; the second's fact write fails in the backend (a real SQLite error), so it replies F5."""
-    from agi_core.brain.messages import F5_SEM_WRITE_FAILURE
+    from agi_core.replies import F5_SEM_WRITE_FAILURE
 
     with open_kernel(db, seed="r") as kernel:
         kernel.tick("1+1")
