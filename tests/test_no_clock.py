@@ -57,9 +57,9 @@ ALLOWED = {
         "so the reading is journaled and replay serves it back",
     ),
     "secrets.token_hex": (
-        ("agi_core/journal_key.py",),
-        "the journal's MAC key: a secret generated once when a database is created and stored beside it; "
-        "it never enters a tick or a journal record",
+        ("agi_core/journal_key.py", "agi_core/agent_import.py"),
+        "the journal's MAC key: a secret generated once when a database is created (or imported --unverified) "
+        "and stored beside it; it never enters a tick or a journal record",
     ),
     "time.time_ns": (
         ("agi_core/autonomy/clock.py",),
