@@ -1,15 +1,17 @@
 """The module protocol: one object that may take part in any phase of a tick.
 
-Modelled on pydantic-ai's capabilities: a module is a plain object with a ``name`` and
-any of the optional phase methods below, each called with a
-:class:`~agi_core.modules.context.ModuleContext`. Optional attributes: ``priority``
-(lower runs first, default 100), ``state_schema`` (JSON Schema of its state object),
-``contracts`` (names of the LLM contracts it calls, shown by ``agi modules``) and
-``vote(claims, evidence_items)`` (a seat on the council, see :mod:`agi_core.modules.council`)
-and ``inline = True`` (run in the tick's thread: exceptions are still isolated, but there is
-no timeout; for modules that do no I/O, as Stage-0's rule agents).
+Modelled on pydantic-ai's capabilities: a module subclasses
+:class:`~agi_core.modules.base.CognitiveModule` and overrides the phases it takes part in,
+each called with a :class:`~agi_core.modules.context.ModuleContext` (a plain object with a
+``name`` and the same methods works too). Optional attributes: ``priority`` (lower runs
+first, default 100), ``before`` / ``after`` (module names), ``state_schema`` (JSON Schema of
+its state object), ``contracts`` (names of the LLM contracts it calls, shown by
+``agi modules``), ``vote(claims, evidence_items)`` (a seat on the council, see
+:mod:`agi_core.modules.council`) and ``inline = True`` (run in the tick's thread: exceptions
+are still isolated, but there is no timeout; for modules that do no I/O, as Stage-0's rule agents).
 
-Modules run in the order ``(priority, name)``; the order is recorded in the journal.
+Modules run in the order ``(priority, name)`` within the ``before`` / ``after`` constraints
+(:mod:`agi_core.modules.ordering`); the order is recorded in the journal.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import attrs
 import jsonschema
 
 from agi_core.errors import RegistrationError
+from agi_core.modules.base import DEFAULT_PRIORITY, overrides
+from agi_core.modules.ordering import run_order
 from agi_core.modules.state import key_validator
 
 if TYPE_CHECKING:
@@ -29,7 +33,6 @@ if TYPE_CHECKING:
 HOOK = "agi_register_modules"
 PHASES: tuple[str, ...] = ("perceive", "recall", "deliberate", "observe", "maintain")
 TICK_PHASES: tuple[str, ...] = ("perceive", "recall", "deliberate", "observe")  # a maintain tick runs maintain only
-DEFAULT_PRIORITY = 100
 NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 
@@ -47,6 +50,8 @@ class LoadedModule:
     validator: Any = attrs.field(eq=False, repr=False)
     votes: bool = False
     inline: bool = False
+    before: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
 
     def method(self, phase: str) -> Any:
         return getattr(self.obj, phase)
@@ -61,8 +66,8 @@ def check_module(name: str, obj: Any, plugin: str = "?") -> LoadedModule:
         raise RegistrationError(
             f"module {name!r}: priority {priority!r} is not an integer; set an int (lower runs first)"
         )
-    phases = tuple(phase for phase in PHASES if callable(getattr(obj, phase, None)))
-    votes = callable(getattr(obj, "vote", None))
+    phases = tuple(phase for phase in PHASES if overrides(obj, phase))
+    votes = overrides(obj, "vote")
     if not phases and not votes:
         raise RegistrationError(f"module {name!r} has none of the methods {', '.join(PHASES)}, vote; add at least one")
     schema = getattr(obj, "state_schema", None)
@@ -84,11 +89,26 @@ def check_module(name: str, obj: Any, plugin: str = "?") -> LoadedModule:
         raise RegistrationError(f"module {name!r}: contracts must be a list of contract names")
     inline = getattr(obj, "inline", False) is True
     validator = key_validator(schema)
-    return LoadedModule(name, plugin, priority, obj, phases, tuple(contracts), schema, validator, votes, inline)
+    before, after = _names(name, obj, "before"), _names(name, obj, "after")
+    return LoadedModule(
+        name, plugin, priority, obj, phases, tuple(contracts), schema, validator, votes, inline, before, after
+    )
+
+
+def _names(name: str, obj: Any, attribute: str) -> tuple[str, ...]:
+    names = getattr(obj, attribute, ())
+    if isinstance(names, str) or not isinstance(names, Sequence) or not all(isinstance(n, str) for n in names):
+        raise RegistrationError(f"module {name!r}: {attribute} must be a list of module names")
+    if name in names:
+        raise RegistrationError(f"module {name!r}: {attribute} names the module itself; drop it")
+    return tuple(names)
 
 
 def load_modules(plugins: Plugins) -> list[LoadedModule]:
-    """Every module the plugins register, checked, in run order (priority, then name)."""
+    """Every module the plugins register, checked, in run order (priority, then name, within before/after).
+
+    A module ordered against one that is not loaded, or caught in a cycle, is reported and left out.
+    """
     found = plugins.collect(HOOK, check_module)
     loaded = [attrs.evolve(reg.obj, plugin=reg.plugin) for reg in found.values()]
-    return sorted(loaded, key=lambda module: (module.priority, module.name))
+    return run_order(loaded, lambda module, problem: plugins.report_failure(module.plugin, HOOK, problem))

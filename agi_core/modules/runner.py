@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from functools import cached_property
 from itertools import takewhile
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -32,6 +32,9 @@ from agi_core.modules.proposals import Proposals, as_proposals
 from agi_core.modules.protocol import LoadedModule
 from agi_core.modules.state import ModuleState
 from agi_core.serialization import dumps, to_data
+
+if TYPE_CHECKING:
+    from agi_core.contracts.caller import ContractOutcome
 
 TIMEOUT_EXTERNAL = "module_timeout"
 Report = Callable[[str, str, BaseException | str], None]
@@ -251,7 +254,7 @@ class LazyContracts:
         self._factory: Callable[[], Any] = factory
         self._caller: Any = None
 
-    def call(self, name: str, variables: Mapping[str, Any]) -> Any:
+    def call(self, name: str, variables: Mapping[str, Any]) -> ContractOutcome:
         if self._caller is None:
             self._caller = self._factory()
         return self._caller.call(name, variables)
