@@ -105,6 +105,7 @@ class KernelConfig:
     contract_provider: str | None = None  # LLM provider for contract calls by kernel code; None: heuristics only
     llm_timeout_s: float | None = None  # the LLM brain's limit per model request (None: the provider's own)
     speaker: str | None = None  # who says the user lines that name no speaker (agi run/chat --speaker)
+    module_timeout_s: float = 2.0  # a module phase call's limit, unless the module sets its own (0: none)
 
 
 class Kernel:
@@ -588,7 +589,7 @@ class Kernel:
             ctx,
             working=working,
             contracts=lambda: self.contract_caller(externals),
-            timeout_s=self.config.timeout_s,
+            timeout_s=self.config.module_timeout_s,
             report=self.plugins.report_failure,
             now_ms=self.tick_now_ms,
         )

@@ -43,6 +43,17 @@ _max_input = click.option(
 )
 
 
+_module_timeout = click.option(
+    "--module-timeout",
+    "module_timeout_s",
+    type=click.FloatRange(min=0),
+    default=2.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Abandon a module's phase call that runs longer than this, unless the module sets its own (0: no limit).",
+)
+
+
 _speaker = click.option(
     "--speaker",
     metavar="NAME",
@@ -94,6 +105,7 @@ def _policy(allow_tools: tuple[str, ...], confirm: Any = None) -> ToolPolicy:
 )
 @_allow_tool
 @_timeout
+@_module_timeout
 @_max_input
 @_speaker
 @click.pass_obj
@@ -106,6 +118,7 @@ def run(
     step_every: str,
     allow_tools: tuple[str, ...],
     timeout_s: float,
+    module_timeout_s: float,
     max_input: int | None,
     speaker: str | None,
 ) -> None:
@@ -126,9 +139,14 @@ def run(
         every_ms = None if clock_every is None else parse_duration_ms(clock_every) if clock_every.strip() != "0" else 0
         maintain_ms = parse_duration_ms(maintain_every) if maintain_every.strip() != "0" else None
         step_ms = parse_duration_ms(step_every) if step_every.strip() != "0" else None
-        options = {"timeout_s": timeout_s, **_kernel_options(allow_tools, max_input, speaker=speaker)}
+        options = {
+            "timeout_s": timeout_s,
+            "module_timeout_s": module_timeout_s,
+            **_kernel_options(allow_tools, max_input, speaker=speaker),
+        }
         return run_follow(state, options, every_ms, jsonl, maintain_ms, step_ms)
-    kernel = state.open_kernel(timeout_s=timeout_s, **_kernel_options(allow_tools, max_input, speaker=speaker))
+    options = _kernel_options(allow_tools, max_input, speaker=speaker)
+    kernel = state.open_kernel(timeout_s=timeout_s, module_timeout_s=module_timeout_s, **options)
     stream = getattr(sys.stdin, "buffer", None)
     lines = read_lines(stream, kernel.config.max_input_bytes) if stream is not None else iter(sys.stdin)
     for line in lines:
@@ -149,11 +167,17 @@ def run(
 @click.command()
 @_allow_tool
 @_timeout
+@_module_timeout
 @_max_input
 @_speaker
 @click.pass_obj
 def chat(
-    state: Any, allow_tools: tuple[str, ...], timeout_s: float, max_input: int | None, speaker: str | None
+    state: Any,
+    allow_tools: tuple[str, ...],
+    timeout_s: float,
+    module_timeout_s: float,
+    max_input: int | None,
+    speaker: str | None,
 ) -> None:
     """Talk to the agent; write/external tools ask for confirmation. Ctrl-D or 'exit' quits.
 
@@ -169,7 +193,8 @@ def chat(
         forget_last_line()
         return allowed
 
-    kernel = state.open_kernel(timeout_s=timeout_s, **_kernel_options(allow_tools, max_input, confirm, speaker))
+    options = _kernel_options(allow_tools, max_input, confirm, speaker)
+    kernel = state.open_kernel(timeout_s=timeout_s, module_timeout_s=module_timeout_s, **options)
     click.echo(f"agi chat ({state.db}, seed {kernel.config.seed}); /help lists the commands, 'exit' quits.")
     save_history = enable_history(state.db)
     if save_history:

@@ -8,6 +8,8 @@ journaled), as pydantic-ai finds a capability's hooks. Plain objects with the sa
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agi_core.model import JSON
@@ -25,7 +27,9 @@ class CognitiveModule:
     Class attributes: ``name`` (required), ``priority`` (lower runs first), ``before`` /
     ``after`` (names of modules this one must run before / after, whatever their
     priority), ``state_schema`` (JSON Schema of its state object), ``contracts`` (the LLM
-    contracts it calls), ``inline`` (run in the tick's thread, no timeout).
+    contracts it calls), ``inline`` (run in the tick's thread, no timeout), ``timeout_s`` (its
+    own limit per phase call, instead of the kernel's ``module_timeout_s``) and
+    ``phase_timeouts`` (``{phase: seconds}``, over ``timeout_s``).
     """
 
     name: ClassVar[str] = ""
@@ -35,6 +39,8 @@ class CognitiveModule:
     state_schema: ClassVar[dict[str, Any] | None] = None
     contracts: ClassVar[tuple[str, ...]] = ()
     inline: ClassVar[bool] = False
+    timeout_s: ClassVar[float | None] = None
+    phase_timeouts: ClassVar[Mapping[str, float]] = MappingProxyType({})
 
     def perceive(self, ctx: ModuleContext) -> JSON:
         """After the input is read; returns any JSON value (journaled)."""

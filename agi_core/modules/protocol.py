@@ -16,7 +16,8 @@ Modules run in the order ``(priority, name)`` within the ``before`` / ``after`` 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -52,9 +53,14 @@ class LoadedModule:
     inline: bool = False
     before: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
+    timeouts: dict[str, float] = attrs.field(factory=dict)  # the module's own limit per phase ("*": every phase)
 
     def method(self, phase: str) -> Any:
         return getattr(self.obj, phase)
+
+    def timeout(self, phase: str) -> float | None:
+        """The module's own limit for ``phase`` in seconds (None: it declares none; the kernel's applies)."""
+        return self.timeouts.get(phase, self.timeouts.get("*"))
 
 
 def check_module(name: str, obj: Any, plugin: str = "?") -> LoadedModule:
@@ -90,9 +96,25 @@ def check_module(name: str, obj: Any, plugin: str = "?") -> LoadedModule:
     inline = getattr(obj, "inline", False) is True
     validator = key_validator(schema)
     before, after = _names(name, obj, "before"), _names(name, obj, "after")
-    return LoadedModule(
+    loaded = LoadedModule(
         name, plugin, priority, obj, phases, tuple(contracts), schema, validator, votes, inline, before, after
     )
+    return attrs.evolve(loaded, timeouts=_timeouts(name, obj))
+
+
+def _timeouts(name: str, obj: Any) -> dict[str, float]:
+    """``timeout_s`` (every phase) and ``phase_timeouts`` ({phase: seconds}), checked."""
+    own = getattr(obj, "timeout_s", None)
+    per_phase = getattr(obj, "phase_timeouts", None) or {}
+    if not isinstance(per_phase, Mapping):
+        raise RegistrationError(f"module {name!r}: phase_timeouts must be a dict {{phase: seconds}}")
+    timeouts = dict(per_phase) if own is None else {"*": own, **per_phase}
+    for phase, seconds in timeouts.items():
+        if phase != "*" and phase not in PHASES:
+            raise RegistrationError(f"module {name!r}: phase_timeouts names {phase!r}; use one of {', '.join(PHASES)}")
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 < seconds < math.inf:
+            raise RegistrationError(f"module {name!r}: timeout {seconds!r} is not a positive number of seconds")
+    return {phase: float(seconds) for phase, seconds in timeouts.items()}
 
 
 def _names(name: str, obj: Any, attribute: str) -> tuple[str, ...]:

@@ -1,8 +1,9 @@
 """Running the modules' phases in a tick: in order, isolated, under a timeout, journaled.
 
 Consecutive phase calls of modules that are not ``inline`` run in turn on one worker thread
-(:func:`agi_core.effects.turns.call_in_turn`, each call under the tools' timeout from its
-own start): ``perceive``, ``recall`` and ``deliberate`` of all modules are one hand-off,
+(:func:`agi_core.effects.turns.call_in_turn`, each call under its timeout from its own start:
+the module's ``timeout_s`` / ``phase_timeouts``, else the kernel's ``module_timeout_s``): ``perceive``,
+``recall`` and ``deliberate`` of all modules are one hand-off,
 ``observe`` another. A call's state writes go to a savepoint of the tick's transaction,
 opened at its first write and released (or rolled back) before the next call starts. A
 module that raises, overruns or returns something unusable is skipped for that phase: its
@@ -107,7 +108,7 @@ class ModuleTick:
             if (call := self._prepare(module, phase, state, proposals or [], outcome or {}))
         ]
         while due:
-            if self.timeout_s <= 0 or due[0].module.inline:
+            if due[0].timeout_s <= 0 or due[0].module.inline:
                 call, due = due[0], due[1:]
                 try:
                     value, error = invoke(call.module.method(call.phase), (call.ctx,), 0), None
@@ -115,7 +116,7 @@ class ModuleTick:
                     value, error = None, exc
                 self._settle(call, value, error, done[call.phase])
                 continue
-            turn = list(takewhile(lambda c: not c.module.inline, due))
+            turn = list(takewhile(lambda c: not c.module.inline and c.timeout_s > 0, due))
             due = due[len(turn) :]
             overran = self._in_turn(turn, done)
             if overran is not None:
@@ -128,7 +129,8 @@ class ModuleTick:
             self._settle(turn[index], value, error, done[turn[index].phase])
 
         try:
-            return call_in_turn([(c.module.method(c.phase), (c.ctx,)) for c in turn], self.timeout_s, settle)
+            calls = [(c.module.method(c.phase), (c.ctx,)) for c in turn]
+            return call_in_turn(calls, [c.timeout_s for c in turn], settle)
         except BaseException:  # Ctrl-C, or what a settle raised: no call of this turn may write any more
             for call in turn:
                 call.ctx.closed = True
@@ -145,6 +147,9 @@ class ModuleTick:
     ) -> PhaseCall | None:
         """The call's journal entry and context; None when replay skips a recorded timeout."""
         entry: dict[str, Any] = {"module": module.name, "phase": phase}
+        own = module.timeout(phase)
+        if own is not None:
+            entry["timeout_s"] = own  # the module's own limit, journaled (the kernel's is configuration)
         self.log["calls"].append(entry)
         mark = f"{module.name}/{phase}"
         if self.externals.replaying:
@@ -153,7 +158,8 @@ class ModuleTick:
                 self.externals.log.setdefault(TIMEOUT_EXTERNAL, []).append(served[0])
                 entry["skipped"] = served[0]["skipped"]
                 return None
-        return PhaseCall(module, phase, entry, self._context(module, phase, state, proposals, outcome))
+        timeout_s = self.timeout_s if own is None else own
+        return PhaseCall(module, phase, entry, self._context(module, phase, state, proposals, outcome), timeout_s)
 
     def _settle(self, call: PhaseCall, value: Any, error: BaseException | None, done: list[Any]) -> None:
         """After the call returned or raised (in the thread that ran it): keep or undo, journal."""
@@ -187,7 +193,7 @@ class ModuleTick:
         call.ctx.closed = True
         call.ctx.own.close()
         call.ctx.own.undo()
-        text = f"TimedOut: {call.module.name} ran past {self.timeout_s:g} s and was abandoned"
+        text = f"TimedOut: {call.module.name} ran past {call.timeout_s:g} s and was abandoned"
         self.externals.log.setdefault(TIMEOUT_EXTERNAL, []).append(
             {"call": f"{call.module.name}/{call.phase}", "skipped": text}
         )
@@ -245,6 +251,7 @@ class PhaseCall:
     phase: str
     entry: dict[str, Any]
     ctx: ModuleContext
+    timeout_s: float  # its limit: the module's own for the phase, else the kernel's module_timeout_s
 
 
 class LazyContracts:
