@@ -133,6 +133,7 @@ class Kernel:
         self.modules = load_modules(plugins)  # cognitive modules, in run order (priority, name)
         self._council = [module.obj for module in self.modules if module.votes]
         self._module_tick: ModuleTick | None = None  # the modules of the tick under way
+        self._revisers = any("revise" in module.phases for module in self.modules)
         self.router_agents = plugins.registry("agi_register_router_agents")
         tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.collect("agi_register_synonyms").items()}
         self.synonyms = merge_synonyms(tables)
@@ -602,6 +603,10 @@ class Kernel:
         decision = reason(ctx)
         ctx.closed = True
         decision = self._plan(decision, ctx.goal_plan)
+        if phased and self._revisers:  # modules may rewrite, replace or veto the reply before it is acted on
+            modules.reason = attrs.evolve(ctx, closed=False)  # shares ctx's read/write logs; ctx stays closed
+            decision = modules.revise(state, decision, ctx.proposals)
+            modules.reason.closed = True
         if decision.acted is not None:  # a read tool the brain already ran (and answered from)
             observation, final_output = decision.acted, decision.final_output
         else:

@@ -9,6 +9,7 @@ from agi_core.modules.base import CognitiveModule
 from agi_core.modules.context import ContractCalls, MemoryView, ModuleContext
 from agi_core.modules.proposals import Belief, Candidate, Claim, GoalUpdate, Proposals
 from agi_core.modules.protocol import PHASES, LoadedModule, load_modules
+from agi_core.modules.revision import Draft, Revision
 from agi_core.modules.state import ModuleState, ModuleStateError
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "Claim",
     "CognitiveModule",
     "ContractCalls",
+    "Draft",
     "GoalUpdate",
     "LoadedModule",
     "MemoryView",
@@ -25,5 +27,6 @@ __all__ = [
     "ModuleState",
     "ModuleStateError",
     "Proposals",
+    "Revision",
     "load_modules",
 ]

@@ -17,6 +17,7 @@ from agi_core.model import JSON
 if TYPE_CHECKING:
     from agi_core.modules.context import ModuleContext
     from agi_core.modules.proposals import Proposals
+    from agi_core.modules.revision import Draft, Revision
 
 DEFAULT_PRIORITY = 100
 
@@ -52,6 +53,11 @@ class CognitiveModule:
 
     def deliberate(self, ctx: ModuleContext) -> Proposals | dict[str, JSON] | None:
         """Before the brain reasons: what the module proposes (beliefs, goals, candidates, claims)."""
+        return None
+
+    def revise(self, ctx: ModuleContext, draft: Draft) -> Revision | None:
+        """After the brain decides, before acting: rewrite the reply's form, replace it or veto it
+        (:mod:`agi_core.modules.revision`); None keeps the draft."""
         return None
 
     def observe(self, ctx: ModuleContext) -> JSON:

@@ -32,8 +32,9 @@ if TYPE_CHECKING:
     from agi_core.plugins import Plugins
 
 HOOK = "agi_register_modules"
-PHASES: tuple[str, ...] = ("perceive", "recall", "deliberate", "observe", "maintain")
-TICK_PHASES: tuple[str, ...] = ("perceive", "recall", "deliberate", "observe")  # a maintain tick runs maintain only
+PHASES: tuple[str, ...] = ("perceive", "recall", "deliberate", "revise", "observe", "maintain")
+# a maintain tick runs maintain only
+TICK_PHASES: tuple[str, ...] = ("perceive", "recall", "deliberate", "revise", "observe")
 NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 
