@@ -582,6 +582,7 @@ class Kernel:
             externals=externals,
             long_term=lambda query, k: self.recall_long_term(query, k, externals),
             council=self._council,
+            council_settings=lambda: self.plugin_settings.values("stage0"),
             read_tool=lambda name, args: self._read_tool(name, args, externals),
             contracts=caller_for(self, externals),
         )

@@ -194,10 +194,15 @@ def test_agi_config_set_list_unset(tmp_path, monkeypatch):
 
     assert agi("config", "set", "sensors.clock_every_s", "12").output == "sensors.clock_every_s = 12\n"
     listed = agi("config", "list").output
-    assert listed == (
+    assert listed.splitlines()[0] == (
         "sensors.clock_every_s = 12\t(database)\t"
-        "Seconds between clock percepts under agi run --follow; 0 turns the clock off.\n"
+        "Seconds between clock percepts under agi run --follow; 0 turns the clock off."
     )
+    assert [line.split(" = ")[0] for line in listed.splitlines()] == [
+        "sensors.clock_every_s",
+        "stage0.council_weights",
+        "stage0.council_reject_weight",
+    ]
     bad = agi("config", "set", "sensors.clock_every_s", "-1")
     assert bad.exit_code == 1
     assert bad.output == (
@@ -228,4 +233,4 @@ def test_the_builtin_manifests_are_valid():
     checked = [name for name, plugin in plugins.pm.list_name_plugin() if hasattr(plugin, "agi_manifest")]
     for name in checked:
         plugins._check_manifest(plugins.pm.get_plugin(name))
-    assert checked == ["sensors"]
+    assert sorted(checked) == ["sensors", "stage0"]
