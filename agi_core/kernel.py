@@ -447,7 +447,13 @@ class Kernel:
         return self._working
 
     def settings(self, plugin: str) -> dict[str, Any]:
-        """``plugin``'s settings ({key: value}): environment, else database, else declared default."""
+        """``plugin``'s settings ({key: value}): environment, else database, else declared default.
+
+        A loaded plugin that declares none has ``{}``; a plugin that is not loaded is a :class:`ConfigError`.
+        """
+        if plugin not in self.plugin_settings.declared and self.plugins.pm.get_plugin(plugin) is None:
+            loaded = ", ".join(sorted(name for name, _ in self.plugins.pm.list_name_plugin()))
+            raise ConfigError(f"no plugin named {plugin!r} is loaded, so it has no settings; loaded: {loaded}")
         return self.plugin_settings.values(plugin)
 
     # -- the tick --------------------------------------------------------------------
@@ -594,6 +600,7 @@ class Kernel:
             timeout_s=self.config.module_timeout_s,
             report=self.plugins.report_failure,
             now_ms=self.tick_now_ms,
+            settings=self.settings,
         )
         phased = command is None and any(module.phases for module in self.modules)  # sem_council only votes
         if phased:

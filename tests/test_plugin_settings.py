@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from agi_core import checkpoints
 from agi_core.cli.main import make_cli
-from agi_core.errors import ValidationError
+from agi_core.errors import ConfigError, ValidationError
 from agi_core.hookspecs import hookimpl
 from agi_core.kernel import Kernel
 from agi_core.plugins import PluginFailure
@@ -62,7 +62,8 @@ class _GreetAgent:
 def test_defaults_then_database_then_environment(tmp_path, monkeypatch):
     with open_kernel(tmp_path / "a.db", Greeter()) as kernel:
         assert kernel.settings("Greeter") == {"greeting": "Hello", "times": 1}
-        assert kernel.settings("no_such_plugin") == {}
+        with pytest.raises(ConfigError, match="no plugin named 'no_such_plugin' is loaded"):
+            kernel.settings("no_such_plugin")
         record = kernel.command("config_set", {"plugin": "Greeter", "key": "times", "value": 2})
         assert record.final_output == "Greeter.times = 2"
         assert kernel.tick("hello").final_output == "Hello Hello"

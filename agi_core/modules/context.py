@@ -14,8 +14,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 import attrs
 
 from agi_core.brain.context import ContextClosed, ReasonContext
+from agi_core.effects.isolation import describe
+from agi_core.errors import AgiError, ReplayMismatch
 from agi_core.model import JSON, EpisodicEntry, Input, SemanticRead, TickState, WorkingMemory
 from agi_core.modules.state import ModuleState
+from agi_core.serialization import dumps
 
 if TYPE_CHECKING:
     from agi_core.contracts.caller import ContractOutcome
@@ -29,6 +32,11 @@ class ContractCalls(Protocol):
 
 
 RECALL_FACTS_MAX = 50
+READ_EXTERNAL = "module_read"
+
+
+class ExternalReadError(AgiError):
+    """A module's ``ctx.external`` read failed (live, or as recorded)."""
 
 
 @attrs.define
@@ -80,6 +88,7 @@ class ModuleContext:
     earlier: Mapping[str, Mapping[str, JSON]]
     now_ms: int | None
     _reason: ReasonContext = attrs.field(repr=False, alias="reason")
+    _settings: Callable[[], Mapping[str, JSON]] = attrs.field(repr=False, alias="settings", default=dict)
     proposals: list[Proposals] = attrs.field(factory=list)
     outcome: Mapping[str, JSON] = attrs.field(factory=dict)
     closed: bool = False
@@ -109,5 +118,36 @@ class ModuleContext:
         return self._reason.determinism.now()
 
     def evidence_for(self, key: str) -> str | None:
-        """The content-derived id of the evidence item of a fact read this tick, if any."""
+        """The id of this tick's evidence item for ``key`` (a fact's key, an external read's kind), if any."""
         return self._reason.evidence_for(key)
+
+    @property
+    def settings(self) -> Mapping[str, JSON]:
+        """The settings of the plugin that registered this module, validated (``agi config``)."""
+        return self._settings()
+
+    def external(self, kind: str, fetch: Callable[[], JSON]) -> JSON:
+        """Read the outside world replay-safely: ``fetch()`` runs live and what it returns (JSON) is
+        recorded (the external ``module_read``); replay serves the recorded value without calling it.
+        The value is an evidence item (source ``module:NAME``, key ``kind``) a claim can cite. A
+        ``fetch`` that raises is recorded too: :class:`ExternalReadError` live and in replay."""
+        self.check_open()
+
+        def read() -> dict[str, JSON]:
+            try:
+                value = fetch()
+                dumps(value)
+            except Exception as exc:  # noqa: BLE001 - recorded, raised as one error live and in replay
+                return {"module": self.module, "kind": kind, "error": describe(exc)}
+            return {"module": self.module, "kind": kind, "value": value}
+
+        served = self._reason.externals.fetch(READ_EXTERNAL, read)
+        if (served["module"], served["kind"]) != (self.module, kind):
+            raise ReplayMismatch(
+                f"replay: module {self.module!r} read {kind!r} where the journal recorded "
+                f"{served['module']!r} reading {served['kind']!r}"
+            )
+        if "error" in served:
+            raise ExternalReadError(f"module {self.module!r}: reading {kind!r} failed: {served['error']}")
+        self._reason.add_evidence(f"module:{self.module}", kind, served["value"])
+        return served["value"]

@@ -56,11 +56,14 @@ class ModuleTick:
         timeout_s: float,
         report: Report,
         now_ms: int | None = None,
+        settings: Callable[[str], Mapping[str, Any]] | None = None,
     ) -> None:
         self.modules, self.reason, self.working = modules, reason, working
         self.contracts = LazyContracts(contracts)  # one caller per tick, built on the first call
         self.timeout_s, self.report, self.now_ms = timeout_s, report, now_ms
         self.outputs: dict[str, dict[str, Any]] = {}
+        self._settings_of = settings
+        self._settings: dict[str, Mapping[str, Any]] = {}  # per plugin, read once per tick
         self.draft: Draft | None = None  # the decision under revision (the revise phase)
         self.log: dict[str, Any] = {"order": [module.name for module in modules], "calls": []} if modules else {}
 
@@ -68,6 +71,13 @@ class ModuleTick:
     def keeps_state(self) -> bool:
         """Whether the backend keeps module state: a slow runtime Protocol check, made once per tick if needed."""
         return isinstance(self.reason.store, ModuleStateStore)
+
+    def settings(self, plugin: str) -> Mapping[str, Any]:
+        """``plugin``'s settings, read once per tick (a read-only view)."""
+        if plugin not in self._settings:
+            values = self._settings_of(plugin) if self._settings_of is not None else {}
+            self._settings[plugin] = MappingProxyType(dict(values))
+        return self._settings[plugin]
 
     @property
     def externals(self) -> Externals:
@@ -270,6 +280,7 @@ class ModuleTick:
             reason=self.reason,
             proposals=list(proposals),
             outcome=dict(outcome),
+            settings=lambda: self.settings(module.plugin),
         )
         holder.append(ctx)
         return ctx
