@@ -36,12 +36,12 @@ from agi_core.faults import fault_point
 from agi_core.hookcalls import OrderLog
 from agi_core.inputs import MAX_INPUT_BYTES, PREVIEW_CHARS, Oversized, clean_text, preview, utf8_size
 from agi_core.journal import HEAD, head_value
+from agi_core.labels import input_labels
 from agi_core.memory.backend import MemoryBackend
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
 from agi_core.memory.opening import open_store
 from agi_core.model import (
-    INPUT_LABEL_CHARS,
     PLAN_STEPS_MAX,
     RECENT_TURNS_MAX,
     Action,
@@ -435,6 +435,27 @@ class Kernel:
         percept = Input(raw="maintain", normalized="maintain", source="maintain")
         return self._command_tick(percept, "maintain", {})
 
+    def checkpoint(self, name: str) -> Any:
+        """Snapshot the whole agent as ``name`` (:func:`agi_core.checkpoints.create`); its ``CheckpointInfo``."""
+        from agi_core import checkpoints
+
+        return checkpoints.create(self, name)
+
+    def rollback(self, name: str) -> Any:
+        """Restore the whole agent to checkpoint ``name`` in one transaction; its ``RollbackReport``."""
+        from agi_core import checkpoints
+
+        return checkpoints.rollback(self, name)
+
+    def replay(
+        self, *, checkpoint: str | None = None, compare: bool = True, overrides: dict[str, Any] | None = None
+    ) -> Any:
+        """Replay the journal in a scratch copy: a ``ReplayReport``, or with ``compare=False`` (a
+        counterfactual, ``overrides``: ``plugins``, ``settings``) the records it produced (:mod:`agi_core.timeline`)."""
+        from agi_core import timeline
+
+        return timeline.replay(self, checkpoint=checkpoint, compare=compare, overrides=overrides)
+
     @property
     def has_maintenance(self) -> bool:
         """True when some module has a ``maintain`` phase."""
@@ -777,32 +798,6 @@ def _command_decision(
         action=acting[0] if acting else Action(type="response", name="respond", args={"text": text}),
         plan=Plan(steps=[f"command:{name}"]),
     )
-
-
-def input_labels(
-    speaker: str | None = None,
-    channel: str | None = None,
-    conversation: str | None = None,
-    metadata: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """An input's speaker, channel, conversation and metadata, checked; :class:`ValidationError` in one line."""
-    labels: dict[str, Any] = {"speaker": speaker, "channel": channel, "conversation": conversation}
-    for name, value in labels.items():
-        if value is not None and (not isinstance(value, str) or not value or len(value) > INPUT_LABEL_CHARS):
-            raise ValidationError(
-                f"input {name} {preview(str(value), 40)!r} refused; use a non-empty text of at most "
-                f"{INPUT_LABEL_CHARS} characters"
-            )
-        labels[name] = None if value is None else clean_text(value)
-    if metadata:
-        if not isinstance(metadata, dict):
-            raise ValidationError(f"input metadata must be a JSON object, not {type(metadata).__name__}")
-        try:
-            dumps(metadata)
-        except TypeError as exc:
-            raise ValidationError(f"input metadata is not JSON ({exc}); pass a JSON object") from None
-    labels["metadata"] = dict(metadata or {})
-    return labels
 
 
 def normalize(text: str) -> str:

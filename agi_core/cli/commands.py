@@ -69,7 +69,7 @@ def _kernel_options(
     if max_input is not None:
         options["max_input_bytes"] = max_input
     if speaker is not None:
-        from agi_core.kernel import input_labels
+        from agi_core.labels import input_labels
 
         options["speaker"] = input_labels(speaker=speaker)["speaker"]  # a bad name: one line, before any tick
     return options

@@ -6,7 +6,7 @@ conversation tick, ``maintain`` in maintenance ticks, and journals what each ret
 """
 
 from agi_core.modules.base import CognitiveModule
-from agi_core.modules.context import ContractCalls, ExternalReadError, MemoryView, ModuleContext
+from agi_core.modules.context import ContractCalls, ExternalReadError, JournalView, MemoryView, ModuleContext
 from agi_core.modules.proposals import Belief, Candidate, Claim, GoalUpdate, Proposals
 from agi_core.modules.protocol import PHASES, LoadedModule, load_modules
 from agi_core.modules.revision import Draft, Revision
@@ -22,6 +22,7 @@ __all__ = [
     "Draft",
     "ExternalReadError",
     "GoalUpdate",
+    "JournalView",
     "LoadedModule",
     "MemoryView",
     "ModuleContext",

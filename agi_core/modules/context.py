@@ -12,10 +12,12 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
+import orjson
 
 from agi_core.brain.context import ContextClosed, ReasonContext
 from agi_core.effects.isolation import describe
 from agi_core.errors import AgiError, ReplayMismatch
+from agi_core.memory import blobs
 from agi_core.model import JSON, EpisodicEntry, Input, SemanticRead, TickState, WorkingMemory
 from agi_core.modules.state import ModuleState
 from agi_core.serialization import dumps
@@ -70,6 +72,32 @@ class MemoryView:
 
 
 @attrs.define
+class JournalView:
+    """Read access to the agent's past journal records (the ticks before this one), as plain data."""
+
+    store: Any
+    check_open: Callable[[], None]
+
+    def records(self, since: int = 0, limit: int = 100) -> list[dict[str, JSON]]:
+        """Up to ``limit`` records with ``tick > since``, oldest first."""
+        self.check_open()
+        found = []
+        for _tick, _id, text, _chain in self.store.journal_rows(since):
+            found.append(
+                blobs.resolve(orjson.loads(text), self.store.get_blob) if blobs.MARKER in text else orjson.loads(text)
+            )
+            if len(found) >= limit:
+                break
+        return found
+
+    def last(self, n: int = 1) -> list[dict[str, JSON]]:
+        """The newest ``n`` records, oldest first."""
+        self.check_open()
+        newest = int(self.store.meta_get("tick", "0") or 0)
+        return self.records(since=max(newest - n, 0), limit=n)
+
+
+@attrs.define
 class ModuleContext:
     """The context of one phase call of one module.
 
@@ -120,6 +148,11 @@ class ModuleContext:
     def evidence_for(self, key: str) -> str | None:
         """The id of this tick's evidence item for ``key`` (a fact's key, an external read's kind), if any."""
         return self._reason.evidence_for(key)
+
+    @property
+    def journal(self) -> JournalView:
+        """The agent's past journal records (read only)."""
+        return JournalView(self._reason.store, self.check_open)
 
     @property
     def settings(self) -> Mapping[str, JSON]:
