@@ -216,6 +216,8 @@ class Kernel:
         self._last_observation_ok = self.store.meta_get("last_observation_ok") != "0"
         self._working = self.store.working()
         self._recent_episodes = [to_data(entry) for entry in self.store.episodes(RECALL_EPISODES, newest_first=True)]
+        if hasattr(self, "plugin_settings"):  # stored settings may have changed too
+            self.plugin_settings.forget()
 
     @contextlib.contextmanager
     def write_lock(self) -> Iterator[None]:

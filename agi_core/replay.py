@@ -185,6 +185,7 @@ def _store_settings(kernel: Any, settings: Mapping[str, Mapping[str, Any]]) -> N
             for key, value in values.items():
                 schema.check_value(plugin, key, schema.schema_for(declared, plugin, key), value)
                 settings_meta.put_setting(kernel.store, plugin, key, value)
+    kernel.plugin_settings.forget()
 
 
 def replay(
