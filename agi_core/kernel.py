@@ -507,7 +507,8 @@ class Kernel:
             normalized = None
         if speaker is None and source == "user":
             speaker = self.config.speaker
-        labels = input_labels(speaker, channel, conversation, metadata)
+        labelled = speaker is not None or channel is not None or conversation is not None or bool(metadata)
+        labels = input_labels(speaker, channel, conversation, metadata) if labelled else {}  # most inputs: none
         text = clean_text(text)
         size = utf8_size(text)
         if size > self.config.max_input_bytes:
