@@ -9,7 +9,6 @@ from typing import Any, TypeVar
 
 import cattrs
 import orjson
-from cattrs.gen import make_dict_unstructure_fn, override
 from cattrs.v import transform_error
 
 from agi_core.errors import ValidationError
@@ -34,13 +33,22 @@ def _is_plain_json(tp: Any) -> bool:
 converter.register_unstructure_hook_func(_is_plain_json, lambda value: value)
 
 
-# An input's speaker, channel, conversation and metadata are left out when unset: records of
-# inputs without them are byte for byte what they were before those fields existed.
-_unset = override(omit_if_default=True)
-converter.register_unstructure_hook(
-    Input,
-    make_dict_unstructure_fn(Input, converter, speaker=_unset, channel=_unset, conversation=_unset, metadata=_unset),
-)
+def _unstructure_input(percept: Input) -> dict[str, Any]:
+    """An input's speaker, channel, conversation and metadata are left out when unset: records of
+    inputs without them are byte for byte what they were before those fields existed."""
+    data: dict[str, Any] = {"raw": percept.raw, "normalized": percept.normalized, "source": percept.source}
+    if percept.speaker is not None:
+        data["speaker"] = percept.speaker
+    if percept.channel is not None:
+        data["channel"] = percept.channel
+    if percept.conversation is not None:
+        data["conversation"] = percept.conversation
+    if percept.metadata:
+        data["metadata"] = percept.metadata
+    return data
+
+
+converter.register_unstructure_hook(Input, _unstructure_input)
 
 
 def to_data(obj: Any) -> Any:
