@@ -36,6 +36,7 @@ from agi_core.faults import fault_point
 from agi_core.hookcalls import OrderLog
 from agi_core.inputs import MAX_INPUT_BYTES, PREVIEW_CHARS, Oversized, clean_text, normalize, preview, utf8_size
 from agi_core.journal import HEAD, head_value
+from agi_core.labels import input_labels
 from agi_core.memory.backend import MemoryBackend
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
@@ -103,6 +104,8 @@ class KernelConfig:
     clock: Callable[[], int] | None = None  # ms since the epoch, read once per tick and recorded (autonomy.clock)
     contract_provider: str | None = None  # LLM provider for contract calls by kernel code; None: heuristics only
     llm_timeout_s: float | None = None  # the LLM brain's limit per model request (None: the provider's own)
+    speaker: str | None = None  # who says the user lines that name no speaker (agi run/chat --speaker)
+    module_timeout_s: float = 2.0  # a module phase call's limit, unless the module sets its own (0: none)
 
 
 class Kernel:
@@ -130,6 +133,7 @@ class Kernel:
         self.modules = load_modules(plugins)  # cognitive modules, in run order (priority, name)
         self._council = [module.obj for module in self.modules if module.votes]
         self._module_tick: ModuleTick | None = None  # the modules of the tick under way
+        self._revisers = any("revise" in module.phases for module in self.modules)
         self.router_agents = plugins.registry("agi_register_router_agents")
         tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.collect("agi_register_synonyms").items()}
         self.synonyms = merge_synonyms(tables)
@@ -212,6 +216,8 @@ class Kernel:
         self._last_observation_ok = self.store.meta_get("last_observation_ok") != "0"
         self._working = self.store.working()
         self._recent_episodes = [to_data(entry) for entry in self.store.episodes(RECALL_EPISODES, newest_first=True)]
+        if hasattr(self, "plugin_settings"):  # stored settings may have changed too
+            self.plugin_settings.forget()
 
     @contextlib.contextmanager
     def write_lock(self) -> Iterator[None]:
@@ -431,6 +437,27 @@ class Kernel:
         percept = Input(raw="maintain", normalized="maintain", source="maintain")
         return self._command_tick(percept, "maintain", {})
 
+    def checkpoint(self, name: str) -> Any:
+        """Snapshot the whole agent as ``name`` (:func:`agi_core.checkpoints.create`); its ``CheckpointInfo``."""
+        from agi_core import checkpoints
+
+        return checkpoints.create(self, name)
+
+    def rollback(self, name: str) -> Any:
+        """Restore the whole agent to checkpoint ``name`` in one transaction; its ``RollbackReport``."""
+        from agi_core import checkpoints
+
+        return checkpoints.rollback(self, name)
+
+    def replay(
+        self, *, checkpoint: str | None = None, compare: bool = True, overrides: dict[str, Any] | None = None
+    ) -> Any:
+        """Replay the journal in a scratch copy: a ``ReplayReport``, or with ``compare=False`` (a
+        counterfactual, ``overrides``: ``plugins``, ``settings``) the records it produced (:mod:`agi_core.timeline`)."""
+        from agi_core import timeline
+
+        return timeline.replay(self, checkpoint=checkpoint, compare=compare, overrides=overrides)
+
     @property
     def has_maintenance(self) -> bool:
         """True when some module has a ``maintain`` phase."""
@@ -443,27 +470,52 @@ class Kernel:
         return self._working
 
     def settings(self, plugin: str) -> dict[str, Any]:
-        """``plugin``'s settings ({key: value}): environment, else database, else declared default."""
+        """``plugin``'s settings ({key: value}): environment, else database, else declared default.
+
+        A loaded plugin that declares none has ``{}``; a plugin that is not loaded is a :class:`ConfigError`.
+        """
+        if plugin not in self.plugin_settings.declared and self.plugins.pm.get_plugin(plugin) is None:
+            loaded = ", ".join(sorted(name for name, _ in self.plugins.pm.list_name_plugin()))
+            raise ConfigError(f"no plugin named {plugin!r} is loaded, so it has no settings; loaded: {loaded}")
         return self.plugin_settings.values(plugin)
 
     # -- the tick --------------------------------------------------------------------
-    def tick(self, text: str | None = None, *, source: str = "user") -> JournalRecord | None:
+    def tick(
+        self,
+        text: str | None = None,
+        *,
+        source: str = "user",
+        speaker: str | None = None,
+        channel: str | None = None,
+        conversation: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> JournalRecord | None:
         """Run one tick on ``text`` (or on the first sensor percept); None if there was no input,
-        or if the ``schedule:`` job it was for was already run by another process."""
+        or if the ``schedule:`` job it was for was already run by another process.
+
+        ``speaker``, ``channel``, ``conversation`` and ``metadata`` say who said it where
+        (:class:`~agi_core.model.Input`); a user line with no speaker gets ``KernelConfig.speaker``.
+        """
         if text is None:
             percept = self._perceive()
             if percept is None:
                 return None
             text, source, normalized = percept.raw, percept.source, percept.normalized
+            speaker, channel, conversation = percept.speaker, percept.channel, percept.conversation
+            metadata = percept.metadata
         else:
             normalized = None
+        if speaker is None and source == "user":
+            speaker = self.config.speaker
+        labelled = speaker is not None or channel is not None or conversation is not None or bool(metadata)
+        labels = input_labels(speaker, channel, conversation, metadata) if labelled else {}  # most inputs: none
         text = clean_text(text)
         size = utf8_size(text)
         if size > self.config.max_input_bytes:
             digest = hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()
-            return self.refuse_input(Oversized(text[:PREVIEW_CHARS], size, digest), source=source)
+            return self.refuse_input(Oversized(text[:PREVIEW_CHARS], size, digest), source=source, **labels)
         normalized = normalize(text) if normalized is None else clean_text(normalized)
-        percept = Input(raw=text, normalized=normalized, source=source)  # type: ignore[arg-type]
+        percept = Input(raw=text, normalized=normalized, source=source, **labels)
         try:
             return self._settled(
                 lambda: self._run_tick(percept, self._reason(self.config.brain), brain=self.config.brain)
@@ -471,10 +523,13 @@ class Kernel:
         except JobAlreadyRan:
             return None  # another process ran this due job first; this tick left nothing
 
-    def refuse_input(self, oversized: Oversized, *, source: str = "user") -> JournalRecord:
-        """A tick that answers an over-limit input with a refusal; only its head, size and hash are stored."""
+    def refuse_input(self, oversized: Oversized, *, source: str = "user", **labels: Any) -> JournalRecord:
+        """A tick that answers an over-limit input with a refusal; only its head, size and hash are stored
+        (``labels``: the input's speaker, channel, conversation and metadata)."""
+        if labels.get("speaker") is None and source == "user":
+            labels["speaker"] = self.config.speaker
         raw = f"{oversized.head}… [{oversized.size} bytes, sha256:{oversized.sha256}]"
-        percept = Input(raw=raw, normalized=normalize(raw), source=source)  # type: ignore[arg-type]
+        percept = Input(raw=raw, normalized=normalize(raw), source=source, **input_labels(**labels))
         args = {"bytes": oversized.size, "limit": self.config.max_input_bytes, "sha256": oversized.sha256}
         return self._command_tick(percept, "refuse_input", args)
 
@@ -558,6 +613,7 @@ class Kernel:
             externals=externals,
             long_term=lambda query, k: self.recall_long_term(query, k, externals),
             council=self._council,
+            council_settings=lambda: self.plugin_settings.values("stage0"),
             read_tool=lambda name, args: self._read_tool(name, args, externals),
             contracts=caller_for(self, externals),
         )
@@ -566,9 +622,10 @@ class Kernel:
             ctx,
             working=working,
             contracts=lambda: self.contract_caller(externals),
-            timeout_s=self.config.timeout_s,
+            timeout_s=self.config.module_timeout_s,
             report=self.plugins.report_failure,
             now_ms=self.tick_now_ms,
+            settings=self.settings,
         )
         phased = command is None and any(module.phases for module in self.modules)  # sem_council only votes
         if phased:
@@ -579,6 +636,10 @@ class Kernel:
         decision = reason(ctx)
         ctx.closed = True
         decision = self._plan(decision, ctx.goal_plan)
+        if phased and self._revisers:  # modules may rewrite, replace or veto the reply before it is acted on
+            modules.reason = attrs.evolve(ctx, closed=False)  # shares ctx's read/write logs; ctx stays closed
+            decision = modules.revise(state, decision, ctx.proposals)
+            modules.reason.closed = True
         if decision.acted is not None:  # a read tool the brain already ran (and answered from)
             observation, final_output = decision.acted, decision.final_output
         else:
@@ -693,7 +754,9 @@ class Kernel:
             EpisodicEntry(
                 id=self.determinism.new_id("episode", "input"),
                 event=percept.raw,
-                context={"kind": "input", "source": percept.source},
+                context={"kind": "input", "source": percept.source}
+                if percept.speaker is None
+                else {"kind": "input", "source": percept.source, "speaker": percept.speaker},
                 timestamp=stamp,
             ),
             EpisodicEntry(

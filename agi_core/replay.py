@@ -23,7 +23,7 @@ import orjson
 from agi_core.errors import PluginError, ReplayMismatch
 from agi_core.journal_key import JournalKey
 from agi_core.memory import blobs
-from agi_core.model import REPLAY_FIELDS, TICK_STATE_FIELDS
+from agi_core.model import REPLAY_FIELDS, TICK_STATE_FIELDS, JournalRecord
 from agi_core.plugins import Plugins, load_plugins
 from agi_core.serialization import dumps, to_data
 
@@ -107,8 +107,13 @@ def replay_records(
     resolve: Callable[[Any], Any] | None = None,
     key_file: Path | None = None,
     backend: str = "sqlite",
+    produced: list[JournalRecord] | None = None,
+    settings: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> ReplayReport:
     """Replay journal ``records`` after the state in ``start`` (a checkpoint file), on ``backend``.
+
+    With ``produced`` (a counterfactual replay), each replayed record is appended to it and
+    nothing is compared; ``settings`` (``{plugin: {key: value}}``) are stored before the first tick.
 
     Records are dicts, or the JSON text as stored; with the text, a replayed tick whose
     canonical JSON is byte-identical needs no field-by-field comparison. ``files`` is the
@@ -135,6 +140,8 @@ def replay_records(
             workspace=Path(scratch) / "workspace",
             backend=backend,
         )
+        if settings:
+            _store_settings(kernel, settings)
         first, count, fields = (
             kernel.tick_count + 1,
             0,
@@ -152,6 +159,9 @@ def replay_records(
                 replayed = kernel.replay_tick(record)
                 count += 1
                 fields = min(fields, len(compared_fields(record)))
+                if produced is not None:
+                    produced.append(replayed)
+                    continue
                 if text is not None and kernel.last_journal_text == text:
                     continue
                 mismatch = compare(record, to_data(replayed))
@@ -163,6 +173,20 @@ def replay_records(
         finally:
             kernel.close()
     return ReplayReport(count, first, fields=fields if count else len(REPLAY_FIELDS))
+
+
+def _store_settings(kernel: Any, settings: Mapping[str, Mapping[str, Any]]) -> None:
+    """A counterfactual's settings, checked against their plugins' schemas, stored in the scratch agent."""
+    from agi_core.memory import settings_meta
+    from agi_core.settings import schema
+
+    declared = kernel.plugin_settings.declared
+    with kernel.store.tick_transaction():
+        for plugin, values in settings.items():
+            for key, value in values.items():
+                schema.check_value(plugin, key, schema.schema_for(declared, plugin, key), value)
+                settings_meta.put_setting(kernel.store, plugin, key, value)
+    kernel.plugin_settings.forget()
 
 
 def replay(

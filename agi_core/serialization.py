@@ -13,6 +13,7 @@ from cattrs.v import transform_error
 
 from agi_core.errors import ValidationError
 from agi_core.inputs import clean_text
+from agi_core.model import Input
 
 T = TypeVar("T")
 
@@ -30,6 +31,24 @@ def _is_plain_json(tp: Any) -> bool:
 # JSON-typed fields are passed through as they are instead of being walked value by value:
 # they hold plain data by construction, and this halves the cost of journaling a tick.
 converter.register_unstructure_hook_func(_is_plain_json, lambda value: value)
+
+
+def _unstructure_input(percept: Input) -> dict[str, Any]:
+    """An input's speaker, channel, conversation and metadata are left out when unset: records of
+    inputs without them are byte for byte what they were before those fields existed."""
+    data: dict[str, Any] = {"raw": percept.raw, "normalized": percept.normalized, "source": percept.source}
+    if percept.speaker is not None:
+        data["speaker"] = percept.speaker
+    if percept.channel is not None:
+        data["channel"] = percept.channel
+    if percept.conversation is not None:
+        data["conversation"] = percept.conversation
+    if percept.metadata:
+        data["metadata"] = percept.metadata
+    return data
+
+
+converter.register_unstructure_hook(Input, _unstructure_input)
 
 
 def to_data(obj: Any) -> Any:

@@ -146,7 +146,7 @@ def test_council_rejects_a_claim_without_evidence(kernel_with_test_agents):
     assert record.council_votes[0] == {
         "voter": "evidence_check",
         "vote": "reject",
-        "reason": "claim c1 cites no SEM read",
+        "reason": "claim c1 cites no SEM read or other evidence of this tick",
     }
 
 

@@ -96,6 +96,7 @@ class ReasonContext:
     closed: bool = False
     proposals: list[Any] = attrs.field(factory=list)  # the modules' deliberations (agi_core.modules.proposals)
     council: Sequence[Any] | None = None  # council members (objects with vote); None: the Stage-0 voters
+    council_settings: Callable[[], Mapping[str, Any]] | None = None  # the stage0 plugin's council_* settings
     contracts: Any = None  # the tick's ContractCaller when a contract provider is configured, else None
     goal_plan: Plan | None = None  # set when the tick runs a goal's plan step (agi_core.autonomy.plans)
     goal_writes: list[str] = attrs.field(factory=list)  # ids of the goals this tick wrote (agi_core.autonomy.goals)
@@ -119,10 +120,19 @@ class ReasonContext:
         self.sem_reads.append(read if result.source is None else {**read, "source": result.source})
         if result.exists:
             item = {"source": "sem_read", "key": key, "value": result.value, "last_updated": result.last_updated}
-            item = {"id": content_id("ev", item), **item}
-            if all(known["id"] != item["id"] for known in self.evidence_items):
-                self.evidence_items.append(item)
+            self._add_evidence({"id": content_id("ev", item), **item})
         return result
+
+    def _add_evidence(self, item: dict[str, Any]) -> str:
+        if all(known["id"] != item["id"] for known in self.evidence_items):
+            self.evidence_items.append(item)
+        return str(item["id"])
+
+    def add_evidence(self, source: str, key: str, value: Any) -> str:
+        """Something the tick read (a tool's observation, a module's external read) as an evidence item a
+        claim can cite; its id (``ev-`` …) derives from its content."""
+        item = {"source": source, "key": key, "value": value}
+        return self._add_evidence({"id": content_id("ev", item), **item})
 
     def _shared_read(self, key: str) -> SemanticRead | None:
         """A read of the backend's shared scope (other agents write it): an external, so replay serves it back."""
@@ -167,7 +177,10 @@ class ReasonContext:
     def recall_long_term(self, query: str, k: int = 5) -> list[dict[str, Any]]:
         """The top-``k`` long-term memories for ``query`` (recorded, so replay gets the same)."""
         self._check_open()
-        return self.long_term(query, k) if self.long_term is not None else []
+        hits = self.long_term(query, k) if self.long_term is not None else []
+        for hit in hits:  # each hit is evidence a claim can cite by its own id (ltm-…)
+            self._add_evidence({"id": hit["id"], "source": "ltm", "key": hit["id"], "value": hit["text"]})
+        return hits
 
     def claim(self, key: str, value: Any, text: str) -> dict[str, Any]:
         """A claim about ``key``, citing this tick's evidence for it; its id derives from its content."""
@@ -179,7 +192,8 @@ class ReasonContext:
         from agi_core.modules.council import DEFAULT_MEMBERS, convene
 
         members = DEFAULT_MEMBERS if self.council is None else self.council
-        return convene(reply, claims, self.evidence_items, members)
+        weights = self.council_settings() if (claims and self.council_settings is not None) else None
+        return convene(reply, claims, self.evidence_items, members, weights)
 
     def run_read_tool(self, name: str, args: dict[str, Any]) -> Observation:
         """Run the ``read`` tool ``name`` now, through the kernel (recorded; replay serves it).
@@ -190,10 +204,14 @@ class ReasonContext:
         self._check_open()
         if self.read_tool is None:
             return Observation(success=False, error="this tick cannot run tools during reason")
-        return self.read_tool(name, args)
+        observation = self.read_tool(name, args)
+        if observation.success:  # what the tool observed is evidence a claim can cite
+            self.add_evidence("tool", name, observation.payload)
+        return observation
 
     def evidence_for(self, key: str) -> str | None:
-        """The id of the evidence item a claim about ``key`` can cite, if any."""
+        """The id of the evidence item a claim about ``key`` can cite, if any (a fact's key, a tool's name,
+        a long-term memory's id)."""
         for item in self.evidence_items:
             if item["key"] == key:
                 return str(item["id"])

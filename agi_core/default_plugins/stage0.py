@@ -9,6 +9,28 @@ from agi_core.hookspecs import Register, hookimpl
 if TYPE_CHECKING:
     from agi_core.brain.stage0.brain import Stage0Brain
 
+agi_manifest = {
+    "description": "The Stage-0 brain, its router agents and its council (the module sem_council).",
+    "settings": {
+        "type": "object",
+        "properties": {
+            "council_weights": {
+                "type": "object",
+                "additionalProperties": {"type": "number", "minimum": 0},
+                "default": {},
+                "description": "How much each council voter's vote weighs, by voter name (default 1; 0 silences "
+                "a voter, e.g. to replace sem_council's value_check by a module's own voter).",
+            },
+            "council_reject_weight": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "default": 1,
+                "description": "A reply is replaced by F1 when its rejecting votes weigh at least this much.",
+            },
+        },
+    },
+}
+
 
 def stage0_brain(kernel: Any) -> Stage0Brain:
     from agi_core.brain.stage0.brain import Stage0Brain

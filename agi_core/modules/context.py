@@ -9,18 +9,36 @@ determinism, and the module's own state in the tick's transaction.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
+import orjson
 
 from agi_core.brain.context import ContextClosed, ReasonContext
-from agi_core.model import EpisodicEntry, SemanticRead, TickState, WorkingMemory
+from agi_core.effects.isolation import describe
+from agi_core.errors import AgiError, ReplayMismatch
+from agi_core.memory import blobs
+from agi_core.model import JSON, EpisodicEntry, Input, SemanticRead, TickState, WorkingMemory
 from agi_core.modules.state import ModuleState
+from agi_core.serialization import dumps
 
 if TYPE_CHECKING:
+    from agi_core.contracts.caller import ContractOutcome
     from agi_core.modules.proposals import Proposals
 
+
+class ContractCalls(Protocol):
+    """``ctx.contracts``: LLM contract calls through the kernel (recorded externals)."""
+
+    def call(self, name: str, variables: Mapping[str, Any]) -> ContractOutcome: ...
+
+
 RECALL_FACTS_MAX = 50
+READ_EXTERNAL = "module_read"
+
+
+class ExternalReadError(AgiError):
+    """A module's ``ctx.external`` read failed (live, or as recorded)."""
 
 
 @attrs.define
@@ -54,6 +72,32 @@ class MemoryView:
 
 
 @attrs.define
+class JournalView:
+    """Read access to the agent's past journal records (the ticks before this one), as plain data."""
+
+    store: Any
+    check_open: Callable[[], None]
+
+    def records(self, since: int = 0, limit: int = 100) -> list[dict[str, JSON]]:
+        """Up to ``limit`` records with ``tick > since``, oldest first."""
+        self.check_open()
+        found = []
+        for _tick, _id, text, _chain in self.store.journal_rows(since):
+            found.append(
+                blobs.resolve(orjson.loads(text), self.store.get_blob) if blobs.MARKER in text else orjson.loads(text)
+            )
+            if len(found) >= limit:
+                break
+        return found
+
+    def last(self, n: int = 1) -> list[dict[str, JSON]]:
+        """The newest ``n`` records, oldest first."""
+        self.check_open()
+        newest = int(self.store.meta_get("tick", "0") or 0)
+        return self.records(since=max(newest - n, 0), limit=n)
+
+
+@attrs.define
 class ModuleContext:
     """The context of one phase call of one module.
 
@@ -68,18 +112,24 @@ class ModuleContext:
     state: TickState
     memory: MemoryView
     own: ModuleState
-    contracts: Any
-    earlier: Mapping[str, Mapping[str, Any]]
+    contracts: ContractCalls
+    earlier: Mapping[str, Mapping[str, JSON]]
     now_ms: int | None
     _reason: ReasonContext = attrs.field(repr=False, alias="reason")
+    _settings: Callable[[], Mapping[str, JSON]] = attrs.field(repr=False, alias="settings", default=dict)
     proposals: list[Proposals] = attrs.field(factory=list)
-    outcome: Mapping[str, Any] = attrs.field(factory=dict)
+    outcome: Mapping[str, JSON] = attrs.field(factory=dict)
     closed: bool = False
 
     @property
     def text(self) -> str:
         """The tick's input, normalized."""
         return self.state.input.normalized
+
+    @property
+    def input(self) -> Input:
+        """The tick's input: text, source, and who said it where (speaker, channel, conversation, metadata)."""
+        return self.state.input
 
     def check_open(self) -> None:
         if self.closed:
@@ -96,5 +146,41 @@ class ModuleContext:
         return self._reason.determinism.now()
 
     def evidence_for(self, key: str) -> str | None:
-        """The content-derived id of the evidence item of a fact read this tick, if any."""
+        """The id of this tick's evidence item for ``key`` (a fact's key, an external read's kind), if any."""
         return self._reason.evidence_for(key)
+
+    @property
+    def journal(self) -> JournalView:
+        """The agent's past journal records (read only)."""
+        return JournalView(self._reason.store, self.check_open)
+
+    @property
+    def settings(self) -> Mapping[str, JSON]:
+        """The settings of the plugin that registered this module, validated (``agi config``)."""
+        return self._settings()
+
+    def external(self, kind: str, fetch: Callable[[], JSON]) -> JSON:
+        """Read the outside world replay-safely: ``fetch()`` runs live and what it returns (JSON) is
+        recorded (the external ``module_read``); replay serves the recorded value without calling it.
+        The value is an evidence item (source ``module:NAME``, key ``kind``) a claim can cite. A
+        ``fetch`` that raises is recorded too: :class:`ExternalReadError` live and in replay."""
+        self.check_open()
+
+        def read() -> dict[str, JSON]:
+            try:
+                value = fetch()
+                dumps(value)
+            except Exception as exc:  # noqa: BLE001 - recorded, raised as one error live and in replay
+                return {"module": self.module, "kind": kind, "error": describe(exc)}
+            return {"module": self.module, "kind": kind, "value": value}
+
+        served = self._reason.externals.fetch(READ_EXTERNAL, read)
+        if (served["module"], served["kind"]) != (self.module, kind):
+            raise ReplayMismatch(
+                f"replay: module {self.module!r} read {kind!r} where the journal recorded "
+                f"{served['module']!r} reading {served['kind']!r}"
+            )
+        if "error" in served:
+            raise ExternalReadError(f"module {self.module!r}: reading {kind!r} failed: {served['error']}")
+        self._reason.add_evidence(f"module:{self.module}", kind, served["value"])
+        return served["value"]

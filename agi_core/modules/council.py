@@ -1,41 +1,70 @@
 """The MACE council: modules with a ``vote`` method check the claims of the chosen reply.
 
 A council member's ``vote(claims, evidence_items)`` returns a list of votes
-(``{"voter", "vote": "approve"|"reject", "reason"}``). The reply stands only if no vote
-rejects it; a rejected reply is replaced by F1, since the agent may only say what SEM
-holds (S9). A member that raises abstains (a vote ``abstain`` with the reason).
+(``{"voter", "vote": "approve"|"reject", "reason"}``). The reply stands unless the
+rejecting votes weigh at least ``council_reject_weight`` (1 by default: one rejection); each
+voter weighs 1 unless the ``stage0`` plugin's setting ``council_weights`` says otherwise (0
+silences a voter, which is how a module replaces one). A rejected reply is replaced by F1,
+since the agent may only say what it holds evidence for (S9). A member that raises abstains
+(a vote ``abstain`` with the reason).
 
-The built-in member :class:`SemCouncil` is the Stage-0 council: every claim must cite a
-SEM read (``evidence_check``) and claim the value SEM returned (``value_check``).
+Evidence is whatever the tick read: fact reads (``sem_read``), long-term memory hits
+(``ltm``, cited by their ``ltm-…`` id), tool observations (``tool``) and modules' recorded
+external reads (``module:NAME``). The built-in member :class:`SemCouncil` is the Stage-0
+council: every claim must cite evidence of the tick (``evidence_check``) and claim what it
+holds (``value_check``: a fact's key and value; for other evidence, the claimed value is
+in what was read).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
 
 from agi_core.effects.isolation import describe, must_propagate
 from agi_core.replies import F1_SEM_MISS
+from agi_core.serialization import dumps
 
 Claims = list[dict[str, Any]]
 Evidence = dict[str, dict[str, Any]]
+SEM = "sem_read"
+
+
+def _all_sem(claims: Claims, evidence: Evidence) -> bool:
+    return all(evidence.get(claim.get("evidence", ""), {}).get("source") == SEM for claim in claims)
 
 
 def evidence_check(claims: Claims, evidence: Evidence) -> tuple[str, str]:
     for claim in claims:
         if claim.get("evidence") not in evidence:
-            return "reject", f"claim {claim['id']} cites no SEM read"
-    return "approve", "every claim cites a SEM read"
+            return "reject", f"claim {claim['id']} cites no SEM read or other evidence of this tick"
+    if _all_sem(claims, evidence):
+        return "approve", "every claim cites a SEM read"
+    return "approve", "every claim cites evidence of this tick"
+
+
+def _holds(item: dict[str, Any], claim: dict[str, Any]) -> bool:
+    if item.get("source") == SEM:
+        return bool(item["key"] == claim["key"] and item["value"] == claim["value"])
+    if item["value"] == claim["value"]:
+        return True
+    wanted = claim["value"] if isinstance(claim["value"], str) else dumps(claim["value"])
+    read = item["value"] if isinstance(item["value"], str) else dumps(item["value"])
+    return bool(wanted) and wanted.casefold() in read.casefold()
 
 
 def value_check(claims: Claims, evidence: Evidence) -> tuple[str, str]:
     for claim in claims:
         item = evidence.get(claim.get("evidence", ""))
-        if item is not None and (item["key"] != claim["key"] or item["value"] != claim["value"]):
-            return "reject", f"claim {claim['id']} does not match what SEM returned for {item['key']}"
-    return "approve", "claimed values equal the SEM values"
+        if item is not None and not _holds(item, claim):
+            if item.get("source") == SEM:
+                return "reject", f"claim {claim['id']} does not match what SEM returned for {item['key']}"
+            return "reject", f"claim {claim['id']} claims what its evidence {item['id']} does not hold"
+    if _all_sem(claims, evidence):
+        return "approve", "claimed values equal the SEM values"
+    return "approve", "claimed values are held by their evidence"
 
 
 @attrs.frozen
@@ -59,11 +88,21 @@ DEFAULT_MEMBERS: tuple[Any, ...] = (SemCouncil(),)
 
 
 def convene(
-    reply: str, claims: Claims, evidence_items: list[dict[str, Any]], members: Sequence[Any] = DEFAULT_MEMBERS
+    reply: str,
+    claims: Claims,
+    evidence_items: list[dict[str, Any]],
+    members: Sequence[Any] = DEFAULT_MEMBERS,
+    settings: Mapping[str, Any] | None = None,
 ) -> tuple[str, list[dict[str, Any]]]:
-    """``(final_output, votes)``; with no claims there is nothing to vote on."""
+    """``(final_output, votes)``; with no claims there is nothing to vote on.
+
+    ``settings``: ``council_weights`` ({voter: weight}) and ``council_reject_weight``; a vote
+    whose voter weighs other than 1 carries its ``weight``.
+    """
     if not claims:
         return reply, []
+    weights: Mapping[str, float] = (settings or {}).get("council_weights") or {}
+    threshold = float((settings or {}).get("council_reject_weight", 1))
     votes: list[dict[str, Any]] = []
     for member in members:
         try:
@@ -75,5 +114,8 @@ def convene(
             if must_propagate(exc):
                 raise
             votes.append({"voter": getattr(member, "name", "?"), "vote": "abstain", "reason": describe(exc)})
-    approved = not any(vote["vote"] == "reject" for vote in votes)
-    return (reply if approved else F1_SEM_MISS), votes
+    for vote in votes:
+        if vote["voter"] in weights and weights[vote["voter"]] != 1:
+            vote["weight"] = weights[vote["voter"]]
+    against = sum(vote.get("weight", 1) for vote in votes if vote["vote"] == "reject")
+    return (reply if against < threshold else F1_SEM_MISS), votes

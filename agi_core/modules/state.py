@@ -20,6 +20,7 @@ import orjson
 from agi_core.errors import ValidationError
 from agi_core.inputs import clean_text
 from agi_core.memory.backend import ModuleStateStore
+from agi_core.modules.delta import DELTA_MIN_CHARS, delta
 from agi_core.serialization import dumps
 
 MAX_KEY_CHARS = 200
@@ -125,8 +126,12 @@ class ModuleState:
                     "store a value its state_schema allows"
                 )
         self._begin()
-        self._store.module_state_put(self.module, key, stored, self._tick)
-        self.writes.append({"key": key, "value": stored})
+        patch = None
+        if len(text) >= DELTA_MIN_CHARS:  # a large value: journal what changed, as a JSON Patch
+            previous = self._store.module_state_get(self.module, key)
+            patch = None if previous is None else delta(previous, stored, len(text))
+        self._store.module_state_put(self.module, key, stored, self._tick, text=text)  # serialized once
+        self.writes.append({"key": key, "value": stored} if patch is None else {"key": key, "patch": patch})
 
     def delete(self, key: str) -> bool:
         with self._lock:

@@ -30,6 +30,7 @@ class PluginSettings:
         self.env = schema.from_environment(self.declared, kernel.plugins.report_failure)
         self.tick_env: dict[str, dict[str, Any]] | None = None  # the environment values of the tick under way
         self._reported: set[tuple[str, str]] = set()
+        self._stored: dict[str, dict[str, Any]] = {}  # values() of plugins with no environment value, until forget()
 
     def begin_tick(self, externals: Externals) -> None:
         """Fix this tick's environment values: read live (recorded when any), served back in replay."""
@@ -79,8 +80,22 @@ class PluginSettings:
         return True
 
     def values(self, plugin: str) -> dict[str, Any]:
-        """``{key: value}`` of ``plugin``'s settings ({} for a plugin that declares none)."""
-        return {row["key"]: row["value"] for row in self.rows() if row["plugin"] == plugin}
+        """``{key: value}`` of ``plugin``'s settings ({} for a plugin that declares none).
+
+        Without environment values for the plugin they come from the database and defaults only,
+        so they are kept until :meth:`forget` (a config command, a reload): the council asks every tick.
+        """
+        env = self.env if self.tick_env is None else self.tick_env
+        if plugin in self._stored and plugin not in env:
+            return dict(self._stored[plugin])
+        found = {row["key"]: row["value"] for row in self.rows() if row["plugin"] == plugin}
+        if plugin not in env:
+            self._stored[plugin] = found
+        return dict(found)
+
+    def forget(self) -> None:
+        """Stored settings may have changed (a config command, another process, a rollback): read them again."""
+        self._stored.clear()
 
 
 def config_set(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
@@ -88,6 +103,7 @@ def config_set(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tupl
     plugin, key, value = args["plugin"], args["key"], args["value"]
     schema.check_value(plugin, key, schema.schema_for(kernel.plugin_settings.declared, plugin, key), value)
     settings_meta.put_setting(kernel.store, plugin, key, value)
+    kernel.plugin_settings.forget()
     return f"{plugin}.{key} = {_shown(value)}", {"plugin": plugin, "key": key, "value": value}
 
 
@@ -96,6 +112,7 @@ def config_unset(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tu
     plugin, key = args["plugin"], args["key"]
     default = schema.schema_for(kernel.plugin_settings.declared, plugin, key)["default"]
     removed = settings_meta.delete_setting(kernel.store, plugin, key)
+    kernel.plugin_settings.forget()
     return f"{plugin}.{key} = {_shown(default)} (default)", {"plugin": plugin, "key": key, "removed": removed}
 
 
