@@ -89,6 +89,6 @@ def check_module(name: str, obj: Any, plugin: str = "?") -> LoadedModule:
 
 def load_modules(plugins: Plugins) -> list[LoadedModule]:
     """Every module the plugins register, checked, in run order (priority, then name)."""
-    found = plugins.collect(HOOK, check_module)
+    found = plugins.register_modules(validate=check_module)
     loaded = [attrs.evolve(reg.obj, plugin=reg.plugin) for reg in found.values()]
     return sorted(loaded, key=lambda module: (module.priority, module.name))
