@@ -459,10 +459,32 @@ class Plugins:
 def register_json_files(register: Callable[..., None], folder: Path) -> None:
     """``register(path, name=path.stem)`` for every ``*.json`` file of ``folder``, in name order.
 
-    What a plugin that ships data files (contracts, say) does in its registration hook.
+    What a plugin that ships data files does in its registration hook; for contracts,
+    :func:`contract_folder_hook` is the whole hook.
     """
     for path in sorted(folder.glob("*.json")):
         register(path, name=path.stem)
+
+
+def contract_folder_hook(folder: Path) -> Callable[..., None]:
+    """The ``agi_register_contracts`` implementation of a plugin whose contracts are the ``*.json`` files of ``folder``.
+
+    A contract pack's plugin module is one assignment, each file registered under its name::
+
+        agi_register_contracts = contract_folder_hook(Path(__file__).parent / "contracts")
+
+    A missing folder fails the plugin's import, so the plugin is reported and skipped. This lives
+    here, not in :mod:`agi_core.contracts`: ``agi --help`` imports every plugin module, and the
+    contracts package (JSON Schema) would cost more than the whole command may.
+    """
+    if not folder.is_dir():
+        raise RegistrationError(f"no contract folder at {folder}; ship the contract files inside the package")
+
+    def agi_register_contracts(register: hookspecs.Register) -> None:
+        register_json_files(register, folder)
+
+    hook: Callable[..., None] = hookspecs.hookimpl(specname="agi_register_contracts")(agi_register_contracts)
+    return hook
 
 
 @functools.cache
