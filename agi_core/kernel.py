@@ -20,10 +20,6 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from agi_core import journal_key, lifecycle
-from agi_core.autonomy import goals, plans
-from agi_core.autonomy.beliefs import beliefs_for
-from agi_core.autonomy.commands import JobAlreadyRan, begin_tick
-from agi_core.autonomy.planning import caller_for, planner_for
 from agi_core.brain.context import Decision, ReasonContext, recorded_write_failures
 from agi_core.contracts.caller import ContractCaller
 from agi_core.determinism import Determinism
@@ -60,6 +56,10 @@ from agi_core.modules.protocol import load_modules
 from agi_core.modules.runner import ModuleTick
 from agi_core.opening import open_store
 from agi_core.plugins import Plugins, load_plugins
+from agi_core.scheduling import goals, plans
+from agi_core.scheduling.beliefs import beliefs_for
+from agi_core.scheduling.commands import JobAlreadyRan, begin_tick
+from agi_core.scheduling.planning import caller_for, planner_for
 from agi_core.seal import SEAL
 from agi_core.serialization import dumps, from_data, non_finite_path, to_data
 from agi_core.settings.runtime import PluginSettings
@@ -103,7 +103,7 @@ class KernelConfig:
     backend: str = "sqlite"
     max_input_bytes: int = MAX_INPUT_BYTES
     lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
-    clock: Callable[[], int] | None = None  # ms since the epoch, read once per tick and recorded (autonomy.clock)
+    clock: Callable[[], int] | None = None  # ms since the epoch, read once per tick and recorded (scheduling.clock)
     contract_provider: str | None = None  # LLM provider for contract calls by kernel code; None: heuristics only
     llm_timeout_s: float | None = None  # the LLM brain's limit per model request (None: the provider's own)
 
@@ -665,7 +665,7 @@ class Kernel:
         return Recalled(semantic=semantic, episodic=episodic, working=to_data(working))
 
     def _plan(self, decision: Decision, goal_plan: Plan | None) -> Decision:
-        """The tick's plan: a goal's step (``goal_plan``, see agi_core.autonomy.plans) or the brain's,
+        """The tick's plan: a goal's step (``goal_plan``, see agi_core.scheduling.plans) or the brain's,
         with rule 4 (replan when the last observation failed) and the 20-step limit."""
         if goal_plan is not None:
             return attrs.evolve(decision, plan=goal_plan)
