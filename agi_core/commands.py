@@ -67,13 +67,13 @@ def receipt(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[s
     """The receipt of a write/external tool call run after its intent's tick (agi_core.effects.intents).
 
     For a goal's plan step (``goal``, ``step``), the tick's plan is that step: a failed call
-    contradicts the step's assumption and replans (:func:`agi_core.autonomy.plans.observe`).
+    contradicts the step's assumption and replans (:func:`agi_core.scheduling.plans.observe`).
     """
     from agi_core.effects.intents import receipt_command
 
     done = receipt_command(kernel, ctx, args)
     if args.get("goal") is not None:
-        from agi_core.autonomy.plans import receipt_plan
+        from agi_core.scheduling.plans import receipt_plan
 
         ctx.goal_plan = receipt_plan(ctx, str(args["goal"]), int(args["step"]))
     return done
@@ -87,13 +87,13 @@ def refuse_input(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tu
 
 
 def schedule_add(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
-    from agi_core.autonomy.commands import schedule_add as add
+    from agi_core.scheduling.commands import schedule_add as add
 
     return add(kernel, ctx, args)
 
 
 def schedule_remove(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
-    from agi_core.autonomy.commands import schedule_remove as remove
+    from agi_core.scheduling.commands import schedule_remove as remove
 
     return remove(kernel, ctx, args)
 
@@ -117,10 +117,10 @@ def config_unset(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tu
 
 
 def _goal_command(name: str) -> Handler:
-    """A goal command of :mod:`agi_core.autonomy.goal_commands`, imported when it first runs."""
+    """A goal command of :mod:`agi_core.scheduling.goal_commands`, imported when it first runs."""
 
     def handler(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[Any, ...]:
-        from agi_core.autonomy import goal_commands
+        from agi_core.scheduling import goal_commands
 
         return getattr(goal_commands, name)(kernel, ctx, args)  # type: ignore[no-any-return]
 

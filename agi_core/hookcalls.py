@@ -2,15 +2,16 @@
 
 Every hook is called as ``pm.hook.<name>(**kwargs)``, so pluggy's own loop decides the
 order and ``tryfirst``/``trylast``/``wrapper``/``hookwrapper`` mean what pluggy says. What
-agi-core adds is done per implementation, by :func:`guard`, when a plugin registers: the
-implementation's function is replaced by one that reports an exception with the plugin's
-name and returns ``None`` (pluggy then goes on with the next implementation), skips the
-plugins a call excludes, prints the call under ``AGI_TRACE_PLUGINS`` and notes that the
-plugin ran (:class:`Frame`, :class:`OrderLog`).
+agi-core adds is done once per plugin, when it is loaded: :func:`isolated` builds the
+:class:`HookProxy` that pluggy registers in the plugin's place, whose implementations report
+an exception with the plugin's name and return ``None`` (pluggy then goes on with the next
+implementation), skip the plugins a call excludes, print the call under ``AGI_TRACE_PLUGINS``
+and note that the plugin ran (:class:`Frame`, :class:`OrderLog`).
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from typing import Any
 import pluggy
 
 from agi_core.effects.isolation import must_propagate
+from agi_core.hookspecs import hookimpl
 
 Report = Callable[[str, str, BaseException | str], None]
 
@@ -91,16 +93,39 @@ class Calls:
         return frame
 
 
-def guard(calls: Calls, hook: str, impl: pluggy.HookImpl) -> None:
-    """Replace ``impl.function`` with its isolated version (once per registration)."""
-    function = impl.function
-    if getattr(function, "__agi_guarded__", False):
-        return
-    wrapped: Callable[..., Any] = (
-        _guard_wrapper(calls, hook, impl) if impl.wrapper or impl.hookwrapper else _guard_plain(calls, hook, impl)
-    )
-    wrapped.__agi_guarded__ = True  # type: ignore[attr-defined]
-    setattr(impl, "function", wrapped)  # noqa: B010 - HookImpl.function is Final for pluggy's users, not for its slot
+class HookProxy:
+    """What pluggy registers for one plugin: its hook implementations, each isolated, under the same marks.
+
+    pluggy has no hook around an implementation's call, so isolation is done here, by
+    registering this object instead of the plugin (pluggy's own objects are never changed).
+    Every other attribute (``agi_manifest``, a module's constants) is read from the plugin.
+    """
+
+    def __init__(self, plugin: object, implementations: dict[str, Callable[..., Any]]) -> None:
+        self.__dict__.update(implementations)
+        self.__dict__["agi_wrapped_plugin"] = plugin
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.__dict__["agi_wrapped_plugin"], name)
+
+
+def isolated(calls: Calls, plugin: str, obj: object, marked: dict[str, pluggy.HookimplOpts]) -> HookProxy:
+    """The :class:`HookProxy` of ``obj``: each ``marked`` attribute (its ``@hookimpl`` options), isolated, marked alike.
+
+    pluggy reads an implementation's arguments through ``__wrapped__`` (``functools.wraps``), so
+    it passes each implementation what the plugin's own function asks for.
+    """
+    implementations: dict[str, Callable[..., Any]] = {}
+    for attr, opts in marked.items():
+        function = getattr(obj, attr)
+        hook = opts.get("specname") or attr
+        if opts.get("wrapper") or opts.get("hookwrapper"):
+            guarded = _guard_wrapper(calls, hook, plugin, function, new_style=bool(opts.get("wrapper")))
+        else:
+            guarded = _guard_plain(calls, hook, plugin, function)
+        functools.update_wrapper(guarded, function)
+        implementations[attr] = hookimpl(**opts)(guarded)
+    return HookProxy(obj, implementations)
 
 
 def _failed(calls: Calls, plugin: str, hook: str, exc: BaseException) -> None:
@@ -109,9 +134,7 @@ def _failed(calls: Calls, plugin: str, hook: str, exc: BaseException) -> None:
     calls.report(plugin, hook, exc)
 
 
-def _guard_plain(calls: Calls, hook: str, impl: pluggy.HookImpl) -> Callable[..., Any]:
-    function, plugin = impl.function, impl.plugin_name
-
+def _guard_plain(calls: Calls, hook: str, plugin: str, function: Callable[..., Any]) -> Callable[..., Any]:
     def guarded(*args: Any, **kwargs: Any) -> Any:
         frame = calls.frame(hook)
         if plugin in frame.skip:
@@ -132,10 +155,10 @@ def _guard_plain(calls: Calls, hook: str, impl: pluggy.HookImpl) -> Callable[...
     return guarded
 
 
-def _guard_wrapper(calls: Calls, hook: str, impl: pluggy.HookImpl) -> Callable[..., Generator[None, Any, Any]]:
+def _guard_wrapper(
+    calls: Calls, hook: str, plugin: str, function: Callable[..., Any], *, new_style: bool
+) -> Callable[..., Generator[None, Any, Any]]:
     """A wrapper whose setup or teardown raises is reported and steps aside: the result passes through."""
-    function: Callable[..., Any] = impl.function
-    plugin = impl.plugin_name
 
     def guarded(*args: Any, **kwargs: Any) -> Generator[None, Any, Any]:
         frame = calls.frame(hook)
@@ -164,7 +187,7 @@ def _guard_wrapper(calls: Calls, hook: str, impl: pluggy.HookImpl) -> Callable[.
         try:
             inner.send(sent)
         except StopIteration as stop:
-            return stop.value if impl.wrapper else None
+            return stop.value if new_style else None
         except BaseException as exc:  # noqa: BLE001 - reported; the wrapper steps aside
             _failed(calls, plugin, hook, exc)
             return sent

@@ -31,14 +31,15 @@ from agi_core.testing import open_kernel
 ```
 
 Core code calls every hook through pluggy (`pm.hook.<name>(...)`, keyword arguments, behind
-the typed methods of `agi_core.plugins.Plugins`), so `tryfirst`, `trylast`, `wrapper=True`
-and `hookwrapper=True` mean exactly what [pluggy](https://pluggy.readthedocs.io/) says.
-Implementations may take any subset of the arguments.
+one typed method per hook of `agi_core.plugins.Plugins`: `agi_register_sensors` is
+`Plugins.register_sensors`), so `tryfirst`, `trylast`, `wrapper=True` and `hookwrapper=True`
+mean exactly what [pluggy](https://pluggy.readthedocs.io/) says. Implementations may take any
+subset of the arguments; one that asks for an argument its hook lacks is reported and left out.
 
 **Call order.** pluggy calls the most recently registered implementation first and has no
-ordering API (pluggy#250), so agi-core registers plugins by name: every hook calls its
-implementations by priority (wrappers, then `tryfirst`, then plain, then `trylast`), then by
-plugin name, whatever order the plugins were loaded in. `Plugins.call_order(hook)` shows it.
+ordering API (pluggy#250), so agi-core registers the plugins once, by name, after loading
+them: every hook calls its implementations by priority (wrappers, then `tryfirst`, then plain,
+then `trylast`), then by plugin name, whatever order the plugins were loaded in. `Plugins.call_order(hook)` shows it.
 Each tick's journal record lists, in `hook_order`, every hook with at least one
 implementation that ran in that tick and its plugins in call order (`agi_after_tick`: the
 plugins it calls once the tick is stored; registration hooks aside: what they register is

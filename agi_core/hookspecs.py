@@ -241,8 +241,9 @@ def agi_register_contracts(register: Register) -> None:
     """Register LLM output contracts: a path to a contract file, or a contract object with
     `name=`. Contract files are validated against `schemas/contract.json` when they load; a
     malformed one is refused with its path and the JSON path of the problem.
-    `agi_core.plugins.register_json_files(register, folder)` registers every `*.json` file of a
-    folder under its file name (what the contract plugins in `plugins/` do).
+    A plugin whose contracts are the `*.json` files of a folder needs no function of its own:
+    `agi_register_contracts = agi_core.plugins.contract_folder_hook(folder)` registers each file
+    under its name (what the contract plugins in `plugins/` do).
 
     :param register: call ``register(path_or_contract, name=None)`` once per contract.
 

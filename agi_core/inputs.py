@@ -64,7 +64,7 @@ class Oversized:
 
 
 class ReadsLines(Protocol):
-    """What :func:`read_lines` reads: a binary file, or ``agi_core.autonomy.sensors.FdReader``."""
+    """What :func:`read_lines` reads: a binary file, or ``agi_core.scheduling.sensors.FdReader``."""
 
     def readline(self, limit: int, /) -> bytes: ...
 

@@ -68,7 +68,8 @@ def _registrations(plugins: Plugins) -> dict[str, dict[str, list[str]]]:
     for hook in HOOK_NAMES:
         if not hook.startswith(REGISTER_PREFIX) or hook == "agi_register_commands":
             continue
-        for name, registration in plugins.collect(hook, _validator(hook)).items():
+        register = getattr(plugins, hook.removeprefix("agi_"))  # the facade method of each registration hook
+        for name, registration in register(validate=_validator(hook)).items():
             found.setdefault(registration.plugin, {}).setdefault(kind_of(hook), []).append(name)
     added: dict[str, set[str]] = {}
 

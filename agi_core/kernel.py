@@ -15,15 +15,11 @@ import contextlib
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from agi_core import journal_key, lifecycle
-from agi_core.autonomy import goals, plans
-from agi_core.autonomy.beliefs import beliefs_for
-from agi_core.autonomy.commands import JobAlreadyRan, begin_tick
-from agi_core.autonomy.planning import caller_for, planner_for
 from agi_core.brain.context import Decision, ReasonContext, recorded_write_failures
 from agi_core.contracts.caller import ContractCaller
 from agi_core.determinism import Determinism
@@ -61,10 +57,17 @@ from agi_core.modules.protocol import load_modules
 from agi_core.modules.runner import ModuleTick
 from agi_core.opening import open_store
 from agi_core.plugins import Plugins, load_plugins
+from agi_core.scheduling import goals, plans
+from agi_core.scheduling.beliefs import beliefs_for
+from agi_core.scheduling.commands import JobAlreadyRan, begin_tick
+from agi_core.scheduling.planning import caller_for, planner_for
 from agi_core.seal import SEAL
 from agi_core.serialization import dumps, from_data, non_finite_path, to_data
 from agi_core.settings.runtime import PluginSettings
 from agi_core.tools import Tool, ToolPolicy, validate_tool
+
+if TYPE_CHECKING:
+    from agi_core.contracts.registry import ContractRegistry
 
 RECALL_EPISODES = 4  # newest episodes handed to the reason step
 TURN_CHARS = 1000  # a working-memory turn keeps this much of its text, then its length and sha256
@@ -101,7 +104,7 @@ class KernelConfig:
     backend: str = "sqlite"
     max_input_bytes: int = MAX_INPUT_BYTES
     lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
-    clock: Callable[[], int] | None = None  # ms since the epoch, read once per tick and recorded (autonomy.clock)
+    clock: Callable[[], int] | None = None  # ms since the epoch, read once per tick and recorded (scheduling.clock)
     contract_provider: str | None = None  # LLM provider for contract calls by kernel code; None: heuristics only
     llm_timeout_s: float | None = None  # the LLM brain's limit per model request (None: the provider's own)
     speaker: str | None = None  # who says the user lines that name no speaker (agi run/chat --speaker)
@@ -121,28 +124,29 @@ class Kernel:
         self.workspace = (config.workspace or store.path.parent / "workspace").resolve()
         self._pending: collections.deque[Input] = collections.deque()
         self.last_journal_text = ""
-        actuators = plugins.collect("agi_register_actuators", validate_tool)
+        actuators = plugins.register_actuators(validate=validate_tool)
         self.tools: dict[str, Tool] = {name: reg.obj for name, reg in actuators.items()}
         self.tool_plugins = {name: reg.plugin for name, reg in actuators.items()}
         self.inflight = InFlight.beside(store.path)  # which intents this process is executing
         self._due: intents.Intent | None = None  # a write/external call to run once its tick commits
         self._receipt: dict[str, Any] | None = None  # its observation, served to the receipt tick
-        sensors = plugins.collect("agi_register_sensors")
+        sensors = plugins.register_sensors()
         self.sensors = {name: reg.obj for name, reg in sensors.items()}
         self.sensor_plugins = {name: reg.plugin for name, reg in sensors.items()}
         self.modules = load_modules(plugins)  # cognitive modules, in run order (priority, name)
         self._council = [module.obj for module in self.modules if module.votes]
         self._module_tick: ModuleTick | None = None  # the modules of the tick under way
         self._revisers = any("revise" in module.phases for module in self.modules)
-        self.router_agents = plugins.registry("agi_register_router_agents")
-        tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.collect("agi_register_synonyms").items()}
+        self.router_agents = {name: reg.obj for name, reg in plugins.register_router_agents().items()}
+        tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.register_synonyms().items()}
         self.synonyms = merge_synonyms(tables)
-        brains = plugins.collect("agi_register_brains")
+        brains = plugins.register_brains()
         self._brain_factories = {name: reg.obj for name, reg in brains.items()}
         self._brain_plugins = {name: reg.plugin for name, reg in brains.items()}
         self._brains: dict[str, Any] = {}
         self._long_term: Any = None
-        self._contracts: Any = None  # the contract registry, loaded on the first contract call
+        self._contracts: ContractRegistry | None = None  # the contract registry, loaded on first use
+        self._llm_providers: dict[str, Any] | None = None  # the provider factories, loaded on first use
         self._contract_provider: Any = None
         self.brain = self.get_brain(config.brain)
         self.tick_now_ms: int | None = None  # this tick's recorded clock reading (None without a clock)
@@ -263,25 +267,37 @@ class Kernel:
         """Top-``k`` long-term memories for ``query``, recorded as an external (the index is derived state)."""
         return list(externals.fetch("ltm_recall", lambda: [hit.to_dict() for hit in self.long_term.search(query, k)]))
 
-    def contract_caller(self, externals: Externals) -> ContractCaller:
-        """A :class:`ContractCaller` for one tick: the model of ``contract_provider`` when one is
-        configured, the contracts' heuristic fallbacks otherwise; every outcome recorded in ``externals``."""
+    @property
+    def contracts(self) -> ContractRegistry:
+        """The contracts the plugins register, collected on first use (``agi_register_contracts`` runs once)."""
         if self._contracts is None:
             from agi_core.contracts.registry import registry_from_plugins
 
             self._contracts = registry_from_plugins(self.plugins)
+        return self._contracts
+
+    @property
+    def llm_providers(self) -> dict[str, Any]:
+        """The LLM provider factories, by name, collected on first use (``agi_register_llm_providers`` runs once)."""
+        if self._llm_providers is None:
+            self._llm_providers = {name: reg.obj for name, reg in self.plugins.register_llm_providers().items()}
+        return self._llm_providers
+
+    def contract_caller(self, externals: Externals) -> ContractCaller:
+        """A :class:`ContractCaller` for one tick: the model of ``contract_provider`` when one is
+        configured, the contracts' heuristic fallbacks otherwise; every outcome recorded in ``externals``."""
         name = self.config.contract_provider
         if name and self._contract_provider is None:
             from agi_core.llm.lazy import LazyProvider
 
-            providers = self.plugins.registry("agi_register_llm_providers")
+            providers = self.llm_providers
             if name not in providers:
                 raise ConfigError(
                     f"no LLM provider named {name!r} for contract calls (--contract-provider); "
                     f"installed: {', '.join(sorted(providers)) or 'none'}"
                 )
             self._contract_provider = LazyProvider(name, providers[name])
-        return ContractCaller(self._contracts, externals, self._contract_provider)
+        return ContractCaller(self.contracts, externals, self._contract_provider)
 
     def seal(self) -> None:
         """Seal the stored state (see :mod:`agi_core.seal`); incremental, in its own write transaction.
@@ -710,7 +726,7 @@ class Kernel:
         return Recalled(semantic=semantic, episodic=episodic, working=to_data(working))
 
     def _plan(self, decision: Decision, goal_plan: Plan | None) -> Decision:
-        """The tick's plan: a goal's step (``goal_plan``, see agi_core.autonomy.plans) or the brain's,
+        """The tick's plan: a goal's step (``goal_plan``, see agi_core.scheduling.plans) or the brain's,
         with rule 4 (replan when the last observation failed) and the 20-step limit."""
         if goal_plan is not None:
             return attrs.evolve(decision, plan=goal_plan)

@@ -85,7 +85,7 @@ class PlanStep:
 
 @attrs.frozen
 class Goal:
-    """A goal of the store (agi_core.autonomy.goals); ``description`` is its title."""
+    """A goal of the store (agi_core.scheduling.goals); ``description`` is its title."""
 
     id: str
     description: str

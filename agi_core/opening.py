@@ -22,10 +22,19 @@ def open_backend(
     lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S,
 ) -> MemoryBackend:
     """The store of the agent at ``path`` on ``backend``; an unknown name is a one-line :class:`ConfigError`."""
-    backends: dict[str, Any] = (plugins or load_plugins()).registry("agi_register_memory_backends")
+    backends = _backends(plugins or load_plugins())
+    return _open(backends, path, backend, synchronous=synchronous, lock_timeout_s=lock_timeout_s)
+
+
+def _backends(plugins: Plugins) -> dict[str, Any]:
+    """The memory backend factories, by name: ``agi_register_memory_backends`` runs once per opening."""
+    return {name: registration.obj for name, registration in plugins.register_memory_backends().items()}
+
+
+def _open(backends: dict[str, Any], path: str | Path, backend: str, **options: Any) -> MemoryBackend:
     if backend not in backends:
         raise ConfigError(f"no memory backend named {backend!r}; installed: {', '.join(sorted(backends)) or 'none'}")
-    store: MemoryBackend = backends[backend](path, synchronous=synchronous, lock_timeout_s=lock_timeout_s)
+    store: MemoryBackend = backends[backend](path, **options)
     return store
 
 
@@ -64,10 +73,10 @@ def open_store(
 ) -> MemoryBackend:
     """The store for ``db`` (:func:`open_backend` on the backend a URL names);
     a one-line error when a URL's backend is missing."""
-    plugins = plugins or load_plugins()
+    backends = _backends(plugins or load_plugins())
     name = backend_for(db, configured)
-    if is_url(db) and name not in plugins.registry("agi_register_memory_backends"):
-        installed = ", ".join(sorted(plugins.registry("agi_register_memory_backends"))) or "none"
+    if is_url(db) and name not in backends:
+        installed = ", ".join(sorted(backends)) or "none"
         scheme = str(db).split("://", 1)[0]
         raise ConfigError(
             f"--db {scheme}://… needs the memory backend {name!r}, which is not installed "
@@ -75,4 +84,4 @@ def open_store(
             f"and list {name} in AGI_LOAD_PLUGINS when that is set"
         )
     path = db if is_url(db) else Path(db)
-    return open_backend(path, name, plugins=plugins, synchronous=synchronous, lock_timeout_s=lock_timeout_s)
+    return _open(backends, path, name, synchronous=synchronous, lock_timeout_s=lock_timeout_s)

@@ -1,9 +1,10 @@
 """The plugin manager facade: loading, isolation of failing plugins, registries, typed hook calls.
 
-Core code calls hooks through the typed methods of :class:`Plugins` (``before_tick``,
-``after_tick`` …, keyword arguments only), which call ``pm.hook.<name>(...)``: pluggy's own
-loop runs the implementations, each guarded by :mod:`agi_core.hookcalls`. Call order is
-priority (wrappers, ``tryfirst``, plain, ``trylast``), then plugin name, whatever the load order.
+Core code calls hooks only through the typed methods of :class:`Plugins`, one per hook
+(``register_sensors``, ``before_tick`` …, keyword arguments only; tox's ``plugin/manager.py``),
+which call ``pm.hook.<name>(...)``: pluggy's own loop runs the implementations, each isolated
+by :mod:`agi_core.hookcalls`. Call order is priority (wrappers, ``tryfirst``, plain,
+``trylast``), then plugin name, whatever the load order (:meth:`Plugins._build`).
 
 Built-in plugins (``DEFAULT_PLUGINS``) and third-party ones (entry points in the group
 ``agi``) load through the same path. A plugin that fails to import, implements an unknown
@@ -33,7 +34,7 @@ import pluggy
 
 from agi_core import hookspecs
 from agi_core.errors import RegistrationError
-from agi_core.hookcalls import Calls, OrderLog, guard, planned_order
+from agi_core.hookcalls import Calls, HookProxy, OrderLog, isolated, planned_order
 from agi_core.plugin_entry_points import PluginEntryPoint, distribution_version, entry_points
 
 if TYPE_CHECKING:
@@ -58,6 +59,8 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
 )
 
 ENTRY_POINT_GROUP = "agi"
+
+_MARKS = pluggy.PluginManager("agi")  # reads @hookimpl marks (parse_hookimpl_opts); holds no plugin
 
 
 # dataclasses, not attrs: this module loads for agi --help, which must not import attrs (benchmarks/startup.py)
@@ -92,6 +95,9 @@ class PluginInfo:
     builtin: bool
 
 
+Validate = Callable[[str, Any], Any]  # ``validate(name, obj)``: a replacement object (or None to keep it), or raise
+
+
 def _env_list(name: str) -> set[str] | None:
     raw = os.environ.get(name)
     if raw is None:
@@ -101,6 +107,16 @@ def _env_list(name: str) -> set[str] | None:
 
 def _unknown_hook(name: str) -> str:
     return f"implements unknown hook {name}; rename it to one of: {', '.join(hookspecs.HOOK_NAMES)}"
+
+
+def _marked(obj: object) -> dict[str, pluggy.HookimplOpts]:
+    """``{attribute: its @hookimpl options}`` for every marked attribute of ``obj`` (what pluggy would register)."""
+    found = {}
+    for attr in dir(obj):
+        opts = _MARKS.parse_hookimpl_opts(obj, attr)
+        if opts is not None:
+            found[attr] = opts
+    return found
 
 
 def _default_name(obj: Any) -> str:
@@ -114,13 +130,12 @@ class Plugins:
     """A pluggy manager plus the bookkeeping that keeps one bad plugin from hurting others."""
 
     def __init__(self) -> None:
-        self.pm = pluggy.PluginManager("agi")
-        self.pm.add_hookspecs(hookspecs)
         self.failures: list[PluginFailure] = []
         self._versions: dict[str, str] = {}
         self._builtin: set[str] = set()
         self.calls = Calls(self.report_failure, bool(os.environ.get("AGI_TRACE_PLUGINS")))
-        self._ordered = True  # False after a registration, until _settle() re-sorts the implementations
+        self._loaded: dict[str, HookProxy] = {}  # every accepted plugin, by name, as pluggy will see it
+        self._pm: pluggy.PluginManager | None = None  # built on first use, from _loaded (see _build)
 
     # -- loading ---------------------------------------------------------------------
     @classmethod
@@ -134,7 +149,6 @@ class Plugins:
                 plugins.add_module(module_name, name=short, builtin=True)
         for plugin in extra:
             plugins.add_module(plugin)
-        plugins.check_pending()
         return plugins
 
     @classmethod
@@ -148,7 +162,6 @@ class Plugins:
             if entry_point.name in blocked or (allowed is not None and entry_point.name not in allowed):
                 continue
             plugins._load_entry_point(entry_point)
-        plugins.check_pending()
         return plugins
 
     def add_module(
@@ -159,7 +172,11 @@ class Plugins:
         version: str | None = None,
         builtin: bool = False,
     ) -> bool:
-        """Register a plugin module (or object); returns False if it was skipped."""
+        """Load a plugin module (or object); returns False if it was skipped.
+
+        Its hooks are checked here; it enters pluggy with the others when a hook is next called
+        (:meth:`_build`), where pluggy's own check of each implementation's arguments reports it.
+        """
         label = name or (
             module if isinstance(module, str) else getattr(module, "__name__", None) or type(module).__name__
         )
@@ -170,7 +187,8 @@ class Plugins:
                 raise
             self.report_failure(label, "import", exc)
             return False
-        if not self._check_hook_names(label, obj):
+        marked = _marked(obj)
+        if not self._check_hook_names(label, obj, marked):
             return False
         try:
             if not builtin:  # built-ins' manifests are checked by tests, so agi --help never imports jsonschema
@@ -178,37 +196,29 @@ class Plugins:
         except Exception as exc:  # noqa: BLE001 - an invalid manifest skips the plugin, with the reason
             self.report_failure(label, "manifest", exc)
             return False
-        if self.pm.has_plugin(label):
+        if label in self._loaded:
             self.report_failure(label, "register", f"a plugin named {label!r} is already loaded; rename one of them")
             return False
-        try:
-            self.pm.register(obj, name=label)
-        except Exception as exc:  # noqa: BLE001 - pluggy validation errors become reports
-            self.report_failure(label, "register", exc)
-            return False
-        unknown = [caller.name for caller in self.pm.get_hookcallers(obj) or [] if not caller.has_spec()]
-        if unknown:  # a marked implementation under another name (``specname=``) for a hook that does not exist
-            self.pm.unregister(obj)
-            self.report_failure(label, "register", _unknown_hook(unknown[0]))
-            return False
+        self._loaded[label] = isolated(self.calls, label, obj, marked)
         self._versions[label] = version or _agi_core_version()
         if builtin:
             self._builtin.add(label)
-        self._ordered = False
+        self._pm = None  # the next hook call registers it among the others, in order
         return True
 
-    def _check_hook_names(self, label: str, obj: object) -> bool:
+    def _check_hook_names(self, label: str, obj: object, marked: dict[str, pluggy.HookimplOpts]) -> bool:
         """Refuse an ``agi_*`` function named for no hook; report one not marked with ``@hookimpl``.
 
         pluggy ignores unmarked functions, so without this a forgotten decorator would load silently.
         """
         names = [attr for attr in dir(obj) if attr.startswith("agi_") and callable(getattr(obj, attr, None))]
-        unknown = [attr for attr in names if attr not in hookspecs.HOOK_NAMES]
-        if unknown:
+        hooks = [opts.get("specname") or attr for attr, opts in marked.items()]
+        unknown = [name for name in names + hooks if name not in hookspecs.HOOK_NAMES]
+        if unknown:  # under its own name, or a marked implementation under another (``specname=``)
             self.report_failure(label, "register", _unknown_hook(unknown[0]))
             return False
         for attr in names:
-            if self.pm.parse_hookimpl_opts(obj, attr) is None:
+            if attr not in marked:
                 self.report_failure(
                     label,
                     "register",
@@ -216,6 +226,36 @@ class Plugins:
                     "decorate it with @agi_core.hookimpl",
                 )
         return True
+
+    @property
+    def pm(self) -> pluggy.PluginManager:
+        """The pluggy manager holding every loaded plugin (its :class:`HookProxy`), built on first use."""
+        if self._pm is None:
+            self._build()
+        assert self._pm is not None
+        return self._pm
+
+    def _build(self) -> None:
+        """Register every loaded plugin in a new pluggy manager, by descending name: the one place plugins enter pluggy.
+
+        pluggy calls the implementations of a hook, within each priority group (wrappers,
+        ``tryfirst``, plain, ``trylast``), last registered first, and has no ordering API
+        (pluggy#250). Registering once, by descending name, after loading makes the call order
+        priority, then plugin name, whatever order the plugins were loaded in; a plugin loaded
+        after a hook was called gets a new manager built the same way, never a re-sort of the
+        live one. What pluggy registers is each plugin's :class:`HookProxy`, which isolates its
+        implementations (:mod:`agi_core.hookcalls`). pluggy's ``check_pending()`` runs after.
+        """
+        pm = pluggy.PluginManager("agi")
+        pm.add_hookspecs(hookspecs)
+        for name in sorted(self._loaded, reverse=True):
+            try:
+                pm.register(self._loaded[name], name=name)
+            except Exception as exc:  # noqa: BLE001 - pluggy's validation errors become reports, on one line
+                del self._loaded[name]
+                self.report_failure(name, "register", "; ".join(f"{type(exc).__name__}: {exc}".splitlines()))
+        self._pm = pm
+        self.check_pending()
 
     def check_pending(self) -> None:
         """pluggy's ``check_pending()`` after loading: a plugin it names is reported and unregistered."""
@@ -226,6 +266,7 @@ class Plugins:
             except pluggy.PluginValidationError as exc:
                 name = self.pm.get_name(exc.plugin) or repr(exc.plugin)
                 self.pm.unregister(exc.plugin)
+                self._loaded.pop(name, None)
                 self.report_failure(name, "register", str(exc))
 
     def _check_manifest(self, obj: object) -> None:
@@ -261,30 +302,8 @@ class Plugins:
         self.add_module(module, name=entry_point.name, version=version)
 
     # -- calling ---------------------------------------------------------------------
-    def _settle(self) -> None:
-        """Re-register every plugin in descending name order so pluggy calls them by ascending name.
-
-        pluggy keeps implementations in registration order within each priority group
-        (wrappers, ``tryfirst``, plain, ``trylast``) and calls the last registered first
-        (pluggy#250: no ordering API). Registering by descending name makes the call order
-        priority, then plugin name, whatever order the plugins were loaded in.
-        """
-        if self._ordered:
-            return
-        plugins = sorted(self.pm.list_name_plugin(), key=lambda pair: pair[0], reverse=True)
-        for name, _plugin in plugins:
-            self.pm.unregister(name=name)
-        for name, plugin in plugins:
-            self.pm.register(plugin, name=name)
-            for caller in self.pm.get_hookcallers(plugin) or []:
-                for impl in caller.get_hookimpls():
-                    if impl.plugin is plugin:
-                        guard(self.calls, caller.name, impl)
-        self._ordered = True
-
     def caller(self, hook: str) -> Any:
-        """``pm.hook.<hook>``, with the implementations in their deterministic order."""
-        self._settle()
+        """``pm.hook.<hook>``, its implementations in their deterministic order."""
         return getattr(self.pm.hook, hook)
 
     def call_order(self, hook: str, skip: Iterable[str] = ()) -> list[str]:
@@ -310,11 +329,11 @@ class Plugins:
 
         An implementation that raises is reported in :attr:`failures` and left out; the
         others still run. Plugins named in ``skip`` are not called. Core code calls the
-        typed methods below; this is for hooks added by other packages.
+        typed methods below instead; this and :meth:`collect` are for tests and tools.
         """
         return self.calls.call(self.caller(hook), hook, kwargs, skip).results
 
-    def collect(self, hook: str, validate: Callable[[str, Any], Any] | None = None) -> dict[str, Registration]:
+    def collect(self, hook: str, validate: Validate | None = None) -> dict[str, Registration]:
         """Run a registration hook and return what was registered, by name.
 
         ``validate(name, obj)`` may return a replacement object or raise; an invalid or
@@ -348,11 +367,53 @@ class Plugins:
                 self.report_failure(plugin, hook, exc)
         return found
 
-    def registry(self, hook: str, validate: Callable[[str, Any], Any] | None = None) -> dict[str, Any]:
+    def registry(self, hook: str, validate: Validate | None = None) -> dict[str, Any]:
         """``{name: object}`` registered through ``hook`` (see :meth:`collect`)."""
         return {name: registration.obj for name, registration in self.collect(hook, validate).items()}
 
-    # -- the typed facade: every call core code makes, keyword arguments only -----------
+    # -- the typed facade: one method per hook, named for it without ``agi_``, keyword arguments only.
+    # Core code calls hooks only through these (tests/test_hook_calls.py walks agi_core's AST), and a
+    # kernel calls each registration hook once: it keeps what it collected.
+    def register_sensors(self, *, validate: Validate | None = None) -> dict[str, Registration]:
+        """``agi_register_sensors(register)``: the sensors, by name."""
+        return self.collect("agi_register_sensors", validate)
+
+    def register_actuators(self, *, validate: Validate | None = None) -> dict[str, Registration]:
+        """``agi_register_actuators(register)``: the tools, by name."""
+        return self.collect("agi_register_actuators", validate)
+
+    def register_router_agents(self, *, validate: Validate | None = None) -> dict[str, Registration]:
+        """``agi_register_router_agents(register)``: the Stage-0 router agents, by name."""
+        return self.collect("agi_register_router_agents", validate)
+
+    def register_brains(self, *, validate: Validate | None = None) -> dict[str, Registration]:
+        """``agi_register_brains(register)``: the brain factories, by name."""
+        return self.collect("agi_register_brains", validate)
+
+    def register_contracts(self, *, validate: Validate | None = None) -> dict[str, Registration]:
+        """``agi_register_contracts(register)``: contract files or objects, by name."""
+        return self.collect("agi_register_contracts", validate)
+
+    def register_memory_backends(self, *, validate: Validate | None = None) -> dict[str, Registration]:
+        """``agi_register_memory_backends(register)``: the memory backend factories, by name."""
+        return self.collect("agi_register_memory_backends", validate)
+
+    def register_llm_providers(self, *, validate: Validate | None = None) -> dict[str, Registration]:
+        """``agi_register_llm_providers(register)``: the LLM provider factories, by name."""
+        return self.collect("agi_register_llm_providers", validate)
+
+    def register_embedders(self, *, validate: Validate | None = None) -> dict[str, Registration]:
+        """``agi_register_embedders(register)``: the text-embedder factories, by name."""
+        return self.collect("agi_register_embedders", validate)
+
+    def register_synonyms(self, *, validate: Validate | None = None) -> dict[str, Registration]:
+        """``agi_register_synonyms(register)``: the synonym tables, by name."""
+        return self.collect("agi_register_synonyms", validate)
+
+    def register_modules(self, *, validate: Validate | None = None) -> dict[str, Registration]:
+        """``agi_register_modules(register)``: the cognitive modules, by name."""
+        return self.collect("agi_register_modules", validate)
+
     def register_commands(self, *, cli: click.Group) -> list[tuple[str, Any]]:
         """``agi_register_commands(cli)``."""
         return self.call_each("agi_register_commands", cli=cli)
@@ -398,10 +459,32 @@ class Plugins:
 def register_json_files(register: Callable[..., None], folder: Path) -> None:
     """``register(path, name=path.stem)`` for every ``*.json`` file of ``folder``, in name order.
 
-    What a plugin that ships data files (contracts, say) does in its registration hook.
+    What a plugin that ships data files does in its registration hook; for contracts,
+    :func:`contract_folder_hook` is the whole hook.
     """
     for path in sorted(folder.glob("*.json")):
         register(path, name=path.stem)
+
+
+def contract_folder_hook(folder: Path) -> Callable[..., None]:
+    """The ``agi_register_contracts`` implementation of a plugin whose contracts are the ``*.json`` files of ``folder``.
+
+    A contract pack's plugin module is one assignment, each file registered under its name::
+
+        agi_register_contracts = contract_folder_hook(Path(__file__).parent / "contracts")
+
+    A missing folder fails the plugin's import, so the plugin is reported and skipped. This lives
+    here, not in :mod:`agi_core.contracts`: ``agi --help`` imports every plugin module, and the
+    contracts package (JSON Schema) would cost more than the whole command may.
+    """
+    if not folder.is_dir():
+        raise RegistrationError(f"no contract folder at {folder}; ship the contract files inside the package")
+
+    def agi_register_contracts(register: hookspecs.Register) -> None:
+        register_json_files(register, folder)
+
+    hook: Callable[..., None] = hookspecs.hookimpl(specname="agi_register_contracts")(agi_register_contracts)
+    return hook
 
 
 @functools.cache

@@ -31,8 +31,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agi_core.autonomy import goals
 from agi_core.kernel import Kernel
+from agi_core.scheduling import goals
 
 GOAL_MS = 50.0
 OPS = ("add", "done", "move", "list", "reply", "seal")

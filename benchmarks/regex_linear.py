@@ -33,9 +33,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agi_core import inputs
-from agi_core.autonomy.goal_phrases import goal_request
-from agi_core.autonomy.jobs import JOB_NAME
-from agi_core.autonomy.when import parse_duration_ms
 from agi_core.brain import answer
 from agi_core.brain.stage0 import phrases
 from agi_core.brain.stage0.habits import HABIT_AGENTS, file_request
@@ -51,6 +48,9 @@ from agi_core.longterm.ingest import text_records
 from agi_core.longterm.query import analyze
 from agi_core.memory import blobs
 from agi_core.memory.keys import check_key, words
+from agi_core.scheduling.goal_phrases import goal_request
+from agi_core.scheduling.jobs import JOB_NAME
+from agi_core.scheduling.when import parse_duration_ms
 from agi_core.state.paths import _DRIVE
 from agi_core.state.service import TREE_ID
 from agi_core.state.values import NAME_RE
@@ -212,8 +212,8 @@ CASES: dict[str, tuple[Callable[[str], object], dict[str, Callable[[int], str]]]
 #: every module of agi_core that uses ``re``, and the case above that times its patterns
 #: (tests/test_input_linear.py fails when a module with a regex is missing here)
 AUDITED_MODULES = {
-    "agi_core/autonomy/jobs.py": "autonomy (job names, durations)",
-    "agi_core/autonomy/when.py": "autonomy (job names, durations)",
+    "agi_core/scheduling/jobs.py": "autonomy (job names, durations)",
+    "agi_core/scheduling/when.py": "autonomy (job names, durations)",
     "agi_core/brain/answer.py": "brain.answer (words, question, person, negations, sentences)",
     "agi_core/checkpoints.py": "names (variable, checkpoint, tree id, path, contract path)",
     "agi_core/contracts/fallbacks.py": "contracts.fallbacks greeting/request",

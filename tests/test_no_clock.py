@@ -62,7 +62,7 @@ ALLOWED = {
         "and stored beside it; it never enters a tick or a journal record",
     ),
     "time.time_ns": (
-        ("agi_core/autonomy/clock.py",),
+        ("agi_core/scheduling/clock.py",),
         "WallClock, the clock of agi run --follow and agi schedule add: the kernel reads it once per tick "
         "through externals.fetch('tick_clock'), so the reading is journaled and replay serves it back",
     ),

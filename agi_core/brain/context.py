@@ -98,8 +98,8 @@ class ReasonContext:
     council: Sequence[Any] | None = None  # council members (objects with vote); None: the Stage-0 voters
     council_settings: Callable[[], Mapping[str, Any]] | None = None  # the stage0 plugin's council_* settings
     contracts: Any = None  # the tick's ContractCaller when a contract provider is configured, else None
-    goal_plan: Plan | None = None  # set when the tick runs a goal's plan step (agi_core.autonomy.plans)
-    goal_writes: list[str] = attrs.field(factory=list)  # ids of the goals this tick wrote (agi_core.autonomy.goals)
+    goal_plan: Plan | None = None  # set when the tick runs a goal's plan step (agi_core.scheduling.plans)
+    goal_writes: list[str] = attrs.field(factory=list)  # ids of the goals this tick wrote (agi_core.scheduling.goals)
 
     @property
     def text(self) -> str:

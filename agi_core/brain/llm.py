@@ -26,7 +26,7 @@ import attrs
 from agi_core.brain import answer, llm_context, llm_reason
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.brain.llm_reason import AGENT, CONTRACT
-from agi_core.contracts import Budget, registry_from_plugins
+from agi_core.contracts import Budget
 from agi_core.contracts.provider import Provider
 from agi_core.errors import AgiError, ConfigError
 from agi_core.llm.journaled import JournaledProvider
@@ -67,7 +67,7 @@ def tool_specs(kernel: Kernel) -> list[dict[str, Any]]:
 def provider_factory(kernel: Kernel) -> tuple[str, Callable[[], Provider]]:
     """``(name, build)`` for the provider named by ``AGI_LLM_PROVIDER`` (default: llama-cpp)."""
     name = os.environ.get("AGI_LLM_PROVIDER", "llama-cpp")
-    registered = kernel.plugins.registry("agi_register_llm_providers")
+    registered = kernel.llm_providers
     if name not in registered:
         raise ConfigError(
             f"no LLM provider named {name!r} (AGI_LLM_PROVIDER); installed: {', '.join(sorted(registered)) or 'none'}"
@@ -117,7 +117,7 @@ class LLMBrain:
         self.build = build
         self.timeout_s = timeout_s if timeout_s is not None else kernel.config.llm_timeout_s
         self.budget = budget or Budget(attempts=3, tokens=6000, max_tokens=256)
-        self.contract = registry_from_plugins(kernel.plugins)[CONTRACT]
+        self.contract = kernel.contracts[CONTRACT]
         self.tools = tool_specs(kernel)
 
     def close(self) -> None:

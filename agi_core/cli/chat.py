@@ -94,7 +94,7 @@ def _facts(kernel: Any) -> list[str]:
 
 
 def _goals(kernel: Any) -> list[str]:
-    from agi_core.autonomy import goals
+    from agi_core.scheduling import goals
 
     order = {"active": 0, "open": 1, "blocked": 2}
     found = sorted(goals.all_goals(kernel.store), key=lambda goal: order.get(goal.status, 3))

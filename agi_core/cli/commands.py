@@ -130,11 +130,11 @@ def run(
     and maintenance ticks when idle (docs/modules.md); with --step-every, the active goal's plan
     advances one step per tick when idle.
     """
-    from agi_core.autonomy.sensors import drain
+    from agi_core.scheduling.sensors import drain
 
     if follow:
-        from agi_core.autonomy.cli import run_follow
-        from agi_core.autonomy.when import parse_duration_ms
+        from agi_core.scheduling.cli import run_follow
+        from agi_core.scheduling.when import parse_duration_ms
 
         every_ms = None if clock_every is None else parse_duration_ms(clock_every) if clock_every.strip() != "0" else 0
         maintain_ms = parse_duration_ms(maintain_every) if maintain_every.strip() != "0" else None
@@ -185,8 +185,8 @@ def chat(
     lines can be edited and the history is kept in <db>.history.
     """
 
-    from agi_core.autonomy.sensors import drain
     from agi_core.cli.chat import enable_history, forget_last_line, slash_command
+    from agi_core.scheduling.sensors import drain
 
     def confirm(tool: ToolDefinition, args: dict[str, Any]) -> bool:
         allowed = click.confirm(f"Allow {tool.effect} tool {tool.name} with {dumps(args)}?", default=False)

@@ -109,7 +109,7 @@ def registry_from_plugins(plugins: Plugins) -> ContractRegistry:
     (with the file and the JSON path) and that contract is skipped; the others load.
     """
     registry = ContractRegistry()
-    for registration in plugins.collect(HOOK, validate=as_contract).values():
+    for registration in plugins.register_contracts(validate=as_contract).values():
         try:
             registry.add(registration.obj, registration.plugin)
         except RegistrationError as exc:  # a path and a name that both mean one contract

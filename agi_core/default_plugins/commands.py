@@ -33,11 +33,11 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
         "List write/external tool calls committed as intents but never receipted.",
     ),
     "schedule": (
-        "agi_core.autonomy.cli:schedule",
+        "agi_core.scheduling.cli:schedule",
         "Scheduled jobs: each says its text as a tick (source schedule:NAME) when due, under agi run --follow.",
     ),
     "goals": (
-        "agi_core.autonomy.goals_cli:goals_group",
+        "agi_core.scheduling.goals_cli:goals_group",
         "Goals: a DAG with one active goal, each with a plan of at most 20 steps; each change is a journaled tick.",
     ),
     "replay": (

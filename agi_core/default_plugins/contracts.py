@@ -5,18 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agi_core.hookspecs import Register, hookimpl
-from agi_core.plugins import register_json_files
+from agi_core.hookspecs import hookimpl
+from agi_core.plugins import contract_folder_hook
 
 if TYPE_CHECKING:
     import click
 
 SPECS = Path(__file__).resolve().parent.parent / "contracts" / "specs"
 
-
-@hookimpl
-def agi_register_contracts(register: Register) -> None:
-    register_json_files(register, SPECS)
+agi_register_contracts = contract_folder_hook(SPECS)
 
 
 @hookimpl

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agi_core.autonomy.clock import DEFAULT_CLOCK_EVERY_MS
 from agi_core.hookspecs import Register, hookimpl
+from agi_core.scheduling.clock import DEFAULT_CLOCK_EVERY_MS
 
 if TYPE_CHECKING:  # the sensors load when they register (a kernel opens), not for agi --help
     from agi_core.model import Input
@@ -40,7 +40,7 @@ class InputQueueSensor:
 
 @hookimpl
 def agi_register_sensors(register: Register) -> None:
-    from agi_core.autonomy.sensors import ClockSensor
+    from agi_core.scheduling.sensors import ClockSensor
 
     register(InputQueueSensor())
     register(ClockSensor())
@@ -49,7 +49,7 @@ def agi_register_sensors(register: Register) -> None:
 @hookimpl
 def agi_start_plugin(kernel: Any) -> None:
     """Give the kernel's clock sensor its configured period (used when ``--follow`` names none)."""
-    from agi_core.autonomy.sensors import ClockSensor
+    from agi_core.scheduling.sensors import ClockSensor
 
     sensor = kernel.sensors.get("clock")
     if isinstance(sensor, ClockSensor):
@@ -59,7 +59,7 @@ def agi_start_plugin(kernel: Any) -> None:
 @hookimpl
 def agi_stop_plugin(kernel: Any) -> None:
     """Disarm the clock sensor: a closed kernel's sensor never fires again."""
-    from agi_core.autonomy.sensors import ClockSensor
+    from agi_core.scheduling.sensors import ClockSensor
 
     sensor = kernel.sensors.get("clock")
     if isinstance(sensor, ClockSensor):

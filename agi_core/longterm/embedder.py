@@ -61,7 +61,7 @@ def embedder_from_plugins(name: str = DEFAULT_EMBEDDER, plugins: Any = None, **o
         from agi_core.plugins import load_plugins
 
         plugins = load_plugins()
-    found = plugins.registry("agi_register_embedders")
+    found = {key: registration.obj for key, registration in plugins.register_embedders().items()}
     if name not in found:
         known = ", ".join(sorted(found)) or "none"
         raise ConfigError(f"no embedder named {name!r} (registered: {known}); install the plugin that provides it")

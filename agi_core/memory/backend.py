@@ -261,7 +261,7 @@ class IntentStore(Protocol):
 
 
 class JobStore(Protocol):
-    """Scheduled jobs (:mod:`agi_core.autonomy.jobs`) as dicts with the fields of ``jobs_table.COLUMNS``."""
+    """Scheduled jobs (:mod:`agi_core.scheduling.jobs`) as dicts with the fields of ``jobs_table.COLUMNS``."""
 
     def all_jobs(self) -> list[dict[str, Any]]:
         """Every job, in name order."""

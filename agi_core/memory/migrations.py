@@ -83,7 +83,7 @@ def m009_blobs(db: sqlite_utils.Database) -> None:
 
 
 def m010_jobs(db: sqlite_utils.Database) -> None:
-    """Scheduled jobs (agi_core.autonomy.jobs); times are ms since the epoch, ``next_due_ms`` NULL once done."""
+    """Scheduled jobs (agi_core.scheduling.jobs); times are ms since the epoch, ``next_due_ms`` NULL once done."""
     db.execute(
         "CREATE TABLE jobs (name TEXT PRIMARY KEY, kind TEXT NOT NULL, spec TEXT NOT NULL, say TEXT NOT NULL, "
         "next_due_ms INTEGER, last_run_ms INTEGER, runs INTEGER NOT NULL, missed INTEGER NOT NULL, "
@@ -107,7 +107,7 @@ def m012_module_state(db: sqlite_utils.Database) -> None:
 
 
 def m013_goals(db: sqlite_utils.Database) -> None:
-    """The goal DAG (agi_core.autonomy.goals): ``parent`` is another goal's id or NULL; plan and assumptions
+    """The goal DAG (agi_core.scheduling.goals): ``parent`` is another goal's id or NULL; plan and assumptions
     JSON; ``seq`` the order goals were added in."""
     db.execute(
         "CREATE TABLE goals (id TEXT PRIMARY KEY, parent TEXT, description TEXT NOT NULL, status TEXT NOT NULL, "

@@ -281,7 +281,7 @@ class SqliteStore(StoredText):
     def module_state_sizes(self) -> dict[str, tuple[int, int]]:
         return module_state_table.sizes(self.conn)
 
-    # -- goals (agi_core.autonomy.goals) -------------------------------------------------
+    # -- goals (agi_core.scheduling.goals) -------------------------------------------------
     def goals(self) -> list[dict[str, Any]]:
         return goals_table.all_goals(self.conn)
 
@@ -309,7 +309,7 @@ class SqliteStore(StoredText):
     def delete_goal(self, goal_id: str) -> bool:
         return goals_table.delete_goal(self.conn, goal_id)
 
-    # -- jobs (agi_core.autonomy) -------------------------------------------------------
+    # -- jobs (agi_core.scheduling) -------------------------------------------------------
     def all_jobs(self) -> list[dict[str, Any]]:
         return jobs_table.all_jobs(self.conn)
 

@@ -132,6 +132,6 @@ def load_modules(plugins: Plugins) -> list[LoadedModule]:
 
     A module ordered against one that is not loaded, or caught in a cycle, is reported and left out.
     """
-    found = plugins.collect(HOOK, check_module)
+    found = plugins.register_modules(validate=check_module)
     loaded = [attrs.evolve(reg.obj, plugin=reg.plugin) for reg in found.values()]
     return run_order(loaded, lambda module, problem: plugins.report_failure(module.plugin, HOOK, problem))

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from agi_core.autonomy.clock import PinnedClock, SimulatedClock
 from agi_core.kernel import Kernel
+from agi_core.scheduling.clock import PinnedClock, SimulatedClock
 
 START_MS = 1_795_000_000_000  # 2026-11-18T…Z: any fixed instant will do
 

@@ -81,8 +81,8 @@ def test_follow_runs_a_scheduled_job_until_a_signal_and_replays_equal(tmp_path, 
 
 HUNG_FOLLOWER = """
 import sys, time
-from agi_core.autonomy.clock import PinnedClock, WallClock
-from agi_core.autonomy.follow import Follow, stop_on_signals
+from agi_core.scheduling.clock import PinnedClock, WallClock
+from agi_core.scheduling.follow import Follow, stop_on_signals
 from agi_core.hookspecs import hookimpl
 from agi_core.kernel import Kernel
 from agi_core.plugins import Plugins

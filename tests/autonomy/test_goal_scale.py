@@ -11,9 +11,9 @@ import re
 
 import pytest
 
-from agi_core.autonomy.goals import all_goals, get
 from agi_core.errors import ValidationError
 from agi_core.kernel import Kernel
+from agi_core.scheduling.goals import all_goals, get
 from agi_core.testing.conformance.harness import goal
 
 DEPTH, COUNT = 60, 300

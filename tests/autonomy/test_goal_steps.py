@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import pytest
 
-from agi_core.autonomy import plans
-from agi_core.autonomy.clock import PinnedClock
-from agi_core.autonomy.follow import Follow
-from agi_core.autonomy.goal_commands import StepTaken
-from agi_core.autonomy.goals import all_goals
 from agi_core.kernel import Kernel
 from agi_core.model import ToolDefinition
 from agi_core.replay import replay
+from agi_core.scheduling import plans
+from agi_core.scheduling.clock import PinnedClock
+from agi_core.scheduling.follow import Follow
+from agi_core.scheduling.goal_commands import StepTaken
+from agi_core.scheduling.goals import all_goals
 from agi_core.testing import builtin_plugins, open_kernel, tools_plugin
 from agi_core.tools import Tool, ToolPolicy
 

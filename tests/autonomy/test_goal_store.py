@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import orjson
 
-from agi_core.autonomy.beliefs import beliefs_for
-from agi_core.autonomy.follow import Follow
-from agi_core.autonomy.goal_phrases import goal_request
-from agi_core.autonomy.goals import all_goals
 from agi_core.kernel import Kernel
 from agi_core.model import Goal, JournalRecord, Recalled, TickState, WorkingMemory
 from agi_core.replay import replay, replay_records
+from agi_core.scheduling.beliefs import beliefs_for
+from agi_core.scheduling.follow import Follow
+from agi_core.scheduling.goal_phrases import goal_request
+from agi_core.scheduling.goals import all_goals
 from agi_core.serialization import from_data, to_data
 from tests.autonomy.conftest import START_MS
 

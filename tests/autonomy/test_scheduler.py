@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from agi_core.autonomy.clock import CLOCK_EXTERNAL, PinnedClock, iso_ms
-from agi_core.autonomy.commands import list_jobs, next_due
-from agi_core.autonomy.follow import Follow
-from agi_core.autonomy.when import cron_next_ms, parse_at_ms, parse_duration_ms
 from agi_core.errors import ConfigError, ValidationError
 from agi_core.kernel import Kernel
 from agi_core.memory import jobs_table
 from agi_core.replay import replay
+from agi_core.scheduling.clock import CLOCK_EXTERNAL, PinnedClock, iso_ms
+from agi_core.scheduling.commands import list_jobs, next_due
+from agi_core.scheduling.follow import Follow
+from agi_core.scheduling.when import cron_next_ms, parse_at_ms, parse_duration_ms
 from tests.autonomy.conftest import START_MS
 
 S = 1000
@@ -188,7 +188,7 @@ def test_a_job_edited_outside_the_journal_is_named_by_verify(tmp_path, sim):
 
 
 def test_firing_a_job_that_is_not_due_keeps_its_due_time():
-    from agi_core.autonomy.jobs import Job, fired
+    from agi_core.scheduling.jobs import Job, fired
 
     job = Job("ping", "every", str(10 * S), "hi", next_due_ms=START_MS + 10 * S)
     again = fired(job, START_MS + 5 * S)  # a second follower ran it after the first advanced it

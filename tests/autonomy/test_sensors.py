@@ -9,15 +9,15 @@ import threading
 from click.testing import CliRunner
 
 from agi_core import plugins as plugins_module
-from agi_core.autonomy.clock import iso_ms
-from agi_core.autonomy.follow import Follow
-from agi_core.autonomy.sensors import DRAIN_TICKS_MAX, FdReader, StdinReader, drain
 from agi_core.cli.main import make_cli
 from agi_core.hookspecs import hookimpl
 from agi_core.inputs import read_lines
 from agi_core.kernel import Kernel
 from agi_core.model import Input
 from agi_core.plugins import Plugins
+from agi_core.scheduling.clock import iso_ms
+from agi_core.scheduling.follow import Follow
+from agi_core.scheduling.sensors import DRAIN_TICKS_MAX, FdReader, StdinReader, drain
 from tests.autonomy.conftest import START_MS
 
 S = 1000

@@ -175,3 +175,28 @@ def test_registry_accepts_contract_objects_and_dicts():
         registry["nope"]
     assert isinstance(info.value, KeyError)
     assert registry.get("nope") is None
+
+
+def test_a_contract_folder_hook_registers_each_file_of_its_folder_under_its_name(tmp_path):
+    import types
+
+    from agi_core.plugins import contract_folder_hook
+
+    other = json.loads(json.dumps(GOOD))
+    other["name"] = "second_router"
+    write(tmp_path, GOOD), write(tmp_path, other, "second_router")
+    pack = types.ModuleType("pack")
+    pack.agi_register_contracts = contract_folder_hook(tmp_path)  # type: ignore[attr-defined]
+    plugins = Plugins()
+    assert plugins.add_module(pack)
+    registry = registry_from_plugins(plugins)
+    assert sorted(registry) == ["second_router", "trigger_router"]
+    assert {registry.plugin_of(name) for name in registry} == {"pack"}
+    assert plugins.failures == []
+
+
+def test_a_contract_folder_that_does_not_exist_is_one_line_at_import(tmp_path):
+    from agi_core.plugins import contract_folder_hook
+
+    with pytest.raises(RegistrationError, match=r"^no contract folder at .*gone; ship the contract files"):
+        contract_folder_hook(tmp_path / "gone")

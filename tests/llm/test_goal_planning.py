@@ -12,11 +12,11 @@ import json
 
 import pytest
 
-from agi_core.autonomy.goals import all_goals
 from agi_core.contracts.caller import EXTERNAL
 from agi_core.kernel import Kernel
 from agi_core.llm.testing import chat_reply
 from agi_core.replay import replay
+from agi_core.scheduling.goals import all_goals
 
 
 @pytest.mark.llm

@@ -11,9 +11,9 @@ import sys
 import time
 from pathlib import Path
 
-from agi_core.autonomy.clock import PinnedClock, SimulatedClock
-from agi_core.autonomy.follow import Follow
 from agi_core.replay import replay
+from agi_core.scheduling.clock import PinnedClock, SimulatedClock
+from agi_core.scheduling.follow import Follow
 from agi_core.testing import builtin_plugins, open_kernel
 
 S = 1000

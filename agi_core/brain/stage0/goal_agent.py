@@ -2,17 +2,17 @@
 
 It is tried before the profile rule (R2), which would read "my goal is to …" as a profile
 fact and "what are my goals?" as a profile question. The phrasings are in
-:mod:`agi_core.autonomy.goal_phrases`; what each does is in :mod:`agi_core.autonomy.conversation`.
+:mod:`agi_core.scheduling.goal_phrases`; what each does is in :mod:`agi_core.scheduling.conversation`.
 """
 
 from __future__ import annotations
 
 import attrs
 
-from agi_core.autonomy.conversation import handle
-from agi_core.autonomy.goal_phrases import goal_request
 from agi_core.brain.context import AgentReply, ReasonContext
 from agi_core.replies import F3_NO_AGENT
+from agi_core.scheduling.conversation import handle
+from agi_core.scheduling.goal_phrases import goal_request
 
 
 @attrs.frozen

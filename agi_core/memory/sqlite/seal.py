@@ -29,9 +29,9 @@ TABLES: dict[str, tuple[str, bool]] = {
     "working": ("id", False),
     "rlm_variables": ("namespace || '/' || name", False),
     "meta": ("key", False),
-    "jobs": ("name", False),  # scheduled jobs (agi_core.autonomy), a few rows
+    "jobs": ("name", False),  # scheduled jobs (agi_core.scheduling), a few rows
     "module_state": ("module || '/' || key", False),  # cognitive modules' own state (agi_core.modules)
-    "goals": ("id", True),  # the goal DAG (agi_core.autonomy.goals): thousands of rows, each with its updated_tick
+    "goals": ("id", True),  # the goal DAG (agi_core.scheduling.goals): thousands of rows, each with its updated_tick
 }
 TICK_COLUMNS = {"goals": "updated_tick"}  # the column of a ticked table that holds the writing tick, if not "tick"
 

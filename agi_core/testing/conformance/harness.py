@@ -110,7 +110,7 @@ class Harness:
     @pytest.fixture
     def open_store(self, backend: str, tmp_path: Path) -> Iterator[Callable[..., MemoryBackend]]:
         """``open_store(name="agent")``: the backend on a fresh agent (the same agent for the same name)."""
-        factories = self.plugins().registry("agi_register_memory_backends")
+        factories = {name: reg.obj for name, reg in self.plugins().register_memory_backends().items()}
         if backend not in factories:
             pytest.fail(f"no memory backend named {backend!r}; installed: {', '.join(sorted(factories))}")
         opened: list[MemoryBackend] = []

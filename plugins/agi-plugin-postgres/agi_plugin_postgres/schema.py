@@ -68,7 +68,7 @@ AGENT_STEPS.append(("p004_rlm_state", rlm.STEPS))
 AGENT_STEPS.append(("p005_long_term_memory", ltm.STEPS))
 AGENT_STEPS.append(
     (
-        "p006_goals",  # the goal DAG (agi_core.autonomy.goals); the SQLite store's m013_goals
+        "p006_goals",  # the goal DAG (agi_core.scheduling.goals); the SQLite store's m013_goals
         [
             "CREATE TABLE {s}.goals (id TEXT PRIMARY KEY, parent TEXT, description TEXT NOT NULL, "
             "status TEXT NOT NULL, priority DOUBLE PRECISION NOT NULL, progress DOUBLE PRECISION NOT NULL, "

@@ -411,7 +411,7 @@ class PostgresStore(PostgresGoals, StoredText):
     def ltm_rows(self) -> PostgresLtmRows:
         return PostgresLtmRows(self)
 
-    # -- scheduled jobs (agi_core.autonomy.jobs) -------------------------------------------
+    # -- scheduled jobs (agi_core.scheduling.jobs) -------------------------------------------
     def all_jobs(self) -> list[dict[str, Any]]:
         rows = self._all(f'SELECT {_JOB_COLUMNS} FROM {{s}}.jobs ORDER BY name COLLATE "C"')
         return [dict(zip(jobs_table.COLUMNS, row, strict=True)) for row in rows]

@@ -8,7 +8,7 @@ the counter). The active goal is also in working memory (``WorkingMemory.active_
 Invariant: at most one goal is ``active``; when the active goal is finished (done, failed)
 or blocked, the next one is chosen among the ``open`` goals: highest priority, then oldest
 (or by the ``cognition_goal_prioritizer`` contract among the first ``CANDIDATES_MAX`` of them,
-see :mod:`agi_core.autonomy.planning`).
+see :mod:`agi_core.scheduling.planning`).
 
 Each operation reads only the goals it needs through the store's indexed reads (by id, by
 parent, the ancestors in one query, by status in rank order), so it costs the same among

@@ -14,9 +14,9 @@ import threading
 from collections.abc import Iterator
 from typing import IO, Any
 
-from agi_core.autonomy.clock import DEFAULT_CLOCK_EVERY_MS, iso_ms
 from agi_core.inputs import Oversized, ReadsLines, read_lines
 from agi_core.model import Input, JournalRecord
+from agi_core.scheduling.clock import DEFAULT_CLOCK_EVERY_MS, iso_ms
 
 DRAIN_TICKS_MAX = 100  # ticks one drain may run before it yields to the caller
 

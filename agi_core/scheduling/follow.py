@@ -20,14 +20,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from agi_core.autonomy import plans
-from agi_core.autonomy.clock import PinnedClock
-from agi_core.autonomy.commands import next_due
-from agi_core.autonomy.goal_commands import StepTaken
-from agi_core.autonomy.sensors import ClockSensor, StdinReader
 from agi_core.errors import ConfigError
 from agi_core.inputs import Oversized
 from agi_core.model import JournalRecord
+from agi_core.scheduling import plans
+from agi_core.scheduling.clock import PinnedClock
+from agi_core.scheduling.commands import next_due
+from agi_core.scheduling.goal_commands import StepTaken
+from agi_core.scheduling.sensors import ClockSensor, StdinReader
 
 IDLE_SLEEP_S = 0.05  # how long an idle loop waits before it looks again
 

@@ -6,7 +6,7 @@
 
 Only an answer of the model (``source == "llm"``) is used: the contracts' own fallbacks
 are placeholders ("ask the user to clarify"), so without a usable answer the heuristics of
-:mod:`agi_core.autonomy.plans` and :mod:`agi_core.autonomy.goals` decide. Every call is the
+:mod:`agi_core.scheduling.plans` and :mod:`agi_core.scheduling.goals` decide. Every call is the
 tick's ``contract_call`` external (the caller records it), so replay never asks the model;
 ``contract_planning`` records that the tick planned with a provider, so replay (without one)
 plans the same way from the recorded outcomes.
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agi_core.autonomy.plans import ACTION_SUCCEEDS
 from agi_core.errors import AgiError, ReplayMismatch
 from agi_core.model import PLAN_STEPS_MAX, Goal, PlanStep
+from agi_core.scheduling.plans import ACTION_SUCCEEDS
 
 if TYPE_CHECKING:
     from agi_core.contracts.caller import ContractCaller

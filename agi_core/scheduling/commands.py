@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agi_core.autonomy import jobs
-from agi_core.autonomy.clock import read_tick_clock
 from agi_core.errors import AgiError, ConfigError, ValidationError
 from agi_core.externals import Externals
 from agi_core.inputs import utf8_size
 from agi_core.model import Input
+from agi_core.scheduling import jobs
+from agi_core.scheduling.clock import read_tick_clock
 from agi_core.serialization import from_data, to_data
 
 if TYPE_CHECKING:

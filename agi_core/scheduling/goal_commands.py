@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agi_core.autonomy import goals, plans
-from agi_core.autonomy.conversation import stage0_can_act, stage0_route
-from agi_core.autonomy.planning import planner_for
 from agi_core.errors import ValidationError
 from agi_core.model import PLAN_STEPS_MAX, Goal, PlanStep
+from agi_core.scheduling import goals, plans
+from agi_core.scheduling.conversation import stage0_can_act, stage0_route
+from agi_core.scheduling.planning import planner_for
 from agi_core.serialization import to_data
 
 if TYPE_CHECKING:

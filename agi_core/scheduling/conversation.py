@@ -1,4 +1,4 @@
-"""What the agent does when a line talks about goals (see :mod:`agi_core.autonomy.goal_phrases`).
+"""What the agent does when a line talks about goals (see :mod:`agi_core.scheduling.goal_phrases`).
 
 Each function runs inside the tick and changes the goal store (and, for a reminder, the
 jobs table) in the tick's transaction. They return the reply and the action; a plan step
@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from agi_core.autonomy import goals, jobs, plans
-from agi_core.autonomy.clock import CLOCK_EXTERNAL, WallClock, iso_ms
-from agi_core.autonomy.goal_phrases import goal_request, reminder_goal, reminder_line
-from agi_core.autonomy.planning import planner_for
-from agi_core.autonomy.when import parse_duration_ms
 from agi_core.errors import AgiError, ValidationError
 from agi_core.model import Action, Goal, Input, PlanStep
+from agi_core.scheduling import goals, jobs, plans
+from agi_core.scheduling.clock import CLOCK_EXTERNAL, WallClock, iso_ms
+from agi_core.scheduling.goal_phrases import goal_request, reminder_goal, reminder_line
+from agi_core.scheduling.planning import planner_for
+from agi_core.scheduling.when import parse_duration_ms
 from agi_core.serialization import to_data
 
 if TYPE_CHECKING:

@@ -12,9 +12,9 @@ from typing import Any, Literal
 
 import attrs
 
-from agi_core.autonomy.clock import iso_ms
-from agi_core.autonomy.when import cron_next_ms
 from agi_core.errors import ValidationError
+from agi_core.scheduling.clock import iso_ms
+from agi_core.scheduling.when import cron_next_ms
 from agi_core.serialization import dumps
 
 SOURCE_PREFIX = "schedule:"

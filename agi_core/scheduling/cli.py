@@ -8,10 +8,10 @@ from typing import Any
 
 import click
 
-from agi_core.autonomy.clock import PinnedClock, WallClock, wall_clock
-from agi_core.autonomy.commands import list_jobs
-from agi_core.autonomy.when import check_cron, parse_at_ms, parse_every_ms
 from agi_core.errors import ValidationError
+from agi_core.scheduling.clock import PinnedClock, WallClock, wall_clock
+from agi_core.scheduling.commands import list_jobs
+from agi_core.scheduling.when import check_cron, parse_at_ms, parse_every_ms
 from agi_core.serialization import dumps, to_data
 
 
@@ -74,8 +74,8 @@ def run_follow(
     """Run the follow loop until SIGINT or SIGTERM; the tick under way finishes first."""
     import threading
 
-    from agi_core.autonomy.follow import Follow, stop_on_signals
-    from agi_core.autonomy.sensors import StdinReader
+    from agi_core.scheduling.follow import Follow, stop_on_signals
+    from agi_core.scheduling.sensors import StdinReader
 
     kernel = state.open_kernel(clock=PinnedClock(WallClock()), **options)
     stream = getattr(sys.stdin, "buffer", None)

@@ -42,7 +42,7 @@ def goals_group() -> None:
 @click.pass_obj
 def goals_list(state: Any, as_json: bool) -> None:
     """List the goals: id, status, title, priority, progress, plan steps and parent."""
-    from agi_core.autonomy import goals
+    from agi_core.scheduling import goals
 
     store = state.open_kernel(existing=True).store
     if as_json:

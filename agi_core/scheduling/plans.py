@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agi_core.autonomy import goals
 from agi_core.errors import AgiError, ValidationError
 from agi_core.memory.keys import check_key
 from agi_core.model import PLAN_STEPS_MAX, Action, Goal, Observation, Plan, PlanStep
+from agi_core.scheduling import goals
 from agi_core.serialization import dumps
 
 if TYPE_CHECKING:
-    from agi_core.autonomy.planning import Planner
     from agi_core.brain.context import ReasonContext
+    from agi_core.scheduling.planning import Planner
 
 ACTION_SUCCEEDS = "the step's action succeeds"
 USER_DOES = "you do this step yourself"
