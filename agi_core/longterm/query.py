@@ -85,7 +85,11 @@ def analyze(query: str, speakers: Iterable[str] = ()) -> QueryInfo:
     return QueryInfo(query, tuple(words), tuple(named), query_window(query))
 
 
+def plain_words(query: str) -> list[str]:
+    """Every word of ``query``, lower-case, once: the textbook BM25 baseline's terms."""
+    return list(dict.fromkeys(word.lower() for word in TOKEN.findall(query)))
+
+
 def plain_expression(query: str) -> str | None:
     """Every word of ``query`` OR-ed: the textbook BM25 baseline."""
-    words = list(dict.fromkeys(word.lower() for word in TOKEN.findall(query)))
-    return " OR ".join(f'"{word}"' for word in words) or None
+    return " OR ".join(f'"{word}"' for word in plain_words(query)) or None

@@ -1,9 +1,11 @@
 """One search: candidates from faiss and FTS5, their neighbours, features, fusion.
 
 Candidates are the union of the ``candidates`` best items by cosine (faiss) and by BM25
-(FTS5), plus, when the neighbour weight is on, the item before and after each of them in
-the same session. Every candidate's cosine is then computed exactly from its stored
-vector (so an approximate index only decides who is a candidate, not the score).
+(the backend's full-text search, :meth:`LtmRows.full_text`), plus, when the neighbour weight
+is on, the item before and after each of them in the same session. Every candidate's cosine
+is then computed exactly from its vector, read from the index's own storage (so an
+approximate index only decides who is a candidate, not the score). Candidate rows are read
+as tuples; only the ``k`` hits become :class:`MemoryItem` objects.
 """
 
 from __future__ import annotations
@@ -13,9 +15,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from agi_core.longterm import vectors
-from agi_core.longterm.model import Hit, MemoryItem, ScoreBreakdown
-from agi_core.longterm.query import QueryInfo, analyze, plain_expression
+from agi_core.longterm.model import Hit, ScoreBreakdown, row_to_item
+from agi_core.longterm.query import QueryInfo, analyze, plain_words
 from agi_core.longterm.ranking import Candidates, RankWeights, top_rows
 
 if TYPE_CHECKING:
@@ -52,10 +53,10 @@ class Searcher:
         return out
 
     def _bm25(self, info: QueryInfo) -> dict[int, float]:
-        expr = plain_expression(info.text) if self.w.plain_bm25 else info.fts_expression()
-        if expr is None:
+        terms = plain_words(info.text) if self.w.plain_bm25 else list(info.words)
+        if not terms:
             return {}
-        return self.ltm.rows.full_text(expr, self.w.candidates)
+        return self.ltm.rows.full_text(terms, self.w.candidates)
 
     def _rank(
         self,
@@ -74,30 +75,30 @@ class Searcher:
         if w.neighbour:
             for seq in core:
                 wanted.update((seq - 1, seq + 1))
-        items = self.ltm.items(sorted(wanted))
-        seqs = np.array(sorted(items), dtype=np.int64)
-        rows = [items[int(s)] for s in seqs]
+        rows = sorted(self.ltm.rows.items(sorted(wanted)))  # ITEM_COLUMNS tuples, by seq
+        seqs = np.array([r[0] for r in rows], dtype=np.int64)
         n = len(rows)
         dense = np.zeros(n, np.float32)
         if qvec is not None and w.dense:
-            stored = vectors.fetch(self.ltm.rows, self.ltm.embedder.name, len(qvec), seqs.tolist())
-            for j, seq in enumerate(seqs):
-                vec = stored.get(int(seq))
-                if vec is not None:
-                    dense[j] = float(vec @ qvec)
-        where = {int(s): j for j, s in enumerate(seqs)}
-        prev = np.array([_adjacent(where, rows, j, -1) for j in range(n)], dtype=np.int64)
-        nxt = np.array([_adjacent(where, rows, j, +1) for j in range(n)], dtype=np.int64)
+            _found, stored = self.ltm.index().stored(seqs)
+            dense = stored @ qvec
+        sessions = [r[_SESSION] for r in rows]
+        same_prev = np.array(
+            [j > 0 and seqs[j - 1] == seqs[j] - 1 and sessions[j - 1] == sessions[j] for j in range(n)], dtype=bool
+        )
+        rows_at = np.arange(n, dtype=np.int64)
+        prev = np.where(same_prev, rows_at - 1, -1)
+        nxt = np.where(np.append(same_prev[1:], False), rows_at + 1, -1)
         named = set(info.speakers)
         window = info.window
         cand = Candidates(
             seq=seqs,
             dense=dense,
             bm25=np.array([bm25.get(int(s), 0.0) for s in seqs], dtype=np.float64),
-            speaker=np.array([1.0 if r.speaker in named else 0.0 for r in rows]),
-            date=np.array([1.0 if window and window.contains(r.timestamp, w.date_slack_days) else 0.0 for r in rows]),
-            importance=np.array([r.importance for r in rows]),
-            recency=np.array([0.5 ** (max(0, max_tick - r.tick) / w.recency_half_life) for r in rows]),
+            speaker=np.array([1.0 if r[_SPEAKER] in named else 0.0 for r in rows]),
+            date=np.array([1.0 if window and window.contains(r[_TIMESTAMP], w.date_slack_days) else 0.0 for r in rows]),
+            importance=np.array([r[_IMPORTANCE] for r in rows], dtype=np.float64),
+            recency=np.array([0.5 ** (max(0, max_tick - r[_TICK]) / w.recency_half_life) for r in rows]),
             prev=prev,
             next=nxt,
         )
@@ -105,15 +106,13 @@ class Searcher:
         eligible = np.ones(n, dtype=bool) if w.neighbour else np.isin(seqs, list(core))
         hits = []
         for rank, j in enumerate(top_rows(final, seqs, k, eligible), start=1):
-            hits.append(Hit(rows[j], rank, float(final[j]), _breakdown(cand, j, float(final[j]), float(near[j]))))
+            item = row_to_item(rows[j])
+            hits.append(Hit(item, rank, float(final[j]), _breakdown(cand, j, float(final[j]), float(near[j]))))
         return hits
 
 
-def _adjacent(where: dict[int, int], rows: list[MemoryItem], j: int, step: int) -> int:
-    other = where.get(rows[j].seq + step)
-    if other is None or rows[other].session != rows[j].session:
-        return -1
-    return other
+# Positions in an ITEM_COLUMNS row (agi_core.memory.row_layouts).
+_TICK, _SPEAKER, _TIMESTAMP, _SESSION, _IMPORTANCE = 2, 5, 6, 7, 8
 
 
 def _breakdown(cand: Candidates, j: int, score: float, near: float) -> ScoreBreakdown:

@@ -24,6 +24,10 @@ from agi_core.longterm.vindex import IndexPolicy, VectorIndex
 from agi_core.memory.backend import LtmRows
 from agi_core.memory.sqlite.ltm_rows import SqliteLtmRows, open_connection
 
+#: Vectors added by catch-ups before the index file is rewritten (ingestion, a long session):
+#: a crash then costs at most this many vectors re-read from the rows at the next open.
+SAVE_AFTER = 5000
+
 
 class LongTermMemory:
     """Long-term memory on the rows of a kernel-owned memory backend.
@@ -56,6 +60,10 @@ class LongTermMemory:
         self._speakers: set[str] | None = None
         self._owns_conn = False
         self._embedded = 0
+        #: How many times this object built the index from every stored vector (0 when the
+        #: saved file was loaded and caught up): evidence for tests and benchmarks.
+        self.builds = 0
+        self._unsaved = 0  # vectors added to the index since its file was written
 
     @classmethod
     def open(cls, path: str | Path, embedder: Embedder | None = None, **options: Any) -> LongTermMemory:
@@ -183,13 +191,23 @@ class LongTermMemory:
         for seqs, vecs in vectors.read(self.rows, emb.name, emb.dim):
             index.add(seqs, vecs, None)
         index.meta.last_id = self._last_id(index.meta.max_seq)
+        self.builds += 1
+        self._index = index
+        self.save_index()  # a crash after this costs a catch-up at the next open, never a build
         return index
 
+    def _load(self) -> VectorIndex | None:
+        emb = self.embedder
+        return VectorIndex.load(self.index_dir, emb.name, emb.dim, self.policy) if self.index_dir else None
+
     def index(self, progress: Callable[[int], None] | None = None) -> VectorIndex:
-        """The faiss index: loaded from its file if it still matches SQLite, else rebuilt."""
+        """The faiss index: loaded from its file if it still matches the rows, else rebuilt.
+
+        The check costs one count of the vectors up to the file's ``max_seq`` and one lookup
+        of the id there; a file that passes is used as is (and caught up by :meth:`catch_up`).
+        """
         if self._index is None:
-            emb = self.embedder
-            loaded = VectorIndex.load(self.index_dir, emb.name, emb.dim, self.policy) if self.index_dir else None
+            loaded = self._load()
             if loaded is not None and not self._consistent(loaded):
                 loaded = None
             self._index = loaded if loaded is not None else self._build(progress)
@@ -208,17 +226,23 @@ class LongTermMemory:
             emb = self.embedder
             todo = vectors.missing(self.rows, emb.name, index.meta.max_seq)
             self._embedded += vectors.embed_and_store(self.rows, emb, todo, progress)
+            added = 0
             for seqs, vecs in vectors.read(self.rows, emb.name, emb.dim, index.meta.max_seq):
                 index.add(seqs, vecs, None)
+                added += len(seqs)
             index.meta.last_id = self._last_id(index.meta.max_seq)
+            self._unsaved += added
             if index.needs_rebuild():
-                self._index = self._build()
+                self._build()
+            elif self._unsaved >= SAVE_AFTER:
+                self.save_index()
         return self._embedded
 
     def save_index(self) -> None:
         """Write the index file beside the database (no-op without ``index_dir``)."""
         if self._index is not None and self.index_dir is not None:
             self._index.save(self.index_dir)
+            self._unsaved = 0
 
     # -- search ----------------------------------------------------------------------
     def search(self, query: str, k: int = 10, *, mode: str | RankWeights | None = None) -> list[Hit]:
@@ -253,6 +277,8 @@ class LongTermMemory:
         has_file = self.index_dir is not None and VectorIndex.paths(self.index_dir, self.embedder.name)[0].exists()
         if self._index is None and not has_file:
             return removed
+        if self._index is None:  # the file as saved: its removed rows are taken out below, not rebuilt
+            self._index = self._load()
         index = self.index()
         labels = index.labels()
         labels = labels[labels >= 0]
@@ -261,7 +287,7 @@ class LongTermMemory:
         index.remove(stale)
         index.meta.last_id = self._last_id(index.meta.max_seq)
         if not self._consistent(index) or index.needs_rebuild():
-            self._index = self._build()
+            self._build()
         self.save_index()
         return removed
 

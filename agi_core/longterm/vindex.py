@@ -94,6 +94,7 @@ class VectorIndex:
             inner.hnsw.efConstruction = policy.ef_construction
             inner.hnsw.efSearch = policy.ef_search
         self.index = faiss.IndexIDMap(inner)
+        self._positions: tuple[np.ndarray, np.ndarray] | None = None
 
     # -- content -----------------------------------------------------------------------
     @property
@@ -105,9 +106,32 @@ class VectorIndex:
         if len(seqs) == 0:
             return
         self.index.add_with_ids(np.ascontiguousarray(vectors, dtype=np.float32), seqs.astype(np.int64))
+        self._positions = None
         self.meta.count += len(seqs)
         self.meta.max_seq = int(seqs[-1])
         self.meta.last_id = last_id
+
+    def stored(self, seqs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(found, vectors)``: which of ``seqs`` the index holds, and their vectors (zeros where
+        not found), read from faiss's own storage (no copy of the index, no database read)."""
+        faiss = faiss_module()
+        if self._positions is None:
+            labels = self.labels()
+            pos = np.flatnonzero(labels >= 0)
+            if np.any(np.diff(labels[pos]) <= 0):  # seqs are added in order; this is a safeguard
+                pos = pos[np.argsort(labels[pos], kind="stable")]
+            self._positions = (labels[pos], pos)
+        live, pos = self._positions
+        seqs = np.asarray(seqs, dtype=np.int64)
+        at = np.minimum(np.searchsorted(live, seqs), max(len(live) - 1, 0))
+        found = live[at] == seqs if len(live) else np.zeros(len(seqs), dtype=bool)
+        out = np.zeros((len(seqs), self.meta.dim), dtype=np.float32)
+        if found.any():
+            inner = faiss.downcast_index(self.index.index)
+            flat = inner if self.meta.kind == "flat" else faiss.downcast_index(inner.storage)
+            xb = faiss.rev_swig_ptr(flat.get_xb(), flat.ntotal * self.meta.dim).reshape(flat.ntotal, self.meta.dim)
+            out[found] = xb[pos[at[found]]]
+        return found, out
 
     def labels(self) -> np.ndarray:
         """The item seqs the index holds (removed entries read -1)."""
@@ -119,6 +143,7 @@ class VectorIndex:
         if len(seqs) == 0:
             return
         faiss = faiss_module()
+        self._positions = None
         if self.meta.kind == "flat":
             gone = self.index.remove_ids(faiss.IDSelectorBatch(np.asarray(seqs, dtype=np.int64)))
             self.meta.count -= int(gone)
@@ -197,4 +222,5 @@ class VectorIndex:
         self.policy = policy
         self.meta = meta
         self.index = index
+        self._positions = None
         return self

@@ -477,9 +477,10 @@ class LtmRows(Protocol):
 
     def last_vector(self, model: str, at_most: int) -> tuple[int, str | None]: ...
 
-    def full_text(self, expression: str, limit: int) -> dict[int, float]:
-        """``{seq: score}`` (higher is better) of the best ``limit`` full-text matches of an FTS5
-        ``expression``; a backend without full-text search returns ``{}`` (ranking then uses vectors)."""
+    def full_text(self, terms: Sequence[str], limit: int) -> dict[int, float]:
+        """``{seq: score}`` (higher is better, BM25) of the best ``limit`` items matching any of
+        ``terms`` (lower-case words); a backend may leave out its most common terms to bound the
+        work, and one without full-text search returns ``{}`` (ranking then uses vectors)."""
         ...
 
 

@@ -61,9 +61,9 @@ def test_another_embedder_plugs_in(tmp_path) -> None:
     ltm.add("red apples and green pears", tick=1)
     ltm.add("a blue bicycle", tick=2)
     assert ltm.search("blue bicycle", k=1, mode="dense")[0].item.tick == 2
-    assert (tmp_path / "idx").exists() is False  # nothing saved until close
+    assert (tmp_path / "idx" / "ltm-hashing.faiss").exists()  # saved when first built
     ltm.close()
-    assert (tmp_path / "idx" / "ltm-hashing.faiss").exists()
+    assert (tmp_path / "idx" / "ltm-hashing.json").exists()
 
 
 def test_unknown_embedder_is_a_config_error() -> None:

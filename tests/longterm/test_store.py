@@ -227,3 +227,95 @@ def test_empty_memory_returns_no_hits(ltm: LongTermMemory) -> None:
     assert ltm.search("anything at all", k=5) == []
     assert ltm.search("what did they do?", k=5, mode="bm25") == []
     assert ltm.working_memory(["hello"], "anything", k=3).recalled == []
+
+
+def _index_file(tmp_path: Path) -> Path:
+    return VectorIndex.paths(tmp_path / "index", "minilm")[0]
+
+
+def test_open_after_a_crash_neither_rebuilds_nor_reembeds(
+    conn: sqlite3.Connection, tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    ltm = LongTermMemory(conn, tmp_path / "index", embedder)
+    _fill(ltm)
+    ltm.catch_up()
+    conn.commit()  # no close(): the process dies here
+    assert ltm.builds == 1 and _index_file(tmp_path).exists()
+    before = _index_file(tmp_path).stat()
+
+    again = MiniLMEmbedder()
+    reopened = LongTermMemory(sqlite3.connect(tmp_path / "agent.db"), tmp_path / "index", again)
+    assert "marathon" in reopened.search("Who runs marathons?", k=1)[0].item.text
+    assert reopened.builds == 0
+    assert (again.encode_calls, again.texts_encoded) == (1, 1)  # the query only
+    after = _index_file(tmp_path).stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)  # not rewritten
+
+
+def test_large_catch_up_is_saved_without_close(
+    conn: sqlite3.Connection, tmp_path: Path, embedder: MiniLMEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agi_core.longterm import store
+
+    monkeypatch.setattr(store, "SAVE_AFTER", 3)
+    ltm = LongTermMemory(conn, tmp_path / "index", embedder)
+    ltm.add("first", tick=1)
+    ltm.catch_up()  # built and saved with one item
+    _fill(ltm, first_tick=2)
+    ltm.catch_up()  # six more: past SAVE_AFTER, saved again
+    conn.commit()
+    reopened = LongTermMemory(sqlite3.connect(tmp_path / "agent.db"), tmp_path / "index", MiniLMEmbedder())
+    assert reopened.index().meta.count == 7 and reopened.builds == 0
+
+
+@pytest.mark.parametrize("tamper", ["sidecar count", "foreign database", "vector replaced", "truncated file"])
+def test_tampered_or_stale_index_is_detected_and_rebuilt(
+    conn: sqlite3.Connection, tmp_path: Path, embedder: MiniLMEmbedder, tamper: str
+) -> None:
+    import json
+
+    ltm = LongTermMemory(conn, tmp_path / "index", embedder)
+    _fill(ltm)
+    ltm.catch_up()
+    conn.commit()
+    ltm.close()
+    index_path, meta_path = VectorIndex.paths(tmp_path / "index", "minilm")
+    db = tmp_path / "agent.db"
+    if tamper == "sidecar count":
+        meta = json.loads(meta_path.read_text())
+        meta_path.write_text(json.dumps({**meta, "count": meta["count"] - 1}))
+    elif tamper == "foreign database":  # same number of rows, other items: the id at max_seq differs
+        db = tmp_path / "other.db"
+        other = LongTermMemory(sqlite3.connect(db), None, embedder)
+        for i in range(len(FACTS)):
+            other.add(f"unrelated memory number {i}", tick=i + 1)
+        other.catch_up()
+        other.conn.commit()
+    elif tamper == "vector replaced":  # an item's text edited: its vector is dropped by trigger
+        conn.execute("UPDATE ltm_items SET text = 'We painted the kitchen blue.' WHERE seq = 4")
+        conn.commit()
+    else:
+        index_path.write_bytes(index_path.read_bytes()[:100])
+    again = MiniLMEmbedder()
+    reopened = LongTermMemory(sqlite3.connect(db), tmp_path / "index", again)
+    reopened.search("kitchen", k=1)
+    assert reopened.builds == 1
+    index = reopened.index()
+    stored = sorted(s for (s,) in reopened.conn.execute("SELECT seq FROM ltm_vectors"))
+    assert sorted(int(x) for x in index.labels()) == stored == list(range(1, len(FACTS) + 1))
+    assert again.texts_encoded == 1 + (1 if tamper == "vector replaced" else 0)
+
+
+def test_rollback_after_the_kernel_removed_rows_does_not_rebuild(
+    conn: sqlite3.Connection, tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    ltm = LongTermMemory(conn, tmp_path / "index", embedder)
+    _fill(ltm)
+    ltm.catch_up()
+    conn.commit()
+    ltm.close()
+    conn.execute("DELETE FROM ltm_items WHERE tick > 4")  # as a kernel-side restore would, before the hook
+    reopened = LongTermMemory(conn, tmp_path / "index", MiniLMEmbedder())
+    assert reopened.restore_to(4) == 0
+    assert sorted(int(x) for x in reopened.index().labels()) == [1, 2, 3, 4]
+    assert reopened.builds == 0

@@ -13,6 +13,7 @@ from typing import Any
 
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S, write_block
 from agi_core.memory.row_layouts import ITEM_COLUMNS
+from agi_core.memory.sqlite.fts_plan import FtsPlan, or_expression
 
 _IN_CHUNK = 500  # bound parameters per IN (...) list
 
@@ -28,6 +29,7 @@ class SqliteLtmRows:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
+        self.plan = FtsPlan()  # which terms FTS5 scores (its budget can be changed)
 
     def close(self) -> None:
         """Commit and close (for a connection from :func:`open_connection`)."""
@@ -141,9 +143,13 @@ class SqliteLtmRows:
         return (row[0], row[1]) if row else (0, None)
 
     # -- full text ---------------------------------------------------------------------
-    def full_text(self, expression: str, limit: int) -> dict[int, float]:
+    def full_text(self, terms: Sequence[str], limit: int) -> dict[int, float]:
+        """FTS5 BM25 over a bounded plan (:mod:`.fts_plan`): the rarest terms, ``ORDER BY rank``."""
+        chosen = self.plan.choose(self.conn, terms)
+        if not chosen:
+            return {}
         rows = self.conn.execute(
-            "SELECT rowid, bm25(ltm_fts) FROM ltm_fts WHERE ltm_fts MATCH ? ORDER BY rank LIMIT ?",
-            (expression, limit),
+            "SELECT rowid, rank FROM ltm_fts WHERE ltm_fts MATCH ? ORDER BY rank LIMIT ?",
+            (or_expression(chosen), limit),
         )
         return {seq: -score for seq, score in rows}

@@ -145,5 +145,5 @@ class PostgresLtmRows:
         )
         return (int(row[0]), row[1]) if row else (0, None)
 
-    def full_text(self, expression: str, limit: int) -> dict[int, float]:
+    def full_text(self, terms: Sequence[str], limit: int) -> dict[int, float]:
         return {}  # no full-text index on this backend: ranking uses the vectors
