@@ -303,13 +303,15 @@ def agi_register_synonyms(register: Register) -> None:
 
 @hookspec
 def agi_register_modules(register: Register) -> None:
-    """Register cognitive modules: objects with a `name` and any of the phase methods `perceive`,
-    `recall`, `deliberate`, `observe`, `maintain` (each called with a `ModuleContext`), plus
-    optional `priority` (lower runs first; ties by name), `state_schema` (JSON Schema of the
+    """Register cognitive modules: `agi_core.modules.CognitiveModule` subclasses (or plain objects)
+    with a `name` and any of the phase methods `perceive`, `recall`, `deliberate`, `observe`,
+    `maintain` (each called with a `ModuleContext`), plus optional `priority` (lower runs first;
+    ties by name), `before` / `after` (module names), `state_schema` (JSON Schema of the
     module's state object), `contracts` (the contracts it calls), `inline` and
     `vote(claims, evidence_items)` (a seat on the council). They run in every tick in the
-    order (priority, name), isolated and under the tools' timeout, and what each returns is in
-    the journal record's `modules` field. The protocol, with a complete module: docs/modules.md.
+    order (priority, name) within `before` / `after`, isolated and under a timeout, and what each
+    returns is in the journal record's `modules` field. The protocol, with a complete module:
+    docs/modules.md.
 
     :param register: call `register(module, name=None)` once per module.
 

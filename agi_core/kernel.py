@@ -40,6 +40,7 @@ from agi_core.memory.backend import MemoryBackend
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
 from agi_core.model import (
+    INPUT_LABEL_CHARS,
     PLAN_STEPS_MAX,
     RECENT_TURNS_MAX,
     Action,
@@ -103,6 +104,8 @@ class KernelConfig:
     clock: Callable[[], int] | None = None  # ms since the epoch, read once per tick and recorded (autonomy.clock)
     contract_provider: str | None = None  # LLM provider for contract calls by kernel code; None: heuristics only
     llm_timeout_s: float | None = None  # the LLM brain's limit per model request (None: the provider's own)
+    speaker: str | None = None  # who says the user lines that name no speaker (agi run/chat --speaker)
+    module_timeout_s: float = 2.0  # a module phase call's limit, unless the module sets its own (0: none)
 
 
 class Kernel:
@@ -130,6 +133,7 @@ class Kernel:
         self.modules = load_modules(plugins)  # cognitive modules, in run order (priority, name)
         self._council = [module.obj for module in self.modules if module.votes]
         self._module_tick: ModuleTick | None = None  # the modules of the tick under way
+        self._revisers = any("revise" in module.phases for module in self.modules)
         self.router_agents = plugins.registry("agi_register_router_agents")
         tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.collect("agi_register_synonyms").items()}
         self.synonyms = merge_synonyms(tables)
@@ -447,23 +451,41 @@ class Kernel:
         return self.plugin_settings.values(plugin)
 
     # -- the tick --------------------------------------------------------------------
-    def tick(self, text: str | None = None, *, source: str = "user") -> JournalRecord | None:
+    def tick(
+        self,
+        text: str | None = None,
+        *,
+        source: str = "user",
+        speaker: str | None = None,
+        channel: str | None = None,
+        conversation: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> JournalRecord | None:
         """Run one tick on ``text`` (or on the first sensor percept); None if there was no input,
-        or if the ``schedule:`` job it was for was already run by another process."""
+        or if the ``schedule:`` job it was for was already run by another process.
+
+        ``speaker``, ``channel``, ``conversation`` and ``metadata`` say who said it where
+        (:class:`~agi_core.model.Input`); a user line with no speaker gets ``KernelConfig.speaker``.
+        """
         if text is None:
             percept = self._perceive()
             if percept is None:
                 return None
             text, source, normalized = percept.raw, percept.source, percept.normalized
+            speaker, channel, conversation = percept.speaker, percept.channel, percept.conversation
+            metadata = percept.metadata
         else:
             normalized = None
+        if speaker is None and source == "user":
+            speaker = self.config.speaker
+        labels = input_labels(speaker, channel, conversation, metadata)
         text = clean_text(text)
         size = utf8_size(text)
         if size > self.config.max_input_bytes:
             digest = hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()
-            return self.refuse_input(Oversized(text[:PREVIEW_CHARS], size, digest), source=source)
+            return self.refuse_input(Oversized(text[:PREVIEW_CHARS], size, digest), source=source, **labels)
         normalized = normalize(text) if normalized is None else clean_text(normalized)
-        percept = Input(raw=text, normalized=normalized, source=source)  # type: ignore[arg-type]
+        percept = Input(raw=text, normalized=normalized, source=source, **labels)
         try:
             return self._settled(
                 lambda: self._run_tick(percept, self._reason(self.config.brain), brain=self.config.brain)
@@ -471,10 +493,13 @@ class Kernel:
         except JobAlreadyRan:
             return None  # another process ran this due job first; this tick left nothing
 
-    def refuse_input(self, oversized: Oversized, *, source: str = "user") -> JournalRecord:
-        """A tick that answers an over-limit input with a refusal; only its head, size and hash are stored."""
+    def refuse_input(self, oversized: Oversized, *, source: str = "user", **labels: Any) -> JournalRecord:
+        """A tick that answers an over-limit input with a refusal; only its head, size and hash are stored
+        (``labels``: the input's speaker, channel, conversation and metadata)."""
+        if labels.get("speaker") is None and source == "user":
+            labels["speaker"] = self.config.speaker
         raw = f"{oversized.head}… [{oversized.size} bytes, sha256:{oversized.sha256}]"
-        percept = Input(raw=raw, normalized=normalize(raw), source=source)  # type: ignore[arg-type]
+        percept = Input(raw=raw, normalized=normalize(raw), source=source, **input_labels(**labels))
         args = {"bytes": oversized.size, "limit": self.config.max_input_bytes, "sha256": oversized.sha256}
         return self._command_tick(percept, "refuse_input", args)
 
@@ -565,7 +590,7 @@ class Kernel:
             ctx,
             working=working,
             contracts=lambda: self.contract_caller(externals),
-            timeout_s=self.config.timeout_s,
+            timeout_s=self.config.module_timeout_s,
             report=self.plugins.report_failure,
             now_ms=self.tick_now_ms,
         )
@@ -578,6 +603,10 @@ class Kernel:
         decision = reason(ctx)
         ctx.closed = True
         decision = self._plan(decision, ctx.goal_plan)
+        if phased and self._revisers:  # modules may rewrite, replace or veto the reply before it is acted on
+            modules.reason = attrs.evolve(ctx, closed=False)  # shares ctx's read/write logs; ctx stays closed
+            decision = modules.revise(state, decision, ctx.proposals)
+            modules.reason.closed = True
         if decision.acted is not None:  # a read tool the brain already ran (and answered from)
             observation, final_output = decision.acted, decision.final_output
         else:
@@ -692,7 +721,9 @@ class Kernel:
             EpisodicEntry(
                 id=self.determinism.new_id("episode", "input"),
                 event=percept.raw,
-                context={"kind": "input", "source": percept.source},
+                context={"kind": "input", "source": percept.source}
+                if percept.speaker is None
+                else {"kind": "input", "source": percept.source, "speaker": percept.speaker},
                 timestamp=stamp,
             ),
             EpisodicEntry(
@@ -738,6 +769,32 @@ def _command_decision(
         action=acting[0] if acting else Action(type="response", name="respond", args={"text": text}),
         plan=Plan(steps=[f"command:{name}"]),
     )
+
+
+def input_labels(
+    speaker: str | None = None,
+    channel: str | None = None,
+    conversation: str | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """An input's speaker, channel, conversation and metadata, checked; :class:`ValidationError` in one line."""
+    labels: dict[str, Any] = {"speaker": speaker, "channel": channel, "conversation": conversation}
+    for name, value in labels.items():
+        if value is not None and (not isinstance(value, str) or not value or len(value) > INPUT_LABEL_CHARS):
+            raise ValidationError(
+                f"input {name} {preview(str(value), 40)!r} refused; use a non-empty text of at most "
+                f"{INPUT_LABEL_CHARS} characters"
+            )
+        labels[name] = None if value is None else clean_text(value)
+    if metadata:
+        if not isinstance(metadata, dict):
+            raise ValidationError(f"input metadata must be a JSON object, not {type(metadata).__name__}")
+        try:
+            dumps(metadata)
+        except TypeError as exc:
+            raise ValidationError(f"input metadata is not JSON ({exc}); pass a JSON object") from None
+    labels["metadata"] = dict(metadata or {})
+    return labels
 
 
 __all__ = ["Kernel", "KernelConfig", "RouterDecision"]

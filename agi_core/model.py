@@ -29,11 +29,26 @@ def _schema(**constraints: Any) -> dict[str, Any]:
 
 
 # -- tick state ------------------------------------------------------------------------
+INPUT_LABEL_CHARS = 200
+"""Longest ``speaker``, ``channel`` or ``conversation`` of an input."""
+
+
 @attrs.frozen
 class Input:
+    """One input: its text, why the tick ran (``source``), and who said it where.
+
+    ``speaker`` (who said it), ``channel`` (where: a terminal, a room, an inbox) and
+    ``conversation`` (which thread) are short labels; ``metadata`` any JSON object the sensor
+    adds. All four are journaled (left out of the record when unset) and served back on replay.
+    """
+
     raw: str
     normalized: str
     source: str = attrs.field(default="user", metadata=_schema(pattern=INPUT_SOURCE_PATTERN))
+    speaker: str | None = attrs.field(default=None, metadata=_schema(maxLength=INPUT_LABEL_CHARS))
+    channel: str | None = attrs.field(default=None, metadata=_schema(maxLength=INPUT_LABEL_CHARS))
+    conversation: str | None = attrs.field(default=None, metadata=_schema(maxLength=INPUT_LABEL_CHARS))
+    metadata: dict[str, JSON] = attrs.field(factory=dict)
 
 
 @attrs.frozen

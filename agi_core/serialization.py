@@ -9,10 +9,12 @@ from typing import Any, TypeVar
 
 import cattrs
 import orjson
+from cattrs.gen import make_dict_unstructure_fn, override
 from cattrs.v import transform_error
 
 from agi_core.errors import ValidationError
 from agi_core.inputs import clean_text
+from agi_core.model import Input
 
 T = TypeVar("T")
 
@@ -30,6 +32,15 @@ def _is_plain_json(tp: Any) -> bool:
 # JSON-typed fields are passed through as they are instead of being walked value by value:
 # they hold plain data by construction, and this halves the cost of journaling a tick.
 converter.register_unstructure_hook_func(_is_plain_json, lambda value: value)
+
+
+# An input's speaker, channel, conversation and metadata are left out when unset: records of
+# inputs without them are byte for byte what they were before those fields existed.
+_unset = override(omit_if_default=True)
+converter.register_unstructure_hook(
+    Input,
+    make_dict_unstructure_fn(Input, converter, speaker=_unset, channel=_unset, conversation=_unset, metadata=_unset),
+)
 
 
 def to_data(obj: Any) -> Any:

@@ -222,8 +222,8 @@ class FakeJobsUnordered(SqliteStore):
 class FakeModuleStateShared(SqliteStore):
     """Keeps module state in one namespace: every module sees the others' keys."""
 
-    def module_state_put(self, module: str, key: str, value: Any, tick: int = 0) -> None:
-        super().module_state_put("shared", key, value, tick)
+    def module_state_put(self, module: str, key: str, value: Any, tick: int = 0, *, text: str | None = None) -> None:
+        super().module_state_put("shared", key, value, tick, text=text)
 
     def module_state_get(self, module: str, key: str) -> Any | None:
         return super().module_state_get("shared", key)

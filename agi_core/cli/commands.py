@@ -43,10 +43,35 @@ _max_input = click.option(
 )
 
 
-def _kernel_options(allow_tools: tuple[str, ...], max_input: int | None, confirm: Any = None) -> dict[str, Any]:
+_module_timeout = click.option(
+    "--module-timeout",
+    "module_timeout_s",
+    type=click.FloatRange(min=0),
+    default=2.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Abandon a module's phase call that runs longer than this, unless the module sets its own (0: no limit).",
+)
+
+
+_speaker = click.option(
+    "--speaker",
+    metavar="NAME",
+    default=None,
+    help="Who says the lines read (journaled as the input's speaker; modules see it as ctx.input.speaker).",
+)
+
+
+def _kernel_options(
+    allow_tools: tuple[str, ...], max_input: int | None, confirm: Any = None, speaker: str | None = None
+) -> dict[str, Any]:
     options: dict[str, Any] = {"policy": _policy(allow_tools, confirm)}
     if max_input is not None:
         options["max_input_bytes"] = max_input
+    if speaker is not None:
+        from agi_core.kernel import input_labels
+
+        options["speaker"] = input_labels(speaker=speaker)["speaker"]  # a bad name: one line, before any tick
     return options
 
 
@@ -80,7 +105,9 @@ def _policy(allow_tools: tuple[str, ...], confirm: Any = None) -> ToolPolicy:
 )
 @_allow_tool
 @_timeout
+@_module_timeout
 @_max_input
+@_speaker
 @click.pass_obj
 def run(
     state: Any,
@@ -91,7 +118,9 @@ def run(
     step_every: str,
     allow_tools: tuple[str, ...],
     timeout_s: float,
+    module_timeout_s: float,
     max_input: int | None,
+    speaker: str | None,
 ) -> None:
     """Run one tick per line of standard input, then per sensor percept, and print the replies.
 
@@ -110,9 +139,14 @@ def run(
         every_ms = None if clock_every is None else parse_duration_ms(clock_every) if clock_every.strip() != "0" else 0
         maintain_ms = parse_duration_ms(maintain_every) if maintain_every.strip() != "0" else None
         step_ms = parse_duration_ms(step_every) if step_every.strip() != "0" else None
-        options = {"timeout_s": timeout_s, **_kernel_options(allow_tools, max_input)}
+        options = {
+            "timeout_s": timeout_s,
+            "module_timeout_s": module_timeout_s,
+            **_kernel_options(allow_tools, max_input, speaker=speaker),
+        }
         return run_follow(state, options, every_ms, jsonl, maintain_ms, step_ms)
-    kernel = state.open_kernel(timeout_s=timeout_s, **_kernel_options(allow_tools, max_input))
+    options = _kernel_options(allow_tools, max_input, speaker=speaker)
+    kernel = state.open_kernel(timeout_s=timeout_s, module_timeout_s=module_timeout_s, **options)
     stream = getattr(sys.stdin, "buffer", None)
     lines = read_lines(stream, kernel.config.max_input_bytes) if stream is not None else iter(sys.stdin)
     for line in lines:
@@ -133,9 +167,18 @@ def run(
 @click.command()
 @_allow_tool
 @_timeout
+@_module_timeout
 @_max_input
+@_speaker
 @click.pass_obj
-def chat(state: Any, allow_tools: tuple[str, ...], timeout_s: float, max_input: int | None) -> None:
+def chat(
+    state: Any,
+    allow_tools: tuple[str, ...],
+    timeout_s: float,
+    module_timeout_s: float,
+    max_input: int | None,
+    speaker: str | None,
+) -> None:
     """Talk to the agent; write/external tools ask for confirmation. Ctrl-D or 'exit' quits.
 
     /help lists the chat's commands (/facts, /goals, /why) and phrasings; on a terminal,
@@ -150,7 +193,8 @@ def chat(state: Any, allow_tools: tuple[str, ...], timeout_s: float, max_input: 
         forget_last_line()
         return allowed
 
-    kernel = state.open_kernel(timeout_s=timeout_s, **_kernel_options(allow_tools, max_input, confirm))
+    options = _kernel_options(allow_tools, max_input, confirm, speaker)
+    kernel = state.open_kernel(timeout_s=timeout_s, module_timeout_s=module_timeout_s, **options)
     click.echo(f"agi chat ({state.db}, seed {kernel.config.seed}); /help lists the commands, 'exit' quits.")
     save_history = enable_history(state.db)
     if save_history:

@@ -27,9 +27,11 @@ Settle = Callable[[int, Any, BaseException | None], None]
 
 
 class _Turns:
-    def __init__(self, calls: Sequence[Call], timeout_s: float, settle: Settle) -> None:
-        self.calls, self.timeout_s, self.settle = calls, timeout_s, settle
+    def __init__(self, calls: Sequence[Call], timeouts: Sequence[float], settle: Settle) -> None:
+        self.calls, self.timeouts, self.settle = calls, timeouts, settle
+        self.timeout_s = timeouts[0]  # the limit of the call under way
         self.lock = threading.Lock()
+        self.moved = threading.Condition(self.lock)  # a call started, or the turn finished: the waiter re-checks
         self.finished = threading.Event()
         self.current: int | None = None  # the call under its timeout now
         self.started = 0.0
@@ -43,6 +45,9 @@ class _Turns:
                     if self.abandoned:  # the caller stopped waiting (Ctrl-C): start nothing more
                         return
                     self.current, self.started = index, time.monotonic()
+                    if self.timeouts[index] != self.timeout_s:  # its deadline may come before the one waited for
+                        self.timeout_s = self.timeouts[index]
+                        self.moved.notify()
                 value, error = None, None
                 try:
                     value = invoke(function, args, self.timeout_s)
@@ -56,24 +61,27 @@ class _Turns:
         except BaseException as exc:  # noqa: BLE001 - raised in the caller's thread
             self.error = exc
         finally:
-            self.finished.set()
+            with self.lock:
+                self.finished.set()
+                self.moved.notify()
 
     def wait(self) -> int | None:  # in the caller's thread
         """None when every call is settled; else the index of the call that overran (abandoned)."""
-        while True:
-            with self.lock:
+        with self.lock:
+            while not self.finished.is_set():
                 left = self.timeout_s
                 if self.current is not None:
                     left = self.started + self.timeout_s - time.monotonic()
                     if left <= 0:
                         self.abandoned = True
                         return self.current
-            if self.finished.wait(left):
-                return None
+                self.moved.wait(left)
+            return None
 
 
-def call_in_turn(calls: Sequence[Call], timeout_s: float, settle: Settle) -> int | None:
-    """Run ``function(*args)`` of each call in order on one worker, each under ``timeout_s``.
+def call_in_turn(calls: Sequence[Call], timeout_s: float | Sequence[float], settle: Settle) -> int | None:
+    """Run ``function(*args)`` of each call in order on one worker, each under ``timeout_s`` (one
+    limit for all, or one per call).
 
     Returns None when every call ran and was settled, or the index of the call that
     overran (it and the calls after it were not settled). What ``settle`` raises is raised
@@ -81,7 +89,8 @@ def call_in_turn(calls: Sequence[Call], timeout_s: float, settle: Settle) -> int
     """
     if not calls:
         return None
-    turns = _Turns(calls, timeout_s, settle)
+    timeouts = [timeout_s] * len(calls) if isinstance(timeout_s, int | float) else list(timeout_s)
+    turns = _Turns(calls, timeouts, settle)
     worker = take_worker()
     worker.jobs.put(turns)
     try:

@@ -493,9 +493,10 @@ class ModuleStateStore(Protocol):
         """The JSON value stored under ``(module, key)``, or None."""
         ...
 
-    def module_state_put(self, module: str, key: str, value: Any, tick: int = 0) -> None:
+    def module_state_put(self, module: str, key: str, value: Any, tick: int = 0, *, text: str | None = None) -> None:
         """Last write wins; ``value`` is JSON (NaN raises :class:`~agi_core.errors.ValidationError`);
-        ``tick`` is the tick that wrote it."""
+        ``tick`` is the tick that wrote it; ``text``, when given, is ``value``'s canonical JSON already made
+        (the module runner serializes a value once)."""
         ...
 
     def module_state_delete(self, module: str, key: str) -> bool:

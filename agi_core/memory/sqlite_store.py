@@ -269,8 +269,8 @@ class SqliteStore(StoredText):
         text = module_state_table.get_value(self.conn, module, key)
         return None if text is None else orjson.loads(text)
 
-    def module_state_put(self, module: str, key: str, value: Any, tick: int = 0) -> None:
-        module_state_table.put_value(self.conn, module, key, dumps(value), tick)
+    def module_state_put(self, module: str, key: str, value: Any, tick: int = 0, *, text: str | None = None) -> None:
+        module_state_table.put_value(self.conn, module, key, dumps(value) if text is None else text, tick)
 
     def module_state_delete(self, module: str, key: str) -> bool:
         return module_state_table.delete_value(self.conn, module, key)

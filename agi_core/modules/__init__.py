@@ -5,9 +5,11 @@ kernel runs their ``perceive``, ``recall``, ``deliberate`` and ``observe`` in ev
 conversation tick, ``maintain`` in maintenance ticks, and journals what each returned.
 """
 
-from agi_core.modules.context import MemoryView, ModuleContext
+from agi_core.modules.base import CognitiveModule
+from agi_core.modules.context import ContractCalls, MemoryView, ModuleContext
 from agi_core.modules.proposals import Belief, Candidate, Claim, GoalUpdate, Proposals
 from agi_core.modules.protocol import PHASES, LoadedModule, load_modules
+from agi_core.modules.revision import Draft, Revision
 from agi_core.modules.state import ModuleState, ModuleStateError
 
 __all__ = [
@@ -15,6 +17,9 @@ __all__ = [
     "Belief",
     "Candidate",
     "Claim",
+    "CognitiveModule",
+    "ContractCalls",
+    "Draft",
     "GoalUpdate",
     "LoadedModule",
     "MemoryView",
@@ -22,5 +27,6 @@ __all__ = [
     "ModuleState",
     "ModuleStateError",
     "Proposals",
+    "Revision",
     "load_modules",
 ]

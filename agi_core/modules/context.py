@@ -9,16 +9,24 @@ determinism, and the module's own state in the tick's transaction.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
 from agi_core.brain.context import ContextClosed, ReasonContext
-from agi_core.model import EpisodicEntry, SemanticRead, TickState, WorkingMemory
+from agi_core.model import JSON, EpisodicEntry, Input, SemanticRead, TickState, WorkingMemory
 from agi_core.modules.state import ModuleState
 
 if TYPE_CHECKING:
+    from agi_core.contracts.caller import ContractOutcome
     from agi_core.modules.proposals import Proposals
+
+
+class ContractCalls(Protocol):
+    """``ctx.contracts``: LLM contract calls through the kernel (recorded externals)."""
+
+    def call(self, name: str, variables: Mapping[str, Any]) -> ContractOutcome: ...
+
 
 RECALL_FACTS_MAX = 50
 
@@ -68,18 +76,23 @@ class ModuleContext:
     state: TickState
     memory: MemoryView
     own: ModuleState
-    contracts: Any
-    earlier: Mapping[str, Mapping[str, Any]]
+    contracts: ContractCalls
+    earlier: Mapping[str, Mapping[str, JSON]]
     now_ms: int | None
     _reason: ReasonContext = attrs.field(repr=False, alias="reason")
     proposals: list[Proposals] = attrs.field(factory=list)
-    outcome: Mapping[str, Any] = attrs.field(factory=dict)
+    outcome: Mapping[str, JSON] = attrs.field(factory=dict)
     closed: bool = False
 
     @property
     def text(self) -> str:
         """The tick's input, normalized."""
         return self.state.input.normalized
+
+    @property
+    def input(self) -> Input:
+        """The tick's input: text, source, and who said it where (speaker, channel, conversation, metadata)."""
+        return self.state.input
 
     def check_open(self) -> None:
         if self.closed:

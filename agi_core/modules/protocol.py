@@ -1,35 +1,40 @@
 """The module protocol: one object that may take part in any phase of a tick.
 
-Modelled on pydantic-ai's capabilities: a module is a plain object with a ``name`` and
-any of the optional phase methods below, each called with a
-:class:`~agi_core.modules.context.ModuleContext`. Optional attributes: ``priority``
-(lower runs first, default 100), ``state_schema`` (JSON Schema of its state object),
-``contracts`` (names of the LLM contracts it calls, shown by ``agi modules``) and
-``vote(claims, evidence_items)`` (a seat on the council, see :mod:`agi_core.modules.council`)
-and ``inline = True`` (run in the tick's thread: exceptions are still isolated, but there is
-no timeout; for modules that do no I/O, as Stage-0's rule agents).
+Modelled on pydantic-ai's capabilities: a module subclasses
+:class:`~agi_core.modules.base.CognitiveModule` and overrides the phases it takes part in,
+each called with a :class:`~agi_core.modules.context.ModuleContext` (a plain object with a
+``name`` and the same methods works too). Optional attributes: ``priority`` (lower runs
+first, default 100), ``before`` / ``after`` (module names), ``state_schema`` (JSON Schema of
+its state object), ``contracts`` (names of the LLM contracts it calls, shown by
+``agi modules``), ``vote(claims, evidence_items)`` (a seat on the council, see
+:mod:`agi_core.modules.council`) and ``inline = True`` (run in the tick's thread: exceptions
+are still isolated, but there is no timeout; for modules that do no I/O, as Stage-0's rule agents).
 
-Modules run in the order ``(priority, name)``; the order is recorded in the journal.
+Modules run in the order ``(priority, name)`` within the ``before`` / ``after`` constraints
+(:mod:`agi_core.modules.ordering`); the order is recorded in the journal.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
 import jsonschema
 
 from agi_core.errors import RegistrationError
+from agi_core.modules.base import DEFAULT_PRIORITY, overrides
+from agi_core.modules.ordering import run_order
 from agi_core.modules.state import key_validator
 
 if TYPE_CHECKING:
     from agi_core.plugins import Plugins
 
 HOOK = "agi_register_modules"
-PHASES: tuple[str, ...] = ("perceive", "recall", "deliberate", "observe", "maintain")
-TICK_PHASES: tuple[str, ...] = ("perceive", "recall", "deliberate", "observe")  # a maintain tick runs maintain only
-DEFAULT_PRIORITY = 100
+PHASES: tuple[str, ...] = ("perceive", "recall", "deliberate", "revise", "observe", "maintain")
+# a maintain tick runs maintain only
+TICK_PHASES: tuple[str, ...] = ("perceive", "recall", "deliberate", "revise", "observe")
 NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 
@@ -47,9 +52,16 @@ class LoadedModule:
     validator: Any = attrs.field(eq=False, repr=False)
     votes: bool = False
     inline: bool = False
+    before: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+    timeouts: dict[str, float] = attrs.field(factory=dict)  # the module's own limit per phase ("*": every phase)
 
     def method(self, phase: str) -> Any:
         return getattr(self.obj, phase)
+
+    def timeout(self, phase: str) -> float | None:
+        """The module's own limit for ``phase`` in seconds (None: it declares none; the kernel's applies)."""
+        return self.timeouts.get(phase, self.timeouts.get("*"))
 
 
 def check_module(name: str, obj: Any, plugin: str = "?") -> LoadedModule:
@@ -61,8 +73,8 @@ def check_module(name: str, obj: Any, plugin: str = "?") -> LoadedModule:
         raise RegistrationError(
             f"module {name!r}: priority {priority!r} is not an integer; set an int (lower runs first)"
         )
-    phases = tuple(phase for phase in PHASES if callable(getattr(obj, phase, None)))
-    votes = callable(getattr(obj, "vote", None))
+    phases = tuple(phase for phase in PHASES if overrides(obj, phase))
+    votes = overrides(obj, "vote")
     if not phases and not votes:
         raise RegistrationError(f"module {name!r} has none of the methods {', '.join(PHASES)}, vote; add at least one")
     schema = getattr(obj, "state_schema", None)
@@ -84,11 +96,42 @@ def check_module(name: str, obj: Any, plugin: str = "?") -> LoadedModule:
         raise RegistrationError(f"module {name!r}: contracts must be a list of contract names")
     inline = getattr(obj, "inline", False) is True
     validator = key_validator(schema)
-    return LoadedModule(name, plugin, priority, obj, phases, tuple(contracts), schema, validator, votes, inline)
+    before, after = _names(name, obj, "before"), _names(name, obj, "after")
+    loaded = LoadedModule(
+        name, plugin, priority, obj, phases, tuple(contracts), schema, validator, votes, inline, before, after
+    )
+    return attrs.evolve(loaded, timeouts=_timeouts(name, obj))
+
+
+def _timeouts(name: str, obj: Any) -> dict[str, float]:
+    """``timeout_s`` (every phase) and ``phase_timeouts`` ({phase: seconds}), checked."""
+    own = getattr(obj, "timeout_s", None)
+    per_phase = getattr(obj, "phase_timeouts", None) or {}
+    if not isinstance(per_phase, Mapping):
+        raise RegistrationError(f"module {name!r}: phase_timeouts must be a dict {{phase: seconds}}")
+    timeouts = dict(per_phase) if own is None else {"*": own, **per_phase}
+    for phase, seconds in timeouts.items():
+        if phase != "*" and phase not in PHASES:
+            raise RegistrationError(f"module {name!r}: phase_timeouts names {phase!r}; use one of {', '.join(PHASES)}")
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 < seconds < math.inf:
+            raise RegistrationError(f"module {name!r}: timeout {seconds!r} is not a positive number of seconds")
+    return {phase: float(seconds) for phase, seconds in timeouts.items()}
+
+
+def _names(name: str, obj: Any, attribute: str) -> tuple[str, ...]:
+    names = getattr(obj, attribute, ())
+    if isinstance(names, str) or not isinstance(names, Sequence) or not all(isinstance(n, str) for n in names):
+        raise RegistrationError(f"module {name!r}: {attribute} must be a list of module names")
+    if name in names:
+        raise RegistrationError(f"module {name!r}: {attribute} names the module itself; drop it")
+    return tuple(names)
 
 
 def load_modules(plugins: Plugins) -> list[LoadedModule]:
-    """Every module the plugins register, checked, in run order (priority, then name)."""
+    """Every module the plugins register, checked, in run order (priority, then name, within before/after).
+
+    A module ordered against one that is not loaded, or caught in a cycle, is reported and left out.
+    """
     found = plugins.collect(HOOK, check_module)
     loaded = [attrs.evolve(reg.obj, plugin=reg.plugin) for reg in found.values()]
-    return sorted(loaded, key=lambda module: (module.priority, module.name))
+    return run_order(loaded, lambda module, problem: plugins.report_failure(module.plugin, HOOK, problem))

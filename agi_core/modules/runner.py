@@ -1,8 +1,9 @@
 """Running the modules' phases in a tick: in order, isolated, under a timeout, journaled.
 
 Consecutive phase calls of modules that are not ``inline`` run in turn on one worker thread
-(:func:`agi_core.effects.turns.call_in_turn`, each call under the tools' timeout from its
-own start): ``perceive``, ``recall`` and ``deliberate`` of all modules are one hand-off,
+(:func:`agi_core.effects.turns.call_in_turn`, each call under its timeout from its own start:
+the module's ``timeout_s`` / ``phase_timeouts``, else the kernel's ``module_timeout_s``): ``perceive``,
+``recall`` and ``deliberate`` of all modules are one hand-off,
 ``observe`` another. A call's state writes go to a savepoint of the tick's transaction,
 opened at its first write and released (or rolled back) before the next call starts. A
 module that raises, overruns or returns something unusable is skipped for that phase: its
@@ -16,11 +17,11 @@ from collections.abc import Callable, Mapping
 from functools import cached_property
 from itertools import takewhile
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agi_core.brain.context import ReasonContext
+from agi_core.brain.context import Decision, ReasonContext
 from agi_core.effects.isolation import describe, must_propagate
 from agi_core.effects.timeouts import TimedOut, invoke
 from agi_core.effects.turns import call_in_turn
@@ -30,10 +31,15 @@ from agi_core.model import TickState, WorkingMemory
 from agi_core.modules.context import MemoryView, ModuleContext
 from agi_core.modules.proposals import Proposals, as_proposals
 from agi_core.modules.protocol import LoadedModule
+from agi_core.modules.revision import Draft, Revision, apply_draft, as_revision, draft_of, revised
 from agi_core.modules.state import ModuleState
 from agi_core.serialization import dumps, to_data
 
+if TYPE_CHECKING:
+    from agi_core.contracts.caller import ContractOutcome
+
 TIMEOUT_EXTERNAL = "module_timeout"
+AFTER_VETO = object()  # what a revise call gives when an earlier module vetoed the reply
 Report = Callable[[str, str, BaseException | str], None]
 
 
@@ -55,6 +61,7 @@ class ModuleTick:
         self.contracts = LazyContracts(contracts)  # one caller per tick, built on the first call
         self.timeout_s, self.report, self.now_ms = timeout_s, report, now_ms
         self.outputs: dict[str, dict[str, Any]] = {}
+        self.draft: Draft | None = None  # the decision under revision (the revise phase)
         self.log: dict[str, Any] = {"order": [module.name for module in modules], "calls": []} if modules else {}
 
     @cached_property
@@ -76,6 +83,26 @@ class ModuleTick:
     ) -> list[tuple[LoadedModule, Any]]:
         """Call ``phase`` of every module that has it; ``[(module, output)]`` of those that succeeded."""
         return self.run_phases((phase,), state, proposals=proposals, outcome=outcome)[phase]
+
+    def revise(self, state: TickState, decision: Decision, proposals: list[Proposals]) -> Decision:
+        """``revise`` of every module that has it, in order, each seeing the draft as the ones before left it."""
+        self.draft = draft_of(decision)
+        self.run_phases(("revise",), state, proposals=proposals)
+        return apply_draft(decision, self.draft)
+
+    def _function(self, call: PhaseCall) -> Callable[[ModuleContext], Any]:
+        """What the worker calls: the phase method; ``revise`` gets the draft as it is when it starts."""
+        method = call.module.method(call.phase)
+        if call.phase != "revise":
+            return method  # type: ignore[no-any-return]
+
+        def revise(ctx: ModuleContext) -> Any:
+            draft = self.draft
+            if draft is None or draft.vetoed_by is not None:
+                return AFTER_VETO
+            return method(ctx, draft)
+
+        return revise
 
     def before_reasoning(self, state: TickState) -> list[Proposals]:
         """``perceive``, ``recall`` then ``deliberate`` of every module; the deliberations' proposals."""
@@ -104,15 +131,15 @@ class ModuleTick:
             if (call := self._prepare(module, phase, state, proposals or [], outcome or {}))
         ]
         while due:
-            if self.timeout_s <= 0 or due[0].module.inline:
+            if due[0].timeout_s <= 0 or due[0].module.inline:
                 call, due = due[0], due[1:]
                 try:
-                    value, error = invoke(call.module.method(call.phase), (call.ctx,), 0), None
+                    value, error = invoke(self._function(call), (call.ctx,), 0), None
                 except BaseException as exc:  # noqa: BLE001 - settled: isolated, or raised if it must
                     value, error = None, exc
                 self._settle(call, value, error, done[call.phase])
                 continue
-            turn = list(takewhile(lambda c: not c.module.inline, due))
+            turn = list(takewhile(lambda c: not c.module.inline and c.timeout_s > 0, due))
             due = due[len(turn) :]
             overran = self._in_turn(turn, done)
             if overran is not None:
@@ -125,7 +152,8 @@ class ModuleTick:
             self._settle(turn[index], value, error, done[turn[index].phase])
 
         try:
-            return call_in_turn([(c.module.method(c.phase), (c.ctx,)) for c in turn], self.timeout_s, settle)
+            calls = [(self._function(c), (c.ctx,)) for c in turn]
+            return call_in_turn(calls, [c.timeout_s for c in turn], settle)
         except BaseException:  # Ctrl-C, or what a settle raised: no call of this turn may write any more
             for call in turn:
                 call.ctx.closed = True
@@ -142,6 +170,9 @@ class ModuleTick:
     ) -> PhaseCall | None:
         """The call's journal entry and context; None when replay skips a recorded timeout."""
         entry: dict[str, Any] = {"module": module.name, "phase": phase}
+        own = module.timeout(phase)
+        if own is not None:
+            entry["timeout_s"] = own  # the module's own limit, journaled (the kernel's is configuration)
         self.log["calls"].append(entry)
         mark = f"{module.name}/{phase}"
         if self.externals.replaying:
@@ -150,7 +181,8 @@ class ModuleTick:
                 self.externals.log.setdefault(TIMEOUT_EXTERNAL, []).append(served[0])
                 entry["skipped"] = served[0]["skipped"]
                 return None
-        return PhaseCall(module, phase, entry, self._context(module, phase, state, proposals, outcome))
+        timeout_s = self.timeout_s if own is None else own
+        return PhaseCall(module, phase, entry, self._context(module, phase, state, proposals, outcome), timeout_s)
 
     def _settle(self, call: PhaseCall, value: Any, error: BaseException | None, done: list[Any]) -> None:
         """After the call returned or raised (in the thread that ran it): keep or undo, journal."""
@@ -160,10 +192,15 @@ class ModuleTick:
         if isinstance(error, TimedOut):  # an async phase overran its own timeout
             self._timed_out(call)
             return
+        if value is AFTER_VETO:  # an earlier module vetoed the reply: this one was not asked
+            entry["after_veto"] = self.draft.vetoed_by if self.draft is not None else None
+            return
         try:
             if error is not None:
                 raise error
             value = self._checked(module, phase, value)
+            if phase == "revise" and value is not None and self.draft is not None:
+                draft = revised(self.draft, value, module.name)  # before the next module's revise starts
         except BaseException as exc:
             ctx.own.undo()
             if must_propagate(exc):
@@ -171,7 +208,9 @@ class ModuleTick:
             self._skip(entry, module, phase, describe(exc))
             return
         ctx.own.keep()
-        entry["output"] = to_data(value) if isinstance(value, Proposals) else value
+        if phase == "revise" and value is not None:
+            self.draft = draft
+        entry["output"] = to_data(value) if isinstance(value, Proposals | Revision) else value
         if isinstance(value, Proposals):
             entry["output"].pop("module", None)
         if ctx.own.writes:
@@ -184,7 +223,7 @@ class ModuleTick:
         call.ctx.closed = True
         call.ctx.own.close()
         call.ctx.own.undo()
-        text = f"TimedOut: {call.module.name} ran past {self.timeout_s:g} s and was abandoned"
+        text = f"TimedOut: {call.module.name} ran past {call.timeout_s:g} s and was abandoned"
         self.externals.log.setdefault(TIMEOUT_EXTERNAL, []).append(
             {"call": f"{call.module.name}/{call.phase}", "skipped": text}
         )
@@ -197,6 +236,8 @@ class ModuleTick:
     def _checked(self, module: LoadedModule, phase: str, value: Any) -> Any:
         if phase == "deliberate":
             return as_proposals(value, module.name)
+        if phase == "revise":
+            return as_revision(value)
         dumps(value)  # JSON or a one-line ValidationError naming the bad path; TypeError for other objects
         return value
 
@@ -242,6 +283,7 @@ class PhaseCall:
     phase: str
     entry: dict[str, Any]
     ctx: ModuleContext
+    timeout_s: float  # its limit: the module's own for the phase, else the kernel's module_timeout_s
 
 
 class LazyContracts:
@@ -251,7 +293,7 @@ class LazyContracts:
         self._factory: Callable[[], Any] = factory
         self._caller: Any = None
 
-    def call(self, name: str, variables: Mapping[str, Any]) -> Any:
+    def call(self, name: str, variables: Mapping[str, Any]) -> ContractOutcome:
         if self._caller is None:
             self._caller = self._factory()
         return self._caller.call(name, variables)

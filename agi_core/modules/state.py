@@ -125,7 +125,7 @@ class ModuleState:
                     "store a value its state_schema allows"
                 )
         self._begin()
-        self._store.module_state_put(self.module, key, stored, self._tick)
+        self._store.module_state_put(self.module, key, stored, self._tick, text=text)  # serialized once
         self.writes.append({"key": key, "value": stored})
 
     def delete(self, key: str) -> bool:

@@ -181,7 +181,7 @@ class Faulty:
 
 def test_a_module_that_raises_or_hangs_is_skipped_and_recorded_and_the_tick_completes(tmp_path):
     db = tmp_path / "a.db"
-    with open_kernel(db, Faulty(), timeout_s=0.3) as kernel:
+    with open_kernel(db, Faulty(), module_timeout_s=0.3) as kernel:
         started = time.perf_counter()
         record = kernel.tick("2 + 3")
         assert time.perf_counter() - started < 1.2  # the hang was abandoned at the timeout

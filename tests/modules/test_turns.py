@@ -57,7 +57,7 @@ def test_a_hang_skips_only_its_own_call_and_the_modules_after_it_run_in_a_fresh_
         _module("b_hangs", recall=_hang),
         _module("c_after", perceive=_write("p"), recall=_write("r"), observe=_write("o")),
     )
-    with open_kernel(db, _plugin(*modules), timeout_s=0.3) as kernel:
+    with open_kernel(db, _plugin(*modules), module_timeout_s=0.3) as kernel:
         started = time.perf_counter()
         record = kernel.tick("2 + 3")
         assert time.perf_counter() - started < 1.2
@@ -94,7 +94,7 @@ def test_each_call_has_its_own_timeout_not_a_share_of_the_turn(tmp_path):
         return ctx.module
 
     modules = [_module(f"slow_{i}", perceive=slow) for i in range(4)]  # 0.8 s in all, 0.2 s each
-    with open_kernel(tmp_path / "a.db", _plugin(*modules), timeout_s=0.5) as kernel:
+    with open_kernel(tmp_path / "a.db", _plugin(*modules), module_timeout_s=0.5) as kernel:
         record = kernel.tick("2 + 3")
         assert calls(record) == [(f"slow_{i}", "perceive", f"slow_{i}") for i in range(4)]
 

@@ -444,12 +444,12 @@ class PostgresStore(StoredText):
         row = self._one("SELECT value FROM {s}.module_state WHERE module = %s AND key = %s", (module, key))
         return None if row is None else orjson.loads(row[0])
 
-    def module_state_put(self, module: str, key: str, value: Any, tick: int = 0) -> None:
-        """Last write wins; the value is stored as canonical JSON text, as on SQLite."""
+    def module_state_put(self, module: str, key: str, value: Any, tick: int = 0, *, text: str | None = None) -> None:
+        """Last write wins; the value is stored as canonical JSON text (``text`` when given), as on SQLite."""
         self._run(
             "INSERT INTO {s}.module_state (module, key, value, tick) VALUES (%s, %s, %s, %s) "
             "ON CONFLICT (module, key) DO UPDATE SET value = excluded.value, tick = excluded.tick",
-            (module, key, dumps(value), tick),
+            (module, key, dumps(value) if text is None else text, tick),
         )
 
     def module_state_delete(self, module: str, key: str) -> bool:

@@ -1,0 +1,94 @@
+"""The ``revise`` phase: after the brain decides and before the agent acts, modules may change the reply.
+
+Each module with ``revise(ctx, draft)`` sees the :class:`Draft` as the modules before it
+left it, in run order, and returns None (keep it) or a :class:`Revision`: ``rewrite`` (the
+reply's form: same claims), ``replace`` (a new reply: its claims go, a tool call becomes
+this reply) or ``veto`` (the reply is withheld and ``reply`` said instead; the modules after
+it are not asked). Every revision is in the journal, in the module's entry of the record's
+``modules`` calls, and the record's ``final_output`` is the revised reply.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import attrs
+
+from agi_core.brain.context import Decision
+from agi_core.errors import ValidationError
+from agi_core.model import JSON, Action
+from agi_core.serialization import from_data
+
+VETO_REPLY = "I won't give that answer."
+
+
+@attrs.frozen
+class Draft:
+    """The decision as ``revise`` sees it: the reply, the action, the agent that chose it, its claims."""
+
+    reply: str
+    action: Action
+    agent: str
+    claims: list[dict[str, JSON]] = attrs.field(factory=list)
+    vetoed_by: str | None = None
+
+
+@attrs.frozen
+class Revision:
+    """What one module's ``revise`` changes: build one with :meth:`rewrite`, :meth:`replace` or :meth:`veto`."""
+
+    kind: Literal["rewrite", "replace", "veto"]
+    text: str
+    reason: str = ""
+
+    @classmethod
+    def rewrite(cls, text: str, reason: str = "") -> Revision:
+        """The same reply in another form (its claims stand)."""
+        return cls("rewrite", text, reason)
+
+    @classmethod
+    def replace(cls, text: str, reason: str = "") -> Revision:
+        """Another reply (the claims go; a tool call the brain chose is not made)."""
+        return cls("replace", text, reason)
+
+    @classmethod
+    def veto(cls, reason: str, reply: str = VETO_REPLY) -> Revision:
+        """Withhold the reply (and any tool call): ``reply`` is said instead; later modules are not asked."""
+        return cls("veto", reply, reason)
+
+
+def as_revision(value: Any) -> Revision | None:
+    """``value`` (None, a :class:`Revision` or a dict of one) checked; :class:`ValidationError` otherwise."""
+    if value is None or isinstance(value, Revision):
+        revision = value
+    elif isinstance(value, dict):
+        revision = from_data(value, Revision)
+    else:
+        raise ValidationError(f"revise returned {type(value).__name__}; return a Revision or None")
+    if revision is not None and not isinstance(revision.text, str):
+        raise ValidationError("a revision's text must be a string")
+    return revision
+
+
+def draft_of(decision: Decision) -> Draft:
+    return Draft(decision.final_output, decision.action, decision.router_decision.agent, list(decision.claims))
+
+
+def revised(draft: Draft, revision: Revision, module: str) -> Draft:
+    """``draft`` after ``module``'s ``revision``; a rewrite of a tool call is refused (ValidationError)."""
+    respond = Action(type="response", name="respond", args={"text": revision.text})
+    if revision.kind == "rewrite":
+        if draft.action.type != "response":
+            raise ValidationError("a rewrite changes a reply's form; replace or veto a tool call instead")
+        return attrs.evolve(draft, reply=revision.text, action=respond)
+    if revision.kind == "replace":
+        return attrs.evolve(draft, reply=revision.text, action=respond, claims=[])
+    return attrs.evolve(draft, reply=revision.text, action=respond, claims=[], vetoed_by=module)
+
+
+def apply_draft(decision: Decision, draft: Draft) -> Decision:
+    """The decision the kernel acts on once every module revised it (the same object when none changed it)."""
+    if draft == draft_of(decision):
+        return decision
+    acted = decision.acted if draft.action == decision.action else None  # a replaced tool call is not made
+    return attrs.evolve(decision, final_output=draft.reply, action=draft.action, claims=draft.claims, acted=acted)

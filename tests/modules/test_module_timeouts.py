@@ -1,0 +1,85 @@
+"""A module's own timeout (per module and per phase), apart from the tools' --timeout, journaled."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from agi_core.hookspecs import hookimpl
+from agi_core.modules import CognitiveModule
+from agi_core.replay import replay
+from agi_core.testing import builtin_plugins, open_kernel
+
+
+class Patient(CognitiveModule):
+    """Takes 0.4 s in perceive and in deliberate; allows itself 1 s, but only 0.1 s to deliberate."""
+
+    name = "patient"
+    timeout_s = 1.0
+    phase_timeouts = {"deliberate": 0.1}  # noqa: RUF012 - read once at registration
+
+    def perceive(self, ctx):
+        time.sleep(0.4)
+        return "perceived"
+
+    def deliberate(self, ctx):
+        time.sleep(0.4)
+
+
+class Quick(CognitiveModule):
+    """No limit of its own: the kernel's module_timeout_s applies."""
+
+    name = "quick"
+
+    def perceive(self, ctx):
+        time.sleep(0.4)
+        return "perceived"
+
+
+class Plugin:
+    @hookimpl
+    def agi_register_modules(self, register):
+        register(Patient())
+        register(Quick())
+
+
+def test_a_modules_own_timeout_per_phase_overrides_the_kernels_and_is_journaled_and_replayed(tmp_path):
+    db = tmp_path / "a.db"
+    # the tools' timeout is generous; the modules' is 0.2 s: Quick overruns it, Patient has its own 1 s
+    with open_kernel(db, Plugin(), timeout_s=5, module_timeout_s=0.2) as kernel:
+        record = kernel.tick("2 + 3")
+    assert record.final_output == "2 + 3 = 5"
+    assert record.modules["calls"] == [
+        {"module": "patient", "phase": "perceive", "timeout_s": 1.0, "output": "perceived"},
+        {"module": "quick", "phase": "perceive", "skipped": "TimedOut: quick ran past 0.2 s and was abandoned"},
+        {
+            "module": "patient",
+            "phase": "deliberate",
+            "timeout_s": 0.1,
+            "skipped": "TimedOut: patient ran past 0.1 s and was abandoned",
+        },
+    ]
+    started = time.perf_counter()
+    assert replay(db, plugins=builtin_plugins(Plugin())).ok  # the timeouts are served back
+    assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize(
+    ("attributes", "problem"),
+    [
+        ({"timeout_s": -1}, "module 'bad': timeout -1 is not a positive number of seconds"),
+        ({"phase_timeouts": {"dream": 1}}, "module 'bad': phase_timeouts names 'dream'; use one of perceive"),
+    ],
+)
+def test_a_bad_timeout_is_reported_and_the_module_skipped(tmp_path, attributes, problem):
+    bad = type("Bad", (CognitiveModule,), {"name": "bad", "perceive": lambda self, ctx: 1, **attributes})()
+
+    class BadPlugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(bad)
+
+    with open_kernel(tmp_path / "a.db", BadPlugin()) as kernel:
+        assert [m.name for m in kernel.modules] == ["sem_council"]
+        assert kernel.plugins.failures[-1].cause.startswith("RegistrationError: " + problem)

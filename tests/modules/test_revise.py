@@ -1,0 +1,140 @@
+"""The revise phase: modules rewrite, replace or veto the brain's reply before the agent acts, journaled."""
+
+from __future__ import annotations
+
+from agi_core.hookspecs import hookimpl
+from agi_core.modules import CognitiveModule, Draft, ModuleContext, Revision
+from agi_core.replay import replay, replay_records
+from agi_core.testing import builtin_plugins, open_kernel
+
+
+class Polite(CognitiveModule):
+    name, priority = "polite", 10
+
+    def revise(self, ctx: ModuleContext, draft: Draft) -> Revision | None:
+        if draft.action.type == "response":
+            return Revision.rewrite(draft.reply + ", if I may.", "politeness")
+        return None
+
+
+class Guard(CognitiveModule):
+    name, priority = "guard", 20
+
+    def revise(self, ctx: ModuleContext, draft: Draft) -> Revision | None:
+        if "9" in draft.reply:
+            return Revision.veto("no nines", "I keep that number to myself.")
+        if ctx.text == "my name is Ada":
+            return Revision.replace("Nice to meet you, Ada.", "warmer")
+        return None
+
+
+class Echo(CognitiveModule):
+    """Runs last: sees what the others made of the reply."""
+
+    name, priority = "echo", 30
+
+    def revise(self, ctx: ModuleContext, draft: Draft) -> Revision | None:
+        ctx.own.put("saw", draft.reply)
+        return None
+
+
+class Plugin:
+    @hookimpl
+    def agi_register_modules(self, register):
+        register(Echo())
+        register(Guard())
+        register(Polite())
+
+
+def revisions(record):
+    return [(c["module"], c.get("output", c.get("after_veto", c.get("skipped")))) for c in record.modules["calls"]]
+
+
+def test_modules_rewrite_replace_and_veto_the_reply_in_order_each_change_journaled_and_replay_is_equal(tmp_path):
+    db = tmp_path / "a.db"
+    with open_kernel(db, Plugin()) as kernel:
+        rewritten = kernel.tick("2 + 3")
+        vetoed = kernel.tick("4 + 5")
+        replaced = kernel.tick("my name is Ada")
+        assert kernel.get_fact("user/person/self/name").value == "Ada"  # the brain's write stands
+        saw = kernel.store.module_state_get("echo", "saw")
+    assert (rewritten.final_output, rewritten.action.args) == (
+        "2 + 3 = 5, if I may.",
+        {"text": "2 + 3 = 5, if I may."},
+    )
+    assert revisions(rewritten) == [
+        ("polite", {"kind": "rewrite", "text": "2 + 3 = 5, if I may.", "reason": "politeness"}),
+        ("guard", None),
+        ("echo", None),
+    ]
+    assert vetoed.final_output == "I keep that number to myself."
+    assert revisions(vetoed) == [
+        ("polite", {"kind": "rewrite", "text": "4 + 5 = 9, if I may.", "reason": "politeness"}),
+        ("guard", {"kind": "veto", "text": "I keep that number to myself.", "reason": "no nines"}),
+        ("echo", "guard"),  # vetoed: not asked
+    ]
+    assert replaced.final_output == "Nice to meet you, Ada."
+    assert saw == "Nice to meet you, Ada."  # the last module saw the draft as the others left it
+    report = replay(db, plugins=builtin_plugins(Plugin()))
+    assert (report.ok, report.ticks) == (True, 3)
+
+
+def test_replay_without_the_revising_module_differs_and_a_rewrite_of_a_tool_call_is_skipped(tmp_path):
+    db = tmp_path / "a.db"
+    with open_kernel(db, Plugin()) as kernel:
+        kernel.tick("2 + 3")
+        records = [text for _t, _i, text, _c in kernel.store.journal_rows()]
+
+    class OnlyEcho:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(Echo())
+
+    report = replay_records(records, seed="test", plugins=builtin_plugins(OnlyEcho()))
+    assert (report.ok, report.mismatch.field) == (False, "final_output")
+
+    class ToolRewriter(CognitiveModule):
+        name = "tool_rewriter"
+
+        def revise(self, ctx, draft):
+            return Revision.rewrite("done")
+
+    class ToolPlugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(ToolRewriter())
+
+    with open_kernel(tmp_path / "b.db", ToolPlugin()) as kernel:
+        record = kernel.tick("/file_list")
+    assert (record.action.type, record.observation.success) == ("tool", True)
+    assert revisions(record) == [
+        (
+            "tool_rewriter",
+            "ValidationError: a rewrite changes a reply's form; replace or veto a tool call instead",
+        )
+    ]
+
+
+def test_a_vetoed_tool_call_is_not_made(tmp_path):
+    from agi_core.tools import ToolPolicy
+
+    class NoWrites(CognitiveModule):
+        name = "no_writes"
+
+        def revise(self, ctx, draft):
+            if draft.action.type == "tool" and draft.action.name == "file_write":
+                return Revision.veto("read-only agent", "I may not write files.")
+            return None
+
+    class Plugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(NoWrites())
+
+    db = tmp_path / "a.db"
+    with open_kernel(db, Plugin(), policy=ToolPolicy(allow_tools=frozenset({"file_write"}))) as kernel:
+        record = kernel.tick("/file_write out.txt data")
+        assert (record.final_output, record.action.type) == ("I may not write files.", "response")
+        assert not (kernel.workspace / "out.txt").exists()
+        assert kernel.pending_intents() == []
+    assert replay(db, plugins=builtin_plugins(Plugin())).ok
