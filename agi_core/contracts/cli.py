@@ -48,7 +48,10 @@ def contracts() -> None:
 @click.option("--markdown", is_flag=True, help="Print the Markdown table of docs/contracts.md.")
 @click.pass_context
 def list_command(ctx: click.Context, as_json: bool, markdown: bool) -> None:
-    """List every registered contract: name, family, plugin, required fields (--json: and the modules using it)."""
+    """List every registered contract: name, family, plugin, required fields.
+
+    With --json, also the seed module, whether it has a fallback, and used_by: the modules that call it.
+    """
     registry = _registry(ctx)
     rows = [
         {

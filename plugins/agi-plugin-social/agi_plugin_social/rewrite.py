@@ -22,7 +22,7 @@ FORM_WORDS = frozenset(
 )
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"\w+")
-_ACK = re.compile(r"^(Got it|Noted):\s+")
+_ACK = re.compile(r"(?:^|(?<=[.!?] ))(Got it|Noted):\s+")  # a sentence that acknowledges a statement
 
 
 def numbers(text: str) -> Counter[str]:
@@ -53,7 +53,7 @@ def reply_kind(reply: str) -> str:
         return "missing"
     if F4_AGENT_FAILURE in reply or F5_SEM_WRITE_FAILURE in reply:
         return "failure"
-    if _ACK.match(reply):
+    if _ACK.search(reply):
         return "noted"
     return "answer"
 
@@ -72,7 +72,7 @@ def rewrite(text: str, context: dict[str, Any]) -> str:
         return f"{text} {ask}"
     if tactic == "match_register":
         if register == "formal":
-            if _ACK.match(text):
+            if _ACK.search(text):
                 return _ACK.sub("Understood: ", text, count=1)
             opening = {"answer": "Certainly.", "missing": "My apologies.", "unknown": "My apologies."}.get(kind)
             return f"{opening} {text}" if opening else text
