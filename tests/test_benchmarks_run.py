@@ -46,3 +46,24 @@ def test_tick_throughput_modules_option_runs_with_and_without_modules():
     )
     assert done.returncode == 0, done.stderr
     assert sorted(json.loads(done.stdout)) == ["0", "2", "2 inline"]
+
+
+def test_tick_throughput_conversation_modules_option_runs_with_and_without_them():
+    plugins = [str(ROOT / "plugins" / f"agi-plugin-{name}") for name in ("beliefs", "social")]
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "tick_throughput.py"),
+            "--conversation-modules",
+            "--module-ticks",
+            "3",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *plugins])},
+    )
+    assert done.returncode == 0, done.stderr
+    assert sorted(json.loads(done.stdout)) == ["0", "beliefs + social"]

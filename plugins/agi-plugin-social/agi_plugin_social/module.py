@@ -144,7 +144,7 @@ class SocialModule(CognitiveModule):
         confidence = unit(proposed.get("confidence")) if proposed.get("id") == rule["id"] else None
         if confidence is None:
             confidence = tactics.updated_confidence(rule["confidence"], [reward])
-        rules[tactic] = {**rule, "confidence": round(confidence, 4)}
+        rules[tactic] = {**rule, "confidence": round(confidence, 4), "uses": rule["uses"] + 1}
         ctx.own.put("rules", rules)
         ctx.own.delete(key("pending", speaker))
         entry = {"tick": ctx.tick, "tactic": tactic, "reward": reward, "source": source}
@@ -178,8 +178,6 @@ class SocialModule(CognitiveModule):
             if asked.source == "llm":
                 reason += "; the model's rewrite changed a fact and was refused"
             text = rewrite.rewrite(draft.reply, context)
-        rules[chosen] = {**rules[chosen], "uses": rules[chosen]["uses"] + 1}
-        ctx.own.put("rules", rules)
         ctx.own.put(key("pending", speaker), {"tick": ctx.tick, "tactic": chosen, "reply": text[:500]})
         return None if text == draft.reply else Revision.rewrite(text, reason)
 

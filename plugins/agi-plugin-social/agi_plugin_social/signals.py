@@ -109,8 +109,15 @@ class Signals:
         }
 
 
+_PATTERNS: dict[str, re.Pattern[str]] = {}
+
+
 def _has(text: str, phrase: str) -> bool:
-    return re.search(rf"(?<![a-z']){re.escape(phrase)}(?![a-z'])", text) is not None
+    """Whether ``phrase`` occurs in ``text`` as whole words (each phrase's pattern compiled once)."""
+    pattern = _PATTERNS.get(phrase)
+    if pattern is None:
+        pattern = _PATTERNS[phrase] = re.compile(rf"(?<![a-z']){re.escape(phrase)}(?![a-z'])")
+    return pattern.search(text) is not None
 
 
 def found_markers(text: str) -> list[tuple[str, str]]:
