@@ -19,6 +19,11 @@ the tick's thread, no timeout):
 
     python benchmarks/tick_throughput.py --modules 6 [--module-ticks 2000]
 
+``--conversation-modules`` measures the same script with no module and with the beliefs and
+social packages installed (their heuristic path, every contract through its fallback):
+
+    python benchmarks/tick_throughput.py --conversation-modules [--module-ticks 2000]
+
 It also measures, with agi-core alone (no LangGraph needed): the per-tick cost with 100,
 10k and 100k facts under the focus entity (the 100-fact run is the baseline, goal: flat
 within 20%), and the storage bytes per tick (database growth / ticks) for short inputs and
@@ -310,6 +315,35 @@ def bench_modules(folder: Path, count: int, ticks: int) -> dict[str, Any]:
     return rows
 
 
+CONVERSATION_MODULES = ("agi_plugin_beliefs.plugin", "agi_plugin_social.plugin")
+
+
+def bench_conversation_modules(folder: Path, ticks: int) -> dict[str, Any]:
+    """Per-tick cost of the mixed script with no module (the base) and with the conversation modules installed
+    (beliefs and social, heuristic path: every contract through its fallback, journaled), in the same run."""
+    import importlib
+
+    from agi_core import Kernel, Plugins
+
+    rows: dict[str, Any] = {}
+    for label, names in (("0", ()), ("beliefs + social", CONVERSATION_MODULES)):
+        plugins = Plugins.builtins(*(importlib.import_module(name) for name in names))
+        with Kernel.open(
+            folder / f"conversation_{len(names)}.db", seed="bench", plugins=plugins, synchronous="NORMAL"
+        ) as k:
+            assert len([m for m in k.modules if m.phases]) == len(names)
+            k.tick("warm up")  # loads the contract registry once
+            latencies = []
+            for i in range(ticks):
+                start = time.perf_counter()
+                k.tick(SCRIPT[i % len(SCRIPT)])
+                latencies.append(time.perf_counter() - start)
+        rows[label] = _summary(latencies)
+    for row in rows.values():
+        row["p50_ratio_vs_first"] = row["p50_ms"] / rows["0"]["p50_ms"]
+    return rows
+
+
 def print_modules(rows: dict[str, Any]) -> None:
     print(f"{'modules loaded':<20}{'ticks/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'p50 ratio':>11}")
     for label, row in rows.items():
@@ -382,8 +416,17 @@ def main() -> int:
     parser.add_argument("--scale-ticks", type=int, default=None, help="ticks per fact-scale size (default 2000)")
     parser.add_argument("--modules", type=int, default=None, metavar="N", help="only: 0 vs N modules loaded")
     parser.add_argument("--module-ticks", type=int, default=2000, help="ticks per module count (default 2000)")
+    parser.add_argument(
+        "--conversation-modules", action="store_true", help="only: no module vs beliefs + social (synchronous=NORMAL)"
+    )
     args = parser.parse_args()
     results: dict[str, Any] = {"ticks": args.ticks}
+    if args.conversation_modules:
+        with tempfile.TemporaryDirectory() as folder:
+            results["conversation_modules"] = bench_conversation_modules(Path(folder), args.module_ticks)
+        rows = results["conversation_modules"]
+        print(json.dumps(rows, indent=2)) if args.json else print_modules(rows)
+        return 0
     if args.modules is not None:
         with tempfile.TemporaryDirectory() as folder:
             results["modules"] = bench_modules(Path(folder), args.modules, args.module_ticks)

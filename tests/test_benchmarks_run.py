@@ -88,3 +88,24 @@ def test_startup_benchmark_runs_and_prints_medians_and_the_ratio():
     for kind in ("wall", "cpu"):
         assert result[f"agi_help_{kind}_median_s"] > 0 and result[f"import_click_{kind}_median_s"] > 0
         assert result[f"{kind}_ratio_median"] > 0
+
+
+def test_tick_throughput_conversation_modules_option_runs_with_and_without_them():
+    plugins = [str(ROOT / "plugins" / f"agi-plugin-{name}") for name in ("beliefs", "social")]
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "tick_throughput.py"),
+            "--conversation-modules",
+            "--module-ticks",
+            "3",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *plugins])},
+    )
+    assert done.returncode == 0, done.stderr
+    assert sorted(json.loads(done.stdout)) == ["0", "beliefs + social"]

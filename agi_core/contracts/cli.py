@@ -14,13 +14,28 @@ from agi_core.contracts.validate import validate_and_normalize
 from agi_core.errors import AgiError, ValidationError, debug_enabled
 
 
-def _registry(ctx: click.Context) -> ContractRegistry:
+def _plugins(ctx: click.Context) -> Any:
     plugins = getattr(ctx.obj, "plugins", None)
     if plugins is None:
         from agi_core.plugins import load_plugins
 
         plugins = load_plugins()
-    return registry_from_plugins(plugins)
+    return plugins
+
+
+def _registry(ctx: click.Context) -> ContractRegistry:
+    return registry_from_plugins(_plugins(ctx))
+
+
+def _used_by(plugins: Any) -> dict[str, list[str]]:
+    """``{contract: [module, ...]}``: the registered cognitive modules that call each contract (their ``contracts``)."""
+    users: dict[str, list[str]] = {}
+    for registration in plugins.collect("agi_register_modules").values():
+        named = getattr(registration.obj, "contracts", ())
+        for contract in named if isinstance(named, (list, tuple)) else ():
+            if isinstance(contract, str):
+                users.setdefault(contract, []).append(registration.name)
+    return {contract: sorted(set(modules)) for contract, modules in users.items()}
 
 
 @click.group(name="contracts")
@@ -33,7 +48,10 @@ def contracts() -> None:
 @click.option("--markdown", is_flag=True, help="Print the Markdown table of docs/contracts.md.")
 @click.pass_context
 def list_command(ctx: click.Context, as_json: bool, markdown: bool) -> None:
-    """List every registered contract: name, family, plugin, required fields."""
+    """List every registered contract: name, family, plugin, required fields.
+
+    With --json, also the seed module, whether it has a fallback, and used_by: the modules that call it.
+    """
     registry = _registry(ctx)
     rows = [
         {
@@ -47,7 +65,8 @@ def list_command(ctx: click.Context, as_json: bool, markdown: bool) -> None:
         for e in registry.entries()
     ]
     if as_json:
-        click.echo(json.dumps(rows, indent=2))
+        used_by = _used_by(_plugins(ctx))
+        click.echo(json.dumps([{**row, "used_by": used_by.get(str(row["name"]), [])} for row in rows], indent=2))
         return
     if markdown:
         click.echo("| Contract | Family | Plugin | Required fields | Fallback | Seed module |")

@@ -3,7 +3,9 @@
 :func:`beliefs_for` builds them from the recalled facts (the focus entity's, confidence
 0.9), the facts read this tick (1.0: read from the store just now), the active goal's
 checkable assumptions (0.5 until a step reads the fact) and the modules' belief proposals
-(their own confidence, clamped). A key believed twice keeps the highest confidence. A read
+(their own confidence, clamped). A module's belief about a key replaces the store's (a belief
+graph knows better than "read just now"); otherwise a key believed twice keeps the highest
+confidence. A read
 that found nothing, or a proposal below 0.5, is an uncertainty. Bad proposals are skipped:
 a misbehaving module never stops the tick. The kernel fills ``TickState.beliefs`` before
 the reason step and journals the final beliefs after the act (``JournalRecord.beliefs``).
@@ -36,6 +38,7 @@ def beliefs_for(
     """
     held: dict[str, dict[str, Any]] = {}
     doubts: list[str] = []
+    proposed: set[str] = set()  # keys a module holds a belief about
 
     def hold(key: str, value: Any, confidence: float, source: str) -> None:
         if key not in held or confidence > held[key]["confidence"]:
@@ -60,6 +63,9 @@ def beliefs_for(
             continue
         if belief["confidence"] < ASSUMED:
             doubts.append(f"{belief['key']} (confidence {belief['confidence']:g}, {belief['source']})")
+        if belief["key"] not in proposed:  # a module's belief replaces the store's default confidence
+            held.pop(belief["key"], None)
+            proposed.add(belief["key"])
         hold(**belief)
     facts = sorted(held.values(), key=lambda item: (-item["confidence"], item["key"]))[:BELIEFS_MAX]
     return Beliefs(facts=facts, uncertainties=list(dict.fromkeys(doubts))[:UNCERTAINTIES_MAX])

@@ -109,14 +109,18 @@ def test_beliefs_are_filled_every_tick_from_reads_recalls_and_module_proposals(t
     proposals = [
         {"key": "k/a/b/c", "value": 2, "confidence": 7, "source": "beliefs"},  # clamped to 1, beats the recall
         {"text": "it may rain", "confidence": 0.2, "module": "weather"},
+        {"key": "k/a/b/d", "value": 3, "confidence": 0.6, "source": "beliefs"},  # replaces the read's 1.0
+        {"key": "k/a/b/d", "value": 4, "confidence": 0.5, "source": "other"},  # between modules: the highest
         {"key": "bad", "confidence": float("nan")},
         {"key": "bad", "value": float("inf")},
         "not a dict",
         {"confidence": 0.9},
     ]
-    assert to_data(beliefs_for(state, proposals)) == {
+    read = [{"key": "k/a/b/d", "exists": True, "value": 3}]
+    assert to_data(beliefs_for(state, proposals, sem_reads=read)) == {
         "facts": [
             {"key": "k/a/b/c", "value": 2, "confidence": 1.0, "source": "beliefs"},
+            {"key": "k/a/b/d", "value": 3, "confidence": 0.6, "source": "beliefs"},
             {"key": "it may rain", "value": None, "confidence": 0.2, "source": "weather"},
         ],
         "uncertainties": ["it may rain (confidence 0.2, weather)"],

@@ -267,6 +267,28 @@ def test_modules_run_by_priority_then_name_whatever_the_registration_order(tmp_p
         assert [c["output"] for c in record.modules["calls"]] == ["z_mod", "a_mod", "b_mod", "late"]
 
 
+def test_a_rule_that_matches_but_cannot_answer_leaves_the_reply_to_the_candidates(tmp_path):
+    """R2 matches anything with "my favo" in it but answers F3 to "are you sure about my favorite color?"."""
+    from agi_core.modules import Candidate, Proposals
+
+    class Sure:
+        name = "sure"
+
+        def deliberate(self, ctx):
+            return Proposals(candidates=[Candidate("Quite sure.", score=0.7)])
+
+    class Plugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(Sure())
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        record = kernel.tick("are you sure about my favorite color?")
+        assert record.selected_agents == ["module:sure"]
+        assert (record.router_decision.agent, record.final_output) == ("module:sure", "Quite sure.")
+        assert kernel.tick("my favorite color is teal").final_output == "Got it: your favorite color is teal."
+
+
 def test_a_rule_answer_stands_against_any_candidate_and_an_unsupported_claim_is_rejected(tmp_path):
     from agi_core.modules import Candidate, Claim, Proposals
     from agi_core.replies import F1_SEM_MISS

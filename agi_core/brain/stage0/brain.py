@@ -89,7 +89,8 @@ class Stage0Brain:
                     selected.append(fallback.name)
                     outputs[fallback.name] = F4_AGENT_FAILURE
                 reply = AgentReply(F4_AGENT_FAILURE)
-        no_rule = agent is None or agent.name == FALLBACK
+        # no rule answered: none matched, or the one that matched could not answer (F3)
+        no_rule = agent is None or agent.name == FALLBACK or reply.text == F3_NO_AGENT
         if no_rule and (picked := best_candidate(ctx.proposals)) is not None:
             module, candidate = picked
             decision = RouterDecision(agent=f"module:{module}", why="module_candidate")

@@ -1,6 +1,15 @@
-"""agi plugin: registers the beliefs contracts (entry point ``beliefs``)."""
+"""agi plugin: the beliefs module and the beliefs contracts it calls (entry point ``beliefs``)."""
 
+from __future__ import annotations
+
+from agi_core.hookspecs import Register, hookimpl
 from agi_core.plugins import contract_folder_hook
 from agi_plugin_beliefs import CONTRACTS
+from agi_plugin_beliefs.module import BeliefsModule
 
 agi_register_contracts = contract_folder_hook(CONTRACTS)
+
+
+@hookimpl
+def agi_register_modules(register: Register) -> None:
+    register(BeliefsModule())

@@ -14,3 +14,9 @@ class TestBeliefsPlugin(ContractPluginSuite):
         "entity_linker",
         "ontology_enrichment",
     )
+    fallbacks = (
+        "belief_graph_orchestrator",
+        "belief_summarizer",
+        "entity_linker",
+        "ontology_enrichment",
+    )

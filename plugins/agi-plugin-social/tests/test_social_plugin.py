@@ -20,4 +20,11 @@ class TestSocialPlugin(ContractPluginSuite):
         "social_simulation_score",
         "social_tactic_selector",
     )
-    fallbacks = ("social_interaction_context",)
+    fallbacks = (
+        "social_adaptive_lexicon",
+        "social_conversation_rewrite",
+        "social_interaction_context",
+        "social_interaction_outcome",
+        "social_rule_update",
+        "social_tactic_selector",
+    )

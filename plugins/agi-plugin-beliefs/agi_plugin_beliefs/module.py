@@ -1,0 +1,231 @@
+"""The ``beliefs`` module: a belief graph beside the facts.
+
+Every fact written in a tick becomes (or confirms, or changes) a belief with a confidence,
+its evidence (ticks and sources) and its history (``observe``, through
+``belief_graph_orchestrator``; a new attribute through ``ontology_enrichment``). A
+statement that changes a belief is said (``revise``: "You told me earlier your favorite
+color was teal; I now have red."). A claim heard from someone else ("Bob says…") gets the
+confidence of its source and never displaces a surer belief. "are you sure about X?" links
+X to a belief across spellings (``entity_linker``) and answers with the confidence and the
+evidence (``belief_summarizer``), its claim citing the fact read this tick. The beliefs a
+line touches fill the tick's ``beliefs``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from agi_core.modules import Belief, Candidate, Claim, CognitiveModule, Draft, ModuleContext, Proposals, Revision
+from agi_plugin_beliefs import graph, linking, statements
+
+STATE_SCHEMA: dict[str, Any] = json.loads(
+    (Path(__file__).resolve().parent / "schemas" / "beliefs_state.json").read_text(encoding="utf-8")
+)
+ONTOLOGY_KEPT = 50
+
+
+def belief_key(key: str) -> str:
+    return f"belief/{key}" if len(key) <= 190 else "belief/sha256-" + hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def source_of(ctx: ModuleContext) -> str:
+    """The source of the tick's own statements: the user, a named speaker, or a document."""
+    document = ctx.input.metadata.get("document")
+    if isinstance(document, str) and document:
+        return f"document:{document[:100]}"
+    return f"speaker:{ctx.input.speaker.lower()}" if ctx.input.speaker else "user"
+
+
+def label_of(key: str) -> str:
+    scope, _kind, entity, attribute = key.split("/")
+    words = attribute.replace("_", " ")
+    return f"your {words}" if scope == "user" and entity == "self" else f"the {words} of {entity.replace('_', ' ')}"
+
+
+class BeliefsModule(CognitiveModule):
+    """Holds every fact as a belief with its confidence, evidence and history (see the package README)."""
+
+    name = "beliefs"
+    priority = 60  # revises before the modules that change only a reply's form
+    contracts = ("entity_linker", "ontology_enrichment", "belief_graph_orchestrator", "belief_summarizer")
+    state_schema = STATE_SCHEMA
+    timeout_s = 30.0  # the LLM path asks a model; the heuristics take microseconds
+
+    def _key(self, ctx: ModuleContext, said: statements.Statement) -> str | None:
+        kind = "person" if said.scope == "user" else "entity"
+        try:
+            return ctx.memory.reason.key(said.scope, kind, said.entity, said.attribute)
+        except Exception:  # noqa: BLE001 - a line that makes no canonical key holds no belief
+            return None
+
+    def _beliefs(self, ctx: ModuleContext) -> list[dict[str, Any]]:
+        return [value for name, value in ctx.own.items() if name.startswith("belief/")]
+
+    def perceive(self, ctx: ModuleContext) -> Any:
+        """What the line says about beliefs: a statement, a statement heard from someone, a question."""
+        out: dict[str, Any] = {}
+        if (heard := statements.hearsay(ctx.input.raw)) is not None and (key := self._key(ctx, heard[1])):
+            out["heard"] = {
+                "key": key,
+                "value": heard[1].value,
+                "label": heard[1].label,
+                "source": f"hearsay:{heard[0]}",
+            }
+        elif (said := statements.statement(ctx.input.raw)) is not None and (key := self._key(ctx, said)):
+            out["said"] = {"key": key, "label": said.label}
+        if (mention := statements.sure_about(ctx.input.raw)) is not None:
+            out["asked"] = {"mention": mention, "key": self._link(ctx, mention)}
+        return out or None
+
+    def _link(self, ctx: ModuleContext, mention: str) -> str | None:
+        """The belief ``mention`` names, across spellings (``entity_linker``)."""
+        known = self._beliefs(ctx)
+        if not known:
+            return None
+        candidates = [{"id": b["key"], "aliases": [b["label"]]} for b in known]
+        linked = ctx.contracts.call("entity_linker", {"mention": mention, "candidates": candidates})
+        entity = (linked.value or {}).get("entity") or {}
+        ident = entity.get("canonical_id")
+        if ident in {b["key"] for b in known}:
+            return str(ident)
+        found = linking.best_match(mention, candidates)  # the model named no known belief: the heuristic's
+        return found[0] if found else None
+
+    def deliberate(self, ctx: ModuleContext) -> Proposals | None:
+        seen = ctx.earlier.get(self.name, {}).get("perceive")
+        if not isinstance(seen, dict):
+            return None
+        beliefs: list[Belief] = []
+        candidates: list[Candidate] = []
+        if (heard := seen.get("heard")) is not None:
+            current = ctx.own.get(belief_key(heard["key"]))
+            weight = graph.reliability(heard["source"])
+            who = graph.who(heard["source"])
+            if current is None or current["value"] == heard["value"]:
+                reply = f"Noted, with confidence {weight:g} since it comes from {who}: "
+                reply += f"{heard['label']} is {heard['value']}."
+            elif current["confidence"] > weight:
+                reply = (
+                    f"{who} says {heard['label']} is {heard['value']}; I keep {current['value']}, "
+                    f"from {graph.who(current['source'])} (confidence {current['confidence']:g} against {weight:g})."
+                )
+            else:
+                reply = f"{who} says {heard['label']} is {heard['value']}; I now have that, with confidence {weight:g}."
+            candidates.append(Candidate(reply, score=0.8))
+            beliefs.append(Belief(heard["key"], heard["value"], weight))
+        if (asked := seen.get("asked")) is not None:
+            candidates.append(self._answer_sure(ctx, asked))
+        for key in [seen.get("said", {}).get("key"), (asked or {}).get("key")]:
+            if key and (belief := ctx.own.get(belief_key(key))) is not None:
+                beliefs.append(Belief(key, belief["value"], belief["confidence"]))
+        return Proposals(beliefs=beliefs, candidates=candidates)
+
+    def _answer_sure(self, ctx: ModuleContext, asked: dict[str, Any]) -> Candidate:
+        key = asked.get("key")
+        belief = ctx.own.get(belief_key(key)) if isinstance(key, str) else None
+        if belief is None or not isinstance(key, str):
+            mention = re.sub(r"^my\b", "your", asked["mention"], flags=re.I)
+            return Candidate(f"I hold no belief about {mention}.", score=0.6)
+        fact = ctx.memory.fact(key)  # the claim cites this read: the council checks it
+        value = fact.value if fact.exists else None
+        text = graph.summary(belief, value)
+        summarized = ctx.contracts.call("belief_summarizer", {"beliefs": [belief]})
+        narrative = (summarized.value or {}).get("narrative")
+        shown = belief["value"] if value is None else value
+        if summarized.source == "llm" and isinstance(narrative, str) and str(shown) in narrative:
+            text = narrative.strip()[:600]  # the model's wording, when it keeps the value
+        if not fact.exists:
+            return Candidate(text, score=0.9)
+        claim = Claim(key=key, value=value, text=text, evidence=ctx.evidence_for(key))
+        return Candidate(text, score=0.9, claims=[claim])
+
+    def revise(self, ctx: ModuleContext, draft: Draft) -> Revision | None:
+        """Say that a statement changed a belief, before the reply."""
+        if draft.action.type != "response":
+            return None
+        notices = []
+        for write in self._writes(ctx):
+            belief = ctx.own.get(belief_key(write["key"]))
+            if belief is not None and belief["value"] != write["value"]:
+                notices.append(graph.change_notice(belief, write["value"]))
+        if not notices:
+            return None
+        return Revision.rewrite(" ".join([*notices, draft.reply]), "a statement changed a belief")
+
+    def _writes(self, ctx: ModuleContext) -> list[dict[str, Any]]:
+        return [w for w in ctx.memory.reason.sem_writes if w.get("ok")]
+
+    def observe(self, ctx: ModuleContext) -> Any:
+        """Every fact written this tick, and every statement heard, into the graph."""
+        seen = ctx.earlier.get(self.name, {}).get("perceive")
+        seen = seen if isinstance(seen, dict) else {}
+        said = seen.get("said") or {}
+        updates = [
+            {
+                "key": w["key"],
+                "value": w["value"],
+                "source": source_of(ctx),
+                "stored": True,
+                "label": said.get("label") if said.get("key") == w["key"] else label_of(w["key"]),
+            }
+            for w in self._writes(ctx)
+        ]
+        if (heard := seen.get("heard")) is not None:
+            updates.append({**heard, "stored": False})
+        changes = [self._apply(ctx, update) for update in updates]
+        return {"changes": changes} if changes else None
+
+    def _apply(self, ctx: ModuleContext, update: dict[str, Any]) -> dict[str, Any]:
+        before = ctx.own.get(belief_key(update["key"]))
+        after, change = graph.updated(
+            before,
+            key=update["key"],
+            label=update["label"],
+            value=update["value"],
+            source=update["source"],
+            tick=ctx.tick,
+            stored=update["stored"],
+        )
+        asked = ctx.contracts.call(
+            "belief_graph_orchestrator",
+            {
+                "operation": "upsert_belief",
+                "payload": {**update, "tick": ctx.tick},
+                "beliefs": [before] if before else [],
+            },
+        )
+        proposed: dict[str, Any] = next(iter(((asked.value or {}).get("updates") or {}).get("beliefs") or []), {})
+        confidence: Any = proposed.get("confidence")
+        if (
+            proposed.get("id") == update["key"]
+            and proposed.get("value", after["value"]) == after["value"]
+            and type(confidence) in (int, float)
+            and 0 <= confidence <= 1
+        ):
+            after["confidence"] = round(float(confidence), 4)  # the model's confidence for the value the rules kept
+        if before is None:
+            self._enrich(ctx, update["key"])
+        ctx.own.put(belief_key(update["key"]), after)
+        return {"key": update["key"], "change": change, "value": after["value"], "confidence": after["confidence"]}
+
+    def _enrich(self, ctx: ModuleContext, key: str) -> None:
+        """A new kind of belief: its entity type and attribute join the ontology (``ontology_enrichment``)."""
+        scope, kind, _entity, attribute = key.split("/")
+        ontology = ctx.own.get("ontology") or {"entities": [], "relations": []}
+        if any(r.get("name") == attribute and r.get("domain") == kind for r in ontology["relations"]):
+            return
+        answer = ctx.contracts.call(
+            "ontology_enrichment",
+            {"ontology": ontology, "observations": [{"scope": scope, "entity_type": kind, "attribute": attribute}]},
+        )
+        value = answer.value or {}
+        for part in ("entities", "relations"):
+            for item in value.get(part) or []:
+                if isinstance(item, dict) and isinstance(item.get("name"), str) and item not in ontology[part]:
+                    ontology[part].append({k: v for k, v in item.items() if isinstance(v, str)})
+            ontology[part] = ontology[part][-ONTOLOGY_KEPT:]
+        ctx.own.put("ontology", ontology)

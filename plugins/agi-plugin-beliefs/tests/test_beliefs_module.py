@@ -1,0 +1,126 @@
+"""The beliefs module through a real kernel and SQLite file: every fact a belief with confidence,
+evidence and history; changes said; hearsay and documents less trusted; "are you sure about X?"
+answered across spellings with a claim the council checks; rollback, replay and the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import agi_plugin_beliefs.plugin as beliefs
+import jsonschema
+from agi_plugin_beliefs.module import STATE_SCHEMA
+
+from agi_core import checkpoints
+from agi_core.modules.state import dump_state
+from agi_core.replay import replay
+from agi_core.testing import builtin_plugins, open_kernel
+
+ROOT = Path(__file__).resolve().parents[3]
+COLOR = "user/person/self/favorite_color"
+
+
+def test_a_changed_belief_is_said_and_the_old_value_kept_in_its_history(tmp_path):
+    db = tmp_path / "agent.db"
+    with open_kernel(db, beliefs) as kernel:
+        first = kernel.tick("my favorite color is teal")
+        changed = kernel.tick("my favorite color is red")
+        again = kernel.tick("my favorite color is red")
+        belief = kernel.store.module_state_get("beliefs", f"belief/{COLOR}")
+    assert first.final_output == "Got it: your favorite color is teal."
+    assert changed.final_output == (
+        "You told me earlier your favorite color was teal; I now have red. Got it: your favorite color is red."
+    )
+    assert again.final_output == "Got it: your favorite color is red."  # no change, no notice
+    assert (belief["value"], belief["confidence"], belief["since_tick"]) == ("red", 0.99, 2)
+    assert belief["history"] == [
+        {"value": "teal", "confidence": 0.9, "source": "user", "from_tick": 1, "until_tick": 2}
+    ]
+    assert [(e["tick"], e["source"]) for e in belief["evidence"]] == [(2, "user"), (3, "user")]
+    assert replay(db, plugins=builtin_plugins(beliefs)).ok
+
+
+def test_are_you_sure_answers_with_confidence_and_evidence_across_spellings_and_the_council_checks_it(tmp_path):
+    with open_kernel(tmp_path / "agent.db", beliefs) as kernel:
+        kernel.tick("my favorite color is teal")
+        kernel.tick("my favorite color is red")
+        kernel.tick("the capital of France is Paris")
+        sure = kernel.tick("are you sure about my favourite colour?")
+        france = kernel.tick("Are you sure about the capital of FRANCE?")
+        unknown = kernel.tick("are you sure about my dog?")
+    assert sure.final_output == (
+        "Fairly sure (confidence 0.9): your favorite color is red. Evidence: told by you at tick 2. "
+        "Earlier: teal (you, until tick 2)."
+    )
+    assert sure.router_decision.agent == "module:beliefs"
+    assert [(c["key"], c["value"]) for c in sure.claims] == [(COLOR, "red")]
+    assert sure.claims[0]["evidence"] in [item["id"] for item in sure.evidence_items]
+    assert {v["vote"] for v in sure.council_votes} == {"approve"}
+    assert france.final_output.startswith("Fairly sure (confidence 0.9): the capital of France is Paris.")
+    assert unknown.final_output == "I hold no belief about your dog."
+    tick_beliefs = [b for b in sure.beliefs.facts if b.get("source") == "module:beliefs"]
+    assert tick_beliefs == [{"key": COLOR, "value": "red", "confidence": 0.9, "source": "module:beliefs"}]
+
+
+def test_hearsay_and_documents_get_less_confidence_than_the_user_and_never_displace_a_surer_belief(tmp_path):
+    with open_kernel(tmp_path / "agent.db", beliefs) as kernel:
+        kernel.tick("my favorite color is red")
+        heard = kernel.tick("Bob says my favorite color is blue")
+        kernel.tick("according to Alice, my favorite food is soup")
+        kernel.tick("the capital of Spain is Madrid", metadata={"document": "atlas.txt"})
+        state = dump_state(kernel.store, "beliefs")
+    assert (
+        heard.final_output == "Bob says your favorite color is blue; I keep red, from you (confidence 0.9 against 0.5)."
+    )
+    color = state[f"belief/{COLOR}"]
+    assert (color["value"], color["confidence"]) == ("red", 0.9)
+    assert color["rivals"] == [{"value": "blue", "source": "hearsay:bob", "confidence": 0.5, "tick": 2}]
+    food = state["belief/user/person/self/favorite_food"]
+    assert (food["value"], food["confidence"], food["source"]) == ("soup", 0.5, "hearsay:alice")
+    spain = state["belief/world/entity/spain/capital"]
+    assert (spain["value"], spain["confidence"], spain["source"]) == ("Madrid", 0.6, "document:atlas.txt")
+    assert {r["name"] for r in state["ontology"]["relations"]} == {"favorite_color", "favorite_food", "capital"}
+    jsonschema.Draft202012Validator(STATE_SCHEMA).validate(state)
+
+
+def test_beliefs_survive_rollback_and_replay_equal(tmp_path):
+    db = tmp_path / "agent.db"
+    with open_kernel(db, beliefs) as kernel:
+        kernel.tick("my favorite color is teal")
+        checkpoints.create(kernel, "teal")
+        saved = dump_state(kernel.store, "beliefs")
+        kernel.tick("my favorite color is red")
+        assert dump_state(kernel.store, "beliefs") != saved
+        checkpoints.rollback(kernel, "teal")
+        assert dump_state(kernel.store, "beliefs") == saved
+        again = kernel.tick("my favorite color is green")
+    assert again.final_output.startswith("You told me earlier your favorite color was teal; I now have green.")
+    assert replay(db, plugins=builtin_plugins(beliefs)).ok
+
+
+def test_agi_modules_show_beliefs_prints_the_graph(tmp_path):
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "plugins" / "agi-plugin-beliefs")]),
+        "AGI_LOAD_PLUGINS": "beliefs",
+    }
+    db = str(tmp_path / "agent.db")
+
+    def agi(*args, stdin=""):
+        done = subprocess.run(
+            [sys.executable, "-m", "agi_core", "--db", db, *args], input=stdin, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    said = agi("run", stdin="my favorite color is teal\nmy favorite color is red\n").splitlines()
+    assert (
+        said[-1]
+        == "You told me earlier your favorite color was teal; I now have red. Got it: your favorite color is red."
+    )
+    shown = json.loads(agi("modules", "show", "beliefs", "--json"))
+    assert shown[f"belief/{COLOR}"]["history"][0]["value"] == "teal"
+    jsonschema.Draft202012Validator(STATE_SCHEMA).validate(shown)

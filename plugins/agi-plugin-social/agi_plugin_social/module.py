@@ -1,0 +1,194 @@
+"""The ``social`` module: a profile per interlocutor, a tactic per reply, the reply's form adapted.
+
+``perceive`` reads the message (register, rudeness, name, topics, the adaptive lexicon) into
+the speaker's profile and scores the tactic of the previous reply from this reaction
+(``social_interaction_outcome``, then ``social_rule_update``). ``revise`` picks a tactic
+(``social_tactic_selector``) and rewrites the reply's form (``social_conversation_rewrite``);
+a rewrite that would change a fact (:func:`~agi_plugin_social.rewrite.keeps_facts`) is
+refused and the heuristic form used instead. Without a contract provider every contract
+answers with its heuristic fallback; either way each call is validated and journaled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from agi_core.model import Input
+from agi_core.modules import CognitiveModule, Draft, ModuleContext, Revision
+from agi_plugin_social import rewrite, signals, tactics
+
+STATE_SCHEMA: dict[str, Any] = json.loads(
+    (Path(__file__).resolve().parent / "schemas" / "social_state.json").read_text(encoding="utf-8")
+)
+DEFAULT_SPEAKER = "user"
+FORMAL_AT, INFORMAL_AT = 0.25, -0.25
+TOPICS_KEPT, OUTCOMES_KEPT = 8, 10
+
+
+def speaker_of(data: Input) -> str:
+    return data.speaker or DEFAULT_SPEAKER
+
+
+def conversational(data: Input) -> bool:
+    """A line someone said (not the clock, maintenance, a job or a goal step)."""
+    return data.source in ("user", "event") or data.speaker is not None
+
+
+def key(kind: str, speaker: str) -> str:
+    """``profile/SPEAKER`` (a long label by its hash: state keys hold 200 characters)."""
+    label = speaker if len(speaker) <= 180 else "sha256-" + hashlib.sha256(speaker.encode()).hexdigest()[:32]
+    return f"{kind}/{label}"
+
+
+def new_profile(speaker: str) -> dict[str, Any]:
+    return {
+        "speaker": speaker[:200],
+        "name": None,
+        "register": "neutral",
+        "formality": 0.0,
+        "turns": 0,
+        "rude_turns": 0,
+        "topics": {},
+        "lexicon": [],
+        "outcomes": [],
+    }
+
+
+def register_of(formality: float) -> str:
+    return "formal" if formality >= FORMAL_AT else "informal" if formality <= INFORMAL_AT else "neutral"
+
+
+def clean_lexicon(tokens: Any) -> list[dict[str, Any]] | None:
+    """The lexicon a contract returned, kept to what the state allows (None: unusable)."""
+    if not isinstance(tokens, list):
+        return None
+    out = []
+    for entry in tokens:
+        if not isinstance(entry, dict) or not isinstance(entry.get("token"), str) or not entry["token"].strip():
+            continue
+        kind = entry.get("kind") if entry.get("kind") in (*signals.MARKER_KINDS, "other") else "other"
+        weight = entry["weight"] if type(entry.get("weight")) in (int, float) else 1.0
+        weight = float(weight) if abs(weight) < 1e9 else 1.0
+        out.append({"token": entry["token"].strip().lower()[:40], "kind": kind, "weight": round(weight, 4)})
+    return out[: signals.LEXICON_SIZE]
+
+
+def unit(value: Any) -> float | None:
+    return float(value) if type(value) in (int, float) and 0 <= value <= 1 else None
+
+
+class SocialModule(CognitiveModule):
+    """Knows who it talks to and adapts the form of its replies (docs: the package README)."""
+
+    name = "social"
+    priority = 200  # revises late: after the modules that change what a reply says
+    contracts = (
+        "social_adaptive_lexicon",
+        "social_interaction_outcome",
+        "social_rule_update",
+        "social_tactic_selector",
+        "social_conversation_rewrite",
+    )
+    state_schema = STATE_SCHEMA
+    timeout_s = 30.0  # the LLM path asks a model up to three times a phase; the heuristics take microseconds
+
+    def perceive(self, ctx: ModuleContext) -> Any:
+        if not conversational(ctx.input):
+            return None
+        speaker, text = speaker_of(ctx.input), ctx.text
+        profile = ctx.own.get(key("profile", speaker)) or new_profile(speaker)
+        lexicon = ctx.contracts.call("social_adaptive_lexicon", {"text": text, "state": {"tokens": profile["lexicon"]}})
+        if lexicon.ok and (tokens := clean_lexicon((lexicon.value or {}).get("state", {}).get("tokens"))) is not None:
+            profile["lexicon"] = tokens
+        learned = {entry["token"]: entry["kind"] for entry in profile["lexicon"]}
+        seen = signals.read(text, learned)
+        profile["formality"] = round(0.6 * profile["formality"] + 0.4 * seen.register_score, 4)
+        profile["register"] = register_of(profile["formality"])
+        profile["turns"] += 1
+        profile["rude_turns"] += int(seen.rude)
+        profile["name"] = seen.name or profile["name"] or (ctx.input.speaker if ctx.input.speaker else None)
+        topics = dict(profile["topics"])
+        for topic in seen.topics:
+            topics[topic] = topics.get(topic, 0) + 1
+        profile["topics"] = dict(sorted(topics.items(), key=lambda item: (-item[1], item[0]))[:TOPICS_KEPT])
+        outcome = self._score_pending(ctx, speaker, seen, profile)
+        ctx.own.put(key("profile", speaker), profile)
+        return {"speaker": speaker, "register": profile["register"], "signals": seen.to_json(), "outcome": outcome}
+
+    def _score_pending(
+        self, ctx: ModuleContext, speaker: str, seen: signals.Signals, profile: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """The previous reply's tactic, scored by this reaction; its rule's confidence updated."""
+        pending = ctx.own.get(key("pending", speaker))
+        if pending is None:
+            return None
+        tactic = pending["tactic"]
+        judged = ctx.contracts.call(
+            "social_interaction_outcome",
+            {"exchange": {"reply": pending["reply"], "reaction": ctx.text}, "tactic": {"name": tactic}},
+        )
+        reward = unit((judged.value or {}).get("reward"))
+        source = judged.source if reward is not None else "heuristic"
+        if reward is None:
+            reward = tactics.reward_of({"rude": seen.rude, "grateful": seen.grateful})
+        rules = ctx.own.get("rules") or tactics.default_rules()
+        rule = rules[tactic]
+        update = ctx.contracts.call(
+            "social_rule_update",
+            {"rule": {k: rule[k] for k in ("id", "tactic", "confidence")}, "outcomes": [{"reward": reward}]},
+        )
+        proposed = (update.value or {}).get("rule") or {}
+        confidence = unit(proposed.get("confidence")) if proposed.get("id") == rule["id"] else None
+        if confidence is None:
+            confidence = tactics.updated_confidence(rule["confidence"], [reward])
+        rules[tactic] = {**rule, "confidence": round(confidence, 4), "uses": rule["uses"] + 1}
+        ctx.own.put("rules", rules)
+        ctx.own.delete(key("pending", speaker))
+        entry = {"tick": ctx.tick, "tactic": tactic, "reward": reward, "source": source}
+        profile["outcomes"] = [*profile["outcomes"], entry][-OUTCOMES_KEPT:]
+        return {**entry, "confidence": rules[tactic]["confidence"]}
+
+    def revise(self, ctx: ModuleContext, draft: Draft) -> Revision | None:
+        perceived = ctx.earlier.get(self.name, {}).get("perceive")
+        if draft.action.type != "response" or not isinstance(perceived, dict):
+            return None
+        speaker = perceived["speaker"]
+        profile = ctx.own.get(key("profile", speaker)) or new_profile(speaker)
+        seen = perceived["signals"]
+        context: dict[str, Any] = {
+            "register": profile["register"],
+            "rude": seen["rude"],
+            "grateful": seen["grateful"],
+            "reply_kind": rewrite.reply_kind(draft.reply),
+            "name": profile["name"],
+        }
+        rules = ctx.own.get("rules") or tactics.default_rules()
+        candidates = tactics.eligible(rules, context)
+        if not candidates:
+            return None
+        chosen = self._choose(ctx, context, candidates)
+        context["tactic"] = chosen
+        asked = ctx.contracts.call("social_conversation_rewrite", {"text": draft.reply, "context": context})
+        text = (asked.value or {}).get("rewritten")
+        reason = f"{chosen} ({profile['register']})"
+        if not isinstance(text, str) or not rewrite.keeps_facts(draft.reply, text):
+            if asked.source == "llm":
+                reason += "; the model's rewrite changed a fact and was refused"
+            text = rewrite.rewrite(draft.reply, context)
+        ctx.own.put(key("pending", speaker), {"tick": ctx.tick, "tactic": chosen, "reply": text[:500]})
+        return None if text == draft.reply else Revision.rewrite(text, reason)
+
+    def _choose(self, ctx: ModuleContext, context: dict[str, Any], candidates: list[dict[str, Any]]) -> str:
+        """The selector's tactic when it is one of the candidates, else the heuristic pick."""
+        offered = [{k: rule[k] for k in ("id", "tactic", "confidence", "fit")} for rule in candidates]
+        selected = ctx.contracts.call("social_tactic_selector", {"context": context, "rules": offered})
+        rule = (selected.value or {}).get("selected_rule") or {}
+        name = rule.get("tactic", {}).get("name") if isinstance(rule.get("tactic"), dict) else None
+        if name in {c["tactic"]["name"] for c in candidates}:
+            return str(name)
+        best = tactics.pick(candidates)
+        assert best is not None  # candidates is not empty
+        return str(best["tactic"]["name"])

@@ -1,0 +1,84 @@
+"""The reply's form, never its facts: the heuristic rewrite of each tactic and the guard every rewrite passes.
+
+A heuristic rewrite keeps the reply verbatim, except a leading "Got it:" that a formal register
+turns into "Understood:", and adds a short opening or a closing question. :func:`keeps_facts` is
+the guard: a rewrite (the model's too) that drops or changes a number, a word that carries
+content or a rulebook reply (F1-F5) is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT, F4_AGENT_FAILURE, F5_SEM_WRITE_FAILURE
+
+RULEBOOK_REPLIES = (F1_SEM_MISS, F3_NO_AGENT, F4_AGENT_FAILURE, F5_SEM_WRITE_FAILURE)
+#: words that carry form, not facts: a rewrite may add or drop them
+FORM_WORDS = frozenset(
+    "got it noted ok okay sure certainly understood hi hello hey well yes thanks thank fair enough hmm "
+    "right alright of course please".split()
+)
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_WORD = re.compile(r"\w+")
+_ACK = re.compile(r"(?:^|(?<=[.!?] ))(Got it|Noted):\s+")  # a sentence that acknowledges a statement
+
+
+def numbers(text: str) -> Counter[str]:
+    return Counter(_NUMBER.findall(text))
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in (m.lower() for m in _WORD.findall(text)) if w not in FORM_WORDS and not w.isdigit()}
+
+
+def keeps_facts(original: str, rewritten: str) -> bool:
+    """Whether ``rewritten`` keeps every fact of ``original``: its numbers (no more, no fewer), its
+    content words, and any rulebook reply (F1-F5) verbatim."""
+    if not isinstance(rewritten, str) or not rewritten.strip():
+        return False
+    if numbers(original) != numbers(rewritten):
+        return False
+    if any(reply in original and reply not in rewritten for reply in RULEBOOK_REPLIES):
+        return False
+    return content_words(original) <= content_words(rewritten)
+
+
+def reply_kind(reply: str) -> str:
+    """``unknown`` (no rule: F3), ``missing`` (F1), ``failure`` (F4, F5), ``noted`` (a write), else ``answer``."""
+    if F3_NO_AGENT in reply:
+        return "unknown"
+    if F1_SEM_MISS in reply:
+        return "missing"
+    if F4_AGENT_FAILURE in reply or F5_SEM_WRITE_FAILURE in reply:
+        return "failure"
+    if _ACK.search(reply):
+        return "noted"
+    return "answer"
+
+
+def rewrite(text: str, context: dict[str, Any]) -> str:
+    """``text`` in the form ``context["tactic"]`` asks for (``register``, ``name``, ``reply_kind`` refine it)."""
+    tactic, register = context.get("tactic"), context.get("register")
+    kind = context.get("reply_kind") or reply_kind(text)
+    name = context.get("name") if isinstance(context.get("name"), str) else None
+    if tactic == "de_escalate":
+        return f"I hear your frustration. {text}"
+    if tactic == "acknowledge":
+        return f"Fair enough. {text}" if context.get("rude") else f"Thanks for telling me. {text}"
+    if tactic == "clarify":
+        ask = "Could you tell me more about what you need?" if register == "formal" else "What do you mean?"
+        return f"{text} {ask}"
+    if tactic == "match_register":
+        if register == "formal":
+            if _ACK.search(text):
+                return _ACK.sub("Understood: ", text, count=1)
+            opening = {"answer": "Certainly.", "missing": "My apologies.", "unknown": "My apologies."}.get(kind)
+            return f"{opening} {text}" if opening else text
+        if register == "informal":
+            opening = {"answer": "Sure", "missing": "Hmm", "unknown": "Hmm"}.get(kind)
+            if opening is None:
+                return text
+            return f"{opening}, {name}! {text}" if name and kind == "answer" else f"{opening}! {text}"
+    return text
