@@ -30,7 +30,7 @@ def _registry(ctx: click.Context) -> ContractRegistry:
 def _used_by(plugins: Any) -> dict[str, list[str]]:
     """``{contract: [module, ...]}``: the registered cognitive modules that call each contract (their ``contracts``)."""
     users: dict[str, list[str]] = {}
-    for registration in plugins.collect("agi_register_modules").values():
+    for registration in plugins.register_modules().values():
         named = getattr(registration.obj, "contracts", ())
         for contract in named if isinstance(named, (list, tuple)) else ():
             if isinstance(contract, str):
