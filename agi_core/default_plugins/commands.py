@@ -57,6 +57,11 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
         "agi_core.cli.history:rollback_command",
         "Restore the whole agent to checkpoint NAME; undone ticks are archived, not destroyed.",
     ),
+    "init": (
+        "agi_core.messaging.cli:init_command",
+        "Create the agent in --db, named NAME (its address agent.NAME for other agents).",
+    ),
+    "whoami": ("agi_core.messaging.cli:whoami_command", "Print the agent's name and address."),
     "export": (
         "agi_core.cli.transfer:export_command",
         "Write the whole agent (every table) as versioned JSON Lines, for agi import on any backend.",
