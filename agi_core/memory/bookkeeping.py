@@ -36,6 +36,7 @@ COMMAND_NAMES = frozenset(
         "maintain",
         "config_set",
         "config_unset",
+        "set_name",
         "goal_add",
         "goal_set",
         "goal_move",
