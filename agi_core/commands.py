@@ -122,6 +122,12 @@ def set_name(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[
     return name_command(kernel, ctx, args)
 
 
+def send_message(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    from agi_core.messaging.outbox import send_command
+
+    return send_command(kernel, ctx, args)
+
+
 def _goal_command(name: str) -> Handler:
     """A goal command of :mod:`agi_core.autonomy.goal_commands`, imported when it first runs."""
 
@@ -146,5 +152,6 @@ KERNEL_COMMANDS: dict[str, Handler] = {
     "config_set": config_set,
     "config_unset": config_unset,
     "set_name": set_name,
+    "send_message": send_message,
     **{name: _goal_command(name) for name in ("goal_add", "goal_set", "goal_move", "goal_step")},
 }

@@ -37,6 +37,7 @@ COMMAND_NAMES = frozenset(
         "config_set",
         "config_unset",
         "set_name",
+        "send_message",
         "goal_add",
         "goal_set",
         "goal_move",

@@ -30,3 +30,22 @@ def whoami_command(state: Any) -> None:
     kernel = state.open_kernel(existing=True, warn=False)
     name = agent_name(kernel.store)
     click.echo(f"{name} {address(name)}")
+
+
+@click.command("send")
+@click.argument("name")
+@click.argument("text")
+@click.pass_obj
+def send_command(state: Any, name: str, text: str) -> None:
+    """Send TEXT to the agent NAME, as this database's agent (a journaled tick; AGI_MESSAGING_URL publishes it)."""
+    import os
+
+    from agi_core.messaging.address import check_name
+
+    check_name(name)
+    url = os.environ.get("AGI_MESSAGING_URL")
+    kernel = state.open_kernel(existing=True, warn=False, **({"messaging": url} if url else {}))
+    record = kernel.command("send_message", {"to": name, "text": text})
+    click.echo(record.final_output)
+    if url is None:
+        click.echo("agi: warning: AGI_MESSAGING_URL is not set; the message waits in the outbox", err=True)

@@ -121,7 +121,9 @@ class NatsTransport:
     def _publish(self, subject: str, payload: bytes, msg_id: str | None) -> None:
         headers = {"Nats-Msg-Id": msg_id} if msg_id else None
         try:
-            self._call(self._js.publish(subject, payload, timeout=CONNECT_TIMEOUT_S, headers=headers), CONNECT_TIMEOUT_S)
+            self._call(
+                self._js.publish(subject, payload, timeout=CONNECT_TIMEOUT_S, headers=headers), CONNECT_TIMEOUT_S
+            )
         except Exception as exc:  # broker down, timeout: the outbox keeps the row and publishes it later
             raise StorageError(f"publishing to {subject} on {self.server} failed ({exc.__class__.__name__})") from None
 
