@@ -28,6 +28,7 @@ T = TypeVar("T")
 ACK_WAIT_S = 30.0  # an unacknowledged delivery comes again after this long (and after a restart)
 DUPLICATE_WINDOW_S = 600.0  # a message id published again within this window is dropped by JetStream
 CONNECT_TIMEOUT_S = 5.0
+FETCH_MIN_S = 0.25  # a poll waits this long for the server to answer a pull request
 _DEPLOYMENT = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 
 
@@ -78,7 +79,7 @@ class NatsTransport:
                 reconnect_time_wait=0.2,
                 allow_reconnect=True,
             )
-        except Exception as exc:  # nats-py raises plain OSError / its own errors
+        except Exception as exc:  # noqa: BLE001 - nats-py raises OSError, asyncio and its own errors
             raise StorageError(
                 f"cannot reach the NATS server at {self.server} ({exc.__class__.__name__}); start it "
                 "(scripts/start_nats.sh) or fix AGI_MESSAGING_URL"
@@ -124,13 +125,14 @@ class NatsTransport:
             self._call(
                 self._js.publish(subject, payload, timeout=CONNECT_TIMEOUT_S, headers=headers), CONNECT_TIMEOUT_S
             )
-        except Exception as exc:  # broker down, timeout: the outbox keeps the row and publishes it later
+        except Exception as exc:  # noqa: BLE001 - broker down, timeout: the outbox row stays, published later
             raise StorageError(f"publishing to {subject} on {self.server} failed ({exc.__class__.__name__})") from None
 
     def fetch(self, timeout_s: float) -> list[Delivery]:
         try:
-            msgs = self._call(self._fetch(max(timeout_s, 0.05)), max(timeout_s, 0.05) + CONNECT_TIMEOUT_S)
-        except Exception:  # the broker is away: nothing this time, the consumer resumes when it is back
+            wait = max(timeout_s, FETCH_MIN_S)
+            msgs = self._call(self._fetch(wait), wait + CONNECT_TIMEOUT_S)
+        except Exception:  # noqa: BLE001 - the broker is away: nothing this time; the consumer resumes
             return []
         deliveries = []
         for msg in msgs:
@@ -154,14 +156,14 @@ class NatsTransport:
         """Acknowledge and wait for the server's confirmation (so a kill after this never redelivers)."""
         try:
             self._call(delivery.token.ack_sync(timeout=CONNECT_TIMEOUT_S), CONNECT_TIMEOUT_S)
-        except Exception:  # not confirmed: it comes again, and the inbox finds its id (no second tick)
+        except Exception:  # noqa: BLE001 - unconfirmed: it comes again and the inbox finds its id
             return
 
     def close(self) -> None:
         if self._nc is not None:
             try:
                 self._call(self._nc.close(), CONNECT_TIMEOUT_S)
-            except Exception:  # closing a connection to a dead broker: nothing to keep
+            except Exception:  # noqa: BLE001 - closing a connection to a dead broker: nothing to keep
                 pass
             self._nc = None
         self._loop.call_soon_threadsafe(self._loop.stop)
