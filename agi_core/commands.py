@@ -116,6 +116,18 @@ def config_unset(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tu
     return unset_value(kernel, ctx, args)
 
 
+def set_name(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    from agi_core.messaging.address import name_command
+
+    return name_command(kernel, ctx, args)
+
+
+def send_message(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    from agi_core.messaging.outbox import send_command
+
+    return send_command(kernel, ctx, args)
+
+
 def _goal_command(name: str) -> Handler:
     """A goal command of :mod:`agi_core.scheduling.goal_commands`, imported when it first runs."""
 
@@ -139,5 +151,7 @@ KERNEL_COMMANDS: dict[str, Handler] = {
     "maintain": maintain,
     "config_set": config_set,
     "config_unset": config_unset,
+    "set_name": set_name,
+    "send_message": send_message,
     **{name: _goal_command(name) for name in ("goal_add", "goal_set", "goal_move", "goal_step")},
 }

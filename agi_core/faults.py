@@ -5,7 +5,9 @@ reaches ``fault_point("<point>")``; unset, a point costs one dictionary lookup. 
 sit between the steps whose order makes storage atomic (see docs/reliability.md):
 ``migration`` (before each step), ``migration.done`` (after a step, before its record),
 ``checkpoint.copied``, ``checkpoint.renamed``, ``rollback.attached``,
-``rollback.copied``, ``seal``, ``tick.before_commit``, and ``agi import``'s
+``rollback.copied``, ``seal``, ``tick.before_commit``, ``message.committed`` (a message's tick
+committed, its delivery not yet acknowledged), ``message.published`` (an outbox row published,
+not yet marked), and ``agi import``'s
 ``import.rows``, ``import.built``, ``import.linked`` (:mod:`agi_core.agent_import`).
 """
 

@@ -291,6 +291,19 @@ def agi_register_embedders(register: Register) -> None:
 
 
 @hookspec
+def agi_register_transports(register: Register) -> None:
+    """Register messaging transport factories `(url, *, agent) -> Transport` under their URL scheme.
+    `memory` (several kernels in one process) is built in; agi-plugin-nats registers `nats`. A kernel
+    opened with `messaging="SCHEME://…"` (`AGI_MESSAGING_URL`) subscribes through the factory of
+    that scheme. The protocol (publish, fetch, ack, close): :mod:`agi_core.messaging.transport`.
+
+    :param register: call ``register(factory, name=SCHEME)``.
+
+    .. versionadded:: 0.3
+    """
+
+
+@hookspec
 def agi_register_synonyms(register: Register) -> None:
     """Register canonical-key synonym tables (rule S4): `register({"favourite": "favorite"}, name=…)`.
     Words are mapped before keys are built, so synonyms land on one key. A word mapped to two

@@ -36,6 +36,8 @@ from agi_core.labels import input_labels
 from agi_core.memory.backend import MemoryBackend
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
+from agi_core.messaging import inbox, outbox
+from agi_core.messaging.mailbox import Mailbox
 from agi_core.model import (
     PLAN_STEPS_MAX,
     RECENT_TURNS_MAX,
@@ -109,6 +111,7 @@ class KernelConfig:
     llm_timeout_s: float | None = None  # the LLM brain's limit per model request (None: the provider's own)
     speaker: str | None = None  # who says the user lines that name no speaker (agi run/chat --speaker)
     module_timeout_s: float = 2.0  # a module phase call's limit, unless the module sets its own (0: none)
+    messaging: str | None = None  # a transport URL (memory://HUB, nats://HOST:PORT/DEPLOYMENT): the message box
 
 
 class Kernel:
@@ -158,6 +161,15 @@ class Kernel:
         self._hook_log = OrderLog()
         self.plugin_settings = PluginSettings(self)
         self.disabled_plugins = lifecycle.start(self)
+        self.mailbox: Mailbox | None = None
+        if config.messaging:
+            try:
+                self.mailbox = Mailbox.open(self, config.messaging)
+            except BaseException:
+                self.close()
+                raise
+            self.sensors[Mailbox.name] = self.mailbox
+            self.sensor_plugins[Mailbox.name] = "messaging"
 
     # -- lifecycle -------------------------------------------------------------------
     @classmethod
@@ -317,6 +329,10 @@ class Kernel:
             self._close_stores()
 
     def _close_stores(self) -> None:
+        if getattr(self, "mailbox", None) is not None:
+            with contextlib.suppress(Exception):  # best effort: unacknowledged deliveries come again
+                self.mailbox.close()  # type: ignore[union-attr]
+            self.mailbox = None
         if self.tick_count != self._opened_at_tick:
             with contextlib.suppress(Exception):  # best effort, any backend's error: verify names the unsealed ticks
                 self.seal()
@@ -538,6 +554,10 @@ class Kernel:
             )[-1]
         except JobAlreadyRan:
             return None  # another process ran this due job first; this tick left nothing
+        except inbox.MessageAlreadyReceived:
+            if self.mailbox is not None:
+                self.mailbox.after_commit(None)  # its tick committed before: acknowledge the redelivery
+            return None
 
     def refuse_input(self, oversized: Oversized, *, source: str = "user", **labels: Any) -> JournalRecord:
         """A tick that answers an over-limit input with a refusal; only its head, size and hash are stored
@@ -582,6 +602,8 @@ class Kernel:
             self.plugin_settings.end_tick()
         self.tick_count = record.tick
         self.plugins.after_tick(kernel=self, record=record, replaying=externals.replaying, skip=self.disabled_plugins)
+        if self.mailbox is not None and not externals.replaying:
+            self.mailbox.after_commit(record)  # ack the message this tick received, publish what it sent
         return record
 
     def _perceive(self) -> Input | None:
@@ -611,6 +633,7 @@ class Kernel:
         tick = self.tick_count + 1
         self.tick_now_ms = begin_tick(self, percept, externals)
         self.plugin_settings.begin_tick(externals)
+        message = inbox.receive(self, percept, externals, tick)
         working = self._working
         before = self._brainstate(working, tick - 1)
         state = TickState(input=percept)
@@ -673,6 +696,10 @@ class Kernel:
             modules.run("observe", observed, proposals=ctx.proposals, outcome=outcome)
             modules.reason.closed = True
         self._module_tick = None
+        agent_outputs = decision.agent_outputs
+        sent = outbox.reply(self, tick, message, final_output)
+        if sent:  # the reply to a message goes back to its sender, as a message in the same conversation
+            agent_outputs = {**agent_outputs, "messages_out": sent}
         recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}
         if command:
             recorded["command"] = command
@@ -684,7 +711,7 @@ class Kernel:
             input=percept,
             router_decision=decision.router_decision,
             selected_agents=decision.selected_agents,
-            agent_outputs=decision.agent_outputs,
+            agent_outputs=agent_outputs,
             sem_reads=ctx.sem_reads,
             sem_writes=ctx.sem_writes,
             final_output=final_output,

@@ -18,10 +18,11 @@ PLAN_STEPS_MAX = 20
 CANONICAL_KEY_PATTERN = r"^[a-z0-9_]+/[a-z0-9_]+/[a-z0-9_]+/[a-z0-9_]+$"
 TIMESTAMP_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$"
 INPUT_SOURCE_PATTERN = (
-    r"^(user|env|event|clock|maintain|schedule:[a-z0-9][a-z0-9_-]{0,63}|goal:[a-z0-9][a-z0-9_-]{0,63})$"
+    r"^(user|env|event|clock|maintain|schedule:[a-z0-9][a-z0-9_-]{0,63}|goal:[a-z0-9][a-z0-9_-]{0,63}"
+    r"|message:[a-z][a-z0-9_]{0,62})$"
 )
 """Why a tick ran: a user line, the environment, a kernel event, the clock sensor, maintenance, a scheduled
-job, or a step of the active goal's plan that ``agi run --follow`` took on its own."""
+job, a step of the active goal's plan that ``agi run --follow`` took on its own, or a message from another agent."""
 
 
 def _schema(**constraints: Any) -> dict[str, Any]:

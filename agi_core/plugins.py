@@ -56,6 +56,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "agi_core.default_plugins.llm_brain",
     "agi_core.default_plugins.embedder_minilm",
     "agi_core.default_plugins.longterm",
+    "agi_core.default_plugins.messaging",
 )
 
 ENTRY_POINT_GROUP = "agi"

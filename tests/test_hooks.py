@@ -170,6 +170,22 @@ def test_hook_agi_register_embedders():
     assert builtin_plugins(Plugin()).collect("agi_register_embedders")["list_embedder"].obj is list
 
 
+def test_hook_agi_register_transports():
+    from agi_core.messaging.transport import open_transport
+
+    opened = []
+
+    class Plugin:
+        @hookimpl
+        def agi_register_transports(self, register):
+            register(lambda url, agent: opened.append((url, agent)) or "a transport", name="echo")
+
+    plugins = builtin_plugins(Plugin())
+    assert open_transport("echo://here", "alice", plugins) == "a transport"
+    assert opened == [("echo://here", "alice")]
+    assert "memory" in plugins.registry("agi_register_transports")
+
+
 def test_hook_agi_register_synonyms(tmp_path):
     class Plugin:
         @hookimpl

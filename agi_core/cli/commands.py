@@ -65,7 +65,11 @@ _speaker = click.option(
 def _kernel_options(
     allow_tools: tuple[str, ...], max_input: int | None, confirm: Any = None, speaker: str | None = None
 ) -> dict[str, Any]:
+    import os
+
     options: dict[str, Any] = {"policy": _policy(allow_tools, confirm)}
+    if os.environ.get("AGI_MESSAGING_URL"):  # the message box: messages from other agents (docs/messaging.md)
+        options["messaging"] = os.environ["AGI_MESSAGING_URL"]
     if max_input is not None:
         options["max_input_bytes"] = max_input
     if speaker is not None:

@@ -57,6 +57,15 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
         "agi_core.cli.history:rollback_command",
         "Restore the whole agent to checkpoint NAME; undone ticks are archived, not destroyed.",
     ),
+    "init": (
+        "agi_core.messaging.cli:init_command",
+        "Create the agent in --db, named NAME (its address agent.NAME for other agents).",
+    ),
+    "whoami": ("agi_core.messaging.cli:whoami_command", "Print the agent's name and address."),
+    "send": (
+        "agi_core.messaging.cli:send_command",
+        "Send TEXT to the agent NAME, as this database's agent (a journaled tick; AGI_MESSAGING_URL publishes it).",
+    ),
     "export": (
         "agi_core.cli.transfer:export_command",
         "Write the whole agent (every table) as versioned JSON Lines, for agi import on any backend.",

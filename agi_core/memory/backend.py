@@ -248,6 +248,24 @@ class BlobStore(Protocol):
         ...
 
 
+class MessageStore(Protocol):
+    """Agent-to-agent messages: received ids (unique) and sent messages, in their ticks' transactions."""
+
+    def inbox_add(self, message_id: str, tick: int, sender: str, conversation: str) -> bool:
+        """Record a received message's id; False (nothing written) when the id is there already."""
+        ...
+
+    def inbox_has(self, message_id: str) -> bool: ...
+
+    def outbox_add(self, message_id: str, tick: int, recipient: str, message_json: str) -> None: ...
+
+    def outbox_unpublished(self) -> list[str]:
+        """The JSON of sent messages not yet published, in tick order."""
+        ...
+
+    def outbox_published(self, message_id: str) -> None: ...
+
+
 class IntentStore(Protocol):
     """Write/external tool calls committed before they run, and their receipts."""
 
@@ -581,6 +599,7 @@ class MemoryBackend(
     JournalStore,
     BlobStore,
     IntentStore,
+    MessageStore,
     JobStore,
     GoalStore,
     ModuleStateStore,

@@ -36,6 +36,8 @@ COMMAND_NAMES = frozenset(
         "maintain",
         "config_set",
         "config_unset",
+        "set_name",
+        "send_message",
         "goal_add",
         "goal_set",
         "goal_move",

@@ -125,6 +125,20 @@ def m014_goal_indexes(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX goals_rank ON goals(status, priority DESC, seq)")
 
 
+def m015_messages(db: sqlite_utils.Database) -> None:
+    """Agent-to-agent messages (agi_core.messaging): the ids received, each in the tick that received it (a
+    redelivery finds its id), and the messages sent, written in their tick and published after its commit."""
+    db.execute(
+        "CREATE TABLE messages_in (id TEXT PRIMARY KEY, tick INTEGER NOT NULL, sender TEXT NOT NULL, "
+        "conversation TEXT NOT NULL) WITHOUT ROWID"
+    )
+    db.execute(
+        "CREATE TABLE messages_out (id TEXT PRIMARY KEY, tick INTEGER NOT NULL, recipient TEXT NOT NULL, "
+        "message TEXT NOT NULL, published INTEGER NOT NULL DEFAULT 0)"
+    )
+    db.execute("CREATE INDEX messages_out_unpublished ON messages_out(published, tick)")
+
+
 MIGRATIONS: list[Step] = [
     m001_core_tables,
     m002_checkpoints_and_archive,
@@ -140,6 +154,7 @@ MIGRATIONS: list[Step] = [
     m012_module_state,
     m013_goals,
     m014_goal_indexes,
+    m015_messages,
 ]
 
 

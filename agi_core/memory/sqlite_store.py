@@ -264,6 +264,30 @@ class SqliteStore(StoredText):
         rows = self.conn.execute(f"SELECT tick, tool, args, receipt_tick FROM intents {where}ORDER BY tick")
         return [(tick, tool, orjson.loads(args), receipt) for tick, tool, args, receipt in rows]
 
+    # -- messages (agi_core.messaging) ---------------------------------------------------
+    def inbox_add(self, message_id: str, tick: int, sender: str, conversation: str) -> bool:
+        cursor = self.conn.execute(
+            "INSERT OR IGNORE INTO messages_in (id, tick, sender, conversation) VALUES (?, ?, ?, ?)",
+            (message_id, tick, sender, conversation),
+        )
+        return cursor.rowcount == 1
+
+    def inbox_has(self, message_id: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM messages_in WHERE id = ?", (message_id,)).fetchone() is not None
+
+    def outbox_add(self, message_id: str, tick: int, recipient: str, message_json: str) -> None:
+        self.conn.execute(
+            "INSERT INTO messages_out (id, tick, recipient, message) VALUES (?, ?, ?, ?)",
+            (message_id, tick, recipient, message_json),
+        )
+
+    def outbox_unpublished(self) -> list[str]:
+        rows = self.conn.execute("SELECT message FROM messages_out WHERE published = 0 ORDER BY tick, rowid")
+        return [row[0] for row in rows]
+
+    def outbox_published(self, message_id: str) -> None:
+        self.conn.execute("UPDATE messages_out SET published = 1 WHERE id = ?", (message_id,))
+
     # -- module state (agi_core.modules) -------------------------------------------------
     def module_state_get(self, module: str, key: str) -> Any | None:
         text = module_state_table.get_value(self.conn, module, key)

@@ -97,6 +97,19 @@ AGENT_STEPS.append(
     )
 )
 
+AGENT_STEPS.append(
+    (
+        "p009_messages",  # agent-to-agent messages (agi_core.messaging); the SQLite store's m015_messages
+        [
+            "CREATE TABLE {s}.messages_in (id TEXT PRIMARY KEY, tick BIGINT NOT NULL, sender TEXT NOT NULL, "
+            "conversation TEXT NOT NULL)",
+            "CREATE TABLE {s}.messages_out (id TEXT PRIMARY KEY, tick BIGINT NOT NULL, recipient TEXT NOT NULL, "
+            "message TEXT NOT NULL, published BOOLEAN NOT NULL DEFAULT FALSE)",
+            "CREATE INDEX ON {s}.messages_out (published, tick)",
+        ],
+    )
+)
+
 WORLD_STEPS: list[tuple[str, list[str]]] = [
     (
         "w001_world_facts",

@@ -405,6 +405,31 @@ class PostgresStore(PostgresGoals, StoredText):
         rows = self._all(f"SELECT tick, tool, args, receipt_tick FROM {{s}}.intents {where}ORDER BY tick")
         return [(tick, tool, orjson.loads(args), receipt) for tick, tool, args, receipt in rows]
 
+    # -- messages (agi_core.messaging) ---------------------------------------------------
+    def inbox_add(self, message_id: str, tick: int, sender: str, conversation: str) -> bool:
+        added = self._run(
+            "INSERT INTO {s}.messages_in (id, tick, sender, conversation) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT (id) DO NOTHING",
+            (message_id, tick, sender, conversation),
+        )
+        return added == 1
+
+    def inbox_has(self, message_id: str) -> bool:
+        return self._one("SELECT 1 FROM {s}.messages_in WHERE id = %s", (message_id,)) is not None
+
+    def outbox_add(self, message_id: str, tick: int, recipient: str, message_json: str) -> None:
+        self._run(
+            "INSERT INTO {s}.messages_out (id, tick, recipient, message) VALUES (%s, %s, %s, %s)",
+            (message_id, tick, recipient, message_json),
+        )
+
+    def outbox_unpublished(self) -> list[str]:
+        rows = self._all("SELECT message FROM {s}.messages_out WHERE NOT published ORDER BY tick, id")
+        return [row[0] for row in rows]
+
+    def outbox_published(self, message_id: str) -> None:
+        self._run("UPDATE {s}.messages_out SET published = TRUE WHERE id = %s", (message_id,))
+
     def rlm_rows(self) -> PostgresRlmRows:
         return PostgresRlmRows(self)
 

@@ -1,0 +1,51 @@
+"""``agi init``, ``agi whoami`` and ``agi send``: an agent's name, and messages from the shell."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+
+@click.command("init")
+@click.option("--name", required=True, help="The agent's name: lower-case letters, digits and _ (its address).")
+@click.pass_obj
+def init_command(state: Any, name: str) -> None:
+    """Create the agent in --db, named NAME (its address agent.NAME for other agents)."""
+    from agi_core.messaging.address import NAME_META, address, check_name
+
+    check_name(name)
+    kernel = state.open_kernel(warn=False)
+    if kernel.store.meta_get(NAME_META) != name:
+        kernel.command("set_name", {"name": name})
+    click.echo(f"{name} {address(name)}")
+
+
+@click.command("whoami")
+@click.pass_obj
+def whoami_command(state: Any) -> None:
+    """Print the agent's name and address."""
+    from agi_core.messaging.address import address, agent_name
+
+    kernel = state.open_kernel(existing=True, warn=False)
+    name = agent_name(kernel.store)
+    click.echo(f"{name} {address(name)}")
+
+
+@click.command("send")
+@click.argument("name")
+@click.argument("text")
+@click.pass_obj
+def send_command(state: Any, name: str, text: str) -> None:
+    """Send TEXT to the agent NAME, as this database's agent (a journaled tick; AGI_MESSAGING_URL publishes it)."""
+    import os
+
+    from agi_core.messaging.address import check_name
+
+    check_name(name)
+    url = os.environ.get("AGI_MESSAGING_URL")
+    kernel = state.open_kernel(existing=True, warn=False, **({"messaging": url} if url else {}))
+    record = kernel.command("send_message", {"to": name, "text": text})
+    click.echo(record.final_output)
+    if url is None:
+        click.echo("agi: warning: AGI_MESSAGING_URL is not set; the message waits in the outbox", err=True)

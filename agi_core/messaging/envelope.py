@@ -1,0 +1,76 @@
+"""A message between agents, and its wire form: the payload carries no sender.
+
+The transport puts the sender and the recipient on the subject (``…to.<recipient>.from.<sender>``)
+and sets the sender itself: a payload that names another sender is not believed (there is no
+field for it). Payloads are capped at :data:`MAX_MESSAGE_BYTES`; anything else is refused with
+one line (:class:`MessageRejected`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import orjson
+
+from agi_core.errors import ValidationError
+
+MAX_MESSAGE_BYTES = 64 * 1024  # a payload's size limit (the text, ids and JSON around them)
+_ID_MAX = 128
+
+
+class MessageRejected(ValidationError):
+    """A malformed or oversized message: refused with one line, acknowledged, never a tick."""
+
+
+@attrs.frozen
+class Message:
+    """One message: ``id`` is unique (the inbox's and JetStream's duplicate key); ``reply_to`` the id answered."""
+
+    id: str
+    sender: str
+    recipient: str
+    text: str
+    conversation: str
+    reply_to: str | None = None
+
+    def to_data(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+
+def encode(message: Message) -> bytes:
+    """The payload: id, text, conversation, reply_to (sender and recipient travel on the subject)."""
+    data = {"id": message.id, "text": message.text, "conversation": message.conversation, "reply_to": message.reply_to}
+    payload = orjson.dumps(data)
+    if len(payload) > MAX_MESSAGE_BYTES:
+        raise MessageRejected(
+            f"message {message.id} to {message.recipient} is {len(payload):,} bytes; the limit is "
+            f"{MAX_MESSAGE_BYTES:,}: send a shorter text"
+        )
+    return payload
+
+
+def decode(payload: bytes, *, sender: str, recipient: str) -> Message:
+    """The message in ``payload`` from ``sender`` (as the transport says); :class:`MessageRejected` otherwise."""
+    where = f"message from {sender} to {recipient}"
+    if len(payload) > MAX_MESSAGE_BYTES:
+        raise MessageRejected(f"{where} is {len(payload):,} bytes, over the {MAX_MESSAGE_BYTES:,}-byte limit; dropped")
+    try:
+        data = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        raise MessageRejected(f"{where} is not a JSON object; dropped") from None
+    if not isinstance(data, dict):
+        raise MessageRejected(f"{where} is not a JSON object; dropped")
+    for key in ("id", "text", "conversation"):
+        if not isinstance(data.get(key), str) or not data[key]:
+            raise MessageRejected(f"{where} has no {key!r} string; dropped")
+    reply_to = data.get("reply_to")
+    if reply_to is not None and not isinstance(reply_to, str):
+        raise MessageRejected(f"{where} has a reply_to that is not a string; dropped")
+    if len(data["id"]) > _ID_MAX or len(data["conversation"]) > _ID_MAX:
+        raise MessageRejected(f"{where} has an id or conversation over {_ID_MAX} characters; dropped")
+    return Message(data["id"], sender, recipient, data["text"], data["conversation"], reply_to)
+
+
+def from_data(data: dict[str, Any]) -> Message:
+    return Message(**data)

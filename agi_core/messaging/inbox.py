@@ -1,0 +1,37 @@
+"""Receiving in the tick: the message is a recorded external and its id goes into the inbox, in the tick's
+transaction. A live tick for an id the inbox holds leaves nothing (:class:`MessageAlreadyReceived`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agi_core.errors import AgiError, ConfigError
+from agi_core.externals import Externals
+from agi_core.messaging.envelope import Message, from_data
+from agi_core.model import Input
+
+SOURCE_PREFIX = "message:"
+
+
+class MessageAlreadyReceived(AgiError):
+    """A live tick for a message whose id is in the inbox (another process, or a redelivery): nothing is stored."""
+
+
+def receive(kernel: Any, percept: Input, externals: Externals, tick: int) -> Message | None:
+    """The message a ``message:`` tick is for (recorded as the ``message`` external), its id in the inbox."""
+    if not percept.source.startswith(SOURCE_PREFIX):
+        return None
+
+    def delivered() -> dict[str, Any]:
+        mailbox = getattr(kernel, "mailbox", None)
+        if mailbox is None or mailbox.current is None:
+            raise ConfigError(
+                f"an input from {percept.source!r} needs a delivered message; messages come from the message box"
+            )
+        return mailbox.current.message.to_data()
+
+    message = from_data(externals.fetch("message", delivered))
+    added = kernel.store.inbox_add(message.id, tick, message.sender, message.conversation)
+    if not added and not externals.replaying:
+        raise MessageAlreadyReceived(f"message {message.id} from {message.sender} was received at an earlier tick")
+    return message

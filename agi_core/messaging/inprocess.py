@@ -1,0 +1,96 @@
+"""The in-process transport (``memory://HUB``): several kernels in one Python process.
+
+Agents that open ``memory://`` URLs with the same hub name share one :class:`Hub`: a durable
+queue per recipient, kept for the life of the process. Publishing a message id twice keeps the
+first (JetStream's duplicate window, without an end). A delivery stays unacknowledged until
+:meth:`MemoryTransport.ack`; closing the transport (or another subscription for the same agent)
+makes it deliverable again, as JetStream redelivers after a consumer's restart.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from agi_core.messaging.envelope import Message, MessageRejected, decode, encode
+from agi_core.messaging.transport import Delivery, check_sender
+
+_HUBS: dict[str, Hub] = {}
+_HUBS_LOCK = threading.Lock()
+
+
+class Hub:
+    """The durable queues of one ``memory://`` hub: per recipient, ``[seq, sender, payload, state]``."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Condition()
+        self.queues: dict[str, list[list[Any]]] = {}
+        self.seen: set[str] = set()
+        self.seq = 0
+
+    def put(self, sender: str, recipient: str, payload: bytes, msg_id: str | None) -> None:
+        with self.lock:
+            if msg_id is not None:
+                if msg_id in self.seen:
+                    return  # a re-send: dropped, as JetStream's duplicate window does
+                self.seen.add(msg_id)
+            self.seq += 1
+            self.queues.setdefault(recipient, []).append([self.seq, sender, payload, "ready"])
+            self.lock.notify_all()
+
+
+def hub(name: str) -> Hub:
+    with _HUBS_LOCK:
+        return _HUBS.setdefault(name, Hub())
+
+
+class MemoryTransport:
+    """A subscription of ``agent`` to the hub named by the URL (``memory://NAME``)."""
+
+    def __init__(self, url: str, *, agent: str) -> None:
+        self.agent = agent
+        self.hub = hub(url.partition("://")[2] or "default")
+        self.rejected: list[str] = []
+        self._release()  # a new subscription: what an earlier one left unacknowledged comes again
+
+    def publish(self, message: Message) -> None:
+        check_sender(self, message)
+        self.hub.put(self.agent, message.recipient, encode(message), message.id)
+
+    def publish_raw(self, recipient: str, payload: bytes) -> None:
+        """Put any bytes in ``recipient``'s queue as this agent (for hostile-input tests)."""
+        self.hub.put(self.agent, recipient, payload, None)
+
+    def fetch(self, timeout_s: float) -> list[Delivery]:
+        with self.hub.lock:
+            queue = self.hub.queues.setdefault(self.agent, [])
+            ready = [entry for entry in queue if entry[3] == "ready"]
+            if not ready and timeout_s > 0:
+                self.hub.lock.wait(timeout_s)
+                ready = [entry for entry in queue if entry[3] == "ready"]
+            deliveries = []
+            for entry in ready:
+                seq, sender, payload, _ = entry
+                try:
+                    message = decode(payload, sender=sender, recipient=self.agent)
+                except MessageRejected as exc:
+                    self.rejected.append(str(exc))
+                    queue.remove(entry)
+                    continue
+                entry[3] = "delivered"
+                deliveries.append(Delivery(message, seq))
+            return deliveries
+
+    def ack(self, delivery: Delivery) -> None:
+        with self.hub.lock:
+            queue = self.hub.queues.get(self.agent, [])
+            self.hub.queues[self.agent] = [entry for entry in queue if entry[0] != delivery.token]
+
+    def close(self) -> None:
+        self._release()
+
+    def _release(self) -> None:
+        with self.hub.lock:
+            for entry in self.hub.queues.get(self.agent, []):
+                entry[3] = "ready"
+            self.hub.lock.notify_all()

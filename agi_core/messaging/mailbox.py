@@ -1,0 +1,98 @@
+"""The kernel's message box: the sensor that turns deliveries into ticks, acks after commit, the publisher.
+
+Receiving: :meth:`Mailbox.poll` (the ``message_box`` sensor) takes the next delivery; one whose
+id the inbox holds already (its tick committed, its ack was lost) is acknowledged and skipped.
+Otherwise it becomes the tick's input (``source`` ``message:<sender>``); the tick writes the id
+to the inbox (:func:`agi_core.messaging.inbox.receive`) and :meth:`after_commit` acknowledges it.
+
+Sending: a tick writes outbox rows (:mod:`agi_core.messaging.outbox`); :meth:`flush` publishes
+the committed, unpublished ones with their id as the duplicate key and marks them published. A
+crash between publish and mark publishes again; the broker drops the duplicate.
+"""
+
+from __future__ import annotations
+
+import collections
+import sys
+from typing import Any
+
+import orjson
+
+from agi_core.errors import AgiError
+from agi_core.faults import fault_point
+from agi_core.inputs import normalize
+from agi_core.messaging.address import agent_name
+from agi_core.messaging.envelope import from_data
+from agi_core.messaging.inbox import SOURCE_PREFIX
+from agi_core.messaging.transport import Delivery, Transport, open_transport
+from agi_core.model import Input, JournalRecord
+
+
+class Mailbox:
+    """``kernel``'s subscription on ``transport`` and its outbox publisher."""
+
+    name = "message_box"
+
+    def __init__(self, kernel: Any, transport: Transport) -> None:
+        self.kernel = kernel
+        self.transport = transport
+        self.current: Delivery | None = None  # the delivery the tick under way is for
+        self._ready: collections.deque[Delivery] = collections.deque()
+        self._rejections_told = 0
+        self.publish_failure: str | None = None
+
+    @classmethod
+    def open(cls, kernel: Any, url: str) -> Mailbox:
+        return cls(kernel, open_transport(url, agent_name(kernel.store), kernel.plugins))
+
+    def poll(self, kernel: Any) -> Input | None:
+        """The sensor: the next new message as an input, or None."""
+        self.flush()
+        while True:
+            if not self._ready:
+                self._ready.extend(self.transport.fetch(0))
+                self._tell_rejections()
+            if not self._ready:
+                return None
+            delivery = self._ready.popleft()
+            if kernel.store.inbox_has(delivery.message.id):  # received before: its ack was lost
+                self.transport.ack(delivery)
+                continue
+            self.current = delivery
+            text = delivery.message.text
+            return Input(raw=text, normalized=normalize(text), source=SOURCE_PREFIX + delivery.message.sender)
+
+    def after_commit(self, record: JournalRecord | None) -> None:
+        """Acknowledge the delivery the committed ``record`` received (None: a duplicate), then publish."""
+        delivery, self.current = self.current, None
+        fault_point("message.committed")  # a kill here: the tick committed, the delivery is not acknowledged
+        if delivery is not None and (record is None or record.input.source.startswith(SOURCE_PREFIX)):
+            self.transport.ack(delivery)
+        self.flush()
+
+    def flush(self) -> int:
+        """Publish the committed outbox rows not yet published; the count published."""
+        store, sent = self.kernel.store, 0
+        for text in store.outbox_unpublished():
+            message = from_data(orjson.loads(text))
+            try:
+                self.transport.publish(message)
+            except AgiError as exc:  # the broker is away: the row stays, the next flush sends it
+                if self.publish_failure != str(exc):
+                    self.publish_failure = str(exc)
+                    print(f"agi: warning: {exc}; the message stays in the outbox and is sent later", file=sys.stderr)
+                return sent
+            self.publish_failure = None
+            fault_point("message.published")  # a kill here: published, not marked; published again, dropped by id
+            with store.tick_transaction():
+                store.outbox_published(message.id)
+            sent += 1
+        return sent
+
+    def _tell_rejections(self) -> None:
+        for line in self.transport.rejected[self._rejections_told :]:
+            print(f"agi: warning: {line}", file=sys.stderr)
+        self._rejections_told = len(self.transport.rejected)
+
+    def close(self) -> None:
+        self.transport.close()

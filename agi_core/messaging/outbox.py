@@ -1,0 +1,38 @@
+"""Sending in the tick: an outbox row written in the tick's transaction, published after its commit.
+
+A tick whose input was a message (not itself a reply) answers its sender with its reply, in the
+same conversation; ``agi send`` (kernel command ``send_message``) sends any text to a named agent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agi_core.messaging.address import agent_name, check_name
+from agi_core.messaging.envelope import Message
+from agi_core.serialization import dumps
+
+
+def send(
+    kernel: Any, tick: int, recipient: str, text: str, *, conversation: str = "", reply_to: str | None = None
+) -> Message:
+    """Write a message to the outbox in the tick under way; its id comes from the kernel's determinism."""
+    check_name(recipient)
+    message_id = kernel.determinism.new_id("message", f"{tick}|{recipient}")
+    message = Message(message_id, agent_name(kernel.store), recipient, text, conversation or message_id, reply_to)
+    kernel.store.outbox_add(message_id, tick, recipient, dumps(message.to_data()))
+    return message
+
+
+def reply(kernel: Any, tick: int, received: Message | None, text: str) -> list[dict[str, Any]]:
+    """The reply to ``received`` (none to a reply, so two agents never answer each other forever)."""
+    if received is None or received.reply_to is not None or not text:
+        return []
+    sent = send(kernel, tick, received.sender, text, conversation=received.conversation, reply_to=received.id)
+    return [sent.to_data()]
+
+
+def send_command(kernel: Any, ctx: Any, args: dict[str, Any]) -> tuple[str, Any]:
+    """Kernel command ``send_message`` {to, text}: one message to the outbox (``agi send NAME TEXT``)."""
+    message = send(kernel, ctx.tick, str(args["to"]), str(args["text"]))
+    return f"message to {message.recipient} queued ({message.id})", message.to_data()

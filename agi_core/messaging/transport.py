@@ -1,0 +1,65 @@
+"""The transport protocol: publish, a durable subscription per agent, explicit acks.
+
+A transport is opened for one agent (``factory(url, agent=NAME)``); it publishes as that
+agent (the sender is the transport's, never the payload's) and receives what is addressed to
+it, durably: a message not acknowledged is delivered again (after a restart, or once the
+ack wait has passed). A malformed or oversized message is acknowledged and dropped by the
+transport with one line in :attr:`Transport.rejected`. Transports are plugins
+(hook ``agi_register_transports``, registered under their URL scheme).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import attrs
+
+from agi_core.errors import ConfigError
+from agi_core.messaging.envelope import Message
+
+
+@attrs.frozen
+class Delivery:
+    """A received message and the transport's handle to acknowledge it."""
+
+    message: Message
+    token: Any = attrs.field(eq=False, repr=False)
+
+
+class Transport(Protocol):
+    agent: str
+    rejected: list[str]  # one line per malformed or oversized message dropped
+
+    def publish(self, message: Message) -> None:
+        """Send ``message`` (its sender must be this transport's agent); ``message.id`` is the duplicate key."""
+
+    def fetch(self, timeout_s: float) -> list[Delivery]:
+        """The next messages for this agent (waiting at most ``timeout_s``); empty when none."""
+
+    def ack(self, delivery: Delivery) -> None:
+        """Acknowledge ``delivery``: it is never delivered again."""
+
+    def close(self) -> None:
+        """Disconnect; unacknowledged deliveries come again to the next subscription."""
+
+
+def open_transport(url: str, agent: str, plugins: Any) -> Transport:
+    """The transport for ``url`` (its scheme names a registered transport), subscribed for ``agent``."""
+    scheme = url.partition("://")[0] if "://" in url else ""
+    factories = plugins.registry("agi_register_transports")
+    if scheme not in factories:
+        known = ", ".join(sorted(factories)) or "none"
+        raise ConfigError(
+            f"no messaging transport for {url!r}; installed schemes: {known} (nats:// needs agi-plugin-nats)"
+        )
+    transport: Transport = factories[scheme](url, agent=agent)
+    return transport
+
+
+def check_sender(transport: Transport, message: Message) -> None:
+    """Refuse to publish a message whose sender is not the transport's agent (no impersonation)."""
+    if message.sender != transport.agent:
+        raise ConfigError(
+            f"message {message.id} names sender {message.sender!r}, but this transport is agent "
+            f"{transport.agent!r}; an agent sends only as itself"
+        )

@@ -1,0 +1,1 @@
+"""NATS JetStream transport for agi-core messaging (registered as the ``nats`` URL scheme)."""

@@ -1,0 +1,172 @@
+"""The NATS JetStream transport: a stream per deployment, a durable pull consumer per agent, explicit acks.
+
+nats-py is asyncio; this transport runs its own event loop on a daemon thread and offers the
+synchronous :class:`agi_core.messaging.transport.Transport` protocol the kernel polls. The
+sender is the subject's ``from.<sender>`` token, written by the sending agent's transport from
+its own name; the payload has no sender field (restrict who may publish on which subject with
+NATS account permissions for a hostile network).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+from urllib.parse import parse_qs, urlsplit
+
+import nats
+from nats.js import api
+from nats.js.errors import NotFoundError
+
+from agi_core.errors import ConfigError, StorageError
+from agi_core.messaging.envelope import MAX_MESSAGE_BYTES, Message, MessageRejected, decode, encode
+from agi_core.messaging.transport import Delivery, check_sender
+
+T = TypeVar("T")
+ACK_WAIT_S = 30.0  # an unacknowledged delivery comes again after this long (and after a restart)
+DUPLICATE_WINDOW_S = 600.0  # a message id published again within this window is dropped by JetStream
+CONNECT_TIMEOUT_S = 5.0
+FETCH_MIN_S = 0.25  # a poll waits this long for the server to answer a pull request
+_DEPLOYMENT = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
+
+
+def parse_url(url: str) -> tuple[str, str, float]:
+    """``(server URL, deployment, ack wait)`` from ``nats://HOST:PORT[/DEPLOYMENT][?ack_wait=SECONDS]``."""
+    parts = urlsplit(url)
+    try:
+        ack_wait = float(parse_qs(parts.query).get("ack_wait", [ACK_WAIT_S])[0])
+    except ValueError:
+        raise ConfigError(f"ack_wait in {url!r} is not a number of seconds; write ?ack_wait=30") from None
+    deployment = parts.path.strip("/") or "agi"
+    if parts.scheme != "nats" or not parts.hostname or not _DEPLOYMENT.match(deployment):
+        raise ConfigError(
+            f"{url!r} is not a NATS messaging URL; write nats://HOST:PORT/DEPLOYMENT "
+            "(deployment: lower-case letters, digits, _)"
+        )
+    return f"nats://{parts.netloc}", deployment, ack_wait
+
+
+class NatsTransport:
+    """``agent``'s connection: publishes as ``agent``, reads its durable consumer ``agent_<agent>``."""
+
+    def __init__(self, url: str, *, agent: str) -> None:
+        self.agent = agent
+        self.rejected: list[str] = []
+        self.server, self.deployment, self.ack_wait = parse_url(url)
+        self.stream = f"AGI_{self.deployment.upper()}"
+        self.prefix = f"agi.{self.deployment}"
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name=f"agi-nats-{agent}", daemon=True)
+        self._thread.start()
+        self._nc: Any = None
+        try:
+            self._call(self._connect(), CONNECT_TIMEOUT_S * 3)
+        except BaseException:
+            self.close()
+            raise
+
+    def _call(self, coro: Coroutine[Any, Any, T], timeout_s: float) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout_s + 5)
+
+    async def _connect(self) -> None:
+        try:
+            self._nc = await nats.connect(
+                self.server,
+                connect_timeout=CONNECT_TIMEOUT_S,
+                max_reconnect_attempts=-1,
+                reconnect_time_wait=0.2,
+                allow_reconnect=True,
+            )
+        except Exception as exc:  # noqa: BLE001 - nats-py raises OSError, asyncio and its own errors
+            raise StorageError(
+                f"cannot reach the NATS server at {self.server} ({exc.__class__.__name__}); start it "
+                "(scripts/start_nats.sh) or fix AGI_MESSAGING_URL"
+            ) from None
+        self._js = self._nc.jetstream()
+        config = api.StreamConfig(
+            name=self.stream,
+            subjects=[f"{self.prefix}.>"],
+            storage=api.StorageType.FILE,
+            duplicate_window=DUPLICATE_WINDOW_S,
+            max_msg_size=MAX_MESSAGE_BYTES + 1024,
+        )
+        try:
+            await self._js.stream_info(self.stream)
+        except NotFoundError:
+            await self._js.add_stream(config)
+        consumer = api.ConsumerConfig(
+            durable_name=f"agent_{self.agent}",
+            ack_policy=api.AckPolicy.EXPLICIT,
+            ack_wait=self.ack_wait,
+            filter_subject=f"{self.prefix}.to.{self.agent}.from.*",
+            deliver_policy=api.DeliverPolicy.ALL,
+        )
+        self._sub = await self._js.pull_subscribe(
+            consumer.filter_subject, durable=consumer.durable_name, stream=self.stream, config=consumer
+        )
+
+    def subject(self, recipient: str) -> str:
+        return f"{self.prefix}.to.{recipient}.from.{self.agent}"
+
+    def publish(self, message: Message) -> None:
+        check_sender(self, message)
+        payload = encode(message)
+        self._publish(self.subject(message.recipient), payload, message.id)
+
+    def publish_raw(self, recipient: str, payload: bytes) -> None:
+        """Publish any bytes to ``recipient`` as this agent (for hostile-input tests)."""
+        self._publish(self.subject(recipient), payload, None)
+
+    def _publish(self, subject: str, payload: bytes, msg_id: str | None) -> None:
+        headers = {"Nats-Msg-Id": msg_id} if msg_id else None
+        try:
+            self._call(
+                self._js.publish(subject, payload, timeout=CONNECT_TIMEOUT_S, headers=headers), CONNECT_TIMEOUT_S
+            )
+        except Exception as exc:  # noqa: BLE001 - broker down, timeout: the outbox row stays, published later
+            raise StorageError(f"publishing to {subject} on {self.server} failed ({exc.__class__.__name__})") from None
+
+    def fetch(self, timeout_s: float) -> list[Delivery]:
+        try:
+            wait = max(timeout_s, FETCH_MIN_S)
+            msgs = self._call(self._fetch(wait), wait + CONNECT_TIMEOUT_S)
+        except Exception:  # noqa: BLE001 - the broker is away: nothing this time; the consumer resumes
+            return []
+        deliveries = []
+        for msg in msgs:
+            sender = msg.subject.rsplit(".", 1)[-1]
+            try:
+                message = decode(msg.data, sender=sender, recipient=self.agent)
+            except MessageRejected as exc:
+                self.rejected.append(str(exc))
+                self._call(msg.term(), CONNECT_TIMEOUT_S)
+                continue
+            deliveries.append(Delivery(message, msg))
+        return deliveries
+
+    async def _fetch(self, timeout_s: float) -> list[Any]:
+        try:
+            return list(await self._sub.fetch(batch=16, timeout=timeout_s))
+        except nats.errors.TimeoutError:
+            return []
+
+    def ack(self, delivery: Delivery) -> None:
+        """Acknowledge and wait for the server's confirmation (so a kill after this never redelivers)."""
+        try:
+            self._call(delivery.token.ack_sync(timeout=CONNECT_TIMEOUT_S), CONNECT_TIMEOUT_S)
+        except Exception:  # noqa: BLE001 - unconfirmed: it comes again and the inbox finds its id
+            return
+
+    def close(self) -> None:
+        if self._nc is not None:
+            try:
+                self._call(self._nc.close(), CONNECT_TIMEOUT_S)
+            except Exception:  # noqa: BLE001 - closing a connection to a dead broker: nothing to keep
+                pass
+            self._nc = None
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
+        if not self._loop.is_running():
+            self._loop.close()

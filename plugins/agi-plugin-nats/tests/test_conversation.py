@@ -1,0 +1,142 @@
+"""Two agents in two processes talk through a real nats-server; faults between commit and ack."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+PLUGIN = Path(__file__).resolve().parents[1]
+
+
+def _entry_point_site() -> Path:
+    """A folder declaring agi-plugin-nats's entry point, for a checkout where it is not pip-installed."""
+    import tempfile
+
+    site = Path(tempfile.gettempdir()) / f"agi-nats-entry-point-{os.getpid()}"
+    info = site / "agi_plugin_nats_checkout-0.1.0.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: agi-plugin-nats-checkout\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("[agi]\nnats = agi_plugin_nats.plugin\n")
+    return site
+
+
+def child_env(url: str | None = None, **extra: str) -> dict[str, str]:
+    from importlib.metadata import entry_points
+
+    installed = any(ep.name == "nats" for ep in entry_points(group="agi"))
+    sites = [] if installed else [str(_entry_point_site())]
+    path = os.pathsep.join([str(ROOT), str(PLUGIN), *sites, *filter(None, [os.environ.get("PYTHONPATH", "")])])
+    env = {**os.environ, "PYTHONPATH": path, "AGI_LOAD_PLUGINS": "nats", **extra}
+    env.pop("AGI_MESSAGING_URL", None)
+    if url:
+        env["AGI_MESSAGING_URL"] = url
+    return env
+
+
+def agi(
+    db: Path, *args: str, url: str | None = None, stdin: str = "", **extra: str
+) -> subprocess.CompletedProcess[str]:
+    """The real ``agi`` on ``db``; ``url`` its AGI_MESSAGING_URL; ``extra`` more environment (AGI_FAULT)."""
+    return subprocess.run(
+        [sys.executable, "-m", "agi_core", "--db", str(db), *args],
+        input=stdin,
+        env=child_env(url, **extra),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def ticks(db: Path) -> list[tuple[int, str]]:
+    """``(tick, input source)`` of every journal record."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT tick, record FROM journal ORDER BY tick").fetchall()
+    return [(tick, json.loads(record)["input"]["source"]) for tick, record in rows]
+
+
+def inbox(db: Path) -> list[str]:
+    with sqlite3.connect(db) as conn:
+        return [row[0] for row in conn.execute("SELECT sender FROM messages_in ORDER BY tick")]
+
+
+def _ok(done):
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_two_agents_hold_a_conversation_then_replay_equal_with_the_broker_stopped(tmp_path, start_nats):
+    server = start_nats(tmp_path / "nats")
+    url = server["URL"] + "/conversation"
+    alice, bob = tmp_path / "alice.db", tmp_path / "bob.db"
+    _ok(agi(alice, "init", "--name", "alice"))
+    _ok(agi(bob, "init", "--name", "bob"))
+    assert (
+        _ok(agi(bob, "run", url=url, stdin="the capital of Peru is Lima\n")) == "Noted: the capital of Peru is Lima.\n"
+    )
+    assert _ok(agi(alice, "send", "bob", "what is the capital of Peru?", url=url)).startswith("message to bob queued")
+    assert _ok(agi(bob, "run", url=url)) == "The capital of Peru is Lima.\n"  # answered from bob's own memory
+    assert _ok(agi(alice, "run", url=url)) == "Noted: the capital of Peru is Lima.\n"  # bob's reply, told
+    assert ticks(alice)[-1] == (3, "message:bob") and ticks(bob)[-1] == (3, "message:alice")
+    assert _ok(agi(bob, "run", url=url)) == "" and _ok(agi(alice, "run", url=url)) == ""  # nothing more
+    subprocess.run([server["STOP"]], check=True, timeout=60)
+    for db in (alice, bob):
+        assert _ok(agi(db, "replay")).startswith("replay equal: 3 ticks")
+
+
+def test_a_kill_between_commit_and_ack_redelivers_without_a_second_tick(tmp_path, deployment):
+    alice, bob = tmp_path / "alice.db", tmp_path / "bob.db"
+    _ok(agi(alice, "init", "--name", "alice"))
+    _ok(agi(bob, "init", "--name", "bob"))
+    _ok(agi(bob, "run", url=deployment))  # bob's durable consumer exists before the message
+    _ok(agi(alice, "send", "bob", "2+2", url=deployment))
+    killed = agi(bob, "run", url=deployment, AGI_FAULT="message.committed:1")
+    assert killed.returncode == -9
+    assert ticks(bob) == [(1, "event"), (2, "message:alice")] and inbox(bob) == ["alice"]
+    time.sleep(1.5)  # past the consumer's ack wait: JetStream delivers the message again
+    assert _ok(agi(bob, "run", url=deployment)) == ""
+    assert ticks(bob) == [(1, "event"), (2, "message:alice")] and inbox(bob) == ["alice"]
+    time.sleep(1.5)  # the redelivery was acknowledged: nothing comes a third time
+    assert _ok(agi(bob, "run", url=deployment)) == "" and len(ticks(bob)) == 2
+
+
+def test_a_kill_after_publish_before_marking_sends_once(tmp_path, deployment):
+    alice, bob = tmp_path / "alice.db", tmp_path / "bob.db"
+    _ok(agi(alice, "init", "--name", "alice"))
+    _ok(agi(bob, "init", "--name", "bob"))
+    _ok(agi(bob, "run", url=deployment))
+    killed = agi(alice, "send", "bob", "2+2", url=deployment, AGI_FAULT="message.published:1")
+    assert killed.returncode == -9
+    _ok(agi(alice, "run", url=deployment))  # publishes the unmarked row again: same Nats-Msg-Id, dropped
+    assert _ok(agi(bob, "run", url=deployment)) == "2+2 = 4\n"
+    time.sleep(1.5)
+    assert _ok(agi(bob, "run", url=deployment)) == "" and [s for _, s in ticks(bob)].count("message:alice") == 1
+
+
+def test_malformed_and_oversized_messages_are_refused_and_the_consumer_keeps_going(tmp_path, deployment):
+    from agi_plugin_nats.transport import NatsTransport
+
+    from agi_core.messaging.envelope import MAX_MESSAGE_BYTES
+
+    bob = tmp_path / "bob.db"
+    _ok(agi(bob, "init", "--name", "bob"))
+    mallory = NatsTransport(deployment, agent="mallory")
+    try:
+        mallory.publish_raw("bob", b"{not json")
+        mallory.publish_raw("bob", b'{"id": "big", "conversation": "c", "text": "' + b"a" * MAX_MESSAGE_BYTES + b'"}')
+        mallory.publish_raw("bob", b'{"id": "m1", "conversation": "c", "text": "2+2", "sender": "alice"}')
+    finally:
+        mallory.close()
+    done = agi(bob, "run", url=deployment)
+    assert done.returncode == 0 and done.stdout == "2+2 = 4\n"
+    assert [line for line in done.stderr.splitlines() if "message from" in line] == [
+        "agi: warning: message from mallory to bob is not a JSON object; dropped",
+        f"agi: warning: message from mallory to bob is {MAX_MESSAGE_BYTES + 46:,} bytes, over the "
+        f"{MAX_MESSAGE_BYTES:,}-byte limit; dropped",
+    ]
+    assert ticks(bob)[-1] == (2, "message:mallory")  # the transport's sender, not the payload's "alice"

@@ -1,0 +1,115 @@
+"""Agents in one process on the memory:// transport: conversation, replay, duplicates, hostile messages."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from agi_core import Kernel
+from agi_core.messaging.envelope import MAX_MESSAGE_BYTES
+from agi_core.replay import replay
+
+_hubs = itertools.count()
+
+
+@pytest.fixture
+def hub():
+    return f"memory://test{next(_hubs)}"
+
+
+def _agent(tmp_path, name, hub):
+    kernel = Kernel.open(tmp_path / f"{name}.db", messaging=hub)
+    if kernel.store.meta_get("agent_name") is None:
+        kernel.command("set_name", {"name": name})
+    return kernel
+
+
+def _inbox(kernel):
+    return [row[0] for row in kernel.conn.execute("SELECT id FROM messages_in ORDER BY tick")]
+
+
+def test_ask_and_answer_from_memory_then_each_replays_equal(tmp_path, hub):
+    alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
+    bob.tick("the capital of Peru is Lima")
+    sent = alice.command("send_message", {"to": "bob", "text": "what is the capital of Peru?"})
+    asked = bob.tick()
+    assert asked.input.source == "message:alice" and asked.final_output == "The capital of Peru is Lima."
+    (reply,) = asked.agent_outputs["messages_out"]
+    assert reply["recipient"] == "alice" and reply["reply_to"] == sent.agent_outputs["send_message"]["id"]
+    told = alice.tick()
+    assert told.input.source == "message:bob" and told.input.raw == "The capital of Peru is Lima."
+    assert told.externals["message"][0]["conversation"] == reply["conversation"]
+    assert alice.tick() is None and bob.tick() is None  # a reply is not answered: the conversation ends
+    for kernel in (alice, bob):
+        kernel.close()
+    for name in ("alice", "bob"):  # replay serves the messages from the journal: no transport at all
+        report = replay(tmp_path / f"{name}.db")
+        assert report.ok and report.ticks == 3, report.summary()
+
+
+def test_a_redelivered_message_is_acknowledged_without_a_second_tick(tmp_path, hub):
+    alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
+    alice.command("send_message", {"to": "bob", "text": "hello"})
+    delivery = bob.mailbox.transport.fetch(0)[0]
+    bob.mailbox._ready.append(delivery)
+    first = bob.tick()
+    assert first.input.source == "message:alice"
+    bob.mailbox._ready.append(delivery)  # the same delivery again, as after a lost ack
+    ticks = bob.tick_count
+    assert bob.tick() is None and bob.tick_count == ticks
+    assert _inbox(bob) == [delivery.message.id]
+    alice.close(), bob.close()
+
+
+def test_the_inbox_refuses_a_second_tick_for_one_message_id(tmp_path, hub):
+    alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
+    alice.command("send_message", {"to": "bob", "text": "hello"})
+    delivery = bob.mailbox.transport.fetch(0)[0]
+    bob.mailbox._ready.append(delivery)
+    bob.tick()
+    bob.mailbox.current = delivery  # past the sensor's check: the unique id in the tick's transaction refuses it
+    ticks = bob.tick_count
+    assert bob.tick("hello", source="message:alice") is None
+    assert bob.tick_count == ticks and _inbox(bob) == [delivery.message.id]
+    alice.close(), bob.close()
+
+
+def test_malformed_and_oversized_messages_are_refused_in_one_line_and_the_next_one_arrives(tmp_path, hub, capsys):
+    alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
+    alice.mailbox.transport.publish_raw("bob", b"\xff not json")
+    alice.mailbox.transport.publish_raw(
+        "bob", b'{"id": "x", "text": "' + b"a" * MAX_MESSAGE_BYTES + b'", "conversation": "c"}'
+    )
+    alice.command("send_message", {"to": "bob", "text": "2+2"})
+    record = bob.tick()
+    assert record.input.source == "message:alice" and record.final_output == "2+2 = 4"
+    lines = [line for line in capsys.readouterr().err.splitlines() if "message from" in line]
+    assert lines == [
+        "agi: warning: message from alice to bob is not a JSON object; dropped",
+        f"agi: warning: message from alice to bob is {MAX_MESSAGE_BYTES + 44:,} bytes, over the "
+        f"{MAX_MESSAGE_BYTES:,}-byte limit; dropped",
+    ]
+    alice.close(), bob.close()
+
+
+def test_the_transport_sets_the_sender_not_the_payload(tmp_path, hub):
+    alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
+    alice.mailbox.transport.publish_raw("bob", b'{"id": "m1", "text": "hi", "conversation": "c", "sender": "carol"}')
+    record = bob.tick()
+    assert record.input.source == "message:alice"
+    assert record.externals["message"][0]["sender"] == "alice"
+    alice.close(), bob.close()
+
+
+def test_a_message_waits_in_the_outbox_until_a_transport_publishes_it(tmp_path, hub):
+    alice = Kernel.open(tmp_path / "alice.db")
+    alice.command("set_name", {"name": "alice"})
+    alice.command("send_message", {"to": "bob", "text": "hello"})
+    alice.close()
+    bob = _agent(tmp_path, "bob", hub)
+    assert bob.tick() is None
+    alice = _agent(tmp_path, "alice", hub)  # its first poll publishes the committed outbox row
+    assert alice.tick() is None
+    assert bob.tick().input.raw == "hello"
+    alice.close(), bob.close()
