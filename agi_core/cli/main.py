@@ -21,7 +21,7 @@ import click
 from agi_core.cli.failures import debug_enabled, explain, is_storage_failure
 from agi_core.cli.lazy import LazyGroup
 from agi_core.errors import AgiError, ConfigError, NoDatabaseError, StorageError
-from agi_core.memory.opening import is_url
+from agi_core.memory.opening import is_url, shown, url_agent_exists
 from agi_core.plugins import Plugins, load_plugins
 
 
@@ -39,9 +39,11 @@ class CliState:
     def require_db(self) -> Path:
         """The database path, or a one-line error (creating nothing) when there is no database there.
 
-        A backend URL is returned as it is: its backend says whether the agent exists.
+        A backend URL is returned as it is once its backend says the agent exists (asking creates nothing).
         """
         if isinstance(self.db, str):
+            if url_agent_exists(self.db, plugins=self.plugins) is False:
+                raise NoDatabaseError(f"no agent database at {shown(self.db)} (create one with agi run)")
             return self.db  # type: ignore[return-value]
         if self.db.is_dir():
             raise ConfigError(f"{self.db} is a directory, not an agent database; pass --db with a database file")

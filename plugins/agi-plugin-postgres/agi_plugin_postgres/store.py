@@ -107,9 +107,20 @@ class PostgresStore(StoredText):
                 f"no connection to PostgreSQL at {self.url.shown}; start the server or fix the URL"
             ) from None
 
+    @staticmethod
+    def agent_exists(location: str) -> bool:
+        """Whether the agent the URL names was created (its schema holds its tables); creates nothing,
+        neither on the server nor in ``home`` (read-only commands ask this before opening)."""
+        url = parse(location)
+        try:
+            with pool_for(url.dsn).connection(timeout=10) as conn:
+                row = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (f"{url.schema}.meta",)).fetchone()
+        except psycopg.Error as exc:
+            raise StorageError(_problem(url, exc)) from None
+        return bool(row and row[0])
+
     def _problem(self, exc: BaseException) -> str:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return f"PostgreSQL at {self.url.shown} failed for agent {self.agent!r}: {first}"
+        return _problem(self.url, exc)
 
     @property
     def conn(self) -> Any:
@@ -606,6 +617,11 @@ class PostgresStore(StoredText):
     def load_world_json(self, text: str) -> Any:
         data = orjson.loads(text)
         return blobs.resolve(data, lambda h: self.get_blob(h, "{w}.blobs")) if blobs.MARKER in text else data
+
+
+def _problem(url: AgentUrl, exc: BaseException) -> str:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return f"PostgreSQL at {url.shown} failed for agent {url.agent!r}: {first}"
 
 
 def _rows(rows: list[Any]) -> Iterator[Any]:
