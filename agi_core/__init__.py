@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from agi_core.determinism import Determinism
     from agi_core.errors import (
         AgiError,
+        BackendUnavailable,
         ConfigError,
         DatabaseLocked,
         MemoryKeyError,
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 
 _ERRORS = (
     "AgiError",
+    "BackendUnavailable",
     "ConfigError",
     "DatabaseLocked",
     "MemoryKeyError",
@@ -96,6 +98,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "Action",
     "AgiError",
+    "BackendUnavailable",
     "ConfigError",
     "DatabaseLocked",
     "Determinism",

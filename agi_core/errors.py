@@ -63,6 +63,11 @@ class NoDatabaseError(StorageError):
     """A command that only reads was pointed at a path with no agent database; nothing was created."""
 
 
+class BackendUnavailable(StorageError):
+    """The store's server cannot be reached (stopped, restarting, network); nothing of the failed
+    transaction was committed unless its commit was under way. Retrying later may succeed."""
+
+
 def database_problem(exc: sqlite3.Error, db: Path | str) -> str:
     """The line for a SQLite error on the agent database ``db``."""
     import sqlite3

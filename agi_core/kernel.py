@@ -26,7 +26,7 @@ from agi_core.determinism import Determinism
 from agi_core.effects import acting, intents
 from agi_core.effects.inflight import InFlight
 from agi_core.effects.isolation import describe, isolated_reason, must_propagate
-from agi_core.errors import ConfigError, PluginError, ValidationError
+from agi_core.errors import BackendUnavailable, ConfigError, PluginError, ValidationError
 from agi_core.externals import Externals
 from agi_core.faults import fault_point
 from agi_core.hookcalls import OrderLog
@@ -36,6 +36,7 @@ from agi_core.labels import input_labels
 from agi_core.memory.backend import MemoryBackend
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
+from agi_core.memory.reconnect import Reconnect, journal_holds
 from agi_core.messaging import inbox, outbox
 from agi_core.messaging.mailbox import Mailbox
 from agi_core.model import (
@@ -112,6 +113,7 @@ class KernelConfig:
     speaker: str | None = None  # who says the user lines that name no speaker (agi run/chat --speaker)
     module_timeout_s: float = 2.0  # a module phase call's limit, unless the module sets its own (0: none)
     messaging: str | None = None  # a transport URL (memory://HUB, nats://HOST:PORT/DEPLOYMENT): the message box
+    reconnect_s: float = 60.0  # how long a tick waits for a server backend that went away (inf: forever; 0: not)
 
 
 class Kernel:
@@ -591,20 +593,50 @@ class Kernel:
         recorded: dict[str, list[Any]] | None = None,
         brain: str = "",
     ) -> JournalRecord:
-        externals = Externals(recorded)
-        try:
-            with self.write_lock(), self.plugins.recording_order() as self._hook_log:
-                record = self._tick(percept, reason, externals, command, brain)
-        except BaseException:
-            self.reload()
-            raise
-        finally:
-            self.plugin_settings.end_tick()
+        waiting = Reconnect(self.store, self.config.reconnect_s)
+        while True:
+            externals = Externals(recorded)
+            done: JournalRecord | None = None
+            try:
+                with self.write_lock(), self.plugins.recording_order() as self._hook_log:
+                    done = self._tick(percept, reason, externals, command, brain)
+                break
+            except BackendUnavailable as exc:  # the server went away: wait, then retry unless it committed
+                failure, chain = exc, self._last_chain  # set by _store once done: the chain it committed
+            except BaseException:
+                self.reload()
+                raise
+            finally:
+                self.plugin_settings.end_tick()
+            if self._committed_after(failure, waiting, done, chain):
+                break
+            if self._due is not None:  # the intent it decided was not stored: the retry decides again
+                self.inflight.release(self._due.tick)
+                self._due = None
+        record = done
+        assert record is not None
         self.tick_count = record.tick
         self.plugins.after_tick(kernel=self, record=record, replaying=externals.replaying, skip=self.disabled_plugins)
         if self.mailbox is not None and not externals.replaying:
             self.mailbox.after_commit(record)  # ack the message this tick received, publish what it sent
         return record
+
+    def _committed_after(
+        self, error: BackendUnavailable, waiting: Reconnect, record: JournalRecord | None, chain: str | None
+    ) -> bool:
+        """Wait for the server, then tell whether the tick that failed with ``error`` committed: under
+        the write lock (so the lost connection's transaction has ended either way) the journal holds
+        ``record``'s tick with the ``chain`` this process computed for it. The caches are re-read."""
+        self._data_version = -1  # stale (the failed tick moved them): re-read before any other tick, even if we give up
+        while True:
+            waiting.wait(error)
+            try:
+                with self.store.tick_transaction():
+                    self.reload()
+                    # None: it failed before it stored anything, so nothing was committing
+                    return record is not None and journal_holds(self.store, record.tick, chain)
+            except BackendUnavailable as again:  # away again before we could tell
+                error = again
 
     def _perceive(self) -> Input | None:
         for sensor in self.sensors.values():

@@ -75,7 +75,23 @@ def open_store(
     a one-line error when a URL's backend is missing."""
     backends = _backends(plugins or load_plugins())
     name = backend_for(db, configured)
-    if is_url(db) and name not in backends:
+    if is_url(db):
+        _url_backend(db, backends)
+    path = db if is_url(db) else Path(db)
+    return _open(backends, path, name, synchronous=synchronous, lock_timeout_s=lock_timeout_s)
+
+
+def url_agent_exists(db: str, *, plugins: Plugins | None = None) -> bool | None:
+    """Whether the agent a backend URL names was created, asked of the backend's ``agent_exists(url)``
+    without opening (so without creating) it; None when the backend has no such check."""
+    exists = getattr(_url_backend(db, _backends(plugins or load_plugins())), "agent_exists", None)
+    return None if exists is None else bool(exists(db))
+
+
+def _url_backend(db: str | Path, backends: dict[str, Any]) -> Any:
+    """The factory of the backend registered for ``db``'s scheme; a one-line error when it is missing."""
+    name = backend_for(db, "sqlite")
+    if name not in backends:
         installed = ", ".join(sorted(backends)) or "none"
         scheme = str(db).split("://", 1)[0]
         raise ConfigError(
@@ -83,5 +99,4 @@ def open_store(
             f"(installed: {installed}); pip install agi-plugin-{name}, "
             f"and list {name} in AGI_LOAD_PLUGINS when that is set"
         )
-    path = db if is_url(db) else Path(db)
-    return _open(backends, path, name, synchronous=synchronous, lock_timeout_s=lock_timeout_s)
+    return backends[name]

@@ -39,9 +39,13 @@ class CliState:
     def require_db(self) -> Path:
         """The database path, or a one-line error (creating nothing) when there is no database there.
 
-        A backend URL is returned as it is: its backend says whether the agent exists.
+        A backend URL is returned as it is once its backend says the agent exists (asking creates nothing).
         """
         if isinstance(self.db, str):
+            from agi_core.opening import shown, url_agent_exists
+
+            if url_agent_exists(self.db, plugins=self.plugins) is False:
+                raise NoDatabaseError(f"no agent database at {shown(self.db)} (create one with agi run)")
             return self.db  # type: ignore[return-value]
         if self.db.is_dir():
             raise ConfigError(f"{self.db} is a directory, not an agent database; pass --db with a database file")

@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agi_core.errors import ReplayMismatch
+from agi_core.errors import BackendUnavailable, ReplayMismatch
 
 
 def must_propagate(exc: BaseException) -> bool:
-    """True for the exceptions a plugin call lets through: Ctrl-C and a replay mismatch."""
-    return isinstance(exc, KeyboardInterrupt | ReplayMismatch)
+    """True for the exceptions a plugin call lets through: Ctrl-C, a replay mismatch, and the store's
+    server gone away (the plugin is not at fault: the tick cannot be stored, it waits and runs again)."""
+    return isinstance(exc, KeyboardInterrupt | ReplayMismatch | BackendUnavailable)
 
 
 def describe(exc: BaseException) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from typing import Any
 
@@ -77,7 +78,8 @@ def run_follow(
     from agi_core.scheduling.follow import Follow, stop_on_signals
     from agi_core.scheduling.sensors import StdinReader
 
-    kernel = state.open_kernel(clock=PinnedClock(WallClock()), **options)
+    # the agent's life outlasts a database restart: ticks wait for a server backend as long as it takes
+    kernel = state.open_kernel(clock=PinnedClock(WallClock()), reconnect_s=math.inf, **options)
     stream = getattr(sys.stdin, "buffer", None)
     stdin = StdinReader(stream, kernel.config.max_input_bytes) if stream is not None else None
     stop = threading.Event()

@@ -9,7 +9,9 @@ maintenance tick (source ``maintain``; Letta's sleep-time agents), else, when
 ``step_every_ms`` passed since the last look, a step of the active goal's plan (source
 ``goal:ID``; off by default). Other ticks take precedence but never postpone these, so
 clock ticks cannot starve them. With nothing to do it sleeps briefly. SIGINT or SIGTERM
-sets the stop flag: the tick under way finishes and the loop returns.
+sets the stop flag: the tick under way finishes and the loop returns. When a server backend's
+server goes away the loop waits for it (the kernel's ``reconnect_s``; ``agi run --follow``: as long
+as it takes) and goes on.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from agi_core.errors import ConfigError
+from agi_core.errors import BackendUnavailable, ConfigError
 from agi_core.inputs import Oversized
+from agi_core.memory.reconnect import Reconnect
 from agi_core.model import JournalRecord
 from agi_core.scheduling import plans
 from agi_core.scheduling.clock import PinnedClock
@@ -104,7 +107,16 @@ class Follow:
     def run(self, until: Callable[[], bool] | None = None) -> Iterator[JournalRecord]:
         """Step until :attr:`stop` is set (or ``until()`` is true), sleeping on the clock when idle."""
         while not self.stop.is_set() and not (until is not None and until()):
-            ticks = self.turn()
+            try:
+                ticks = self.turn()
+            except BackendUnavailable as exc:  # between ticks (a tick waits for it itself): wait, then go on
+                try:
+                    Reconnect(self.kernel.store, self.kernel.config.reconnect_s, stop=self.stop).wait(exc)
+                except BackendUnavailable:
+                    if self.stop.is_set():
+                        return
+                    raise
+                continue
             yield from ticks
             if not ticks:
                 self.clock.sleep(self.idle_sleep_s, self.stop)

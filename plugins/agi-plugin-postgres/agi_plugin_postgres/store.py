@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import hashlib
+import logging
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,7 +24,7 @@ import psycopg
 import psycopg.errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from agi_core.errors import ConfigError, DatabaseLocked, StorageError
+from agi_core.errors import BackendUnavailable, ConfigError, DatabaseLocked, StorageError
 from agi_core.inputs import clean_text
 from agi_core.journal_key import JournalKey
 from agi_core.memory import blobs, jobs_table
@@ -41,6 +42,10 @@ from agi_plugin_postgres.rlm import PostgresRlmRows
 from agi_plugin_postgres.url import WORLD_SCHEMA, AgentUrl, from_path, parse
 
 POOL_MAX = 32
+PROBE_TIMEOUT_S = 2  # libpq's connect_timeout (whole seconds, 2 at least) for one try at reconnecting
+# The pool logs each broken connection it drops as a warning, which Python prints on stderr when the
+# application set up no logging: a server restart gave 12-21 such lines. The kernel says it in one line.
+logging.getLogger("psycopg").addHandler(logging.NullHandler())
 _JOB_COLUMNS = ", ".join(jobs_table.COLUMNS)
 _pools: dict[str, ConnectionPool[Any]] = {}
 _pools_lock = threading.Lock()
@@ -62,6 +67,15 @@ def pool_for(dsn: str) -> ConnectionPool[Any]:
             )
             _pools[dsn] = pool
         return pool
+
+
+def server_away(exc: BaseException) -> bool:
+    """True when ``exc`` says the server cannot be reached (connection lost or refused, a shutdown or
+    restart under way, the pool unable to connect), not that a statement failed."""
+    if not isinstance(exc, psycopg.OperationalError):
+        return False
+    state = exc.sqlstate
+    return state is None or state.startswith("08") or state in ("57P01", "57P02", "57P03")
 
 
 class NotOnPostgres(ConfigError, AttributeError):
@@ -107,9 +121,43 @@ class PostgresStore(PostgresGoals, StoredText):
                 f"no connection to PostgreSQL at {self.url.shown}; start the server or fix the URL"
             ) from None
 
+    @staticmethod
+    def agent_exists(location: str) -> bool:
+        """Whether the agent the URL names was created (its schema holds its tables); creates nothing,
+        neither on the server nor in ``home`` (read-only commands ask this before opening)."""
+        url = parse(location)
+        try:
+            with pool_for(url.dsn).connection(timeout=10) as conn:
+                row = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (f"{url.schema}.meta",)).fetchone()
+        except psycopg.Error as exc:
+            raise StorageError(_problem(url, exc)) from None
+        return bool(row and row[0])
+
     def _problem(self, exc: BaseException) -> str:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return f"PostgreSQL at {self.url.shown} failed for agent {self.agent!r}: {first}"
+        return _problem(self.url, exc)
+
+    def _failure(self, exc: BaseException) -> StorageError:
+        """The error to raise for a psycopg error: :class:`BackendUnavailable` when the server is away,
+        :class:`DatabaseLocked` past the lock timeout (inside a tick: its lock, or a row another tick holds)."""
+        if isinstance(exc, psycopg.errors.LockNotAvailable):
+            return DatabaseLocked(
+                f"agent {self.agent!r} at {self.url.shown} is locked by another writer for more than "
+                f"{self.lock_timeout_ms / 1000:g} s; retry, or raise --lock-timeout"
+            )
+        if server_away(exc):
+            return BackendUnavailable(
+                f"PostgreSQL at {self.url.shown} is unreachable for agent {self.agent!r} ({_first_line(exc)})"
+            )
+        return StorageError(self._problem(exc))
+
+    def reconnect(self) -> None:
+        """One try at reaching the server again: a new connection, then the pool's idle connections
+        checked (the broken ones replaced). :class:`BackendUnavailable` while it is still away."""
+        try:
+            psycopg.connect(self.url.dsn, connect_timeout=PROBE_TIMEOUT_S).close()
+            self.pool.check()
+        except psycopg.Error as exc:
+            raise self._failure(exc) from None
 
     @property
     def conn(self) -> Any:
@@ -127,14 +175,14 @@ class PostgresStore(PostgresGoals, StoredText):
     # -- connections and the tick transaction ---------------------------------------------
     @contextlib.contextmanager
     def _conn(self) -> Iterator[psycopg.Connection[Any]]:
-        if self._tx is not None:
-            yield self._tx
-            return
         try:
+            if self._tx is not None:
+                yield self._tx
+                return
             with self.pool.connection() as conn:
                 yield conn
         except psycopg.Error as exc:
-            raise StorageError(self._problem(exc)) from None
+            raise self._failure(exc) from None
 
     def _all(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._conn() as conn:
@@ -172,13 +220,8 @@ class PostgresStore(PostgresGoals, StoredText):
                     finally:
                         self._tx = None
                 self._own_commits += 1
-        except psycopg.errors.LockNotAvailable:
-            raise DatabaseLocked(
-                f"agent {self.agent!r} at {self.url.shown} is locked by another writer for more than "
-                f"{self.lock_timeout_ms / 1000:g} s; retry, or raise --lock-timeout"
-            ) from None
         except psycopg.Error as exc:
-            raise StorageError(self._problem(exc)) from None
+            raise self._failure(exc) from None
 
     @contextlib.contextmanager
     def write_block(self) -> Iterator[None]:
@@ -195,13 +238,16 @@ class PostgresStore(PostgresGoals, StoredText):
         if self._tx is not None:
             yield
             return
-        with self.pool.connection() as conn, conn.transaction():
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            self._tx = conn
-            try:
-                yield
-            finally:
-                self._tx = None
+        try:
+            with self.pool.connection() as conn, conn.transaction():
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                self._tx = conn
+                try:
+                    yield
+                finally:
+                    self._tx = None
+        except psycopg.Error as exc:
+            raise self._failure(exc) from None
 
     def data_version(self) -> int:
         """Changes whenever another connection (another process) commits to this agent."""
@@ -213,8 +259,11 @@ class PostgresStore(PostgresGoals, StoredText):
         """A nested step that can fail alone (F5: a failed SEM write keeps the tick)."""
         if self._tx is None:
             raise StorageError(f"savepoint {name!r} outside a tick transaction")
-        with self._tx.transaction(savepoint_name=name):
-            yield
+        try:
+            with self._tx.transaction(savepoint_name=name):
+                yield
+        except psycopg.Error as exc:  # the step's own failure, or rolling back to the savepoint failed
+            raise self._failure(exc) from None
 
     # -- meta --------------------------------------------------------------------------
     def meta_get(self, key: str, default: str | None = None) -> str | None:
@@ -293,7 +342,7 @@ class PostgresStore(PostgresGoals, StoredText):
                 if written and world.is_shared(entry.key):
                     world.write(conn, self.s, row, self.agent)
         except psycopg.Error as exc:
-            raise StorageError(self._problem(exc)) from None
+            raise self._failure(exc) from None
         return written
 
     def facts(self, prefix: str = "", limit: int | None = None) -> list[SemanticEntry]:
@@ -606,6 +655,14 @@ class PostgresStore(PostgresGoals, StoredText):
     def load_world_json(self, text: str) -> Any:
         data = orjson.loads(text)
         return blobs.resolve(data, lambda h: self.get_blob(h, "{w}.blobs")) if blobs.MARKER in text else data
+
+
+def _problem(url: AgentUrl, exc: BaseException) -> str:
+    return f"PostgreSQL at {url.shown} failed for agent {url.agent!r}: {_first_line(exc)}"
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
 def _rows(rows: list[Any]) -> Iterator[Any]:

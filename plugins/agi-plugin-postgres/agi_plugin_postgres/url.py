@@ -41,13 +41,23 @@ class AgentUrl:
 
 def parse(url: str) -> AgentUrl:
     """Split ``url``; a one-line :class:`ConfigError` names what is wrong with it."""
-    parts = urllib.parse.urlsplit(url)
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError as exc:
+        raise ConfigError(
+            f"--db {shown_url(url)} is not a valid URL ({exc}); write postgresql://HOST[:PORT]/DB?agent=NAME "
+            "(an IPv6 host in brackets: postgresql://[::1]/DB?agent=NAME)"
+        ) from None
     if parts.scheme not in SCHEMES:
         raise ConfigError(f"{url!r} is not a PostgreSQL URL; write postgresql://HOST/DB?agent=NAME")
     query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+    shown = _without_password(parts)
+    names = [key for key, _value in query]
+    repeated = next((key for key in names if names.count(key) > 1), None)
+    if repeated is not None:
+        raise ConfigError(f"{shown} gives {repeated}= {names.count(repeated)} times; give each parameter once")
     agent = next((value for key, value in query if key == "agent"), "")
     home = next((value for key, value in query if key == "home"), "")
-    shown = _without_password(parts)
     check_agent_name(agent, shown)
     rest = urllib.parse.urlencode([(k, v) for k, v in query if k not in ("agent", "home")])
     dsn = _unsplit(parts.scheme, parts.netloc, parts.path, rest)
@@ -76,6 +86,15 @@ def check_agent_name(agent: str, shown: str = "the --db URL") -> None:
             f"agent name {agent!r} in {shown} is not usable as a schema name; use up to {NAME_MAX} "
             "lower-case letters, digits and _, starting with a letter"
         )
+
+
+def shown_url(url: str) -> str:
+    """``url`` for messages when it cannot be split: its ``USER:PASSWORD@`` as ``USER:***@``."""
+    scheme, sep, rest = url.partition("://")
+    userinfo, at, host = rest.partition("@")
+    if not sep or not at or ":" not in userinfo or "/" in userinfo:
+        return url
+    return f"{scheme}://{userinfo.split(':', 1)[0]}:***@{host}"
 
 
 def _without_password(parts: urllib.parse.SplitResult) -> str:
