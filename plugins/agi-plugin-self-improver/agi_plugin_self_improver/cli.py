@@ -54,7 +54,9 @@ def show(state: Any, proposal_id: str) -> None:
     """A proposal's diff (setting: before -> after) and its shadow replay's scores."""
     proposal = find(improver.stored(state.open_kernel()), proposal_id)
     click.echo(f"{proposal['id']} ({proposal['status']}, {proposal['source']}): {proposal['why']}")
-    for plugin, values in proposal["changes"].items():
+    if proposal["kind"] == "plugin":
+        click.echo("".join(f"+ {line}\n" for line in proposal["changes"]["code"].splitlines()), nl=False)
+    for plugin, values in proposal["changes"].items() if proposal["kind"] == "settings" else ():
         for key, value in values.items():
             before = proposal.get("before", {}).get(plugin, {}).get(key)
             click.echo(f"- {plugin}.{key} = {json.dumps(before, ensure_ascii=False)}")

@@ -84,6 +84,12 @@ def make(changes: dict[str, Any], before: dict[str, Any], source: str, evidence:
     }
 
 
+def code(source: str, origin: str, why: str) -> dict[str, Any]:
+    """A code proposal: a plugin file, evaluated in the sandbox like any other (never promoted by itself)."""
+    changes = {"code": source}
+    return {**make(changes, {}, origin, [], why), "kind": "plugin"}
+
+
 def find(proposals: Mapping[str, Any], wanted: str) -> dict[str, Any]:
     """The proposal ``wanted`` (an id or a unique prefix of one)."""
     hits = [pid for pid in proposals if pid == wanted or pid.startswith(wanted)]
