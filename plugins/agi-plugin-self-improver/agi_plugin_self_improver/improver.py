@@ -66,6 +66,8 @@ def evaluate(kernel: Any, wanted: str) -> dict[str, Any]:
     from agi_plugin_self_improver.sandbox import shadow_replay
 
     proposal = props.find(stored(kernel), wanted)
+    if proposal["status"] == "promoted":
+        raise ConfigError(f"proposal {proposal['id']} is promoted; revert it before evaluating it again")
     scores = shadow_replay(kernel, proposal, settings(kernel))
     proposal["scores"] = scores
     proposal["status"] = "accepted" if scores.get("verdict") == "accept" else "rejected"
