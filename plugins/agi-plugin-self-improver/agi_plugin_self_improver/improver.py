@@ -29,14 +29,29 @@ def _save(kernel: Any, proposal: dict[str, Any]) -> None:
 
 def journal(kernel: Any) -> list[dict[str, Any]]:
     """The agent's journal records as plain data."""
-    return [json.loads(text) for _tick, _id, text, _chain in kernel.store.journal_rows()]
+    from agi_core.memory import blobs
+
+    return [
+        blobs.resolve(json.loads(text), kernel.store.get_blob)
+        for _tick, _id, text, _chain in kernel.store.journal_rows()
+    ]
 
 
 def propose(kernel: Any, *, repeats: int = 2) -> list[dict[str, Any]]:
-    """New proposals learned from the journal (F3 inputs the user rephrased and then got answered)."""
+    """New proposals learned from the journal (F3 inputs the user rephrased and then got answered),
+    and, with a contract provider, from ``code_evolver`` (a maintenance tick: the call is journaled)."""
     current = dict(settings(kernel).get("phrasings", {}))
     known = stored(kernel)
     made = []
+    if kernel.config.contract_provider:
+        kernel.maintain()
+        for pending in kernel.store.module_state_get(PLUGIN, "pending") or []:
+            changes = {PLUGIN: {"phrasings": {**current, **pending["changes"][PLUGIN]["phrasings"]}}}
+            proposal = props.make(changes, {PLUGIN: {"phrasings": current}}, "code_evolver", [], pending["why"])
+            if proposal["id"] not in known and changes[PLUGIN]["phrasings"] != current:
+                _save(kernel, proposal)
+                known[proposal["id"]] = proposal
+                made.append(proposal)
     for phrase, (canonical, ticks) in props.learned_phrasings(journal(kernel), repeats=repeats).items():
         if current.get(phrase) == canonical:
             continue

@@ -56,6 +56,13 @@ def agi_register_router_agents(register: Any) -> None:
 
 
 @hookimpl
+def agi_register_modules(register: Any) -> None:
+    from agi_plugin_self_improver.module import SelfImprover
+
+    register(SelfImprover())
+
+
+@hookimpl
 def agi_before_tick(kernel: Kernel, state: TickState) -> None:
     agent = kernel.router_agents.get(NAME)
     if isinstance(agent, RephraseAgent):
