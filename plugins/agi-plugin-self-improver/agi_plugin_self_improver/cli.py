@@ -24,9 +24,13 @@ def _line(proposal: dict[str, Any]) -> str:
 
 @improve.command("propose")
 @click.option("--repeats", default=2, show_default=True, help="Rephrasings needed before a phrasing is proposed.")
+@click.option("--set", "setting", nargs=2, metavar="PLUGIN.KEY VALUE", help="Propose this setting instead.")
 @click.pass_obj
-def propose(state: Any, repeats: int) -> None:
-    """Learn proposals from the journal (F3 inputs rephrased and then answered)."""
+def propose(state: Any, repeats: int, setting: tuple[str, str] | None) -> None:
+    """Learn proposals from the journal (F3 inputs rephrased and then answered), or propose one setting."""
+    if setting:
+        click.echo(_line(improver.propose_setting(state.open_kernel(), *setting)))
+        return
     made = improver.propose(state.open_kernel(), repeats=repeats)
     if not made:
         click.echo("no new proposal: no F3 input was rephrased and answered often enough")

@@ -70,6 +70,23 @@ def propose(kernel: Any, *, repeats: int = 2) -> list[dict[str, Any]]:
     return made
 
 
+def propose_setting(kernel: Any, name: str, text: str) -> dict[str, Any]:
+    """A proposal to set ``PLUGIN.KEY`` (a threshold, a module weight) to ``text``, checked against its schema."""
+    from agi_core.settings import schema
+
+    plugin, _, key = name.partition(".")
+    declared = kernel.plugin_settings.declared
+    prop = schema.schema_for(declared, plugin, key)
+    value = schema.check_value(plugin, key, prop, schema.parse(plugin, key, prop, text))
+    before = kernel.plugin_settings.values(plugin).get(key)
+    if value == before:
+        raise ConfigError(f"{name} is already {text}; propose another value")
+    changes = {plugin: {key: value}}
+    proposal = props.make(changes, {plugin: {key: before}}, "manual", [], f"set {name} to {text}")
+    _save(kernel, proposal)
+    return proposal
+
+
 def add(kernel: Any, proposal: dict[str, Any]) -> dict[str, Any]:
     """Store a proposal made elsewhere (a code proposal, a settings change from a contract)."""
     _save(kernel, proposal)

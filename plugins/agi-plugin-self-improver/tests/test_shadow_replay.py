@@ -89,3 +89,24 @@ def test_a_proposal_that_changes_an_answered_tick_is_rejected_and_not_promoted(a
         with pytest.raises(ConfigError, match=f"proposal {greedy['id']} is rejected, not accepted by its shadow"):
             improver.promote(kernel, greedy["id"])
         assert kernel.tick("whats the capital of Japan?").final_output.startswith(F3_NO_AGENT)  # nothing applied
+
+
+def test_a_proposed_threshold_that_answers_nothing_more_is_rejected(agi, rephrased, bwrap):
+    assert agi("run", stdin="\n".join(rephrased) + "\n").returncode == 0
+    proposed = agi("improve", "propose", "--set", "stage0.council_reject_weight", "2")
+    assert proposed.returncode == 0, proposed.stderr
+    pid = proposed.stdout.split("\t")[0]
+    assert agi("improve", "show", pid).stdout.splitlines()[1:3] == [
+        "- stage0.council_reject_weight = 1",
+        "+ stage0.council_reject_weight = 2",
+    ]
+    evaluated = agi("improve", "evaluate", pid)
+    assert evaluated.stdout.split("\t")[1:3] == ["rejected", "reject"]  # nothing regressed, nothing improved
+    refused = agi("improve", "promote", pid)
+    assert refused.returncode == 1
+    assert refused.stderr.strip().endswith(
+        f"proposal {pid} is rejected, not accepted by its shadow replay; see `agi improve show {pid}`"
+    )
+    assert "council_reject_weight = 1" in agi("config", "list").stdout.replace("\t", " ")
+    bad = agi("improve", "propose", "--set", "stage0.council_reject_weight", "-1")
+    assert bad.returncode == 1 and len(bad.stderr.strip().splitlines()) == 1
