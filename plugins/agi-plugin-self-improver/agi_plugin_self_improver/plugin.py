@@ -42,7 +42,7 @@ agi_manifest = {
             "sandbox_memory_mb": {
                 "type": "integer",
                 "minimum": 64,
-                "default": 2048,
+                "default": 4096,
                 "description": "address-space limit of the shadow replay's process",
             },
         },
