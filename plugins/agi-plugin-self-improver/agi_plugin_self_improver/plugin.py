@@ -50,6 +50,11 @@ agi_manifest = {
 }
 
 
+#: self_improver settings that win over the stored ones for the whole process: set only by the
+#: shadow replay's sandboxed process, so a ``config_set`` replayed from the journal cannot undo the change
+SHADOW: dict[str, Any] = {}
+
+
 @hookimpl
 def agi_register_router_agents(register: Any) -> None:
     register(RephraseAgent(), name=NAME)
@@ -66,7 +71,7 @@ def agi_register_modules(register: Any) -> None:
 def agi_before_tick(kernel: Kernel, state: TickState) -> None:
     agent = kernel.router_agents.get(NAME)
     if isinstance(agent, RephraseAgent):
-        phrasings = kernel.plugin_settings.values(PLUGIN).get("phrasings", {})
+        phrasings = SHADOW.get("phrasings", kernel.plugin_settings.values(PLUGIN).get("phrasings", {}))
         agent.refresh(phrasings, kernel.router_agents.values())
 
 

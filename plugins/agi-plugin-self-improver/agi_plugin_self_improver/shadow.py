@@ -39,6 +39,7 @@ def plugins_with(proposal: dict[str, Any]) -> Any:
 
 def main(spec_path: str) -> None:
     from agi_core import Kernel
+    from agi_plugin_self_improver import plugin
 
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     source = Path(spec["db"])
@@ -54,6 +55,7 @@ def main(spec_path: str) -> None:
         overrides: dict[str, Any] = {"plugins": plugins}
         if proposal.get("kind") == "settings":
             overrides["settings"] = proposal["changes"]
+            plugin.SHADOW.update(proposal["changes"].get("self_improver", {}))  # over later config_set ticks
         produced = kernel.replay(compare=False, overrides=overrides)
     print(json.dumps(score(recorded, [{"tick": r.tick, "final_output": r.final_output} for r in produced])))
 

@@ -110,3 +110,16 @@ def test_a_proposed_threshold_that_answers_nothing_more_is_rejected(agi, rephras
     assert "council_reject_weight = 1" in agi("config", "list").stdout.replace("\t", " ")
     bad = agi("improve", "propose", "--set", "stage0.council_reject_weight", "-1")
     assert bad.returncode == 1 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_a_reverted_proposal_is_scored_with_its_change_on_every_tick(agent, rephrased, bwrap):
+    """The journal's own config_set ticks (the promotion, the revert) do not undo the change in the shadow."""
+    with agent() as kernel:
+        for line in rephrased:
+            kernel.tick(line)
+        (proposal,) = improver.propose(kernel)
+        improver.promote(kernel, proposal["id"])
+        improver.revert(kernel, proposal["id"])
+        asked_again = kernel.tick("whats the capital of France?").tick
+        scores = improver.evaluate(kernel, proposal["id"])["scores"]
+        assert scores["improved"] == [4, 6, asked_again] and scores["regressed"] == []
