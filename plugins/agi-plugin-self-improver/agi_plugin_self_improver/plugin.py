@@ -1,6 +1,82 @@
-"""agi plugin: registers the self-improvement contracts (entry point ``self_improver``)."""
+"""agi plugin ``self_improver``: the code-evolver contract, learned phrasings, and ``agi improve``."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agi_core.hookspecs import hookimpl
 from agi_core.plugins import contract_folder_hook
 from agi_plugin_self_improver import CONTRACTS
+from agi_plugin_self_improver.proposals import PLUGIN
+from agi_plugin_self_improver.rephrase import NAME, RephraseAgent
+
+if TYPE_CHECKING:
+    import click
+
+    from agi_core.kernel import Kernel
+    from agi_core.model import TickState
 
 agi_register_contracts = contract_folder_hook(CONTRACTS)
+
+agi_manifest = {
+    "settings": {
+        "type": "object",
+        "properties": {
+            "phrasings": {
+                "type": "object",
+                "additionalProperties": {"type": "string", "minLength": 1},
+                "default": {},
+                "description": "promoted phrasings: an input's phrase -> the phrasing a rule understands",
+            },
+            "proposals": {
+                "type": "object",
+                "default": {},
+                "description": "the proposals of `agi improve`, by id (written by its commands)",
+            },
+            "sandbox_timeout_s": {
+                "type": "number",
+                "minimum": 1,
+                "default": 60,
+                "description": "wall-clock limit of one shadow replay in the sandbox",
+            },
+            "sandbox_memory_mb": {
+                "type": "integer",
+                "minimum": 64,
+                "default": 4096,
+                "description": "address-space limit of the shadow replay's process",
+            },
+        },
+    }
+}
+
+
+#: self_improver settings that win over the stored ones for the whole process: set only by the
+#: shadow replay's sandboxed process, so a ``config_set`` replayed from the journal cannot undo the change
+SHADOW: dict[str, Any] = {}
+
+
+@hookimpl
+def agi_register_router_agents(register: Any) -> None:
+    register(RephraseAgent(), name=NAME)
+
+
+@hookimpl
+def agi_register_modules(register: Any) -> None:
+    from agi_plugin_self_improver.module import SelfImprover
+
+    register(SelfImprover())
+
+
+@hookimpl
+def agi_before_tick(kernel: Kernel, state: TickState) -> None:
+    agent = kernel.router_agents.get(NAME)
+    if isinstance(agent, RephraseAgent):
+        phrasings = SHADOW.get("phrasings", kernel.plugin_settings.values(PLUGIN).get("phrasings", {}))
+        agent.refresh(phrasings, kernel.router_agents.values())
+
+
+@hookimpl
+def agi_register_commands(cli: click.Group) -> None:
+    cli.add_lazy_command(  # type: ignore[attr-defined]
+        "improve", "agi_plugin_self_improver.cli:improve", "Propose, shadow-replay, promote and revert changes."
+    )

@@ -1,0 +1,125 @@
+"""Shadow replay: a proposal scored on the journal re-run with it applied, in the sandbox, then promoted or refused."""
+
+from __future__ import annotations
+
+import pytest
+from agi_plugin_self_improver import improver
+from agi_plugin_self_improver.proposals import code
+from agi_plugin_self_improver.scoring import score
+
+from agi_core.checkpoints import list_checkpoints
+from agi_core.errors import ConfigError
+from agi_core.replies import F3_NO_AGENT
+
+#: answers the two F3 inputs, but also takes over the answered "what is …" questions: a regression
+GREEDY = """
+from agi_core.brain.context import AgentReply
+from agi_core.hookspecs import hookimpl
+
+
+class Greedy:
+    name, rule, priority, inline = "greedy_agent", "matched_greedy", 1, True
+
+    def matches(self, text):
+        return "capital" in text and not text.startswith("the ")
+
+    def handle(self, ctx):
+        return AgentReply("I think it is a capital.")
+
+
+@hookimpl
+def agi_register_router_agents(register):
+    register(Greedy())
+"""
+
+
+def test_score_counts_improvements_and_regressions():
+    recorded = [{"tick": 1, "final_output": "2 + 3 = 5"}, {"tick": 2, "final_output": F3_NO_AGENT}]
+    assert score(recorded, [{"tick": 1, "final_output": "2 + 3 = 5"}, {"tick": 2, "final_output": "5"}]) == {
+        "ticks": 2,
+        "f3_before": 1,
+        "f3_after": 0,
+        "improved": [2],
+        "regressed": [],
+        "verdict": "accept",
+    }
+    worse = score(recorded, [{"tick": 1, "final_output": "five"}, {"tick": 2, "final_output": "5"}])
+    assert (worse["regressed"], worse["verdict"]) == ([1], "reject")
+    assert score(recorded, recorded)["verdict"] == "reject"  # nothing improves: nothing to promote
+
+
+def test_rephrasings_lead_to_a_promotion_that_answers_and_a_revert_that_restores(agent, rephrased, bwrap):
+    """The issue's scripted session: learn, shadow-replay, promote, answer, revert; both replay equal."""
+    with agent() as kernel:
+        for line in rephrased:
+            kernel.tick(line)
+        (proposal,) = improver.propose(kernel)
+        evaluated = improver.evaluate(kernel, proposal["id"])
+        assert evaluated["status"] == "accepted"
+        assert evaluated["scores"] == {
+            "ticks": 8,
+            "f3_before": 2,
+            "f3_after": 0,
+            "improved": [4, 6],
+            "regressed": [],
+            "verdict": "accept",
+        }
+        promoted = improver.promote(kernel, proposal["id"])
+        assert promoted["checkpoint"] == f"improve-{proposal['id']}"
+        assert promoted["checkpoint"] in [c.name for c in list_checkpoints(kernel.store)]
+        answered = kernel.tick("whats the capital of Japan?")
+        assert answered.final_output == "The capital of Japan is Tokyo."
+        assert answered.router_decision.agent == "rephrase_agent"
+        assert kernel.replay().ok
+        improver.revert(kernel, proposal["id"])
+        assert kernel.tick("whats the capital of Japan?").final_output.startswith(F3_NO_AGENT)
+        assert kernel.tick("what is the capital of Japan?").final_output == "The capital of Japan is Tokyo."
+        assert kernel.replay().ok
+        assert improver.stored(kernel)[proposal["id"]]["status"] == "reverted"
+
+
+def test_a_proposal_that_changes_an_answered_tick_is_rejected_and_not_promoted(agent, rephrased, bwrap):
+    with agent() as kernel:
+        for line in rephrased:
+            kernel.tick(line)
+        greedy = improver.add(kernel, code(GREEDY, "test", "answer every capital question"))
+        evaluated = improver.evaluate(kernel, greedy["id"])
+        assert evaluated["status"] == "rejected", evaluated["scores"]
+        assert evaluated["scores"]["improved"] == [4, 6] and evaluated["scores"]["regressed"] == [5, 7]
+        with pytest.raises(ConfigError, match=f"proposal {greedy['id']} is rejected, not accepted by its shadow"):
+            improver.promote(kernel, greedy["id"])
+        assert kernel.tick("whats the capital of Japan?").final_output.startswith(F3_NO_AGENT)  # nothing applied
+
+
+def test_a_proposed_threshold_that_answers_nothing_more_is_rejected(agi, rephrased, bwrap):
+    assert agi("run", stdin="\n".join(rephrased) + "\n").returncode == 0
+    proposed = agi("improve", "propose", "--set", "stage0.council_reject_weight", "2")
+    assert proposed.returncode == 0, proposed.stderr
+    pid = proposed.stdout.split("\t")[0]
+    assert agi("improve", "show", pid).stdout.splitlines()[1:3] == [
+        "- stage0.council_reject_weight = 1",
+        "+ stage0.council_reject_weight = 2",
+    ]
+    evaluated = agi("improve", "evaluate", pid)
+    assert evaluated.stdout.split("\t")[1:3] == ["rejected", "reject"]  # nothing regressed, nothing improved
+    refused = agi("improve", "promote", pid)
+    assert refused.returncode == 1
+    assert refused.stderr.strip().endswith(
+        f"proposal {pid} is rejected, not accepted by its shadow replay; see `agi improve show {pid}`"
+    )
+    assert "council_reject_weight = 1" in agi("config", "list").stdout.replace("\t", " ")
+    bad = agi("improve", "propose", "--set", "stage0.council_reject_weight", "-1")
+    assert bad.returncode == 1 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_a_reverted_proposal_is_scored_with_its_change_on_every_tick(agent, rephrased, bwrap):
+    """The journal's own config_set ticks (the promotion, the revert) do not undo the change in the shadow."""
+    with agent() as kernel:
+        for line in rephrased:
+            kernel.tick(line)
+        (proposal,) = improver.propose(kernel)
+        improver.promote(kernel, proposal["id"])
+        improver.revert(kernel, proposal["id"])
+        asked_again = kernel.tick("whats the capital of France?").tick
+        scores = improver.evaluate(kernel, proposal["id"])["scores"]
+        assert scores["improved"] == [4, 6, asked_again] and scores["regressed"] == []
