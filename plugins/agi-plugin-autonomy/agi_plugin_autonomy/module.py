@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agi_core.modules import CognitiveModule, Draft, ModuleContext, Revision
-from agi_plugin_autonomy import curiosity, signals
+from agi_plugin_autonomy import curiosity, signals, upkeep
 
 STATE_SCHEMA: dict[str, Any] = json.loads(
     (Path(__file__).resolve().parent / "schemas" / "autonomy_state.json").read_text(encoding="utf-8")
@@ -46,6 +46,9 @@ class AutonomyModule(CognitiveModule):
         "auto_signal_keywords",
         "homeostasis",
         "cognition_goal_prioritizer",
+        "semantic_memory_maintenance",
+        "memory_summarizer",
+        "memory_concept_curation",
     )
     state_schema = STATE_SCHEMA
     timeout_s = 30.0  # the LLM path asks a model; the heuristics take milliseconds
@@ -125,7 +128,41 @@ class AutonomyModule(CognitiveModule):
             "signal": {"metric": signal["metric"], "value": signal["value"], "pressure": signals.pressure(signal)},
             "goal": {k: top[k] for k in ("id", "kind", "text", "priority")} if top else None,
         }
-        return {"ran": True, "why": why, "drives": drives, "budget": budget, "open_goals": len(open_goals)}
+        done = {"ran": True, "why": why, "drives": drives, "budget": budget, "open_goals": len(open_goals)}
+        return {**done, "upkeep": self._upkeep(ctx)}
+
+    def _upkeep(self, ctx: ModuleContext) -> dict[str, Any] | None:
+        """A digest and the concepts of the user's lines since the last one, when enough came in."""
+        memory = ctx.own.get("memory") or {"digests": [], "concepts": {}, "since": ""}
+        lines = [line for line in upkeep.user_lines(ctx.memory.episodes(40)) if line["timestamp"] > memory["since"]]
+        plan = ctx.contracts.call(
+            "semantic_memory_maintenance",
+            {"backlog": {"summaries": len(lines), "concepts": len(lines)}, "last_runs": {"summaries": memory["since"]}},
+        )
+        wanted = (plan.value or {}).get("run_summaries") if plan.source == "llm" else len(lines) >= upkeep.BATCH
+        if not wanted or not lines:
+            return None
+        summary = upkeep.digest(lines)
+        told = ctx.contracts.call("memory_summarizer", {"memories": lines})
+        digests = (told.value or {}).get("digests") or []
+        if told.source == "llm" and digests and isinstance(digests[0].get("summary"), str):
+            summary = digests[0]["summary"][:400]
+        found = upkeep.concepts(lines)
+        curated = ctx.contracts.call("memory_concept_curation", {"memories": lines})
+        if curated.source == "llm":
+            found = [
+                {"label": str(c["label"]).lower()[:40], "salience": 1}
+                for c in (curated.value or {}).get("concepts") or []
+                if isinstance(c.get("label"), str)
+            ][:5]
+        counts = dict(memory["concepts"])
+        for concept in found:
+            counts[concept["label"]] = counts.get(concept["label"], 0) + int(concept["salience"])
+        top = dict(sorted(counts.items(), key=lambda x: (-x[1], x[0]))[:50])
+        made = {"tick": ctx.tick, "summary": summary, "source_ids": [line["id"] for line in lines][:40]}
+        memory = {"digests": [*memory["digests"], made][-10:], "concepts": top, "since": lines[-1]["timestamp"]}
+        ctx.own.put("memory", memory)
+        return {"digest": summary, "concepts": [c["label"] for c in found], "lines": len(lines)}
 
     def _signals(self, ctx: ModuleContext) -> dict[str, dict[str, Any]]:
         scan = ctx.own.get("scan") or signals.empty_scan()

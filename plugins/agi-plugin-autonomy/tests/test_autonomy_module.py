@@ -227,3 +227,25 @@ def test_mentions_are_found_in_several_phrasings(text):
     from agi_plugin_autonomy.curiosity import mentions
 
     assert mentions(text) == [("sister", "Maya")]
+
+
+def test_idle_upkeep_writes_a_digest_and_concepts_of_the_new_lines_only(tmp_path, monkeypatch):
+    monkeypatch.setenv(env_name(PLUGIN, "idle_after_s"), "0")
+    db = tmp_path / "agent.db"
+    with open_kernel(db, autonomy, clock=PinnedClock(SimulatedClock(START_MS))) as kernel:
+        for line in ["I love hiking", "hiking in the Alps is great", "the Alps are high", "I go hiking often"]:
+            kernel.tick(line)
+        assert outputs([kernel.maintain()])[0]["upkeep"] is None  # 4 new lines: not worth a digest yet
+        kernel.tick("the Alps again")
+        upkeep = outputs([kernel.maintain()])[0]["upkeep"]
+        assert upkeep == {
+            "digest": "I love hiking / hiking in the Alps is great / the Alps are high / I go hiking often"
+            " / the Alps again",
+            "concepts": ["alps", "hiking"],
+            "lines": 5,
+        }
+        assert outputs([kernel.maintain()])[0]["upkeep"] is None  # nothing new since the digest
+        memory = dump_state(kernel.store, "autonomy")["memory"]
+        assert memory["concepts"] == {"alps": 3, "hiking": 3} and len(memory["digests"][0]["source_ids"]) == 5
+        jsonschema.Draft202012Validator(STATE_SCHEMA).validate(dump_state(kernel.store, "autonomy"))
+    assert replay(db, plugins=builtin_plugins(autonomy)).ok
