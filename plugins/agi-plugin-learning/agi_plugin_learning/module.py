@@ -7,7 +7,8 @@ module's revision such as a social tactic: ``policy.decisions`` of the journal r
 the reward (``policy.updated``), with the evidence; ``experiential_learning_cycle`` draws the
 lesson. ``revise`` uses the weights: a reply from a decision that weighs under
 ``policy.AVOID_BELOW`` is replaced by another module's candidate that weighs more
-(``learning_reinforcement_policy`` picks among them). ``maintain`` assesses how it is doing
+(``learning_reinforcement_policy`` picks among them), and ``vote`` (the council seat
+``learned_feedback``) rejects a claimed value the user said was wrong. ``maintain`` assesses how it is doing
 (``learning_self_assessment``). The weights are the module's own state: journaled, replayed,
 rolled back with the agent.
 """
@@ -39,7 +40,14 @@ class LearningModule(CognitiveModule):
     state_schema = STATE_SCHEMA
     timeout_s = 30.0  # the LLM path asks a model; the heuristics take microseconds
 
+    def __init__(self) -> None:
+        self.distrusted: dict[str, float] = {}  # this tick's punished claims, for vote (set in perceive)
+
     def perceive(self, ctx: ModuleContext) -> Any:
+        weights = ctx.own.get("weights") or {}
+        self.distrusted = {
+            k: w["weight"] for k, w in weights.items() if k.startswith("claim:") and w["weight"] < policy.AVOID_BELOW
+        }
         if ctx.input.source != "user":
             return None
         previous = next(
@@ -90,6 +98,15 @@ class LearningModule(CognitiveModule):
             summary = f"{kind} on tick {previous.get('tick')}: " + ", ".join(f"{d} → {w:g}" for d, w in moved.items())
         lessons = [*(ctx.own.get("lessons") or []), {"tick": ctx.tick, "text": summary[:300], "source": answer.source}]
         ctx.own.put("lessons", lessons[-LESSONS_KEPT:])
+
+    def vote(self, claims: list[dict[str, Any]], evidence_items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A council seat (voter ``learned_feedback``): reject a claimed value the user said was wrong."""
+        for claim in claims:
+            decision = policy.claim_decision(claim)
+            if decision in self.distrusted:
+                reason = f"the user said {decision} was wrong (weight {self.distrusted[decision]:g})"
+                return [{"voter": "learned_feedback", "vote": "reject", "reason": reason}]
+        return [{"voter": "learned_feedback", "vote": "approve", "reason": "no feedback against these claims"}]
 
     def revise(self, ctx: ModuleContext, draft: Draft) -> Revision | None:
         """A reply from a punished decision gives way to another module's candidate that weighs more."""

@@ -6,12 +6,21 @@ weight never leaves [-1, 1]. Each weight keeps its last :data:`EVIDENCE_KEPT` pi
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 RATE = 0.3
 EVIDENCE_KEPT = 5
 AVOID_BELOW = -0.25  # a decision weighing less is avoided when another is at hand
+CLAIM_VALUE_CHARS = 60
+
+
+def claim_decision(claim: Mapping[str, Any]) -> str:
+    """``claim:KEY=VALUE``: a claimed value as a decision (another value of the same key is another decision)."""
+    value = claim.get("value")
+    shown = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    return f"claim:{str(claim.get('key'))[:100]}={shown[:CLAIM_VALUE_CHARS]}"
 
 
 def updated(entry: dict[str, Any] | None, reward: float, evidence: dict[str, Any]) -> dict[str, Any]:
@@ -23,7 +32,8 @@ def updated(entry: dict[str, Any] | None, reward: float, evidence: dict[str, Any
 
 def decisions(record: Mapping[str, Any], own: str) -> list[str]:
     """The decisions that produced a journal record's reply: the router's agent (or the candidate module ``own``
-    replaced it with), and each other module that revised it (with the reason's first word: a social tactic)."""
+    replaced it with), each other module that revised it (with the reason's first word: a social tactic), and
+    the values it claimed (at most 5)."""
     agent = str((record.get("router_decision") or {}).get("agent") or "unknown")[:100]
     found = [f"agent:{agent}"]
     for call in (record.get("modules") or {}).get("calls") or []:
@@ -37,4 +47,5 @@ def decisions(record: Mapping[str, Any], own: str) -> list[str]:
         else:
             reason = str(output.get("reason") or "").split(" ")[0][:60]
             found.append(f"revise:{str(call.get('module'))[:60]}" + (f"/{reason}" if reason else ""))
-    return found
+    claims = [c for c in record.get("claims") or [] if isinstance(c, Mapping)]
+    return found + [claim_decision(c) for c in claims[:5]]

@@ -154,3 +154,29 @@ def test_agi_modules_show_learning_prints_the_weights_with_their_evidence(tmp_pa
     used = {row["name"]: row["used_by"] for row in json.loads(agi("contracts", "list", "--json"))}
     for name in learning.LearningModule.contracts:
         assert used[name] == ["learning"], name
+
+
+def test_the_council_rejects_a_claim_the_user_said_was_wrong_until_the_fact_changes(tmp_path, monkeypatch):
+    db = tmp_path / "agent.db"
+    with open_kernel(db, learning) as kernel:
+        kernel.tick("my favorite color is teal")
+        assert kernel.tick("what is my favorite color?").final_output == "Your favorite color is teal."
+        wrong = kernel.tick("that's wrong")
+        assert perceived(wrong)["weights"]["claim:user/person/self/favorite_color=teal"] == -0.3
+        again = kernel.tick("what is my favorite color?")
+        assert again.final_output == F1_SEM_MISS  # the council's learned seat rejects the punished claim
+        assert again.council_votes[-1] == {
+            "voter": "learned_feedback",
+            "vote": "reject",
+            "reason": "the user said claim:user/person/self/favorite_color=teal was wrong (weight -0.3)",
+        }
+        kernel.tick("my favorite color is red")
+        assert kernel.tick("what is my favorite color?").final_output == "Your favorite color is red."
+    assert replay(db, plugins=builtin_plugins(learning)).ok
+    monkeypatch.setenv("AGI_PLUGIN_STAGE0_COUNCIL_WEIGHTS", '{"learned_feedback": 0}')
+    with open_kernel(tmp_path / "silenced.db", learning) as kernel:  # the setting weighs the seat 0: heard, not obeyed
+        for line in ["my favorite color is teal", "what is my favorite color?", "that's wrong"]:
+            kernel.tick(line)
+        silenced = kernel.tick("what is my favorite color?")
+        assert silenced.final_output == "Your favorite color is teal."
+        assert (silenced.council_votes[-1]["vote"], silenced.council_votes[-1]["weight"]) == ("reject", 0)
