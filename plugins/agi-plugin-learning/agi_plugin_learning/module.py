@@ -50,6 +50,9 @@ class LearningModule(CognitiveModule):
         }
         if ctx.input.source != "user":
             return None
+        turns = [t[len("user: ") :] for t in ctx.memory.working.recent_turns if t.startswith("user: ")]
+        if feedback.read(ctx.input.raw, turns[-1] if turns else None) is None:
+            return None  # not feedback even against the last line in working memory: the journal is not read
         previous = next(
             (r for r in reversed(ctx.journal.last(5)) if (r.get("input") or {}).get("source") == "user"), None
         )
