@@ -19,8 +19,9 @@ the tick's thread, no timeout):
 
     python benchmarks/tick_throughput.py --modules 6 [--module-ticks 2000]
 
-``--conversation-modules`` measures the same script with no module and with the beliefs and
-social packages installed (their heuristic path, every contract through its fallback):
+``--conversation-modules`` measures the same script with no module, with the beliefs and
+social packages installed (their heuristic path, every contract through its fallback), and with
+the autonomy and learning packages too:
 
     python benchmarks/tick_throughput.py --conversation-modules [--module-ticks 2000]
 
@@ -316,17 +317,24 @@ def bench_modules(folder: Path, count: int, ticks: int) -> dict[str, Any]:
 
 
 CONVERSATION_MODULES = ("agi_plugin_beliefs.plugin", "agi_plugin_social.plugin")
+GROWTH_MODULES = ("agi_plugin_autonomy.plugin", "agi_plugin_learning.plugin")
 
 
 def bench_conversation_modules(folder: Path, ticks: int) -> dict[str, Any]:
-    """Per-tick cost of the mixed script with no module (the base) and with the conversation modules installed
-    (beliefs and social, heuristic path: every contract through its fallback, journaled), in the same run."""
+    """Per-tick cost of the mixed script with no module (the base), with the conversation modules installed
+    (beliefs and social, heuristic path: every contract through its fallback, journaled), and with the growth
+    modules too (autonomy, learning: user ticks only, no maintenance tick), in the same run."""
     import importlib
 
     from agi_core import Kernel, Plugins
 
     rows: dict[str, Any] = {}
-    for label, names in (("0", ()), ("beliefs + social", CONVERSATION_MODULES)):
+    rounds = (
+        ("0", ()),
+        ("beliefs + social", CONVERSATION_MODULES),
+        ("+ autonomy, learning", CONVERSATION_MODULES + GROWTH_MODULES),
+    )
+    for label, names in rounds:
         plugins = Plugins.builtins(*(importlib.import_module(name) for name in names))
         with Kernel.open(
             folder / f"conversation_{len(names)}.db", seed="bench", plugins=plugins, synchronous="NORMAL"
@@ -417,7 +425,9 @@ def main() -> int:
     parser.add_argument("--modules", type=int, default=None, metavar="N", help="only: 0 vs N modules loaded")
     parser.add_argument("--module-ticks", type=int, default=2000, help="ticks per module count (default 2000)")
     parser.add_argument(
-        "--conversation-modules", action="store_true", help="only: no module vs beliefs + social (synchronous=NORMAL)"
+        "--conversation-modules",
+        action="store_true",
+        help="only: no module vs beliefs + social vs all four (synchronous=NORMAL)",
     )
     args = parser.parse_args()
     results: dict[str, Any] = {"ticks": args.ticks}

@@ -1,6 +1,37 @@
-"""agi plugin: registers the autonomy contracts (entry point ``autonomy``)."""
+"""agi plugin: the autonomy module and the autonomy contracts it calls (entry point ``autonomy``)."""
 
+from __future__ import annotations
+
+from agi_core.hookspecs import Register, hookimpl
 from agi_core.plugins import contract_folder_hook
 from agi_plugin_autonomy import CONTRACTS
+from agi_plugin_autonomy.module import AutonomyModule
+
+agi_manifest = {
+    "description": "The autonomy module: its own goals, pursued while the user is away, bounded and explained.",
+    "settings": {
+        "type": "object",
+        "properties": {
+            "idle_after_s": {
+                "type": "number",
+                "minimum": 0,
+                "default": 300,
+                "description": "Seconds without a line from the user before a maintenance tick acts on its own.",
+            },
+            "autonomous_ticks_per_hour": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 3600,
+                "default": 6,
+                "description": "At most this many maintenance ticks act on their own per hour (0: never).",
+            },
+        },
+    },
+}
 
 agi_register_contracts = contract_folder_hook(CONTRACTS)
+
+
+@hookimpl
+def agi_register_modules(register: Register) -> None:
+    register(AutonomyModule())

@@ -15,4 +15,4 @@ class TestAutonomyPlugin(ContractPluginSuite):
         "auto_signal_registration",
         "autonomy_core",
     )
-    fallbacks = ("autonomy_core",)
+    fallbacks = ("auto_signal_derivation", "auto_signal_keywords", "auto_signal_registration", "autonomy_core")

@@ -1,0 +1,157 @@
+"""The ``learning`` module: feedback on a reply becomes a reward on the decisions that produced it.
+
+``perceive`` reads the user's line as feedback on the previous reply (``feedback.read``:
+"thanks" +1, "that's wrong" and "no, I meant …" −1, the same question again −0.5) and moves
+the weight of each decision behind that reply (the router's agent, a module's candidate, a
+module's revision such as a social tactic: ``policy.decisions`` of the journal record) towards
+the reward (``policy.updated``), with the evidence; ``experiential_learning_cycle`` draws the
+lesson. ``revise`` uses the weights: a reply from a decision that weighs under
+``policy.AVOID_BELOW`` is replaced by another module's candidate that weighs more
+(``learning_reinforcement_policy`` picks among them), and ``vote`` (the council seat
+``learned_feedback``) rejects a claimed value the user said was wrong. ``maintain`` assesses how it is doing
+(``learning_self_assessment``). The weights are the module's own state: journaled, replayed,
+rolled back with the agent.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agi_core.modules import CognitiveModule, Draft, ModuleContext, Revision
+from agi_plugin_learning import feedback, policy
+
+STATE_SCHEMA: dict[str, Any] = json.loads(
+    (Path(__file__).resolve().parent / "schemas" / "learning_state.json").read_text(encoding="utf-8")
+)
+WEIGHTS_KEPT = 100
+LESSONS_KEPT = 10
+CORRECTIONS_KEPT = 20
+
+
+class LearningModule(CognitiveModule):
+    """Turns feedback into weights on decisions, and avoids what was punished (see the package README)."""
+
+    name = "learning"
+    priority = 40  # replaces a reply before the modules that reword it
+    contracts = ("learning_reinforcement_policy", "experiential_learning_cycle", "learning_self_assessment")
+    state_schema = STATE_SCHEMA
+    timeout_s = 30.0  # the LLM path asks a model; the heuristics take microseconds
+
+    def __init__(self) -> None:
+        self.distrusted: dict[str, float] = {}  # this tick's punished claims, for vote (set in perceive)
+
+    def perceive(self, ctx: ModuleContext) -> Any:
+        weights = ctx.own.get("weights") or {}
+        self.distrusted = {
+            k: w["weight"] for k, w in weights.items() if k.startswith("claim:") and w["weight"] < policy.AVOID_BELOW
+        }
+        if ctx.input.source != "user":
+            return None
+        turns = [t[len("user: ") :] for t in ctx.memory.working.recent_turns if t.startswith("user: ")]
+        if feedback.read(ctx.input.raw, turns[-1] if turns else None) is None:
+            return None  # not feedback even against the last line in working memory: the journal is not read
+        previous = next(
+            (r for r in reversed(ctx.journal.last(5)) if (r.get("input") or {}).get("source") == "user"), None
+        )
+        if previous is None:
+            return None
+        said = feedback.read(ctx.input.raw, str((previous.get("input") or {}).get("raw") or ""))
+        if said is None:
+            return None
+        kind, detail = said
+        reward = feedback.REWARDS[kind]
+        evidence = {
+            "tick": int(previous.get("tick") or 0),
+            "feedback": kind,
+            "reward": reward,
+            "line": ctx.input.raw[:120],
+        }
+        weights = dict(ctx.own.get("weights") or {})
+        moved = {}
+        for decision in policy.decisions(previous, self.name):
+            before = weights.pop(decision, None)  # the newest last: the oldest go first past WEIGHTS_KEPT
+            weights[decision] = policy.updated(before, reward, evidence)
+            moved[decision] = weights[decision]["weight"]
+        ctx.own.put("weights", dict(list(weights.items())[-WEIGHTS_KEPT:]))
+        if kind == "meant" and detail:  # what the earlier line meant, kept for the record
+            asked = feedback.normalized(str((previous.get("input") or {}).get("raw") or "")) or "?"
+            corrections = {**(ctx.own.get("corrections") or {})}
+            corrections.pop(asked, None)
+            corrections[asked] = detail
+            ctx.own.put("corrections", dict(list(corrections.items())[-CORRECTIONS_KEPT:]))
+        self._lesson(ctx, kind, reward, moved, previous)
+        return {"feedback": kind, "reward": reward, "about_tick": evidence["tick"], "weights": moved}
+
+    def _lesson(
+        self, ctx: ModuleContext, kind: str, reward: float, moved: dict[str, float], previous: Mapping[str, Any]
+    ) -> None:
+        experience = {
+            "input": str((previous.get("input") or {}).get("raw") or "")[:200],
+            "reply": str(previous.get("final_output") or "")[:200],
+            "feedback": kind,
+            "reward": reward,
+            "decisions": moved,
+        }
+        answer = ctx.contracts.call("experiential_learning_cycle", {"experience": experience})
+        summary = (answer.value or {}).get("summary")
+        if answer.source != "llm" or not isinstance(summary, str) or not summary.strip():
+            summary = f"{kind} on tick {previous.get('tick')}: " + ", ".join(f"{d} → {w:g}" for d, w in moved.items())
+        lessons = [*(ctx.own.get("lessons") or []), {"tick": ctx.tick, "text": summary[:300], "source": answer.source}]
+        ctx.own.put("lessons", lessons[-LESSONS_KEPT:])
+
+    def vote(self, claims: list[dict[str, Any]], evidence_items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A council seat (voter ``learned_feedback``): reject a claimed value the user said was wrong."""
+        for claim in claims:
+            decision = policy.claim_decision(claim)
+            if decision in self.distrusted:
+                reason = f"the user said {decision} was wrong (weight {self.distrusted[decision]:g})"
+                return [{"voter": "learned_feedback", "vote": "reject", "reason": reason}]
+        return [{"voter": "learned_feedback", "vote": "approve", "reason": "no feedback against these claims"}]
+
+    def revise(self, ctx: ModuleContext, draft: Draft) -> Revision | None:
+        """A reply from a punished decision gives way to another module's candidate that weighs more."""
+        if ctx.input.source != "user" or draft.action.type != "response":
+            return None
+        weights = ctx.own.get("weights") or {}
+        avoided = f"agent:{draft.agent}"
+        low = weights.get(avoided, {}).get("weight", 0.0)
+        if low >= policy.AVOID_BELOW:
+            return None
+        others: dict[str, tuple[float, float, str]] = {}
+        for module, phases in ctx.earlier.items():
+            proposed = phases.get("deliberate") if isinstance(phases, Mapping) else None
+            for candidate in (proposed or {}).get("candidates") or [] if isinstance(proposed, Mapping) else []:
+                key = f"agent:module:{module}"
+                weight = weights.get(key, {}).get("weight", 0.0)
+                if key != avoided and weight > low and isinstance(candidate.get("reply"), str):
+                    others.setdefault(key, (weight, float(candidate.get("score") or 0), candidate["reply"]))
+        if not others:
+            return None
+        ranked = sorted(others, key=lambda k: (-others[k][0], -others[k][1], k))
+        chosen = ctx.contracts.call(
+            "learning_reinforcement_policy",
+            {"state": {"avoid": avoided, "weights": {k: others[k][0] for k in ranked}}, "actions": ranked},
+        )
+        pick = (chosen.value or {}).get("action")
+        pick = pick if chosen.source == "llm" and pick in others else ranked[0]
+        reason = f"chose {pick} ({others[pick][0]:g}) over {avoided} ({low:g})"
+        return Revision.replace(others[pick][2], reason)
+
+    def maintain(self, ctx: ModuleContext) -> Any:
+        """How the replies are doing: the feedback count and mean reward (``learning_self_assessment``)."""
+        weights = ctx.own.get("weights") or {}
+        rewards = [e["reward"] for w in weights.values() for e in w["evidence"]]
+        mean = round(sum(rewards) / len(rewards), 4) if rewards else 0.0
+        asked = ctx.contracts.call(
+            "learning_self_assessment",
+            {"concept": "replies", "evidence": {"feedbacks": len(rewards), "mean_reward": mean}},
+        )
+        confidence = (asked.value or {}).get("confidence")
+        if asked.source != "llm" or type(confidence) not in (int, float):
+            confidence = round((mean + 1) / 2, 4)
+        assessment = {"feedbacks": len(rewards), "mean_reward": mean, "confidence": confidence, "source": asked.source}
+        ctx.own.put("assessment", assessment)
+        return assessment
