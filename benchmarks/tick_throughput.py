@@ -316,17 +316,23 @@ def bench_modules(folder: Path, count: int, ticks: int) -> dict[str, Any]:
 
 
 CONVERSATION_MODULES = ("agi_plugin_beliefs.plugin", "agi_plugin_social.plugin")
+RETRIEVAL_MODULE = "agi_plugin_retrieval.plugin"
 
 
 def bench_conversation_modules(folder: Path, ticks: int) -> dict[str, Any]:
     """Per-tick cost of the mixed script with no module (the base) and with the conversation modules installed
-    (beliefs and social, heuristic path: every contract through its fallback, journaled), in the same run."""
+    (beliefs and social, heuristic path: every contract through its fallback, journaled), then with retrieval
+    too (each question recalls from long-term memory, which mirrors and embeds every episode), in the same run."""
     import importlib
 
     from agi_core import Kernel, Plugins
 
     rows: dict[str, Any] = {}
-    for label, names in (("0", ()), ("beliefs + social", CONVERSATION_MODULES)):
+    for label, names in (
+        ("0", ()),
+        ("beliefs + social", CONVERSATION_MODULES),
+        ("beliefs + social + retrieval", (*CONVERSATION_MODULES, RETRIEVAL_MODULE)),
+    ):
         plugins = Plugins.builtins(*(importlib.import_module(name) for name in names))
         with Kernel.open(
             folder / f"conversation_{len(names)}.db", seed="bench", plugins=plugins, synchronous="NORMAL"
@@ -345,10 +351,10 @@ def bench_conversation_modules(folder: Path, ticks: int) -> dict[str, Any]:
 
 
 def print_modules(rows: dict[str, Any]) -> None:
-    print(f"{'modules loaded':<20}{'ticks/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'p50 ratio':>11}")
+    print(f"{'modules loaded':<30}{'ticks/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'p50 ratio':>11}")
     for label, row in rows.items():
         print(
-            f"{label:<20}{row['ticks_per_s']:>10.0f}{row['p50_ms']:>10.3f}{row['p99_ms']:>10.3f}"
+            f"{label:<30}{row['ticks_per_s']:>10.0f}{row['p50_ms']:>10.3f}{row['p99_ms']:>10.3f}"
             f"{row['p50_ratio_vs_first']:>10.2f}x"
         )
 
@@ -417,7 +423,7 @@ def main() -> int:
     parser.add_argument("--modules", type=int, default=None, metavar="N", help="only: 0 vs N modules loaded")
     parser.add_argument("--module-ticks", type=int, default=2000, help="ticks per module count (default 2000)")
     parser.add_argument(
-        "--conversation-modules", action="store_true", help="only: no module vs beliefs + social (synchronous=NORMAL)"
+        "--conversation-modules", action="store_true", help="only: no module, beliefs + social, + retrieval (NORMAL)"
     )
     args = parser.parse_args()
     results: dict[str, Any] = {"ticks": args.ticks}

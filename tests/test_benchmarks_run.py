@@ -93,7 +93,7 @@ def test_startup_benchmark_runs_and_prints_medians_and_the_ratio():
 
 
 def test_tick_throughput_conversation_modules_option_runs_with_and_without_them():
-    plugins = [str(ROOT / "plugins" / f"agi-plugin-{name}") for name in ("beliefs", "social")]
+    plugins = [str(ROOT / "plugins" / f"agi-plugin-{name}") for name in ("beliefs", "social", "retrieval")]
     done = subprocess.run(
         [
             sys.executable,
@@ -110,7 +110,7 @@ def test_tick_throughput_conversation_modules_option_runs_with_and_without_them(
         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *plugins])},
     )
     assert done.returncode == 0, done.stderr
-    assert sorted(json.loads(done.stdout)) == ["0", "beliefs + social"]
+    assert sorted(json.loads(done.stdout)) == ["0", "beliefs + social", "beliefs + social + retrieval"]
 
 
 def test_locomo_answers_benchmark_runs_on_a_few_questions():
