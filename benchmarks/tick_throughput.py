@@ -318,12 +318,14 @@ def bench_modules(folder: Path, count: int, ticks: int) -> dict[str, Any]:
 
 CONVERSATION_MODULES = ("agi_plugin_beliefs.plugin", "agi_plugin_social.plugin")
 GROWTH_MODULES = ("agi_plugin_autonomy.plugin", "agi_plugin_learning.plugin")
+RETRIEVAL_MODULE = "agi_plugin_retrieval.plugin"
 
 
 def bench_conversation_modules(folder: Path, ticks: int) -> dict[str, Any]:
     """Per-tick cost of the mixed script with no module (the base), with the conversation modules installed
-    (beliefs and social, heuristic path: every contract through its fallback, journaled), and with the growth
-    modules too (autonomy, learning: user ticks only, no maintenance tick), in the same run."""
+    (beliefs and social, heuristic path: every contract through its fallback, journaled), then with retrieval
+    too (each question recalls from long-term memory, which mirrors and embeds every episode), then with the
+    growth modules too (autonomy, learning: user ticks only, no maintenance tick), in the same run."""
     import importlib
 
     from agi_core import Kernel, Plugins
@@ -332,7 +334,8 @@ def bench_conversation_modules(folder: Path, ticks: int) -> dict[str, Any]:
     rounds = (
         ("0", ()),
         ("beliefs + social", CONVERSATION_MODULES),
-        ("+ autonomy, learning", CONVERSATION_MODULES + GROWTH_MODULES),
+        ("beliefs + social + retrieval", (*CONVERSATION_MODULES, RETRIEVAL_MODULE)),
+        ("+ autonomy, learning", (*CONVERSATION_MODULES, RETRIEVAL_MODULE, *GROWTH_MODULES)),
     )
     for label, names in rounds:
         plugins = Plugins.builtins(*(importlib.import_module(name) for name in names))
@@ -353,10 +356,10 @@ def bench_conversation_modules(folder: Path, ticks: int) -> dict[str, Any]:
 
 
 def print_modules(rows: dict[str, Any]) -> None:
-    print(f"{'modules loaded':<20}{'ticks/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'p50 ratio':>11}")
+    print(f"{'modules loaded':<30}{'ticks/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'p50 ratio':>11}")
     for label, row in rows.items():
         print(
-            f"{label:<20}{row['ticks_per_s']:>10.0f}{row['p50_ms']:>10.3f}{row['p99_ms']:>10.3f}"
+            f"{label:<30}{row['ticks_per_s']:>10.0f}{row['p50_ms']:>10.3f}{row['p99_ms']:>10.3f}"
             f"{row['p50_ratio_vs_first']:>10.2f}x"
         )
 
@@ -427,7 +430,7 @@ def main() -> int:
     parser.add_argument(
         "--conversation-modules",
         action="store_true",
-        help="only: no module vs beliefs + social vs all four (synchronous=NORMAL)",
+        help="only: no module, beliefs + social, + retrieval, + autonomy and learning (synchronous=NORMAL)",
     )
     args = parser.parse_args()
     results: dict[str, Any] = {"ticks": args.ticks}

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -91,7 +93,7 @@ def test_startup_benchmark_runs_and_prints_medians_and_the_ratio():
 
 
 def test_tick_throughput_conversation_modules_option_runs_with_and_without_them():
-    names = ("beliefs", "social", "autonomy", "learning")
+    names = ("beliefs", "social", "retrieval", "autonomy", "learning")
     plugins = [str(ROOT / "plugins" / f"agi-plugin-{name}") for name in names]
     done = subprocess.run(
         [
@@ -109,4 +111,38 @@ def test_tick_throughput_conversation_modules_option_runs_with_and_without_them(
         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *plugins])},
     )
     assert done.returncode == 0, done.stderr
-    assert sorted(json.loads(done.stdout)) == ["+ autonomy, learning", "0", "beliefs + social"]
+    assert sorted(json.loads(done.stdout)) == [
+        "+ autonomy, learning",
+        "0",
+        "beliefs + social",
+        "beliefs + social + retrieval",
+    ]
+
+
+def test_locomo_answers_benchmark_runs_on_a_few_questions():
+    data = Path(os.environ.get("AGI_LOCOMO_DIR", ROOT.parent / "shared" / "data" / "locomo"))
+    if not (data / "conv-26.json").exists():
+        pytest.skip(f"LoCoMo data not found at {data} (shared/data/locomo beside the repository, or AGI_LOCOMO_DIR)")
+    plugin = str(ROOT / "plugins" / "agi-plugin-retrieval")
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "locomo_answers.py"),
+            "--data",
+            str(data),
+            "--conversations",
+            "conv-26",
+            "--limit",
+            "5",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), plugin]), "HF_HUB_OFFLINE": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["questions"] == 5
+    assert {"cites_evidence", "f1", "R@10", "any@3"} <= set(result)

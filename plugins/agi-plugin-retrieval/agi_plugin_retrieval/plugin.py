@@ -1,6 +1,15 @@
-"""agi plugin: registers the retrieval contracts (entry point ``retrieval``)."""
+"""agi plugin: the retrieval module and the retrieval contracts it calls (entry point ``retrieval``)."""
 
+from __future__ import annotations
+
+from agi_core.hookspecs import Register, hookimpl
 from agi_core.plugins import contract_folder_hook
 from agi_plugin_retrieval import CONTRACTS
+from agi_plugin_retrieval.module import RetrievalModule
 
 agi_register_contracts = contract_folder_hook(CONTRACTS)
+
+
+@hookimpl
+def agi_register_modules(register: Register) -> None:
+    register(RetrievalModule())

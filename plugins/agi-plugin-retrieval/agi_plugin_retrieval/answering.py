@@ -1,0 +1,142 @@
+"""The heuristic path: which memories count as evidence, the answer span, dates, citation labels."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+from typing import Any
+
+#: a hit counts as evidence when its cosine similarity to the question reaches this (BM25 is
+#: relative to the best candidate, so the top hit always has 1.0: it cannot be a threshold)
+MIN_DENSE = 0.3
+MAX_CITATIONS = 3
+OVERLAP_WEIGHT = 0.1
+
+STOPWORDS = frozenset(
+    """a an the and or but if of to in on at for with by from about as into over after before is are was were be
+    been being am do does did done have has had having i you he she it we they me him her them my your his its our
+    their this that these those what which who whom whose when where why how there here not no so than too very can
+    could will would shall should may might must just also then only some any all more most such own same other
+    s t don now ever yet up down out off again once like get got go going went really oh yeah well um hey wow
+    what's that's it's i'm you're i've""".split()
+)
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_WHEN = re.compile(r"^\s*(when|what (year|month|date|day|time)|how long ago)\b", re.IGNORECASE)
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_NUMBERS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "few": 3, "couple of": 2}
+_AGO = re.compile(r"\b(\d+|a|one|two|three|four|five|six|a few|a couple of)\s+(day|week|month|year)s?\s+ago\b", re.I)
+
+
+def words(text: str) -> list[str]:
+    return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
+
+
+def keywords(text: str) -> set[str]:
+    return {w for w in words(text) if w not in STOPWORDS}
+
+
+def is_question(text: str) -> bool:
+    return text.rstrip().endswith("?")
+
+
+def is_evidence(hit: dict[str, Any]) -> bool:
+    """A memory that may answer: close enough to the question, not the agent's own reply, and not a
+    question asked in an earlier tick (a mirrored episode, with no metadata, that holds no answer)."""
+    breakdown = hit.get("breakdown") or {}
+    close = breakdown.get("dense", 0.0) >= MIN_DENSE
+    asked = is_question(hit["text"]) and not hit.get("metadata")
+    return close and not asked and hit.get("speaker") != "agent"
+
+
+def by_overlap(question: str, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The heuristic rerank: the ranking's score, plus OVERLAP_WEIGHT times the share of the question's
+    keywords the memory (its speaker included) holds."""
+    wanted = keywords(question)
+    if not wanted or not hits:
+        return hits
+    top = max(h["score"] for h in hits) or 1.0
+
+    def score(hit: dict[str, Any]) -> float:
+        held = keywords(f"{hit.get('speaker') or ''} {hit['text']}")
+        return hit["score"] / top + OVERLAP_WEIGHT * len(wanted & held) / len(wanted)
+
+    return sorted(hits, key=lambda h: (-score(h), h["id"]))
+
+
+def label(hit: dict[str, Any]) -> str:
+    """How a memory is cited: its ``dia_id`` (LoCoMo ``D8:6``) when it has one, else its memory id."""
+    dia = (hit.get("metadata") or {}).get("dia_id")
+    return str(dia) if dia else str(hit["id"])
+
+
+def best_sentence(question: str, text: str) -> str:
+    """The sentence of ``text`` sharing the most keywords with ``question`` (the first on ties)."""
+    wanted = keywords(question)
+    sentences = [s for s in _SENTENCE.split(text.strip()) if s.strip()] or [text]
+    return max(sentences, key=lambda s: (len(wanted & keywords(s)), -sentences.index(s))).strip()
+
+
+def span(question: str, sentence: str, max_words: int = 12) -> str:
+    """The words of ``sentence`` the question did not already say: the answer, without its frame."""
+    asked = {w for w in words(question)}
+    kept = [w for w in _WORD.findall(sentence) if w.lower() not in asked and w.lower() not in STOPWORDS]
+    return " ".join(kept[:max_words]) or sentence
+
+
+def day_text(day: date) -> str:
+    return f"{day.day} {day:%B %Y}"
+
+
+def resolve_date(text: str, said_on: date) -> str:
+    """The date ``text`` refers to, resolved against the day it was said ("last week" on 13 June 2023 →
+    "the week of 6 June 2023"); the day itself when it names none."""
+    low = text.lower()
+    if "yesterday" in low:
+        return day_text(said_on - timedelta(days=1))
+    if "last weekend" in low:
+        return f"the weekend before {day_text(said_on)}"
+    if "last week" in low:
+        return f"the week of {day_text(said_on - timedelta(days=7))}"
+    if "last month" in low:
+        first = said_on.replace(day=1) - timedelta(days=1)
+        return f"{first:%B %Y}"
+    if "last year" in low:
+        return str(said_on.year - 1)
+    if "next month" in low:
+        nxt = (said_on.replace(day=28) + timedelta(days=4)).replace(day=1)
+        return f"{nxt:%B %Y}"
+    for n, name in enumerate(_WEEKDAYS):
+        if f"last {name}" in low or f"on {name}" in low:
+            back = (said_on.weekday() - n) % 7 or 7
+            return day_text(said_on - timedelta(days=back))
+    if (ago := _AGO.search(low)) is not None:
+        count = int(ago.group(1)) if ago.group(1).isdigit() else _NUMBERS.get(ago.group(1).replace("a ", "", 1), 1)
+        unit = ago.group(2)
+        if unit == "year":
+            return str(said_on.year - count)
+        days = {"day": 1, "week": 7, "month": 30}[unit] * count
+        return day_text(said_on - timedelta(days=days))
+    return day_text(said_on)
+
+
+def said_on(hit: dict[str, Any]) -> date | None:
+    stamp = hit.get("timestamp")
+    try:
+        return date.fromisoformat(str(stamp)[:10]) if stamp else None
+    except ValueError:
+        return None
+
+
+def answer(question: str, hit: dict[str, Any]) -> tuple[str, str]:
+    """``(answer, sentence)``: the answer to ``question`` taken from ``hit``, and the sentence it comes from
+    (a substring of the memory: what a claim says the memory holds)."""
+    sentence = best_sentence(question, hit["text"])
+    day = said_on(hit)
+    if _WHEN.search(question) and day is not None:
+        return resolve_date(sentence, day), sentence
+    return span(question, sentence), sentence
+
+
+def cited(text: str, labels: list[str]) -> str:
+    return " ".join([text, *(f"[{name}]" for name in labels)])

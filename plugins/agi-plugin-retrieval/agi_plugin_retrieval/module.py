@@ -1,0 +1,156 @@
+"""The ``retrieval`` module: answers questions from long-term memory, citing its sources.
+
+When no rule answers a question (``deliberate`` proposes a candidate; a rule's answer wins) and
+long-term memory holds items close enough to it, the reply is the answer taken from the best
+items followed by up to three citations in square brackets: the item's ``dia_id`` (LoCoMo
+``[D8:6]``) or its memory id. Dates are resolved against the day the item was said. Each
+citation is a claim citing the memory recalled this tick, which the council checks. With no
+item close enough it says it has nothing (no invention). "what do you remember about X?"
+lists the facts and memories about X with their sources.
+
+The heuristic path (no LLM) takes the answer span from the best items. With a contract
+provider, ``retrieval_orchestrator`` plans (extra queries, or a refusal),
+``memory_retrieval_ranking`` reranks and ``retrieval_answer`` writes the answer; an answer
+whose citations are not among the recalled items is not used (the heuristics answer).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from agi_core.modules import Candidate, Claim, CognitiveModule, ModuleContext, Proposals
+from agi_plugin_retrieval import answering
+from agi_plugin_retrieval.answering import MAX_CITATIONS
+
+STATE_SCHEMA: dict[str, Any] = json.loads(
+    (Path(__file__).resolve().parent / "schemas" / "retrieval_state.json").read_text(encoding="utf-8")
+)
+RECALL_K = 10
+LLM_WEIGHT = 0.35  # the share of the model's score in a reranked item's score (the contract's own rule)
+_REMEMBER = re.compile(r"^\s*what\s+do\s+you\s+(?:remember|know|recall)\s+about\s+(?P<what>.+?)\s*\?*\s*$", re.I)
+NOTHING = "I have nothing in memory that answers that."
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+
+
+class RetrievalModule(CognitiveModule):
+    """Answers questions from long-term memory with sources (see the package README)."""
+
+    name = "retrieval"
+    priority = 80
+    contracts = ("retrieval_orchestrator", "memory_retrieval_ranking", "retrieval_answer")
+    state_schema = STATE_SCHEMA
+    timeout_s = 120.0  # recall may load the embedding model; the LLM path asks a model three times
+
+    def deliberate(self, ctx: ModuleContext) -> Proposals | None:
+        question = ctx.input.raw.strip()
+        if (about := _REMEMBER.match(question)) is not None:
+            return Proposals(candidates=[self._remember(ctx, about.group("what"))])
+        if not answering.is_question(question):
+            return None
+        return Proposals(candidates=[self._answer(ctx, question)])
+
+    def _recall(self, ctx: ModuleContext, queries: list[str]) -> list[dict[str, Any]]:
+        hits: dict[str, dict[str, Any]] = {}
+        for query in queries:
+            for hit in ctx.memory.long_term(query, RECALL_K):
+                if hit["id"] not in hits or hit["score"] > hits[hit["id"]]["score"]:
+                    hits[hit["id"]] = hit
+        return sorted((h for h in hits.values() if answering.is_evidence(h)), key=lambda h: (-h["score"], h["id"]))
+
+    def _answer(self, ctx: ModuleContext, question: str) -> Candidate:
+        plan = ctx.contracts.call("retrieval_orchestrator", {"question": question, "config": {"k": RECALL_K}})
+        value = plan.value or {}
+        if plan.source == "llm" and value.get("decision") == "refuse":
+            return self._nothing(ctx, question, "refused by the retrieval plan")
+        expansions = [q for q in value.get("expansions") or [] if isinstance(q, str) and q.strip()][:2]
+        hits = self._rerank(ctx, question, self._recall(ctx, [question, *expansions]))
+        if not hits:
+            return self._nothing(ctx, question, "no memory close enough")
+        text, used = self._written(ctx, question, hits)
+        claims = [
+            Claim(hit["id"], sentence, f"{answering.label(hit)}: {sentence}", hit["id"]) for hit, sentence in used
+        ]
+        labels = [answering.label(hit) for hit, _ in used]
+        self._count(ctx, "answered", {"question": question[:300], "answer": text[:300], "citations": labels})
+        return Candidate(answering.cited(text, labels), score=0.6, claims=claims)
+
+    def _rerank(self, ctx: ModuleContext, question: str, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``memory_retrieval_ranking``: the model's score weighs 35% when it answers (ids are positions)."""
+        candidates = [{"id": i, "text": h["text"][:500], "score": round(h["score"], 6)} for i, h in enumerate(hits)]
+        ranked = ctx.contracts.call("memory_retrieval_ranking", {"query": question, "candidates": candidates})
+        if ranked.source != "llm" or not hits:
+            return answering.by_overlap(question, hits)
+        top = max(h["score"] for h in hits) or 1.0
+        given = {
+            r["id"]: float(r["score"])
+            for r in (ranked.value or {}).get("rankings") or []
+            if type(r.get("id")) is int and 0 <= r["id"] < len(hits) and type(r.get("score")) in (int, float)
+        }
+        mixed = {
+            i: (1 - LLM_WEIGHT) * h["score"] / top + LLM_WEIGHT * min(max(given.get(i, 0.0), 0.0), 1.0)
+            for i, h in enumerate(hits)
+        }
+        return [hits[i] for i in sorted(mixed, key=lambda i: (-mixed[i], i))]
+
+    def _written(
+        self, ctx: ModuleContext, question: str, hits: list[dict[str, Any]]
+    ) -> tuple[str, list[tuple[dict[str, Any], str]]]:
+        """The answer and the (memory, sentence) pairs it cites: the model's when it cites recalled
+        memories only, else the span of the best memory and the next best ones as further sources."""
+        shown = hits[:5]
+        documents = [{"doc_id": answering.label(h), "text": h["text"][:800], "date": h.get("timestamp")} for h in shown]
+        written = ctx.contracts.call("retrieval_answer", {"question": question, "documents": documents})
+        value = written.value or {}
+        by_label = {answering.label(h): h for h in shown}
+        if written.source == "llm" and value.get("status") == "ok" and isinstance(value.get("answer"), str):
+            named = [c.get("doc_id") for c in value.get("citations") or [] if isinstance(c, dict)]
+            if named and all(n in by_label for n in named):
+                chosen = list(dict.fromkeys(named))[:MAX_CITATIONS]
+                text = re.sub(r"\s*\[[^\]]*\]", "", value["answer"]).strip()[:400]
+                return text, [(by_label[n], answering.best_sentence(question, by_label[n]["text"])) for n in chosen]
+        top = hits[:MAX_CITATIONS]
+        answers = [answering.answer(question, hit) for hit in top]
+        best = next((i for i, (text, sentence) in enumerate(answers) if text != sentence), 0)  # a span, if any
+        order = [best, *(i for i in range(len(top)) if i != best)]
+        return answers[best][0], [(top[i], answers[i][1]) for i in order]
+
+    def _nothing(self, ctx: ModuleContext, question: str, why: str) -> Candidate:
+        self._count(ctx, "refused", {"question": question[:300], "answer": NOTHING, "citations": [], "why": why})
+        return Candidate(NOTHING, score=0.2)
+
+    def _remember(self, ctx: ModuleContext, what: str) -> Candidate:
+        """The facts whose key names ``what`` and the memories about it, each with its source."""
+        slug = "self" if what.lower().strip() in {"me", "myself", "my life"} else _slug(what)
+        parts: list[str] = []
+        claims: list[Claim] = []
+        labels: list[str] = []
+        keys = [e.key for e in ctx.memory.reason.store.facts("", limit=200) if slug in e.key.split("/")]
+        for key in keys[:5]:
+            fact = ctx.memory.fact(key)
+            if fact.exists:
+                *_, entity, attribute = key.split("/")
+                said = f"{attribute.replace('_', ' ')} of {'you' if entity == 'self' else entity}: {fact.value}"
+                parts.append(f"{said} [fact {key}]")
+                claims.append(Claim(key, fact.value, said, ctx.evidence_for(key)))
+        for hit in self._recall(ctx, [what])[:MAX_CITATIONS]:
+            sentence = answering.best_sentence(what, hit["text"])
+            who = f"{hit['speaker']}: " if hit.get("speaker") else ""
+            labels.append(answering.label(hit))
+            parts.append(answering.cited(f"{who}{sentence}", labels[-1:]))
+            claims.append(Claim(hit["id"], sentence, sentence, hit["id"]))
+        if not parts:
+            self._count(ctx, "refused", {"question": what[:300], "answer": "", "citations": [], "why": "nothing"})
+            return Candidate(f"I remember nothing about {what}.", score=0.5)
+        reply = f"About {what}, I remember: " + "; ".join(parts) + "."
+        self._count(ctx, "summaries", {"question": what[:300], "answer": reply[:300], "citations": labels})
+        return Candidate(reply, score=0.8, claims=claims)
+
+    def _count(self, ctx: ModuleContext, kind: str, last: dict[str, Any]) -> None:
+        ctx.own.put(kind, ctx.own.get(kind, 0) + 1)
+        ctx.own.put("last", last)

@@ -1,0 +1,166 @@
+"""The retrieval module through a real kernel, SQLite file and MiniLM model: questions answered from
+long-term memory with their sources cited (LoCoMo ``[D1:3]`` or the memory id), dates resolved
+against the day an item was said, nothing invented without evidence, citations the council checks,
+"what do you remember about X?", state schema, rollback, replay and the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+
+import agi_plugin_retrieval.plugin as retrieval
+import jsonschema
+import pytest
+from agi_plugin_retrieval.answering import resolve_date
+from agi_plugin_retrieval.module import NOTHING, STATE_SCHEMA
+
+from agi_core import checkpoints
+from agi_core.longterm import ingest_file
+from agi_core.modules.council import convene
+from agi_core.modules.state import dump_state
+from agi_core.replay import replay
+from agi_core.testing import builtin_plugins, open_kernel
+
+ROOT = Path(__file__).resolve().parents[3]
+LOCOMO = Path(os.environ.get("AGI_LOCOMO_DIR", ROOT.parent / "shared" / "data" / "locomo")) / "conv-26.json"
+
+
+@pytest.fixture
+def conv26() -> Path:
+    if not LOCOMO.exists():
+        pytest.skip(f"LoCoMo data not found at {LOCOMO} (shared/data/locomo beside the repository, or AGI_LOCOMO_DIR)")
+    return LOCOMO
+
+
+def diary(tmp_path: Path) -> Path:
+    path = tmp_path / "diary.jsonl"
+    lines = [
+        {"text": "I went hiking in the Alps last week.", "speaker": "Ann", "timestamp": "2023-06-13T10:00:00"},
+        {"text": "My sister Lena plays the cello in an orchestra.", "speaker": "Ann", "timestamp": "2023-06-14"},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def test_a_question_is_answered_from_locomo_with_its_evidence_turn_cited_and_the_council_approves(tmp_path, conv26):
+    db = tmp_path / "agent.db"
+    with open_kernel(db, retrieval) as kernel:
+        ingest_file(kernel.long_term, conv26, format="locomo", progress=False)
+        kernel.store.conn.commit()
+        when = kernel.tick("When did Caroline go to the LGBTQ support group?")
+        what = kernel.tick("What did Caroline research?")
+        rule = kernel.tick("2 + 3")
+    assert when.final_output.startswith("7 May 2023 [D1:3]")  # the day D1 was said, its turn cited first
+    assert when.router_decision.agent == "module:retrieval"
+    assert "[D2:8]" in what.final_output
+    for record in (when, what):
+        cited = record.final_output.count("[")
+        assert 1 <= cited <= 3 and len(record.claims) == cited
+        recalled = {item["id"] for item in record.evidence_items if item["source"] == "ltm"}
+        assert {claim["evidence"] for claim in record.claims} <= recalled
+        assert {vote["vote"] for vote in record.council_votes} == {"approve"}
+    assert rule.final_output == "2 + 3 = 5"  # a rule's answer wins
+    assert replay(db, plugins=builtin_plugins(retrieval)).ok
+
+
+def test_a_citation_of_a_memory_not_recalled_this_tick_is_rejected_by_the_council(tmp_path, conv26):
+    with open_kernel(tmp_path / "agent.db", retrieval) as kernel:
+        ingest_file(kernel.long_term, conv26, format="locomo", progress=False)
+        kernel.store.conn.commit()
+        first = kernel.tick("What did Caroline research?")
+        other = kernel.tick("When did Melanie paint a sunrise?")
+    stale = [c for c in first.claims if c["evidence"] not in {e["id"] for e in other.evidence_items}]
+    assert stale
+    final, votes = convene(other.final_output, stale, other.evidence_items)
+    assert final != other.final_output
+    assert {v["voter"]: v["vote"] for v in votes}["evidence_check"] == "reject"
+
+
+def test_dates_are_resolved_against_the_day_the_memory_was_said_and_cited_by_memory_id(tmp_path):
+    assert resolve_date("I went there last week.", date(2023, 6, 13)) == "the week of 6 June 2023"
+    assert resolve_date("Yesterday was fun", date(2023, 6, 13)) == "12 June 2023"
+    assert resolve_date("We met there.", date(2023, 6, 13)) == "13 June 2023"
+    with open_kernel(tmp_path / "agent.db", retrieval) as kernel:
+        ingest_file(kernel.long_term, diary(tmp_path), progress=False)
+        kernel.store.conn.commit()
+        hiking = kernel.long_term.search("hiking in the Alps", 1)[0].item.id
+        when = kernel.tick("When did Ann go hiking in the Alps?")
+    assert when.final_output.startswith(f"the week of 6 June 2023 [{hiking}]")
+
+
+def test_with_no_memory_close_enough_it_says_so_and_invents_nothing(tmp_path):
+    with open_kernel(tmp_path / "agent.db", retrieval) as kernel:
+        empty = kernel.tick("Which band played at the harbour festival?")
+        ingest_file(kernel.long_term, diary(tmp_path), progress=False)
+        kernel.store.conn.commit()
+        far = kernel.tick("How many goals did the striker score?")
+        state = dump_state(kernel.store, "retrieval")
+    assert empty.final_output == far.final_output == NOTHING
+    assert far.claims == []
+    assert state["refused"] == 2 and state["last"]["why"] == "no memory close enough"
+
+
+def test_what_do_you_remember_about_x_lists_facts_and_memories_with_sources(tmp_path):
+    with open_kernel(tmp_path / "agent.db", retrieval) as kernel:
+        kernel.tick("the capital of France is Paris")
+        ingest_file(kernel.long_term, diary(tmp_path), progress=False)
+        kernel.store.conn.commit()
+        lena = kernel.tick("what do you remember about Lena?")
+        france = kernel.tick("What do you remember about France?")
+        nobody = kernel.tick("what do you remember about Zanzibar?")
+    assert lena.final_output.startswith(
+        "About Lena, I remember: Ann: My sister Lena plays the cello in an orchestra. [ltm-"
+    )
+    assert france.final_output.startswith(
+        "About France, I remember: capital of france: Paris [fact world/entity/france/capital]"
+    )
+    assert {vote["vote"] for vote in france.council_votes} == {"approve"}
+    assert nobody.final_output == "I remember nothing about Zanzibar."
+
+
+def test_state_follows_its_schema_survives_rollback_and_replays_equal(tmp_path):
+    db = tmp_path / "agent.db"
+    with open_kernel(db, retrieval) as kernel:
+        ingest_file(kernel.long_term, diary(tmp_path), progress=False)
+        kernel.store.conn.commit()
+        kernel.tick("When did Ann go hiking in the Alps?")
+        checkpoints.create(kernel, "one")
+        saved = dump_state(kernel.store, "retrieval")
+        kernel.tick("What does Lena play?")
+        assert dump_state(kernel.store, "retrieval") != saved
+        checkpoints.rollback(kernel, "one")
+        assert dump_state(kernel.store, "retrieval") == saved
+        again = kernel.tick("What does Lena play?")
+        state = dump_state(kernel.store, "retrieval")
+    assert "cello" in again.final_output
+    assert state["answered"] == 2 and state["last"]["citations"][0].startswith("ltm-")
+    jsonschema.Draft202012Validator(STATE_SCHEMA).validate(state)
+    assert replay(db, plugins=builtin_plugins(retrieval)).ok
+
+
+def test_agi_modules_show_retrieval_prints_its_state(tmp_path):
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "plugins" / "agi-plugin-retrieval")]),
+        "AGI_LOAD_PLUGINS": "retrieval",
+        "HF_HUB_OFFLINE": "1",
+    }
+    db = str(tmp_path / "agent.db")
+
+    def agi(*args, stdin=""):
+        done = subprocess.run(
+            [sys.executable, "-m", "agi_core", "--db", db, *args], input=stdin, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    agi("ingest", str(diary(tmp_path)))
+    said = agi("run", stdin="What does Lena play?\n").splitlines()
+    assert "cello" in said[-1] and "[ltm-" in said[-1]
+    shown = json.loads(agi("modules", "show", "retrieval", "--json"))
+    assert shown["answered"] == 1
+    jsonschema.Draft202012Validator(STATE_SCHEMA).validate(shown)
