@@ -277,9 +277,10 @@ class Plugins:
             return
         from packaging.specifiers import SpecifierSet
 
-        from agi_core.schemas import validate
+        from agi_core.schemas import is_valid, validate
 
-        validate("plugin_manifest", manifest, what="agi_manifest")
+        if not is_valid("plugin_manifest", manifest):
+            validate("plugin_manifest", manifest, what="agi_manifest")  # names the problem
         if "settings" in manifest:
             from agi_core.settings.schema import check_declaration
 
@@ -398,6 +399,10 @@ class Plugins:
     def register_memory_backends(self, *, validate: Validate | None = None) -> dict[str, Registration]:
         """``agi_register_memory_backends(register)``: the memory backend factories, by name."""
         return self.collect("agi_register_memory_backends", validate)
+
+    def register_transports(self, *, validate: Validate | None = None) -> dict[str, Registration]:
+        """``agi_register_transports(register)``: the messaging transport factories, by URL scheme."""
+        return self.collect("agi_register_transports", validate)
 
     def register_llm_providers(self, *, validate: Validate | None = None) -> dict[str, Registration]:
         """``agi_register_llm_providers(register)``: the LLM provider factories, by name."""

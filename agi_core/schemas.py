@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from agi_core.errors import ValidationError
+
+if TYPE_CHECKING:
+    import jsonschema
 
 SCHEMA_BASE_URI = "https://agi-core.dev/schemas/"
 
@@ -37,8 +38,23 @@ def load_schema(name: str) -> dict[str, Any]:
 @cache
 def validator(name: str) -> jsonschema.protocols.Validator:
     """A compiled Draft 2020-12 validator for ``schemas/<name>.json``."""
+    import jsonschema  # on use: it imports attrs, which agi --help (plugin manifests) does without
+
     schema = load_schema(name)
     return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+
+
+@cache
+def _fast_validator(name: str) -> Any:
+    import jsonschema_rs
+
+    return jsonschema_rs.validator_for(load_schema(name))
+
+
+def is_valid(name: str, instance: Any) -> bool:
+    """Whether ``instance`` matches ``schemas/<name>.json``: jsonschema-rs, cheap to import and to run;
+    :func:`validate` names the problem when it does not."""
+    return bool(_fast_validator(name).is_valid(instance))
 
 
 def json_path(error: jsonschema.ValidationError) -> str:
@@ -50,6 +66,8 @@ def json_path(error: jsonschema.ValidationError) -> str:
 
 def validate(name: str, instance: Any, what: str | None = None) -> None:
     """Raise :class:`ValidationError` naming the first problem and its JSON path."""
+    import jsonschema
+
     error = jsonschema.exceptions.best_match(validator(name).iter_errors(instance))
     if error is not None:
         where = json_path(error)

@@ -24,6 +24,7 @@ import argparse
 import atexit
 import gc
 import json
+import re
 import sys
 import tempfile
 import time
@@ -32,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agi_core import inputs
+from agi_core import inputs, plugin_entry_points
 from agi_core.brain import answer
 from agi_core.brain.stage0 import phrases
 from agi_core.brain.stage0.habits import HABIT_AGENTS, file_request
@@ -48,6 +49,7 @@ from agi_core.longterm.ingest import text_records
 from agi_core.longterm.query import analyze
 from agi_core.memory import blobs
 from agi_core.memory.keys import check_key, words
+from agi_core.messaging import address
 from agi_core.scheduling.goal_phrases import goal_request
 from agi_core.scheduling.jobs import JOB_NAME
 from agi_core.scheduling.when import parse_duration_ms
@@ -151,6 +153,9 @@ def _key_check(text: str) -> object:
         return None
 
 
+#: agent_import's pattern for a killed import's leftovers, built there per database name ("a.db" here)
+IMPORT_LEFTOVER = re.compile(r"^\.a\.db(?:\.key)?\.import-(\d+)(?:-wal|-shm|-journal)?$")
+
 CASES: dict[str, tuple[Callable[[str], object], dict[str, Callable[[int], str]]]] = {
     "stage0 profile_read": (phrases.profile_read, STAGE0_SHAPES),
     "stage0 profile_write": (phrases.profile_write, STAGE0_SHAPES),
@@ -196,6 +201,14 @@ CASES: dict[str, tuple[Callable[[str], object], dict[str, Callable[[int], str]]]
         lambda t: (inputs._SURROGATES.sub("\ufffd", t), blobs.REF_RE.findall(t)),
         {**GENERIC, "near-ref": fill("", "agi:blob:sha256:" + "a" * 63 + " ", "")},
     ),
+    "names (agent name, entry-point value, import leftover)": (
+        lambda t: (
+            address._NAME.match(t),
+            plugin_entry_points._VALUE.match(t),
+            IMPORT_LEFTOVER.match(t),
+        ),
+        {**GENERIC, "dots": fill(".a", ".", "b"), "words": fill("a", " a", ":")},
+    ),
     "names (variable, checkpoint, tree id, path, contract path)": (
         lambda t: (
             NAME_RE.fullmatch(t),
@@ -212,6 +225,9 @@ CASES: dict[str, tuple[Callable[[str], object], dict[str, Callable[[int], str]]]
 #: every module of agi_core that uses ``re``, and the case above that times its patterns
 #: (tests/test_input_linear.py fails when a module with a regex is missing here)
 AUDITED_MODULES = {
+    "agi_core/agent_import.py": "names (agent name, entry-point value, import leftover)",
+    "agi_core/messaging/address.py": "names (agent name, entry-point value, import leftover)",
+    "agi_core/plugin_entry_points.py": "names (agent name, entry-point value, import leftover)",
     "agi_core/scheduling/jobs.py": "autonomy (job names, durations)",
     "agi_core/scheduling/when.py": "autonomy (job names, durations)",
     "agi_core/brain/answer.py": "brain.answer (words, question, person, negations, sentences)",

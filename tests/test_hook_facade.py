@@ -80,8 +80,13 @@ def test_a_kernel_runs_each_hook_once(tmp_path):
     kernel.get_brain("llm")  # the LLM brain reads the contracts and the providers
     assert kernel.tick("2+2").final_output == "2+2 = 4"  # the planning contracts, with the contract provider
     kernel.close()
-    # the CLI's; a rollback's; long-term memory's first search
-    ran_elsewhere = {"agi_register_commands", "agi_restore_checkpoint", "agi_register_embedders"}
+    # the CLI's; a rollback's; long-term memory's first search; the message box's (only with a messaging URL)
+    ran_elsewhere = {
+        "agi_register_commands",
+        "agi_restore_checkpoint",
+        "agi_register_embedders",
+        "agi_register_transports",
+    }
     assert counts == {hook: 1 for hook in HOOK_NAMES if hook not in ran_elsewhere}
 
 

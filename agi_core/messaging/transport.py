@@ -46,7 +46,7 @@ class Transport(Protocol):
 def open_transport(url: str, agent: str, plugins: Any) -> Transport:
     """The transport for ``url`` (its scheme names a registered transport), subscribed for ``agent``."""
     scheme = url.partition("://")[0] if "://" in url else ""
-    factories = plugins.registry("agi_register_transports")
+    factories = {name: registration.obj for name, registration in plugins.register_transports().items()}
     if scheme not in factories:
         known = ", ".join(sorted(factories)) or "none"
         raise ConfigError(

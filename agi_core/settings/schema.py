@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import jsonschema
 import orjson
 
 from agi_core.errors import RegistrationError, ValidationError
@@ -19,11 +18,19 @@ KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 def check_declaration(settings: Any) -> None:
-    """Refuse a settings declaration that is not a JSON Schema object with a default for every key."""
-    try:
-        jsonschema.Draft202012Validator.check_schema(settings)
-    except jsonschema.SchemaError as exc:
-        raise RegistrationError(f"agi_manifest settings is not a valid JSON Schema: {exc.message}") from None
+    """Refuse a settings declaration that is not a JSON Schema object with a default for every key.
+
+    jsonschema-rs checks a valid declaration (every plugin load, agi --help included: it imports no
+    attrs); jsonschema runs only to name the problem of an invalid one."""
+    import jsonschema_rs
+
+    if not jsonschema_rs.meta.is_valid(settings):
+        import jsonschema
+
+        try:
+            jsonschema.Draft202012Validator.check_schema(settings)
+        except jsonschema.SchemaError as exc:
+            raise RegistrationError(f"agi_manifest settings is not a valid JSON Schema: {exc.message}") from None
     properties = settings.get("properties") if isinstance(settings, dict) else None
     if settings.get("type") != "object" or not isinstance(properties, dict):
         raise RegistrationError('agi_manifest settings must be {"type": "object", "properties": {...}}')
@@ -74,6 +81,12 @@ def parse(plugin: str, key: str, schema: dict[str, Any], text: str) -> Any:
 
 def check_value(plugin: str, key: str, schema: dict[str, Any], value: Any) -> Any:
     """``value`` if it matches the setting's schema; a one-line error naming plugin, key and the fix otherwise."""
+    import jsonschema_rs
+
+    if jsonschema_rs.validator_for(schema).is_valid(value):
+        return value
+    import jsonschema
+
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(value))
     if error is not None:
         wanted = orjson.dumps({k: v for k, v in schema.items() if k not in ("description", "default")}).decode()

@@ -5,7 +5,6 @@ from __future__ import annotations
 from agi_core.hookspecs import Register, hookimpl
 from agi_core.plugins import contract_folder_hook
 from agi_plugin_autonomy import CONTRACTS
-from agi_plugin_autonomy.module import AutonomyModule
 
 agi_manifest = {
     "description": "The autonomy module: its own goals, pursued while the user is away, bounded and explained.",
@@ -34,4 +33,6 @@ agi_register_contracts = contract_folder_hook(CONTRACTS)
 
 @hookimpl
 def agi_register_modules(register: Register) -> None:
+    from agi_plugin_autonomy.module import AutonomyModule  # on use: agi --help imports every plugin
+
     register(AutonomyModule())

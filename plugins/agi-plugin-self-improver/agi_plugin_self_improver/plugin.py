@@ -7,8 +7,6 @@ from typing import TYPE_CHECKING, Any
 from agi_core.hookspecs import hookimpl
 from agi_core.plugins import contract_folder_hook
 from agi_plugin_self_improver import CONTRACTS
-from agi_plugin_self_improver.proposals import PLUGIN
-from agi_plugin_self_improver.rephrase import NAME, RephraseAgent
 
 if TYPE_CHECKING:
     import click
@@ -57,6 +55,8 @@ SHADOW: dict[str, Any] = {}
 
 @hookimpl
 def agi_register_router_agents(register: Any) -> None:
+    from agi_plugin_self_improver.rephrase import NAME, RephraseAgent  # on use: agi --help imports every plugin
+
     register(RephraseAgent(), name=NAME)
 
 
@@ -69,6 +69,9 @@ def agi_register_modules(register: Any) -> None:
 
 @hookimpl
 def agi_before_tick(kernel: Kernel, state: TickState) -> None:
+    from agi_plugin_self_improver.proposals import PLUGIN
+    from agi_plugin_self_improver.rephrase import NAME, RephraseAgent
+
     agent = kernel.router_agents.get(NAME)
     if isinstance(agent, RephraseAgent):
         phrasings = SHADOW.get("phrasings", kernel.plugin_settings.values(PLUGIN).get("phrasings", {}))
