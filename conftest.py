@@ -6,6 +6,10 @@
   found from its fixtures;
 - ``slow``: the test's module starts processes (``agi`` in a subprocess, kills, servers), found
   from its source; such tests cost seconds each, where an in-process test costs milliseconds.
+
+``serial`` (run alone, after the parallel step of ``scripts/check.sh``): the tests that ask the
+local model (the ``llm`` marker, or a llama.cpp server fixture). The model takes both cores of
+the machine; beside the other workers its answers slow down until requests time out.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from pathlib import Path
 import pytest
 
 SERVER_FIXTURES = frozenset({"postgres_dsn", "agent_url", "llama_server", "llama_tool_server", "smollm2_gguf"})
+MODEL_FIXTURES = frozenset({"llama_server", "llama_tool_server", "smollm2_gguf"})
 PROCESS_FIXTURES = frozenset({"run_agi", "agi", "child_env"})
 STARTS_PROCESSES = re.compile(r"\bsubprocess\b|\bPopen\b|\bsys\.executable\b|\bos\.fork\b|\bmultiprocessing\b")
 
@@ -34,5 +39,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         fixtures = set(getattr(item, "fixturenames", ()))
         if SERVER_FIXTURES & fixtures:
             item.add_marker(pytest.mark.server)
+        if MODEL_FIXTURES & fixtures or item.get_closest_marker("llm") is not None:
+            item.add_marker(pytest.mark.serial)
         if PROCESS_FIXTURES & fixtures or _starts_processes(Path(item.path)):
             item.add_marker(pytest.mark.slow)

@@ -32,4 +32,4 @@ if [[ $fast -eq 1 ]]; then
 fi
 export AGI_REQUIRE_LLM="${AGI_REQUIRE_LLM:-1}"
 run_pytest -q -n "$workers" -m "not serial" --durations=25 ${PYTEST_ARGS:-}
-run_pytest -q -p no:xdist -m serial ${PYTEST_ARGS:-}
+run_pytest -q -p no:xdist -m serial --durations=10 ${PYTEST_ARGS:-}
