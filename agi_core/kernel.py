@@ -132,7 +132,6 @@ class Kernel:
         self.sensor_plugins = {name: reg.plugin for name, reg in sensors.items()}
         self.modules = load_modules(plugins)  # cognitive modules, in run order (priority, name)
         self._council = [module.obj for module in self.modules if module.votes]
-        self._module_tick: ModuleTick | None = None  # the modules of the tick under way
         self._revisers = any("revise" in module.phases for module in self.modules)
         self.router_agents = plugins.registry("agi_register_router_agents")
         tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.collect("agi_register_synonyms").items()}
@@ -383,10 +382,18 @@ class Kernel:
                 return [record]
             if record.plan.goal is not None:  # a goal's plan step: its receipt judges the step
                 due = attrs.evolve(due, goal=record.plan.goal, step=record.plan.current_index)
-            return [record, intents.settle(self, due)]
+            return [record, intents.settle(self, due, self._receipt_tick)]
         finally:
             self._due = None
             self.inflight.release_all()  # the receipt committed, or the intent never did
+
+    def _receipt_tick(self, args: dict[str, Any], receipt: dict[str, Any]) -> JournalRecord:
+        """The kernel command ``receipt``, serving ``receipt`` as its tool's observation (see effects.intents)."""
+        self._receipt = receipt
+        try:
+            return self.command("receipt", args)
+        finally:
+            self._receipt = None
 
     def _command_tick(
         self, percept: Input, name: str, args: dict[str, Any], recorded: dict[str, list[Any]] | None = None
@@ -426,11 +433,11 @@ class Kernel:
 
     def retry_intent(self, tick: int) -> JournalRecord:
         """Run the pending intent of ``tick`` again (its tool must declare ``idempotency_key``); record its receipt."""
-        return intents.retry(self, tick)
+        return intents.retry(self, tick, self._receipt_tick)
 
     def abandon_intent(self, tick: int) -> JournalRecord:
         """Close the pending intent of ``tick`` without running it: a failed receipt, journaled."""
-        return intents.abandon(self, tick)
+        return intents.abandon(self, tick, self._receipt_tick)
 
     def maintain(self) -> JournalRecord:
         """A maintenance tick (source ``maintain``): every module's ``maintain`` phase, journaled."""
@@ -617,7 +624,7 @@ class Kernel:
             read_tool=lambda name, args: self._read_tool(name, args, externals),
             contracts=caller_for(self, externals),
         )
-        modules = self._module_tick = ModuleTick(
+        modules = ctx.module_tick = ModuleTick(
             self.modules,
             ctx,
             working=working,
@@ -656,7 +663,6 @@ class Kernel:
             observed = attrs.evolve(state, action=decision.action, observation=observation)
             modules.run("observe", observed, proposals=ctx.proposals, outcome=outcome)
             modules.reason.closed = True
-        self._module_tick = None
         recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}
         if command:
             recorded["command"] = command
@@ -730,11 +736,14 @@ class Kernel:
 
     def _act(self, action: Action, reply: str, externals: Externals) -> tuple[Observation, str]:
         """Exactly one action: a response, or one tool call gated by its effect (:func:`acting.act`)."""
-        return acting.act(self, action, reply, externals)
+        observation, text, due = acting.act(self, action, reply, externals, self._receipt)
+        if due is not None:
+            self._due = due
+        return observation, text
 
     def _read_tool(self, name: str, args: dict[str, Any], externals: Externals) -> Observation:
         """A ``read`` tool run during reason (:meth:`ReasonContext.run_read_tool`), as :meth:`_act` runs it."""
-        return acting.read_tool(self, name, args, externals)
+        return acting.read_tool(self, name, args, externals, self._receipt)
 
     def _remember(
         self, working: WorkingMemory, percept: Input, reply: str, decision: Decision, active_goal: Goal | None

@@ -100,6 +100,7 @@ class ReasonContext:
     contracts: Any = None  # the tick's ContractCaller when a contract provider is configured, else None
     goal_plan: Plan | None = None  # set when the tick runs a goal's plan step (agi_core.autonomy.plans)
     goal_writes: list[str] = attrs.field(factory=list)  # ids of the goals this tick wrote (agi_core.autonomy.goals)
+    module_tick: Any = None  # the tick's modules (agi_core.modules.runner.ModuleTick): the maintain command runs them
 
     @property
     def text(self) -> str:

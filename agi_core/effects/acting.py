@@ -21,38 +21,45 @@ if TYPE_CHECKING:
     from agi_core.kernel import Kernel
 
 
-def act(kernel: Kernel, action: Action, reply: str, externals: Externals) -> tuple[Observation, str]:
-    """Exactly one action: a response, or one tool call gated by its effect.
+def act(
+    kernel: Kernel, action: Action, reply: str, externals: Externals, receipt: dict[str, Any] | None = None
+) -> tuple[Observation, str, intents.Intent | None]:
+    """Exactly one action: a response, or one tool call gated by its effect; ``(observation, reply, due)``.
 
     A tool's observation is an external: replay serves the recorded one and never runs
     the tool again, whatever its effect. A ``write``/``external`` call only records its
-    intent here; :meth:`Kernel.tick` runs it after the commit (:mod:`agi_core.effects.intents`).
+    intent here and returns it as ``due`` (None otherwise, and in replay): the kernel runs
+    it after the commit (:mod:`agi_core.effects.intents`). ``receipt``: the observation a
+    receipt tick serves.
     """
     if action.type == "response":
-        return Observation(success=True, payload={"delivered": True}), reply
+        return Observation(success=True, payload={"delivered": True}), reply, None
     tool = kernel.tools.get(action.name)
     if tool is None:
         text = f"There is no tool named {action.name!r}; available tools: {', '.join(sorted(kernel.tools))}."
-        return Observation(success=False, error=text), text
+        return Observation(success=False, error=text), text, None
     try:
         args = resolve_positional(tool, action.args)
     except ToolError as exc:
-        return Observation(success=False, error=str(exc)), f"{tool.name} failed: {exc}"
+        return Observation(success=False, error=str(exc)), f"{tool.name} failed: {exc}", None
     tick = kernel.tick_count + 1
-    observation = observe(kernel, tool, args, externals)
+    observation = observe(kernel, tool, args, externals, receipt)
     if observation.payload.get("intent") == "pending":
-        due = intents.record(kernel, tick, tool.name, observation.payload["args"])
-        if not externals.replaying:
+        due: intents.Intent | None = intents.record(kernel, tick, tool.name, observation.payload["args"])
+        if externals.replaying:
+            due = None  # replay never runs a tool
+        else:
             kernel.inflight.hold(tick)  # before the commit: other processes see it running, not orphaned
-            kernel._due = due
-        return observation, f"{tool.name}: intent recorded at tick {tick}; it runs once the tick is stored"
+        return observation, f"{tool.name}: intent recorded at tick {tick}; it runs once the tick is stored", due
     if observation.success:
         shown = {k: v for k, v in observation.payload.items() if k != "policy"}
-        return observation, f"{tool.name}: {dumps(shown)}"
-    return observation, f"{tool.name} failed: {observation.error}"
+        return observation, f"{tool.name}: {dumps(shown)}", None
+    return observation, f"{tool.name} failed: {observation.error}", None
 
 
-def read_tool(kernel: Kernel, name: str, args: dict[str, Any], externals: Externals) -> Observation:
+def read_tool(
+    kernel: Kernel, name: str, args: dict[str, Any], externals: Externals, receipt: dict[str, Any] | None = None
+) -> Observation:
     """A ``read`` tool run during reason (:meth:`ReasonContext.run_read_tool`), as :func:`act` runs it."""
     tool = kernel.tools.get(name)
     if tool is None:
@@ -65,15 +72,18 @@ def read_tool(kernel: Kernel, name: str, args: dict[str, Any], externals: Extern
         resolved = resolve_positional(tool, args)
     except ToolError as exc:
         return Observation(success=False, error=str(exc))
-    return observe(kernel, tool, resolved, externals)
+    return observe(kernel, tool, resolved, externals, receipt)
 
 
-def observe(kernel: Kernel, tool: Tool, args: dict[str, Any], externals: Externals) -> Observation:
-    """The observation of calling ``tool``: gated by effect, isolated, timed, recorded as ``tool_observation``."""
+def observe(
+    kernel: Kernel, tool: Tool, args: dict[str, Any], externals: Externals, receipt: dict[str, Any] | None = None
+) -> Observation:
+    """The observation of calling ``tool``: gated by effect, isolated, timed, recorded as ``tool_observation``
+    (``receipt``: in a receipt tick, the observation of the call that ran after its intent's commit)."""
     context = ToolContext(
         workspace=kernel.workspace, determinism=kernel.determinism, live=kernel.config.live, externals=externals
     )
-    tick, receipt = kernel.tick_count + 1, kernel._receipt
+    tick = kernel.tick_count + 1
 
     def run_tool() -> dict[str, Any]:
         if receipt is not None:  # the receipt tick: the call already ran, after its intent's commit

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -50,6 +50,10 @@ class Intent:
     def line(self) -> str:
         """One line for ``agi intents`` and the warning on open."""
         return f"tick {self.tick}: {self.tool} {dumps(self.args)}"
+
+
+#: Runs the receipt tick of an intent: the kernel command ``receipt`` with these args, serving this observation.
+ReceiptTick = Callable[[dict[str, Any], dict[str, Any]], JournalRecord]
 
 
 def idempotency_value(kernel: Kernel, tick: int, tool: str) -> str:
@@ -84,12 +88,12 @@ def _pending_at(kernel: Kernel, tick: int) -> Intent:
     return found
 
 
-def settle(kernel: Kernel, intent: Intent) -> JournalRecord:
-    """Run the committed intent's tool now and commit its receipt tick (returned)."""
+def settle(kernel: Kernel, intent: Intent, receipt_tick: ReceiptTick) -> JournalRecord:
+    """Run the committed intent's tool now and commit its receipt tick with ``receipt_tick`` (returned)."""
     tool = kernel.tools.get(intent.tool)
     if tool is None:
         observation = Observation(success=False, error=f"tool {intent.tool!r} is no longer installed")
-        return _receipt_tick(kernel, intent, observation, 0)
+        return _receipt_tick(receipt_tick, intent, observation, 0)
     kernel.inflight.hold(intent.tick)
     try:
         context = ToolContext(workspace=kernel.workspace, determinism=kernel.determinism, live=kernel.config.live)
@@ -105,12 +109,12 @@ def settle(kernel: Kernel, intent: Intent) -> JournalRecord:
             )
         finally:  # the receipt tick draws them again, so live and replay count alike
             draws, kernel.determinism.counter = kernel.determinism.counter - before, before
-        return _receipt_tick(kernel, intent, observation, draws)
+        return _receipt_tick(receipt_tick, intent, observation, draws)
     finally:
         kernel.inflight.release(intent.tick)
 
 
-def retry(kernel: Kernel, tick: int) -> JournalRecord:
+def retry(kernel: Kernel, tick: int, receipt_tick: ReceiptTick) -> JournalRecord:
     """Run a pending intent again; only for tools that declare an ``idempotency_key``."""
     with _claimed(kernel, tick) as intent:
         tool = kernel.tools.get(intent.tool)
@@ -119,7 +123,7 @@ def retry(kernel: Kernel, tick: int) -> JournalRecord:
                 f"tool {intent.tool!r} declares no idempotency_key, so the intent of tick {tick} may already have "
                 f"taken effect; check by hand, then close it with agi intents --abandon {tick}"
             )
-        return settle(kernel, intent)
+        return settle(kernel, intent, receipt_tick)
 
 
 def with_goal_step(kernel: Kernel, intent: Intent) -> Intent:
@@ -135,11 +139,12 @@ def with_goal_step(kernel: Kernel, intent: Intent) -> Intent:
     return attrs.evolve(intent, goal=goal, step=int(plan.get("current_index") or 0))
 
 
-def abandon(kernel: Kernel, tick: int) -> JournalRecord:
+def abandon(kernel: Kernel, tick: int, receipt_tick: ReceiptTick) -> JournalRecord:
     """Close a pending intent without running it (its effect is unknown): a failed receipt."""
     with _claimed(kernel, tick) as intent:
         error = f"abandoned: the intent of tick {tick} was never confirmed; its effect is unknown"
-        return _receipt_tick(kernel, intent, Observation(success=False, payload={"abandoned": True}, error=error), 0)
+        failed = Observation(success=False, payload={"abandoned": True}, error=error)
+        return _receipt_tick(receipt_tick, intent, failed, 0)
 
 
 @contextlib.contextmanager
@@ -154,14 +159,12 @@ def _claimed(kernel: Kernel, tick: int) -> Iterator[Intent]:
         kernel.inflight.release(tick)
 
 
-def _receipt_tick(kernel: Kernel, intent: Intent, observation: Observation, draws: int) -> JournalRecord:
+def _receipt_tick(receipt_tick: ReceiptTick, intent: Intent, observation: Observation, draws: int) -> JournalRecord:
+    """The receipt tick of ``intent``: its command args and the observation it serves, handed to ``receipt_tick``."""
     payload = {"policy": f"intent of tick {intent.tick}", **observation.payload}
-    kernel._receipt = {**to_data(attrs.evolve(observation, payload=payload)), "draws": draws}
-    try:
-        step = {"goal": intent.goal, "step": intent.step} if intent.goal is not None else {}
-        return kernel.command("receipt", {"intent": intent.tick, "tool": intent.tool, **step})
-    finally:
-        kernel._receipt = None
+    receipt = {**to_data(attrs.evolve(observation, payload=payload)), "draws": draws}
+    step = {"goal": intent.goal, "step": intent.step} if intent.goal is not None else {}
+    return receipt_tick({"intent": intent.tick, "tool": intent.tool, **step}, receipt)
 
 
 def receipt_command(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any, Action]:
@@ -176,4 +179,4 @@ def receipt_command(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) ->
     return text, {"intent": intent.tick}, Action(type="tool", name=intent.tool, args=intent.args)
 
 
-__all__ = ["Intent", "abandon", "orphaned", "pending", "receipt_command", "record", "retry", "settle"]
+__all__ = ["Intent", "ReceiptTick", "abandon", "orphaned", "pending", "receipt_command", "record", "retry", "settle"]
