@@ -24,12 +24,13 @@ from agi_core.autonomy import goals, plans
 from agi_core.autonomy.beliefs import beliefs_for
 from agi_core.autonomy.commands import JobAlreadyRan, begin_tick
 from agi_core.autonomy.planning import caller_for, planner_for
-from agi_core.brain.context import Decision, ReasonContext, recorded_write_failures
+from agi_core.brain.context import Decision, ReasonContext, failed_decision, recorded_write_failures
 from agi_core.contracts.caller import ContractCaller
 from agi_core.determinism import Determinism
 from agi_core.effects import acting, intents
 from agi_core.effects.inflight import InFlight
 from agi_core.effects.isolation import describe, isolated_reason, must_propagate
+from agi_core.effects.scope import TickScope
 from agi_core.errors import ConfigError, PluginError, ValidationError
 from agi_core.externals import Externals
 from agi_core.faults import fault_point
@@ -151,7 +152,7 @@ class Kernel:
             self.seal()  # a new database (or one from before seals): its first seal
         self.disabled_plugins: frozenset[str] = frozenset()  # plugins whose agi_start_plugin raised
         self._hook_log = OrderLog()
-        self.plugin_settings = PluginSettings(self)
+        self.plugin_settings = PluginSettings(plugins, store)
         self.disabled_plugins = lifecycle.start(self)
 
     # -- lifecycle -------------------------------------------------------------------
@@ -203,7 +204,8 @@ class Kernel:
     def _reason(self, name: str) -> Callable[[ReasonContext], Decision]:
         """The brain's ``reason``, isolated: a brain that raises gives the F4 reply."""
         brain = self.get_brain(name)
-        return isolated_reason(brain.reason, name, self._brain_plugins[name], self.plugins.report_failure)
+        plugin = self._brain_plugins[name]
+        return isolated_reason(brain.reason, name, plugin, self.plugins.report_failure, failed_decision)
 
     def reload(self) -> None:
         """Re-read what the kernel caches of its stored state (on open, after a rollback or a failed tick,
@@ -382,10 +384,33 @@ class Kernel:
                 return [record]
             if record.plan.goal is not None:  # a goal's plan step: its receipt judges the step
                 due = attrs.evolve(due, goal=record.plan.goal, step=record.plan.current_index)
-            return [record, intents.settle(self, due, self._receipt_tick)]
+            return [record, intents.settle(self.tick_scope(), due, self._receipt_tick)]
         finally:
             self._due = None
             self.inflight.release_all()  # the receipt committed, or the intent never did
+
+    def tick_scope(self, externals: Externals | None = None) -> TickScope:
+        """The :class:`TickScope` of the next tick: what acting, intents and modules use of this kernel."""
+        config = self.config
+        return TickScope(
+            tick=self.tick_count + 1,
+            store=self.store,
+            determinism=self.determinism,
+            externals=Externals() if externals is None else externals,
+            tools=self.tools,
+            tool_plugins=self.tool_plugins,
+            policy=config.policy,
+            timeout_s=config.timeout_s,
+            workspace=self.workspace,
+            live=config.live,
+            inflight=self.inflight,
+            report=self.plugins.report_failure,
+            settings=self.settings,
+            modules=self.modules,
+            module_timeout_s=config.module_timeout_s,
+            now_ms=self.tick_now_ms,
+            receipt=self._receipt,
+        )
 
     def _receipt_tick(self, args: dict[str, Any], receipt: dict[str, Any]) -> JournalRecord:
         """The kernel command ``receipt``, serving ``receipt`` as its tool's observation (see effects.intents)."""
@@ -425,19 +450,19 @@ class Kernel:
 
     def pending_intents(self) -> list[intents.Intent]:
         """Write/external calls whose intent was committed but whose receipt never was (a crash between)."""
-        return intents.pending(self)
+        return intents.pending(self.store)
 
     def orphaned_intents(self) -> list[intents.Intent]:
         """Pending intents no live process is executing (see :mod:`agi_core.effects.inflight`)."""
-        return intents.orphaned(self)
+        return intents.orphaned(self.store, self.inflight)
 
     def retry_intent(self, tick: int) -> JournalRecord:
         """Run the pending intent of ``tick`` again (its tool must declare ``idempotency_key``); record its receipt."""
-        return intents.retry(self, tick, self._receipt_tick)
+        return intents.retry(self.tick_scope(), tick, self._receipt_tick)
 
     def abandon_intent(self, tick: int) -> JournalRecord:
         """Close the pending intent of ``tick`` without running it: a failed receipt, journaled."""
-        return intents.abandon(self, tick, self._receipt_tick)
+        return intents.abandon(self.tick_scope(), tick, self._receipt_tick)
 
     def maintain(self) -> JournalRecord:
         """A maintenance tick (source ``maintain``): every module's ``maintain`` phase, journaled."""
@@ -601,6 +626,7 @@ class Kernel:
     ) -> JournalRecord:
         tick = self.tick_count + 1
         self.tick_now_ms = begin_tick(self, percept, externals)
+        scope = self.tick_scope(externals)
         self.plugin_settings.begin_tick(externals)
         working = self._working
         before = self._brainstate(working, tick - 1)
@@ -621,18 +647,11 @@ class Kernel:
             long_term=lambda query, k: self.recall_long_term(query, k, externals),
             council=self._council,
             council_settings=lambda: self.plugin_settings.values("stage0"),
-            read_tool=lambda name, args: self._read_tool(name, args, externals),
+            read_tool=lambda name, args: acting.read_tool(scope, name, args),
             contracts=caller_for(self, externals),
         )
         modules = ctx.module_tick = ModuleTick(
-            self.modules,
-            ctx,
-            working=working,
-            contracts=lambda: self.contract_caller(externals),
-            timeout_s=self.config.module_timeout_s,
-            report=self.plugins.report_failure,
-            now_ms=self.tick_now_ms,
-            settings=self.settings,
+            scope, ctx, working=working, contracts=lambda: self.contract_caller(externals)
         )
         phased = command is None and any(module.phases for module in self.modules)  # sem_council only votes
         if phased:
@@ -650,7 +669,7 @@ class Kernel:
         if decision.acted is not None:  # a read tool the brain already ran (and answered from)
             observation, final_output = decision.acted, decision.final_output
         else:
-            observation, final_output = self._act(decision.action, decision.final_output, externals)
+            observation, final_output = self._act(scope, decision.action, decision.final_output)
         plan, replanned = plans.observe(ctx, decision.plan, observation, planner_for(ctx))  # rule 4
         final_output += replanned
         if phased:
@@ -734,16 +753,13 @@ class Kernel:
             )
         return attrs.evolve(decision, plan=Plan(steps=steps, current_index=len(steps) - 1))
 
-    def _act(self, action: Action, reply: str, externals: Externals) -> tuple[Observation, str]:
-        """Exactly one action: a response, or one tool call gated by its effect (:func:`acting.act`)."""
-        observation, text, due = acting.act(self, action, reply, externals, self._receipt)
+    def _act(self, scope: TickScope, action: Action, reply: str) -> tuple[Observation, str]:
+        """Exactly one action: a response, or one tool call gated by its effect (:func:`acting.act`);
+        a write/external call's intent is kept to run after the commit (:meth:`_settled`)."""
+        observation, text, due = acting.act(scope, action, reply)
         if due is not None:
             self._due = due
         return observation, text
-
-    def _read_tool(self, name: str, args: dict[str, Any], externals: Externals) -> Observation:
-        """A ``read`` tool run during reason (:meth:`ReasonContext.run_read_tool`), as :meth:`_act` runs it."""
-        return acting.read_tool(self, name, args, externals, self._receipt)
 
     def _remember(
         self, working: WorkingMemory, percept: Input, reply: str, decision: Decision, active_goal: Goal | None
