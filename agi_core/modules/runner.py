@@ -34,12 +34,14 @@ from agi_core.modules.proposals import Proposals, as_proposals
 from agi_core.modules.protocol import LoadedModule
 from agi_core.modules.revision import Draft, Revision, apply_draft, as_revision, draft_of, revised
 from agi_core.modules.state import ModuleState
+from agi_core.plugins import DEFAULT_PLUGINS
 from agi_core.serialization import dumps, to_data
 
 if TYPE_CHECKING:
     from agi_core.contracts.caller import ContractOutcome
 
 TIMEOUT_EXTERNAL = "module_timeout"
+BUILTIN_PLUGINS = frozenset(path.rsplit(".", 1)[1] for path in DEFAULT_PLUGINS)  # always installed: not journaled
 AFTER_VETO = object()  # what a revise call gives when an earlier module vetoed the reply
 Report = Callable[[str, str, BaseException | str], None]
 
@@ -63,6 +65,9 @@ class ModuleTick:
         self._settings: dict[str, Mapping[str, Any]] = {}  # per plugin, read once per tick
         self.draft: Draft | None = None  # the decision under revision (the revise phase)
         self.log: dict[str, Any] = {"order": [module.name for module in modules], "calls": []} if modules else {}
+        plugins = {module.name: module.plugin for module in modules if module.plugin not in BUILTIN_PLUGINS}
+        if plugins:  # the plugin of each module that is not built in: replay names the one to install
+            self.log["plugins"] = plugins
 
     @cached_property
     def keeps_state(self) -> bool:
