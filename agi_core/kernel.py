@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import orjson
 
 from agi_core import journal_key, lifecycle
 from agi_core.autonomy import goals, plans
@@ -50,6 +51,7 @@ from agi_core.model import (
     Input,
     JournalRecord,
     Observation,
+    Percept,
     Plan,
     Recalled,
     RouterDecision,
@@ -70,6 +72,7 @@ from agi_core.tools import Tool, ToolPolicy, validate_tool
 RECALL_EPISODES = 4  # newest episodes handed to the reason step
 TURN_CHARS = 1000  # a working-memory turn keeps this much of its text, then its length and sha256
 RECALL_FACTS = 10  # facts under the focus entity handed to the reason step (read with a LIMIT: O(1) in all facts)
+SENSOR_CURSOR = "sensor_cursor"  # the external recording a sensor's cursor, and the prefix of its meta key
 
 
 def stored_seed(store: Any, seed: str | int | None) -> str:
@@ -421,7 +424,12 @@ class Kernel:
             self._receipt = None
 
     def _command_tick(
-        self, percept: Input, name: str, args: dict[str, Any], recorded: dict[str, list[Any]] | None = None
+        self,
+        percept: Input,
+        name: str,
+        args: dict[str, Any],
+        recorded: dict[str, list[Any]] | None = None,
+        cursor: dict[str, Any] | None = None,
     ) -> JournalRecord:
         handler = self._command_handler(name)
         return self._run_tick(
@@ -429,6 +437,7 @@ class Kernel:
             lambda ctx: _command_decision(ctx, self, name, handler, args),
             command={name: args},
             recorded=recorded,
+            cursor=cursor,
         )
 
     def _command_handler(self, name: str) -> Callable[..., tuple[Any, ...]]:
@@ -528,10 +537,12 @@ class Kernel:
         ``speaker``, ``channel``, ``conversation`` and ``metadata`` say who said it where
         (:class:`~agi_core.model.Input`); a user line with no speaker gets ``KernelConfig.speaker``.
         """
+        cursor = None
         if text is None:
-            percept = self._perceive()
-            if percept is None:
+            polled = self._perceive()
+            if polled is None:
                 return None
+            percept, cursor = polled
             text, source, normalized = percept.raw, percept.source, percept.normalized
             speaker, channel, conversation = percept.speaker, percept.channel, percept.conversation
             metadata = percept.metadata
@@ -545,25 +556,30 @@ class Kernel:
         size = utf8_size(text)
         if size > self.config.max_input_bytes:
             digest = hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()
-            return self.refuse_input(Oversized(text[:PREVIEW_CHARS], size, digest), source=source, **labels)
+            return self.refuse_input(
+                Oversized(text[:PREVIEW_CHARS], size, digest), source=source, cursor=cursor, **labels
+            )
         normalized = normalize(text) if normalized is None else clean_text(normalized)
         percept = Input(raw=text, normalized=normalized, source=source, **labels)
         try:
             return self._settled(
-                lambda: self._run_tick(percept, self._reason(self.config.brain), brain=self.config.brain)
+                lambda: self._run_tick(percept, self._reason(self.config.brain), brain=self.config.brain, cursor=cursor)
             )[-1]
         except JobAlreadyRan:
             return None  # another process ran this due job first; this tick left nothing
 
-    def refuse_input(self, oversized: Oversized, *, source: str = "user", **labels: Any) -> JournalRecord:
+    def refuse_input(
+        self, oversized: Oversized, *, source: str = "user", cursor: dict[str, Any] | None = None, **labels: Any
+    ) -> JournalRecord:
         """A tick that answers an over-limit input with a refusal; only its head, size and hash are stored
-        (``labels``: the input's speaker, channel, conversation and metadata)."""
+        (``labels``: the input's speaker, channel, conversation and metadata; ``cursor``: the sensor's, as in
+        :meth:`tick`)."""
         if labels.get("speaker") is None and source == "user":
             labels["speaker"] = self.config.speaker
         raw = f"{oversized.head}… [{oversized.size} bytes, sha256:{oversized.sha256}]"
         percept = Input(raw=raw, normalized=normalize(raw), source=source, **input_labels(**labels))
         args = {"bytes": oversized.size, "limit": self.config.max_input_bytes, "sha256": oversized.sha256}
-        return self._command_tick(percept, "refuse_input", args)
+        return self._command_tick(percept, "refuse_input", args, cursor=cursor)
 
     def replay_tick(self, recorded: dict[str, Any]) -> JournalRecord:
         """Run the tick a journal record describes again, serving its recorded externals."""
@@ -586,11 +602,12 @@ class Kernel:
         command: dict[str, Any] | None = None,
         recorded: dict[str, list[Any]] | None = None,
         brain: str = "",
+        cursor: dict[str, Any] | None = None,
     ) -> JournalRecord:
         externals = Externals(recorded)
         try:
             with self.write_lock(), self.plugins.recording_order() as self._hook_log:
-                record = self._tick(percept, reason, externals, command, brain)
+                record = self._tick(percept, reason, externals, command, brain, cursor)
         except BaseException:
             self.reload()
             raise
@@ -600,8 +617,9 @@ class Kernel:
         self.plugins.after_tick(kernel=self, record=record, replaying=externals.replaying, skip=self.disabled_plugins)
         return record
 
-    def _perceive(self) -> Input | None:
-        for sensor in self.sensors.values():
+    def _perceive(self) -> tuple[Input, dict[str, Any] | None] | None:
+        """The first sensor percept, with ``{"sensor", "cursor"}`` when the sensor returned a :class:`Percept`."""
+        for name, sensor in self.sensors.items():
             try:
                 percept = sensor.poll(self)
             except BaseException as exc:  # a failing sensor is reported and skipped
@@ -609,9 +627,23 @@ class Kernel:
                     raise
                 self.plugins.report_failure(getattr(sensor, "name", repr(sensor)), "poll", exc)
                 continue
+            if isinstance(percept, Percept):
+                return percept.input, {"sensor": name, "cursor": percept.cursor}
             if percept is not None:
-                return percept
+                return percept, None
         return None
+
+    def sensor_cursor(self, sensor: str) -> Any:
+        """The cursor sensor ``sensor`` reached (from its last :class:`Percept` a tick took), None before any."""
+        stored = self.store.meta_get(f"{SENSOR_CURSOR}:{sensor}")
+        return None if stored is None else orjson.loads(stored)
+
+    def _move_cursor(self, cursor: dict[str, Any] | None, externals: Externals) -> None:
+        """Store the sensor cursor of the tick's percept in its transaction; recorded, so replay stores it too."""
+        if cursor is None and not (externals.replaying and SENSOR_CURSOR in (externals.recorded or {})):
+            return
+        moved = externals.fetch(SENSOR_CURSOR, lambda: cursor)
+        self.store.meta_update({f"{SENSOR_CURSOR}:{moved['sensor']}": dumps(moved["cursor"])})
 
     def _brainstate(self, working: WorkingMemory, tick: int) -> dict[str, Any]:
         return {"tick": tick, "counter": self.determinism.counter, "working": to_data(working)}
@@ -623,9 +655,11 @@ class Kernel:
         externals: Externals,
         command: dict[str, Any] | None,
         brain: str,
+        cursor: dict[str, Any] | None = None,
     ) -> JournalRecord:
         tick = self.tick_count + 1
         self.tick_now_ms = begin_tick(self, percept, externals)
+        self._move_cursor(cursor, externals)
         scope = self.tick_scope(externals)
         self.plugin_settings.begin_tick(externals)
         working = self._working
