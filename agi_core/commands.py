@@ -30,7 +30,7 @@ def put_fact(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[
 def state(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
     from agi_core.state.commands import run_state_op
 
-    return run_state_op(kernel, args)
+    return run_state_op(kernel.store, kernel.determinism, kernel.state_dir, args)
 
 
 def ingest(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
@@ -71,7 +71,7 @@ def receipt(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[s
     """
     from agi_core.effects.intents import receipt_command
 
-    done = receipt_command(kernel, ctx, args)
+    done = receipt_command(kernel.store, ctx.tick, args)
     if args.get("goal") is not None:
         from agi_core.scheduling.plans import receipt_plan
 
@@ -107,13 +107,13 @@ def maintain(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[
 def config_set(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
     from agi_core.settings.runtime import config_set as set_value
 
-    return set_value(kernel, ctx, args)
+    return set_value(kernel.plugin_settings, args)
 
 
 def config_unset(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
     from agi_core.settings.runtime import config_unset as unset_value
 
-    return unset_value(kernel, ctx, args)
+    return unset_value(kernel.plugin_settings, args)
 
 
 def set_name(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:

@@ -29,7 +29,7 @@ Register = Callable[..., None]
 
 @hookspec
 def agi_register_sensors(register: Register) -> None:
-    """Register sensors: objects with `name` and `poll(kernel) -> Input | None`. When `Kernel.tick()`
+    """Register sensors: objects with `name` and `poll(kernel) -> Input | Percept | None`. When `Kernel.tick()`
     is called without text, sensors are polled in registration order and the first percept
     becomes the tick's input. The built-in `input_queue` sensor serves `Kernel.submit(text)`.
 
@@ -62,6 +62,13 @@ def agi_register_sensors(register: Register) -> None:
       never polls a sensor. A sensor that reads the clock or the outside world is therefore
       replay-safe as long as everything it read ends up in the `Input` it returns.
     - `poll` runs outside the tick's transaction and should return quickly.
+    - A sensor that keeps a position (the last file, message or row it reported) returns a
+      `Percept(input, cursor)` (`agi_core.model.Percept`, `cursor` any JSON value) instead of the
+      `Input`, and reads the position back with `kernel.sensor_cursor(name)`. The kernel stores the
+      cursor in the tick that takes the percept (recorded, so replay stores it too): a tick that
+      fails leaves it where it was, and a restarted agent goes on from there. The built-in file
+      sensor (`files`, the `sensors` plugin's setting `watch_dir`) works this way: a file that
+      appeared while the agent was down is reported when it runs again, once.
     - A periodic sensor (a clock, a mailbox) is one whose `poll` returns a percept when its
       period has elapsed and `None` otherwise.
 

@@ -18,14 +18,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
+import orjson
 
 from agi_core import journal_key, lifecycle
-from agi_core.brain.context import Decision, ReasonContext, recorded_write_failures
+from agi_core.brain.context import Decision, ReasonContext, failed_decision, recorded_write_failures
 from agi_core.contracts.caller import ContractCaller
 from agi_core.determinism import Determinism
 from agi_core.effects import acting, intents
 from agi_core.effects.inflight import InFlight
 from agi_core.effects.isolation import describe, isolated_reason, must_propagate
+from agi_core.effects.scope import TickScope
 from agi_core.errors import BackendUnavailable, ConfigError, PluginError, ValidationError
 from agi_core.externals import Externals
 from agi_core.faults import fault_point
@@ -48,6 +50,7 @@ from agi_core.model import (
     Input,
     JournalRecord,
     Observation,
+    Percept,
     Plan,
     Recalled,
     RouterDecision,
@@ -75,6 +78,7 @@ if TYPE_CHECKING:
 RECALL_EPISODES = 4  # newest episodes handed to the reason step
 TURN_CHARS = 1000  # a working-memory turn keeps this much of its text, then its length and sha256
 RECALL_FACTS = 10  # facts under the focus entity handed to the reason step (read with a LIMIT: O(1) in all facts)
+SENSOR_CURSOR = "sensor_cursor"  # the external recording a sensor's cursor, and the prefix of its meta key
 
 
 def stored_seed(store: Any, seed: str | int | None) -> str:
@@ -140,7 +144,6 @@ class Kernel:
         self.sensor_plugins = {name: reg.plugin for name, reg in sensors.items()}
         self.modules = load_modules(plugins)  # cognitive modules, in run order (priority, name)
         self._council = [module.obj for module in self.modules if module.votes]
-        self._module_tick: ModuleTick | None = None  # the modules of the tick under way
         self._revisers = any("revise" in module.phases for module in self.modules)
         self.router_agents = {name: reg.obj for name, reg in plugins.register_router_agents().items()}
         tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.register_synonyms().items()}
@@ -161,7 +164,7 @@ class Kernel:
             self.seal()  # a new database (or one from before seals): its first seal
         self.disabled_plugins: frozenset[str] = frozenset()  # plugins whose agi_start_plugin raised
         self._hook_log = OrderLog()
-        self.plugin_settings = PluginSettings(self)
+        self.plugin_settings = PluginSettings(plugins, store)
         self.disabled_plugins = lifecycle.start(self)
         self.mailbox: Mailbox | None = None
         if config.messaging:
@@ -222,7 +225,8 @@ class Kernel:
     def _reason(self, name: str) -> Callable[[ReasonContext], Decision]:
         """The brain's ``reason``, isolated: a brain that raises gives the F4 reply."""
         brain = self.get_brain(name)
-        return isolated_reason(brain.reason, name, self._brain_plugins[name], self.plugins.report_failure)
+        plugin = self._brain_plugins[name]
+        return isolated_reason(brain.reason, name, plugin, self.plugins.report_failure, failed_decision)
 
     def reload(self) -> None:
         """Re-read what the kernel caches of its stored state (on open, after a rollback or a failed tick,
@@ -417,13 +421,49 @@ class Kernel:
                 return [record]
             if record.plan.goal is not None:  # a goal's plan step: its receipt judges the step
                 due = attrs.evolve(due, goal=record.plan.goal, step=record.plan.current_index)
-            return [record, intents.settle(self, due)]
+            return [record, intents.settle(self.tick_scope(), due, self._receipt_tick)]
         finally:
             self._due = None
             self.inflight.release_all()  # the receipt committed, or the intent never did
 
+    def tick_scope(self, externals: Externals | None = None) -> TickScope:
+        """The :class:`TickScope` of the next tick: what acting, intents and modules use of this kernel."""
+        config = self.config
+        return TickScope(
+            tick=self.tick_count + 1,
+            store=self.store,
+            determinism=self.determinism,
+            externals=Externals() if externals is None else externals,
+            tools=self.tools,
+            tool_plugins=self.tool_plugins,
+            policy=config.policy,
+            timeout_s=config.timeout_s,
+            workspace=self.workspace,
+            live=config.live,
+            inflight=self.inflight,
+            report=self.plugins.report_failure,
+            settings=self.settings,
+            modules=self.modules,
+            module_timeout_s=config.module_timeout_s,
+            now_ms=self.tick_now_ms,
+            receipt=self._receipt,
+        )
+
+    def _receipt_tick(self, args: dict[str, Any], receipt: dict[str, Any]) -> JournalRecord:
+        """The kernel command ``receipt``, serving ``receipt`` as its tool's observation (see effects.intents)."""
+        self._receipt = receipt
+        try:
+            return self.command("receipt", args)
+        finally:
+            self._receipt = None
+
     def _command_tick(
-        self, percept: Input, name: str, args: dict[str, Any], recorded: dict[str, list[Any]] | None = None
+        self,
+        percept: Input,
+        name: str,
+        args: dict[str, Any],
+        recorded: dict[str, list[Any]] | None = None,
+        cursor: dict[str, Any] | None = None,
     ) -> JournalRecord:
         handler = self._command_handler(name)
         return self._run_tick(
@@ -431,6 +471,7 @@ class Kernel:
             lambda ctx: _command_decision(ctx, self, name, handler, args),
             command={name: args},
             recorded=recorded,
+            cursor=cursor,
         )
 
     def _command_handler(self, name: str) -> Callable[..., tuple[Any, ...]]:
@@ -452,19 +493,19 @@ class Kernel:
 
     def pending_intents(self) -> list[intents.Intent]:
         """Write/external calls whose intent was committed but whose receipt never was (a crash between)."""
-        return intents.pending(self)
+        return intents.pending(self.store)
 
     def orphaned_intents(self) -> list[intents.Intent]:
         """Pending intents no live process is executing (see :mod:`agi_core.effects.inflight`)."""
-        return intents.orphaned(self)
+        return intents.orphaned(self.store, self.inflight)
 
     def retry_intent(self, tick: int) -> JournalRecord:
         """Run the pending intent of ``tick`` again (its tool must declare ``idempotency_key``); record its receipt."""
-        return intents.retry(self, tick)
+        return intents.retry(self.tick_scope(), tick, self._receipt_tick)
 
     def abandon_intent(self, tick: int) -> JournalRecord:
         """Close the pending intent of ``tick`` without running it: a failed receipt, journaled."""
-        return intents.abandon(self, tick)
+        return intents.abandon(self.tick_scope(), tick, self._receipt_tick)
 
     def maintain(self) -> JournalRecord:
         """A maintenance tick (source ``maintain``): every module's ``maintain`` phase, journaled."""
@@ -530,10 +571,12 @@ class Kernel:
         ``speaker``, ``channel``, ``conversation`` and ``metadata`` say who said it where
         (:class:`~agi_core.model.Input`); a user line with no speaker gets ``KernelConfig.speaker``.
         """
+        cursor = None
         if text is None:
-            percept = self._perceive()
-            if percept is None:
+            polled = self._perceive()
+            if polled is None:
                 return None
+            percept, cursor = polled
             text, source, normalized = percept.raw, percept.source, percept.normalized
             speaker, channel, conversation = percept.speaker, percept.channel, percept.conversation
             metadata = percept.metadata
@@ -547,12 +590,14 @@ class Kernel:
         size = utf8_size(text)
         if size > self.config.max_input_bytes:
             digest = hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()
-            return self.refuse_input(Oversized(text[:PREVIEW_CHARS], size, digest), source=source, **labels)
+            return self.refuse_input(
+                Oversized(text[:PREVIEW_CHARS], size, digest), source=source, cursor=cursor, **labels
+            )
         normalized = normalize(text) if normalized is None else clean_text(normalized)
         percept = Input(raw=text, normalized=normalized, source=source, **labels)
         try:
             return self._settled(
-                lambda: self._run_tick(percept, self._reason(self.config.brain), brain=self.config.brain)
+                lambda: self._run_tick(percept, self._reason(self.config.brain), brain=self.config.brain, cursor=cursor)
             )[-1]
         except JobAlreadyRan:
             return None  # another process ran this due job first; this tick left nothing
@@ -561,15 +606,18 @@ class Kernel:
                 self.mailbox.after_commit(None)  # its tick committed before: acknowledge the redelivery
             return None
 
-    def refuse_input(self, oversized: Oversized, *, source: str = "user", **labels: Any) -> JournalRecord:
+    def refuse_input(
+        self, oversized: Oversized, *, source: str = "user", cursor: dict[str, Any] | None = None, **labels: Any
+    ) -> JournalRecord:
         """A tick that answers an over-limit input with a refusal; only its head, size and hash are stored
-        (``labels``: the input's speaker, channel, conversation and metadata)."""
+        (``labels``: the input's speaker, channel, conversation and metadata; ``cursor``: the sensor's, as in
+        :meth:`tick`)."""
         if labels.get("speaker") is None and source == "user":
             labels["speaker"] = self.config.speaker
         raw = f"{oversized.head}… [{oversized.size} bytes, sha256:{oversized.sha256}]"
         percept = Input(raw=raw, normalized=normalize(raw), source=source, **input_labels(**labels))
         args = {"bytes": oversized.size, "limit": self.config.max_input_bytes, "sha256": oversized.sha256}
-        return self._command_tick(percept, "refuse_input", args)
+        return self._command_tick(percept, "refuse_input", args, cursor=cursor)
 
     def replay_tick(self, recorded: dict[str, Any]) -> JournalRecord:
         """Run the tick a journal record describes again, serving its recorded externals."""
@@ -592,6 +640,7 @@ class Kernel:
         command: dict[str, Any] | None = None,
         recorded: dict[str, list[Any]] | None = None,
         brain: str = "",
+        cursor: dict[str, Any] | None = None,
     ) -> JournalRecord:
         waiting = Reconnect(self.store, self.config.reconnect_s)
         while True:
@@ -599,7 +648,7 @@ class Kernel:
             done: JournalRecord | None = None
             try:
                 with self.write_lock(), self.plugins.recording_order() as self._hook_log:
-                    done = self._tick(percept, reason, externals, command, brain)
+                    done = self._tick(percept, reason, externals, command, brain, cursor)
                 break
             except BackendUnavailable as exc:  # the server went away: wait, then retry unless it committed
                 failure, chain = exc, self._last_chain  # set by _store once done: the chain it committed
@@ -638,8 +687,9 @@ class Kernel:
             except BackendUnavailable as again:  # away again before we could tell
                 error = again
 
-    def _perceive(self) -> Input | None:
-        for sensor in self.sensors.values():
+    def _perceive(self) -> tuple[Input, dict[str, Any] | None] | None:
+        """The first sensor percept, with ``{"sensor", "cursor"}`` when the sensor returned a :class:`Percept`."""
+        for name, sensor in self.sensors.items():
             try:
                 percept = sensor.poll(self)
             except BaseException as exc:  # a failing sensor is reported and skipped
@@ -647,9 +697,23 @@ class Kernel:
                     raise
                 self.plugins.report_failure(getattr(sensor, "name", repr(sensor)), "poll", exc)
                 continue
+            if isinstance(percept, Percept):
+                return percept.input, {"sensor": name, "cursor": percept.cursor}
             if percept is not None:
-                return percept
+                return percept, None
         return None
+
+    def sensor_cursor(self, sensor: str) -> Any:
+        """The cursor sensor ``sensor`` reached (from its last :class:`Percept` a tick took), None before any."""
+        stored = self.store.meta_get(f"{SENSOR_CURSOR}:{sensor}")
+        return None if stored is None else orjson.loads(stored)
+
+    def _move_cursor(self, cursor: dict[str, Any] | None, externals: Externals) -> None:
+        """Store the sensor cursor of the tick's percept in its transaction; recorded, so replay stores it too."""
+        if cursor is None and not (externals.replaying and SENSOR_CURSOR in (externals.recorded or {})):
+            return
+        moved = externals.fetch(SENSOR_CURSOR, lambda: cursor)
+        self.store.meta_update({f"{SENSOR_CURSOR}:{moved['sensor']}": dumps(moved["cursor"])})
 
     def _brainstate(self, working: WorkingMemory, tick: int) -> dict[str, Any]:
         return {"tick": tick, "counter": self.determinism.counter, "working": to_data(working)}
@@ -661,9 +725,12 @@ class Kernel:
         externals: Externals,
         command: dict[str, Any] | None,
         brain: str,
+        cursor: dict[str, Any] | None = None,
     ) -> JournalRecord:
         tick = self.tick_count + 1
         self.tick_now_ms = begin_tick(self, percept, externals)
+        self._move_cursor(cursor, externals)
+        scope = self.tick_scope(externals)
         self.plugin_settings.begin_tick(externals)
         message = inbox.receive(self, percept, externals, tick)
         working = self._working
@@ -685,18 +752,11 @@ class Kernel:
             long_term=lambda query, k: self.recall_long_term(query, k, externals),
             council=self._council,
             council_settings=lambda: self.plugin_settings.values("stage0"),
-            read_tool=lambda name, args: self._read_tool(name, args, externals),
+            read_tool=lambda name, args: acting.read_tool(scope, name, args),
             contracts=caller_for(self, externals),
         )
-        modules = self._module_tick = ModuleTick(
-            self.modules,
-            ctx,
-            working=working,
-            contracts=lambda: self.contract_caller(externals),
-            timeout_s=self.config.module_timeout_s,
-            report=self.plugins.report_failure,
-            now_ms=self.tick_now_ms,
-            settings=self.settings,
+        modules = ctx.module_tick = ModuleTick(
+            scope, ctx, working=working, contracts=lambda: self.contract_caller(externals)
         )
         phased = command is None and any(module.phases for module in self.modules)  # sem_council only votes
         if phased:
@@ -714,7 +774,7 @@ class Kernel:
         if decision.acted is not None:  # a read tool the brain already ran (and answered from)
             observation, final_output = decision.acted, decision.final_output
         else:
-            observation, final_output = self._act(decision.action, decision.final_output, externals)
+            observation, final_output = self._act(scope, decision.action, decision.final_output)
         plan, replanned = plans.observe(ctx, decision.plan, observation, planner_for(ctx))  # rule 4
         final_output += replanned
         if phased:
@@ -727,7 +787,6 @@ class Kernel:
             observed = attrs.evolve(state, action=decision.action, observation=observation)
             modules.run("observe", observed, proposals=ctx.proposals, outcome=outcome)
             modules.reason.closed = True
-        self._module_tick = None
         agent_outputs = decision.agent_outputs
         sent = outbox.reply(self, tick, message, final_output)
         if sent:  # the reply to a message goes back to its sender, as a message in the same conversation
@@ -803,13 +862,13 @@ class Kernel:
             )
         return attrs.evolve(decision, plan=Plan(steps=steps, current_index=len(steps) - 1))
 
-    def _act(self, action: Action, reply: str, externals: Externals) -> tuple[Observation, str]:
-        """Exactly one action: a response, or one tool call gated by its effect (:func:`acting.act`)."""
-        return acting.act(self, action, reply, externals)
-
-    def _read_tool(self, name: str, args: dict[str, Any], externals: Externals) -> Observation:
-        """A ``read`` tool run during reason (:meth:`ReasonContext.run_read_tool`), as :meth:`_act` runs it."""
-        return acting.read_tool(self, name, args, externals)
+    def _act(self, scope: TickScope, action: Action, reply: str) -> tuple[Observation, str]:
+        """Exactly one action: a response, or one tool call gated by its effect (:func:`acting.act`);
+        a write/external call's intent is kept to run after the commit (:meth:`_settled`)."""
+        observation, text, due = acting.act(scope, action, reply)
+        if due is not None:
+            self._due = due
+        return observation, text
 
     def _remember(
         self, working: WorkingMemory, percept: Input, reply: str, decision: Decision, active_goal: Goal | None

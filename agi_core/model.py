@@ -53,6 +53,16 @@ class Input:
 
 
 @attrs.frozen
+class Percept:
+    """What a sensor's ``poll`` may return instead of a bare :class:`Input`: the input and the
+    sensor's cursor after it (any JSON value). The kernel stores the cursor in the tick that takes
+    the input (``Kernel.sensor_cursor(name)`` reads it back), so a restarted agent goes on from there."""
+
+    input: Input
+    cursor: JSON
+
+
+@attrs.frozen
 class Recalled:
     semantic: list[dict[str, JSON]] = attrs.field(factory=list)
     episodic: list[dict[str, JSON]] = attrs.field(factory=list)

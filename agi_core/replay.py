@@ -81,9 +81,19 @@ def compared_fields(recorded: dict[str, Any]) -> tuple[str, ...]:
 def compare(recorded: dict[str, Any], actual: dict[str, Any]) -> Mismatch | None:
     """The first of :func:`compared_fields` whose canonical JSON differs, if any."""
     for field in compared_fields(recorded):
-        if dumps(recorded.get(field)) != dumps(actual.get(field)):
-            return Mismatch(int(recorded["tick"]), field, recorded.get(field), actual.get(field))
+        value = actual.get(field)
+        if field == "modules":
+            value = _as_journaled(recorded.get(field), value)
+        if dumps(recorded.get(field)) != dumps(value):
+            return Mismatch(int(recorded["tick"]), field, recorded.get(field), value)
     return None
+
+
+def _as_journaled(recorded: Any, modules: Any) -> Any:
+    """The replayed ``modules`` field without its module → plugin map when the record predates it."""
+    if isinstance(modules, dict) and "plugins" in modules and "plugins" not in (recorded or {}):
+        return {key: value for key, value in modules.items() if key != "plugins"}
+    return modules
 
 
 def require_tools(tools: Mapping[str, Any], record: dict[str, Any]) -> None:
@@ -95,6 +105,21 @@ def require_tools(tools: Mapping[str, Any], record: dict[str, Any]) -> None:
             f"tick {record['tick']} used tool {action.get('name')!r} which no installed plugin provides; "
             "install the plugin that provides it (agi plugins lists the installed ones)"
         )
+
+
+def require_modules(installed: Iterable[str], record: dict[str, Any]) -> None:
+    """Refuse to replay a tick that ran a module no installed plugin registers, naming the plugin to install."""
+    journaled = record.get("modules") or {}
+    missing = [name for name in journaled.get("order", ()) if name not in installed]
+    if not missing:
+        return
+    module, plugin = missing[0], (journaled.get("plugins") or {}).get(missing[0])
+    install = f"install plugin {plugin!r}" if plugin else "install the plugin that registers it"
+    raise PluginError(
+        f"tick {record['tick']} ran module {module!r}"
+        + (f" of plugin {plugin!r}, which is not installed; " if plugin else " which no installed plugin registers; ")
+        + f"{install} (agi plugins lists the installed ones)"
+    )
 
 
 def replay_records(
@@ -142,6 +167,7 @@ def replay_records(
         )
         if settings:
             _store_settings(kernel, settings)
+        modules = {module.name for module in kernel.modules}
         first, count, fields = (
             kernel.tick_count + 1,
             0,
@@ -156,6 +182,8 @@ def replay_records(
                 if record["tick"] <= kernel.tick_count:
                     continue
                 require_tools(kernel.tools, record)
+                if produced is None:  # a counterfactual may leave a module out on purpose
+                    require_modules(modules, record)
                 replayed = kernel.replay_tick(record)
                 count += 1
                 fields = min(fields, len(compared_fields(record)))

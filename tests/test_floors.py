@@ -78,3 +78,17 @@ def test_an_upward_import_breaks_the_floors(tmp_path: Path) -> None:
     broken = _lint_imports(tmp_path, contract)
     assert broken.returncode != 0
     assert "agi_core.memory.keys -> agi_core.kernel" in broken.stdout
+
+
+def test_no_part_below_the_kernel_is_excused_to_import_the_kernel_or_brain() -> None:
+    """Acting, intents, settings and RLM state ops take a TickScope: only the hook specs and their facade,
+    which hand plugins the Kernel itself (the public hook API), still name its type."""
+    below = _layers_contract()["layers"][5:]
+    floors = {name.strip() for layer in below for name in layer.replace("|", ":").split(":")}
+    excused = [
+        line
+        for line in _layers_contract()["ignore_imports"]
+        if any(line.split(" -> ")[0] == f or line.startswith(f + ".") for f in floors)
+        and line.split(" -> ")[1].startswith(("agi_core.kernel", "agi_core.brain"))
+    ]
+    assert excused == ["agi_core.hookspecs -> agi_core.kernel", "agi_core.plugins -> agi_core.kernel"]

@@ -337,6 +337,7 @@ def test_hook_agi_register_modules(tmp_path):
         record = kernel.tick("2 + 4")
         assert record.modules == {
             "order": ["sem_council", "counter"],
+            "plugins": {"counter": "Plugin"},  # the plugin of each module that is not built in
             "calls": [
                 {"module": "counter", "phase": "observe", "output": None, "state": [{"key": "ticks", "value": 2}]}
             ],

@@ -201,6 +201,7 @@ def test_agi_config_set_list_unset(tmp_path, monkeypatch):
     )
     assert [line.split(" = ")[0] for line in listed.splitlines()] == [
         "sensors.clock_every_s",
+        "sensors.watch_dir",
         "stage0.council_weights",
         "stage0.council_reject_weight",
     ]

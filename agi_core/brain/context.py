@@ -76,6 +76,25 @@ class Decision:
     acted: Observation | None = None
 
 
+def failed_decision(brain: str, exc: BaseException) -> Decision:
+    """The decision of a brain that raised: the rulebook's F4 reply, the brain marked degraded."""
+    from agi_core.effects.isolation import describe
+    from agi_core.replies import F4_AGENT_FAILURE
+
+    return Decision(
+        router_decision=RouterDecision(agent=brain, why="brain_failed"),
+        selected_agents=[brain],
+        agent_outputs={brain: {"error": describe(exc)}},
+        final_output=F4_AGENT_FAILURE,
+        council_votes=[],
+        claims=[],
+        evidence_items=[],
+        action=Action(type="response", name="respond", args={"text": F4_AGENT_FAILURE}),
+        plan=Plan(steps=[f"brain_failed:{brain}"]),
+        degraded=[brain],
+    )
+
+
 class ContextClosed(AgiError):
     """A timed-out agent tried to use its tick after the tick moved on."""
 
@@ -100,6 +119,7 @@ class ReasonContext:
     contracts: Any = None  # the tick's ContractCaller when a contract provider is configured, else None
     goal_plan: Plan | None = None  # set when the tick runs a goal's plan step (agi_core.scheduling.plans)
     goal_writes: list[str] = attrs.field(factory=list)  # ids of the goals this tick wrote (agi_core.scheduling.goals)
+    module_tick: Any = None  # the tick's modules (agi_core.modules.runner.ModuleTick): the maintain command runs them
 
     @property
     def text(self) -> str:

@@ -13,7 +13,7 @@ import click
 from agi_core import checkpoints, journal
 from agi_core.errors import AgiError, StorageError, os_problem
 from agi_core.memory import blobs
-from agi_core.replay import compare, replay, replay_records, require_tools
+from agi_core.replay import compare, replay, replay_records, require_modules, require_tools
 from agi_core.serialization import to_data
 
 
@@ -131,9 +131,11 @@ def journal_import(state: Any, file: Path, key_file: Path | None) -> None:
     kernel = state.open_kernel()
     if kernel.tick_count:
         raise AgiError(f"{state.db} already has {kernel.tick_count} ticks; import into a new database file")
+    modules = {module.name for module in kernel.modules}
     for _tick, _id, text, _chain in rows:
         record = _resolved(text, found)
         require_tools(kernel.tools, record)
+        require_modules(modules, record)
         mismatch = compare(record, to_data(kernel.replay_tick(record)))
         if mismatch is not None:
             raise AgiError(f"{mismatch.headline()} while importing {file}; the journal does not replay here")

@@ -20,20 +20,22 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from agi_core.effects import calls
+from agi_core.effects.inflight import InFlight
 from agi_core.errors import ToolError
 from agi_core.model import Action, JournalRecord, Observation
 from agi_core.serialization import dumps, to_data
 from agi_core.tools import ToolContext
 
 if TYPE_CHECKING:
-    from agi_core.brain.context import ReasonContext
-    from agi_core.kernel import Kernel
+    from agi_core.determinism import Determinism
+    from agi_core.effects.scope import TickScope
+    from agi_core.memory.backend import MemoryBackend
 
 
 @attrs.frozen
@@ -52,80 +54,88 @@ class Intent:
         return f"tick {self.tick}: {self.tool} {dumps(self.args)}"
 
 
-def idempotency_value(kernel: Kernel, tick: int, tool: str) -> str:
+#: Runs the receipt tick of an intent: the kernel command ``receipt`` with these args, serving this observation.
+ReceiptTick = Callable[[dict[str, Any], dict[str, Any]], JournalRecord]
+
+
+def idempotency_value(determinism: Determinism, tick: int, tool: str) -> str:
     """The key given to a tool's ``idempotency_key`` parameter when the caller gave none (same on retry)."""
-    return "agi-" + kernel.determinism.sign(f"intent|{tick}|{tool}")[:32]
+    return "agi-" + determinism.sign(f"intent|{tick}|{tool}")[:32]
 
 
-def record(kernel: Kernel, tick: int, tool: str, args: dict[str, Any]) -> Intent:
+def record(store: MemoryBackend, tick: int, tool: str, args: dict[str, Any]) -> Intent:
     """Store the intent in the tick's transaction (live and in replay alike)."""
-    kernel.store.intent_add(tick, tool, dumps(args))
+    store.intent_add(tick, tool, dumps(args))
     return Intent(tick, tool, args)
 
 
-def pending(kernel: Kernel) -> list[Intent]:
+def pending(store: MemoryBackend) -> list[Intent]:
     """Intents without a receipt, oldest first."""
-    return [Intent(*row) for row in kernel.store.intents(pending_only=True)]
+    return [Intent(*row) for row in store.intents(pending_only=True)]
 
 
-def orphaned(kernel: Kernel) -> list[Intent]:
+def orphaned(store: MemoryBackend, inflight: InFlight) -> list[Intent]:
     """Pending intents that no live process is executing: their process died before the receipt.
 
     Read again after the lock checks: a receipt that committed meanwhile is not reported.
     """
-    candidates = {intent.tick for intent in pending(kernel) if not kernel.inflight.running(intent.tick)}
-    return [intent for intent in pending(kernel) if intent.tick in candidates]
+    candidates = {intent.tick for intent in pending(store) if not inflight.running(intent.tick)}
+    return [intent for intent in pending(store) if intent.tick in candidates]
 
 
-def _pending_at(kernel: Kernel, tick: int) -> Intent:
-    found = next((intent for intent in pending(kernel) if intent.tick == tick), None)
+def _pending_at(store: MemoryBackend, tick: int) -> Intent:
+    found = next((intent for intent in pending(store) if intent.tick == tick), None)
     if found is None:
         raise ToolError(f"no pending intent at tick {tick}; list them with agi intents")
     return found
 
 
-def settle(kernel: Kernel, intent: Intent) -> JournalRecord:
-    """Run the committed intent's tool now and commit its receipt tick (returned)."""
-    tool = kernel.tools.get(intent.tool)
+def settle(scope: TickScope, intent: Intent, receipt_tick: ReceiptTick) -> JournalRecord:
+    """Run the committed intent's tool now and commit its receipt tick with ``receipt_tick`` (returned).
+
+    ``scope``: the tools, their limits and the determinism the call runs with (the receipt tick's).
+    """
+    tool = scope.tools.get(intent.tool)
     if tool is None:
         observation = Observation(success=False, error=f"tool {intent.tool!r} is no longer installed")
-        return _receipt_tick(kernel, intent, observation, 0)
-    kernel.inflight.hold(intent.tick)
+        return _receipt_tick(receipt_tick, intent, observation, 0)
+    determinism = scope.determinism
+    scope.inflight.hold(intent.tick)
     try:
-        context = ToolContext(workspace=kernel.workspace, determinism=kernel.determinism, live=kernel.config.live)
-        before = kernel.determinism.counter
+        context = ToolContext(workspace=scope.workspace, determinism=determinism, live=scope.live)
+        before = determinism.counter
         try:
             observation = calls.run(
                 tool,
                 intent.args,
                 context,
-                timeout_s=kernel.config.timeout_s,
-                plugin=kernel.tool_plugins.get(tool.name, "?"),
-                report=kernel.plugins.report_failure,
+                timeout_s=scope.timeout_s,
+                plugin=scope.tool_plugins.get(tool.name, "?"),
+                report=scope.report,
             )
         finally:  # the receipt tick draws them again, so live and replay count alike
-            draws, kernel.determinism.counter = kernel.determinism.counter - before, before
-        return _receipt_tick(kernel, intent, observation, draws)
+            draws, determinism.counter = determinism.counter - before, before
+        return _receipt_tick(receipt_tick, intent, observation, draws)
     finally:
-        kernel.inflight.release(intent.tick)
+        scope.inflight.release(intent.tick)
 
 
-def retry(kernel: Kernel, tick: int) -> JournalRecord:
+def retry(scope: TickScope, tick: int, receipt_tick: ReceiptTick) -> JournalRecord:
     """Run a pending intent again; only for tools that declare an ``idempotency_key``."""
-    with _claimed(kernel, tick) as intent:
-        tool = kernel.tools.get(intent.tool)
+    with _claimed(scope, tick) as intent:
+        tool = scope.tools.get(intent.tool)
         if tool is None or not tool.definition.idempotency_key:
             raise ToolError(
                 f"tool {intent.tool!r} declares no idempotency_key, so the intent of tick {tick} may already have "
                 f"taken effect; check by hand, then close it with agi intents --abandon {tick}"
             )
-        return settle(kernel, intent)
+        return settle(scope, intent, receipt_tick)
 
 
-def with_goal_step(kernel: Kernel, intent: Intent) -> Intent:
+def with_goal_step(store: MemoryBackend, intent: Intent) -> Intent:
     """``intent`` with the goal step that decided it, read from its tick's journal record (so the
     receipt of a retried or abandoned call judges that step too)."""
-    row = next(iter(kernel.store.journal_rows(intent.tick - 1)), None)
+    row = next(iter(store.journal_rows(intent.tick - 1)), None)
     if row is None or row[0] != intent.tick:
         return intent
     plan = json.loads(row[2]).get("plan") or {}
@@ -135,45 +145,45 @@ def with_goal_step(kernel: Kernel, intent: Intent) -> Intent:
     return attrs.evolve(intent, goal=goal, step=int(plan.get("current_index") or 0))
 
 
-def abandon(kernel: Kernel, tick: int) -> JournalRecord:
+def abandon(scope: TickScope, tick: int, receipt_tick: ReceiptTick) -> JournalRecord:
     """Close a pending intent without running it (its effect is unknown): a failed receipt."""
-    with _claimed(kernel, tick) as intent:
+    with _claimed(scope, tick) as intent:
         error = f"abandoned: the intent of tick {tick} was never confirmed; its effect is unknown"
-        return _receipt_tick(kernel, intent, Observation(success=False, payload={"abandoned": True}, error=error), 0)
+        failed = Observation(success=False, payload={"abandoned": True}, error=error)
+        return _receipt_tick(receipt_tick, intent, failed, 0)
 
 
 @contextlib.contextmanager
-def _claimed(kernel: Kernel, tick: int) -> Iterator[Intent]:
+def _claimed(scope: TickScope, tick: int) -> Iterator[Intent]:
     """The pending intent of ``tick`` with its lock held here; refused while another process runs it."""
-    _pending_at(kernel, tick)
-    if not kernel.inflight.hold(tick, wait=False):
+    _pending_at(scope.store, tick)
+    if not scope.inflight.hold(tick, wait=False):
         raise ToolError(f"the intent of tick {tick} is running in another process; wait for its receipt")
     try:
-        yield with_goal_step(kernel, _pending_at(kernel, tick))  # again, under the lock: a receipt may have come
+        # read again, under the lock: a receipt may have come meanwhile
+        yield with_goal_step(scope.store, _pending_at(scope.store, tick))
     finally:
-        kernel.inflight.release(tick)
+        scope.inflight.release(tick)
 
 
-def _receipt_tick(kernel: Kernel, intent: Intent, observation: Observation, draws: int) -> JournalRecord:
+def _receipt_tick(receipt_tick: ReceiptTick, intent: Intent, observation: Observation, draws: int) -> JournalRecord:
+    """The receipt tick of ``intent``: its command args and the observation it serves, handed to ``receipt_tick``."""
     payload = {"policy": f"intent of tick {intent.tick}", **observation.payload}
-    kernel._receipt = {**to_data(attrs.evolve(observation, payload=payload)), "draws": draws}
-    try:
-        step = {"goal": intent.goal, "step": intent.step} if intent.goal is not None else {}
-        return kernel.command("receipt", {"intent": intent.tick, "tool": intent.tool, **step})
-    finally:
-        kernel._receipt = None
+    receipt = {**to_data(attrs.evolve(observation, payload=payload)), "draws": draws}
+    step = {"goal": intent.goal, "step": intent.step} if intent.goal is not None else {}
+    return receipt_tick({"intent": intent.tick, "tool": intent.tool, **step}, receipt)
 
 
-def receipt_command(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any, Action]:
-    """Kernel command ``receipt``: mark the intent and act it out with the recorded observation.
+def receipt_command(store: MemoryBackend, tick: int, args: dict[str, Any]) -> tuple[str, Any, Action]:
+    """Kernel command ``receipt`` in tick ``tick``: mark the intent and act it out with the recorded observation.
 
     A goal's plan step (``goal``, ``step``) is the tick's plan: :func:`agi_core.commands.receipt`
     sets it (goals sit floors above effects).
     """
-    intent = _pending_at(kernel, int(args["intent"]))
-    kernel.store.intent_receipt(intent.tick, ctx.tick)
+    intent = _pending_at(store, int(args["intent"]))
+    store.intent_receipt(intent.tick, tick)
     text = f"receipt of the intent of tick {intent.tick}"
     return text, {"intent": intent.tick}, Action(type="tool", name=intent.tool, args=intent.args)
 
 
-__all__ = ["Intent", "abandon", "orphaned", "pending", "receipt_command", "record", "retry", "settle"]
+__all__ = ["Intent", "ReceiptTick", "abandon", "orphaned", "pending", "receipt_command", "record", "retry", "settle"]

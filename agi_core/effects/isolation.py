@@ -31,10 +31,15 @@ def describe(exc: BaseException) -> str:
 Report = Callable[[str, str, BaseException | str], None]
 
 
-def isolated_reason(reason: Callable[[Any], Any], brain: str, plugin: str, report: Report) -> Callable[[Any], Any]:
-    """``reason`` wrapped so that a failing brain gives the F4 reply instead of failing the tick.
-
-    What the brain wrote before failing is undone (a savepoint); its reads stay recorded.
+def isolated_reason(
+    reason: Callable[[Any], Any],
+    brain: str,
+    plugin: str,
+    report: Report,
+    failed: Callable[[str, BaseException], Any],
+) -> Callable[[Any], Any]:
+    """``reason`` wrapped so that a failing brain gives ``failed(brain, exc)`` (the F4 reply) instead of failing
+    the tick. What the brain wrote before failing is undone (a savepoint); its reads stay recorded.
     """
 
     def run(ctx: Any) -> Any:
@@ -46,26 +51,6 @@ def isolated_reason(reason: Callable[[Any], Any], brain: str, plugin: str, repor
                 raise
             ctx.sem_writes.clear()  # the savepoint undid them
             report(plugin, f"brain {brain}", exc)
-            return failed_decision(brain, exc)
+            return failed(brain, exc)
 
     return run
-
-
-def failed_decision(brain: str, exc: BaseException) -> Any:
-    """The decision of a brain that raised: the rulebook's F4 reply, the brain marked degraded."""
-    from agi_core.brain.context import Decision
-    from agi_core.model import Action, Plan, RouterDecision
-    from agi_core.replies import F4_AGENT_FAILURE
-
-    return Decision(
-        router_decision=RouterDecision(agent=brain, why="brain_failed"),
-        selected_agents=[brain],
-        agent_outputs={brain: {"error": describe(exc)}},
-        final_output=F4_AGENT_FAILURE,
-        council_votes=[],
-        claims=[],
-        evidence_items=[],
-        action=Action(type="response", name="respond", args={"text": F4_AGENT_FAILURE}),
-        plan=Plan(steps=[f"brain_failed:{brain}"]),
-        degraded=[brain],
-    )

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 def maintain(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
-    modules = kernel._module_tick
+    modules = ctx.module_tick
     ran = [module.name for module, _ in modules.run("maintain", ctx.state)] if modules is not None else []
     skipped = [c["module"] for c in (modules.log.get("calls", []) if modules is not None else []) if "skipped" in c]
     text = f"maintenance: {len(ran)} module(s) ran" + (f", {len(skipped)} skipped" if skipped else "")

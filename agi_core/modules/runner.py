@@ -13,7 +13,7 @@ as the external ``module_timeout``, so replay skips the same call without waitin
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from itertools import takewhile
 from types import MappingProxyType
@@ -23,6 +23,7 @@ import attrs
 
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.effects.isolation import describe, must_propagate
+from agi_core.effects.scope import TickScope
 from agi_core.effects.timeouts import TimedOut, invoke
 from agi_core.effects.turns import call_in_turn
 from agi_core.externals import Externals
@@ -33,39 +34,40 @@ from agi_core.modules.proposals import Proposals, as_proposals
 from agi_core.modules.protocol import LoadedModule
 from agi_core.modules.revision import Draft, Revision, apply_draft, as_revision, draft_of, revised
 from agi_core.modules.state import ModuleState
+from agi_core.plugins import DEFAULT_PLUGINS
 from agi_core.serialization import dumps, to_data
 
 if TYPE_CHECKING:
     from agi_core.contracts.caller import ContractOutcome
 
 TIMEOUT_EXTERNAL = "module_timeout"
+BUILTIN_PLUGINS = frozenset(path.rsplit(".", 1)[1] for path in DEFAULT_PLUGINS)  # always installed: not journaled
 AFTER_VETO = object()  # what a revise call gives when an earlier module vetoed the reply
 Report = Callable[[str, str, BaseException | str], None]
 
 
 class ModuleTick:
-    """The modules of one tick; :attr:`log` is the journal record's ``modules`` field."""
+    """The modules of one tick (``scope.modules``); :attr:`log` is the journal record's ``modules`` field.
+
+    ``scope`` gives the modules, their default timeout, the failure report, the clock reading and
+    the plugins' settings; ``reason`` is the tick's context (reads, writes, evidence, externals).
+    """
 
     def __init__(
-        self,
-        modules: list[LoadedModule],
-        reason: ReasonContext,
-        *,
-        working: WorkingMemory,
-        contracts: Callable[[], Any],
-        timeout_s: float,
-        report: Report,
-        now_ms: int | None = None,
-        settings: Callable[[str], Mapping[str, Any]] | None = None,
+        self, scope: TickScope, reason: ReasonContext, *, working: WorkingMemory, contracts: Callable[[], Any]
     ) -> None:
+        modules: Sequence[LoadedModule] = scope.modules
         self.modules, self.reason, self.working = modules, reason, working
         self.contracts = LazyContracts(contracts)  # one caller per tick, built on the first call
-        self.timeout_s, self.report, self.now_ms = timeout_s, report, now_ms
+        self.timeout_s, self.report, self.now_ms = scope.module_timeout_s, scope.report, scope.now_ms
         self.outputs: dict[str, dict[str, Any]] = {}
-        self._settings_of = settings
+        self._settings_of = scope.settings
         self._settings: dict[str, Mapping[str, Any]] = {}  # per plugin, read once per tick
         self.draft: Draft | None = None  # the decision under revision (the revise phase)
         self.log: dict[str, Any] = {"order": [module.name for module in modules], "calls": []} if modules else {}
+        plugins = {module.name: module.plugin for module in modules if module.plugin not in BUILTIN_PLUGINS}
+        if plugins:  # the plugin of each module that is not built in: replay names the one to install
+            self.log["plugins"] = plugins
 
     @cached_property
     def keeps_state(self) -> bool:
@@ -75,8 +77,7 @@ class ModuleTick:
     def settings(self, plugin: str) -> Mapping[str, Any]:
         """``plugin``'s settings, read once per tick (a read-only view)."""
         if plugin not in self._settings:
-            values = self._settings_of(plugin) if self._settings_of is not None else {}
-            self._settings[plugin] = MappingProxyType(dict(values))
+            self._settings[plugin] = MappingProxyType(dict(self._settings_of(plugin)))
         return self._settings[plugin]
 
     @property

@@ -1,4 +1,4 @@
-"""The clock sensor, the standard-input reader of ``--follow``, and draining the sensors.
+"""The clock and file sensors, the standard-input reader of ``--follow``, and draining the sensors.
 
 Sensors are polled by ``Kernel.tick()`` (no text): the first percept becomes the tick's
 input. :func:`drain` runs ticks until no sensor has anything, bounded so a sensor that
@@ -12,10 +12,11 @@ import os
 import queue
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import IO, Any
 
-from agi_core.inputs import Oversized, ReadsLines, read_lines
-from agi_core.model import Input, JournalRecord
+from agi_core.inputs import Oversized, ReadsLines, normalize, read_lines
+from agi_core.model import Input, JournalRecord, Percept
 from agi_core.scheduling.clock import DEFAULT_CLOCK_EVERY_MS, iso_ms
 
 DRAIN_TICKS_MAX = 100  # ticks one drain may run before it yields to the caller
@@ -47,6 +48,46 @@ class ClockSensor:
         self.next_ms += ((now - self.next_ms) // self.every_ms + 1) * self.every_ms
         text = f"clock {iso_ms(now)}"
         return Input(raw=text, normalized=text, source="clock")
+
+
+class FileSensor:
+    """A percept for each file that appears in ``folder`` (off while ``folder`` is None), oldest first.
+
+    Its cursor, ``[mtime_ns, name]`` of the last file reported, is stored by the tick that takes
+    the percept (:class:`~agi_core.model.Percept`), so a file that appeared while the agent was
+    down is reported when it runs again, and each file once (again only if it is changed later).
+    Hidden files (a leading ``.``) and folders are left out. The percept is ``file NAME`` (source
+    ``env``, ``metadata={"file": NAME, "bytes": SIZE}``).
+    """
+
+    name = "files"
+
+    def __init__(self) -> None:
+        self.folder: Path | None = None  # the sensors plugin's watch_dir setting
+
+    def poll(self, kernel: Any) -> Percept | None:
+        if self.folder is None:
+            return None
+        stored = kernel.sensor_cursor(self.name)
+        mark = (int(stored[0]), str(stored[1])) if stored else (-1, "")
+        newest: tuple[int, str, int] | None = None
+        try:
+            with os.scandir(self.folder) as entries:
+                for entry in entries:
+                    if entry.name.startswith(".") or not entry.is_file():
+                        continue
+                    stat = entry.stat()
+                    found = (stat.st_mtime_ns, entry.name, stat.st_size)
+                    if found[:2] > mark and (newest is None or found < newest):
+                        newest = found
+        except OSError:  # the folder is missing or unreadable: nothing to report
+            return None
+        if newest is None:
+            return None
+        mtime_ns, name, size = newest
+        text = f"file {name}"
+        percept = Input(raw=text, normalized=normalize(text), source="env", metadata={"file": name, "bytes": size})
+        return Percept(percept, [mtime_ns, name])
 
 
 def drain(kernel: Any, limit: int = DRAIN_TICKS_MAX) -> Iterator[JournalRecord]:

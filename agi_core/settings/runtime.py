@@ -15,19 +15,19 @@ from agi_core.memory import settings_meta
 from agi_core.settings import schema
 
 if TYPE_CHECKING:
-    from agi_core.brain.context import ReasonContext
-    from agi_core.kernel import Kernel
+    from agi_core.memory.backend import MemoryBackend
+    from agi_core.plugins import Plugins
 
 ENV_EXTERNAL = "plugin_settings_env"
 
 
 class PluginSettings:
-    """Declared settings of the kernel's plugins, with the values from the environment read at open."""
+    """Declared settings of a kernel's plugins (stored in ``store``), with the environment's values read at open."""
 
-    def __init__(self, kernel: Kernel) -> None:
-        self.kernel = kernel
-        self.declared = schema.declared(kernel.plugins)
-        self.env = schema.from_environment(self.declared, kernel.plugins.report_failure)
+    def __init__(self, plugins: Plugins, store: MemoryBackend) -> None:
+        self.plugins, self.store = plugins, store
+        self.declared = schema.declared(plugins)
+        self.env = schema.from_environment(self.declared, plugins.report_failure)
         self.tick_env: dict[str, dict[str, Any]] | None = None  # the environment values of the tick under way
         self._reported: set[tuple[str, str]] = set()
         self._stored: dict[str, dict[str, Any]] = {}  # values() of plugins with no environment value, until forget()
@@ -45,7 +45,7 @@ class PluginSettings:
 
     def rows(self) -> list[dict[str, Any]]:
         """Every declared setting: plugin, key, value, source (environment, database, default), default, description."""
-        stored = settings_meta.stored_settings(self.kernel.store)
+        stored = settings_meta.stored_settings(self.store)
         env = self.env if self.tick_env is None else self.tick_env
         rows = []
         for plugin, keys in self.declared.items():
@@ -75,7 +75,7 @@ class PluginSettings:
         except ValidationError as exc:
             if (plugin, key) not in self._reported:  # once per kernel, not on every read
                 self._reported.add((plugin, key))
-                self.kernel.plugins.report_failure(plugin, "settings", f"stored value ignored: {exc}")
+                self.plugins.report_failure(plugin, "settings", f"stored value ignored: {exc}")
             return False
         return True
 
@@ -98,21 +98,21 @@ class PluginSettings:
         self._stored.clear()
 
 
-def config_set(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+def config_set(settings: PluginSettings, args: dict[str, Any]) -> tuple[str, Any]:
     """Kernel command: store ``args["value"]`` as ``plugin.key`` once it matches the declared schema."""
     plugin, key, value = args["plugin"], args["key"], args["value"]
-    schema.check_value(plugin, key, schema.schema_for(kernel.plugin_settings.declared, plugin, key), value)
-    settings_meta.put_setting(kernel.store, plugin, key, value)
-    kernel.plugin_settings.forget()
+    schema.check_value(plugin, key, schema.schema_for(settings.declared, plugin, key), value)
+    settings_meta.put_setting(settings.store, plugin, key, value)
+    settings.forget()
     return f"{plugin}.{key} = {_shown(value)}", {"plugin": plugin, "key": key, "value": value}
 
 
-def config_unset(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+def config_unset(settings: PluginSettings, args: dict[str, Any]) -> tuple[str, Any]:
     """Kernel command: forget the stored ``plugin.key`` (its default applies again)."""
     plugin, key = args["plugin"], args["key"]
-    default = schema.schema_for(kernel.plugin_settings.declared, plugin, key)["default"]
-    removed = settings_meta.delete_setting(kernel.store, plugin, key)
-    kernel.plugin_settings.forget()
+    default = schema.schema_for(settings.declared, plugin, key)["default"]
+    removed = settings_meta.delete_setting(settings.store, plugin, key)
+    settings.forget()
     return f"{plugin}.{key} = {_shown(default)} (default)", {"plugin": plugin, "key": key, "removed": removed}
 
 

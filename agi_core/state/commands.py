@@ -25,7 +25,10 @@ from agi_core.state.errors import StateError, StateNotFound
 from agi_core.state.service import StateService
 
 if TYPE_CHECKING:
-    from agi_core.kernel import Kernel
+    from pathlib import Path
+
+    from agi_core.determinism import Determinism
+    from agi_core.memory.backend import MemoryBackend
 
 Result = tuple[str, Any]
 Run = Callable[[StateService, dict[str, Any]], Result]
@@ -86,8 +89,9 @@ def op(op_name: str, /, **params: str) -> Callable[[Run], Run]:
     return register
 
 
-def run_state_op(kernel: Kernel, args: dict[str, Any]) -> Result:
-    """Run ``{"op": NAME, "args": {...}}`` on the kernel's database, inside its current tick."""
+def run_state_op(store: MemoryBackend, determinism: Determinism, state_dir: Path, args: dict[str, Any]) -> Result:
+    """Run ``{"op": NAME, "args": {...}}`` on the agent's ``store``, inside its current tick (large values
+    go to files under ``state_dir``)."""
     if not isinstance(args, dict) or set(args) - {"op", "args"}:
         raise StateError(
             f"the state command takes {{'op': NAME, 'args': {{...}}}}, got {_short(args)}; "
@@ -98,7 +102,7 @@ def run_state_op(kernel: Kernel, args: dict[str, Any]) -> Result:
     if spec is None:
         raise StateError(f"no state op {name!r}; known ops: {', '.join(sorted(OPS))}")
     checked = _check_args(spec, _json_copy(spec, op_args))
-    svc = StateService(kernel.store.rlm_rows(), kernel.determinism, kernel.state_dir / "rlm")
+    svc = StateService(store.rlm_rows(), determinism, state_dir / "rlm")
     if "state_id" in spec.params:
         checked["state_id"] = resolve_state(svc, checked.get("state_id"))
     return spec.run(svc, checked)

@@ -151,3 +151,102 @@ def test_the_python_example_of_docs_autonomy_runs(tmp_path, monkeypatch):
     assert blocks
     for block in blocks:
         exec(compile(block, "docs/autonomy.md", "exec"), {})
+
+
+def _agi(db, *args, **kwargs):
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "agi_core", "--db", str(db), *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "AGI_LOAD_PLUGINS": ""},
+        timeout=120,
+        **kwargs,
+    )
+
+
+def test_a_file_that_appeared_while_the_agent_was_down_is_reported_once(tmp_path):
+    """Real processes: a follower reports a.txt and is stopped; b.txt appears meanwhile; the next runs
+    report b.txt, once, and nothing again; the cursor moves with the ticks, so the journal replays equal."""
+    import json
+    import signal
+    import subprocess
+    import sys
+
+    db, inbox = tmp_path / "agent.db", tmp_path / "inbox"
+    inbox.mkdir()
+    assert _agi(db, "config", "set", "sensors.watch_dir", "inbox").returncode == 0
+    (inbox / "a.txt").write_text("first")
+    (inbox / ".hidden").write_text("never reported")
+    follower = subprocess.Popen(
+        [sys.executable, "-m", "agi_core", "--db", str(db), "run", "--follow", "--jsonl"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "AGI_LOAD_PLUGINS": ""},
+    )
+    try:
+        assert follower.stderr.readline().startswith("agi: following")
+        first = json.loads(follower.stdout.readline())  # the tick of a.txt
+        follower.send_signal(signal.SIGTERM)
+        _out, err = follower.communicate(timeout=60)
+    finally:
+        if follower.poll() is None:
+            follower.kill()
+    assert follower.returncode == 0, err
+
+    later = inbox / "b.txt"  # appears while the agent is down
+    later.write_text("second")
+    stamp = (inbox / "a.txt").stat().st_mtime_ns + 1_000_000_000
+    os.utime(later, ns=(stamp, stamp))
+    assert _agi(db, "run", input="").returncode == 0
+    assert _agi(db, "run", input="").returncode == 0  # nothing new: no tick
+
+    records = [json.loads(line)["record"] for line in _agi(db, "journal", "export").stdout.splitlines()]
+    files = [(r["input"]["raw"], r["input"]["metadata"]) for r in records if r["input"]["source"] == "env"]
+    assert files == [("file a.txt", {"file": "a.txt", "bytes": 5}), ("file b.txt", {"file": "b.txt", "bytes": 6})]
+    assert first["tick"] == next(r["tick"] for r in records if r["input"]["raw"] == "file a.txt")
+    assert [r["externals"]["sensor_cursor"] for r in records if r["input"]["source"] == "env"] == [
+        [{"sensor": "files", "cursor": [(inbox / "a.txt").stat().st_mtime_ns, "a.txt"]}],
+        [{"sensor": "files", "cursor": [stamp, "b.txt"]}],
+    ]
+    replayed = _agi(db, "replay")
+    assert replayed.returncode == 0 and replayed.stdout.startswith(f"replay equal: {len(records)} ticks"), (
+        replayed.stdout + replayed.stderr
+    )
+
+
+def test_a_sensor_cursor_moves_only_with_a_tick_that_commits(tmp_path):
+    """A percept's cursor is stored in its tick's transaction: a tick that fails leaves it where it was."""
+    from agi_core.model import Percept
+
+    class Counter:
+        name = "counter"
+
+        def poll(self, kernel):
+            at = kernel.sensor_cursor(self.name) or 0
+            return Percept(Input(raw=f"{at}+1", normalized=f"{at}+1", source="env"), at + 1) if at < 3 else None
+
+    class Failing:
+        @hookimpl
+        def agi_before_tick(self, kernel, state):
+            if state.input.raw == "1+1":
+                raise KeyboardInterrupt  # a tick that stops: nothing of it is stored
+
+    with Kernel.open(tmp_path / "a.db", plugins=Plugins.builtins(SensorPlugin(Counter()))) as kernel:
+        assert kernel.sensor_cursor("counter") is None
+        assert kernel.tick().final_output == "0+1 = 1"
+        assert kernel.sensor_cursor("counter") == 1
+    plugins = Plugins.builtins(SensorPlugin(Counter()), Failing())
+    with Kernel.open(tmp_path / "a.db", plugins=plugins) as kernel:
+        try:
+            kernel.tick()
+        except KeyboardInterrupt:
+            pass
+        assert (kernel.tick_count, kernel.sensor_cursor("counter")) == (1, 1)
+    with Kernel.open(tmp_path / "a.db", plugins=Plugins.builtins(SensorPlugin(Counter()))) as kernel:
+        assert [r.final_output for r in drain(kernel)] == ["1+1 = 2", "2+1 = 3"]
+        assert kernel.sensor_cursor("counter") == 3

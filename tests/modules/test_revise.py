@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import orjson
+import pytest
+
+from agi_core.errors import PluginError
 from agi_core.hookspecs import hookimpl
 from agi_core.modules import CognitiveModule, Draft, ModuleContext, Revision
 from agi_core.replay import replay, replay_records
@@ -90,8 +94,15 @@ def test_replay_without_the_revising_module_differs_and_a_rewrite_of_a_tool_call
         def agi_register_modules(self, register):
             register(Echo())
 
-    report = replay_records(records, seed="test", plugins=builtin_plugins(OnlyEcho()))
-    assert (report.ok, report.mismatch.field) == (False, "final_output")
+    with pytest.raises(PluginError) as refused:  # the revising modules' plugin is not installed: named, not replayed
+        replay_records(records, seed="test", plugins=builtin_plugins(OnlyEcho()))
+    assert str(refused.value) == (
+        "tick 1 ran module 'polite' of plugin 'Plugin', which is not installed; "
+        "install plugin 'Plugin' (agi plugins lists the installed ones)"
+    )
+    produced: list = []  # a counterfactual without them runs, and the reply differs
+    replay_records(records, seed="test", plugins=builtin_plugins(OnlyEcho()), produced=produced)
+    assert produced[0].final_output != orjson.loads(records[0])["final_output"]
 
     class ToolRewriter(CognitiveModule):
         name = "tool_rewriter"
