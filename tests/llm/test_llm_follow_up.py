@@ -24,6 +24,7 @@ from agi_core.brain.llm_reason import FOLLOW_UP_ASK
 from agi_core.cli.main import make_cli
 from agi_core.contracts import Budget
 from agi_core.default_plugins.tools import CLOCK_LABELS
+from agi_core.effects import acting
 from agi_core.externals import Externals
 from agi_core.llm import OpenAIProvider
 from agi_core.llm.testing import FakeOpenAIServer, chat_reply, free_port
@@ -249,8 +250,9 @@ def test_during_reason_only_read_tools_run(tmp_path: Path) -> None:
     policy = ToolPolicy(allow_tools=frozenset({"file_write"}))  # even an allowed write waits for its intent
     with open_kernel(tmp_path / "a.db", seed=SEED, policy=policy) as kernel:
         externals = Externals()
-        refused = kernel._read_tool("file_write", {"path": "a.txt", "text": "hi"}, externals)
-        listed = kernel._read_tool("file_list", {"$0": "."}, externals)
+        scope = kernel.tick_scope(externals)
+        refused = acting.read_tool(scope, "file_write", {"path": "a.txt", "text": "hi"})
+        listed = acting.read_tool(scope, "file_list", {"$0": "."})
     assert (refused.success, refused.error) == (
         False,
         "write tool 'file_write' runs only through its intent, after the tick commits",

@@ -16,7 +16,7 @@ from pathlib import Path
 import agi_plugin_autonomy.plugin as autonomy
 import jsonschema
 import pytest
-from agi_plugin_autonomy.module import STATE_SCHEMA
+from agi_plugin_autonomy.module import STATE_SCHEMA, AutonomyModule
 
 from agi_core import checkpoints
 from agi_core.modules.state import dump_state
@@ -218,7 +218,7 @@ def test_agi_run_follow_in_a_real_process_asks_about_maya_when_the_user_returns(
     assert replayed.stdout.startswith("replay equal"), replayed.stdout + replayed.stderr
     listed = subprocess.run([*args, "contracts", "list", "--json"], capture_output=True, text=True, env=env)
     used = {row["name"]: row["used_by"] for row in json.loads(listed.stdout)}
-    for name in autonomy.AutonomyModule.contracts:
+    for name in AutonomyModule.contracts:
         assert used[name] == ["autonomy"], name
 
 

@@ -13,7 +13,7 @@ from types import ModuleType
 
 import agi_plugin_learning.plugin as learning
 import jsonschema
-from agi_plugin_learning.module import STATE_SCHEMA
+from agi_plugin_learning.module import STATE_SCHEMA, LearningModule
 
 from agi_core import checkpoints
 from agi_core.hookspecs import hookimpl
@@ -152,7 +152,7 @@ def test_agi_modules_show_learning_prints_the_weights_with_their_evidence(tmp_pa
     jsonschema.Draft202012Validator(STATE_SCHEMA).validate(shown)
     assert agi("replay").startswith("replay equal: 2 ticks")
     used = {row["name"]: row["used_by"] for row in json.loads(agi("contracts", "list", "--json"))}
-    for name in learning.LearningModule.contracts:
+    for name in LearningModule.contracts:
         assert used[name] == ["learning"], name
 
 
