@@ -13,11 +13,7 @@ if ! command -v bwrap >/dev/null 2>&1; then
         echo "install_bubblewrap.sh: bubblewrap is not installed; run as root or: sudo apt-get install -y bubblewrap" >&2
         exit 1
     fi
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null 2>&1 || {
-        apt-get update -qq >/dev/null
-        apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null
-    }
+    "$(dirname "${BASH_SOURCE[0]}")/apt_install.sh" bubblewrap  # one install at a time (test workers)
 fi
 bwrap="$(command -v bwrap)"
 if ! err="$("$bwrap" --ro-bind / / --unshare-net --tmpfs /tmp true 2>&1)"; then

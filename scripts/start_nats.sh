@@ -21,9 +21,7 @@ if [ -z "$bin" ]; then
         echo "start_nats.sh: nats-server is not installed; run as root or: sudo apt-get install -y nats-server" >&2
         exit 1
     fi
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >/dev/null
-    apt-get install -y -qq --no-install-recommends nats-server >/dev/null
+    "$(dirname "${BASH_SOURCE[0]}")/apt_install.sh" nats-server  # one install at a time (test workers)
     bin="$(command -v nats-server)"
 fi
 

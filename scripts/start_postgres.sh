@@ -22,9 +22,7 @@ if [ -z "$bindir" ] || [ ! -x "$bindir/initdb" ]; then
         echo "start_postgres.sh: PostgreSQL is not installed; run as root or: sudo apt-get install -y postgresql" >&2
         exit 1
     fi
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >/dev/null
-    apt-get install -y -qq --no-install-recommends postgresql >/dev/null
+    "$(dirname "${BASH_SOURCE[0]}")/apt_install.sh" postgresql  # one install at a time (test workers)
     bindir="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"
 fi
 

@@ -7,7 +7,7 @@ from agi_core.externals import Externals
 from agi_core.kernel import Kernel
 
 
-# About a minute on two busy cores: real model calls of a structured contract, with repair attempts.
+# Seconds alone, over a minute beside other jobs: real model calls of a structured contract, with repairs.
 def test_a_configured_provider_is_asked_and_its_answer_recorded(tmp_path, monkeypatch, llama_server):
     monkeypatch.setenv("AGI_OPENAI_BASE_URL", llama_server)
     externals = Externals()

@@ -36,7 +36,7 @@ def _replays_offline(db, monkeypatch):
     return replay(db, seed="llm", plugins=builtin_plugins())
 
 
-# Over a minute on two busy cores (about 3 real model turns of up to a few hundred tokens each):
+# 31 s alone on two cores, over two minutes beside other jobs (3 real model turns of up to a few hundred tokens):
 # the guarantee is that a real multi-turn LLM run replays offline, which a shorter run would not show.
 def test_an_llm_run_replays_equal_offline(tmp_path, llm_env, monkeypatch):
     db = tmp_path / "llm.db"

@@ -53,7 +53,7 @@ def _replays_offline(db: Path, monkeypatch: pytest.MonkeyPatch, ticks: int) -> N
     assert report.ok and report.ticks == ticks, report.summary()
 
 
-# About a minute on two busy cores: two real model turns with a 4k context (the tool call, then the answer).
+# 37 s alone on two cores, over a minute beside other jobs: two real model turns with a 4k context.
 @pytest.mark.llm
 def test_a_read_tool_call_is_answered_in_a_follow_up_turn_by_the_real_model(
     tmp_path: Path, openai_env: pytest.MonkeyPatch, llama_tool_server: str

@@ -61,6 +61,7 @@ def command(bwrap: str, inbox: Path, *, cpu_s: int, memory_mb: int, timeout_s: f
         "--dev", "/dev",
         "--proc", "/proc",
         "--tmpfs", WORKSPACE,
+        *_python_under_workspace(),
         "--ro-bind", str(inbox), INPUT,
         "--unshare-net",
         "--unshare-pid",
@@ -81,6 +82,18 @@ def command(bwrap: str, inbox: Path, *, cpu_s: int, memory_mb: int, timeout_s: f
         "agi_plugin_self_improver.shadow",
         f"{INPUT}/spec.json",
     ]  # fmt: skip
+
+
+def _python_under_workspace() -> list[str]:
+    """``--ro-bind`` options for what this Python runs from that lies under the workspace's path: the
+    tmpfs would hide a virtual environment or a checkout in /tmp (the interpreter, sys.path)."""
+    workspace = Path(WORKSPACE)
+    wanted = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent}
+    wanted.update(Path(entry) for entry in sys.path if entry)
+    found = sorted({path.resolve() for path in wanted if path.exists()} | {path for path in wanted if path.exists()})
+    under = [path for path in found if path.is_relative_to(workspace) and path != workspace]
+    outermost = [path for path in under if not any(path != other and path.is_relative_to(other) for other in under)]
+    return [option for path in outermost for option in ("--ro-bind", str(path), str(path))]
 
 
 def copy_agent(kernel: Any, inbox: Path) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import sys
 import time
 from pathlib import Path
 
@@ -100,3 +101,18 @@ def test_a_bubblewrap_that_cannot_create_namespaces_refuses(agent, rephrased, tm
             "(bwrap: No permissions to create new namespace); allow unprivileged user namespaces or run as root"
         )
         assert improver.stored(kernel)[proposal["id"]]["status"] == "proposed"
+
+
+def test_a_python_or_checkout_under_tmp_stays_visible_under_the_workspace_tmpfs(tmp_path, monkeypatch):
+    """The workspace is a tmpfs on /tmp: a venv or checkout under /tmp (a CI clone) is bound back, read-only."""
+    from agi_plugin_self_improver import sandbox
+
+    checkout = tmp_path / "clone"
+    (checkout / "inner").mkdir(parents=True)
+    monkeypatch.setattr(sys, "path", [*sys.path, str(checkout), str(checkout / "inner")])
+    argv = sandbox.command("bwrap", tmp_path / "inbox", cpu_s=1, memory_mb=64, timeout_s=1)
+    binds = [tuple(argv[i + 1 : i + 3]) for i, arg in enumerate(argv) if arg == "--ro-bind"]
+    assert str(tmp_path).startswith(sandbox.WORKSPACE + "/")
+    assert (str(checkout.resolve()), str(checkout.resolve())) in binds
+    assert all(not path.startswith(str(checkout / "inner")) for path, _ in binds)  # the outermost only
+    assert argv.index("--tmpfs") < argv.index(str(checkout.resolve()))  # bound after the tmpfs, on top of it
