@@ -39,6 +39,7 @@ from agi_core.journal_key import (
     write_pending,
 )
 from agi_core.memory.backend import MemoryBackend
+from agi_core.memory.sqlite.checkpoints import process_alive
 from agi_core.memory.transfer import ExportFile, TransferError, import_rows
 from agi_core.opening import is_url, open_store
 from agi_core.plugins import Plugins
@@ -198,14 +199,3 @@ def _fsync(path: Path) -> None:
 def _unlink(path: Path | None) -> None:
     if path is not None:
         path.unlink(missing_ok=True)
-
-
-def process_alive(pid: int) -> bool:
-    """False once process ``pid`` is gone (its temporary files may go)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -7,22 +7,30 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_concurrency_benchmark_runs_and_loses_nothing():
+def run_benchmark(script: str, *args: str, plugins: tuple[str, ...] = (), timeout: int = 300) -> Any:
+    """The ``--json`` output of ``benchmarks/SCRIPT ARGS``, run with this checkout and ``plugins``' folders first."""
+    path = os.pathsep.join([str(ROOT), *(str(ROOT / "plugins" / f"agi-plugin-{name}") for name in plugins)])
     done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "concurrency.py"), "--writers", "1", "2", "--ticks", "5", "--json"],
+        [sys.executable, str(ROOT / "benchmarks" / script), *args, "--json"],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=timeout,
         check=False,
+        env={**os.environ, "PYTHONPATH": path, "HF_HUB_OFFLINE": "1"},
     )
     assert done.returncode == 0, done.stderr
-    rows = json.loads(done.stdout)
+    return json.loads(done.stdout)
+
+
+def test_concurrency_benchmark_runs_and_loses_nothing():
+    rows = run_benchmark("concurrency.py", "--writers", "1", "2", "--ticks", "5")
     assert [(r["journaled"], r["lost"], r["duplicated"], r["chain_ok"], r["replay_ok"]) for r in rows] == [
         (5, 0, 0, True, True),
         (10, 0, 0, True, True),
@@ -30,62 +38,21 @@ def test_concurrency_benchmark_runs_and_loses_nothing():
 
 
 def test_tick_throughput_modules_option_runs_with_and_without_modules():
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benchmarks" / "tick_throughput.py"),
-            "--modules",
-            "2",
-            "--module-ticks",
-            "3",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert done.returncode == 0, done.stderr
-    assert sorted(json.loads(done.stdout)) == ["0", "2", "2 inline"]
+    assert sorted(run_benchmark("tick_throughput.py", "--modules", "2", "--module-ticks", "3")) == [
+        "0",
+        "2",
+        "2 inline",
+    ]
 
 
 def test_goals_scale_benchmark_runs_and_the_reply_stays_short():
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benchmarks" / "goals_scale.py"),
-            "--goals",
-            "60",
-            "--depth",
-            "20",
-            "--repeat",
-            "1",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert done.returncode == 0, done.stderr
-    figures = json.loads(done.stdout)
+    figures = run_benchmark("goals_scale.py", "--goals", "60", "--depth", "20", "--repeat", "1")
     assert sorted(figures["ops"]) == ["add", "done", "list", "move", "reply", "seal"]
     assert figures["reply_bytes"]["large"] < 1000  # a summary, not every goal
 
 
 def test_startup_benchmark_runs_and_prints_medians_and_the_ratio():
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "startup.py"), "--runs", "1", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    result = run_benchmark("startup.py", "--runs", "1")
     assert (result["runs"], result["bytecode"]) == (1, "cached")
     for kind in ("wall", "cpu"):
         assert result[f"agi_help_{kind}_median_s"] > 0 and result[f"import_click_{kind}_median_s"] > 0
@@ -93,56 +60,16 @@ def test_startup_benchmark_runs_and_prints_medians_and_the_ratio():
 
 
 def test_tick_throughput_conversation_modules_option_runs_with_and_without_them():
-    names = ("beliefs", "social", "retrieval", "autonomy", "learning")
-    plugins = [str(ROOT / "plugins" / f"agi-plugin-{name}") for name in names]
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benchmarks" / "tick_throughput.py"),
-            "--conversation-modules",
-            "--module-ticks",
-            "3",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *plugins])},
-    )
-    assert done.returncode == 0, done.stderr
-    assert sorted(json.loads(done.stdout)) == [
-        "+ autonomy, learning",
-        "0",
-        "beliefs + social",
-        "beliefs + social + retrieval",
-    ]
+    plugins = ("beliefs", "social", "retrieval", "autonomy", "learning")
+    rows = run_benchmark("tick_throughput.py", "--conversation-modules", "--module-ticks", "3", plugins=plugins)
+    assert sorted(rows) == ["+ autonomy, learning", "0", "beliefs + social", "beliefs + social + retrieval"]
 
 
 def test_locomo_answers_benchmark_runs_on_a_few_questions():
     data = Path(os.environ.get("AGI_LOCOMO_DIR", ROOT.parent / "shared" / "data" / "locomo"))
     if not (data / "conv-26.json").exists():
         pytest.skip(f"LoCoMo data not found at {data} (shared/data/locomo beside the repository, or AGI_LOCOMO_DIR)")
-    plugin = str(ROOT / "plugins" / "agi-plugin-retrieval")
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benchmarks" / "locomo_answers.py"),
-            "--data",
-            str(data),
-            "--conversations",
-            "conv-26",
-            "--limit",
-            "5",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), plugin]), "HF_HUB_OFFLINE": "1"},
-    )
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    args = ("--data", str(data), "--conversations", "conv-26", "--limit", "5")
+    result = run_benchmark("locomo_answers.py", *args, plugins=("retrieval",), timeout=600)
     assert result["questions"] == 5
     assert {"cites_evidence", "f1", "R@10", "any@3"} <= set(result)

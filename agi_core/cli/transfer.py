@@ -56,7 +56,7 @@ def write_atomically(path: Path, write: Callable[[IO[str]], int]) -> int:
     if path.exists() and not path.is_file():
         with path.open("w", encoding="utf-8") as out:
             return write(out)
-    from agi_core.agent_import import process_alive
+    from agi_core.memory.sqlite.checkpoints import process_alive
 
     target = Path(os.path.realpath(path))
     for stale in target.parent.glob(f".{glob.escape(target.name)}.export-*"):  # left by killed exports

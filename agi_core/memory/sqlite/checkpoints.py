@@ -156,11 +156,12 @@ def _remove_stale_temporaries(folder: Path) -> None:
     """Temporary copies left by a process that died (its pid is gone)."""
     for path in folder.iterdir():
         pid = _temporary_pid(path.name)
-        if pid is not None and not _alive(pid):
+        if pid is not None and not process_alive(pid):
             path.unlink(missing_ok=True)
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """False once process ``pid`` is gone (the temporary files it named after itself may go)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
