@@ -16,6 +16,7 @@ as it takes) and goes on.
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -128,19 +129,36 @@ def stop_on_signals(stop: threading.Event) -> Iterator[None]:
 
     A second signal while the tick under way has not finished acts as it would without the
     loop (SIGINT interrupts, SIGTERM terminates): a hung tick can still be stopped.
+
+    The handler takes no lock: it writes a byte on a pipe and a relay thread sets ``stop``.
+    ``stop.set()`` in the handler itself deadlocked when the signal landed while the main
+    thread held the event's lock inside ``stop.wait()`` (the loop's idle sleep).
     """
+    reader, writer = os.pipe()
+    signals = 0
 
     def handler(signum: int, frame: Any) -> None:
-        if stop.is_set():
+        nonlocal signals
+        signals += 1
+        if signals > 1:
             for sig, old in previous.items():
                 signal.signal(sig, old)
             signal.raise_signal(signum)
             return
-        stop.set()
+        os.write(writer, b"\0")
 
+    def relay() -> None:
+        if os.read(reader, 1):  # b"" when the context closes without a signal
+            stop.set()
+
+    relay_thread = threading.Thread(target=relay, name="agi-signal-relay", daemon=True)
+    relay_thread.start()
     previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)
+        os.close(writer)
+        relay_thread.join()
+        os.close(reader)
