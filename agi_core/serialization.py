@@ -75,14 +75,21 @@ def dumps(data: Any) -> str:
     ``json`` with the same layout, lone surrogates becoming U+FFFD. NaN and infinities are
     not JSON: they raise :class:`ValidationError` naming their path (orjson would write null).
     """
+    try:
+        raw = orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        _refuse_non_finite(data)
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        return clean_text(text)
+    if b"null" in raw:  # orjson writes NaN and infinities as null: only then is the data walked
+        _refuse_non_finite(data)
+    return raw.decode("utf-8")
+
+
+def _refuse_non_finite(data: Any) -> None:
     path = non_finite_path(data)
     if path is not None:
         raise ValidationError(f"{path} is not a finite number (NaN or infinity); store a finite number or null", path)
-    try:
-        return orjson.dumps(data, option=orjson.OPT_SORT_KEYS).decode("utf-8")
-    except TypeError:
-        text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-        return clean_text(text)
 
 
 _FLOAT = float
@@ -104,11 +111,11 @@ def _non_finite(data: Any) -> list[Any] | None:
         return None if math.isfinite(data) else []
     if kind is dict:
         for key, value in data.items():
-            if type(value) in _WALKED and (trail := _non_finite(value)) is not None:
+            if (type(value) in _WALKED or isinstance(value, float)) and (trail := _non_finite(value)) is not None:
                 return [*trail, key]
     elif kind is list or kind is tuple:
         for index, value in enumerate(data):
-            if type(value) in _WALKED and (trail := _non_finite(value)) is not None:
+            if (type(value) in _WALKED or isinstance(value, float)) and (trail := _non_finite(value)) is not None:
                 return [*trail, index]
     elif isinstance(data, float) and not math.isfinite(data):  # a float subclass (numpy.float64)
         return []

@@ -95,7 +95,10 @@ def check_module(name: str, obj: Any, plugin: str = "?") -> LoadedModule:
     ):
         raise RegistrationError(f"module {name!r}: contracts must be a list of contract names")
     inline = getattr(obj, "inline", False) is True
-    validator = key_validator(schema)
+    try:
+        validator = key_validator(schema)
+    except ValueError as exc:  # jsonschema-rs refuses to compile what jsonschema's meta-schema let through
+        raise RegistrationError(f"module {name!r}: state_schema cannot be compiled: {exc}") from None
     before, after = _names(name, obj, "before"), _names(name, obj, "after")
     loaded = LoadedModule(
         name, plugin, priority, obj, phases, tuple(contracts), schema, validator, votes, inline, before, after

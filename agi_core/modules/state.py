@@ -30,12 +30,29 @@ class ModuleStateError(ValidationError):
     """A module tried to store a value its state schema (or JSON) does not allow."""
 
 
-def key_validator(schema: dict[str, Any] | None) -> jsonschema.protocols.Validator | None:
+class KeyValidator:
+    """Checks one-key state objects: jsonschema-rs for the check (the hot path, every ``put``),
+    Python jsonschema only to name the problem of a value it refuses."""
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        import jsonschema_rs
+
+        self.schema = schema
+        self._fast = jsonschema_rs.Draft202012Validator(schema)
+
+    def is_valid(self, instance: Any) -> bool:
+        return bool(self._fast.is_valid(instance))
+
+    def best_error(self, instance: Any) -> jsonschema.ValidationError | None:
+        """The error Python jsonschema names first for ``instance`` (None if it finds none)."""
+        return jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(self.schema).iter_errors(instance))
+
+
+def key_validator(schema: dict[str, Any] | None) -> KeyValidator | None:
     """A validator of one-key state objects: ``schema`` without its top-level ``required``."""
     if schema is None:
         return None
-    single = {k: v for k, v in copy.deepcopy(schema).items() if k not in ("required", "minProperties")}
-    return jsonschema.Draft202012Validator(single)
+    return KeyValidator({k: v for k, v in copy.deepcopy(schema).items() if k not in ("required", "minProperties")})
 
 
 class ModuleState:
@@ -46,7 +63,7 @@ class ModuleState:
         store: Any,
         module: str,
         tick: int,
-        validator: jsonschema.protocols.Validator | None,
+        validator: KeyValidator | None,
         check_open: Callable[[], None],
         keeps_state: bool | None = None,
     ) -> None:
@@ -118,7 +135,7 @@ class ModuleState:
             ) from None
         stored = orjson.loads(text)
         if self._validator is not None and not self._validator.is_valid(state := {key: stored}):
-            error = jsonschema.exceptions.best_match(self._validator.iter_errors(state))
+            error = self._validator.best_error(state)
             if error is not None:
                 where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
                 raise ModuleStateError(
