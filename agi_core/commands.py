@@ -14,8 +14,8 @@ from agi_core.replies import F5_SEM_WRITE_FAILURE
 from agi_core.serialization import dumps
 
 if TYPE_CHECKING:
-    from agi_core.brain.context import ReasonContext
     from agi_core.kernel import Kernel
+    from agi_core.reasoning import ReasonContext
 
 Handler = Callable[["Kernel", "ReasonContext", dict[str, Any]], tuple[Any, ...]]  # (text, result[, action])
 

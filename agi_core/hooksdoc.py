@@ -26,7 +26,7 @@ Every hook agi-core calls. Specs live in `agi_core/hookspecs.py`; implement them
 import click
 
 from agi_core import Action, Input, Tool, ToolContext, ToolDefinition, ToolError, ToolPolicy, hookimpl
-from agi_core.brain.context import AgentReply
+from agi_core.reasoning import AgentReply
 from agi_core.testing import open_kernel
 ```
 

@@ -208,7 +208,7 @@ def agi_register_router_agents(register: Register) -> None:
     """Register Stage-0 router agents: objects with `name`, `rule` (the `why` code journaled in
     `router_decision`), `priority` (lower is tried first; built-ins use 5–1000),
     `matches(text) -> bool` and `handle(ctx) -> AgentReply`. `ctx` is a
-    `agi_core.brain.context.ReasonContext`: `ctx.text` is the normalized input; read and write
+    `agi_core.reasoning.ReasonContext`: `ctx.text` is the normalized input; read and write
     facts through `ctx.sem_read(key)` and `ctx.sem_write(key, value, fact)` so the reads,
     writes and evidence are journaled. `AgentReply(text, claims=[], action=None, focus=None)`:
     without an action the tick's action is the response `text`; with

@@ -108,12 +108,12 @@ def build_langgraph(path: Path, durability: str) -> Any:
     from langgraph.checkpoint.sqlite import SqliteSaver
     from langgraph.graph import END, START, StateGraph
 
-    from agi_core.brain.context import ReasonContext
     from agi_core.brain.stage0.agents import STAGE0_AGENTS
     from agi_core.brain.stage0.brain import Stage0Brain
     from agi_core.default_plugins.synonyms import SYNONYMS
     from agi_core.determinism import Determinism
     from agi_core.model import Input, TickState
+    from agi_core.reasoning import ReasonContext
 
     brain = Stage0Brain(STAGE0_AGENTS, timeout_s=0)
     determinism = Determinism("bench")

@@ -90,7 +90,7 @@ def test_hook_agi_register_actuators(tmp_path):
 
 
 def test_hook_agi_register_router_agents(tmp_path):
-    from agi_core.brain.context import AgentReply
+    from agi_core.reasoning import AgentReply
 
     class Echo:
         name, rule, priority = "echo_agent", "matched_echo", 1

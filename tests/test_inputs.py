@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from agi_core import checkpoints, journal_key
-from agi_core.brain.context import AgentReply
 from agi_core.errors import MemoryKeyError, ValidationError
 from agi_core.externals import Externals
 from agi_core.hookspecs import hookimpl
@@ -23,6 +22,7 @@ from agi_core.journal import verify
 from agi_core.memory import blobs
 from agi_core.memory.sqlite_store import SqliteStore
 from agi_core.model import SemanticEntry
+from agi_core.reasoning import AgentReply
 from agi_core.replay import replay
 from agi_core.serialization import dumps
 from agi_core.testing import open_kernel

@@ -53,7 +53,7 @@ class _GreetAgent:
         return text == "hello"
 
     def handle(self, ctx):
-        from agi_core.brain.context import AgentReply
+        from agi_core.reasoning import AgentReply
 
         values = self.plugin.kernel.settings("Greeter")
         return AgentReply(" ".join([values["greeting"]] * values["times"]))

@@ -9,10 +9,10 @@ import pytest
 from click.testing import CliRunner
 
 from agi_core import journal
-from agi_core.brain.context import AgentReply
 from agi_core.cli.main import make_cli
 from agi_core.errors import ValidationError
 from agi_core.hookspecs import hookimpl
+from agi_core.reasoning import AgentReply
 from agi_core.replay import replay, replay_records
 from agi_core.testing import builtin_plugins, open_kernel
 

@@ -6,8 +6,8 @@ import hashlib
 
 import pytest
 
-from agi_core.brain.context import content_id
 from agi_core.hookspecs import hookimpl
+from agi_core.reasoning import content_id
 from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT, F4_AGENT_FAILURE, F5_SEM_WRITE_FAILURE
 from agi_core.serialization import dumps
 from agi_core.testing import open_kernel
@@ -92,7 +92,7 @@ class _UnbackedClaimAgent:
         return text.startswith("lie")
 
     def handle(self, ctx):
-        from agi_core.brain.context import AgentReply
+        from agi_core.reasoning import AgentReply
 
         return AgentReply(
             "The capital of Mars is Olympus.",

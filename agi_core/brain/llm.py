@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from agi_core.brain import answer, llm_context, llm_reason
-from agi_core.brain.context import Decision, ReasonContext
 from agi_core.brain.llm_reason import AGENT, CONTRACT
 from agi_core.contracts import Budget
 from agi_core.contracts.provider import Provider
@@ -32,6 +31,7 @@ from agi_core.errors import AgiError, ConfigError
 from agi_core.llm.journaled import JournaledProvider
 from agi_core.llm.lazy import LazyProvider
 from agi_core.model import Action, Observation, Plan, RouterDecision
+from agi_core.reasoning import Decision, ReasonContext
 from agi_core.replies import F4_AGENT_FAILURE
 
 if TYPE_CHECKING:

@@ -16,8 +16,8 @@ from typing import Any
 
 import attrs
 
-from agi_core.brain.context import ReasonContext
 from agi_core.brain.stage0 import phrases
+from agi_core.reasoning import ReasonContext
 
 #: Tokens the context may take in the prompt (the system prompt and the tools come on top).
 CONTEXT_TOKENS = 600

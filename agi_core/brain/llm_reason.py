@@ -31,12 +31,12 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from agi_core.brain import answer, llm_context
-from agi_core.brain.context import ReasonContext
 from agi_core.contracts import Budget, ContractViolation, call_contract, thaw
 from agi_core.contracts.prompt import build_messages, estimate_tokens
 from agi_core.errors import AgiError
 from agi_core.llm.journaled import JournaledProvider
 from agi_core.model import Action, Observation
+from agi_core.reasoning import ReasonContext
 from agi_core.replies import F4_AGENT_FAILURE
 from agi_core.serialization import dumps
 

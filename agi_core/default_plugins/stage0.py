@@ -54,6 +54,6 @@ def agi_register_brains(register: Register) -> None:
 @hookimpl
 def agi_register_modules(register: Register) -> None:
     """The Stage-0 council (evidence_check, value_check) as the built-in module ``sem_council``."""
-    from agi_core.modules.council import SemCouncil
+    from agi_core.council import SemCouncil
 
     register(SemCouncil())

@@ -45,7 +45,6 @@ from agi_core.errors import AgiError
 if TYPE_CHECKING:
     from agi_core.journal_key import JournalKey
     from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMemory
-    from agi_core.state.model import StateInfo
 
 JournalRow = tuple[int, str, str, str]  # (tick, record id, stored record JSON text, chain link)
 ArchivedRow = tuple[str, int, str, str, str]  # (rollback id, tick, record id, stored record text, chain link)
@@ -366,7 +365,10 @@ class RlmRows(Protocol):
         """True when the RLM tables exist."""
         ...
 
-    def state_info(self, state_id: str) -> StateInfo | None: ...
+    def state_row(self, state_id: str) -> dict[str, Any] | None:
+        """The state's row, ``{column: value}`` over ``row_layouts.STATE_COLUMNS`` (RLM state builds its
+        ``StateInfo`` from it), or None."""
+        ...
 
     def state_ids(self, parent: str | None = None) -> list[str]:
         """Every state (or the children of ``parent``), in creation order."""

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 import attrs
 import orjson
 
-from agi_core.brain.context import ContextClosed, ReasonContext
 from agi_core.effects.isolation import describe
 from agi_core.errors import AgiError, ReplayMismatch
 from agi_core.memory import blobs
 from agi_core.model import JSON, EpisodicEntry, Input, SemanticRead, TickState, WorkingMemory
 from agi_core.modules.state import ModuleState
+from agi_core.reasoning import ContextClosed, ReasonContext
 from agi_core.serialization import dumps
 
 if TYPE_CHECKING:

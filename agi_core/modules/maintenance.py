@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agi_core.brain.context import ReasonContext
     from agi_core.kernel import Kernel
+    from agi_core.reasoning import ReasonContext
 
 
 def maintain(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:

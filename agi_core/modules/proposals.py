@@ -2,7 +2,7 @@
 
 A module returns a :class:`Proposals` (or a dict of the same shape, or None). Scores are
 in [0, 1]; a candidate reply may carry an action and claims, and every claim names the
-evidence items (content-derived ids, see :func:`agi_core.brain.context.content_id`) it
+evidence items (content-derived ids, see :func:`agi_core.reasoning.content_id`) it
 rests on, so the council can check it.
 """
 
@@ -69,7 +69,7 @@ class Proposals:
 
 def claim_dict(claim: Claim) -> dict[str, Any]:
     """A claim as the journal and the council see it, with its content-derived id."""
-    from agi_core.brain.context import content_id
+    from agi_core.reasoning import content_id
 
     body = {"key": claim.key, "value": claim.value, "text": claim.text, "evidence": claim.evidence}
     return {"id": content_id("cl", body), **body}

@@ -7,7 +7,7 @@ each called with a :class:`~agi_core.modules.context.ModuleContext` (a plain obj
 first, default 100), ``before`` / ``after`` (module names), ``state_schema`` (JSON Schema of
 its state object), ``contracts`` (names of the LLM contracts it calls, shown by
 ``agi modules``), ``vote(claims, evidence_items)`` (a seat on the council, see
-:mod:`agi_core.modules.council`) and ``inline = True`` (run in the tick's thread: exceptions
+:mod:`agi_core.council`) and ``inline = True`` (run in the tick's thread: exceptions
 are still isolated, but there is no timeout; for modules that do no I/O, as Stage-0's rule agents).
 
 Modules run in the order ``(priority, name)`` within the ``before`` / ``after`` constraints

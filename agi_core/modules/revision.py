@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 import attrs
 
-from agi_core.brain.context import Decision
 from agi_core.errors import ValidationError
 from agi_core.model import JSON, Action
+from agi_core.reasoning import Decision
 from agi_core.serialization import from_data
 
 VETO_REPLY = "I won't give that answer."

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agi_core.brain.context import Decision, ReasonContext
 from agi_core.effects.isolation import describe, must_propagate
 from agi_core.effects.scope import TickScope
 from agi_core.effects.timeouts import TimedOut, invoke
@@ -35,6 +34,7 @@ from agi_core.modules.protocol import LoadedModule
 from agi_core.modules.revision import Draft, Revision, apply_draft, as_revision, draft_of, revised
 from agi_core.modules.state import ModuleState
 from agi_core.plugins import DEFAULT_PLUGINS
+from agi_core.reasoning import Decision, ReasonContext
 from agi_core.serialization import dumps, to_data
 
 if TYPE_CHECKING:

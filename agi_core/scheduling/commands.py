@@ -19,8 +19,8 @@ from agi_core.scheduling.clock import read_tick_clock
 from agi_core.serialization import from_data, to_data
 
 if TYPE_CHECKING:
-    from agi_core.brain.context import ReasonContext
     from agi_core.kernel import Kernel
+    from agi_core.reasoning import ReasonContext
 
 
 class JobAlreadyRan(AgiError):

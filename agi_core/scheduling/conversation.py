@@ -21,7 +21,7 @@ from agi_core.scheduling.when import parse_duration_ms
 from agi_core.serialization import to_data
 
 if TYPE_CHECKING:
-    from agi_core.brain.context import ReasonContext
+    from agi_core.reasoning import ReasonContext
 
 REMINDER_CLOCK = "reminder_clock"  # the wall clock read for a reminder when the tick has no clock reading
 

@@ -16,8 +16,8 @@ from agi_core.scheduling.planning import planner_for
 from agi_core.serialization import to_data
 
 if TYPE_CHECKING:
-    from agi_core.brain.context import ReasonContext
     from agi_core.kernel import Kernel
+    from agi_core.reasoning import ReasonContext
 
 
 class StepTaken(ValidationError):

@@ -27,8 +27,8 @@ from agi_core.model import Goal, GoalStatus, PlanStep
 from agi_core.serialization import from_data, to_data
 
 if TYPE_CHECKING:
-    from agi_core.brain.context import ReasonContext
     from agi_core.memory.backend import GoalStore
+    from agi_core.reasoning import ReasonContext
 
 TITLE_CHARS_MAX = 200
 STATUSES = ("open", "active", "done", "failed", "blocked")

@@ -25,7 +25,7 @@ from agi_core.scheduling import goals
 from agi_core.serialization import dumps
 
 if TYPE_CHECKING:
-    from agi_core.brain.context import ReasonContext
+    from agi_core.reasoning import ReasonContext
     from agi_core.scheduling.planning import Planner
 
 ACTION_SUCCEEDS = "the step's action succeeds"

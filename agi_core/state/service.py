@@ -83,7 +83,7 @@ class StateService(TreeMixin):
                 self.determinism,
                 "state",
                 f"{session_id}|{parent_state_id}",
-                lambda s: self.rows.state_info(s) is not None,
+                lambda s: self.rows.state_row(s) is not None,
             )
             now = self.determinism.now()
             self.rows.insert_state(state_id, session_id, tree_id, parent_state_id, result_name, now)
@@ -106,13 +106,13 @@ class StateService(TreeMixin):
 
     def state(self, state_id: str | None) -> StateInfo:
         """The state ``state_id``; raises :class:`StateNotFound`."""
-        info = self.rows.state_info(state_id) if isinstance(state_id, str) else None
-        if info is None:
+        row = self.rows.state_row(state_id) if isinstance(state_id, str) else None
+        if row is None:
             raise StateNotFound(
                 f"no RLM state {state_id!r}; create one with create_state() "
                 "(agi state create) or list them (agi state list --states)"
             )
-        return info
+        return StateInfo(**row)
 
     def states(self) -> list[StateInfo]:
         """Every state, oldest first."""

@@ -10,12 +10,12 @@ import shlex
 
 import attrs
 
-from agi_core.brain.context import AgentReply, ReasonContext
 from agi_core.brain.stage0 import phrases
 from agi_core.brain.stage0.goal_agent import GoalAgent
 from agi_core.brain.stage0.habits import HABIT_AGENTS
 from agi_core.brain.stage0.mathparse import MathError, evaluate, expression_in, render
 from agi_core.model import Action
+from agi_core.reasoning import AgentReply, ReasonContext
 from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT, F5_SEM_WRITE_FAILURE
 
 

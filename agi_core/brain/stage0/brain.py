@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from agi_core.brain.context import AgentReply, Decision, ReasonContext
 from agi_core.effects import TimedOut, call_with_timeout, describe, must_propagate
 from agi_core.errors import MemoryKeyError
 from agi_core.model import Action, Plan, RouterDecision
 from agi_core.modules.proposals import claim_dict
+from agi_core.reasoning import AgentReply, Decision, ReasonContext
 from agi_core.replies import F3_NO_AGENT, F4_AGENT_FAILURE
 from agi_core.serialization import from_data
 

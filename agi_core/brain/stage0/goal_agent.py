@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import attrs
 
-from agi_core.brain.context import AgentReply, ReasonContext
+from agi_core.reasoning import AgentReply, ReasonContext
 from agi_core.replies import F3_NO_AGENT
 from agi_core.scheduling.conversation import handle
 from agi_core.scheduling.goal_phrases import goal_request

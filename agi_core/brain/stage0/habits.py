@@ -17,10 +17,10 @@ from typing import Any
 import attrs
 import orjson
 
-from agi_core.brain.context import AgentReply, ReasonContext
 from agi_core.brain.stage0.explain import decision_sentence
 from agi_core.brain.stage0.phrases import lower_ascii, strip_end
 from agi_core.model import Action
+from agi_core.reasoning import AgentReply, ReasonContext
 from agi_core.replies import F3_NO_AGENT
 from agi_core.serialization import dumps
 

@@ -5,13 +5,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agi_core.memory.row_layouts import STATE_COLUMNS, VARIABLE_COLUMNS
 from agi_core.memory.savepoint import savepoint
-
-if TYPE_CHECKING:
-    from agi_core.state.model import StateInfo
 
 _CHECKPOINT_FIELDS = "checkpoint_id, state_id, name, timestamp, snapshot, description"
 _MUTATION_FIELDS = "mutation_id, operation, variable_name, old_value, new_value, source, timestamp, metadata"
@@ -31,12 +28,10 @@ class SqliteRlmRows:
         return self.conn.execute(sql).fetchone() is not None
 
     # -- states ------------------------------------------------------------------------
-    def state_info(self, state_id: str) -> StateInfo | None:
-        from agi_core.state.model import StateInfo  # here: agi_core.state imports this module
-
+    def state_row(self, state_id: str) -> dict[str, Any] | None:
         sql = f"SELECT {', '.join(STATE_COLUMNS)} FROM rlm_states WHERE state_id = ?"
         row = self.conn.execute(sql, (state_id,)).fetchone()
-        return StateInfo(**dict(zip(STATE_COLUMNS, row, strict=True))) if row else None
+        return dict(zip(STATE_COLUMNS, row, strict=True)) if row else None
 
     def state_ids(self, parent: str | None = None) -> list[str]:
         if parent is None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agi_core.brain.context import Decision, ReasonContext
 from agi_core.hookspecs import hookimpl
 from agi_core.model import Action, Plan, RouterDecision, SemanticEntry, TickState
+from agi_core.reasoning import Decision, ReasonContext
 
 PLUGIN = __name__
 NAME = "conformance"

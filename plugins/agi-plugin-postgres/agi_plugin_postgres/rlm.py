@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 from agi_core.memory.row_layouts import STATE_COLUMNS, VARIABLE_COLUMNS
 
 if TYPE_CHECKING:
-    from agi_core.state.model import StateInfo
     from agi_plugin_postgres.store import PostgresStore
 
 STEPS = [
@@ -79,13 +78,11 @@ class PostgresRlmRows:
         return True
 
     # -- states ------------------------------------------------------------------------
-    def state_info(self, state_id: str) -> StateInfo | None:
-        from agi_core.state.model import StateInfo
-
+    def state_row(self, state_id: str) -> dict[str, Any] | None:
         row = self.store._one(
             f"SELECT {', '.join(STATE_COLUMNS)} FROM {{s}}.rlm_states WHERE state_id = %s", (state_id,)
         )
-        return StateInfo(**dict(zip(STATE_COLUMNS, row, strict=True))) if row else None
+        return dict(zip(STATE_COLUMNS, row, strict=True)) if row else None
 
     def state_ids(self, parent: str | None = None) -> list[str]:
         if parent is None:

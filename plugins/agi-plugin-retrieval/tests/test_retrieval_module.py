@@ -19,8 +19,8 @@ from agi_plugin_retrieval.answering import resolve_date
 from agi_plugin_retrieval.module import NOTHING, STATE_SCHEMA
 
 from agi_core import checkpoints
+from agi_core.council import convene
 from agi_core.longterm import ingest_file
-from agi_core.modules.council import convene
 from agi_core.modules.state import dump_state
 from agi_core.replay import replay
 from agi_core.testing import builtin_plugins, open_kernel

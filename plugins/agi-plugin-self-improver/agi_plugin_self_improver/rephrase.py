@@ -8,7 +8,7 @@ from typing import Any
 
 import attrs
 
-from agi_core.brain.context import AgentReply, ReasonContext
+from agi_core.reasoning import AgentReply, ReasonContext
 from agi_core.replies import F3_NO_AGENT
 
 NAME = "rephrase_agent"

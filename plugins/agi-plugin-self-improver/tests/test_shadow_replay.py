@@ -13,7 +13,7 @@ from agi_core.replies import F3_NO_AGENT
 
 #: answers the two F3 inputs, but also takes over the answered "what is …" questions: a regression
 GREEDY = """
-from agi_core.brain.context import AgentReply
+from agi_core.reasoning import AgentReply
 from agi_core.hookspecs import hookimpl
 
 

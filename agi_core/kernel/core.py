@@ -1,12 +1,5 @@
-"""The kernel: opens an agent's database and runs it one tick at a time.
-
-A tick is perceive → recall → reason → plan → act → store, inside one transaction of the
-memory backend (:mod:`agi_core.memory.backend`) that also writes the tick's journal record. The Kernel object keeps only
-caches of what is stored (counter, tick, last chain link, working memory, newest
-episodes), re-read by :meth:`Kernel.reload` on open, after a rollback, after a failed
-tick, and at the start of a tick when another process wrote: reopening the database
-restores the agent exactly, and many processes may tick on one database.
-"""
+"""The :class:`Kernel`: opening an agent, its plugins and stores, and the API around the tick
+(commands, intents, checkpoints, replay); the tick's phases are in :mod:`agi_core.kernel.tick`."""
 
 from __future__ import annotations
 
@@ -21,103 +14,43 @@ import attrs
 import orjson
 
 from agi_core import journal_key, lifecycle
-from agi_core.brain.context import Decision, ReasonContext, failed_decision, recorded_write_failures
 from agi_core.contracts.caller import ContractCaller
 from agi_core.determinism import Determinism
-from agi_core.effects import acting, intents
+from agi_core.effects import intents
 from agi_core.effects.inflight import InFlight
 from agi_core.effects.isolation import describe, isolated_reason, must_propagate
 from agi_core.effects.scope import TickScope
 from agi_core.errors import BackendUnavailable, ConfigError, PluginError, ValidationError
 from agi_core.externals import Externals
-from agi_core.faults import fault_point
 from agi_core.hookcalls import OrderLog
-from agi_core.inputs import MAX_INPUT_BYTES, PREVIEW_CHARS, Oversized, clean_text, normalize, preview, utf8_size
-from agi_core.journal import HEAD, head_value
+from agi_core.inputs import PREVIEW_CHARS, Oversized, clean_text, normalize, preview, utf8_size
+from agi_core.journal import HEAD
 from agi_core.labels import input_labels
 from agi_core.memory.backend import MemoryBackend
 from agi_core.memory.keys import check_key, merge_synonyms
-from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
 from agi_core.memory.reconnect import Reconnect, journal_holds
-from agi_core.messaging import inbox, outbox
+from agi_core.messaging import inbox
 from agi_core.messaging.mailbox import Mailbox
 from agi_core.model import (
-    PLAN_STEPS_MAX,
-    RECENT_TURNS_MAX,
-    Action,
-    EpisodicEntry,
-    Goal,
     Input,
     JournalRecord,
-    Observation,
-    Percept,
-    Plan,
-    Recalled,
-    RouterDecision,
     SemanticRead,
-    TickState,
     WorkingMemory,
 )
-from agi_core.modules.proposals import module_beliefs
 from agi_core.modules.protocol import load_modules
-from agi_core.modules.runner import ModuleTick
 from agi_core.opening import open_store
 from agi_core.plugins import Plugins, load_plugins
-from agi_core.scheduling import goals, plans
-from agi_core.scheduling.beliefs import beliefs_for
-from agi_core.scheduling.commands import JobAlreadyRan, begin_tick
-from agi_core.scheduling.planning import caller_for, planner_for
+from agi_core.reasoning import Decision, ReasonContext, failed_decision, recorded_write_failures
+from agi_core.scheduling.commands import JobAlreadyRan
 from agi_core.seal import SEAL
 from agi_core.serialization import dumps, from_data, non_finite_path, to_data
 from agi_core.settings.runtime import PluginSettings
-from agi_core.tools import Tool, ToolPolicy, validate_tool
+from agi_core.tools import Tool, validate_tool
 
 if TYPE_CHECKING:
     from agi_core.contracts.registry import ContractRegistry
-
-RECALL_EPISODES = 4  # newest episodes handed to the reason step
-TURN_CHARS = 1000  # a working-memory turn keeps this much of its text, then its length and sha256
-RECALL_FACTS = 10  # facts under the focus entity handed to the reason step (read with a LIMIT: O(1) in all facts)
-SENSOR_CURSOR = "sensor_cursor"  # the external recording a sensor's cursor, and the prefix of its meta key
-
-
-def stored_seed(store: Any, seed: str | int | None) -> str:
-    """The seed to open ``store`` with: its stored seed, else ``seed`` (default ``"0"``).
-
-    A ``seed`` that differs from the stored one is refused: a database keeps its seed.
-    """
-    stored = store.meta_get("seed")
-    if stored is None:
-        return "0" if seed is None else str(seed)
-    if seed is not None and str(seed) != stored:
-        raise ConfigError(
-            f"{store.path} was created with seed {stored!r}, not {str(seed)!r}; "
-            "leave out --seed (a database keeps the seed it was created with)"
-        )
-    return stored
-
-
-@attrs.frozen
-class KernelConfig:
-    """How a kernel runs; everything has an embedded default."""
-
-    seed: str = "0"
-    brain: str = "stage0"
-    timeout_s: float = 2.0
-    policy: ToolPolicy = attrs.field(factory=ToolPolicy)
-    workspace: Path | None = None
-    synchronous: str = "FULL"
-    live: bool = False
-    backend: str = "sqlite"
-    max_input_bytes: int = MAX_INPUT_BYTES
-    lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
-    clock: Callable[[], int] | None = None  # ms since the epoch, read once per tick and recorded (scheduling.clock)
-    contract_provider: str | None = None  # LLM provider for contract calls by kernel code; None: heuristics only
-    llm_timeout_s: float | None = None  # the LLM brain's limit per model request (None: the provider's own)
-    speaker: str | None = None  # who says the user lines that name no speaker (agi run/chat --speaker)
-    module_timeout_s: float = 2.0  # a module phase call's limit, unless the module sets its own (0: none)
-    messaging: str | None = None  # a transport URL (memory://HUB, nats://HOST:PORT/DEPLOYMENT): the message box
-    reconnect_s: float = 60.0  # how long a tick waits for a server backend that went away (inf: forever; 0: not)
+from agi_core.kernel.config import RECALL_EPISODES, SENSOR_CURSOR, KernelConfig, stored_seed
+from agi_core.kernel.tick import command_decision, conduct, perceive
 
 
 class Kernel:
@@ -468,7 +401,7 @@ class Kernel:
         handler = self._command_handler(name)
         return self._run_tick(
             percept,
-            lambda ctx: _command_decision(ctx, self, name, handler, args),
+            lambda ctx: command_decision(ctx, self, name, handler, args),
             command={name: args},
             recorded=recorded,
             cursor=cursor,
@@ -573,7 +506,7 @@ class Kernel:
         """
         cursor = None
         if text is None:
-            polled = self._perceive()
+            polled = perceive(self)
             if polled is None:
                 return None
             percept, cursor = polled
@@ -648,7 +581,7 @@ class Kernel:
             done: JournalRecord | None = None
             try:
                 with self.write_lock(), self.plugins.recording_order() as self._hook_log:
-                    done = self._tick(percept, reason, externals, command, brain, cursor)
+                    done = conduct(self, percept, reason, externals, command, brain, cursor)
                 break
             except BackendUnavailable as exc:  # the server went away: wait, then retry unless it committed
                 failure, chain = exc, self._last_chain  # set by _store once done: the chain it committed
@@ -687,255 +620,7 @@ class Kernel:
             except BackendUnavailable as again:  # away again before we could tell
                 error = again
 
-    def _perceive(self) -> tuple[Input, dict[str, Any] | None] | None:
-        """The first sensor percept, with ``{"sensor", "cursor"}`` when the sensor returned a :class:`Percept`."""
-        for name, sensor in self.sensors.items():
-            try:
-                percept = sensor.poll(self)
-            except BaseException as exc:  # a failing sensor is reported and skipped
-                if must_propagate(exc):
-                    raise
-                self.plugins.report_failure(getattr(sensor, "name", repr(sensor)), "poll", exc)
-                continue
-            if isinstance(percept, Percept):
-                return percept.input, {"sensor": name, "cursor": percept.cursor}
-            if percept is not None:
-                return percept, None
-        return None
-
     def sensor_cursor(self, sensor: str) -> Any:
         """The cursor sensor ``sensor`` reached (from its last :class:`Percept` a tick took), None before any."""
         stored = self.store.meta_get(f"{SENSOR_CURSOR}:{sensor}")
         return None if stored is None else orjson.loads(stored)
-
-    def _move_cursor(self, cursor: dict[str, Any] | None, externals: Externals) -> None:
-        """Store the sensor cursor of the tick's percept in its transaction; recorded, so replay stores it too."""
-        if cursor is None and not (externals.replaying and SENSOR_CURSOR in (externals.recorded or {})):
-            return
-        moved = externals.fetch(SENSOR_CURSOR, lambda: cursor)
-        self.store.meta_update({f"{SENSOR_CURSOR}:{moved['sensor']}": dumps(moved["cursor"])})
-
-    def _brainstate(self, working: WorkingMemory, tick: int) -> dict[str, Any]:
-        return {"tick": tick, "counter": self.determinism.counter, "working": to_data(working)}
-
-    def _tick(
-        self,
-        percept: Input,
-        reason: Callable[[ReasonContext], Decision],
-        externals: Externals,
-        command: dict[str, Any] | None,
-        brain: str,
-        cursor: dict[str, Any] | None = None,
-    ) -> JournalRecord:
-        tick = self.tick_count + 1
-        self.tick_now_ms = begin_tick(self, percept, externals)
-        self._move_cursor(cursor, externals)
-        scope = self.tick_scope(externals)
-        self.plugin_settings.begin_tick(externals)
-        message = inbox.receive(self, percept, externals, tick)
-        working = self._working
-        before = self._brainstate(working, tick - 1)
-        state = TickState(input=percept)
-        self.plugins.before_tick(kernel=self, state=state, skip=self.disabled_plugins)
-        # working memory holds the store's active goal as the last tick left it (same transaction)
-        state = attrs.evolve(
-            state, recalled=self._recall(working, externals), goal=goals.cached_active(working.active_goal)
-        )
-        state = attrs.evolve(state, beliefs=beliefs_for(state))
-        ctx = ReasonContext(
-            state=state,
-            tick=tick,
-            store=self.store,
-            determinism=self.determinism,
-            synonyms=self.synonyms,
-            externals=externals,
-            long_term=lambda query, k: self.recall_long_term(query, k, externals),
-            council=self._council,
-            council_settings=lambda: self.plugin_settings.values("stage0"),
-            read_tool=lambda name, args: acting.read_tool(scope, name, args),
-            contracts=caller_for(self, externals),
-        )
-        modules = ctx.module_tick = ModuleTick(
-            scope, ctx, working=working, contracts=lambda: self.contract_caller(externals)
-        )
-        phased = command is None and any(module.phases for module in self.modules)  # sem_council only votes
-        if phased:
-            ctx.proposals = modules.before_reasoning(state)  # perceive, recall, deliberate: one hand-off
-            held = module_beliefs(ctx.proposals)
-            if held:  # the modules' belief proposals join the facts' beliefs before the brain reasons
-                state = ctx.state = attrs.evolve(state, beliefs=beliefs_for(state, held))
-        decision = reason(ctx)
-        ctx.closed = True
-        decision = self._plan(decision, ctx.goal_plan)
-        if phased and self._revisers:  # modules may rewrite, replace or veto the reply before it is acted on
-            modules.reason = attrs.evolve(ctx, closed=False)  # shares ctx's read/write logs; ctx stays closed
-            decision = modules.revise(state, decision, ctx.proposals)
-            modules.reason.closed = True
-        if decision.acted is not None:  # a read tool the brain already ran (and answered from)
-            observation, final_output = decision.acted, decision.final_output
-        else:
-            observation, final_output = self._act(scope, decision.action, decision.final_output)
-        plan, replanned = plans.observe(ctx, decision.plan, observation, planner_for(ctx))  # rule 4
-        final_output += replanned
-        if phased:
-            outcome = {
-                "final_output": final_output,
-                "action": to_data(decision.action),
-                "observation": to_data(observation),
-            }
-            modules.reason = attrs.evolve(ctx, closed=False)  # shares ctx's read/write logs; ctx stays closed
-            observed = attrs.evolve(state, action=decision.action, observation=observation)
-            modules.run("observe", observed, proposals=ctx.proposals, outcome=outcome)
-            modules.reason.closed = True
-        agent_outputs = decision.agent_outputs
-        sent = outbox.reply(self, tick, message, final_output)
-        if sent:  # the reply to a message goes back to its sender, as a message in the same conversation
-            agent_outputs = {**agent_outputs, "messages_out": sent}
-        recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}
-        if command:
-            recorded["command"] = command
-        working = self._remember(working, percept, final_output, decision, goals.active_after_tick(ctx, state.goal))
-        record = JournalRecord(
-            tick=tick,
-            id=self.determinism.new_id("tick", str(tick)),
-            timestamp=self.determinism.now(),
-            input=percept,
-            router_decision=decision.router_decision,
-            selected_agents=decision.selected_agents,
-            agent_outputs=agent_outputs,
-            sem_reads=ctx.sem_reads,
-            sem_writes=ctx.sem_writes,
-            final_output=final_output,
-            council_votes=decision.council_votes,
-            claims=decision.claims,
-            evidence_items=decision.evidence_items,
-            brainstate_before=before,
-            brainstate_after=self._brainstate(working, tick),
-            action=decision.action,
-            observation=observation,
-            plan=plan,
-            externals=recorded,
-            degraded=decision.degraded,
-            brain=brain,
-            modules=modules.log,
-            hook_order=lifecycle.hook_order(self, self._hook_log),
-            goal=working.active_goal,
-            beliefs=beliefs_for(state, module_beliefs(ctx.proposals), sem_reads=ctx.sem_reads),
-        )
-        self._store(tick, record, percept, working)
-        fault_point("tick.before_commit")
-        return record
-
-    def _recall(self, working: WorkingMemory, externals: Externals) -> Recalled:
-        prefix = working.focus + "/" if working.focus else ""
-        shares = getattr(self.store, "shares", None)
-        if prefix and (
-            (not externals.replaying and shares is not None and shares(prefix))
-            or externals.next_matches("shared_facts", lambda item: item.get("prefix") == prefix)
-        ):  # other agents write the backend's shared scope: what was recalled is an external, so replay sees it
-            served = externals.fetch(
-                "shared_facts",
-                lambda: {"prefix": prefix, "facts": [to_data(e) for e in self.store.facts(prefix, limit=RECALL_FACTS)]},
-            )
-            semantic = list(served["facts"])
-        else:
-            semantic = [to_data(entry) for entry in self.store.facts(prefix, limit=RECALL_FACTS)] if prefix else []
-        episodic = list(self._recent_episodes)
-        return Recalled(semantic=semantic, episodic=episodic, working=to_data(working))
-
-    def _plan(self, decision: Decision, goal_plan: Plan | None) -> Decision:
-        """The tick's plan: a goal's step (``goal_plan``, see agi_core.scheduling.plans) or the brain's,
-        with rule 4 (replan when the last observation failed) and the 20-step limit."""
-        if goal_plan is not None:
-            return attrs.evolve(decision, plan=goal_plan)
-        steps = list(decision.plan.steps)
-        if not self._last_observation_ok:
-            steps.insert(0, "replan:last_observation_failed")
-        if len(steps) > PLAN_STEPS_MAX:
-            text = plans.too_many_steps(len(steps))
-            return attrs.evolve(
-                decision,
-                plan=Plan(steps=steps[:PLAN_STEPS_MAX]),
-                final_output=text,
-                action=Action(type="response", name="respond", args={"text": text}),
-                acted=None,
-            )
-        return attrs.evolve(decision, plan=Plan(steps=steps, current_index=len(steps) - 1))
-
-    def _act(self, scope: TickScope, action: Action, reply: str) -> tuple[Observation, str]:
-        """Exactly one action: a response, or one tool call gated by its effect (:func:`acting.act`);
-        a write/external call's intent is kept to run after the commit (:meth:`_settled`)."""
-        observation, text, due = acting.act(scope, action, reply)
-        if due is not None:
-            self._due = due
-        return observation, text
-
-    def _remember(
-        self, working: WorkingMemory, percept: Input, reply: str, decision: Decision, active_goal: Goal | None
-    ) -> WorkingMemory:
-        said, answered = preview(percept.raw, TURN_CHARS), preview(reply, TURN_CHARS)  # bounded, not copies
-        turns = [*working.recent_turns, f"{percept.source}: {said}", f"agent: {answered}"]
-        return WorkingMemory(
-            recent_turns=turns[-RECENT_TURNS_MAX:],
-            active_goal=active_goal,
-            focus=decision.focus or working.focus,
-        )
-
-    def _store(self, tick: int, record: JournalRecord, percept: Input, working: WorkingMemory) -> None:
-        """Rule 3: episodes, working memory, meta and the journal record, in the tick's transaction."""
-        stamp = record.timestamp
-        episodes = [
-            EpisodicEntry(
-                id=self.determinism.new_id("episode", "input"),
-                event=percept.raw,
-                context={"kind": "input", "source": percept.source}
-                if percept.speaker is None
-                else {"kind": "input", "source": percept.source, "speaker": percept.speaker},
-                timestamp=stamp,
-            ),
-            EpisodicEntry(
-                id=self.determinism.new_id("episode", "action"),
-                event=record.final_output,
-                context={"kind": "action", "action": to_data(record.action), "success": record.observation.success},
-                timestamp=stamp,
-            ),
-        ]
-        self.store.add_episodes(episodes, tick)
-        self._recent_episodes = [*(to_data(entry) for entry in reversed(episodes)), *self._recent_episodes][
-            :RECALL_EPISODES
-        ]
-        self.store.set_working(working)
-        self._working = working
-        text = self.store.store_record(to_data(record))  # large strings stored once, as blobs
-        chain = self.journal_key.mac(self._last_chain + "|" + text)
-        self.store.append_journal(tick, record.id, text, chain)
-        self.last_journal_text, self._last_chain = text, chain
-        self._last_observation_ok = record.observation.success
-        self.store.meta_update(
-            {
-                "tick": str(tick),
-                "counter": str(self.determinism.counter),
-                "last_observation_ok": "1" if record.observation.success else "0",
-                HEAD: head_value(self.journal_key, tick, chain),
-            }
-        )
-
-
-def _command_decision(
-    ctx: ReasonContext, kernel: Kernel, name: str, handler: Callable[..., tuple[Any, ...]], args: dict[str, Any]
-) -> Decision:
-    text, result, *acting = handler(kernel, ctx, args)  # a 3rd item is the action (the receipt's tool call)
-    return Decision(
-        router_decision=RouterDecision(agent=f"command:{name}", why="explicit_command"),
-        selected_agents=[f"command:{name}"],
-        agent_outputs={name: result},
-        final_output=text,
-        council_votes=[],
-        claims=[],
-        evidence_items=[],
-        action=acting[0] if acting else Action(type="response", name="respond", args={"text": text}),
-        plan=Plan(steps=[f"command:{name}"]),
-    )
-
-
-__all__ = ["Kernel", "KernelConfig", "RouterDecision"]

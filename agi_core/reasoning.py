@@ -209,7 +209,7 @@ class ReasonContext:
 
     def convene(self, reply: str, claims: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
         """The council's verdict on ``reply``: ``(final_output, council_votes)``."""
-        from agi_core.modules.council import DEFAULT_MEMBERS, convene
+        from agi_core.council import DEFAULT_MEMBERS, convene
 
         members = DEFAULT_MEMBERS if self.council is None else self.council
         weights = self.council_settings() if (claims and self.council_settings is not None) else None

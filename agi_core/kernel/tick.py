@@ -1,0 +1,301 @@
+"""One tick's phases, conducted by :meth:`Kernel._run_tick <agi_core.kernel.core.Kernel>` under the write lock:
+perceive → recall → reason (brain, modules) → plan → act → store, in one transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from agi_core import lifecycle
+from agi_core.effects import acting
+from agi_core.effects.isolation import must_propagate
+from agi_core.effects.scope import TickScope
+from agi_core.externals import Externals
+from agi_core.faults import fault_point
+from agi_core.inputs import preview
+from agi_core.journal import HEAD, head_value
+from agi_core.messaging import inbox, outbox
+from agi_core.model import (
+    PLAN_STEPS_MAX,
+    RECENT_TURNS_MAX,
+    Action,
+    EpisodicEntry,
+    Goal,
+    Input,
+    JournalRecord,
+    Observation,
+    Percept,
+    Plan,
+    Recalled,
+    RouterDecision,
+    TickState,
+    WorkingMemory,
+)
+from agi_core.modules.proposals import module_beliefs
+from agi_core.modules.runner import ModuleTick
+from agi_core.reasoning import Decision, ReasonContext
+from agi_core.scheduling import goals, plans
+from agi_core.scheduling.beliefs import beliefs_for
+from agi_core.scheduling.commands import begin_tick
+from agi_core.scheduling.planning import caller_for, planner_for
+from agi_core.serialization import dumps, to_data
+
+if TYPE_CHECKING:
+    from agi_core.kernel.core import Kernel
+from agi_core.kernel.config import RECALL_EPISODES, RECALL_FACTS, SENSOR_CURSOR, TURN_CHARS
+
+
+def perceive(kernel: Kernel) -> tuple[Input, dict[str, Any] | None] | None:
+    """The first sensor percept, with ``{"sensor", "cursor"}`` when the sensor returned a :class:`Percept`."""
+    for name, sensor in kernel.sensors.items():
+        try:
+            percept = sensor.poll(kernel)
+        except BaseException as exc:  # a failing sensor is reported and skipped
+            if must_propagate(exc):
+                raise
+            kernel.plugins.report_failure(getattr(sensor, "name", repr(sensor)), "poll", exc)
+            continue
+        if isinstance(percept, Percept):
+            return percept.input, {"sensor": name, "cursor": percept.cursor}
+        if percept is not None:
+            return percept, None
+    return None
+
+
+def move_cursor(kernel: Kernel, cursor: dict[str, Any] | None, externals: Externals) -> None:
+    """Store the sensor cursor of the tick's percept in its transaction; recorded, so replay stores it too."""
+    if cursor is None and not (externals.replaying and SENSOR_CURSOR in (externals.recorded or {})):
+        return
+    moved = externals.fetch(SENSOR_CURSOR, lambda: cursor)
+    kernel.store.meta_update({f"{SENSOR_CURSOR}:{moved['sensor']}": dumps(moved["cursor"])})
+
+
+def brainstate(kernel: Kernel, working: WorkingMemory, tick: int) -> dict[str, Any]:
+    return {"tick": tick, "counter": kernel.determinism.counter, "working": to_data(working)}
+
+
+def conduct(
+    kernel: Kernel,
+    percept: Input,
+    reason: Callable[[ReasonContext], Decision],
+    externals: Externals,
+    command: dict[str, Any] | None,
+    brain: str,
+    cursor: dict[str, Any] | None = None,
+) -> JournalRecord:
+    tick = kernel.tick_count + 1
+    kernel.tick_now_ms = begin_tick(kernel, percept, externals)
+    move_cursor(kernel, cursor, externals)
+    scope = kernel.tick_scope(externals)
+    kernel.plugin_settings.begin_tick(externals)
+    message = inbox.receive(kernel, percept, externals, tick)
+    working = kernel._working
+    before = brainstate(kernel, working, tick - 1)
+    state = TickState(input=percept)
+    kernel.plugins.before_tick(kernel=kernel, state=state, skip=kernel.disabled_plugins)
+    # working memory holds the store's active goal as the last tick left it (same transaction)
+    state = attrs.evolve(
+        state, recalled=recall(kernel, working, externals), goal=goals.cached_active(working.active_goal)
+    )
+    state = attrs.evolve(state, beliefs=beliefs_for(state))
+    ctx = ReasonContext(
+        state=state,
+        tick=tick,
+        store=kernel.store,
+        determinism=kernel.determinism,
+        synonyms=kernel.synonyms,
+        externals=externals,
+        long_term=lambda query, k: kernel.recall_long_term(query, k, externals),
+        council=kernel._council,
+        council_settings=lambda: kernel.plugin_settings.values("stage0"),
+        read_tool=lambda name, args: acting.read_tool(scope, name, args),
+        contracts=caller_for(kernel, externals),
+    )
+    modules = ctx.module_tick = ModuleTick(
+        scope, ctx, working=working, contracts=lambda: kernel.contract_caller(externals)
+    )
+    phased = command is None and any(module.phases for module in kernel.modules)  # sem_council only votes
+    if phased:
+        ctx.proposals = modules.before_reasoning(state)  # perceive, recall, deliberate: one hand-off
+        held = module_beliefs(ctx.proposals)
+        if held:  # the modules' belief proposals join the facts' beliefs before the brain reasons
+            state = ctx.state = attrs.evolve(state, beliefs=beliefs_for(state, held))
+    decision = reason(ctx)
+    ctx.closed = True
+    decision = plan_of(kernel, decision, ctx.goal_plan)
+    if phased and kernel._revisers:  # modules may rewrite, replace or veto the reply before it is acted on
+        modules.reason = attrs.evolve(ctx, closed=False)  # shares ctx's read/write logs; ctx stays closed
+        decision = modules.revise(state, decision, ctx.proposals)
+        modules.reason.closed = True
+    if decision.acted is not None:  # a read tool the brain already ran (and answered from)
+        observation, final_output = decision.acted, decision.final_output
+    else:
+        observation, final_output = act(kernel, scope, decision.action, decision.final_output)
+    plan, replanned = plans.observe(ctx, decision.plan, observation, planner_for(ctx))  # rule 4
+    final_output += replanned
+    if phased:
+        outcome = {
+            "final_output": final_output,
+            "action": to_data(decision.action),
+            "observation": to_data(observation),
+        }
+        modules.reason = attrs.evolve(ctx, closed=False)  # shares ctx's read/write logs; ctx stays closed
+        observed = attrs.evolve(state, action=decision.action, observation=observation)
+        modules.run("observe", observed, proposals=ctx.proposals, outcome=outcome)
+        modules.reason.closed = True
+    agent_outputs = decision.agent_outputs
+    sent = outbox.reply(kernel, tick, message, final_output)
+    if sent:  # the reply to a message goes back to its sender, as a message in the same conversation
+        agent_outputs = {**agent_outputs, "messages_out": sent}
+    recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}
+    if command:
+        recorded["command"] = command
+    working = remember(working, percept, final_output, decision, goals.active_after_tick(ctx, state.goal))
+    record = JournalRecord(
+        tick=tick,
+        id=kernel.determinism.new_id("tick", str(tick)),
+        timestamp=kernel.determinism.now(),
+        input=percept,
+        router_decision=decision.router_decision,
+        selected_agents=decision.selected_agents,
+        agent_outputs=agent_outputs,
+        sem_reads=ctx.sem_reads,
+        sem_writes=ctx.sem_writes,
+        final_output=final_output,
+        council_votes=decision.council_votes,
+        claims=decision.claims,
+        evidence_items=decision.evidence_items,
+        brainstate_before=before,
+        brainstate_after=brainstate(kernel, working, tick),
+        action=decision.action,
+        observation=observation,
+        plan=plan,
+        externals=recorded,
+        degraded=decision.degraded,
+        brain=brain,
+        modules=modules.log,
+        hook_order=lifecycle.hook_order(kernel, kernel._hook_log),
+        goal=working.active_goal,
+        beliefs=beliefs_for(state, module_beliefs(ctx.proposals), sem_reads=ctx.sem_reads),
+    )
+    store(kernel, tick, record, percept, working)
+    fault_point("tick.before_commit")
+    return record
+
+
+def recall(kernel: Kernel, working: WorkingMemory, externals: Externals) -> Recalled:
+    prefix = working.focus + "/" if working.focus else ""
+    shares = getattr(kernel.store, "shares", None)
+    if prefix and (
+        (not externals.replaying and shares is not None and shares(prefix))
+        or externals.next_matches("shared_facts", lambda item: item.get("prefix") == prefix)
+    ):  # other agents write the backend's shared scope: what was recalled is an external, so replay sees it
+        served = externals.fetch(
+            "shared_facts",
+            lambda: {"prefix": prefix, "facts": [to_data(e) for e in kernel.store.facts(prefix, limit=RECALL_FACTS)]},
+        )
+        semantic = list(served["facts"])
+    else:
+        semantic = [to_data(entry) for entry in kernel.store.facts(prefix, limit=RECALL_FACTS)] if prefix else []
+    episodic = list(kernel._recent_episodes)
+    return Recalled(semantic=semantic, episodic=episodic, working=to_data(working))
+
+
+def plan_of(kernel: Kernel, decision: Decision, goal_plan: Plan | None) -> Decision:
+    """The tick's plan: a goal's step (``goal_plan``, see agi_core.scheduling.plans) or the brain's,
+    with rule 4 (replan when the last observation failed) and the 20-step limit."""
+    if goal_plan is not None:
+        return attrs.evolve(decision, plan=goal_plan)
+    steps = list(decision.plan.steps)
+    if not kernel._last_observation_ok:
+        steps.insert(0, "replan:last_observation_failed")
+    if len(steps) > PLAN_STEPS_MAX:
+        text = plans.too_many_steps(len(steps))
+        return attrs.evolve(
+            decision,
+            plan=Plan(steps=steps[:PLAN_STEPS_MAX]),
+            final_output=text,
+            action=Action(type="response", name="respond", args={"text": text}),
+            acted=None,
+        )
+    return attrs.evolve(decision, plan=Plan(steps=steps, current_index=len(steps) - 1))
+
+
+def act(kernel: Kernel, scope: TickScope, action: Action, reply: str) -> tuple[Observation, str]:
+    """Exactly one action: a response, or one tool call gated by its effect (:func:`acting.act`);
+    a write/external call's intent is kept to run after the commit (:meth:`_settled`)."""
+    observation, text, due = acting.act(scope, action, reply)
+    if due is not None:
+        kernel._due = due
+    return observation, text
+
+
+def remember(
+    working: WorkingMemory, percept: Input, reply: str, decision: Decision, active_goal: Goal | None
+) -> WorkingMemory:
+    said, answered = preview(percept.raw, TURN_CHARS), preview(reply, TURN_CHARS)  # bounded, not copies
+    turns = [*working.recent_turns, f"{percept.source}: {said}", f"agent: {answered}"]
+    return WorkingMemory(
+        recent_turns=turns[-RECENT_TURNS_MAX:],
+        active_goal=active_goal,
+        focus=decision.focus or working.focus,
+    )
+
+
+def store(kernel: Kernel, tick: int, record: JournalRecord, percept: Input, working: WorkingMemory) -> None:
+    """Rule 3: episodes, working memory, meta and the journal record, in the tick's transaction."""
+    stamp = record.timestamp
+    episodes = [
+        EpisodicEntry(
+            id=kernel.determinism.new_id("episode", "input"),
+            event=percept.raw,
+            context={"kind": "input", "source": percept.source}
+            if percept.speaker is None
+            else {"kind": "input", "source": percept.source, "speaker": percept.speaker},
+            timestamp=stamp,
+        ),
+        EpisodicEntry(
+            id=kernel.determinism.new_id("episode", "action"),
+            event=record.final_output,
+            context={"kind": "action", "action": to_data(record.action), "success": record.observation.success},
+            timestamp=stamp,
+        ),
+    ]
+    kernel.store.add_episodes(episodes, tick)
+    kernel._recent_episodes = [*(to_data(entry) for entry in reversed(episodes)), *kernel._recent_episodes][
+        :RECALL_EPISODES
+    ]
+    kernel.store.set_working(working)
+    kernel._working = working
+    text = kernel.store.store_record(to_data(record))  # large strings stored once, as blobs
+    chain = kernel.journal_key.mac(kernel._last_chain + "|" + text)
+    kernel.store.append_journal(tick, record.id, text, chain)
+    kernel.last_journal_text, kernel._last_chain = text, chain
+    kernel._last_observation_ok = record.observation.success
+    kernel.store.meta_update(
+        {
+            "tick": str(tick),
+            "counter": str(kernel.determinism.counter),
+            "last_observation_ok": "1" if record.observation.success else "0",
+            HEAD: head_value(kernel.journal_key, tick, chain),
+        }
+    )
+
+
+def command_decision(
+    ctx: ReasonContext, kernel: Kernel, name: str, handler: Callable[..., tuple[Any, ...]], args: dict[str, Any]
+) -> Decision:
+    text, result, *acting = handler(kernel, ctx, args)  # a 3rd item is the action (the receipt's tool call)
+    return Decision(
+        router_decision=RouterDecision(agent=f"command:{name}", why="explicit_command"),
+        selected_agents=[f"command:{name}"],
+        agent_outputs={name: result},
+        final_output=text,
+        council_votes=[],
+        claims=[],
+        evidence_items=[],
+        action=acting[0] if acting else Action(type="response", name="respond", args={"text": text}),
+        plan=Plan(steps=[f"command:{name}"]),
+    )
