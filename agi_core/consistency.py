@@ -51,8 +51,9 @@ from agi_core import Kernel, Plugins
 script = ["12 + 30", "my favorite color is blue", "what is my favorite color?", "the capital of France is Paris",
           "what is the capital of France?", "tell me a joke", "/clock", "my favourite food is ramen"]
 with Kernel.open(sys.argv[1], seed=sys.argv[2], plugins=Plugins.builtins(), synchronous=sys.argv[3]) as kernel:
+    kernel.tick(script[0])  # one tick committed first: the kill lands among ticks, however loaded the machine
     print("ready", flush=True)
-    i = 0
+    i = 1
     while True:
         kernel.tick(script[i % len(script)])
         i += 1

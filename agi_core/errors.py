@@ -19,6 +19,14 @@ class AgiError(Exception):
     """Base class of every error agi-core raises on purpose."""
 
 
+class JobAlreadyRan(AgiError):
+    """A live ``schedule:`` tick found its job no longer due: another process ran it first.
+
+    Raised inside the tick's transaction, so the tick leaves nothing; :meth:`Kernel.tick`
+    returns None for it. Two ``agi run --follow`` processes on one agent thus run a due job once.
+    """
+
+
 class ConfigError(AgiError):
     """A setting, option or environment variable has a value the kernel cannot use."""
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from agi_core.kernel import Kernel
     from agi_core.model import JournalRecord, TickState
+    from agi_core.tickparts import TickParts
 
 hookspec = pluggy.HookspecMarker("agi")
 hookimpl = pluggy.HookimplMarker("agi")
@@ -335,6 +336,19 @@ def agi_register_modules(register: Register) -> None:
     record's `modules` field. The protocol, with a complete module: docs/modules.md.
 
     :param register: call `register(module, name=None)` once per module.
+
+    .. versionadded:: 0.2
+    """
+
+
+@hookspec
+def agi_tick_parts() -> TickParts | None:
+    """Return the parts of a tick the kernel conducts but does not own: the cognitive modules'
+    runner, goals and plans, scheduled jobs and the kernel commands (`agi_core.tickparts.TickParts`).
+    The built-in plugin `tick_parts` returns agi-core's; the kernel takes the first non-None
+    result, called once per kernel. This is how the kernel, a floor below `modules/`,
+    `scheduling/` and `commands`, runs them without importing them (docs/architecture.md);
+    a plugin rarely implements it (returning its own parts replaces them whole).
 
     .. versionadded:: 0.2
     """

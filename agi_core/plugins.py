@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from agi_core import hookspecs
-from agi_core.errors import RegistrationError
+from agi_core.errors import ConfigError, RegistrationError
 from agi_core.hookcalls import Calls, HookProxy, OrderLog, isolated, planned_order
 from agi_core.plugin_entry_points import PluginEntryPoint, distribution_version, entry_points
 
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
     from agi_core.kernel import Kernel
     from agi_core.model import JournalRecord, TickState
+    from agi_core.tickparts import TickParts
 
 DEFAULT_PLUGINS: tuple[str, ...] = (
     "agi_core.default_plugins.stage0",
@@ -57,6 +58,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "agi_core.default_plugins.embedder_minilm",
     "agi_core.default_plugins.longterm",
     "agi_core.default_plugins.messaging",
+    "agi_core.default_plugins.tick_parts",
 )
 
 ENTRY_POINT_GROUP = "agi"
@@ -419,6 +421,16 @@ class Plugins:
     def register_modules(self, *, validate: Validate | None = None) -> dict[str, Registration]:
         """``agi_register_modules(register)``: the cognitive modules, by name."""
         return self.collect("agi_register_modules", validate)
+
+    def tick_parts(self) -> TickParts:
+        """``agi_tick_parts()``: the first non-None result (a later-registered plugin's before a built-in's)."""
+        for _plugin, parts in self.call_each("agi_tick_parts"):
+            if parts is not None:
+                return parts  # type: ignore[no-any-return]
+        raise ConfigError(
+            "no plugin provides the tick's parts (hook agi_tick_parts); "
+            "do not disable the built-in plugin tick_parts (AGI_DISABLE_PLUGINS)"
+        )
 
     def register_commands(self, *, cli: click.Group) -> list[tuple[str, Any]]:
         """``agi_register_commands(cli)``."""

@@ -320,6 +320,32 @@ def test_hook_agi_stop_plugin(tmp_path):
     assert seen == [(2, 2)]
 
 
+def test_hook_agi_tick_parts(tmp_path, monkeypatch):
+    """The kernel conducts the parts a plugin hands in (here: agi-core's, with a kernel command added);
+    with the built-in provider disabled, opening says which plugin to keep."""
+    import pytest
+
+    from agi_core.default_plugins.tick_parts import CoreTickParts
+    from agi_core.errors import ConfigError
+
+    class Echoing(CoreTickParts):
+        @property
+        def commands(self):
+            return {**super().commands, "echo": lambda kernel, ctx, args: (args["text"], args)}
+
+    class Plugin:
+        @hookimpl
+        def agi_tick_parts(self):
+            return Echoing()
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        assert kernel.command("echo", {"text": "hi"}).final_output == "hi"
+        assert kernel.tick("2 + 3").final_output == "2 + 3 = 5"
+    monkeypatch.setenv("AGI_DISABLE_PLUGINS", "tick_parts")
+    with pytest.raises(ConfigError, match="do not disable the built-in plugin tick_parts"):
+        open_kernel(tmp_path / "b.db")
+
+
 def test_hook_agi_register_modules(tmp_path):
     class Counter:
         name = "counter"

@@ -20,7 +20,7 @@ from agi_core.effects import intents
 from agi_core.effects.inflight import InFlight
 from agi_core.effects.isolation import describe, isolated_reason, must_propagate
 from agi_core.effects.scope import TickScope
-from agi_core.errors import BackendUnavailable, ConfigError, PluginError, ValidationError
+from agi_core.errors import BackendUnavailable, ConfigError, JobAlreadyRan, PluginError, ValidationError
 from agi_core.externals import Externals
 from agi_core.hookcalls import OrderLog
 from agi_core.inputs import PREVIEW_CHARS, Oversized, clean_text, normalize, preview, utf8_size
@@ -37,11 +37,9 @@ from agi_core.model import (
     SemanticRead,
     WorkingMemory,
 )
-from agi_core.modules.protocol import load_modules
 from agi_core.opening import open_store
 from agi_core.plugins import Plugins, load_plugins
 from agi_core.reasoning import Decision, ReasonContext, failed_decision, recorded_write_failures
-from agi_core.scheduling.commands import JobAlreadyRan
 from agi_core.seal import SEAL
 from agi_core.serialization import dumps, from_data, non_finite_path, to_data
 from agi_core.settings.runtime import PluginSettings
@@ -75,7 +73,8 @@ class Kernel:
         sensors = plugins.register_sensors()
         self.sensors = {name: reg.obj for name, reg in sensors.items()}
         self.sensor_plugins = {name: reg.plugin for name, reg in sensors.items()}
-        self.modules = load_modules(plugins)  # cognitive modules, in run order (priority, name)
+        self.parts = plugins.tick_parts()  # modules' runner, goals and plans, jobs, commands (agi_core.tickparts)
+        self.modules = self.parts.load_modules(plugins)  # cognitive modules, in run order (priority, name)
         self._council = [module.obj for module in self.modules if module.votes]
         self._revisers = any("revise" in module.phases for module in self.modules)
         self.router_agents = {name: reg.obj for name, reg in plugins.register_router_agents().items()}
@@ -408,11 +407,10 @@ class Kernel:
         )
 
     def _command_handler(self, name: str) -> Callable[..., tuple[Any, ...]]:
-        from agi_core.commands import KERNEL_COMMANDS
-
-        if name not in KERNEL_COMMANDS:
-            raise ConfigError(f"no kernel command {name!r}; known: {', '.join(sorted(KERNEL_COMMANDS))}")
-        return KERNEL_COMMANDS[name]
+        commands = self.parts.commands
+        if name not in commands:
+            raise ConfigError(f"no kernel command {name!r}; known: {', '.join(sorted(commands))}")
+        return commands[name]
 
     @property
     def state_dir(self) -> Path:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from agi_core import lifecycle
+from agi_core.beliefs import beliefs_for
 from agi_core.effects import acting
 from agi_core.effects.isolation import must_propagate
 from agi_core.effects.scope import TickScope
@@ -33,13 +34,7 @@ from agi_core.model import (
     TickState,
     WorkingMemory,
 )
-from agi_core.modules.proposals import module_beliefs
-from agi_core.modules.runner import ModuleTick
 from agi_core.reasoning import Decision, ReasonContext
-from agi_core.scheduling import goals, plans
-from agi_core.scheduling.beliefs import beliefs_for
-from agi_core.scheduling.commands import begin_tick
-from agi_core.scheduling.planning import caller_for, planner_for
 from agi_core.serialization import dumps, to_data
 
 if TYPE_CHECKING:
@@ -85,8 +80,8 @@ def conduct(
     brain: str,
     cursor: dict[str, Any] | None = None,
 ) -> JournalRecord:
-    tick = kernel.tick_count + 1
-    kernel.tick_now_ms = begin_tick(kernel, percept, externals)
+    tick, parts = kernel.tick_count + 1, kernel.parts
+    kernel.tick_now_ms = parts.begin_tick(kernel.store, kernel.config.clock, percept, externals)
     move_cursor(kernel, cursor, externals)
     scope = kernel.tick_scope(externals)
     kernel.plugin_settings.begin_tick(externals)
@@ -97,7 +92,7 @@ def conduct(
     kernel.plugins.before_tick(kernel=kernel, state=state, skip=kernel.disabled_plugins)
     # working memory holds the store's active goal as the last tick left it (same transaction)
     state = attrs.evolve(
-        state, recalled=recall(kernel, working, externals), goal=goals.cached_active(working.active_goal)
+        state, recalled=recall(kernel, working, externals), goal=parts.active_goal(working.active_goal)
     )
     state = attrs.evolve(state, beliefs=beliefs_for(state))
     ctx = ReasonContext(
@@ -111,15 +106,15 @@ def conduct(
         council=kernel._council,
         council_settings=lambda: kernel.plugin_settings.values("stage0"),
         read_tool=lambda name, args: acting.read_tool(scope, name, args),
-        contracts=caller_for(kernel, externals),
+        contracts=parts.plan_caller(
+            externals, bool(kernel.config.contract_provider), lambda: kernel.contract_caller(externals)
+        ),
     )
-    modules = ctx.module_tick = ModuleTick(
-        scope, ctx, working=working, contracts=lambda: kernel.contract_caller(externals)
-    )
+    modules = ctx.module_tick = parts.module_run(scope, ctx, working, lambda: kernel.contract_caller(externals))
     phased = command is None and any(module.phases for module in kernel.modules)  # sem_council only votes
     if phased:
         ctx.proposals = modules.before_reasoning(state)  # perceive, recall, deliberate: one hand-off
-        held = module_beliefs(ctx.proposals)
+        held = parts.module_beliefs(ctx.proposals)
         if held:  # the modules' belief proposals join the facts' beliefs before the brain reasons
             state = ctx.state = attrs.evolve(state, beliefs=beliefs_for(state, held))
     decision = reason(ctx)
@@ -133,7 +128,7 @@ def conduct(
         observation, final_output = decision.acted, decision.final_output
     else:
         observation, final_output = act(kernel, scope, decision.action, decision.final_output)
-    plan, replanned = plans.observe(ctx, decision.plan, observation, planner_for(ctx))  # rule 4
+    plan, replanned = parts.observe_plan(ctx, decision.plan, observation)  # rule 4
     final_output += replanned
     if phased:
         outcome = {
@@ -152,7 +147,7 @@ def conduct(
     recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}
     if command:
         recorded["command"] = command
-    working = remember(working, percept, final_output, decision, goals.active_after_tick(ctx, state.goal))
+    working = remember(working, percept, final_output, decision, parts.goal_after_tick(ctx, state.goal))
     record = JournalRecord(
         tick=tick,
         id=kernel.determinism.new_id("tick", str(tick)),
@@ -178,7 +173,7 @@ def conduct(
         modules=modules.log,
         hook_order=lifecycle.hook_order(kernel, kernel._hook_log),
         goal=working.active_goal,
-        beliefs=beliefs_for(state, module_beliefs(ctx.proposals), sem_reads=ctx.sem_reads),
+        beliefs=beliefs_for(state, parts.module_beliefs(ctx.proposals), sem_reads=ctx.sem_reads),
     )
     store(kernel, tick, record, percept, working)
     fault_point("tick.before_commit")
@@ -212,7 +207,7 @@ def plan_of(kernel: Kernel, decision: Decision, goal_plan: Plan | None) -> Decis
     if not kernel._last_observation_ok:
         steps.insert(0, "replan:last_observation_failed")
     if len(steps) > PLAN_STEPS_MAX:
-        text = plans.too_many_steps(len(steps))
+        text = kernel.parts.too_many_steps(len(steps))
         return attrs.evolve(
             decision,
             plan=Plan(steps=steps[:PLAN_STEPS_MAX]),

@@ -8,9 +8,10 @@ that job's next due time past the reading, in the tick's transaction.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from agi_core.errors import AgiError, ConfigError, ValidationError
+from agi_core.errors import ConfigError, JobAlreadyRan, ValidationError
 from agi_core.externals import Externals
 from agi_core.inputs import utf8_size
 from agi_core.model import Input
@@ -23,29 +24,21 @@ if TYPE_CHECKING:
     from agi_core.reasoning import ReasonContext
 
 
-class JobAlreadyRan(AgiError):
-    """A live ``schedule:`` tick found its job no longer due: another process ran it first.
-
-    Raised inside the tick's transaction, so the tick leaves nothing; :meth:`Kernel.tick`
-    returns None for it. Two ``agi run --follow`` processes on one agent thus run a due job once.
-    """
-
-
-def begin_tick(kernel: Kernel, percept: Input, externals: Externals) -> int | None:
+def begin_tick(store: Any, clock: Callable[[], int] | None, percept: Input, externals: Externals) -> int | None:
     """The tick's clock reading (None without a clock); fires the job a ``schedule:`` tick runs for.
 
     The job is re-read under the tick's write lock: a live tick for a job that is no longer
     due (another process fired it since this one saw it due) raises :class:`JobAlreadyRan`.
     Replay keeps what the journal recorded (old journals may hold such a second run).
     """
-    now_ms = read_tick_clock(externals, kernel.config.clock)
+    now_ms = read_tick_clock(externals, clock)
     if now_ms is not None and percept.source.startswith(jobs.SOURCE_PREFIX):
-        found = kernel.store.get_job(percept.source[len(jobs.SOURCE_PREFIX) :])
+        found = store.get_job(percept.source[len(jobs.SOURCE_PREFIX) :])
         if found is not None:
             job = from_data(found, jobs.Job)
             if not externals.replaying and (job.next_due_ms is None or job.next_due_ms > now_ms):
                 raise JobAlreadyRan(f"job {job.name!r} already ran at this time (another process ran it)")
-            kernel.store.put_job(to_data(jobs.fired(job, now_ms)))
+            store.put_job(to_data(jobs.fired(job, now_ms)))
     return now_ms
 
 

@@ -14,6 +14,7 @@ plans the same way from the recorded outcomes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agi_core.errors import AgiError, ReplayMismatch
@@ -95,17 +96,15 @@ PLANNING_EXTERNAL = "contract_planning"
 """Recorded (``[true]``) in a tick that planned with a provider, so its replay plans the same way."""
 
 
-def caller_for(kernel: Any, externals: Externals) -> ContractCaller | None:
-    """The tick's contract caller for planning: live when a provider is configured, in replay when the
-    tick recorded that it had one (the outcomes are then served from the record)."""
-    if externals.recorded is not None:
-        wanted = PLANNING_EXTERNAL in externals.recorded
-    else:
-        wanted = bool(kernel.config.contract_provider)
+def caller_for(externals: Externals, provider: bool, caller: Callable[[], ContractCaller]) -> ContractCaller | None:
+    """The tick's contract caller for planning (``caller()``): live when a contract ``provider`` is
+    configured, in replay when the tick recorded that it had one (the outcomes are then served from
+    the record); None otherwise (heuristics)."""
+    wanted = PLANNING_EXTERNAL in externals.recorded if externals.recorded is not None else provider
     if not wanted:
         return None
     externals.fetch(PLANNING_EXTERNAL, lambda: True)
-    return kernel.contract_caller(externals)  # type: ignore[no-any-return]
+    return caller()
 
 
 def planner_for(ctx: Any) -> Planner | None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import orjson
 
+from agi_core.beliefs import beliefs_for
 from agi_core.kernel import Kernel
 from agi_core.model import Goal, JournalRecord, Recalled, TickState, WorkingMemory
 from agi_core.replay import replay, replay_records
-from agi_core.scheduling.beliefs import beliefs_for
 from agi_core.scheduling.follow import Follow
 from agi_core.scheduling.goal_phrases import goal_request
 from agi_core.scheduling.goals import all_goals
