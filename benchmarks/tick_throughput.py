@@ -19,6 +19,15 @@ the tick's thread, no timeout):
 
     python benchmarks/tick_throughput.py --modules 6 [--module-ticks 2000]
 
+``--phase-overhead N`` measures the module protocol's own cost: the same script with 0 and N
+modules that do nothing in each of their five phases, isolated and inline, and the cost per
+phase call ((p50 with N − p50 without) / (5 N)):
+
+    python benchmarks/tick_throughput.py --phase-overhead 6 [--module-ticks 2000]
+
+The LangGraph run also has a row with the 6 realistic modules loaded (synchronous=FULL),
+against the same LangGraph loop.
+
 ``--conversation-modules`` measures the same script with no module, with the beliefs and
 social packages installed (their heuristic path, every contract through its fallback), and with
 the autonomy and learning packages too:
@@ -67,11 +76,12 @@ def _summary(latencies: list[float]) -> dict[str, float]:
     }
 
 
-def bench_agi(path: Path, ticks: int, synchronous: str) -> dict[str, float]:
+def bench_agi(path: Path, ticks: int, synchronous: str, *extra: Any) -> dict[str, float]:
+    """agi-core's durable ticks on the mixed script; ``extra`` plugins (modules) loaded too."""
     from agi_core import Kernel, Plugins
 
     latencies = []
-    with Kernel.open(path, seed="bench", plugins=Plugins.builtins(), synchronous=synchronous) as kernel:
+    with Kernel.open(path, seed="bench", plugins=Plugins.builtins(*extra), synchronous=synchronous) as kernel:
         for i in range(ticks):
             start = time.perf_counter()
             kernel.tick(SCRIPT[i % len(SCRIPT)])
@@ -316,6 +326,77 @@ def bench_modules(folder: Path, count: int, ticks: int) -> dict[str, Any]:
     return rows
 
 
+class NoOpModule:
+    """A module that does nothing in every phase of a user tick: what remains is the protocol's own cost."""
+
+    priority = 100
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def perceive(self, ctx: Any) -> None:
+        return None
+
+    def recall(self, ctx: Any) -> None:
+        return None
+
+    def deliberate(self, ctx: Any) -> None:
+        return None
+
+    def revise(self, ctx: Any, draft: Any) -> None:
+        return None
+
+    def observe(self, ctx: Any) -> None:
+        return None
+
+
+NOOP_PHASES = 5  # perceive, recall, deliberate, revise, observe: each called once per user tick
+
+
+def noop_plugin(count: int, *, inline: bool) -> Any:
+    from agi_core.hookspecs import hookimpl
+
+    class Plugin:
+        @hookimpl
+        def agi_register_modules(self, register: Any) -> None:
+            for i in range(count):
+                module = NoOpModule(f"noop_{i}")
+                module.inline = inline  # type: ignore[attr-defined]
+                register(module)
+
+    return Plugin()
+
+
+def bench_phase_overhead(folder: Path, count: int, ticks: int) -> dict[str, Any]:
+    """The protocol's own cost per phase call: the mixed script with 0 and with ``count`` do-nothing
+    modules, isolated (on the worker thread, under a timeout) and inline, in the same run."""
+    from agi_core import Kernel, Plugins
+
+    rows: dict[str, Any] = {}
+    for label, loaded, inline in (
+        ("0", 0, False),
+        (f"{count} no-op", count, False),
+        (f"{count} no-op inline", count, True),
+    ):
+        path = folder / f"noop_{label.replace(' ', '_')}.db"
+        with Kernel.open(
+            path, seed="bench", plugins=Plugins.builtins(noop_plugin(loaded, inline=inline)), synchronous="NORMAL"
+        ) as k:
+            k.tick("warm up")
+            latencies = []
+            for i in range(ticks):
+                start = time.perf_counter()
+                k.tick(SCRIPT[i % len(SCRIPT)])
+                latencies.append(time.perf_counter() - start)
+        rows[label] = _summary(latencies)
+    base = rows["0"]["p50_ms"]
+    for label, row in rows.items():
+        row["p50_ratio_vs_first"] = row["p50_ms"] / base
+        calls = 0 if label == "0" else count * NOOP_PHASES
+        row["us_per_phase_call"] = (row["p50_ms"] - base) * 1000 / calls if calls else 0.0
+    return rows
+
+
 CONVERSATION_MODULES = ("agi_plugin_beliefs.plugin", "agi_plugin_social.plugin")
 GROWTH_MODULES = ("agi_plugin_autonomy.plugin", "agi_plugin_learning.plugin")
 RETRIEVAL_MODULE = "agi_plugin_retrieval.plugin"
@@ -428,6 +509,13 @@ def main() -> int:
     parser.add_argument("--modules", type=int, default=None, metavar="N", help="only: 0 vs N modules loaded")
     parser.add_argument("--module-ticks", type=int, default=2000, help="ticks per module count (default 2000)")
     parser.add_argument(
+        "--phase-overhead",
+        type=int,
+        default=None,
+        metavar="N",
+        help="only: the protocol's cost per phase call, with 0 and N do-nothing modules (isolated, inline)",
+    )
+    parser.add_argument(
         "--conversation-modules",
         action="store_true",
         help="only: no module, beliefs + social, + retrieval, + autonomy and learning (synchronous=NORMAL)",
@@ -439,6 +527,18 @@ def main() -> int:
             results["conversation_modules"] = bench_conversation_modules(Path(folder), args.module_ticks)
         rows = results["conversation_modules"]
         print(json.dumps(rows, indent=2)) if args.json else print_modules(rows)
+        return 0
+    if args.phase_overhead is not None:
+        with tempfile.TemporaryDirectory() as folder:
+            results["phase_overhead"] = bench_phase_overhead(Path(folder), args.phase_overhead, args.module_ticks)
+        rows = results["phase_overhead"]
+        if args.json:
+            print(json.dumps(rows, indent=2))
+        else:
+            print_modules(rows)
+            for label, row in rows.items():
+                if label != "0":
+                    print(f"{label}: {row['us_per_phase_call']:.1f} µs per phase call")
         return 0
     if args.modules is not None:
         with tempfile.TemporaryDirectory() as folder:
@@ -454,6 +554,10 @@ def main() -> int:
             return 0
         for mode in ("FULL", "NORMAL"):
             results[f"agi_sync_{mode.lower()}"] = bench_agi(Path(folder) / f"agi_{mode}.db", args.ticks, mode)
+        # P1 with modules: durable ticks with 6 realistic modules (BenchModule) against the same LangGraph run
+        results["agi_sync_full_6_modules"] = bench_agi(
+            Path(folder) / "agi_mod.db", args.ticks, "FULL", modules_plugin(6)
+        )
         try:
             import langgraph  # noqa: F401
         except ImportError:
@@ -467,16 +571,18 @@ def main() -> int:
     base = results["langgraph_sync"]["ticks_per_s"]
     results["ratio_full_vs_langgraph"] = results["agi_sync_full"]["ticks_per_s"] / base
     results["ratio_normal_vs_langgraph"] = results["agi_sync_normal"]["ticks_per_s"] / base
+    results["ratio_full_6_modules_vs_langgraph"] = results["agi_sync_full_6_modules"]["ticks_per_s"] / base
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
     print_scale_and_storage(results)
     print(f"{'loop':<28}{'ticks/s':>10}{'p50 ms':>10}{'p99 ms':>10}")
-    for name in ("agi_sync_full", "agi_sync_normal", "langgraph_sync"):
+    for name in ("agi_sync_full", "agi_sync_normal", "agi_sync_full_6_modules", "langgraph_sync"):
         row = results[name]
         print(f"{name:<28}{row['ticks_per_s']:>10.0f}{row['p50_ms']:>10.3f}{row['p99_ms']:>10.3f}")
     print(f"agi (synchronous=FULL) / LangGraph SqliteSaver: {results['ratio_full_vs_langgraph']:.1f}x")
     print(f"agi (synchronous=NORMAL) / LangGraph SqliteSaver: {results['ratio_normal_vs_langgraph']:.1f}x")
+    print(f"agi (FULL, 6 modules) / LangGraph SqliteSaver: {results['ratio_full_6_modules_vs_langgraph']:.1f}x")
     return 0
 
 

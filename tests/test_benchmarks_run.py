@@ -45,6 +45,12 @@ def test_tick_throughput_modules_option_runs_with_and_without_modules():
     ]
 
 
+def test_tick_throughput_phase_overhead_option_prints_a_cost_per_phase_call():
+    rows = run_benchmark("tick_throughput.py", "--phase-overhead", "2", "--module-ticks", "3")
+    assert sorted(rows) == ["0", "2 no-op", "2 no-op inline"]
+    assert rows["0"]["us_per_phase_call"] == 0.0 and "us_per_phase_call" in rows["2 no-op"]
+
+
 def test_goals_scale_benchmark_runs_and_the_reply_stays_short():
     figures = run_benchmark("goals_scale.py", "--goals", "60", "--depth", "20", "--repeat", "1")
     assert sorted(figures["ops"]) == ["add", "done", "list", "move", "reply", "seal"]
