@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from agi_core.cli.params import Seconds
 from agi_core.inputs import MAX_INPUT_BYTES, Oversized, read_lines
 from agi_core.model import ToolDefinition
 from agi_core.serialization import dumps, to_data
@@ -25,7 +26,7 @@ _allow_tool = click.option(
 _timeout = click.option(
     "--timeout",
     "timeout_s",
-    type=float,
+    type=Seconds(),
     default=2.0,
     show_default=True,
     metavar="SECONDS",
@@ -46,7 +47,7 @@ _max_input = click.option(
 _module_timeout = click.option(
     "--module-timeout",
     "module_timeout_s",
-    type=click.FloatRange(min=0),
+    type=Seconds(),
     default=2.0,
     show_default=True,
     metavar="SECONDS",

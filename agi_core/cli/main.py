@@ -20,6 +20,7 @@ import click
 
 from agi_core.cli.failures import explain, is_storage_failure
 from agi_core.cli.lazy import LazyGroup
+from agi_core.cli.params import Seconds
 from agi_core.errors import AgiError, ConfigError, NoDatabaseError, StorageError, debug_enabled
 from agi_core.plugins import Plugins, load_plugins
 
@@ -178,7 +179,7 @@ def _click_problem(exc: click.ClickException) -> str:
 )
 @click.option(
     "--lock-timeout",
-    type=click.FloatRange(min=0),
+    type=Seconds(),
     default=30.0,
     envvar="AGI_LOCK_TIMEOUT",
     show_default=True,
@@ -193,7 +194,7 @@ def _click_problem(exc: click.ClickException) -> str:
 )
 @click.option(
     "--llm-timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=Seconds(positive=True),
     default=None,
     envvar="AGI_LLM_TIMEOUT",
     metavar="SECONDS",

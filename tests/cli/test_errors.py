@@ -121,6 +121,26 @@ def test_a_locked_database(tmp_path) -> None:
         (["memory", "put", "user/person/self/x"], "Error: Missing argument 'VALUE'. (see 'agi memory put --help')"),
         (["--brain", "nope", "run"], "Error: no brain named 'nope'; installed brains: llm, stage0"),
         (["rollback", "nope"], "Error: no checkpoint named 'nope'; existing checkpoints: none"),
+        (
+            ["run", "--timeout", "nan"],
+            "Error: Invalid value for '--timeout': 'nan' is not a finite number of seconds; give one such as 2 or 0.5"
+            " (see 'agi run --help')",
+        ),
+        (
+            ["--lock-timeout", "inf", "run"],
+            "Error: Invalid value for '--lock-timeout': 'inf' is not a finite number of seconds; give one such as 2"
+            " or 0.5 (see 'agi --help')",
+        ),
+        (
+            ["--llm-timeout", "0", "run"],
+            "Error: Invalid value for '--llm-timeout': '0' seconds is out of range; give greater than 0"
+            " (see 'agi --help')",
+        ),
+        (
+            ["chat", "--module-timeout", "-1"],
+            "Error: Invalid value for '--module-timeout': '-1' seconds is out of range; give 0 or more"
+            " (see 'agi chat --help')",
+        ),
     ],
 )
 def test_bad_arguments(tmp_path, args, expected) -> None:
