@@ -54,20 +54,18 @@ def layout(goals: list[dict[str, Any]]) -> Layout:
         children.setdefault(parent, []).append(goal)
     places: dict[str, tuple[float, int]] = {}
     next_column = 0.0
-
-    def place(goal: dict[str, Any], depth: int) -> float:
-        nonlocal next_column
-        kids = children.get(goal["id"], [])
-        if kids:
-            columns = [place(kid, depth + 1) for kid in kids]
-            column = (columns[0] + columns[-1]) / 2
-        else:
-            column, next_column = next_column, next_column + 1
-        places[goal["id"]] = (column, depth)
-        return column
-
-    for root in children.get(None, []):
-        place(root, 0)
+    for root in children.get(None, []):  # depth first, post-order, without recursion (a chain may be deep)
+        stack: list[tuple[dict[str, Any], int, bool]] = [(root, 0, False)]
+        while stack:
+            goal, depth, expanded = stack.pop()
+            kids = children.get(goal["id"], [])
+            if not kids:
+                places[goal["id"]], next_column = (next_column, depth), next_column + 1
+            elif expanded:
+                places[goal["id"]] = ((places[kids[0]["id"]][0] + places[kids[-1]["id"]][0]) / 2, depth)
+            else:
+                stack.append((goal, depth, True))
+                stack.extend((kid, depth + 1, False) for kid in reversed(kids))
     nodes = []
     for goal in goals:
         column, depth = places[goal["id"]]
