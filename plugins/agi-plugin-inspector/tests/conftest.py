@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
 import threading
@@ -29,7 +30,7 @@ LONG = "w" * 60_000  # one 60,000-character word: no space to wrap at
 REPLACED = b"caf\xe9 \xff\xfe bytes".decode("utf-8", "replace")  # what agi run makes of non-UTF-8 input
 
 
-def make_agent(db: Path, *extra: Any) -> Path:
+def make_agent(db: Any, *extra: Any) -> Any:
     """A real agent: conversation, an F1 miss, arithmetic, hostile facts and inputs, two goals, a checkpoint."""
     with open_kernel(db, *extra, seed=SEED) as kernel:
         kernel.tick("my name is Bob")
@@ -159,6 +160,12 @@ def hostile() -> SimpleNamespace:
     return SimpleNamespace(script=SCRIPT, img=IMG, svg=SVG, long=LONG, replaced=REPLACED)
 
 
+@pytest.fixture(name="make_agent")
+def make_agent_fixture() -> Callable[..., Any]:
+    """``make_agent(db, *plugins)``: the agent of :func:`agent_db` at ``db`` (a file or a backend URL)."""
+    return make_agent
+
+
 @pytest.fixture
 def dice_plugin() -> DicePlugin:
     return DicePlugin()
@@ -178,3 +185,21 @@ def inspector_app() -> Iterator[Callable[..., Any]]:
     yield make
     for state in states:
         state.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_dsn() -> Iterator[str]:
+    """The DSN of a fresh PostgreSQL (scripts/start_postgres.sh, unix socket); AGI_TEST_POSTGRES_DSN reuses one."""
+    pytest.importorskip("psycopg", reason="pip install -e plugins/agi-plugin-postgres (requirements-test.txt)")
+    if os.environ.get("AGI_TEST_POSTGRES_DSN"):
+        yield os.environ["AGI_TEST_POSTGRES_DSN"]
+        return
+    done = subprocess.run(
+        [str(ROOT / "scripts" / "start_postgres.sh")], capture_output=True, text=True, timeout=600, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    lines = dict(line.split("=", 1) for line in done.stdout.splitlines() if "=" in line)
+    try:
+        yield lines["DSN"]
+    finally:
+        subprocess.run([lines["STOP"]], check=False, timeout=60)
