@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-NODE_W, NODE_H, GAP_X, GAP_Y, MARGIN = 180, 54, 24, 46, 12
+NODE_W, NODE_H, GAP_X, GAP_Y, MARGIN = 210, 54, 24, 46, 12
 TITLE_CHARS = 24
 
 
