@@ -81,7 +81,14 @@ class Inspector:
             count = views.tick_count(store)
         older = rows[-1]["tick"] if rows and rows[-1]["tick"] > 1 else None
         return self.page(
-            request, "timeline.html", rows=rows, filters=filters, menus=menus, count=count, older=older, live=before is None
+            request,
+            "timeline.html",
+            rows=rows,
+            filters=filters,
+            menus=menus,
+            count=count,
+            older=older,
+            live=before is None,
         )
 
     def tick(self, request: Request) -> Response:
@@ -108,7 +115,9 @@ class Inspector:
 
     def goals(self, request: Request) -> Response:
         rows = self.read(views.goals, self.kernel.store)
-        return self.page(request, "goals.html", goals=rows, graph=dag.layout(rows), node_w=dag.NODE_W, node_h=dag.NODE_H)
+        return self.page(
+            request, "goals.html", goals=rows, graph=dag.layout(rows), node_w=dag.NODE_W, node_h=dag.NODE_H
+        )
 
     def modules(self, request: Request) -> Response:
         return self.page(request, "modules.html", modules=self.read(views.modules, self.kernel))
@@ -177,6 +186,7 @@ class Inspector:
                 return []
             return [views.timeline_row(found) for found in views.journal(self.kernel.store, after)]
 
+
 def shown_db(db: Any) -> str:
     from agi_core.opening import shown
 
@@ -208,7 +218,7 @@ def create_app(
 
     def threaded(handler: Any) -> Any:
         async def endpoint(request: Request) -> Response:
-            return await anyio.to_thread.run_sync(handler, request)  # type: ignore[no-any-return]
+            return await anyio.to_thread.run_sync(handler, request)
 
         return endpoint
 
@@ -227,7 +237,9 @@ def create_app(
     ]
     middleware = [Middleware(TokenGate, token=token)]
     if is_loopback(host):  # a page of another site cannot reach it by a name that resolves to 127.0.0.1
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost", "[::1]", "testserver"]))
+        middleware.append(
+            Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost", "[::1]", "testserver"])
+        )
     app = Starlette(
         routes=routes,
         middleware=middleware,

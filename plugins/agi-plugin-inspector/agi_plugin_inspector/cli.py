@@ -13,7 +13,9 @@ from agi_plugin_inspector.access import TOKEN_ENV, check_bind, is_loopback
 
 
 @click.command("serve")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on; other than loopback needs --token.")
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="Address to listen on; other than loopback needs --token."
+)
 @click.option("--port", type=click.IntRange(0, 65535), default=8377, show_default=True, help="Port (0: any free one).")
 @click.option(
     "--token",

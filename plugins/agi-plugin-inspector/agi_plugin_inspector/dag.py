@@ -82,9 +82,7 @@ def layout(goals: list[dict[str, Any]]) -> Layout:
         )
     at = {node.id: node for node in nodes}
     edges = [
-        Edge(
-            at[parent].x + NODE_W // 2, at[parent].y + NODE_H, at[goal["id"]].x + NODE_W // 2, at[goal["id"]].y
-        )
+        Edge(at[parent].x + NODE_W // 2, at[parent].y + NODE_H, at[goal["id"]].x + NODE_W // 2, at[goal["id"]].y)
         for parent, kids in children.items()
         if parent is not None
         for goal in kids

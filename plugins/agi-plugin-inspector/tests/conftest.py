@@ -25,7 +25,7 @@ SEED = "insp"
 # Hostile content stored in memory: each must render as text, never run.
 SCRIPT = "<script>window.__xss = 1</script>"
 IMG = '<img src=x onerror="window.__xss = 2">'
-SVG = "<svg onload=\"window.__xss = 3\"></svg>"
+SVG = '<svg onload="window.__xss = 3"></svg>'
 LONG = "w" * 60_000  # one 60,000-character word: no space to wrap at
 REPLACED = b"caf\xe9 \xff\xfe bytes".decode("utf-8", "replace")  # what agi run makes of non-UTF-8 input
 
@@ -98,7 +98,6 @@ def cli_state(db: Path, *extra: Any) -> CliState:
 def serve() -> Iterator[Callable[..., str]]:
     """``serve(db, *plugins, **create_app options) -> base URL``: the inspector on a real uvicorn, free port."""
     import uvicorn
-
     from agi_plugin_inspector.app import create_app
     from agi_plugin_inspector.cli import listening_socket
 

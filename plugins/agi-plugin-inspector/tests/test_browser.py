@@ -1,4 +1,4 @@
-"""The inspector in a real headless Chromium: navigation, the chat box, a replay divergence, XSS attempts, live ticks."""
+"""The inspector in a real headless Chromium: navigation, chat, a replay divergence, XSS attempts, live ticks."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from agi_core.testing import open_kernel
 
 pytest.importorskip("selenium", reason="pip install -e 'plugins/agi-plugin-inspector[test]' (requirements-test.txt)")
 
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 WAIT_S = 60
 PAGES = {  # nav link -> the page's heading

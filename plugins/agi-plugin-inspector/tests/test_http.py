@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agi_plugin_inspector.access import check_bind
 from starlette.testclient import TestClient
 
 from agi_core.errors import ConfigError
 from agi_core.testing import open_kernel
-from agi_plugin_inspector.access import check_bind
 
 TOKEN = "s3cret-token-of-24-chars"
 
@@ -32,7 +32,9 @@ def ticks_shown(html: str) -> list[int]:
     return [int(tick) for tick in re.findall(r'<tr id="tick-(\d+)"', html)]
 
 
-def test_timeline_lists_ticks_newest_first_with_decision_and_f_codes(agent_db: Path, client: Callable[..., TestClient]) -> None:
+def test_timeline_lists_ticks_newest_first_with_decision_and_f_codes(
+    agent_db: Path, client: Callable[..., TestClient]
+) -> None:
     html = client(agent_db).get("/").text
     assert ticks_shown(html) == list(range(12, 0, -1))
     row = html.split('<tr id="tick-4"')[1].split("</tr>")[0]
@@ -50,7 +52,9 @@ def test_timeline_filters_by_f_code_agent_source_and_text(agent_db: Path, client
     assert ticks_shown(web.get("/?before=3").text) == [2, 1]
 
 
-def test_tick_page_shows_input_decision_modules_evidence_votes_and_what_replay_compares(agent_db: Path, client: Callable[..., TestClient]) -> None:
+def test_tick_page_shows_input_decision_modules_evidence_votes_and_what_replay_compares(
+    agent_db: Path, client: Callable[..., TestClient]
+) -> None:
     html = client(agent_db).get("/ticks/2").text
     assert "what is my name?" in html and "Your name is Bob." in html
     assert 'id="why"' in html and "profile_agent" in html
@@ -98,7 +102,9 @@ def test_memory_search_shows_hits_with_scores(agent_db: Path, client: Callable[.
     assert "dense" in html and "bm25" in html
 
 
-def test_replay_page_reports_equal_and_the_first_divergence(agent_db: Path, dice_db: Path, dice_plugin: Any, client: Callable[..., TestClient]) -> None:
+def test_replay_page_reports_equal_and_the_first_divergence(
+    agent_db: Path, dice_db: Path, dice_plugin: Any, client: Callable[..., TestClient]
+) -> None:
     assert "replay equal: 12 ticks (1..12)" in client(agent_db).get("/replay?run=1").text
     html = client(dice_db, dice_plugin).get("/replay?run=1").text
     assert "REPLAY_MISMATCH tick=4 field=agent_outputs" in html
@@ -106,7 +112,9 @@ def test_replay_page_reports_equal_and_the_first_divergence(agent_db: Path, dice
     assert '<tr id="field-router_decision" class="equal">' in html
 
 
-def test_read_only_by_default_chat_posts_are_refused_and_nothing_is_written(agent_db: Path, client: Callable[..., TestClient]) -> None:
+def test_read_only_by_default_chat_posts_are_refused_and_nothing_is_written(
+    agent_db: Path, client: Callable[..., TestClient]
+) -> None:
     before = journal_state(agent_db)
     web = client(agent_db)
     for path in ("/", "/ticks/1", "/replay?run=1", "/goals", "/modules", "/memory", "/checkpoints", "/chat"):
