@@ -21,6 +21,7 @@ F_SENTENCES = {
     "F5": replies.F5_SEM_WRITE_FAILURE,
 }
 PAGE_TICKS = 50
+MENU_TICKS = 500  # the filter menus offer the sources and agents of this many newest ticks
 COMPARED = (
     "router_decision",
     "selected_agents",
@@ -107,10 +108,15 @@ def duration_ms(record: dict[str, Any]) -> int | None:
 
 
 def timeline(store: Any, filters: Filters, before: int | None = None, limit: int = PAGE_TICKS) -> list[dict[str, Any]]:
-    """The newest ``limit`` ticks (before tick ``before``) that pass ``filters``, newest first."""
+    """The newest ``limit`` ticks (before tick ``before``) that pass ``filters``, newest first.
+
+    Without filters only those ticks are read; with filters the journal is read up to ``before``.
+    """
+    end = tick_count(store) + 1 if before is None else before
+    start = max(end - 1 - limit, 0) if filters == Filters() else 0
     kept: list[dict[str, Any]] = []
-    for found in journal(store):
-        if before is not None and found["tick"] >= before:
+    for found in journal(store, start):
+        if found["tick"] >= end:
             break
         row = timeline_row(found)
         if filters.keeps(row):
@@ -120,10 +126,10 @@ def timeline(store: Any, filters: Filters, before: int | None = None, limit: int
     return kept[::-1]
 
 
-def choices(store: Any) -> dict[str, list[str]]:
-    """The sources and agents seen in the journal (the timeline's filter menus)."""
+def choices(store: Any, recent: int = MENU_TICKS) -> dict[str, list[str]]:
+    """The sources and agents of the ``recent`` newest ticks (the timeline's filter menus)."""
     sources, agents = set(), set()
-    for found in journal(store):
+    for found in journal(store, max(tick_count(store) - recent, 0)):
         sources.add(str((found.get("input") or {}).get("source", "")))
         agents.add(str((found.get("router_decision") or {}).get("agent", "")))
     return {"sources": sorted(sources), "agents": sorted(agents), "codes": sorted(F_SENTENCES)}

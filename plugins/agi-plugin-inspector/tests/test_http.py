@@ -15,12 +15,13 @@ from agi_core.errors import ConfigError
 from agi_core.testing import open_kernel
 
 TOKEN = "s3cret-token-of-24-chars"
+LOCAL = "http://127.0.0.1"  # a loopback inspector answers only to its own names
 
 
 @pytest.fixture
 def client(inspector_app: Callable[..., Any]) -> Callable[..., TestClient]:
     """``client(db, *plugins, **options)``: a test client of the inspector of ``db``."""
-    return lambda db, *extra, **options: TestClient(inspector_app(db, *extra, **options))
+    return lambda db, *extra, **options: TestClient(inspector_app(db, *extra, **options), base_url=LOCAL)
 
 
 def journal_state(db: Path) -> tuple[int, str]:
@@ -129,7 +130,7 @@ def test_chat_runs_a_tick_with_allow_chat_and_only_from_its_own_form(
     agent_db: Path, inspector_app: Callable[..., Any]
 ) -> None:
     app = inspector_app(agent_db, allow_chat=True)
-    web = TestClient(app)
+    web = TestClient(app, base_url=LOCAL)
     key = app.state.inspector.form_key
     assert web.post("/chat", data={"text": "7 + 5", "form_key": "forged"}).status_code == 403
     assert journal_state(agent_db)[0] == 12

@@ -17,7 +17,7 @@ def test_every_page_reads_a_postgres_agent(
     import agi_plugin_postgres.plugin as postgres
 
     url = make_agent(f"{postgres_dsn}&agent=inspect_{uuid.uuid4().hex[:8]}&home={tmp_path}", postgres)
-    web = TestClient(inspector_app(url, postgres))
+    web = TestClient(inspector_app(url, postgres), base_url="http://127.0.0.1")
     timeline = web.get("/").text
     assert re.findall(r'<tr id="tick-(\d+)"', timeline) == [str(tick) for tick in range(12, 0, -1)]
     assert "agent=inspect_" in timeline  # the header names the agent's URL
