@@ -237,9 +237,7 @@ def create_app(
     ]
     middleware = [Middleware(TokenGate, token=token)]
     if is_loopback(host):  # a page of another site cannot reach it by a name that resolves to 127.0.0.1
-        middleware.append(
-            Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost", "[::1]"])
-        )
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost", "[::1]"]))
     app = Starlette(
         routes=routes,
         middleware=middleware,
