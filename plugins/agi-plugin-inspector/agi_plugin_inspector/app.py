@@ -105,12 +105,11 @@ class Inspector:
             return self.page(request, "replay.html", report=None)
         from agi_core.replay import replay
 
-        with self.lock:
-            report = replay(self.state.db, seed=self.state.seed, plugins=self.state.plugins)
-            diverged = None
-            if report.mismatch is not None:
-                found = views.record(self.kernel.store, report.mismatch.tick)
-                diverged = views.tick_detail(found) if found is not None else None
+        report = replay(self.state.db, seed=self.state.seed, plugins=self.state.plugins)  # its own scratch copy
+        diverged = None
+        if report.mismatch is not None:
+            found = self.read(views.record, self.kernel.store, report.mismatch.tick)
+            diverged = views.tick_detail(found) if found is not None else None
         return self.page(request, "replay.html", report=report, diverged=diverged)
 
     def goals(self, request: Request) -> Response:
