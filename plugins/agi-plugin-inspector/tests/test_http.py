@@ -86,6 +86,23 @@ def test_modules_page_shows_each_module_and_its_stored_state(tmp_path: Path, cli
     assert re.findall(r'<section class="module" id="module-(\w+)">', html) == ["sem_council", "social"]
     assert "phases: perceive, revise" in html and "state: 2 keys" in html
     assert "<code>profile/user</code>" in html and "&#34;name&#34;:&#34;Bob&#34;" in html
+    tick = client(tmp_path / "s.db", social).get("/ticks/1").text
+    assert "order: sem_council → social" in tick
+    assert re.search(r"<tr><td>social</td><td>perceive</td>.*?<code>profile/user</code>", tick, re.S)
+
+
+def test_a_tool_intent_links_its_receipt(tmp_path: Path, client: Callable[..., TestClient]) -> None:
+    from agi_core.tools import ToolPolicy
+
+    policy = ToolPolicy(allow_tools=frozenset({"file_write"}))
+    with open_kernel(tmp_path / "t.db", seed="insp", policy=policy, workspace=tmp_path / "ws") as kernel:
+        kernel.tick("/file_write a.txt one")
+    web = client(tmp_path / "t.db")
+    intent = web.get("/ticks/1").text
+    assert '<a href="/ticks/2">tick 2</a>' in intent.split('id="intent"')[1].split("</p>")[0]
+    assert "<code>file_write</code>" in intent
+    listed = web.get("/checkpoints").text.split('id="intents"')[1]
+    assert re.search(r'<a href="/ticks/1">1</a></td><td><code>file_write</code>.*?tick 2</a>', listed, re.S)
 
 
 def test_memory_and_checkpoints_pages(agent_db: Path, client: Callable[..., TestClient]) -> None:
