@@ -23,7 +23,7 @@ from agi_plugin_inspector.access import TOKEN_ENV, check_bind, is_loopback
     envvar=TOKEN_ENV,
     help=f"Secret every request must carry (?token=, a cookie, or Authorization: Bearer); also {TOKEN_ENV}.",
 )
-@click.option("--allow-chat", is_flag=True, help="Let the chat box run ticks (default: read-only, nothing is written).")
+@click.option("--allow-chat", is_flag=True, help="Let the chat box run ticks (default: read-only, no tick runs).")
 @click.pass_obj
 def serve(state: Any, host: str, port: int, token: str | None, allow_chat: bool) -> None:
     """Inspect the agent in a browser: ticks, replay, goals, modules, memory, checkpoints (read-only by default).

@@ -74,3 +74,11 @@ def test_serve_creates_no_database(tmp_path: Path) -> None:
     done = agi("--db", str(missing), "serve", "--port", "0")
     assert (done.returncode, done.stderr) == (1, f"Error: no agent database at {missing} (create one with agi run)\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_lazy_summary_is_the_command_s_own() -> None:
+    """``agi --help`` prints the summary without importing the command: it must say what the command says."""
+    from agi_plugin_inspector.cli import serve
+    from agi_plugin_inspector.plugin import SERVE
+
+    assert SERVE == ("agi_plugin_inspector.cli:serve", (serve.help or "").splitlines()[0])
