@@ -130,6 +130,19 @@ def test_replay_page_reports_equal_and_the_first_divergence(
     assert '<tr id="field-router_decision" class="equal">' in html
 
 
+def test_a_replay_that_cannot_run_is_one_line_on_the_page(agent_db: Path, client: Callable[..., TestClient]) -> None:
+    """An edited journal (changed behind the journal's back with sqlite3) is refused by replay, in one line."""
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(agent_db)) as conn, conn:
+        conn.execute("UPDATE journal SET record = replace(record, '42', '43') WHERE tick = 3")
+    answer = client(agent_db).get("/replay?run=1")
+    message = answer.text.split('<p class="error" id="error">')[1].split("</p>")[0]
+    assert answer.status_code == 400 and "\n" not in message
+    assert message.startswith("the journal of ") and "does not verify (JOURNAL_BROKEN tick=3" in message
+
+
 def test_read_only_by_default_chat_posts_are_refused_and_nothing_is_written(
     agent_db: Path, client: Callable[..., TestClient]
 ) -> None:
