@@ -38,6 +38,13 @@ HEAVY = (
     "agi_core.tools",
     "agi_core.memory.backend",
     "agi_core.opening",
+    # agi serve (agi-plugin-inspector): its web stack loads when the command runs
+    "starlette",
+    "uvicorn",
+    "jinja2",
+    "sse_starlette",
+    "agi_plugin_inspector.app",
+    "agi_plugin_inspector.cli",
 )
 
 PROBE = """

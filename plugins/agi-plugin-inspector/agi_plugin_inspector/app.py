@@ -1,0 +1,246 @@
+"""The inspector's Starlette app: server-rendered pages over one open kernel, and a server-sent event stream.
+
+Every page reads through :mod:`agi_plugin_inspector.views` under one lock (the kernel and its
+store serve one caller at a time). Nothing is written unless the app was made with
+``allow_chat=True``, and then only by the chat box's ticks.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+from jinja2 import Environment, FileSystemLoader
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from agi_core.errors import AgiError
+from agi_plugin_inspector import dag, views
+from agi_plugin_inspector.access import TokenGate, is_loopback, new_form_key, same
+
+HERE = Path(__file__).resolve().parent
+SHOWN_CHARS = 2000  # a value longer than this is cut in tables (the tick page shows it whole, wrapped)
+CHAT_TURNS = 20
+
+
+def cut(value: Any, limit: int = SHOWN_CHARS) -> str:
+    text = str(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit:,} more characters)"
+
+
+def templates() -> Jinja2Templates:
+    env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True)  # stored text renders inert
+    env.filters["cut"] = cut
+    return Jinja2Templates(env=env)
+
+
+class Inspector:
+    """The state one app serves: the CLI state (``db``, ``seed``, ``plugins``, ``open_kernel``) and its options."""
+
+    def __init__(self, state: Any, *, allow_chat: bool = False, poll_s: float = 0.5) -> None:
+        self.state = state
+        self.allow_chat = allow_chat
+        self.poll_s = poll_s
+        self.lock = threading.Lock()
+        self.form_key = new_form_key()
+        self.kernel = state.open_kernel(existing=True, warn=False)
+        self.templates = templates()
+
+    def page(self, request: Request, name: str, status: int = 200, **context: Any) -> Response:
+        context.update(
+            allow_chat=self.allow_chat, db=shown_db(self.state.db), form_key=self.form_key, page=name.split(".")[0]
+        )
+        return self.templates.TemplateResponse(request, name, context, status_code=status)
+
+    def read(self, function: Any, *args: Any, **kwargs: Any) -> Any:
+        with self.lock:
+            return function(*args, **kwargs)
+
+    # -- pages ---------------------------------------------------------------------------
+    def timeline(self, request: Request) -> Response:
+        query = request.query_params
+        filters = views.Filters(
+            source=query.get("source", ""), agent=query.get("agent", ""), code=query.get("code", ""),
+            text=query.get("q", ""),
+        )  # fmt: skip
+        before = _int(query.get("before"))
+        store = self.kernel.store
+        with self.lock:
+            rows = views.timeline(store, filters, before)
+            menus = views.choices(store)
+            count = views.tick_count(store)
+        older = rows[-1]["tick"] if rows and rows[-1]["tick"] > 1 else None
+        return self.page(
+            request,
+            "timeline.html",
+            rows=rows,
+            filters=filters,
+            menus=menus,
+            count=count,
+            older=older,
+            live=before is None,
+        )
+
+    def tick(self, request: Request) -> Response:
+        number = int(request.path_params["tick"])
+        with self.lock:
+            found = views.record(self.kernel.store, number)
+            receipts = {row["tick"]: row for row in views.intents(self.kernel.store)}
+        if found is None:
+            raise HTTPException(404, f"no tick {number} in this agent's journal")
+        return self.page(request, "tick.html", t=views.tick_detail(found), intent=receipts.get(number))
+
+    def replay(self, request: Request) -> Response:
+        if request.query_params.get("run") is None:
+            return self.page(request, "replay.html", report=None)
+        from agi_core.replay import replay
+
+        report = replay(self.state.db, seed=self.state.seed, plugins=self.state.plugins)  # its own scratch copy
+        diverged = None
+        if report.mismatch is not None:
+            found = self.read(views.record, self.kernel.store, report.mismatch.tick)
+            diverged = views.tick_detail(found) if found is not None else None
+        return self.page(request, "replay.html", report=report, diverged=diverged)
+
+    def goals(self, request: Request) -> Response:
+        rows = self.read(views.goals, self.kernel.store)
+        return self.page(
+            request, "goals.html", goals=rows, graph=dag.layout(rows), node_w=dag.NODE_W, node_h=dag.NODE_H
+        )
+
+    def modules(self, request: Request) -> Response:
+        return self.page(request, "modules.html", modules=self.read(views.modules, self.kernel))
+
+    def memory(self, request: Request) -> Response:
+        query = request.query_params.get("q", "").strip()
+        prefix = request.query_params.get("prefix", "")
+        k = min(max(_int(request.query_params.get("k")) or 10, 1), 100)
+        hits = self.read(views.search, self.kernel, query, k) if query else []
+        facts = self.read(views.facts, self.kernel.store, prefix)
+        return self.page(request, "memory.html", query=query, k=k, hits=hits, facts=facts, prefix=prefix)
+
+    def checkpoints(self, request: Request) -> Response:
+        with self.lock:
+            rows = views.checkpoints(self.kernel.store)
+            intents = views.intents(self.kernel.store)
+        return self.page(request, "checkpoints.html", checkpoints=rows, intents=intents)
+
+    def chat(self, request: Request) -> Response:
+        store = self.kernel.store
+        with self.lock:
+            count = views.tick_count(store)
+            turns = [views.timeline_row(found) for found in views.journal(store, max(count - CHAT_TURNS, 0))]
+        return self.page(request, "chat.html", turns=turns, error=request.query_params.get("error"))
+
+    async def say(self, request: Request) -> Response:
+        if not self.allow_chat:
+            raise HTTPException(403, "this inspector is read-only; start it with agi serve --allow-chat to run ticks")
+        form = await request.form()
+        if not same(str(form.get("form_key", "")), self.form_key):
+            raise HTTPException(403, "the form is from another page or an older server; reload the chat page")
+        text = str(form.get("text", "")).strip()
+        if text:
+            record = await anyio.to_thread.run_sync(self._tick, text)
+            return RedirectResponse(f"/chat#tick-{record.tick}", status_code=303)
+        return RedirectResponse("/chat", status_code=303)
+
+    def _tick(self, text: str) -> Any:
+        limit = self.kernel.config.max_input_bytes
+        if len(text.encode("utf-8", "replace")) > limit:
+            raise HTTPException(413, f"the message is over {limit:,} bytes; send a shorter one")
+        with self.lock:
+            return self.kernel.tick(text)
+
+    async def events(self, request: Request) -> Response:
+        """Server-sent events: a ``tick`` event with the rendered timeline rows of every new tick."""
+        from sse_starlette.sse import EventSourceResponse
+
+        after = _int(request.query_params.get("after"))
+        if after is None:
+            after = self.read(views.tick_count, self.kernel.store)
+        return EventSourceResponse(self._new_ticks(request, after), ping=15)
+
+    async def _new_ticks(self, request: Request, after: int) -> AsyncIterator[dict[str, Any]]:
+        row_template = self.templates.get_template("_rows.html")
+        while not await request.is_disconnected():
+            rows = await anyio.to_thread.run_sync(self._rows_after, after)
+            if rows:
+                after = rows[-1]["tick"]
+                yield {"event": "tick", "id": str(after), "data": row_template.render(rows=rows[::-1])}
+            await anyio.sleep(self.poll_s)
+
+    def _rows_after(self, after: int) -> list[dict[str, Any]]:
+        with self.lock:
+            if views.tick_count(self.kernel.store) <= after:
+                return []
+            return [views.timeline_row(found) for found in views.journal(self.kernel.store, after)]
+
+
+def shown_db(db: Any) -> str:
+    from agi_core.opening import shown
+
+    return shown(db)
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None and value != "" else None
+    except ValueError:
+        return None
+
+
+def create_app(
+    state: Any,
+    *,
+    allow_chat: bool = False,
+    token: str | None = None,
+    host: str = "127.0.0.1",
+    poll_s: float = 0.5,
+) -> Starlette:
+    """The inspector of the agent ``state`` opens (an existing one: nothing is created)."""
+    inspector = Inspector(state, allow_chat=allow_chat, poll_s=poll_s)
+
+    async def error_page(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 400
+        detail = exc.detail if isinstance(exc, HTTPException) else str(exc)
+        return inspector.page(request, "error.html", status=status, message=detail)
+
+    def threaded(handler: Any) -> Any:
+        async def endpoint(request: Request) -> Response:
+            return await anyio.to_thread.run_sync(handler, request)
+
+        return endpoint
+
+    routes = [
+        Route("/", threaded(inspector.timeline), name="timeline"),
+        Route("/ticks/{tick:int}", threaded(inspector.tick), name="tick"),
+        Route("/replay", threaded(inspector.replay), name="replay"),
+        Route("/goals", threaded(inspector.goals), name="goals"),
+        Route("/modules", threaded(inspector.modules), name="modules"),
+        Route("/memory", threaded(inspector.memory), name="memory"),
+        Route("/checkpoints", threaded(inspector.checkpoints), name="checkpoints"),
+        Route("/chat", threaded(inspector.chat), name="chat"),
+        Route("/chat", inspector.say, methods=["POST"], name="say"),
+        Route("/events", inspector.events, name="events"),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+    middleware = [Middleware(TokenGate, token=token)]
+    if is_loopback(host):  # a page of another site cannot reach it by a name that resolves to 127.0.0.1
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost", "[::1]"]))
+    app = Starlette(
+        routes=routes,
+        middleware=middleware,
+        exception_handlers={HTTPException: error_page, AgiError: error_page},
+    )
+    app.state.inspector = inspector
+    return app

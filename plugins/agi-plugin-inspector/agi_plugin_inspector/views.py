@@ -1,0 +1,241 @@
+"""What the pages show, read through agi-core's own functions (the backend protocol): no SQL here.
+
+Each function takes the open kernel (or its store) and returns plain data for a template.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import attrs
+
+from agi_core import replies
+from agi_core.modules.context import JournalView
+from agi_core.serialization import dumps
+
+F_SENTENCES = {
+    "F1": replies.F1_SEM_MISS,
+    "F3": replies.F3_NO_AGENT,
+    "F4": replies.F4_AGENT_FAILURE,
+    "F5": replies.F5_SEM_WRITE_FAILURE,
+}
+PAGE_TICKS = 50
+MENU_TICKS = 500  # the filter menus offer the sources and agents of this many newest ticks
+COMPARED = (
+    "router_decision",
+    "selected_agents",
+    "agent_outputs",
+    "sem_reads",
+    "sem_writes",
+    "final_output",
+    "council_votes",
+    "claims",
+    "evidence_items",
+    "brainstate_before",
+    "brainstate_after",
+)
+
+
+def f_codes(record: dict[str, Any]) -> list[str]:
+    """The rulebook's failure codes of a tick: its reply holds the F-sentence, or (F4) an agent degraded."""
+    text = str(record.get("final_output") or "")
+    codes = [code for code, sentence in F_SENTENCES.items() if sentence in text]
+    if record.get("degraded") and "F4" not in codes:
+        codes.append("F4")
+    return sorted(codes)
+
+
+def tick_count(store: Any) -> int:
+    return int(store.meta_get("tick", "0") or 0)
+
+
+def journal(store: Any, since: int = 0) -> Iterator[dict[str, Any]]:
+    """The journal records after tick ``since``, oldest first, blob references resolved."""
+    view = JournalView(store, lambda: None)
+    while True:
+        batch = view.records(since=since, limit=200)
+        yield from batch
+        if len(batch) < 200:
+            return
+        since = int(batch[-1]["tick"])
+
+
+def record(store: Any, tick: int) -> dict[str, Any] | None:
+    found = JournalView(store, lambda: None).records(since=tick - 1, limit=1)
+    return found[0] if found and found[0].get("tick") == tick else None
+
+
+@attrs.frozen
+class Filters:
+    """The timeline's filters (each empty: no filter)."""
+
+    source: str = ""
+    agent: str = ""
+    code: str = ""
+    text: str = ""
+
+    def keeps(self, row: dict[str, Any]) -> bool:
+        return (
+            (not self.source or row["source"] == self.source)
+            and (not self.agent or row["agent"] == self.agent)
+            and (not self.code or self.code in row["codes"])
+            and (not self.text or self.text.lower() in (row["input"] + " " + row["output"]).lower())
+        )
+
+
+def timeline_row(record: dict[str, Any]) -> dict[str, Any]:
+    decision = record.get("router_decision") or {}
+    inputs = record.get("input") or {}
+    return {
+        "tick": record["tick"],
+        "timestamp": record.get("timestamp", ""),
+        "source": str(inputs.get("source", "")),
+        "input": str(inputs.get("raw", "")),
+        "agent": str(decision.get("agent", "")),
+        "why": str(decision.get("why", "")),
+        "output": str(record.get("final_output", "")),
+        "codes": f_codes(record),
+        "action": (record.get("action") or {}).get("name", ""),
+        "duration": duration_ms(record),
+    }
+
+
+def duration_ms(record: dict[str, Any]) -> int | None:
+    """How long the tick ran, when its record holds it (the journal keeps only what replay needs)."""
+    value = (record.get("externals") or {}).get("duration_ms")
+    return value if isinstance(value, int) else None
+
+
+def timeline(store: Any, filters: Filters, before: int | None = None, limit: int = PAGE_TICKS) -> list[dict[str, Any]]:
+    """The newest ``limit`` ticks (before tick ``before``) that pass ``filters``, newest first.
+
+    Without filters only those ticks are read; with filters the journal is read up to ``before``.
+    """
+    end = tick_count(store) + 1 if before is None else before
+    start = max(end - 1 - limit, 0) if filters == Filters() else 0
+    kept: list[dict[str, Any]] = []
+    for found in journal(store, start):
+        if found["tick"] >= end:
+            break
+        row = timeline_row(found)
+        if filters.keeps(row):
+            kept.append(row)
+            if len(kept) > limit:
+                kept.pop(0)
+    return kept[::-1]
+
+
+def choices(store: Any, recent: int = MENU_TICKS) -> dict[str, list[str]]:
+    """The sources and agents of the ``recent`` newest ticks (the timeline's filter menus)."""
+    sources, agents = set(), set()
+    for found in journal(store, max(tick_count(store) - recent, 0)):
+        sources.add(str((found.get("input") or {}).get("source", "")))
+        agents.add(str((found.get("router_decision") or {}).get("agent", "")))
+    return {"sources": sorted(sources), "agents": sorted(agents), "codes": sorted(F_SENTENCES)}
+
+
+def tick_detail(found: dict[str, Any]) -> dict[str, Any]:
+    """One tick's record, grouped for its page."""
+    modules = found.get("modules") or {}
+    externals = found.get("externals") or {}
+    return {
+        "row": timeline_row(found),
+        "record": found,
+        "input": found.get("input") or {},
+        "decision": found.get("router_decision") or {},
+        "selected": found.get("selected_agents") or [],
+        "agent_outputs": found.get("agent_outputs") or {},
+        "module_order": modules.get("order", []),
+        "module_calls": modules.get("calls", []),
+        "beliefs": found.get("beliefs") or {},
+        "evidence": found.get("evidence_items") or [],
+        "claims": found.get("claims") or [],
+        "votes": found.get("council_votes") or [],
+        "plan": found.get("plan") or {},
+        "goal": found.get("goal"),
+        "action": found.get("action") or {},
+        "observation": found.get("observation") or {},
+        "intents": tool_intents(found),
+        "externals": sorted(externals),
+        "compared": compared_fields(found),
+        "sem_reads": found.get("sem_reads") or [],
+        "sem_writes": found.get("sem_writes") or [],
+    }
+
+
+def compared_fields(found: dict[str, Any]) -> list[dict[str, str]]:
+    """What replay compares for this tick, each field with its canonical JSON (``agi_core.replay``)."""
+    from agi_core.replay import compared_fields as fields
+
+    return [{"field": field, "json": dumps(found.get(field))} for field in fields(found)]
+
+
+def tool_intents(found: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tick's tool call: an intent (write/external, run after commit) or a receipt of an earlier one."""
+    action = found.get("action") or {}
+    out: list[dict[str, Any]] = []
+    if action.get("type") == "tool":
+        out.append({"kind": "call", "tool": action.get("name"), "args": dumps(action.get("args") or {})})
+    receipt = (found.get("agent_outputs") or {}).get("receipt")
+    if receipt is not None:
+        out.append({"kind": "receipt", "tool": "", "args": dumps(receipt)})
+    observation = (found.get("externals") or {}).get("tool_observation")
+    if observation is not None:
+        out.append({"kind": "observation", "tool": action.get("name", ""), "args": dumps(observation)})
+    return out
+
+
+def intents(store: Any) -> list[dict[str, Any]]:
+    """Every write/external intent and the tick of its receipt (None: never receipted)."""
+    return [
+        {"tick": tick, "tool": tool, "args": dumps(args), "receipt": receipt}
+        for tick, tool, args, receipt in store.intents()
+    ]
+
+
+def goals(store: Any) -> list[dict[str, Any]]:
+    from agi_core.scheduling import goals as goal_store
+    from agi_core.serialization import to_data
+
+    return [to_data(goal) for goal in goal_store.all_goals(store)]
+
+
+def modules(kernel: Any) -> list[dict[str, Any]]:
+    """The modules in run order with their stored state (``agi modules`` and ``agi modules show``)."""
+    from agi_core.memory.backend import ModuleStateStore
+    from agi_core.modules.state import dump_state
+
+    sizes = kernel.store.module_state_sizes() if isinstance(kernel.store, ModuleStateStore) else {}
+    return [
+        {
+            "name": module.name,
+            "plugin": module.plugin,
+            "priority": module.priority,
+            "phases": [*module.phases, *(["vote"] if module.votes else [])],
+            "contracts": list(module.contracts),
+            "state_keys": sizes.get(module.name, (0, 0))[0],
+            "state_bytes": sizes.get(module.name, (0, 0))[1],
+            "state": {key: dumps(value) for key, value in dump_state(kernel.store, module.name).items()},
+        }
+        for module in kernel.modules
+    ]
+
+
+def search(kernel: Any, query: str, k: int = 10) -> list[dict[str, Any]]:
+    """``agi memory search``: long-term memory hits with their score breakdown."""
+    memory = kernel.long_term
+    return [hit.to_dict() for hit in memory.search(query, k)]
+
+
+def facts(store: Any, prefix: str = "", limit: int = 200) -> list[dict[str, Any]]:
+    return [
+        {"key": fact.key, "value": dumps(fact.value), "updated": fact.updated_at}
+        for fact in store.facts(prefix, limit=limit)
+    ]
+
+
+def checkpoints(store: Any) -> list[dict[str, Any]]:
+    from agi_core.checkpoints import list_checkpoints
+
+    return [{"name": info.name, "tick": info.tick} for info in list_checkpoints(store)]

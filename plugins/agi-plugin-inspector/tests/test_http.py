@@ -1,0 +1,208 @@
+"""Fast checks over HTTP (starlette's TestClient): every page, read-only by default, the token, inert content."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agi_plugin_inspector.access import check_bind
+from starlette.testclient import TestClient
+
+from agi_core.errors import ConfigError
+from agi_core.testing import open_kernel
+
+TOKEN = "s3cret-token-of-24-chars"
+LOCAL = "http://127.0.0.1"  # a loopback inspector answers only to its own names
+
+
+@pytest.fixture
+def client(inspector_app: Callable[..., Any]) -> Callable[..., TestClient]:
+    """``client(db, *plugins, **options)``: a test client of the inspector of ``db``."""
+    return lambda db, *extra, **options: TestClient(inspector_app(db, *extra, **options), base_url=LOCAL)
+
+
+def journal_state(db: Path) -> tuple[int, str]:
+    with open_kernel(db, seed="insp") as kernel:
+        return kernel.tick_count, kernel.store.last_chain()
+
+
+def ticks_shown(html: str) -> list[int]:
+    return [int(tick) for tick in re.findall(r'<tr id="tick-(\d+)"', html)]
+
+
+def test_timeline_lists_ticks_newest_first_with_decision_and_f_codes(
+    agent_db: Path, client: Callable[..., TestClient]
+) -> None:
+    html = client(agent_db).get("/").text
+    assert ticks_shown(html) == list(range(12, 0, -1))
+    row = html.split('<tr id="tick-4"')[1].split("</tr>")[0]
+    assert "what is my favourite colour?" in row and "F1" in row and "profile_agent" in row
+    assert '<span class="code">' not in html.split('<tr id="tick-3"')[1].split("</tr>")[0]  # 12 + 30 = 42: no F-code
+
+
+def test_timeline_filters_by_f_code_agent_source_and_text(agent_db: Path, client: Callable[..., TestClient]) -> None:
+    web = client(agent_db)
+    assert ticks_shown(web.get("/?code=F1").text) == [4]
+    assert ticks_shown(web.get("/?q=12 %2B 30").text) == [3]
+    assert ticks_shown(web.get("/?source=event").text) == [11, 10, 6, 5]  # two facts stored, two goals added
+    assert ticks_shown(web.get("/?code=F3").text) == [9, 8, 7]
+    assert ticks_shown(web.get("/?agent=math_agent").text) == [12, 3]
+    assert ticks_shown(web.get("/?before=3").text) == [2, 1]
+
+
+def test_tick_page_shows_input_decision_modules_evidence_votes_and_what_replay_compares(
+    agent_db: Path, client: Callable[..., TestClient]
+) -> None:
+    html = client(agent_db).get("/ticks/2").text
+    assert "what is my name?" in html and "Your name is Bob." in html
+    assert 'id="why"' in html and "profile_agent" in html
+    assert "evidence_check" in html and "approve" in html  # council votes
+    assert "user/person/self/name" in html  # the claim's key and its evidence
+    for field in ("router_decision", "council_votes", "brainstate_after"):
+        assert f'id="field-{field}"' in html
+
+
+def test_an_unknown_tick_is_a_404_page(agent_db: Path, client: Callable[..., TestClient]) -> None:
+    answer = client(agent_db).get("/ticks/999")
+    assert answer.status_code == 404 and "no tick 999 in this agent&#39;s journal" in answer.text
+
+
+def test_goal_page_draws_the_dag_with_plan_steps(agent_db: Path, client: Callable[..., TestClient]) -> None:
+    html = client(agent_db).get("/goals").text
+    assert html.count('<g class="node') == 2 and html.count('<line class="edge"') == 1
+    assert "read a book" in html and "practice daily" in html and "conjugate être" in html
+    assert "status-active" in html
+
+
+def test_modules_page_shows_each_module_and_its_stored_state(tmp_path: Path, client: Callable[..., TestClient]) -> None:
+    import agi_plugin_social.plugin as social  # a real module plugin with state (requirements-test.txt)
+
+    with open_kernel(tmp_path / "s.db", social, seed="insp") as kernel:
+        kernel.tick("hi there, my name is Bob")
+    html = client(tmp_path / "s.db", social).get("/modules").text
+    assert re.findall(r'<section class="module" id="module-(\w+)">', html) == ["sem_council", "social"]
+    assert "phases: perceive, revise" in html and "state: 2 keys" in html
+    assert "<code>profile/user</code>" in html and "&#34;name&#34;:&#34;Bob&#34;" in html
+    tick = client(tmp_path / "s.db", social).get("/ticks/1").text
+    assert "order: sem_council → social" in tick
+    assert re.search(r"<tr><td>social</td><td>perceive</td>.*?<code>profile/user</code>", tick, re.S)
+
+
+def test_a_tool_intent_links_its_receipt(tmp_path: Path, client: Callable[..., TestClient]) -> None:
+    from agi_core.tools import ToolPolicy
+
+    policy = ToolPolicy(allow_tools=frozenset({"file_write"}))
+    with open_kernel(tmp_path / "t.db", seed="insp", policy=policy, workspace=tmp_path / "ws") as kernel:
+        kernel.tick("/file_write a.txt one")
+    web = client(tmp_path / "t.db")
+    intent = web.get("/ticks/1").text
+    assert '<a href="/ticks/2">tick 2</a>' in intent.split('id="intent"')[1].split("</p>")[0]
+    assert "<code>file_write</code>" in intent
+    listed = web.get("/checkpoints").text.split('id="intents"')[1]
+    assert re.search(r'<a href="/ticks/1">1</a></td><td><code>file_write</code>.*?tick 2</a>', listed, re.S)
+
+
+def test_memory_and_checkpoints_pages(agent_db: Path, client: Callable[..., TestClient]) -> None:
+    web = client(agent_db)
+    facts = web.get("/memory").text
+    assert "user/person/self/name" in facts and "user/note/n1/text" in facts
+    assert re.search(r'<td>after-goals</td><td><a href="/ticks/11">11</a>', web.get("/checkpoints").text)
+
+
+@pytest.mark.slow  # loads the MiniLM model to embed the memories
+def test_memory_search_shows_hits_with_scores(agent_db: Path, client: Callable[..., TestClient]) -> None:
+    html = client(agent_db).get("/memory?q=what is my name&k=3").text
+    scores = [float(score) for score in re.findall(r'<td class="score">([0-9.]+)</td>', html)]
+    assert len(scores) == 3 and scores == sorted(scores, reverse=True)
+    assert "dense" in html and "bm25" in html
+
+
+def test_replay_page_reports_equal_and_the_first_divergence(
+    agent_db: Path, dice_db: Path, dice_plugin: Any, client: Callable[..., TestClient]
+) -> None:
+    assert "replay equal: 12 ticks (1..12)" in client(agent_db).get("/replay?run=1").text
+    html = client(dice_db, dice_plugin).get("/replay?run=1").text
+    assert "REPLAY_MISMATCH tick=4 field=agent_outputs" in html
+    assert '<tr id="field-agent_outputs" class="mismatch">' in html
+    assert '<tr id="field-router_decision" class="equal">' in html
+
+
+def test_a_replay_that_cannot_run_is_one_line_on_the_page(agent_db: Path, client: Callable[..., TestClient]) -> None:
+    """An edited journal (changed behind the journal's back with sqlite3) is refused by replay, in one line."""
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(agent_db)) as conn, conn:
+        conn.execute("UPDATE journal SET record = replace(record, '42', '43') WHERE tick = 3")
+    answer = client(agent_db).get("/replay?run=1")
+    message = answer.text.split('<p class="error" id="error">')[1].split("</p>")[0]
+    assert answer.status_code == 400 and "\n" not in message
+    assert message.startswith("the journal of ") and "does not verify (JOURNAL_BROKEN tick=3" in message
+
+
+def test_read_only_by_default_chat_posts_are_refused_and_nothing_is_written(
+    agent_db: Path, client: Callable[..., TestClient]
+) -> None:
+    before = journal_state(agent_db)
+    web = client(agent_db)
+    for path in ("/", "/ticks/1", "/replay?run=1", "/goals", "/modules", "/memory", "/checkpoints", "/chat"):
+        assert web.get(path).status_code == 200, path
+    assert 'id="chat-form"' not in web.get("/chat").text
+    refused = web.post("/chat", data={"text": "my name is Eve", "form_key": "x"})
+    assert refused.status_code == 403 and "agi serve --allow-chat" in refused.text
+    assert journal_state(agent_db) == before
+
+
+def test_chat_runs_a_tick_with_allow_chat_and_only_from_its_own_form(
+    agent_db: Path, inspector_app: Callable[..., Any]
+) -> None:
+    app = inspector_app(agent_db, allow_chat=True)
+    web = TestClient(app, base_url=LOCAL)
+    key = app.state.inspector.form_key
+    assert web.post("/chat", data={"text": "7 + 5", "form_key": "forged"}).status_code == 403
+    assert journal_state(agent_db)[0] == 12
+    answer = web.post("/chat", data={"text": "7 + 5", "form_key": key}, follow_redirects=True)
+    assert answer.status_code == 200 and "7 + 5 = 12" in answer.text
+    assert journal_state(agent_db)[0] == 13
+
+
+def test_hostile_memory_renders_inert(agent_db: Path, hostile: Any, client: Callable[..., TestClient]) -> None:
+    web = client(agent_db)
+    pages = [web.get(path).text for path in ("/", "/ticks/7", "/memory", "/goals", "/chat")]
+    for html in pages:
+        assert hostile.script not in html and hostile.img not in html and hostile.svg not in html
+        assert "window.__xss" not in html or "&lt;" in html
+    assert "&lt;script&gt;window.__xss = 1&lt;/script&gt;" in pages[2]  # the stored fact, as text
+    assert "&lt;svg onload=&#34;window.__xss = 3&#34;&gt;" in pages[3]  # the goal title in the SVG
+    assert hostile.replaced in web.get("/ticks/9").text
+    assert "more characters)" in pages[0]  # the 60,000-character line is cut in the timeline
+
+
+def test_a_token_is_required_when_set(agent_db: Path, client: Callable[..., TestClient]) -> None:
+    web = client(agent_db, token=TOKEN)
+    assert web.get("/").status_code == 401
+    assert web.get("/", headers={"Authorization": "Bearer wrong"}).status_code == 401
+    assert web.get("/", headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
+    opened = web.get(f"/goals?token={TOKEN}", follow_redirects=False)
+    assert opened.status_code == 303 and opened.headers["location"].endswith("/goals")
+    assert web.get("/goals").status_code == 200  # the cookie set by the redirect
+
+
+def test_another_host_name_is_refused_on_loopback(agent_db: Path, client: Callable[..., TestClient]) -> None:
+    """A page of another site cannot reach the inspector through DNS rebinding (Host: evil.example)."""
+    web = client(agent_db)
+    assert web.get("/", headers={"Host": "evil.example"}).status_code == 400
+    assert web.get("/", headers={"Host": "127.0.0.1:8377"}).status_code == 200
+
+
+def test_binding_beyond_loopback_needs_a_long_enough_token() -> None:
+    check_bind("127.0.0.1", None)
+    check_bind("::1", None)
+    check_bind("0.0.0.0", TOKEN)
+    with pytest.raises(ConfigError, match=r"^agi serve --host 0.0.0.0 would show the agent to the network; give"):
+        check_bind("0.0.0.0", None)
+    with pytest.raises(ConfigError, match="at least 16"):
+        check_bind("127.0.0.1", "short")
