@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from agi_core.brain.context import AgentReply
 from agi_core.cli.main import CliState
 from agi_core.hookspecs import hookimpl
+from agi_core.reasoning import AgentReply
 from agi_core.testing import builtin_plugins, open_kernel
 
 ROOT = Path(__file__).resolve().parents[3]
