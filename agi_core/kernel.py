@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import orjson
 
-from agi_core import journal_key, lifecycle
+from agi_core import journal_key, lifecycle, tracing
 from agi_core.brain.context import Decision, ReasonContext, failed_decision, recorded_write_failures
 from agi_core.contracts.caller import ContractCaller
 from agi_core.determinism import Determinism
@@ -642,6 +642,35 @@ class Kernel:
         brain: str = "",
         cursor: dict[str, Any] | None = None,
     ) -> JournalRecord:
+        """One tick, its trace's root span (``invoke_agent``, docs/tracing.md) around it."""
+        agent = self.store.path.stem
+        attributes = {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.agent.name": agent,
+            "agi.db": str(self.store.path),
+            "agi.input.source": percept.source,
+            "agi.replaying": recorded is not None,
+        }
+        if command:
+            attributes["agi.command"] = next(iter(command))
+        elif brain:
+            attributes["agi.brain"] = brain
+        with tracing.span(f"invoke_agent {agent}", attributes) as traced:
+            record = self._attempt_tick(percept, reason, command, recorded, brain, cursor)
+            traced.set("agi.tick", record.tick)  # agi replay --tick N; the journal id names the record
+            traced.set("agi.journal.id", record.id)
+            traced.set("gen_ai.conversation.id", percept.conversation)
+            return record
+
+    def _attempt_tick(
+        self,
+        percept: Input,
+        reason: Callable[[ReasonContext], Decision],
+        command: dict[str, Any] | None,
+        recorded: dict[str, list[Any]] | None,
+        brain: str,
+        cursor: dict[str, Any] | None,
+    ) -> JournalRecord:
         waiting = Reconnect(self.store, self.config.reconnect_s)
         while True:
             externals = Externals(recorded)
@@ -728,20 +757,22 @@ class Kernel:
         cursor: dict[str, Any] | None = None,
     ) -> JournalRecord:
         tick = self.tick_count + 1
-        self.tick_now_ms = begin_tick(self, percept, externals)
-        self._move_cursor(cursor, externals)
-        scope = self.tick_scope(externals)
-        self.plugin_settings.begin_tick(externals)
-        message = inbox.receive(self, percept, externals, tick)
-        working = self._working
-        before = self._brainstate(working, tick - 1)
-        state = TickState(input=percept)
-        self.plugins.before_tick(kernel=self, state=state, skip=self.disabled_plugins)
-        # working memory holds the store's active goal as the last tick left it (same transaction)
-        state = attrs.evolve(
-            state, recalled=self._recall(working, externals), goal=goals.cached_active(working.active_goal)
-        )
-        state = attrs.evolve(state, beliefs=beliefs_for(state))
+        with tracing.span("perceive", {"agi.phase": "perceive"}):
+            self.tick_now_ms = begin_tick(self, percept, externals)
+            self._move_cursor(cursor, externals)
+            scope = self.tick_scope(externals)
+            self.plugin_settings.begin_tick(externals)
+            message = inbox.receive(self, percept, externals, tick)
+            working = self._working
+            before = self._brainstate(working, tick - 1)
+            state = TickState(input=percept)
+            self.plugins.before_tick(kernel=self, state=state, skip=self.disabled_plugins)
+        with tracing.span("recall", {"agi.phase": "recall"}):
+            # working memory holds the store's active goal as the last tick left it (same transaction)
+            state = attrs.evolve(
+                state, recalled=self._recall(working, externals), goal=goals.cached_active(working.active_goal)
+            )
+            state = attrs.evolve(state, beliefs=beliefs_for(state))
         ctx = ReasonContext(
             state=state,
             tick=tick,
@@ -759,72 +790,76 @@ class Kernel:
             scope, ctx, working=working, contracts=lambda: self.contract_caller(externals)
         )
         phased = command is None and any(module.phases for module in self.modules)  # sem_council only votes
-        if phased:
-            ctx.proposals = modules.before_reasoning(state)  # perceive, recall, deliberate: one hand-off
-            held = module_beliefs(ctx.proposals)
-            if held:  # the modules' belief proposals join the facts' beliefs before the brain reasons
-                state = ctx.state = attrs.evolve(state, beliefs=beliefs_for(state, held))
-        decision = reason(ctx)
-        ctx.closed = True
-        decision = self._plan(decision, ctx.goal_plan)
-        if phased and self._revisers:  # modules may rewrite, replace or veto the reply before it is acted on
-            modules.reason = attrs.evolve(ctx, closed=False)  # shares ctx's read/write logs; ctx stays closed
-            decision = modules.revise(state, decision, ctx.proposals)
-            modules.reason.closed = True
-        if decision.acted is not None:  # a read tool the brain already ran (and answered from)
-            observation, final_output = decision.acted, decision.final_output
-        else:
-            observation, final_output = self._act(scope, decision.action, decision.final_output)
-        plan, replanned = plans.observe(ctx, decision.plan, observation, planner_for(ctx))  # rule 4
-        final_output += replanned
-        if phased:
-            outcome = {
-                "final_output": final_output,
-                "action": to_data(decision.action),
-                "observation": to_data(observation),
-            }
-            modules.reason = attrs.evolve(ctx, closed=False)  # shares ctx's read/write logs; ctx stays closed
-            observed = attrs.evolve(state, action=decision.action, observation=observation)
-            modules.run("observe", observed, proposals=ctx.proposals, outcome=outcome)
-            modules.reason.closed = True
-        agent_outputs = decision.agent_outputs
-        sent = outbox.reply(self, tick, message, final_output)
-        if sent:  # the reply to a message goes back to its sender, as a message in the same conversation
-            agent_outputs = {**agent_outputs, "messages_out": sent}
-        recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}
-        if command:
-            recorded["command"] = command
-        working = self._remember(working, percept, final_output, decision, goals.active_after_tick(ctx, state.goal))
-        record = JournalRecord(
-            tick=tick,
-            id=self.determinism.new_id("tick", str(tick)),
-            timestamp=self.determinism.now(),
-            input=percept,
-            router_decision=decision.router_decision,
-            selected_agents=decision.selected_agents,
-            agent_outputs=agent_outputs,
-            sem_reads=ctx.sem_reads,
-            sem_writes=ctx.sem_writes,
-            final_output=final_output,
-            council_votes=decision.council_votes,
-            claims=decision.claims,
-            evidence_items=decision.evidence_items,
-            brainstate_before=before,
-            brainstate_after=self._brainstate(working, tick),
-            action=decision.action,
-            observation=observation,
-            plan=plan,
-            externals=recorded,
-            degraded=decision.degraded,
-            brain=brain,
-            modules=modules.log,
-            hook_order=lifecycle.hook_order(self, self._hook_log),
-            goal=working.active_goal,
-            beliefs=beliefs_for(state, module_beliefs(ctx.proposals), sem_reads=ctx.sem_reads),
-        )
-        self._store(tick, record, percept, working)
-        fault_point("tick.before_commit")
-        return record
+        with tracing.span("reason", {"agi.phase": "reason"}):
+            if phased:
+                ctx.proposals = modules.before_reasoning(state)  # perceive, recall, deliberate: one hand-off
+                held = module_beliefs(ctx.proposals)
+                if held:  # the modules' belief proposals join the facts' beliefs before the brain reasons
+                    state = ctx.state = attrs.evolve(state, beliefs=beliefs_for(state, held))
+            decision = reason(ctx)
+            ctx.closed = True
+        with tracing.span("plan", {"agi.phase": "plan"}):
+            decision = self._plan(decision, ctx.goal_plan)
+            if phased and self._revisers:  # modules may rewrite, replace or veto the reply before it is acted on
+                modules.reason = attrs.evolve(ctx, closed=False)  # shares ctx's read/write logs; ctx stays closed
+                decision = modules.revise(state, decision, ctx.proposals)
+                modules.reason.closed = True
+        with tracing.span("act", {"agi.phase": "act"}):
+            if decision.acted is not None:  # a read tool the brain already ran (and answered from)
+                observation, final_output = decision.acted, decision.final_output
+            else:
+                observation, final_output = self._act(scope, decision.action, decision.final_output)
+            plan, replanned = plans.observe(ctx, decision.plan, observation, planner_for(ctx))  # rule 4
+            final_output += replanned
+            if phased:
+                outcome = {
+                    "final_output": final_output,
+                    "action": to_data(decision.action),
+                    "observation": to_data(observation),
+                }
+                modules.reason = attrs.evolve(ctx, closed=False)  # shares ctx's read/write logs; ctx stays closed
+                observed = attrs.evolve(state, action=decision.action, observation=observation)
+                modules.run("observe", observed, proposals=ctx.proposals, outcome=outcome)
+                modules.reason.closed = True
+            agent_outputs = decision.agent_outputs
+            sent = outbox.reply(self, tick, message, final_output)
+            if sent:  # the reply to a message goes back to its sender, as a message in the same conversation
+                agent_outputs = {**agent_outputs, "messages_out": sent}
+        with tracing.span("store", {"agi.phase": "store"}):
+            recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}
+            if command:
+                recorded["command"] = command
+            working = self._remember(working, percept, final_output, decision, goals.active_after_tick(ctx, state.goal))
+            record = JournalRecord(
+                tick=tick,
+                id=self.determinism.new_id("tick", str(tick)),
+                timestamp=self.determinism.now(),
+                input=percept,
+                router_decision=decision.router_decision,
+                selected_agents=decision.selected_agents,
+                agent_outputs=agent_outputs,
+                sem_reads=ctx.sem_reads,
+                sem_writes=ctx.sem_writes,
+                final_output=final_output,
+                council_votes=decision.council_votes,
+                claims=decision.claims,
+                evidence_items=decision.evidence_items,
+                brainstate_before=before,
+                brainstate_after=self._brainstate(working, tick),
+                action=decision.action,
+                observation=observation,
+                plan=plan,
+                externals=recorded,
+                degraded=decision.degraded,
+                brain=brain,
+                modules=modules.log,
+                hook_order=lifecycle.hook_order(self, self._hook_log),
+                goal=working.active_goal,
+                beliefs=beliefs_for(state, module_beliefs(ctx.proposals), sem_reads=ctx.sem_reads),
+            )
+            self._store(tick, record, percept, working)
+            fault_point("tick.before_commit")
+            return record
 
     def _recall(self, working: WorkingMemory, externals: Externals) -> Recalled:
         prefix = working.focus + "/" if working.focus else ""
