@@ -188,6 +188,7 @@ def _quiet_sdk_logs() -> None:
     if not any(isinstance(handler, _OneLine) for handler in logger.handlers):
         logger.addHandler(_OneLine(logging.WARNING))
         logger.propagate = False
+        logging.getLogger("opentelemetry.exporter").setLevel(logging.ERROR)  # not each retry: the batch's fate
 
 
 def _report(exc: BaseException) -> None:
