@@ -69,6 +69,8 @@ class Span(NoSpan):
     def __exit__(self, kind: Any, value: Any, traceback: Any) -> None:
         if self._entered:
             try:
+                if value is not None:
+                    self._span.set_attribute("error.type", type(value).__name__)
                 self._manager.__exit__(kind, value, traceback)  # records the exception; re-raises it
             except Exception as exc:  # noqa: BLE001 - the body's own exception is re-raised by Python
                 if exc is not value:
