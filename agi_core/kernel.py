@@ -643,6 +643,8 @@ class Kernel:
         cursor: dict[str, Any] | None = None,
     ) -> JournalRecord:
         """One tick, its trace's root span (``invoke_agent``, docs/tracing.md) around it."""
+        if not tracing.enabled():
+            return self._attempt_tick(percept, reason, command, recorded, brain, cursor)
         agent = self.store.path.stem
         attributes = {
             "gen_ai.operation.name": "invoke_agent",
@@ -757,7 +759,7 @@ class Kernel:
         cursor: dict[str, Any] | None = None,
     ) -> JournalRecord:
         tick = self.tick_count + 1
-        with tracing.span("perceive", {"agi.phase": "perceive"}):
+        with tracing.phase("perceive"):
             self.tick_now_ms = begin_tick(self, percept, externals)
             self._move_cursor(cursor, externals)
             scope = self.tick_scope(externals)
@@ -767,7 +769,7 @@ class Kernel:
             before = self._brainstate(working, tick - 1)
             state = TickState(input=percept)
             self.plugins.before_tick(kernel=self, state=state, skip=self.disabled_plugins)
-        with tracing.span("recall", {"agi.phase": "recall"}):
+        with tracing.phase("recall"):
             # working memory holds the store's active goal as the last tick left it (same transaction)
             state = attrs.evolve(
                 state, recalled=self._recall(working, externals), goal=goals.cached_active(working.active_goal)
@@ -790,7 +792,7 @@ class Kernel:
             scope, ctx, working=working, contracts=lambda: self.contract_caller(externals)
         )
         phased = command is None and any(module.phases for module in self.modules)  # sem_council only votes
-        with tracing.span("reason", {"agi.phase": "reason"}):
+        with tracing.phase("reason"):
             if phased:
                 ctx.proposals = modules.before_reasoning(state)  # perceive, recall, deliberate: one hand-off
                 held = module_beliefs(ctx.proposals)
@@ -798,13 +800,13 @@ class Kernel:
                     state = ctx.state = attrs.evolve(state, beliefs=beliefs_for(state, held))
             decision = reason(ctx)
             ctx.closed = True
-        with tracing.span("plan", {"agi.phase": "plan"}):
+        with tracing.phase("plan"):
             decision = self._plan(decision, ctx.goal_plan)
             if phased and self._revisers:  # modules may rewrite, replace or veto the reply before it is acted on
                 modules.reason = attrs.evolve(ctx, closed=False)  # shares ctx's read/write logs; ctx stays closed
                 decision = modules.revise(state, decision, ctx.proposals)
                 modules.reason.closed = True
-        with tracing.span("act", {"agi.phase": "act"}):
+        with tracing.phase("act"):
             if decision.acted is not None:  # a read tool the brain already ran (and answered from)
                 observation, final_output = decision.acted, decision.final_output
             else:
@@ -825,7 +827,7 @@ class Kernel:
             sent = outbox.reply(self, tick, message, final_output)
             if sent:  # the reply to a message goes back to its sender, as a message in the same conversation
                 agent_outputs = {**agent_outputs, "messages_out": sent}
-        with tracing.span("store", {"agi.phase": "store"}):
+        with tracing.phase("store"):
             recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}
             if command:
                 recorded["command"] = command

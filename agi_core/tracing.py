@@ -35,7 +35,7 @@ class NoSpan:
     def __enter__(self) -> NoSpan:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: object, value: object, traceback: object) -> None:
         return None
 
     def set(self, key: str, value: Value | None) -> None:
@@ -93,6 +93,13 @@ def span(name: str, attributes: Mapping[str, Value] | None = None) -> NoSpan:
     if _tracer is None:
         return NO_SPAN
     return Span(name, attributes)
+
+
+def phase(name: str) -> NoSpan:
+    """The span of one phase of a tick (``perceive`` … ``store``), attribute ``agi.phase``."""
+    if _tracer is None:
+        return NO_SPAN
+    return Span(name, {"agi.phase": name})
 
 
 def carry(function: F) -> F:
