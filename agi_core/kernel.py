@@ -40,6 +40,7 @@ from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
 from agi_core.memory.reconnect import Reconnect, journal_holds
 from agi_core.messaging import inbox, outbox
+from agi_core.messaging.address import agent_name
 from agi_core.messaging.mailbox import Mailbox
 from agi_core.model import (
     PLAN_STEPS_MAX,
@@ -645,7 +646,7 @@ class Kernel:
         """One tick, its trace's root span (``invoke_agent``, docs/tracing.md) around it."""
         if not tracing.enabled():
             return self._attempt_tick(percept, reason, command, recorded, brain, cursor)
-        agent = self.store.path.stem
+        agent = agent_name(self.store)  # agi whoami's
         attributes = {
             "gen_ai.operation.name": "invoke_agent",
             "gen_ai.agent.name": agent,
