@@ -647,7 +647,7 @@ class Kernel:
         if not tracing.enabled():
             return self._attempt_tick(percept, reason, command, recorded, brain, cursor)
         agent = agent_name(self.store)  # agi whoami's
-        attributes = {
+        attributes: dict[str, tracing.Value] = {
             "gen_ai.operation.name": "invoke_agent",
             "gen_ai.agent.name": agent,
             "agi.db": str(self.store.path),

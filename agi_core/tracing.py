@@ -172,7 +172,9 @@ def _configured_exporter(environ: Mapping[str, str]) -> Any:
         from opentelemetry.sdk.trace.export import ConsoleSpanExporter
 
         return ConsoleSpanExporter(out=sys.stderr)
-    protocol = (environ.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or environ.get("OTEL_EXPORTER_OTLP_PROTOCOL", "")).strip()
+    protocol = (
+        environ.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or environ.get("OTEL_EXPORTER_OTLP_PROTOCOL", "")
+    ).strip()
     if protocol not in ("", "http/protobuf"):
         raise ConfigError(f"OTEL_EXPORTER_OTLP_PROTOCOL={protocol!r} is not supported; use http/protobuf (port 4318)")
     try:

@@ -111,7 +111,9 @@ def _agi(db: Path, *args: str, stdin: str = "", **env: str) -> subprocess.Comple
 
 def test_agi_run_otel_sends_one_trace_per_tick_to_an_otlp_http_collector(tmp_path: Path, collector: Collector) -> None:
     db = tmp_path / "agent.db"
-    done = _agi(db, "--otel", "run", "--jsonl", stdin="\n".join(LINES) + "\n", OTEL_EXPORTER_OTLP_ENDPOINT=collector.endpoint)
+    done = _agi(
+        db, "--otel", "run", "--jsonl", stdin="\n".join(LINES) + "\n", OTEL_EXPORTER_OTLP_ENDPOINT=collector.endpoint
+    )
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     journal_ids = [json.loads(line)["id"] for line in done.stdout.splitlines()]

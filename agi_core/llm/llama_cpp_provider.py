@@ -16,8 +16,8 @@ from typing import Any
 
 from agi_core.contracts.provider import Completion
 from agi_core.errors import ConfigError
-from agi_core.llm._shared import as_openai_tool, completion_from_response, one_line
 from agi_core.llm import traced
+from agi_core.llm._shared import as_openai_tool, completion_from_response, one_line
 from agi_core.llm.errors import ProviderError
 
 INSTALL_HINT = "run scripts/install_llama_cpp.sh (or pip install 'agi-core[llama-cpp]')"

@@ -123,7 +123,11 @@ class ModuleTick:
             return function
 
         def traced(ctx: ModuleContext) -> Any:
-            attributes = {"agi.module.name": call.module.name, "agi.module.phase": call.phase, "agi.tick": ctx.tick}
+            attributes: dict[str, tracing.Value] = {
+                "agi.module.name": call.module.name,
+                "agi.module.phase": call.phase,
+                "agi.tick": ctx.tick,
+            }
             with tracing.span(f"module {call.module.name}.{call.phase}", attributes):
                 return function(ctx)
 

@@ -64,9 +64,7 @@ def test_a_tick_of_the_llm_brain_has_a_chat_span_with_the_genai_attributes(
         assert ancestors[-1].attributes["agi.journal.id"] == record.id
 
 
-def test_the_in_process_llama_cpp_provider_traces_each_request(
-    spans: InMemorySpanExporter, smollm2_gguf: Path
-) -> None:
+def test_the_in_process_llama_cpp_provider_traces_each_request(spans: InMemorySpanExporter, smollm2_gguf: Path) -> None:
     provider = LlamaCppProvider(model_path=smollm2_gguf, n_ctx=1024, n_threads=1)
     try:
         with tracing.span("caller"):
