@@ -53,8 +53,8 @@ class Span(NoSpan):
 
     __slots__ = ("_entered", "_manager", "_span")
 
-    def __init__(self, name: str, attributes: Mapping[str, Value] | None) -> None:
-        self._manager = _tracer.start_as_current_span(name, attributes=attributes)
+    def __init__(self, tracer: Any, name: str, attributes: Mapping[str, Value] | None) -> None:
+        self._manager = tracer.start_as_current_span(name, attributes=attributes)
         self._span: Any = None
         self._entered = False
 
@@ -90,16 +90,18 @@ class Span(NoSpan):
 
 def span(name: str, attributes: Mapping[str, Value] | None = None) -> NoSpan:
     """A span named ``name``, the current one inside ``with`` (the parent of spans opened there)."""
-    if _tracer is None:
+    tracer = _tracer  # read once: stop() may run in another thread
+    if tracer is None:
         return NO_SPAN
-    return Span(name, attributes)
+    return Span(tracer, name, attributes)
 
 
 def phase(name: str) -> NoSpan:
     """The span of one phase of a tick (``perceive`` … ``store``), attribute ``agi.phase``."""
-    if _tracer is None:
+    tracer = _tracer
+    if tracer is None:
         return NO_SPAN
-    return Span(name, {"agi.phase": name})
+    return Span(tracer, name, {"agi.phase": name})
 
 
 def carry(function: F) -> F:

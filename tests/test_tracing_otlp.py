@@ -155,3 +155,17 @@ def test_a_collector_that_is_not_there_never_stops_the_agent(tmp_path: Path) -> 
     notices = done.stderr.splitlines()
     assert notices and all(line.startswith("agi: tracing: ") for line in notices), done.stderr
     assert _agi(db, "replay").returncode == 0
+
+
+def test_a_tracing_setup_that_cannot_work_refuses_otel_and_only_notes_the_variables(tmp_path: Path) -> None:
+    db = tmp_path / "agent.db"
+    refused = _agi(db, "--otel", "run", stdin="hello\n", OTEL_TRACES_EXPORTER="jaeger")
+    assert refused.returncode == 1 and not db.exists()
+    assert refused.stderr.strip() == (
+        "Error: OTEL_TRACES_EXPORTER='jaeger' is not supported here; use otlp, console or none"
+    )
+    untraced = _agi(db, "run", stdin="hello\n", OTEL_TRACES_EXPORTER="jaeger")
+    assert untraced.returncode == 0 and untraced.stdout.strip() != ""
+    assert untraced.stderr.strip() == (
+        "agi: tracing is off: OTEL_TRACES_EXPORTER='jaeger' is not supported here; use otlp, console or none"
+    )

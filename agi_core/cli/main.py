@@ -226,9 +226,24 @@ def cli(
     state = CliState(db=db, seed=seed, brain=brain, plugins=load_plugins(), kernel_options=options)
     ctx.obj = state
     if tracing.wanted(otel):  # OpenTelemetry is imported only now
-        tracing.start()
-        ctx.call_on_close(tracing.stop)  # after the kernel closed (callbacks run last first): flush the spans
+        _start_tracing(ctx, asked=otel)
     ctx.call_on_close(state.close)
+
+
+def _start_tracing(ctx: click.Context, *, asked: bool) -> None:
+    """Tracing on, its spans flushed after the kernel closed (close callbacks run last first).
+
+    A tracing setup that cannot work is an error with ``--otel``; asked only by ``OTEL_*``
+    variables (perhaps meant for another program), it is a one-line notice and the command runs untraced.
+    """
+    try:
+        tracing.start()
+    except ConfigError as exc:
+        if asked:
+            raise
+        click.echo(f"agi: tracing is off: {exc}", err=True)
+        return
+    ctx.call_on_close(tracing.stop)
 
 
 def _db_option(value: str) -> Path | str:
