@@ -20,6 +20,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from agi_core import tracing
 from agi_core.errors import ConfigError
+from agi_core.hookspecs import hookimpl
 from agi_core.replay import replay
 from agi_core.testing import builtin_plugins, open_kernel
 
@@ -186,3 +187,29 @@ def test_a_run_without_tracing_imports_no_opentelemetry(tmp_path: Path) -> None:
     traced = _agi(tmp_path, "--otel", "run", OTEL_TRACES_EXPORTER="console")
     assert "opentelemetry.sdk.trace" in traced.stderr.strip().splitlines()[-1]
     assert json.loads(traced.stderr[: traced.stderr.index("\n}\n") + 2])["name"] == "perceive"
+
+
+class Patient:
+    """A real module whose recall phase is ``async def`` and waits 50 ms."""
+
+    name = "patient"
+
+    async def recall(self, ctx):
+        import asyncio
+
+        await asyncio.sleep(0.05)
+        return {"waited": True}
+
+
+class PatientPlugin:
+    @hookimpl
+    def agi_register_modules(self, register):
+        register(Patient())
+
+
+def test_an_async_module_phase_is_awaited_inside_its_span(tmp_path: Path, spans) -> None:
+    with open_kernel(tmp_path / "a.db", PatientPlugin()) as kernel:
+        record = kernel.tick("hello")
+    assert record.modules["calls"] == [{"module": "patient", "phase": "recall", "output": {"waited": True}}]
+    (span,) = [s for s in spans.get_finished_spans() if s.name == "module patient.recall"]
+    assert span.end_time - span.start_time >= 50_000_000

@@ -122,6 +122,8 @@ class ModuleTick:
         if not tracing.enabled():
             return function
 
+        limit = 0 if call.module.inline else call.timeout_s  # as run_phases awaits an async phase
+
         def traced(ctx: ModuleContext) -> Any:
             attributes: dict[str, tracing.Value] = {
                 "agi.module.name": call.module.name,
@@ -129,7 +131,7 @@ class ModuleTick:
                 "agi.tick": ctx.tick,
             }
             with tracing.span(f"module {call.module.name}.{call.phase}", attributes):
-                return function(ctx)
+                return invoke(function, (ctx,), limit)  # an async phase is awaited inside its span
 
         return tracing.carry(traced)
 
