@@ -213,3 +213,20 @@ def test_an_async_module_phase_is_awaited_inside_its_span(tmp_path: Path, spans)
     assert record.modules["calls"] == [{"module": "patient", "phase": "recall", "output": {"waited": True}}]
     (span,) = [s for s in spans.get_finished_spans() if s.name == "module patient.recall"]
     assert span.end_time - span.start_time >= 50_000_000
+
+
+def test_a_write_tool_runs_after_its_tick_in_a_trace_naming_the_intents_tick(tmp_path: Path, spans) -> None:
+    from agi_core.tools import ToolPolicy
+
+    policy = ToolPolicy(allow_tools=frozenset({"file_write"}))
+    with open_kernel(tmp_path / "a.db", policy=policy, workspace=tmp_path / "ws") as kernel:
+        kernel.tick("/file_write a.txt one")
+    assert (tmp_path / "ws" / "a.txt").read_text() == "one"
+    roots = sorted((s for s in spans.get_finished_spans() if s.parent is None), key=lambda s: s.start_time)
+    assert [(s.name, s.attributes["agi.tick"]) for s in roots] == [
+        ("invoke_agent a", 1),  # the intent
+        ("execute_intent file_write", 1),  # run once tick 1 committed
+        ("invoke_agent a", 2),  # the receipt
+    ]
+    (tool,) = [s for s in spans.get_finished_spans() if s.name == "execute_tool file_write"]
+    assert tool.parent.span_id == roots[1].context.span_id and tool.attributes["agi.tool.effect"] == "write"
