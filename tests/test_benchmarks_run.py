@@ -79,3 +79,9 @@ def test_locomo_answers_benchmark_runs_on_a_few_questions():
     result = run_benchmark("locomo_answers.py", *args, plugins=("retrieval",), timeout=600)
     assert result["questions"] == 5
     assert {"cites_evidence", "f1", "R@10", "any@3"} <= set(result)
+
+
+def test_tracing_overhead_benchmark_runs_and_traces_every_tick():
+    figures = run_benchmark("tracing_overhead.py", "--ticks", "8", "--rounds", "1")
+    assert figures["spans_per_tick"] >= 7  # invoke_agent and its six phases, a tool call now and then
+    assert figures["p50_off_us"] > 0 and figures["p50_on_us"] > 0 and figures["noop_span_ns"] > 0

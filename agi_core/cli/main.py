@@ -18,6 +18,7 @@ from typing import Any
 
 import click
 
+from agi_core import tracing
 from agi_core.cli.failures import explain, is_storage_failure
 from agi_core.cli.lazy import LazyGroup
 from agi_core.cli.params import Seconds
@@ -201,6 +202,13 @@ def _click_problem(exc: click.ClickException) -> str:
     help="With --brain llm: abandon a model request that runs longer (the reply is then F4); "
     "default: the provider's own limit.",
 )
+@click.option(
+    "--otel",
+    is_flag=True,
+    help="Send OpenTelemetry traces (a span per tick, phase, module call, tool and model request) to "
+    "the OTLP/HTTP collector at OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318); "
+    "the OTEL_* variables turn it on too. See docs/tracing.md.",
+)
 @click.pass_context
 def cli(
     ctx: click.Context,
@@ -210,6 +218,7 @@ def cli(
     lock_timeout: float,
     contract_provider: str | None,
     llm_timeout: float | None,
+    otel: bool,
 ) -> None:
     """agi-core: run a deterministic, plugin-built cognitive agent."""
     options: dict[str, Any] = {"lock_timeout_s": lock_timeout, "contract_provider": contract_provider or None}
@@ -217,7 +226,25 @@ def cli(
         options["llm_timeout_s"] = llm_timeout
     state = CliState(db=db, seed=seed, brain=brain, plugins=load_plugins(), kernel_options=options)
     ctx.obj = state
+    if tracing.wanted(otel):  # OpenTelemetry is imported only now
+        _start_tracing(ctx, asked=otel)
     ctx.call_on_close(state.close)
+
+
+def _start_tracing(ctx: click.Context, *, asked: bool) -> None:
+    """Tracing on, its spans flushed after the kernel closed (close callbacks run last first).
+
+    A tracing setup that cannot work is an error with ``--otel``; asked only by ``OTEL_*``
+    variables (perhaps meant for another program), it is a one-line notice and the command runs untraced.
+    """
+    try:
+        tracing.start()
+    except ConfigError as exc:
+        if asked:
+            raise
+        click.echo(f"agi: tracing is off: {exc}", err=True)
+        return
+    ctx.call_on_close(tracing.stop)
 
 
 def _db_option(value: str) -> Path | str:

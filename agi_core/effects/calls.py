@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from agi_core import tracing
 from agi_core.effects.isolation import describe, must_propagate
 from agi_core.effects.params import check_param_types
 from agi_core.effects.results import BadResult, check_result
@@ -70,7 +71,28 @@ def decide(
 def run(
     tool: Tool, args: dict[str, Any], context: ToolContext, *, timeout_s: float, plugin: str, report: Report
 ) -> Observation:
-    """Run the tool under its timeout; a raise, an overrun or a bad result is a failed observation."""
+    """Run the tool under its timeout; a raise, an overrun or a bad result is a failed observation.
+
+    Traced as an ``execute_tool`` span (docs/tracing.md)."""
+    if not tracing.enabled():
+        return _run(tool, args, context, timeout_s=timeout_s, plugin=plugin, report=report)
+    attributes = {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": tool.name,
+        "gen_ai.tool.type": "function",
+        "agi.tool.effect": tool.effect,
+        "agi.plugin": plugin,
+    }
+    with tracing.span(f"execute_tool {tool.name}", attributes) as traced:
+        observation = _run(tool, args, context, timeout_s=timeout_s, plugin=plugin, report=report)
+        if not observation.success:
+            traced.fail("tool_error", observation.error or "")
+        return observation
+
+
+def _run(
+    tool: Tool, args: dict[str, Any], context: ToolContext, *, timeout_s: float, plugin: str, report: Report
+) -> Observation:
     limit = tool.definition.timeout_s or timeout_s
     try:
         value = call_with_timeout(tool.run, (context, args), limit)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from agi_core import tracing
 from agi_core.effects import calls
 from agi_core.effects.inflight import InFlight
 from agi_core.errors import ToolError
@@ -105,14 +106,15 @@ def settle(scope: TickScope, intent: Intent, receipt_tick: ReceiptTick) -> Journ
         context = ToolContext(workspace=scope.workspace, determinism=determinism, live=scope.live)
         before = determinism.counter
         try:
-            observation = calls.run(
-                tool,
-                intent.args,
-                context,
-                timeout_s=scope.timeout_s,
-                plugin=scope.tool_plugins.get(tool.name, "?"),
-                report=scope.report,
-            )
+            with tracing.span(f"execute_intent {tool.name}", {"agi.tick": intent.tick, "gen_ai.tool.name": tool.name}):
+                observation = calls.run(  # after the intent's tick committed: a trace of its own (docs/tracing.md)
+                    tool,
+                    intent.args,
+                    context,
+                    timeout_s=scope.timeout_s,
+                    plugin=scope.tool_plugins.get(tool.name, "?"),
+                    report=scope.report,
+                )
         finally:  # the receipt tick draws them again, so live and replay count alike
             draws, determinism.counter = determinism.counter - before, before
         return _receipt_tick(receipt_tick, intent, observation, draws)

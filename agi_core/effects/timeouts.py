@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from agi_core import tracing
 from agi_core.errors import AgiError
 
 
@@ -22,7 +23,7 @@ class TimedOut(AgiError):
 
 class _Job:
     def __init__(self, function: Callable[..., Any], args: tuple[Any, ...], timeout_s: float) -> None:
-        self.function, self.args, self.timeout_s = function, args, timeout_s
+        self.function, self.args, self.timeout_s = tracing.carry(function), args, timeout_s  # spans keep their parent
         self.done = threading.Event()
         self.value: Any = None
         self.error: BaseException | None = None

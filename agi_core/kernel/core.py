@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import orjson
 
-from agi_core import journal_key, lifecycle
+from agi_core import journal_key, lifecycle, tracing
 from agi_core.contracts.caller import ContractCaller
 from agi_core.determinism import Determinism
 from agi_core.effects import intents
@@ -30,6 +30,7 @@ from agi_core.memory.backend import MemoryBackend
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.reconnect import Reconnect, journal_holds
 from agi_core.messaging import inbox
+from agi_core.messaging.address import agent_name
 from agi_core.messaging.mailbox import Mailbox
 from agi_core.model import (
     Input,
@@ -572,6 +573,37 @@ class Kernel:
         recorded: dict[str, list[Any]] | None = None,
         brain: str = "",
         cursor: dict[str, Any] | None = None,
+    ) -> JournalRecord:
+        """One tick, its trace's root span (``invoke_agent``, docs/tracing.md) around it."""
+        if not tracing.enabled():
+            return self._attempt_tick(percept, reason, command, recorded, brain, cursor)
+        agent = agent_name(self.store)  # agi whoami's
+        attributes: dict[str, tracing.Value] = {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.agent.name": agent,
+            "agi.db": str(self.store.path),
+            "agi.input.source": percept.source,
+            "agi.replaying": recorded is not None,
+        }
+        if command:
+            attributes["agi.command"] = next(iter(command))
+        elif brain:
+            attributes["agi.brain"] = brain
+        with tracing.span(f"invoke_agent {agent}", attributes) as traced:
+            record = self._attempt_tick(percept, reason, command, recorded, brain, cursor)
+            traced.set("agi.tick", record.tick)  # agi replay --tick N; the journal id names the record
+            traced.set("agi.journal.id", record.id)
+            traced.set("gen_ai.conversation.id", percept.conversation)
+            return record
+
+    def _attempt_tick(
+        self,
+        percept: Input,
+        reason: Callable[[ReasonContext], Decision],
+        command: dict[str, Any] | None,
+        recorded: dict[str, list[Any]] | None,
+        brain: str,
+        cursor: dict[str, Any] | None,
     ) -> JournalRecord:
         waiting = Reconnect(self.store, self.config.reconnect_s)
         while True:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agi_core import lifecycle
+from agi_core import lifecycle, tracing
 from agi_core.beliefs import beliefs_for
 from agi_core.effects import acting
 from agi_core.effects.isolation import must_propagate
@@ -81,20 +81,22 @@ def conduct(
     cursor: dict[str, Any] | None = None,
 ) -> JournalRecord:
     tick, parts = kernel.tick_count + 1, kernel.parts
-    kernel.tick_now_ms = parts.begin_tick(kernel.store, kernel.config.clock, percept, externals)
-    move_cursor(kernel, cursor, externals)
-    scope = kernel.tick_scope(externals)
-    kernel.plugin_settings.begin_tick(externals)
-    message = inbox.receive(kernel, percept, externals, tick)
-    working = kernel._working
-    before = brainstate(kernel, working, tick - 1)
-    state = TickState(input=percept)
-    kernel.plugins.before_tick(kernel=kernel, state=state, skip=kernel.disabled_plugins)
-    # working memory holds the store's active goal as the last tick left it (same transaction)
-    state = attrs.evolve(
-        state, recalled=recall(kernel, working, externals), goal=parts.active_goal(working.active_goal)
-    )
-    state = attrs.evolve(state, beliefs=beliefs_for(state))
+    with tracing.phase("perceive"):
+        kernel.tick_now_ms = parts.begin_tick(kernel.store, kernel.config.clock, percept, externals)
+        move_cursor(kernel, cursor, externals)
+        scope = kernel.tick_scope(externals)
+        kernel.plugin_settings.begin_tick(externals)
+        message = inbox.receive(kernel, percept, externals, tick)
+        working = kernel._working
+        before = brainstate(kernel, working, tick - 1)
+        state = TickState(input=percept)
+        kernel.plugins.before_tick(kernel=kernel, state=state, skip=kernel.disabled_plugins)
+    with tracing.phase("recall"):
+        # working memory holds the store's active goal as the last tick left it (same transaction)
+        state = attrs.evolve(
+            state, recalled=recall(kernel, working, externals), goal=parts.active_goal(working.active_goal)
+        )
+        state = attrs.evolve(state, beliefs=beliefs_for(state))
     ctx = ReasonContext(
         state=state,
         tick=tick,
@@ -112,72 +114,76 @@ def conduct(
     )
     modules = ctx.module_tick = parts.module_run(scope, ctx, working, lambda: kernel.contract_caller(externals))
     phased = command is None and any(module.phases for module in kernel.modules)  # sem_council only votes
-    if phased:
-        ctx.proposals = modules.before_reasoning(state)  # perceive, recall, deliberate: one hand-off
-        held = parts.module_beliefs(ctx.proposals)
-        if held:  # the modules' belief proposals join the facts' beliefs before the brain reasons
-            state = ctx.state = attrs.evolve(state, beliefs=beliefs_for(state, held))
-    decision = reason(ctx)
-    ctx.closed = True
-    decision = plan_of(kernel, decision, ctx.goal_plan)
-    if phased and kernel._revisers:  # modules may rewrite, replace or veto the reply before it is acted on
-        modules.reason = attrs.evolve(ctx, closed=False)  # shares ctx's read/write logs; ctx stays closed
-        decision = modules.revise(state, decision, ctx.proposals)
-        modules.reason.closed = True
-    if decision.acted is not None:  # a read tool the brain already ran (and answered from)
-        observation, final_output = decision.acted, decision.final_output
-    else:
-        observation, final_output = act(kernel, scope, decision.action, decision.final_output)
-    plan, replanned = parts.observe_plan(ctx, decision.plan, observation)  # rule 4
-    final_output += replanned
-    if phased:
-        outcome = {
-            "final_output": final_output,
-            "action": to_data(decision.action),
-            "observation": to_data(observation),
-        }
-        modules.reason = attrs.evolve(ctx, closed=False)  # shares ctx's read/write logs; ctx stays closed
-        observed = attrs.evolve(state, action=decision.action, observation=observation)
-        modules.run("observe", observed, proposals=ctx.proposals, outcome=outcome)
-        modules.reason.closed = True
-    agent_outputs = decision.agent_outputs
-    sent = outbox.reply(kernel, tick, message, final_output)
-    if sent:  # the reply to a message goes back to its sender, as a message in the same conversation
-        agent_outputs = {**agent_outputs, "messages_out": sent}
-    recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}
-    if command:
-        recorded["command"] = command
-    working = remember(working, percept, final_output, decision, parts.goal_after_tick(ctx, state.goal))
-    record = JournalRecord(
-        tick=tick,
-        id=kernel.determinism.new_id("tick", str(tick)),
-        timestamp=kernel.determinism.now(),
-        input=percept,
-        router_decision=decision.router_decision,
-        selected_agents=decision.selected_agents,
-        agent_outputs=agent_outputs,
-        sem_reads=ctx.sem_reads,
-        sem_writes=ctx.sem_writes,
-        final_output=final_output,
-        council_votes=decision.council_votes,
-        claims=decision.claims,
-        evidence_items=decision.evidence_items,
-        brainstate_before=before,
-        brainstate_after=brainstate(kernel, working, tick),
-        action=decision.action,
-        observation=observation,
-        plan=plan,
-        externals=recorded,
-        degraded=decision.degraded,
-        brain=brain,
-        modules=modules.log,
-        hook_order=lifecycle.hook_order(kernel, kernel._hook_log),
-        goal=working.active_goal,
-        beliefs=beliefs_for(state, parts.module_beliefs(ctx.proposals), sem_reads=ctx.sem_reads),
-    )
-    store(kernel, tick, record, percept, working)
-    fault_point("tick.before_commit")
-    return record
+    with tracing.phase("reason"):
+        if phased:
+            ctx.proposals = modules.before_reasoning(state)  # perceive, recall, deliberate: one hand-off
+            held = parts.module_beliefs(ctx.proposals)
+            if held:  # the modules' belief proposals join the facts' beliefs before the brain reasons
+                state = ctx.state = attrs.evolve(state, beliefs=beliefs_for(state, held))
+        decision = reason(ctx)
+        ctx.closed = True
+    with tracing.phase("plan"):
+        decision = plan_of(kernel, decision, ctx.goal_plan)
+        if phased and kernel._revisers:  # modules may rewrite, replace or veto the reply before it is acted on
+            modules.reason = attrs.evolve(ctx, closed=False)  # shares ctx's read/write logs; ctx stays closed
+            decision = modules.revise(state, decision, ctx.proposals)
+            modules.reason.closed = True
+    with tracing.phase("act"):
+        if decision.acted is not None:  # a read tool the brain already ran (and answered from)
+            observation, final_output = decision.acted, decision.final_output
+        else:
+            observation, final_output = act(kernel, scope, decision.action, decision.final_output)
+        plan, replanned = parts.observe_plan(ctx, decision.plan, observation)  # rule 4
+        final_output += replanned
+        if phased:
+            outcome = {
+                "final_output": final_output,
+                "action": to_data(decision.action),
+                "observation": to_data(observation),
+            }
+            modules.reason = attrs.evolve(ctx, closed=False)  # shares ctx's read/write logs; ctx stays closed
+            observed = attrs.evolve(state, action=decision.action, observation=observation)
+            modules.run("observe", observed, proposals=ctx.proposals, outcome=outcome)
+            modules.reason.closed = True
+        agent_outputs = decision.agent_outputs
+        sent = outbox.reply(kernel, tick, message, final_output)
+        if sent:  # the reply to a message goes back to its sender, as a message in the same conversation
+            agent_outputs = {**agent_outputs, "messages_out": sent}
+    with tracing.phase("store"):
+        recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}
+        if command:
+            recorded["command"] = command
+        working = remember(working, percept, final_output, decision, parts.goal_after_tick(ctx, state.goal))
+        record = JournalRecord(
+            tick=tick,
+            id=kernel.determinism.new_id("tick", str(tick)),
+            timestamp=kernel.determinism.now(),
+            input=percept,
+            router_decision=decision.router_decision,
+            selected_agents=decision.selected_agents,
+            agent_outputs=agent_outputs,
+            sem_reads=ctx.sem_reads,
+            sem_writes=ctx.sem_writes,
+            final_output=final_output,
+            council_votes=decision.council_votes,
+            claims=decision.claims,
+            evidence_items=decision.evidence_items,
+            brainstate_before=before,
+            brainstate_after=brainstate(kernel, working, tick),
+            action=decision.action,
+            observation=observation,
+            plan=plan,
+            externals=recorded,
+            degraded=decision.degraded,
+            brain=brain,
+            modules=modules.log,
+            hook_order=lifecycle.hook_order(kernel, kernel._hook_log),
+            goal=working.active_goal,
+            beliefs=beliefs_for(state, parts.module_beliefs(ctx.proposals), sem_reads=ctx.sem_reads),
+        )
+        store(kernel, tick, record, percept, working)
+        fault_point("tick.before_commit")
+        return record
 
 
 def recall(kernel: Kernel, working: WorkingMemory, externals: Externals) -> Recalled:

@@ -16,6 +16,7 @@ from typing import Any
 
 from agi_core.contracts.provider import Completion
 from agi_core.errors import ConfigError
+from agi_core.llm import traced
 from agi_core.llm._shared import as_openai_tool, completion_from_response, one_line
 from agi_core.llm.errors import ProviderError
 
@@ -129,17 +130,20 @@ class LlamaCppProvider:
             if self.tool_choice is not None:
                 request["tool_choice"] = self.tool_choice
         with self._lock:
-            llama = self._load()
-            try:
-                data = llama.create_chat_completion(**request)
-            except Exception as exc:  # noqa: BLE001
-                raise ProviderError(
-                    f"llama.cpp failed to complete with {endpoint} "
-                    f"({type(exc).__name__}: {one_line(exc, 160)}); shorten the "
-                    f"prompt or raise n_ctx (now {self.n_ctx})",
-                    endpoint=endpoint,
-                ) from None
-        return completion_from_response(data, endpoint=endpoint, model=self.model_path.stem)
+            llama = self._load()  # loading the model is not part of the request's span
+            with traced.chat_span(self.name, self.model_path.stem, request) as span:
+                try:
+                    data = llama.create_chat_completion(**request)
+                except Exception as exc:  # noqa: BLE001
+                    raise ProviderError(
+                        f"llama.cpp failed to complete with {endpoint} "
+                        f"({type(exc).__name__}: {one_line(exc, 160)}); shorten the "
+                        f"prompt or raise n_ctx (now {self.n_ctx})",
+                        endpoint=endpoint,
+                    ) from None
+                completion = completion_from_response(data, endpoint=endpoint, model=self.model_path.stem)
+                traced.record(span, completion)
+        return completion
 
     def close(self) -> None:
         """Free the model's memory now rather than at garbage collection."""

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from agi_core.contracts.provider import Completion
 from agi_core.errors import ConfigError
+from agi_core.llm import traced
 from agi_core.llm._shared import as_openai_tool, completion_from_response, one_line
 from agi_core.llm.errors import ProviderError
 
@@ -266,6 +267,13 @@ class OpenAIProvider:
         return result
 
     def _send(self, request: dict[str, Any], max_retries: int | None = None) -> Completion:
+        """One HTTP request, in a ``chat`` span (docs/tracing.md)."""
+        with traced.chat_span(self.name, request["model"], request, self.base_url) as span:
+            completion = self._request(request, max_retries)
+            traced.record(span, completion)
+        return completion
+
+    def _request(self, request: dict[str, Any], max_retries: int | None) -> Completion:
         client = self._client()
         if max_retries is not None and max_retries != self.max_retries:
             client = client.with_options(max_retries=max_retries)

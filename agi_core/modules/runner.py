@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from agi_core import tracing
 from agi_core.effects.isolation import describe, must_propagate
 from agi_core.effects.scope import TickScope
 from agi_core.effects.timeouts import TimedOut, invoke
@@ -115,6 +116,25 @@ class ModuleTick:
 
         return revise
 
+    def _traced(self, call: PhaseCall) -> Callable[[ModuleContext], Any]:
+        """:meth:`_function` in a ``module NAME.PHASE`` span, in the tick's trace (docs/tracing.md)."""
+        function = self._function(call)
+        if not tracing.enabled():
+            return function
+
+        limit = 0 if call.module.inline else call.timeout_s  # as run_phases awaits an async phase
+
+        def traced(ctx: ModuleContext) -> Any:
+            attributes: dict[str, tracing.Value] = {
+                "agi.module.name": call.module.name,
+                "agi.module.phase": call.phase,
+                "agi.tick": ctx.tick,
+            }
+            with tracing.span(f"module {call.module.name}.{call.phase}", attributes):
+                return invoke(function, (ctx,), limit)  # an async phase is awaited inside its span
+
+        return tracing.carry(traced)
+
     def before_reasoning(self, state: TickState) -> list[Proposals]:
         """``perceive``, ``recall`` then ``deliberate`` of every module; the deliberations' proposals."""
         done = self.run_phases(("perceive", "recall", "deliberate"), state)
@@ -145,7 +165,7 @@ class ModuleTick:
             if due[0].timeout_s <= 0 or due[0].module.inline:
                 call, due = due[0], due[1:]
                 try:
-                    value, error = invoke(self._function(call), (call.ctx,), 0), None
+                    value, error = invoke(self._traced(call), (call.ctx,), 0), None
                 except BaseException as exc:  # noqa: BLE001 - settled: isolated, or raised if it must
                     value, error = None, exc
                 self._settle(call, value, error, done[call.phase])
@@ -163,7 +183,7 @@ class ModuleTick:
             self._settle(turn[index], value, error, done[turn[index].phase])
 
         try:
-            calls = [(self._function(c), (c.ctx,)) for c in turn]
+            calls = [(self._traced(c), (c.ctx,)) for c in turn]
             return call_in_turn(calls, [c.timeout_s for c in turn], settle)
         except BaseException:  # Ctrl-C, or what a settle raised: no call of this turn may write any more
             for call in turn:

@@ -23,6 +23,7 @@ HEAVY = (
     "sqlite_utils",
     "cattrs",
     "tqdm",
+    "opentelemetry",  # imported only when tracing is on (agi --otel, docs/tracing.md)
     "agi_core.kernel",
     "agi_core.memory.sqlite_store",
     "agi_core.cli.commands",

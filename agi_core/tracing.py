@@ -1,0 +1,208 @@
+"""OpenTelemetry traces of ticks, off by default (docs/tracing.md).
+
+While tracing is off, :func:`span` returns one shared object whose ``with`` does nothing and
+:func:`carry` returns the function it is given: no ``opentelemetry`` import, no allocation.
+:func:`start` (``agi --otel``, or the standard ``OTEL_*`` variables: :func:`wanted`) imports
+the SDK and sends spans to an OTLP/HTTP collector from a background thread; a collector that
+is down or refuses them costs log lines, never a tick. Spans only read what a tick does:
+nothing here touches the journal, the determinism counter or the externals.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from agi_core.errors import ConfigError
+
+F = TypeVar("F", bound=Callable[..., Any])
+Value = str | bool | int | float | Sequence[str]
+
+_tracer: Any = None  # the SDK tracer while tracing is on
+_provider: Any = None  # its TracerProvider, shut down (spans flushed) by stop()
+EXPORTERS = ("otlp", "console", "none")
+
+
+class NoSpan:
+    """What :func:`span` gives while tracing is off: a ``with`` that does nothing."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> NoSpan:
+        return self
+
+    def __exit__(self, kind: object, value: object, traceback: object) -> None:
+        return None
+
+    def set(self, key: str, value: Value | None) -> None:
+        """Set an attribute of the span (nothing while tracing is off)."""
+
+    def fail(self, error_type: str, message: str = "") -> None:
+        """Mark the span failed: ``error.type`` and an error status (nothing while tracing is off)."""
+
+
+NO_SPAN = NoSpan()
+
+
+class Span(NoSpan):
+    """One span of the SDK tracer, current inside its ``with``; never lets tracing stop the caller."""
+
+    __slots__ = ("_entered", "_manager", "_span")
+
+    def __init__(self, tracer: Any, name: str, attributes: Mapping[str, Value] | None) -> None:
+        self._manager = tracer.start_as_current_span(name, attributes=attributes)
+        self._span: Any = None
+        self._entered = False
+
+    def __enter__(self) -> Span:
+        try:
+            self._span = self._manager.__enter__()
+            self._entered = True
+        except Exception as exc:  # noqa: BLE001 - a tracing fault never reaches the tick
+            _report(exc)
+        return self
+
+    def __exit__(self, kind: Any, value: Any, traceback: Any) -> None:
+        if self._entered:
+            try:
+                if value is not None:
+                    self._span.set_attribute("error.type", type(value).__name__)
+                self._manager.__exit__(kind, value, traceback)  # records the exception; re-raises it
+            except Exception as exc:  # noqa: BLE001 - the body's own exception is re-raised by Python
+                if exc is not value:
+                    _report(exc)
+
+    def set(self, key: str, value: Value | None) -> None:
+        if self._span is not None and value is not None:
+            self._span.set_attribute(key, value)
+
+    def fail(self, error_type: str, message: str = "") -> None:
+        if self._span is not None:
+            from opentelemetry.trace import Status, StatusCode
+
+            self._span.set_attribute("error.type", error_type)
+            self._span.set_status(Status(StatusCode.ERROR, message or None))
+
+
+def span(name: str, attributes: Mapping[str, Value] | None = None) -> NoSpan:
+    """A span named ``name``, the current one inside ``with`` (the parent of spans opened there)."""
+    tracer = _tracer  # read once: stop() may run in another thread
+    if tracer is None:
+        return NO_SPAN
+    return Span(tracer, name, attributes)
+
+
+def phase(name: str) -> NoSpan:
+    """The span of one phase of a tick (``perceive`` … ``store``), attribute ``agi.phase``."""
+    tracer = _tracer
+    if tracer is None:
+        return NO_SPAN
+    return Span(tracer, name, {"agi.phase": name})
+
+
+def carry(function: F) -> F:
+    """``function``, run in the caller's tracing context wherever it runs (a worker thread);
+    ``function`` itself while tracing is off."""
+    if _tracer is None:
+        return function
+    context = contextvars.copy_context()
+
+    def carried(*args: Any, **kwargs: Any) -> Any:
+        return context.run(function, *args, **kwargs)
+
+    return carried  # type: ignore[return-value]
+
+
+def enabled() -> bool:
+    return _tracer is not None
+
+
+def wanted(flag: bool, environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether to trace: ``--otel``, ``OTEL_TRACES_EXPORTER`` (not ``none``) or an OTLP endpoint set,
+    unless ``OTEL_SDK_DISABLED=true``."""
+    if environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+        return False
+    exporter = environ.get("OTEL_TRACES_EXPORTER", "").strip().lower()
+    if exporter == "none":
+        return False
+    endpoint = environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") or environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+    return flag or bool(exporter) or bool(endpoint)
+
+
+def start(exporter: Any = None, *, batch: bool = True, environ: Mapping[str, str] = os.environ) -> None:
+    """Turn tracing on, replacing what was on. ``exporter``: a SpanExporter (default: the one
+    ``OTEL_TRACES_EXPORTER`` names, OTLP/HTTP); ``batch=False`` exports each span as it ends (tests)."""
+    try:
+        from opentelemetry.sdk.resources import Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
+    except ImportError as exc:
+        raise ConfigError(f"tracing needs OpenTelemetry ({exc}); pip install 'agi-core[otel]'") from None
+    global _tracer, _provider
+    if exporter is None:
+        exporter = _configured_exporter(environ)
+    stop()
+    resource = Resource.create()
+    if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):
+        resource = resource.merge(Resource({"service.name": "agi"}))  # OTEL_SERVICE_NAME names it otherwise
+    provider = TracerProvider(resource=resource)
+    provider.add_span_processor(BatchSpanProcessor(exporter) if batch else SimpleSpanProcessor(exporter))
+    _quiet_sdk_logs()
+    _provider, _tracer = provider, provider.get_tracer("agi_core")
+
+
+def stop() -> None:
+    """Turn tracing off; the spans still queued are exported first (within the exporter's timeout)."""
+    global _tracer, _provider
+    provider, _provider, _tracer = _provider, None, None
+    if provider is not None:
+        try:
+            provider.shutdown()
+        except Exception as exc:  # noqa: BLE001 - exiting must not fail because a collector did
+            _report(exc)
+
+
+def _configured_exporter(environ: Mapping[str, str]) -> Any:
+    name = environ.get("OTEL_TRACES_EXPORTER", "otlp").strip().lower() or "otlp"
+    if name not in EXPORTERS:
+        raise ConfigError(f"OTEL_TRACES_EXPORTER={name!r} is not supported here; use otlp, console or none")
+    if name == "console":
+        from opentelemetry.sdk.trace.export import ConsoleSpanExporter
+
+        return ConsoleSpanExporter(out=sys.stderr)
+    protocol = (
+        environ.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or environ.get("OTEL_EXPORTER_OTLP_PROTOCOL", "")
+    ).strip()
+    if protocol not in ("", "http/protobuf"):
+        raise ConfigError(f"OTEL_EXPORTER_OTLP_PROTOCOL={protocol!r} is not supported; use http/protobuf (port 4318)")
+    try:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    except ImportError as exc:
+        raise ConfigError(f"tracing needs the OTLP/HTTP exporter ({exc}); pip install 'agi-core[otel]'") from None
+    return OTLPSpanExporter()
+
+
+class _OneLine(logging.Handler):
+    """The SDK's own log records (an export that failed, a full queue) as one ``agi: tracing:`` line each."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = " ".join(record.getMessage().split())
+        if record.exc_info and record.exc_info[1] is not None:
+            text += f" ({type(record.exc_info[1]).__name__}: {' '.join(str(record.exc_info[1]).split())[:200]})"
+        print(f"agi: tracing: {text}", file=sys.stderr)
+
+
+def _quiet_sdk_logs() -> None:
+    logger = logging.getLogger("opentelemetry")
+    if not any(isinstance(handler, _OneLine) for handler in logger.handlers):
+        logger.addHandler(_OneLine(logging.WARNING))
+        logger.propagate = False
+        logging.getLogger("opentelemetry.exporter").setLevel(logging.ERROR)  # not each retry: the batch's fate
+
+
+def _report(exc: BaseException) -> None:
+    print(f"agi: tracing: {type(exc).__name__}: {' '.join(str(exc).split())[:200]}", file=sys.stderr)
