@@ -429,6 +429,7 @@ class Kernel:
     def tick_scope(self, externals: Externals | None = None) -> TickScope:
         """The :class:`TickScope` of the next tick: what acting, intents and modules use of this kernel."""
         config = self.config
+        mailbox: Mailbox | None = getattr(self, "mailbox", None)  # None until the message box opens
         return TickScope(
             tick=self.tick_count + 1,
             store=self.store,
@@ -447,6 +448,7 @@ class Kernel:
             module_timeout_s=config.module_timeout_s,
             now_ms=self.tick_now_ms,
             receipt=self._receipt,
+            check_recipient=mailbox.check_recipient if mailbox is not None else None,
         )
 
     def _receipt_tick(self, args: dict[str, Any], receipt: dict[str, Any]) -> JournalRecord:
@@ -788,8 +790,10 @@ class Kernel:
             modules.run("observe", observed, proposals=ctx.proposals, outcome=outcome)
             modules.reason.closed = True
         agent_outputs = decision.agent_outputs
-        sent = outbox.reply(self, tick, message, final_output)
-        if sent:  # the reply to a message goes back to its sender, as a message in the same conversation
+        sent = outbox.reply(self, tick, message, final_output) + outbox.from_tool(
+            self, tick, decision.action, observation
+        )
+        if sent:  # a reply to a message goes back to its sender (same conversation); a send_message receipt sends
             agent_outputs = {**agent_outputs, "messages_out": sent}
         recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}
         if command:

@@ -45,6 +45,8 @@ def send_command(state: Any, name: str, text: str) -> None:
     check_name(name)
     url = os.environ.get("AGI_MESSAGING_URL")
     kernel = state.open_kernel(existing=True, warn=False, **({"messaging": url} if url else {}))
+    if kernel.mailbox is not None:
+        kernel.mailbox.check_recipient(name)  # an unknown agent: one line, nothing stored or sent
     record = kernel.command("send_message", {"to": name, "text": text})
     click.echo(record.final_output)
     if url is None:

@@ -159,6 +159,15 @@ class NatsTransport:
         except Exception:  # noqa: BLE001 - unconfirmed: it comes again and the inbox finds its id
             return
 
+    def agents(self) -> list[str] | None:
+        """The agents with a durable consumer on this deployment's stream; None when the server does not answer."""
+        try:
+            infos = self._call(self._js.consumers_info(self.stream), CONNECT_TIMEOUT_S)
+        except Exception:  # noqa: BLE001 - the broker is away: the caller cannot check a recipient now
+            return None
+        names = (info.config.durable_name or info.name for info in infos)
+        return sorted(name.removeprefix("agent_") for name in names if name and name.startswith("agent_"))
+
     def close(self) -> None:
         if self._nc is not None:
             try:
