@@ -44,6 +44,7 @@ def send_message_tool() -> Tool:
         "Send a message to another agent by name (its reply comes back as a message).",
         {"to": "string", "text": "string", "id": "string"},
         "external",
+        timeout_s=10.0,  # the recipient check asks the broker (bounded by the transport, ~1 s)
         idempotency_key="id",  # the message id: a retried intent sends the same id, which the broker drops
     )
     return Tool(definition, _send_message)

@@ -51,6 +51,7 @@ class Mailbox:
         self._ready: collections.deque[Delivery] = collections.deque()
         self._rejections_told = 0
         self.publish_failure: str | None = None
+        self._known: set[str] = set()  # recipients the transport has confirmed
 
     @classmethod
     def open(cls, kernel: Any, url: str) -> Mailbox:
@@ -63,8 +64,11 @@ class Mailbox:
             check_name(name)
         except ValidationError as exc:
             raise ToolError(str(exc)) from None
+        if name in self._known:
+            return
         known = self.transport.agents()
         if known is None or name in known:
+            self._known.update(known or ())  # an agent, once seen, stays one (its subscription is durable)
             return
         listed = ", ".join(known[:KNOWN_SHOWN]) + (" …" if len(known) > KNOWN_SHOWN else "") if known else "none"
         raise ToolError(
