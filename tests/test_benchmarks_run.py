@@ -73,3 +73,14 @@ def test_locomo_answers_benchmark_runs_on_a_few_questions():
     result = run_benchmark("locomo_answers.py", *args, plugins=("retrieval",), timeout=600)
     assert result["questions"] == 5
     assert {"cites_evidence", "f1", "R@10", "any@3"} <= set(result)
+
+
+def test_messaging_benchmark_runs_on_memory_and_nats_through_a_broker_restart():
+    pytest.importorskip("nats", reason="pip install -e plugins/agi-plugin-nats (requirements-test.txt)")
+    args = ("--messages", "20", "--round-trips", "5", "--restart")
+    rows = run_benchmark("messaging.py", *args, plugins=("nats",))
+    assert [row["transport"] for row in rows] == ["memory", "nats"]
+    for row in rows:
+        agents = row["agents"]
+        assert (agents["delivered"], agents["lost"], agents["duplicated"]) == (20, 0, 0), row
+        assert row["throughput_ratio"] > 0 and row["round_trip_ratio"] > 0 and row["raw"]["p99_ms"] > 0
