@@ -100,7 +100,8 @@ class PostgresStore(PostgresGoals, StoredText):
     ) -> None:
         self.url: AgentUrl = parse(str(path) if isinstance(path, str) else from_path(path))
         self.agent = self.url.agent
-        self.path = self.url.home / self.agent  # local files: <home>/<agent>.key, <home>/workspace …
+        self.path = self.url.home / self.agent  # local files: <home>/workspace …
+        self.journal_key_file = self.url.journal_key_file()  # home= given: <home>/<agent>.key; else user data
         self.s = self.url.schema
         self.durable = synchronous.upper() != "OFF"
         self.lock_timeout_ms = int(lock_timeout_s * 1000)
