@@ -21,7 +21,7 @@ import orjson
 from agi_core.errors import AgiError, ToolError, ValidationError
 from agi_core.faults import fault_point
 from agi_core.inputs import normalize
-from agi_core.messaging.address import agent_name, check_name
+from agi_core.messaging.address import check_name, ensure_named
 from agi_core.messaging.envelope import from_data
 from agi_core.messaging.inbox import SOURCE_PREFIX
 from agi_core.messaging.transport import Delivery, Transport, open_transport
@@ -55,7 +55,7 @@ class Mailbox:
 
     @classmethod
     def open(cls, kernel: Any, url: str) -> Mailbox:
-        return cls(kernel, open_transport(url, agent_name(kernel.store), kernel.plugins), url)
+        return cls(kernel, open_transport(url, ensure_named(kernel), kernel.plugins), url)
 
     def check_recipient(self, name: str) -> None:
         """Refuse (:class:`ToolError`, one line) a name that is no agent on the transport; a broker

@@ -598,7 +598,8 @@ class PostgresStore(PostgresGoals, StoredText):
         """``(columns, rows)`` of ``table`` exactly as stored, in primary-key order."""
         columns = snapshots.TRANSFER_TABLES[table]
         order = snapshots.ORDER[table]
-        rows = self._all(f"SELECT {', '.join(columns)} FROM {{s}}.{table} ORDER BY {order}")
+        selected = [snapshots.TRANSFER_CASTS.get((table, c), (c,))[0] for c in columns]
+        rows = self._all(f"SELECT {', '.join(selected)} FROM {{s}}.{table} ORDER BY {order}")
         return list(columns), [tuple(bytes(v) if isinstance(v, memoryview) else v for v in row) for row in rows]
 
     def load_table(self, table: str, columns: list[str], rows: list[list[Any]]) -> None:
@@ -608,9 +609,8 @@ class PostgresStore(PostgresGoals, StoredText):
         if unknown:
             raise StorageError(f"{table} has no column {unknown[0]!r} in the postgres backend; update the plugin")
         conflict = " ON CONFLICT (key) DO UPDATE SET value = excluded.value" if table == "meta" else ""
-        sql = (
-            f"INSERT INTO {self.s}.{table} ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))}){conflict}"
-        )
+        values = [snapshots.TRANSFER_CASTS.get((table, c), (c, "%s"))[1] for c in columns]
+        sql = f"INSERT INTO {self.s}.{table} ({', '.join(columns)}) VALUES ({', '.join(values)}){conflict}"
         try:
             with self._conn() as conn:
                 with conn.cursor() as cur:
