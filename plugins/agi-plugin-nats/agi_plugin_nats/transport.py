@@ -29,7 +29,7 @@ ACK_WAIT_S = 30.0  # an unacknowledged delivery comes again after this long (and
 DUPLICATE_WINDOW_S = 600.0  # a message id published again within this window is dropped by JetStream
 CONNECT_TIMEOUT_S = 5.0
 AGENTS_TIMEOUT_S = 1.0  # listing the deployment's agents (a recipient check) waits this long for the server
-FETCH_MIN_S = 0.25  # a poll waits this long for the server to answer a pull request
+FETCH_MIN_S = 0.1  # a poll waits this long for the server; a lingering pull gathers until then: keep it short
 _DEPLOYMENT = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 
 
