@@ -35,9 +35,12 @@ from agi_core.journal_key import (
     check_value,
     fsync_folder,
     key_path,
+    parse_key,
     publish_pending,
+    read_key_file,
     write_pending,
 )
+from agi_core.journal_key import key_file as store_key_file
 from agi_core.memory.backend import MemoryBackend
 from agi_core.memory.sqlite.checkpoints import process_alive
 from agi_core.memory.transfer import ExportFile, TransferError, import_rows
@@ -63,7 +66,7 @@ def import_agent(
     key = JournalKey(secret.encode("utf-8"), source)
     if is_url(db):
         store = open_store(db, plugins=plugins)
-        target_key = key_path(Path(store.path))
+        target_key = store_key_file(store)
         try:
             pending = _pending_key(target_key, secret, write=source != KEY_ENV)
             try:
@@ -86,9 +89,9 @@ def import_agent(
 
 def _given_secret(key_file: Path | None) -> tuple[str | None, str]:
     if key_file is not None:
-        return key_file.read_text(encoding="ascii").strip(), str(key_file)
+        return read_key_file(key_file), str(key_file)
     if os.environ.get(KEY_ENV):
-        return os.environ[KEY_ENV], KEY_ENV
+        return parse_key(os.environ[KEY_ENV], KEY_ENV), KEY_ENV
     return None, ""
 
 

@@ -1,7 +1,10 @@
 """The secret key of the journal's HMAC chain, the head and the state seal.
 
 Generated at creation (``secrets``) and kept beside the database as ``<db>.key`` (mode
-0600), or given by ``AGI_JOURNAL_KEY``. It is not the seed: ids and timestamps still derive
+0600), or given by ``AGI_JOURNAL_KEY``. A backend whose agent lives on a server names its own
+key file (``store.journal_key_file``: the PostgreSQL plugin's is in the user's data folder,
+keyed by server and agent, so the agent opens from any folder). A key is printable text
+(:func:`parse_key`); anything else is refused in one line. It is not the seed: ids and timestamps still derive
 from the seed (determinism is unchanged), but only the key's holder can forge a chain link.
 The database stores ``HMAC(key, "agi-journal-key-check")`` in meta, so a wrong key is named
 at once. Databases from before the key (journal rows, no check in meta) keep the seed as
@@ -42,20 +45,52 @@ class JournalKey:
         return hmac.new(self._key, message.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
+KEY_MAX_CHARS = 1024
+
+
 def key_path(db: Path) -> Path:
+    """The key file beside a database file: ``<db>.key``."""
     return db.with_name(db.name + ".key")
+
+
+def key_file(store: MemoryBackend) -> Path:
+    """Where ``store``'s key is kept: the backend's ``journal_key_file`` when it names one, else ``<db>.key``."""
+    named = getattr(store, "journal_key_file", None)
+    return Path(named) if named is not None else key_path(Path(store.path))
+
+
+def parse_key(text: str, source: str) -> str:
+    """The key in ``text`` (surrounding spaces and the final newline dropped); a one-line
+    :class:`ConfigError` when it is empty, too long or holds a control or non-printable character."""
+    key = text.strip()
+    if not key or len(key) > KEY_MAX_CHARS or not key.isprintable():
+        what = "empty" if not key else "too long" if len(key) > KEY_MAX_CHARS else "not printable text"
+        raise ConfigError(
+            f"the journal key from {source} is malformed ({what}); a key is 1 to {KEY_MAX_CHARS} printable "
+            f"characters: restore the key the agent was created with, or unset {KEY_ENV}"
+        )
+    return key
+
+
+def read_key_file(path: Path) -> str:
+    """The key held by the file ``path``; a one-line :class:`ConfigError` when it is not a key."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        text = "\x00"  # not text: refused below as not printable
+    return parse_key(text, str(path))
 
 
 def load(store: MemoryBackend, seed: str) -> JournalKey:
     """The key of ``store``'s database, created (file + check) for a new database."""
-    path = key_path(store.path)
+    path = key_file(store)
     env = os.environ.get(KEY_ENV)
-    if env:
-        key = JournalKey(env.encode("utf-8"), KEY_ENV)
+    if env is not None and env != "":
+        key = JournalKey(parse_key(env, KEY_ENV).encode("utf-8"), KEY_ENV)
     elif store.meta_get(_SOURCE) == "seed":
         key = JournalKey(seed.encode("utf-8"), "the seed (a database created before journal keys)")
     elif path.is_file() or _recover_pending(path, store.meta_get(_CHECK)):
-        key = JournalKey(path.read_text(encoding="ascii").strip().encode("ascii"), str(path))
+        key = JournalKey(read_key_file(path).encode("utf-8"), str(path))
     elif store.meta_get(_CHECK) is not None:
         raise ConfigError(
             f"journal key {path} is missing; restore that file (mode 0600) or set {KEY_ENV} to the key "
@@ -90,6 +125,7 @@ def _record(store: MemoryBackend, key: JournalKey, *, legacy: bool) -> None:
 
 def _create_key_file(path: Path) -> str:
     """Write a new random key to ``path`` (0600, fsynced); if another process won the race, use its key."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
     secret = secrets.token_hex(32)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

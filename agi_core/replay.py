@@ -232,7 +232,7 @@ def replay(
     from agi_core.checkpoints import checkpoint_file
     from agi_core.determinism import Determinism
     from agi_core.errors import ConfigError
-    from agi_core.journal_key import key_path, load
+    from agi_core.journal_key import key_file, load
     from agi_core.kernel import stored_seed
     from agi_core.memory.sqlite_store import SqliteStore
     from agi_core.opening import is_url, open_store
@@ -261,7 +261,7 @@ def replay(
             start=start,
             files=files,
             resolve=lambda data: blobs.resolve(data, store.get_blob),
-            key_file=key_path(Path(store.path)),
+            key_file=key_file(store),
             backend=backend,
         )
     finally:

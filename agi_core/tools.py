@@ -24,7 +24,7 @@ from agi_core.model import ToolDefinition
 
 @attrs.frozen
 class ToolContext:
-    """What a tool may use: the confined workspace and the kernel's clock.
+    """What a tool may use: the confined workspace, the kernel's clock, the message box's recipients.
 
     ``cancelled`` is set when the call timed out and was abandoned; the clock then refuses
     to be read, so a left-behind call cannot draw from the kernel's determinism counter.
@@ -35,6 +35,8 @@ class ToolContext:
     live: bool = False
     externals: Externals = attrs.field(factory=Externals)
     cancelled: threading.Event = attrs.field(factory=threading.Event, eq=False)
+    # the message box's recipient check (raises ToolError for no such agent); None without messaging
+    check_recipient: Callable[[str], None] | None = attrs.field(default=None, eq=False)
 
     def now(self) -> str:
         """The time: deterministic, or in live mode the wall clock, recorded as an external."""

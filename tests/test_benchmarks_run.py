@@ -85,3 +85,14 @@ def test_tracing_overhead_benchmark_runs_and_traces_every_tick():
     figures = run_benchmark("tracing_overhead.py", "--ticks", "8", "--rounds", "1")
     assert figures["spans_per_tick"] >= 7  # invoke_agent and its six phases, a tool call now and then
     assert figures["p50_off_us"] > 0 and figures["p50_on_us"] > 0 and figures["noop_span_ns"] > 0
+
+
+def test_messaging_benchmark_runs_on_memory_and_nats_through_a_broker_restart():
+    pytest.importorskip("nats", reason="pip install -e plugins/agi-plugin-nats (requirements-test.txt)")
+    args = ("--messages", "20", "--round-trips", "5", "--restart")
+    rows = run_benchmark("messaging.py", *args, plugins=("nats",))
+    assert [row["transport"] for row in rows] == ["memory", "nats"]
+    for row in rows:
+        agents = row["agents"]
+        assert (agents["delivered"], agents["lost"], agents["duplicated"]) == (20, 0, 0), row
+        assert row["throughput_ratio"] > 0 and row["round_trip_ratio"] > 0 and row["raw"]["p99_ms"] > 0

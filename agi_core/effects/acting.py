@@ -72,7 +72,13 @@ def observe(scope: TickScope, tool: Tool, args: dict[str, Any]) -> Observation:
     """The observation of calling ``tool``: gated by effect, isolated, timed, recorded as ``tool_observation``
     (in a receipt tick, ``scope.receipt``: the observation of the call that ran after its intent's commit)."""
     externals, determinism, receipt = scope.externals, scope.determinism, scope.receipt
-    context = ToolContext(workspace=scope.workspace, determinism=determinism, live=scope.live, externals=externals)
+    context = ToolContext(
+        workspace=scope.workspace,
+        determinism=determinism,
+        live=scope.live,
+        externals=externals,
+        check_recipient=scope.check_recipient,
+    )
     tick = scope.tick
 
     def run_tool() -> dict[str, Any]:

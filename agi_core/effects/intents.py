@@ -103,7 +103,9 @@ def settle(scope: TickScope, intent: Intent, receipt_tick: ReceiptTick) -> Journ
     determinism = scope.determinism
     scope.inflight.hold(intent.tick)
     try:
-        context = ToolContext(workspace=scope.workspace, determinism=determinism, live=scope.live)
+        context = ToolContext(
+            workspace=scope.workspace, determinism=determinism, live=scope.live, check_recipient=scope.check_recipient
+        )
         before = determinism.counter
         try:
             with tracing.span(f"execute_intent {tool.name}", {"agi.tick": intent.tick, "gen_ai.tool.name": tool.name}):

@@ -44,6 +44,7 @@ class TickScope:
     module_timeout_s: float = 2.0  # a module phase call's limit, unless the module sets its own
     now_ms: int | None = None  # the tick's recorded clock reading (None without a clock)
     receipt: dict[str, Any] | None = None  # in a receipt tick: the observation of the call that ran
+    check_recipient: Callable[[str], None] | None = None  # the message box's recipient check (None: no messaging)
 
 
 __all__ = ["Report", "TickScope"]

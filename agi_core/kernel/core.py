@@ -362,6 +362,7 @@ class Kernel:
     def tick_scope(self, externals: Externals | None = None) -> TickScope:
         """The :class:`TickScope` of the next tick: what acting, intents and modules use of this kernel."""
         config = self.config
+        mailbox: Mailbox | None = getattr(self, "mailbox", None)  # None until the message box opens
         return TickScope(
             tick=self.tick_count + 1,
             store=self.store,
@@ -380,6 +381,7 @@ class Kernel:
             module_timeout_s=config.module_timeout_s,
             now_ms=self.tick_now_ms,
             receipt=self._receipt,
+            check_recipient=mailbox.check_recipient if mailbox is not None else None,
         )
 
     def _receipt_tick(self, args: dict[str, Any], receipt: dict[str, Any]) -> JournalRecord:

@@ -146,8 +146,10 @@ def conduct(
             modules.run("observe", observed, proposals=ctx.proposals, outcome=outcome)
             modules.reason.closed = True
         agent_outputs = decision.agent_outputs
-        sent = outbox.reply(kernel, tick, message, final_output)
-        if sent:  # the reply to a message goes back to its sender, as a message in the same conversation
+        sent = outbox.reply(kernel, tick, message, final_output) + outbox.from_tool(
+            kernel, tick, decision.action, observation
+        )
+        if sent:  # a reply to a message goes back to its sender (same conversation); a send_message receipt sends
             agent_outputs = {**agent_outputs, "messages_out": sent}
     with tracing.phase("store"):
         recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}

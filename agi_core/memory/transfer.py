@@ -50,6 +50,8 @@ TABLES = (
     "journal",
     "journal_archive",
     "intents",
+    "messages_in",
+    "messages_out",
     "blobs",
     "jobs",
     "goals",
@@ -240,7 +242,13 @@ def _feature(table: str) -> str:
         return "RLM state"
     if table.startswith("ltm_"):
         return "long-term memory"
-    return {"jobs": "scheduled jobs", "module_state": "module state"}.get(table, table)
+    names = {
+        "jobs": "scheduled jobs",
+        "module_state": "module state",
+        "messages_in": "messages",
+        "messages_out": "messages",
+    }
+    return names.get(table, table)
 
 
 def _row_name(table: str, columns: list[str], row: list[Any]) -> str:

@@ -41,6 +41,16 @@ def agent_name(store: Any) -> str:
     return store.meta_get(NAME_META) or default_name(store)
 
 
+def ensure_named(kernel: Any) -> str:
+    """The agent's name, stored first (a ``set_name`` tick) when it has none: the first run that
+    talks to other agents names it for good, so its messages and their replay carry one name."""
+    stored = kernel.store.meta_get(NAME_META)
+    if stored is None:
+        stored = default_name(kernel.store)
+        kernel.command("set_name", {"name": stored})
+    return str(stored)
+
+
 def name_command(kernel: Any, ctx: Any, args: dict[str, Any]) -> tuple[str, Any]:
     """Kernel command ``set_name``: store the agent's name in meta, in the tick (once; a different name is refused)."""
     name = check_name(args["name"])

@@ -40,11 +40,14 @@ def send_command(state: Any, name: str, text: str) -> None:
     """Send TEXT to the agent NAME, as this database's agent (a journaled tick; AGI_MESSAGING_URL publishes it)."""
     import os
 
-    from agi_core.messaging.address import check_name
+    from agi_core.messaging.address import check_name, ensure_named
 
     check_name(name)
     url = os.environ.get("AGI_MESSAGING_URL")
     kernel = state.open_kernel(existing=True, warn=False, **({"messaging": url} if url else {}))
+    if kernel.mailbox is not None:
+        kernel.mailbox.check_recipient(name)  # an unknown agent: one line, nothing stored or sent
+    ensure_named(kernel)  # the sender's name is stored before its first message
     record = kernel.command("send_message", {"to": name, "text": text})
     click.echo(record.final_output)
     if url is None:

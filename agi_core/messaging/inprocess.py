@@ -26,6 +26,7 @@ class Hub:
         self.lock = threading.Condition()
         self.queues: dict[str, list[list[Any]]] = {}
         self.seen: set[str] = set()
+        self.members: set[str] = set()  # the agents that subscribed (the recipients it knows)
         self.seq = 0
 
     def put(self, sender: str, recipient: str, payload: bytes, msg_id: str | None) -> None:
@@ -51,6 +52,8 @@ class MemoryTransport:
         self.agent = agent
         self.hub = hub(url.partition("://")[2] or "default")
         self.rejected: list[str] = []
+        with self.hub.lock:
+            self.hub.members.add(agent)
         self._release()  # a new subscription: what an earlier one left unacknowledged comes again
 
     def publish(self, message: Message) -> None:
@@ -85,6 +88,10 @@ class MemoryTransport:
         with self.hub.lock:
             queue = self.hub.queues.get(self.agent, [])
             self.hub.queues[self.agent] = [entry for entry in queue if entry[0] != delivery.token]
+
+    def agents(self) -> list[str]:
+        with self.hub.lock:
+            return sorted(self.hub.members)
 
     def close(self) -> None:
         self._release()

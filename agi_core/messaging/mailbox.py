@@ -18,14 +18,24 @@ from typing import Any
 
 import orjson
 
-from agi_core.errors import AgiError
+from agi_core.errors import AgiError, ToolError, ValidationError
 from agi_core.faults import fault_point
 from agi_core.inputs import normalize
-from agi_core.messaging.address import agent_name
+from agi_core.messaging.address import check_name, ensure_named
 from agi_core.messaging.envelope import from_data
 from agi_core.messaging.inbox import SOURCE_PREFIX
 from agi_core.messaging.transport import Delivery, Transport, open_transport
 from agi_core.model import Input, JournalRecord
+
+CHANNEL = "message"  # the input channel of a message from another agent
+KNOWN_SHOWN = 10  # agents named in an unknown-recipient error
+
+
+def public_url(url: str) -> str:
+    """``url`` without user and password (for messages)."""
+    scheme, sep, rest = url.partition("://")
+    host, at, path = rest.partition("/")
+    return f"{scheme}{sep}{host.rpartition('@')[2]}{'/' if at else ''}{path}".partition("?")[0]
 
 
 class Mailbox:
@@ -33,17 +43,38 @@ class Mailbox:
 
     name = "message_box"
 
-    def __init__(self, kernel: Any, transport: Transport) -> None:
+    def __init__(self, kernel: Any, transport: Transport, url: str = "") -> None:
         self.kernel = kernel
         self.transport = transport
+        self.where = public_url(url) or "this transport"
         self.current: Delivery | None = None  # the delivery the tick under way is for
         self._ready: collections.deque[Delivery] = collections.deque()
         self._rejections_told = 0
         self.publish_failure: str | None = None
+        self._known: set[str] = set()  # recipients the transport has confirmed
 
     @classmethod
     def open(cls, kernel: Any, url: str) -> Mailbox:
-        return cls(kernel, open_transport(url, agent_name(kernel.store), kernel.plugins))
+        return cls(kernel, open_transport(url, ensure_named(kernel), kernel.plugins), url)
+
+    def check_recipient(self, name: str) -> None:
+        """Refuse (:class:`ToolError`, one line) a name that is no agent on the transport; a broker
+        that cannot answer now lets the message wait in the outbox."""
+        try:
+            check_name(name)
+        except ValidationError as exc:
+            raise ToolError(str(exc)) from None
+        if name in self._known:
+            return
+        known = self.transport.agents()
+        if known is None or name in known:
+            self._known.update(known or ())  # an agent, once seen, stays one (its subscription is durable)
+            return
+        listed = ", ".join(known[:KNOWN_SHOWN]) + (" …" if len(known) > KNOWN_SHOWN else "") if known else "none"
+        raise ToolError(
+            f"no agent named {name!r} on {self.where} (agents there: {listed}); check the name, or run that "
+            "agent once with the same AGI_MESSAGING_URL so it joins; nothing was sent"
+        )
 
     def poll(self, kernel: Any) -> Input | None:
         """The sensor: the next new message as an input, or None."""
@@ -60,7 +91,15 @@ class Mailbox:
                 continue
             self.current = delivery
             text = delivery.message.text
-            return Input(raw=text, normalized=normalize(text), source=SOURCE_PREFIX + delivery.message.sender)
+            message = delivery.message
+            return Input(
+                raw=text,
+                normalized=normalize(text),
+                source=SOURCE_PREFIX + message.sender,
+                speaker=message.sender,  # the other agent is the speaker (the social module's interlocutor)
+                channel=CHANNEL,
+                conversation=message.conversation,
+            )
 
     def after_commit(self, record: JournalRecord | None) -> None:
         """Acknowledge the delivery the committed ``record`` received (None: a duplicate), then publish."""

@@ -1,7 +1,8 @@
 """Sending in the tick: an outbox row written in the tick's transaction, published after its commit.
 
 A tick whose input was a message (not itself a reply) answers its sender with its reply, in the
-same conversation; ``agi send`` (kernel command ``send_message``) sends any text to a named agent.
+same conversation; ``agi send`` (kernel command ``send_message``) sends any text to a named agent;
+the ``send_message`` tool (effect ``external``) sends from its receipt tick (:func:`from_tool`).
 """
 
 from __future__ import annotations
@@ -12,13 +13,22 @@ from agi_core.messaging.address import agent_name, check_name
 from agi_core.messaging.envelope import Message
 from agi_core.serialization import dumps
 
+SEND_TOOL = "send_message"  # the external tool a brain calls to send a message (agi_core.default_plugins.messaging)
+
 
 def send(
-    kernel: Any, tick: int, recipient: str, text: str, *, conversation: str = "", reply_to: str | None = None
+    kernel: Any,
+    tick: int,
+    recipient: str,
+    text: str,
+    *,
+    conversation: str = "",
+    reply_to: str | None = None,
+    message_id: str | None = None,
 ) -> Message:
-    """Write a message to the outbox in the tick under way; its id comes from the kernel's determinism."""
+    """Write a message to the outbox in the tick under way; its id, unless given, from the kernel's determinism."""
     check_name(recipient)
-    message_id = kernel.determinism.new_id("message", f"{tick}|{recipient}")
+    message_id = message_id or kernel.determinism.new_id("message", f"{tick}|{recipient}")
     message = Message(message_id, agent_name(kernel.store), recipient, text, conversation or message_id, reply_to)
     kernel.store.outbox_add(message_id, tick, recipient, dumps(message.to_data()))
     return message
@@ -30,6 +40,16 @@ def reply(kernel: Any, tick: int, received: Message | None, text: str) -> list[d
         return []
     sent = send(kernel, tick, received.sender, text, conversation=received.conversation, reply_to=received.id)
     return [sent.to_data()]
+
+
+def from_tool(kernel: Any, tick: int, action: Any, observation: Any) -> list[dict[str, Any]]:
+    """The message a ``send_message`` receipt tick sends: the tool ran after its intent's commit and
+    accepted the recipient; the message goes to the outbox in this (the receipt's) transaction."""
+    payload = observation.payload
+    if action.type != "tool" or action.name != SEND_TOOL or not observation.success or "intent" in payload:
+        return []
+    message = send(kernel, tick, payload["to"], payload["text"], message_id=payload["id"])
+    return [message.to_data()]
 
 
 def send_command(kernel: Any, ctx: Any, args: dict[str, Any]) -> tuple[str, Any]:

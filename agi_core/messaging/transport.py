@@ -3,8 +3,9 @@
 A transport is opened for one agent (``factory(url, agent=NAME)``); it publishes as that
 agent (the sender is the transport's, never the payload's) and receives what is addressed to
 it, durably: a message not acknowledged is delivered again (after a restart, or once the
-ack wait has passed). A malformed or oversized message is acknowledged and dropped by the
-transport with one line in :attr:`Transport.rejected`. Transports are plugins
+ack wait has passed). An agent joins by subscribing once (:meth:`Transport.agents` lists
+them: the recipients ``send_message`` accepts). A malformed or oversized message is
+acknowledged and dropped by the transport with one line in :attr:`Transport.rejected`. Transports are plugins
 (hook ``agi_register_transports``, registered under their URL scheme).
 """
 
@@ -41,6 +42,9 @@ class Transport(Protocol):
 
     def close(self) -> None:
         """Disconnect; unacknowledged deliveries come again to the next subscription."""
+
+    def agents(self) -> list[str] | None:
+        """The agents that have subscribed here (each is a recipient); None when the broker cannot say now."""
 
 
 def open_transport(url: str, agent: str, plugins: Any) -> Transport:

@@ -152,7 +152,13 @@ def test_a_follow_up_that_times_out_gives_f4_and_the_tick_completes(
         "raise --llm-timeout (AGI_LLM_TIMEOUT)",
     }
     # The decide request carries the tools; the follow-up carries none, and the result.
-    assert [tool["function"]["name"] for tool in decide["tools"]] == ["clock", "file_list", "file_read", "file_write"]
+    assert [tool["function"]["name"] for tool in decide["tools"]] == [
+        "clock",
+        "file_list",
+        "file_read",
+        "file_write",
+        "send_message",
+    ]
     assert "tools" not in follow_up and "response_format" not in follow_up
     assert follow_up["messages"][:2] == decide["messages"]
     assert follow_up["messages"][2:] == [

@@ -14,6 +14,7 @@ from agi_core.brain.stage0 import phrases
 from agi_core.brain.stage0.goal_agent import GoalAgent
 from agi_core.brain.stage0.habits import HABIT_AGENTS
 from agi_core.brain.stage0.mathparse import MathError, evaluate, expression_in, render
+from agi_core.brain.stage0.messages import MessageAgent
 from agi_core.model import Action
 from agi_core.reasoning import AgentReply, ReasonContext
 from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT, F5_SEM_WRITE_FAILURE
@@ -148,6 +149,7 @@ class ToolCommandAgent:
 
 STAGE0_AGENTS = (
     ToolCommandAgent(),
+    MessageAgent(),
     MathAgent(),
     GoalAgent(),
     ProfileAgent(),

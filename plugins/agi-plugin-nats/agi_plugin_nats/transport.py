@@ -28,7 +28,8 @@ T = TypeVar("T")
 ACK_WAIT_S = 30.0  # an unacknowledged delivery comes again after this long (and after a restart)
 DUPLICATE_WINDOW_S = 600.0  # a message id published again within this window is dropped by JetStream
 CONNECT_TIMEOUT_S = 5.0
-FETCH_MIN_S = 0.25  # a poll waits this long for the server to answer a pull request
+AGENTS_TIMEOUT_S = 1.0  # listing the deployment's agents (a recipient check) waits this long for the server
+FETCH_MIN_S = 0.1  # a poll waits this long for the server; a lingering pull gathers until then: keep it short
 _DEPLOYMENT = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 
 
@@ -46,6 +47,10 @@ def parse_url(url: str) -> tuple[str, str, float]:
             "(deployment: lower-case letters, digits, _)"
         )
     return f"nats://{parts.netloc}", deployment, ack_wait
+
+
+async def _quiet(error: Exception) -> None:
+    """nats-py's error callback: the transport reports what matters (publish failures) itself."""
 
 
 class NatsTransport:
@@ -78,6 +83,7 @@ class NatsTransport:
                 max_reconnect_attempts=-1,
                 reconnect_time_wait=0.2,
                 allow_reconnect=True,
+                error_cb=_quiet,  # a lost broker shows as a failed publish or an empty fetch, not a traceback
             )
         except Exception as exc:  # noqa: BLE001 - nats-py raises OSError, asyncio and its own errors
             raise StorageError(
@@ -159,13 +165,32 @@ class NatsTransport:
         except Exception:  # noqa: BLE001 - unconfirmed: it comes again and the inbox finds its id
             return
 
+    def agents(self) -> list[str] | None:
+        """The agents with a durable consumer on this deployment's stream; None when the server does not answer."""
+        try:
+            infos = self._call(asyncio.wait_for(self._js.consumers_info(self.stream), AGENTS_TIMEOUT_S), 0)
+        except Exception:  # noqa: BLE001 - the broker is away: the caller cannot check a recipient now
+            return None
+        names = (info.config.durable_name or info.name for info in infos)
+        return sorted(name.removeprefix("agent_") for name in names if name and name.startswith("agent_"))
+
+    async def _shutdown(self) -> None:
+        """Close the connection, then cancel what nats-py left running (so the loop closes clean)."""
+        try:
+            if self._nc is not None:
+                await asyncio.wait_for(self._nc.close(), CONNECT_TIMEOUT_S)
+        finally:
+            left = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+            for task in left:
+                task.cancel()
+            await asyncio.gather(*left, return_exceptions=True)
+
     def close(self) -> None:
-        if self._nc is not None:
-            try:
-                self._call(self._nc.close(), CONNECT_TIMEOUT_S)
-            except Exception:  # noqa: BLE001 - closing a connection to a dead broker: nothing to keep
-                pass
-            self._nc = None
+        try:
+            self._call(self._shutdown(), CONNECT_TIMEOUT_S)
+        except Exception:  # noqa: BLE001 - closing a connection to a dead broker: nothing to keep
+            pass
+        self._nc = None
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5)
         if not self._loop.is_running():

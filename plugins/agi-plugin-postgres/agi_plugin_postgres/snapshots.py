@@ -39,6 +39,8 @@ TRANSFER_TABLES = {
     "journal": ("tick", "id", "record", "chain"),
     "journal_archive": ("rollback", "tick", "id", "record", "chain"),
     "intents": ("tick", "tool", "args", "receipt_tick"),
+    "messages_in": ("id", "tick", "sender", "conversation"),
+    "messages_out": ("id", "tick", "recipient", "message", "published"),
     "blobs": ("hash", "data"),
     "jobs": ("name", "kind", "spec", "say", "next_due_ms", "last_run_ms", "runs", "missed", "created_tick"),
     "goals": (
@@ -67,6 +69,8 @@ ORDER = {
     "journal": "tick",
     "journal_archive": 'rollback COLLATE "C", tick',
     "intents": "tick",
+    "messages_in": 'id COLLATE "C"',
+    "messages_out": 'id COLLATE "C"',
     "blobs": 'hash COLLATE "C"',
     "jobs": 'name COLLATE "C"',
     "goals": "seq",
@@ -74,6 +78,8 @@ ORDER = {
     **rlm.ORDER,
     **ltm.ORDER,
 }
+# columns stored otherwise than SQLite stores them: (read as, written as), so an export is the same from both
+TRANSFER_CASTS = {("messages_out", "published"): ("published::int", "%s::int::boolean")}
 KEPT_META = ("journal_key_check", "journal_key_source")
 
 

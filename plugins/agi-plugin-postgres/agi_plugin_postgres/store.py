@@ -100,7 +100,8 @@ class PostgresStore(PostgresGoals, StoredText):
     ) -> None:
         self.url: AgentUrl = parse(str(path) if isinstance(path, str) else from_path(path))
         self.agent = self.url.agent
-        self.path = self.url.home / self.agent  # local files: <home>/<agent>.key, <home>/workspace …
+        self.path = self.url.home / self.agent  # local files: <home>/workspace …
+        self.journal_key_file = self.url.journal_key_file()  # home= given: <home>/<agent>.key; else user data
         self.s = self.url.schema
         self.durable = synchronous.upper() != "OFF"
         self.lock_timeout_ms = int(lock_timeout_s * 1000)
@@ -597,7 +598,8 @@ class PostgresStore(PostgresGoals, StoredText):
         """``(columns, rows)`` of ``table`` exactly as stored, in primary-key order."""
         columns = snapshots.TRANSFER_TABLES[table]
         order = snapshots.ORDER[table]
-        rows = self._all(f"SELECT {', '.join(columns)} FROM {{s}}.{table} ORDER BY {order}")
+        selected = [snapshots.TRANSFER_CASTS.get((table, c), (c,))[0] for c in columns]
+        rows = self._all(f"SELECT {', '.join(selected)} FROM {{s}}.{table} ORDER BY {order}")
         return list(columns), [tuple(bytes(v) if isinstance(v, memoryview) else v for v in row) for row in rows]
 
     def load_table(self, table: str, columns: list[str], rows: list[list[Any]]) -> None:
@@ -607,9 +609,8 @@ class PostgresStore(PostgresGoals, StoredText):
         if unknown:
             raise StorageError(f"{table} has no column {unknown[0]!r} in the postgres backend; update the plugin")
         conflict = " ON CONFLICT (key) DO UPDATE SET value = excluded.value" if table == "meta" else ""
-        sql = (
-            f"INSERT INTO {self.s}.{table} ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))}){conflict}"
-        )
+        values = [snapshots.TRANSFER_CASTS.get((table, c), (c, "%s"))[1] for c in columns]
+        sql = f"INSERT INTO {self.s}.{table} ({', '.join(columns)}) VALUES ({', '.join(values)}){conflict}"
         try:
             with self._conn() as conn:
                 with conn.cursor() as cur:

@@ -2,8 +2,10 @@
 
 ``postgresql://USER@HOST:PORT/DB?agent=NAME[&home=DIR]`` (or ``postgresql:///DB?host=/socket/dir&agent=NAME``).
 ``agent`` names the agent; its tables live in the schema ``agent_NAME``. ``home`` is a local
-folder (default: the current directory) for what stays beside a database file: the journal
-key ``NAME.key``, the tool workspace. Every other query parameter goes to libpq unchanged.
+folder (default: the current directory) for what stays beside a database file: the tool
+workspace, and the journal key ``NAME.key`` when ``home`` is given. Without ``home`` the key
+lives in the user's data folder, keyed by server and agent (:meth:`AgentUrl.journal_key_file`),
+so the agent opens from any folder. Every other query parameter goes to libpq unchanged.
 """
 
 from __future__ import annotations
@@ -28,6 +30,19 @@ class AgentUrl:
     agent: str
     home: Path
     shown: str  # the URL without its password, for messages
+    home_given: bool = True  # home= was in the URL (else home is the current directory)
+
+    def journal_key_file(self) -> Path:
+        """``<home>/NAME.key`` when ``home=`` is given; else ``<user data>/journal-keys/<server>/NAME.key``
+        (platformdirs), or a ``NAME.key`` in the current directory written there before that default."""
+        if self.home_given:
+            return self.home / f"{self.agent}.key"
+        import platformdirs  # here: only opening a PostgreSQL agent needs it
+
+        folder = Path(platformdirs.user_data_dir("agi-core", appauthor=False)) / "journal-keys"
+        default = folder / server_label(self.dsn) / f"{self.agent}.key"
+        legacy = self.home / f"{self.agent}.key"
+        return legacy if legacy.is_file() and not default.exists() else default
 
     @property
     def schema(self) -> str:
@@ -61,7 +76,18 @@ def parse(url: str) -> AgentUrl:
     check_agent_name(agent, shown)
     rest = urllib.parse.urlencode([(k, v) for k, v in query if k not in ("agent", "home")])
     dsn = _unsplit(parts.scheme, parts.netloc, parts.path, rest)
-    return AgentUrl(dsn=dsn, agent=agent, home=Path(home or ".").resolve(), shown=shown)
+    return AgentUrl(dsn=dsn, agent=agent, home=Path(home or ".").resolve(), shown=shown, home_given=bool(home))
+
+
+def server_label(dsn: str) -> str:
+    """A folder name for the server of ``dsn``: host, port and database, readable, plus a hash of them."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    info = conninfo_to_dict(dsn)
+    parts = [str(info.get(k) or d) for k, d in (("host", "localhost"), ("port", "5432"), ("dbname", "-"))]
+    digest = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:10]
+    readable = "".join(c if c.isalnum() or c in "._-" else "_" for c in "_".join(parts)).strip("_")[:60]
+    return f"{readable}-{digest}"
 
 
 def from_path(path: Path) -> str:

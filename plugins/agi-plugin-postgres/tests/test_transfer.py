@@ -38,3 +38,32 @@ def test_import_refuses_an_agent_that_already_exists(agent_url, agi, tmp_path: P
     again = agi(pg, "import", str(tmp_path / "a.jsonl"), "--key-file", db + ".key", check=False)
     assert again.returncode == 1
     assert again.stderr.strip().endswith("already holds an agent; import into a new database (or a new agent name)")
+
+
+def test_messages_travel_sqlite_postgres_sqlite_unchanged(agent_url, agi, tmp_path: Path):
+    """The inbox and the outbox (a published reply, a queued message) survive both moves byte for byte."""
+    from agi_core.testing import open_kernel
+
+    hub = "memory://pg-transfer-messages"
+    alice, bob = open_kernel(tmp_path / "alice.db", messaging=hub), open_kernel(tmp_path / "bob.db", messaging=hub)
+    bob.command("send_message", {"to": "alice", "text": "2+2"})
+    assert alice.tick().final_output == "2+2 = 4"
+    alice.close()
+    bob.close()
+    first, last = str(tmp_path / "alice.db"), str(tmp_path / "last.db")
+    agi(first, "send", "bob", "later")  # no AGI_MESSAGING_URL: it waits in the outbox, unpublished
+    agi(first, "export", "-o", str(tmp_path / "alice.jsonl"))
+    pg = agent_url("messages")
+    agi(pg, "import", str(tmp_path / "alice.jsonl"), "--key-file", first + ".key")
+    agi(pg, "export", "-o", str(tmp_path / "pg.jsonl"))
+    key = tmp_path / (pg.split("agent=")[1].split("&")[0] + ".key")
+    agi(last, "import", str(tmp_path / "pg.jsonl"), "--key-file", str(key))
+    agi(last, "export", "-o", str(tmp_path / "last.jsonl"))
+    lines = {n: (tmp_path / f"{n}.jsonl").read_text(encoding="utf-8").splitlines() for n in ("alice", "pg", "last")}
+    assert lines["alice"][1:] == lines["pg"][1:] == lines["last"][1:]
+    headers = [line for line in lines["pg"] if line.startswith('{"table":"messages_')]
+    assert headers == [
+        '{"table":"messages_in","columns":["id","tick","sender","conversation"],"rows":1}',
+        '{"table":"messages_out","columns":["id","tick","recipient","message","published"],"rows":2}',
+    ]
+    assert agi(pg, "replay").stdout.startswith("replay equal: 3 ticks")  # named, received (and replied), sent

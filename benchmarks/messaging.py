@@ -1,0 +1,268 @@
+"""Agent messaging: round-trip latency and throughput on memory:// and NATS, against the raw transport.
+
+Two agents (two kernels on SQLite files, ``synchronous=FULL``) in one process:
+
+- **round trip**: alice sends bob a question (a tick that writes the outbox, published after its
+  commit), bob's tick answers it (the reply in his outbox, published after his commit), alice's
+  tick receives the answer. ``--round-trips`` of them one after the other; p50/p99 in ms.
+- **throughput**: alice sends ``--messages`` messages (one tick each), then bob takes them (one
+  tick each); messages per second from the first send to bob's last tick. Afterwards the inboxes
+  are counted: delivered, lost (sent, never a tick) and duplicated (a second tick) (goal: N / 0 / 0).
+  With ``--restart`` the NATS broker is killed (SIGKILL) and restarted on its data half-way
+  through bob's ticks.
+
+The baseline of each transport, measured in the same run, is the transport without agents: the
+raw hub of memory:// (publish, fetch, ack), and raw nats-py on JetStream (publish awaiting the
+stream's ack, a durable pull consumer, explicit acks), in the same shapes. The ratio is agent /
+raw (messages/s) and raw / agent (latency), so 1.0 is "as fast as the transport alone".
+NATS needs nats-server (scripts/start_nats.sh installs it) and agi-plugin-nats on the path.
+Usage: python benchmarks/messaging.py [--messages 1000] [--round-trips 200] [--transports memory nats]
+[--restart] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agi_core import Kernel, Plugins
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def quantiles_ms(seconds: list[float]) -> dict[str, float]:
+    ordered = sorted(seconds)
+    return {
+        "p50_ms": statistics.median(ordered) * 1000,
+        "p99_ms": ordered[max(0, int(len(ordered) * 0.99) - 1)] * 1000,
+    }
+
+
+def wait_for(step: Callable[[], Any], timeout_s: float = 60.0) -> Any:
+    """``step()`` again until it returns something, for at most ``timeout_s``."""
+    end = time.monotonic() + timeout_s
+    while (result := step()) is None:
+        if time.monotonic() > end:
+            raise TimeoutError("a message did not arrive within 60 s")
+    return result
+
+
+# -- agents -------------------------------------------------------------------------------
+def open_agent(folder: Path, name: str, url: str, plugins: Plugins) -> Kernel:
+    kernel = Kernel.open(folder / f"{name}.db", seed="bench", plugins=plugins, messaging=url)
+    kernel.command("set_name", {"name": name})
+    return kernel
+
+
+def inbox_counts(kernel: Kernel) -> tuple[int, int]:
+    """``(distinct message ids, message ticks)`` of ``kernel``'s journal."""
+    rows = kernel.store.journal_rows()
+    sources = [json.loads(row[2])["input"]["source"] for row in rows]
+    ids = kernel.conn.execute("SELECT count(*) FROM messages_in").fetchone()[0]
+    return ids, sum(source.startswith("message:") for source in sources)
+
+
+def agent_round_trips(alice: Kernel, bob: Kernel, count: int) -> list[float]:
+    spans = []
+    for n in range(count):
+        began = time.perf_counter()
+        alice.command("send_message", {"to": "bob", "text": f"{n} + 1"})
+        wait_for(bob.tick)
+        wait_for(alice.tick)
+        spans.append(time.perf_counter() - began)
+    return spans
+
+
+def agent_throughput(alice: Kernel, bob: Kernel, count: int, halfway: Callable[[], None] | None) -> dict[str, Any]:
+    before_ids, before_ticks = inbox_counts(bob)
+    began = time.perf_counter()
+    for n in range(count):
+        alice.command("send_message", {"to": "bob", "text": f"note {n}"})
+    taken = 0
+    while taken < count:
+        if halfway is not None and taken == count // 2:
+            halfway()
+            halfway = None
+        if wait_for(bob.tick) is not None:
+            taken += 1
+    seconds = time.perf_counter() - began
+    time.sleep(0.5)
+    while bob.tick() is not None or alice.tick() is not None:  # anything that would come twice
+        pass
+    ids, ticks = inbox_counts(bob)
+    delivered = ids - before_ids
+    return {
+        "messages": count,
+        "seconds": seconds,
+        "messages_per_s": count / seconds,
+        "delivered": delivered,
+        "lost": count - delivered,
+        "duplicated": (ticks - before_ticks) - delivered,
+    }
+
+
+def run_agents(url: str, plugins: Plugins, args: argparse.Namespace, halfway: Callable[[], None] | None) -> Any:
+    with tempfile.TemporaryDirectory(prefix="agi-messaging-") as name:
+        folder = Path(name)
+        alice, bob = open_agent(folder, "alice", url, plugins), open_agent(folder, "bob", url, plugins)
+        try:
+            spans = agent_round_trips(alice, bob, args.round_trips)
+            return {**quantiles_ms(spans), **agent_throughput(alice, bob, args.messages, halfway)}
+        finally:
+            alice.close()
+            bob.close()
+
+
+# -- the raw transports -----------------------------------------------------------------
+def raw_memory(args: argparse.Namespace) -> dict[str, Any]:
+    from agi_core.messaging.envelope import Message
+    from agi_core.messaging.inprocess import MemoryTransport
+
+    url = f"memory://raw-{uuid.uuid4().hex[:8]}"
+    alice, bob = MemoryTransport(url, agent="alice"), MemoryTransport(url, agent="bob")
+    ids = (f"m{n}" for n in itertools.count())
+
+    def take(transport: MemoryTransport) -> None:
+        (delivery,) = wait_for(lambda: transport.fetch(0) or None)
+        transport.ack(delivery)
+
+    spans = []
+    for n in range(args.round_trips):
+        began = time.perf_counter()
+        alice.publish(Message(next(ids), "alice", "bob", f"{n} + 1", "c"))
+        take(bob)
+        bob.publish(Message(next(ids), "bob", "alice", f"{n + 1}", "c", "x"))
+        take(alice)
+        spans.append(time.perf_counter() - began)
+    began = time.perf_counter()
+    for n in range(args.messages):
+        alice.publish(Message(next(ids), "alice", "bob", f"note {n}", "c"))
+    taken = 0
+    while taken < args.messages:
+        for delivery in bob.fetch(0):
+            bob.ack(delivery)
+            taken += 1
+    seconds = time.perf_counter() - began
+    return {**quantiles_ms(spans), "messages": args.messages, "seconds": seconds, "messages_per_s": taken / seconds}
+
+
+async def _raw_nats(server: str, args: argparse.Namespace) -> dict[str, Any]:
+    import nats
+    from nats.js import api
+
+    nc = await nats.connect(server)
+    js = nc.jetstream()
+    stream = f"RAW_{uuid.uuid4().hex[:8].upper()}"
+    await js.add_stream(api.StreamConfig(name=stream, subjects=[f"{stream}.>"], storage=api.StorageType.FILE))
+    subs = {}
+    for agent in ("alice", "bob"):
+        config = api.ConsumerConfig(durable_name=agent, ack_policy=api.AckPolicy.EXPLICIT)
+        subs[agent] = await js.pull_subscribe(f"{stream}.{agent}", durable=agent, stream=stream, config=config)
+
+    async def take(agent: str, batch: int = 1) -> int:
+        msgs = await subs[agent].fetch(batch=batch, timeout=30)
+        for msg in msgs:
+            await msg.ack_sync()
+        return len(msgs)
+
+    spans = []
+    for n in range(args.round_trips):
+        began = time.perf_counter()
+        await js.publish(f"{stream}.bob", f"{n} + 1".encode(), headers={"Nats-Msg-Id": f"q{n}"})
+        await take("bob")
+        await js.publish(f"{stream}.alice", f"{n + 1}".encode(), headers={"Nats-Msg-Id": f"a{n}"})
+        await take("alice")
+        spans.append(time.perf_counter() - began)
+    began = time.perf_counter()
+    for n in range(args.messages):
+        await js.publish(f"{stream}.bob", f"note {n}".encode(), headers={"Nats-Msg-Id": f"n{n}"})
+    taken = 0
+    while taken < args.messages:
+        taken += await take("bob", 16)
+    seconds = time.perf_counter() - began
+    await js.delete_stream(stream)
+    await nc.close()
+    return {**quantiles_ms(spans), "messages": args.messages, "seconds": seconds, "messages_per_s": taken / seconds}
+
+
+def start_nats(folder: Path) -> dict[str, str]:
+    done = subprocess.run(
+        [str(ROOT / "scripts" / "start_nats.sh"), str(folder)], capture_output=True, text=True, check=True, timeout=300
+    )
+    return dict(line.split("=", 1) for line in done.stdout.splitlines() if "=" in line)
+
+
+# -- the run ------------------------------------------------------------------------------
+def measure(transport: str, args: argparse.Namespace) -> dict[str, Any]:
+    if transport == "memory":
+        raw = raw_memory(args)
+        agents = run_agents(f"memory://bench-{uuid.uuid4().hex[:8]}", Plugins.builtins(), args, None)
+        return {"transport": transport, "raw": raw, "agents": agents}
+    import agi_plugin_nats.plugin as nats_plugin
+
+    with tempfile.TemporaryDirectory(prefix="agi-messaging-nats-") as name:
+        folder = Path(name) / "server"
+        server = start_nats(folder)
+        try:
+            raw = asyncio.run(_raw_nats(server["URL"], args))
+
+            def restart() -> None:
+                subprocess.run([server["STOP"], "--keep"], check=True, timeout=60)
+                start_nats(folder)
+
+            url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait=2"
+            agents = run_agents(url, Plugins.builtins(nats_plugin), args, restart if args.restart else None)
+        finally:
+            subprocess.run([server["STOP"]], check=False, timeout=60)
+    return {"transport": transport, "raw": raw, "agents": agents, "broker_restarted": args.restart}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=1000, help="messages of the throughput run")
+    parser.add_argument("--round-trips", type=int, default=200)
+    parser.add_argument("--transports", nargs="+", default=["memory", "nats"], choices=["memory", "nats"])
+    parser.add_argument("--restart", action="store_true", help="kill and restart nats-server half-way")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    rows = [measure(transport, args) for transport in args.transports]
+    for row in rows:
+        raw, agents = row["raw"], row["agents"]
+        row["throughput_ratio"] = agents["messages_per_s"] / raw["messages_per_s"]
+        row["round_trip_ratio"] = raw["p50_ms"] / agents["p50_ms"]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        print(
+            f"{args.messages} messages, {args.round_trips} round trips; ratio: agents / raw transport (1.0 = as fast)"
+        )
+        print(f"{'transport':<10}{'who':<8}{'msg/s':>9}{'rt p50 ms':>11}{'rt p99 ms':>11}  delivered/lost/dup")
+        for row in rows:
+            for who in ("raw", "agents"):
+                r = row[who]
+                tally = f"{r['delivered']}/{r['lost']}/{r['duplicated']}" if who == "agents" else ""
+                print(
+                    f"{row['transport']:<10}{who:<8}{r['messages_per_s']:>9.0f}{r['p50_ms']:>11.3f}"
+                    f"{r['p99_ms']:>11.3f}  {tally}"
+                )
+            print(
+                f"{'':<10}{'ratio':<8}{row['throughput_ratio']:>9.3f}{row['round_trip_ratio']:>11.3f}"
+                + ("   (broker restarted half-way)" if row.get("broker_restarted") else "")
+            )
+    good = all(row["agents"]["lost"] == row["agents"]["duplicated"] == 0 for row in rows)
+    return 0 if good else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

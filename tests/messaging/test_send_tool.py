@@ -1,0 +1,111 @@
+"""The ``send_message`` tool: Stage-0 "tell bob …" / "ask bob …", policy, intent → receipt → outbox,
+an unknown recipient refused in one line, and the other agent as the speaker of a message tick."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+
+from agi_core import Kernel
+from agi_core.brain.stage0.messages import direct_question, message_request
+from agi_core.replay import replay
+from agi_core.tools import ToolPolicy
+
+_hubs = itertools.count()
+ALLOW_SEND = ToolPolicy(allow_tools=frozenset({"send_message"}))
+
+
+@pytest.fixture
+def hub():
+    return f"memory://sendtool{next(_hubs)}"
+
+
+def _agent(tmp_path, name, hub, **options):
+    kernel = Kernel.open(tmp_path / f"{name}.db", messaging=hub, **options)
+    if kernel.store.meta_get("agent_name") is None:
+        kernel.command("set_name", {"name": name})
+    return kernel
+
+
+def _record(kernel, tick):
+    return next(json.loads(row[2]) for row in kernel.store.journal_rows(tick - 1) if row[0] == tick)
+
+
+def _outbox(kernel):
+    return [tuple(row) for row in kernel.conn.execute("SELECT recipient, published FROM messages_out ORDER BY tick")]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("tell bob that the meeting moved to 3pm", ("bob", "the meeting moved to 3pm")),
+        ("Tell Bob the meeting moved to 3pm.", ("bob", "the meeting moved to 3pm")),
+        ("ask bob what the capital of Peru is", ("bob", "what is the capital of Peru?")),
+        ("ask carol_2 whether it rains?", ("carol_2", "whether it rains?")),
+        ("tell me a joke", None),
+        ("ask yourself why", None),
+        ("tell bob", None),
+        ("tell 2bob that hi", None),
+    ],
+)
+def test_message_phrases(text, expected):
+    assert message_request(text) == expected
+
+
+def test_direct_question_moves_the_copula():
+    assert direct_question("who the mayor of Lima was") == "who was the mayor of Lima?"
+    assert direct_question("if it rains") == "if it rains?"
+
+
+def test_ask_bob_sends_through_intent_and_receipt_and_bobs_answer_comes_back(tmp_path, hub):
+    alice, bob = _agent(tmp_path, "alice", hub, policy=ALLOW_SEND), _agent(tmp_path, "bob", hub)
+    bob.tick("the capital of Peru is Lima")
+    receipt = alice.tick("ask bob what the capital of Peru is")
+    intent = _record(alice, receipt.tick - 1)
+    assert intent["router_decision"] == {"agent": "message_agent", "why": "matched_message_request"}
+    assert intent["observation"]["payload"]["intent"] == "pending"
+    (sent,) = receipt.agent_outputs["messages_out"]
+    assert sent["recipient"] == "bob" and sent["text"] == "what is the capital of Peru?"
+    assert (
+        sent["id"] == intent["observation"]["payload"]["args"]["id"]
+    )  # the intent's idempotency key is the message id
+    assert _outbox(alice) == [("bob", 1)]  # written in the receipt tick, published after its commit
+    asked = bob.tick()
+    assert (asked.input.speaker, asked.input.channel) == ("alice", "message")
+    assert asked.final_output == "The capital of Peru is Lima."
+    told = alice.tick()
+    assert told.input.source == "message:bob" and told.input.raw == "The capital of Peru is Lima."
+    assert told.input.conversation == sent["conversation"]
+    for kernel in (alice, bob):
+        kernel.close()
+    for name in ("alice", "bob"):
+        report = replay(tmp_path / f"{name}.db")
+        assert report.ok, report.summary()
+
+
+def test_an_unknown_recipient_is_refused_in_one_line_and_nothing_is_sent(tmp_path, hub):
+    alice, _bob = _agent(tmp_path, "alice", hub, policy=ALLOW_SEND), _agent(tmp_path, "bob", hub)
+    receipt = alice.tick("tell carol that the meeting moved to 3pm")
+    assert not receipt.observation.success
+    error = receipt.observation.error
+    assert "\n" not in error and "no agent named 'carol' on memory://" in error
+    assert "agents there: alice, bob" in error and "nothing was sent" in error
+    assert receipt.final_output.startswith("send_message failed: no agent named 'carol'")
+    assert "messages_out" not in receipt.agent_outputs and _outbox(alice) == []
+    assert alice.pending_intents() == []  # the intent is closed by its (failed) receipt
+
+
+def test_sending_needs_a_policy(tmp_path, hub):
+    alice, _bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
+    record = alice.tick("tell bob that hello")
+    assert not record.observation.success and "--allow-tool send_message" in record.observation.error
+    assert _outbox(alice) == []
+
+
+def test_without_a_message_box_the_tool_says_how_to_get_one(tmp_path):
+    alice = Kernel.open(tmp_path / "alice.db", policy=ALLOW_SEND)
+    receipt = alice.tick("tell bob that hello")
+    assert "no message box; set AGI_MESSAGING_URL" in receipt.observation.error
+    assert alice.conn.execute("SELECT count(*) FROM messages_out").fetchone()[0] == 0
