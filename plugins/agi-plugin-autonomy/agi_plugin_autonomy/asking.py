@@ -31,6 +31,7 @@ MISSION = re.compile(
     r"(?P<rest>[^.?!]{0,40})",
     re.I,
 )
+PRONOUN = re.compile(r"\b(?:she|he|they|her|his|their|hers|him|them)\b", re.I)
 WHY = re.compile(r"\bwhy (?:did|do|are) you (?:ask|asking|remind|reminding)\b", re.I)
 
 
@@ -45,8 +46,8 @@ def answer(name: str, attribute: str, lines: list[str]) -> str | None:
 
 
 def ignored(name: str, reply: str) -> bool:
-    """The user's line after a question about ``name`` neither names them nor says anything of substance."""
-    return name.lower() not in reply.lower() and len(reply.split()) < 3
+    """The user's line after a question about ``name`` neither names them nor speaks of someone ("she is…")."""
+    return name.lower() not in reply.lower()[:2000] and not PRONOUN.search(reply[:2000])
 
 
 def busy(line: str, before: bool) -> bool:
@@ -87,5 +88,6 @@ def reasoning(asked: dict[str, Any]) -> str:
     signal = asked["signal"]
     why = f"{signal['metric']} was {signal['value']:g} (target {signal['target']:g})"
     if asked["kind"] == "question":
-        return f'I asked because {asked["about"]} was unknown to me and {why}: "{asked["text"]}"'
+        _, who, attribute = [*asked["about"].split("/"), "", ""][:3]
+        return f'I asked because I did not know {who.capitalize()}\'s {attribute} and {why}: "{asked["text"]}"'
     return f'I reminded you because your goal was still open and {why}: "{asked["text"]}"'

@@ -156,16 +156,20 @@ class AutonomyModule(CognitiveModule):
         since = seen.get("since_tick", 0) if isinstance(seen, dict) else ctx.tick
         goals = list(ctx.own.get("goals") or [])
         allowed = {**ALLOWED, **(ctx.own.get("mission") or {})}
+        held = set(ctx.own.get("held") or [])
         ready = [
-            g for g in goals if g["status"] == "open" and g["created_tick"] > since and allowed[KIND_OF[g["kind"]]]
-        ]  # proposed while away, of a kind the user allows
+            g
+            for g in goals
+            if g["status"] == "open" and (g["created_tick"] > since or g["id"] in held) and allowed[KIND_OF[g["kind"]]]
+        ]  # proposed while away (or held back for a better moment), of a kind the user allows
         if not ready:
             return None
         now = asking.situation(ctx.input.raw, draft.reply, bool((ctx.own.get("where") or {}).get("busy")))
         judged = ctx.contracts.call("world_model", {"situation": now, "options": ["ask_now", "wait"]})
         told = judged.advised("action", lambda v: v in ("ask_now", "wait"))
         if (told == "wait") if told is not None else not asking.ask_now(now):
-            return None  # the goals stay open for a better moment
+            ctx.own.put("held", [g["id"] for g in ready][-GOALS_KEPT:])  # asked at a better moment
+            return None
         chosen = ctx.own.get("next")
         top = next((g for g in ready if g["id"] == chosen), None) or top_goal(ready)
         top = {**top, "status": "asked", "asked_tick": ctx.tick}

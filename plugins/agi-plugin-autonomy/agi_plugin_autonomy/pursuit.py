@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 FADE, FADE_EVERY, FADE_MAX = 0.05, 10, 0.3
-ROTATE_WITHIN = 0.15
+ROTATE_WITHIN = 0.25
 EXPIRE_AFTER = 200
 
 

@@ -30,7 +30,7 @@ class Joker(CognitiveModule):
         return Proposals(candidates=[Candidate(self.reply, self.score)]) if ctx.text == JOKE else None
 
 
-class jokers:  # noqa: N801 - a plugin object, named like the plugin module it stands for
+class jokers:  # a plugin object, named like the plugin module it stands for
     @staticmethod
     @hookimpl
     def agi_register_modules(register):
@@ -39,7 +39,9 @@ class jokers:  # noqa: N801 - a plugin object, named like the plugin module it s
 
 
 def perceived(record):
-    return next(c.get("output") for c in record.modules["calls"] if (c["module"], c["phase"]) == ("learning", "perceive"))
+    return next(
+        c.get("output") for c in record.modules["calls"] if (c["module"], c["phase"]) == ("learning", "perceive")
+    )
 
 
 def maintained(kernel):
