@@ -93,6 +93,7 @@ class AutonomyModule(CognitiveModule):
     )
     state_schema = STATE_SCHEMA
     timeout_s = 30.0  # the LLM path asks a model; the heuristics take milliseconds
+    phase_timeouts = {"maintain": 600.0}  # about twenty contracts on the LLM path, while the user is away
 
     # -- the user's lines ------------------------------------------------------------
     def perceive(self, ctx: ModuleContext) -> Any:

@@ -50,7 +50,8 @@ class LearningModule(CognitiveModule):
         "learning_transfer_mapping",
     )
     state_schema = STATE_SCHEMA
-    timeout_s = 30.0  # the LLM path asks a model; the heuristics take microseconds
+    timeout_s = 60.0  # the LLM path asks a model (two contracts on feedback); the heuristics take microseconds
+    phase_timeouts = {"maintain": 300.0}  # five contracts, while the user is away
 
     def __init__(self) -> None:
         self.distrusted: dict[str, float] = {}  # this tick's punished claims, for vote (set in perceive)

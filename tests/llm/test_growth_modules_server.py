@@ -1,0 +1,95 @@
+"""The autonomy and learning modules on their LLM path: every contract they call goes to the real SmolLM2 behind
+llama.cpp's server, each answer validated by the contract and by the module (or replaced by the module's
+heuristic) and journaled; what the agent says keeps its facts whatever the model says, the state stays valid,
+and the journal replays equal without the server."""
+
+from __future__ import annotations
+
+import agi_plugin_autonomy.plugin as autonomy
+import agi_plugin_learning.plugin as learning
+import jsonschema
+import pytest
+from agi_plugin_autonomy.module import STATE_SCHEMA as AUTONOMY_SCHEMA
+from agi_plugin_autonomy.module import AutonomyModule
+from agi_plugin_learning.module import STATE_SCHEMA as LEARNING_SCHEMA
+from agi_plugin_learning.module import LearningModule
+
+from agi_core.contracts.caller import EXTERNAL
+from agi_core.modules.state import dump_state
+from agi_core.replay import replay
+from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT
+from agi_core.scheduling.clock import PinnedClock, SimulatedClock
+from agi_core.settings.schema import env_name
+from agi_core.testing import builtin_plugins, open_kernel
+
+
+def calls(records):
+    return [call for record in records for call in record.externals.get(EXTERNAL, [])]
+
+
+def asked_the_model(found):
+    for call in found:
+        assert call["source"] in ("llm", "fallback", "none"), call
+        assert call["attempts"] and call["attempts"][0]["kind"] == "contract_attempt"  # the model was asked
+
+
+# Minutes on two busy cores: one maintenance tick asks the model for each of the autonomy module's contracts.
+@pytest.mark.llm
+def test_autonomy_asks_the_model_for_each_contract_and_still_asks_about_maya(tmp_path, monkeypatch, llama_server):
+    monkeypatch.setenv("AGI_OPENAI_BASE_URL", llama_server)
+    monkeypatch.setenv(env_name(autonomy.__name__, "idle_after_s"), "0")
+    db = tmp_path / "agent.db"
+    with open_kernel(db, autonomy, clock=PinnedClock(SimulatedClock(1_795_000_000_000)), contract_provider="openai") as k:
+        records = [k.tick("my sister Maya is coming over"), k.maintain(), k.tick("hello")]
+        state = dump_state(k.store, "autonomy")
+    found = calls(records)
+    asked_the_model(found)
+    assert {c["contract"] for c in found} >= {
+        "question_manager",
+        "phenomenal_kernel",
+        "phenomenal_mode_manager",
+        "system_monitor",
+        "trigger_router",
+        "cognition_proposer",
+        "auto_evolution",
+        "runtime_job_manager",
+        "scheduler",
+        "runtime_analytics",
+        "jsonl_logger",
+        "world_model",
+    } & set(AutonomyModule.contracts)
+    reply = records[-1].final_output
+    if state.get("goals") and state["goals"][0]["status"] == "asked":  # the model may have said "wait"
+        assert reply.startswith(F3_NO_AGENT) and "Maya" in reply  # the draft reply is kept whole
+    else:
+        assert reply == F3_NO_AGENT
+    jsonschema.Draft202012Validator(AUTONOMY_SCHEMA).validate(state)
+    monkeypatch.setenv("AGI_OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # replay never asks it again
+    assert replay(db, plugins=builtin_plugins(autonomy)).ok
+
+
+@pytest.mark.llm
+def test_learning_asks_the_model_to_tune_itself_and_keeps_its_weights_valid(tmp_path, monkeypatch, llama_server):
+    monkeypatch.setenv("AGI_OPENAI_BASE_URL", llama_server)
+    db = tmp_path / "agent.db"
+    with open_kernel(db, learning, contract_provider="openai") as kernel:
+        records = [kernel.tick("what is the capital of Peru?"), kernel.tick("that's wrong"), kernel.maintain()]
+        state = dump_state(kernel.store, "learning")
+    found = calls(records)
+    asked_the_model(found)
+    contracts = {c["contract"] for c in found}
+    assert contracts >= {
+        "experiential_learning_cycle",
+        "learning_curiosity_update",
+        "learning_meta_controller",
+        "learning_auto_curriculum",
+        "learning_curriculum_planner",
+        "learning_transfer_mapping",
+    }
+    assert contracts <= set(LearningModule.contracts)
+    assert records[0].final_output == F1_SEM_MISS
+    jsonschema.Draft202012Validator(LEARNING_SCHEMA).validate(state)
+    assert state["weights"]["agent:knowledge_agent"]["weight"] < 0  # the model cannot undo the feedback
+    assert 0.05 <= state["tuning"]["rate"] <= 0.9 and -0.9 <= state["tuning"]["avoid_below"] <= 0
+    monkeypatch.setenv("AGI_OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    assert replay(db, plugins=builtin_plugins(learning)).ok
