@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from agi_core.modules import CognitiveModule, Draft, ModuleContext, Revision
@@ -92,8 +93,10 @@ class AutonomyModule(CognitiveModule):
         "jsonl_logger",
     )
     state_schema = STATE_SCHEMA
-    timeout_s = 30.0  # the LLM path asks a model; the heuristics take milliseconds
-    phase_timeouts = {"maintain": 600.0}  # about twenty contracts on the LLM path, while the user is away
+    timeout_s = 60.0  # the LLM path asks a model (two contracts at most in a user's tick); the heuristics take ms
+    phase_timeouts = MappingProxyType(
+        {"maintain": 600.0}
+    )  # about twenty contracts on the LLM path, while the user is away
 
     # -- the user's lines ------------------------------------------------------------
     def perceive(self, ctx: ModuleContext) -> Any:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from agi_core.modules import CognitiveModule, Draft, ModuleContext, Revision
@@ -51,7 +52,7 @@ class LearningModule(CognitiveModule):
     )
     state_schema = STATE_SCHEMA
     timeout_s = 60.0  # the LLM path asks a model (two contracts on feedback); the heuristics take microseconds
-    phase_timeouts = {"maintain": 300.0}  # five contracts, while the user is away
+    phase_timeouts = MappingProxyType({"maintain": 300.0})  # five contracts, while the user is away
 
     def __init__(self) -> None:
         self.distrusted: dict[str, float] = {}  # this tick's punished claims, for vote (set in perceive)
