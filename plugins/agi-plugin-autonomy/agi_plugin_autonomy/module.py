@@ -19,6 +19,7 @@ asked, how hard it works, which goals go first, fade or expire, and the report i
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
@@ -39,7 +40,7 @@ ALLOWED = {"questions": True, "reminders": True}
 KIND_OF = {"question": "questions", "reminder": "reminders"}
 LOG_KEPT = 20
 DAYS_KEPT = 7
-CONTEXT_WORDS = asking.re.compile(r"\b(?:busy|work|meeting|driving|free|back|done|available)\b", asking.re.I)
+CONTEXT_WORDS = re.compile(r"\b(?:busy|work|meeting|driving|free|back|done|available)\b", re.I)
 
 
 def top_goal(goals: list[dict[str, Any]]) -> dict[str, Any]:
