@@ -1,13 +1,15 @@
 """When and what to ask, heuristically; each rule gives way to its contract's validated model answer.
 
-- ``question_manager``: the question about a person (the template of ``curiosity.ATTRIBUTES``);
+- ``question_manager``: the question about a person (the template of ``curiosity.ATTRIBUTES``), not about
+  the attribute the last question was about when another is unknown (no "What does … do?" twice in a row);
 - ``question_auto_answer``: the answer already in the user's own lines ("Maya is a nurse"), so the
   agent asks the next thing instead;
 - ``autonomy_core``: whether to ask about a person again (not after a question the user ignored);
 - ``cognition_context_inference``: whether the user said they are busy ("I'm at work") or free again;
 - ``world_model``: whether to ask now (not while busy, not after a real answer to the user's question);
 - ``identity_mission``: what the user allows ("stop asking me questions", "you can remind me again");
-- ``reasoning_episode``: why the agent asked, when the user asks "why did you ask?".
+- ``reasoning_episode``: why the agent asked, when the user asks "why did you ask?";
+- ``response_formatter``: the reply and the question as one text (a full stop after a reply without one).
 """
 
 from __future__ import annotations
@@ -43,6 +45,19 @@ def answer(name: str, attribute: str, lines: list[str]) -> str | None:
         if found:
             return found.group(1).strip()[:60]
     return None
+
+
+def pick(gaps: list[str], last_attribute: str | None) -> str:
+    """The first unknown attribute, unless it is the one the last question was about and another is unknown."""
+    return next((a for a in gaps if a != last_attribute), gaps[0])
+
+
+def joined(reply: str, question: str) -> str:
+    """``reply`` then ``question``, with a full stop after a reply that ends without one ("2+2 = 4")."""
+    reply = reply.rstrip()
+    if reply and reply[-1] not in ".!?…:;)\"'”’":
+        reply += "."
+    return f"{reply} {question}".strip()
 
 
 def ignored(name: str, reply: str) -> bool:

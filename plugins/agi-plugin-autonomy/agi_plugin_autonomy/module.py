@@ -188,7 +188,7 @@ class AutonomyModule(CognitiveModule):
             },
         )
         self._count(ctx, "goals_asked")
-        said = f"{draft.reply} {top['text']}".strip()
+        said = asking.joined(draft.reply, top["text"])
         formatted = ctx.contracts.call("response_formatter", {"text": said})
         told = formatted.advised("message", lambda v: isinstance(v, str) and draft.reply in v and len(v) <= 800)
         return Revision.rewrite(told or said, f"autonomy goal {top['id']}")
@@ -473,6 +473,7 @@ class AutonomyModule(CognitiveModule):
                 continue  # one question per person at a time; none after an ignored one
             known = {k.rsplit("/", 1)[-1] for k in ctx.memory.facts(f"user/person/{key}/")}
             known |= {k.rsplit("/", 1)[-1] for k in ctx.memory.facts(f"world/entity/{key}/")}
+            gaps = []
             for attribute, _ in curiosity.ATTRIBUTES:
                 topic = f"person/{key}/{attribute}"
                 if attribute in known or topic in about or topic in known_answers:
@@ -481,10 +482,13 @@ class AutonomyModule(CognitiveModule):
                 if found is not None:
                     known_answers[topic] = found  # the user already said it: ask the next thing
                     continue
-                text = self._question(ctx, entity, attribute)
-                goals.append(self._goal(ctx, "question", topic, text, "unresolved_questions"))
-                about.add(topic)
-                break  # one question per person at a time
+                gaps.append(attribute)
+                if len(gaps) == 2:  # enough to choose from
+                    break
+            if gaps:
+                attribute, text = self._question(ctx, entity, gaps, goals)
+                goals.append(self._goal(ctx, "question", f"person/{key}/{attribute}", text, "unresolved_questions"))
+                about.add(f"person/{key}/{attribute}")  # one question per person at a time
         if known_answers:
             ctx.own.put("answers", dict(list(known_answers.items())[-40:]))
         active = ctx.memory.working.active_goal
@@ -520,16 +524,23 @@ class AutonomyModule(CognitiveModule):
             return told.strip()[:60]
         return asking.answer(entity["name"], attribute, heard)
 
-    def _question(self, ctx: ModuleContext, entity: dict[str, Any], attribute: str) -> str:
-        """The question about the person (``question_manager``: the model's words when they name the person)."""
+    def _question(
+        self, ctx: ModuleContext, entity: dict[str, Any], gaps: list[str], goals: list[dict[str, Any]]
+    ) -> tuple[str, str]:
+        """The attribute to ask about and the question (``question_manager``): not the attribute of the last
+        question asked when another is unknown; the model's words when they name the person."""
+        asked_before = sorted((g for g in goals if "asked_tick" in g), key=lambda g: g["asked_tick"])
+        last = asked_before[-1]["about"].rsplit("/", 1)[-1] if asked_before else None
+        attribute = asking.pick(gaps, last)
         text = curiosity.question(entity["relation"], entity["name"], attribute)
-        gap = {"person": entity["name"], "relation": entity["relation"], "attribute": attribute}
-        made = ctx.contracts.call("question_manager", {"gaps": [gap], "recent": []})
+        wanted = [{"person": entity["name"], "relation": entity["relation"], "attribute": a} for a in gaps]
+        recent = [g["text"] for g in asked_before[-3:]]
+        made = ctx.contracts.call("question_manager", {"gaps": wanted, "recent": recent})
         told = made.advised("questions", lambda v: isinstance(v, list) and v and isinstance(v[0].get("text"), str))
         asked = " ".join(str(told[0]["text"]).split())[:300] if told else ""
         if entity["name"].lower() in asked.lower() and asked.endswith("?"):
-            return f"You mentioned your {entity['relation']} {entity['name']}. {asked}"[:400]
-        return text
+            return attribute, f"You mentioned your {entity['relation']} {entity['name']}. {asked}"[:400]
+        return attribute, text
 
     def _reminder(self, ctx: ModuleContext, active: Any) -> str:
         """The goal as a phrase and the action (``goal_interpreter``), its next step (``planner_support``)."""

@@ -84,9 +84,16 @@ def test_no_question_while_the_user_is_busy_or_just_got_an_answer_it_waits_for_a
         kernel.tick("my friend Bob says hi")
         maintained(kernel)
         assert kernel.tick("what is 2+2?").final_output == "2+2 = 4"  # a real answer: not the moment
-        assert kernel.tick("hello").final_output == (
-            f"{F3_NO_AGENT} You mentioned your friend Bob. What does Bob do for a living?"
+        assert kernel.tick("hello").final_output == (  # question_manager: not the job again, after Maya's
+            f"{F3_NO_AGENT} You mentioned your friend Bob. Where does Bob live?"
         )
+
+
+def test_a_reply_without_a_full_stop_gets_one_before_the_question(tmp_path):
+    with agent(tmp_path) as kernel:
+        kernel.tick("my sister Maya is coming over")
+        maintained(kernel)
+        assert kernel.tick("what is 2+2").final_output == f"2+2 = 4. {MAYA_JOB}"  # response_formatter
 
 
 def test_stop_asking_me_questions_is_obeyed_until_allowed_again(tmp_path):
