@@ -215,6 +215,9 @@ def test_agi_run_follow_in_a_real_process_asks_about_maya_when_the_user_returns(
         subprocess.run([*args, "modules", "show", "autonomy", "--json"], capture_output=True, text=True, env=env).stdout
     )
     assert [g["status"] for g in shown["goals"]] == ["asked"]
+    # the report, the event log and the day's counters (runtime_analytics, jsonl_logger, runtime_dash)
+    assert shown["report"]["summary"].startswith(("all 4 signals on target", "1 of 4 signals off target"))
+    assert shown["log"][-1]["tags"][0] == "maintain" and shown["dash"]["today"]["goals_asked"] == 1
     replayed = subprocess.run([*args, "replay"], capture_output=True, text=True, env=env)
     assert replayed.stdout.startswith("replay equal"), replayed.stdout + replayed.stderr
     listed = subprocess.run([*args, "contracts", "list", "--json"], capture_output=True, text=True, env=env)
