@@ -20,7 +20,8 @@ from agi_core.hookspecs import hookimpl
 from agi_core.modules import Candidate, CognitiveModule, ModuleContext, Proposals
 from agi_core.scheduling.clock import PinnedClock, SimulatedClock
 from agi_core.settings.schema import env_name
-from agi_core.testing import open_kernel
+from agi_core.replay import replay
+from agi_core.testing import builtin_plugins, open_kernel
 
 #: issue 20 item 4: each contract of these families, and the module that consumes it
 CONSUMERS = {
@@ -98,6 +99,7 @@ def test_the_autonomy_module_calls_every_contract_it_declares(tmp_path, monkeypa
         clock.refresh()
         records += [kernel.maintain(), kernel.maintain(), kernel.maintain()]
     assert called(records) == set(AutonomyModule.contracts)
+    assert replay(tmp_path / "agent.db", plugins=builtin_plugins(autonomy)).ok
 
 
 class Joker(CognitiveModule):
@@ -123,3 +125,4 @@ def test_the_learning_module_calls_every_contract_it_declares(tmp_path):
         records = [kernel.tick(line) for line in ("tell me a joke", "that's wrong", "tell me a joke")]
         records.append(kernel.maintain())
     assert called(records) == set(LearningModule.contracts)
+    assert replay(tmp_path / "agent.db", plugins=builtin_plugins(learning, jokers)).ok
