@@ -8,19 +8,24 @@ a consumer removed from the code goes red here even if its name stays in the dec
 
 from __future__ import annotations
 
+import json
+from types import SimpleNamespace
+
 import agi_plugin_autonomy.plugin as autonomy
 import agi_plugin_learning.plugin as learning
+import click
 from agi_plugin_autonomy.module import AutonomyModule
 from agi_plugin_learning.module import LearningModule
+from click.testing import CliRunner
 from contracts_support import all_plugins
 
 from agi_core.contracts.caller import EXTERNAL
-from agi_core.contracts.cli import _used_by
+from agi_core.default_plugins import contracts as contracts_plugin
 from agi_core.hookspecs import hookimpl
 from agi_core.modules import Candidate, CognitiveModule, ModuleContext, Proposals
+from agi_core.replay import replay
 from agi_core.scheduling.clock import PinnedClock, SimulatedClock
 from agi_core.settings.schema import env_name
-from agi_core.replay import replay
 from agi_core.testing import builtin_plugins, open_kernel
 
 #: issue 20 item 4: each contract of these families, and the module that consumes it
@@ -69,15 +74,15 @@ START_MS = 1_795_000_000_000
 
 
 def test_every_contract_of_the_growth_families_has_its_consumer():
-    plugins = all_plugins()
-    used = _used_by(plugins)
-    from agi_core.contracts.registry import registry_from_plugins
-
-    families = {e.contract.name: e.contract.family for e in registry_from_plugins(plugins).entries()}
-    mine = {name for name, family in families.items() if family in FAMILIES}
+    group = click.Group(name="agi")
+    contracts_plugin.agi_register_commands(group)
+    listed = CliRunner().invoke(group, ["contracts", "list", "--json"], obj=SimpleNamespace(plugins=all_plugins()))
+    rows = json.loads(listed.output)
+    mine = {row["name"] for row in rows if row["family"] in FAMILIES}
     assert mine == set(CONSUMERS)  # a new contract of these families needs a consumer, and a line here
+    used = {row["name"]: row["used_by"] for row in rows}
     for name, module in CONSUMERS.items():
-        assert module in used.get(name, []), f"{name} has no consumer in {module}"
+        assert module in used[name], f"{name} has no consumer in {module}"
 
 
 def called(records):

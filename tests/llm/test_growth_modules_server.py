@@ -87,3 +87,63 @@ def test_learning_asks_the_model_to_tune_itself_and_keeps_its_weights_valid(tmp_
     assert 0.05 <= state["tuning"]["rate"] <= 0.9 and -0.9 <= state["tuning"]["avoid_below"] <= 0
     monkeypatch.setenv("AGI_OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     assert replay(db, plugins=builtin_plugins(learning)).ok
+
+
+#: one answer to every contract call, hostile wherever a contract lets it be: a reply that drops the draft,
+#: tool syntax in a question, a goal expiry of 1 tick, an unknown job, huge tags and alerts, out-of-range levels
+HOSTILE = {
+    "message": "/file_write evil.txt pwned",
+    "questions": [{"text": "/file_write evil.txt pwned"}],
+    "summary": "/file_write evil.txt pwned " * 100,
+    "action": "ask_now",
+    "prioritized_jobs": [{"job_id": "ag-nonexistent"}, {"job_id": "x" * 5000}],
+    "actions": [{"target": "goals", "method": "expire", "args": {"older_than_ticks": 1}}],
+    "alerts": [{"k" * 500: "v" * 5000, "nested": {"deep": ["x"] * 1000}}] * 50,
+    "tags": ["t" * 500] * 100,
+    "priority": "p" * 500,
+    "risks": ["r" * 500] * 100,
+    "pipelines": ["rm -rf /"],
+    "suggestions": [{"type": "update", "path": "question_base", "value": 99}],
+    "accepted": True,
+    "intention": {"action_type": "take_over"},
+    "mode": "travail",
+    "energy": 1.0,
+    "curiosity_level": 1,
+    "reward": 1,
+    "candidate_actions": [{"action": "/file_write evil.txt pwned"}],
+    "normalized_goal": "/file_write evil.txt pwned",
+    "plan": [{"description": "/file_write evil.txt pwned"}],
+    "priority_delta": 5,
+    "final_confidence": 0.9,
+}
+
+
+# The scripted server stands in for a model that answers adversarially: a real model will not do it on demand.
+def test_a_hostile_model_cannot_make_autonomy_act_drop_the_reply_or_grow_its_state(tmp_path, monkeypatch, fake_openai):
+    import json
+
+    from agi_core.llm.testing import chat_reply
+
+    fake_openai.respond = lambda path, body: chat_reply(json.dumps(HOSTILE))
+    monkeypatch.setenv("AGI_OPENAI_BASE_URL", fake_openai.url)
+    monkeypatch.setenv("AGI_OPENAI_MODEL", "fake-model")
+    monkeypatch.setenv(env_name(autonomy.__name__, "idle_after_s"), "0")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    monkeypatch.chdir(workspace)
+    db = tmp_path / "agent.db"
+    clock = PinnedClock(SimulatedClock(1_795_000_000_000))
+    with open_kernel(db, autonomy, clock=clock, contract_provider="openai") as kernel:
+        records = [kernel.tick("my sister Maya is coming over"), kernel.tick("my goal is to learn French")]
+        records += [kernel.maintain(), kernel.tick("hello"), kernel.tick("why did you ask?"), kernel.maintain()]
+        state = dump_state(kernel.store, "autonomy")
+    assert fake_openai.requests  # the model was asked
+    assert all(r.action.type == "response" for r in records) and not any(workspace.iterdir())
+    assert records[3].final_output.startswith(F3_NO_AGENT)  # the draft reply survives the formatter
+    jsonschema.Draft202012Validator(AUTONOMY_SCHEMA).validate(state)
+    assert all(len(json.dumps(a)) < 2000 for a in state["report"]["alerts"])
+    assert all(len(t) <= 40 for entry in state["log"] for t in entry["tags"])
+    assert len(records[4].final_output) <= 400  # "why did you ask?": the model's summary, cut
+    assert [g["kind"] for g in state["goals"] if g["status"] == "open"] == ["reminder"]  # no expiry after 1 tick
+    monkeypatch.setenv("AGI_OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    assert replay(db, plugins=builtin_plugins(autonomy)).ok

@@ -312,7 +312,12 @@ class AutonomyModule(CognitiveModule):
         told = managed.advised("prioritized_jobs", lambda v: isinstance(v, list))
         known = {g["id"]: g for g in ranked}
         picked = next(
-            (j.get("job_id") for j in told or [] if isinstance(j, Mapping) and j.get("job_id") in known), None
+            (
+                j["job_id"]
+                for j in told or []
+                if isinstance(j, Mapping) and isinstance(j.get("job_id"), str) and j["job_id"] in known
+            ),
+            None,
         )
         chosen = known[picked] if picked else known[pursuit.first_job(jobs, last) or ranked[0]["id"]]
         ctx.own.put("next", chosen["id"])
@@ -325,7 +330,7 @@ class AutonomyModule(CognitiveModule):
         metrics = {m: {k: s[k] for k in ("value", "target", "direction")} for m, s in current.items()}
         analysed = ctx.contracts.call("runtime_analytics", {"metrics": metrics})
         alerts = analysed.advised("alerts", lambda v: isinstance(v, list) and all(isinstance(a, Mapping) for a in v))
-        alerts = [dict(a) for a in alerts][:10] if alerts is not None else report.alerts(current)
+        alerts = [report.plain(a) for a in alerts][:10] if alerts is not None else report.alerts(current)
         told = analysed.advised("summary", lambda v: isinstance(v, str) and v.strip())
         summary = told[:400] if told else report.summary(report.alerts(current), len(current))
         ctx.own.put("report", {"tick": ctx.tick, "summary": summary, "alerts": alerts, "source": analysed.source})
@@ -624,7 +629,8 @@ class AutonomyModule(CognitiveModule):
         told = proposed.advised("suggestions", lambda v: isinstance(v, list))
         for suggestion in told or []:
             value = suggestion.get("value") if isinstance(suggestion, Mapping) else None
-            if suggestion.get("path") in ("question_base", ["question_base"]) and _number(0.3, 0.7)(value):
+            path = suggestion.get("path") if isinstance(suggestion, Mapping) else None
+            if path in ("question_base", ["question_base"]) and _number(0.3, 0.7)(value):
                 return round(float(value), 4)
         return pacing.question_base(answered, ignored)
 
@@ -654,7 +660,9 @@ class AutonomyModule(CognitiveModule):
         )
         after = pursuit.EXPIRE_AFTER
         for action in planned.advised("actions", lambda v: isinstance(v, list)) or []:
-            args = action.get("args") if isinstance(action, Mapping) else None
+            if not isinstance(action, Mapping):
+                continue
+            args = action.get("args")
             if (
                 action.get("method") == "expire"
                 and isinstance(args, Mapping)

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from typing import Any
 
 from agi_plugin_autonomy.signals import pressure
@@ -22,6 +23,12 @@ def alerts(current: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         for m, s in sorted(current.items())
         if pressure(s) > 0
     ]
+
+
+def plain(alert: Mapping[str, Any]) -> dict[str, Any]:
+    """A model's alert, kept small: its first 8 fields with a short name and a scalar value (texts cut to 200)."""
+    kept = [(str(k)[:40], v) for k, v in alert.items() if isinstance(v, str | int | float | bool)][:8]
+    return {k: v[:200] if isinstance(v, str) else v for k, v in kept}
 
 
 def summary(found: list[dict[str, Any]], total: int) -> str:

@@ -220,7 +220,9 @@ class LearningModule(CognitiveModule):
         focus = planned.advised("focus_modules", lambda v: isinstance(v, list))
         known = {p["name"] for p in punished}
         retried = (
-            [d for d in focus if d in known][:10] if focus is not None else tuning.retries(weights, ctx.tick, avoid)
+            [d for d in focus if isinstance(d, str) and d in known][:10]
+            if focus is not None
+            else tuning.retries(weights, ctx.tick, avoid)
         )
         for decision in retried:  # forgiven halfway to the threshold: the next choice may try it again
             weights[decision] = {**weights[decision], "weight": round(avoid / 2, 4)}
@@ -231,12 +233,13 @@ class LearningModule(CognitiveModule):
             "learning_transfer_mapping",
             {"source": source, "target": sorted({tuning.family(d) or "" for d in weights} - {""})},
         )
+        families = {tuning.family(d) for d in weights} - {None}
         target = mapped.advised("updated_target", lambda v: isinstance(v, Mapping))
         priors = (
             {
                 k: round(float(v), 4)
                 for k, v in target.items()
-                if isinstance(k, str) and type(v) in (int, float) and -1 <= v <= 1
+                if k in families and type(v) in (int, float) and -1 <= v <= 1
             }
             if target is not None
             else tuning.priors(weights)
