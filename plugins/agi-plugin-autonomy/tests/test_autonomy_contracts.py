@@ -107,6 +107,16 @@ def test_stop_asking_me_questions_is_obeyed_until_allowed_again(tmp_path):
         assert kernel.tick("hello").final_output.endswith(MAYA_JOB)
 
 
+def test_stop_reminding_me_leaves_the_goal_alone(tmp_path):
+    with agent(tmp_path) as kernel:
+        kernel.tick("my goal is to learn French")
+        kernel.tick("please stop reminding me")
+        assert state(kernel)["mission"] == {"questions": True, "reminders": False}  # identity_mission
+        assert maintained(kernel)["why"]["goal"] is None
+        kernel.tick("you can remind me again")
+        assert maintained(kernel)["why"]["goal"]["kind"] == "reminder"
+
+
 def test_why_did_you_ask_gets_the_reason(tmp_path):
     with agent(tmp_path) as kernel:
         kernel.tick("my sister Maya is coming over")
