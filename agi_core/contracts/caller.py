@@ -57,6 +57,17 @@ class ContractOutcome:
     def to_dict(self) -> dict[str, Any]:
         return attrs.asdict(self)
 
+    def advised(self, key: str, accept: Callable[[Any], bool] = lambda _: True) -> Any:
+        """The model's ``value[key]`` when the model answered (``source == "llm"``) and ``accept`` takes it, else
+        None: the caller's own heuristic decides (a contract's fallback is no better than the caller's)."""
+        if self.source != "llm" or not isinstance(self.value, Mapping) or key not in self.value:
+            return None
+        found = self.value[key]
+        try:
+            return found if accept(found) else None
+        except (TypeError, ValueError, KeyError, AttributeError):  # a value of the wrong shape is refused
+            return None
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ContractOutcome:
         return cls(

@@ -9,17 +9,24 @@ mentioned person with unknown attributes; a reminder of the active goal), ranks 
 signals (``cognition_goal_prioritizer``) and returns why it ran: the signal, the goal, the
 budget. ``revise``, when the user returns, adds the top goal's question or reminder to the reply.
 It never acts: no tool call, no write; it only adds words to a reply the brain already chose.
+
+Every other contract it calls changes one of those steps (``asking``, ``pacing``, ``pursuit``,
+``report``: the heuristic of each, replaced by the contract's validated model answer): what it
+asks and whether it already knows the answer, whether it asks now, what the user allows, why it
+asked, how hard it works, which goals go first, fade or expire, and the report it keeps.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from agi_core.modules import CognitiveModule, Draft, ModuleContext, Revision
-from agi_plugin_autonomy import curiosity, signals, upkeep
+from agi_plugin_autonomy import asking, curiosity, pacing, pursuit, report, signals, upkeep
 
 STATE_SCHEMA: dict[str, Any] = json.loads(
     (Path(__file__).resolve().parent / "schemas" / "autonomy_state.json").read_text(encoding="utf-8")
@@ -28,11 +35,21 @@ HOUR_MS = 3_600_000
 ENTITIES_KEPT = 20
 GOALS_KEPT = 20
 INTENTION = {"action_type": "converse", "description": "answer the user well and keep what they say consistent"}
+EVOLVED = {"action_type": "answer_better", "description": "leave fewer of the user's lines unanswered"}
+ALLOWED = {"questions": True, "reminders": True}
+KIND_OF = {"question": "questions", "reminder": "reminders"}
+LOG_KEPT = 20
+DAYS_KEPT = 7
+CONTEXT_WORDS = re.compile(r"\b(?:busy|work|meeting|driving|free|back|done|available)\b", re.I)
 
 
 def top_goal(goals: list[dict[str, Any]]) -> dict[str, Any]:
     """The highest priority; among equals the oldest, then the newest mention (the last in the list)."""
     return max(reversed(goals), key=lambda g: (g["priority"], -g["created_tick"]))
+
+
+def _number(low: float, high: float) -> Any:
+    return lambda v: type(v) in (int, float) and low <= v <= high
 
 
 class AutonomyModule(CognitiveModule):
@@ -49,9 +66,38 @@ class AutonomyModule(CognitiveModule):
         "semantic_memory_maintenance",
         "memory_summarizer",
         "memory_concept_curation",
+        # asking
+        "question_manager",
+        "question_auto_answer",
+        "autonomy_core",
+        "cognition_context_inference",
+        "world_model",
+        "identity_mission",
+        "reasoning_episode",
+        "response_formatter",
+        # pacing
+        "phenomenal_kernel",
+        "phenomenal_mode_manager",
+        "system_monitor",
+        "trigger_router",
+        "cognition_proposer",
+        "auto_evolution",
+        # pursuit
+        "goal_interpreter",
+        "planner_support",
+        "goal_priority_review",
+        "runtime_job_manager",
+        "scheduler",
+        # report
+        "runtime_analytics",
+        "runtime_dash",
+        "jsonl_logger",
     )
     state_schema = STATE_SCHEMA
-    timeout_s = 30.0  # the LLM path asks a model; the heuristics take milliseconds
+    timeout_s = 60.0  # the LLM path asks a model (two contracts at most in a user's tick); the heuristics take ms
+    phase_timeouts = MappingProxyType(
+        {"maintain": 600.0}
+    )  # about twenty contracts on the LLM path, while the user is away
 
     # -- the user's lines ------------------------------------------------------------
     def perceive(self, ctx: ModuleContext) -> Any:
@@ -68,22 +114,84 @@ class AutonomyModule(CognitiveModule):
             mentioned.append({"relation": relation, "name": name})
         if mentioned:
             ctx.own.put("entities", dict(list(entities.items())[-ENTITIES_KEPT:]))
-        return {"since_tick": before["tick"], "mentioned": mentioned}
+        return {"since_tick": before["tick"], "mentioned": mentioned, **self._context(ctx), **self._mission(ctx)}
+
+    def _context(self, ctx: ModuleContext) -> dict[str, Any]:
+        """Whether the user is busy (``cognition_context_inference``), asked when the line speaks of it."""
+        where = dict(ctx.own.get("where") or {"busy": False})
+        if not CONTEXT_WORDS.search(ctx.input.raw[:2000]):
+            return {}
+        inferred = ctx.contracts.call(
+            "cognition_context_inference", {"signals": {"line": ctx.input.raw[:500]}, "identity": where}
+        )
+        told = inferred.advised("where", lambda v: type(v.get("busy")) is bool)
+        if told is not None and inferred.advised("should_update") is True:
+            busy = bool(told["busy"])
+        else:
+            busy = asking.busy(ctx.input.raw, bool(where["busy"]))
+        ctx.own.put("where", {"busy": busy, "tick": ctx.tick})
+        return {"busy": busy}
+
+    def _mission(self, ctx: ModuleContext) -> dict[str, Any]:
+        """What the user allows it to do ("stop asking me questions"; ``identity_mission``)."""
+        if not asking.MISSION.search(ctx.input.raw[:2000]):
+            return {}
+        current = {**ALLOWED, **(ctx.own.get("mission") or {})}
+        asked = ctx.contracts.call(
+            "identity_mission", {"mission": current, "experience": {"line": ctx.input.raw[:500]}}
+        )
+        told = asked.advised("mission", lambda v: all(type(v.get(k, True)) is bool for k in ALLOWED))
+        mission = (
+            {k: bool(told.get(k, current[k])) for k in ALLOWED} if told else asking.mission(ctx.input.raw, current)
+        )
+        ctx.own.put("mission", mission)
+        return {"mission": mission}
 
     def revise(self, ctx: ModuleContext, draft: Draft) -> Revision | None:
-        """The user is back: the top open goal's question or reminder, once, after the reply."""
+        """The user is back: the top open goal's question or reminder, once, after the reply, when the time is
+        right (``world_model``) and the user allows it; "why did you ask?" gets the reason (``reasoning_episode``)."""
         if ctx.input.source != "user" or draft.action.type != "response":
             return None
+        last = ctx.own.get("last_asked")
+        if last and asking.WHY.search(ctx.input.raw[:2000]):
+            reasoned = ctx.contracts.call("reasoning_episode", {"question": ctx.input.raw[:300], "context": last})
+            told = reasoned.advised("summary", lambda v: isinstance(v, str) and v.strip())
+            return Revision.replace(" ".join(told.split())[:400] if told else asking.reasoning(last), "why it asked")
         seen = ctx.earlier.get(self.name, {}).get("perceive")
         since = seen.get("since_tick", 0) if isinstance(seen, dict) else ctx.tick
         goals = list(ctx.own.get("goals") or [])
-        ready = [g for g in goals if g["status"] == "open" and g["created_tick"] > since]  # proposed while away
+        allowed = {**ALLOWED, **(ctx.own.get("mission") or {})}
+        held = set(ctx.own.get("held") or [])
+        ready = [
+            g
+            for g in goals
+            if g["status"] == "open" and (g["created_tick"] > since or g["id"] in held) and allowed[KIND_OF[g["kind"]]]
+        ]  # proposed while away (or held back for a better moment), of a kind the user allows
         if not ready:
             return None
-        top = top_goal(ready)
+        now = asking.situation(ctx.input.raw, draft.reply, bool((ctx.own.get("where") or {}).get("busy")))
+        judged = ctx.contracts.call("world_model", {"situation": now, "options": ["ask_now", "wait"]})
+        told = judged.advised("action", lambda v: v in ("ask_now", "wait"))
+        if (told == "wait") if told is not None else not asking.ask_now(now):
+            ctx.own.put("held", [g["id"] for g in ready][-GOALS_KEPT:])  # asked at a better moment
+            return None
+        chosen = ctx.own.get("next")
+        top = next((g for g in ready if g["id"] == chosen), None) or top_goal(ready)
         top = {**top, "status": "asked", "asked_tick": ctx.tick}
         ctx.own.put("goals", [top if g["id"] == top["id"] else g for g in goals])
-        return Revision.rewrite(f"{draft.reply} {top['text']}".strip(), f"autonomy goal {top['id']}")
+        signal = (ctx.own.get("signals") or {}).get(top["signal"]) or {"value": 0.0, "target": 0.0}
+        ctx.own.put(
+            "last_asked",
+            {
+                **{k: top[k] for k in ("id", "kind", "about", "text")},
+                "signal": {"metric": top["signal"], "value": signal["value"], "target": signal["target"]},
+            },
+        )
+        self._count(ctx, "goals_asked")
+        said = asking.joined(draft.reply, top["text"])
+        formatted = ctx.contracts.call("response_formatter", {"text": said})
+        told = formatted.advised("message", lambda v: isinstance(v, str) and draft.reply in v and len(v) <= 800)
+        return Revision.rewrite(told or said, f"autonomy goal {top['id']}")
 
     def observe(self, ctx: ModuleContext) -> Any:
         """An asked question is answered by the user's next line: the goal is done."""
@@ -93,7 +201,20 @@ class AutonomyModule(CognitiveModule):
         done = [g["id"] for g in goals if g["status"] == "asked" and g.get("asked_tick", ctx.tick) < ctx.tick]
         if not done:
             return None
-        ctx.own.put("goals", [{**g, "status": "done"} if g["id"] in done else g for g in goals])
+        answered = {
+            g["id"]: not asking.ignored(g["about"].split("/")[1], ctx.input.raw)
+            for g in goals
+            if g["id"] in done and g["kind"] == "question"
+        }
+        ctx.own.put(
+            "goals",
+            [
+                {**g, "status": "done", **({"answered": answered[g["id"]]} if g["id"] in answered else {})}
+                if g["id"] in done
+                else g
+                for g in goals
+            ],
+        )
         return {"done": done}
 
     # -- idle maintenance -------------------------------------------------------------
@@ -110,16 +231,17 @@ class AutonomyModule(CognitiveModule):
             return {"ran": False, "why": "hourly budget spent", "budget": budget}
         ctx.own.put("budget", [*spent, now])
         budget["used"] += 1
-        current = self._signals(ctx)
-        goals = self._propose(ctx)
+        current = self._evolve(ctx, self._signals(ctx))
+        mood = self._mood(ctx, budget, current)
+        goals = self._propose(ctx) if mood["mode"] == "travail" else list(ctx.own.get("goals") or [])
         scan = ctx.own.get("scan") or signals.empty_scan()
         opened = sum(g["status"] == "open" and g["kind"] == "question" for g in goals)
         current["unresolved_questions"]["value"] = float(scan["questions_unanswered"] + opened)
         ctx.own.put("signals", current)
-        drives = self._drives(ctx, current, budget)
+        drives = self._drives(ctx, current, budget, self._risks(ctx, goals, current))
         goals = self._rank(ctx, goals, current, drives)
         open_goals = [g for g in goals if g["status"] == "open"]
-        top = top_goal(open_goals) if open_goals else None
+        top = self._next(ctx, open_goals)
         signal = (
             current[top["signal"]] if top else max(current.values(), key=lambda s: (signals.pressure(s), s["metric"]))
         )
@@ -129,7 +251,118 @@ class AutonomyModule(CognitiveModule):
             "goal": {k: top[k] for k in ("id", "kind", "text", "priority")} if top else None,
         }
         done = {"ran": True, "why": why, "drives": drives, "budget": budget, "open_goals": len(open_goals)}
-        return {**done, "upkeep": self._upkeep(ctx)}
+        self._report(ctx, current, why, len(open_goals))
+        return {**done, "mood": mood, "upkeep": self._upkeep(ctx)}
+
+    # -- pacing ----------------------------------------------------------------------------
+    def _evolve(self, ctx: ModuleContext, current: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        """After several ticks with the F3 rate off target, "answer better" is promoted (``auto_evolution``)."""
+        evolution = dict(ctx.own.get("evolution") or {"streak": 0, "promoted": []})
+        off = signals.pressure(current["f3_rate"]) > 0
+        evolution["streak"] = evolution["streak"] + 1 if off else 0
+        if EVOLVED["action_type"] in evolution["promoted"] or not off:
+            ctx.own.put("evolution", evolution)
+            return current
+        asked = ctx.contracts.call(
+            "auto_evolution", {"intention": EVOLVED, "context": {"f3_rate": current["f3_rate"], **evolution}}
+        )
+        told = asked.advised("accepted", lambda v: type(v) is bool)
+        if told if told is not None else pacing.evolve(evolution["streak"], current):
+            evolution["promoted"] = [*evolution["promoted"], EVOLVED["action_type"]]
+            weight = round(min(1.0, current["f3_rate"]["weight"] + pacing.EVOLVED_WEIGHT), 4)
+            current = {**current, "f3_rate": {**current["f3_rate"], "weight": weight}}
+            ctx.own.put("signals", current)
+        ctx.own.put("evolution", evolution)
+        return current
+
+    def _mood(self, ctx: ModuleContext, budget: dict[str, int], current: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        """Energy, arousal, hedonic reward (``phenomenal_kernel``) and the mode (``phenomenal_mode_manager``)."""
+        mood: dict[str, Any] = pacing.mood(budget, current)
+        felt = ctx.contracts.call("phenomenal_kernel", {"state": {**mood, "budget": budget}, "events": {}})
+        for key in ("energy", "arousal", "hedonic_reward"):
+            told = felt.advised(key, _number(0, 1))
+            mood[key] = round(float(told), 4) if told is not None else mood[key]
+        moded = ctx.contracts.call("phenomenal_mode_manager", {"state": mood})
+        mood["mode"] = moded.advised("mode", lambda v: v in ("travail", "flanerie")) or pacing.mode(mood["energy"])
+        ctx.own.put("mood", mood)
+        return mood
+
+    def _risks(self, ctx: ModuleContext, goals: list[dict[str, Any]], current: dict[str, dict[str, Any]]) -> list[str]:
+        """Risks in the agent's own measurements (``system_monitor``): each raises the rest drive."""
+        measurements = {
+            "open_goals": sum(g["status"] == "open" for g in goals),
+            "contradictions": current["contradiction_count"]["value"],
+        }
+        seen = ctx.contracts.call("system_monitor", {"measurements": measurements})
+        told = seen.advised("risks", lambda v: isinstance(v, list) and all(isinstance(r, str) for r in v))
+        return [r[:80] for r in told][:5] if told is not None else pacing.risks(measurements)
+
+    def _next(self, ctx: ModuleContext, open_goals: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """The goal that goes first (``runtime_job_manager``), kept for ``revise``."""
+        if not open_goals:
+            ctx.own.delete("next")
+            return None
+        ranked = sorted(reversed(open_goals), key=lambda g: (-g["priority"], g["created_tick"]))  # as top_goal
+        jobs = [
+            {"job_id": g["id"], "kind": g["kind"], "priority": g["priority"], "age": ctx.tick - g["created_tick"]}
+            for g in ranked
+        ]
+        last = (ctx.own.get("last_asked") or {}).get("kind")
+        managed = ctx.contracts.call("runtime_job_manager", {"jobs": jobs})
+        told = managed.advised("prioritized_jobs", lambda v: isinstance(v, list))
+        known = {g["id"]: g for g in ranked}
+        picked = next(
+            (
+                j["job_id"]
+                for j in told or []
+                if isinstance(j, Mapping) and isinstance(j.get("job_id"), str) and j["job_id"] in known
+            ),
+            None,
+        )
+        chosen = known[picked] if picked else known[pursuit.first_job(jobs, last) or ranked[0]["id"]]
+        ctx.own.put("next", chosen["id"])
+        return chosen
+
+    def _report(
+        self, ctx: ModuleContext, current: dict[str, dict[str, Any]], why: dict[str, Any], open_goals: int
+    ) -> None:
+        """The signals off target (``runtime_analytics``), the event (``jsonl_logger``), the day (``runtime_dash``)."""
+        metrics = {m: {k: s[k] for k in ("value", "target", "direction")} for m, s in current.items()}
+        analysed = ctx.contracts.call("runtime_analytics", {"metrics": metrics})
+        alerts = analysed.advised("alerts", lambda v: isinstance(v, list) and all(isinstance(a, Mapping) for a in v))
+        alerts = [report.plain(a) for a in alerts][:10] if alerts is not None else report.alerts(current)
+        told = analysed.advised("summary", lambda v: isinstance(v, str) and v.strip())
+        summary = told[:400] if told else report.summary(report.alerts(current), len(current))
+        ctx.own.put("report", {"tick": ctx.tick, "summary": summary, "alerts": alerts, "source": analysed.source})
+        logged = ctx.contracts.call("jsonl_logger", {"event": why})
+        tags, priority = report.tags(why)
+        told_tags = logged.advised("tags", lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v))
+        entry = {
+            "tick": ctx.tick,
+            "tags": sorted({*tags, *(t[:40] for t in told_tags or [])})[:10],
+            "priority": str(logged.advised("priority", lambda v: isinstance(v, str) and v) or priority)[:20],
+            "goal": (why["goal"] or {}).get("id"),
+        }
+        ctx.own.put("log", [*(ctx.own.get("log") or []), entry][-LOG_KEPT:])
+        self._count(ctx, "autonomous_ticks", open_goals=open_goals)
+
+    def _count(self, ctx: ModuleContext, counter: str, **also: Any) -> None:
+        """Today's counters; a new day first closes the previous one with its summary (``runtime_dash``)."""
+        if ctx.now_ms is None:
+            return
+        today = report.day(ctx.now_ms)
+        dash = dict(ctx.own.get("dash") or {"today": None, "days": []})
+        current = dash["today"] or {"day": today, "autonomous_ticks": 0, "goals_asked": 0, "open_goals": 0}
+        if current["day"] != today:
+            told = ctx.contracts.call("runtime_dash", {"metrics": current}).advised(
+                "daily_summary", lambda v: isinstance(v, str) and v.strip()
+            )
+            dash["days"] = [*dash["days"], {"day": current["day"], "summary": (told or report.daily(current))[:300]}][
+                -DAYS_KEPT:
+            ]
+            current = {"day": today, "autonomous_ticks": 0, "goals_asked": 0, "open_goals": 0}
+        current = {**current, **also, counter: current[counter] + 1}
+        ctx.own.put("dash", {**dash, "today": current})
 
     def _upkeep(self, ctx: ModuleContext) -> dict[str, Any] | None:
         """A digest and the concepts of the user's lines since the last one, when enough came in."""
@@ -214,13 +447,13 @@ class AutonomyModule(CognitiveModule):
         return {m: {**s, "value": 0.0, "updated_ms": ctx.now_ms or 0, "keywords": []} for m, s in registry.items()}
 
     def _drives(
-        self, ctx: ModuleContext, current: dict[str, dict[str, Any]], budget: dict[str, int]
+        self, ctx: ModuleContext, current: dict[str, dict[str, Any]], budget: dict[str, int], risks: list[str]
     ) -> dict[str, float]:
-        """Curiosity rises with the unresolved questions, rest with the budget spent (``homeostasis``)."""
+        """Curiosity rises with the unresolved questions, rest with the budget spent and each risk (``homeostasis``)."""
         unresolved = signals.pressure(current["unresolved_questions"])
         drives = {
             "curiosity": round(min(1.0, 0.5 + 0.5 * unresolved), 4),
-            "rest": round(budget["used"] / max(1, budget["per_hour"]), 4),
+            "rest": round(min(1.0, budget["used"] / max(1, budget["per_hour"]) + pacing.RISK_REST * len(risks)), 4),
         }
         asked = ctx.contracts.call(
             "homeostasis", {"state": {"drives": drives, "signals": {m: s["value"] for m, s in current.items()}}}
@@ -232,27 +465,114 @@ class AutonomyModule(CognitiveModule):
         return drives
 
     def _propose(self, ctx: ModuleContext) -> list[dict[str, Any]]:
-        """New goals: a question about a mentioned person with an unknown attribute, a reminder of the active goal."""
+        """New goals, of the kinds the user allows: a question about a mentioned person with an unknown attribute
+        (unless the user already said it, or ignored the last one), a reminder of the active goal."""
         goals = list(ctx.own.get("goals") or [])
+        allowed = {**ALLOWED, **(ctx.own.get("mission") or {})}
         about = {g["about"] for g in goals}
         pending = {g["about"].split("/")[1] for g in goals if g["kind"] == "question" and g["status"] != "done"}
-        for key, entity in (ctx.own.get("entities") or {}).items():
-            if key in pending:
-                continue  # one question per person at a time
+        said = [line["text"] for line in upkeep.user_lines(ctx.memory.episodes(40))]
+        known_answers = dict(ctx.own.get("answers") or {})
+        for key, entity in (ctx.own.get("entities") or {}).items() if allowed["questions"] else ():
+            if key in pending or not self._pursue(ctx, key, entity, goals):
+                continue  # one question per person at a time; none after an ignored one
             known = {k.rsplit("/", 1)[-1] for k in ctx.memory.facts(f"user/person/{key}/")}
             known |= {k.rsplit("/", 1)[-1] for k in ctx.memory.facts(f"world/entity/{key}/")}
+            gaps = []
             for attribute, _ in curiosity.ATTRIBUTES:
                 topic = f"person/{key}/{attribute}"
-                if attribute not in known and topic not in about:
-                    text = curiosity.question(entity["relation"], entity["name"], attribute)
-                    goals.append(self._goal(ctx, "question", topic, text, "unresolved_questions"))
-                    about.add(topic)
-                    break  # one question per person at a time
+                if attribute in known or topic in about or topic in known_answers:
+                    continue
+                found = self._answered(ctx, entity, attribute, said)
+                if found is not None:
+                    known_answers[topic] = found  # the user already said it: ask the next thing
+                    continue
+                gaps.append(attribute)
+                if len(gaps) == 2:  # enough to choose from
+                    break
+            if gaps:
+                attribute, text = self._question(ctx, entity, gaps, goals)
+                goals.append(self._goal(ctx, "question", f"person/{key}/{attribute}", text, "unresolved_questions"))
+                about.add(f"person/{key}/{attribute}")  # one question per person at a time
+        if known_answers:
+            ctx.own.put("answers", dict(list(known_answers.items())[-40:]))
         active = ctx.memory.working.active_goal
-        if active is not None and f"goal/{active.id}" not in about:
-            text = f"Reminder: you wanted to {active.description} (goal {active.id}, {active.progress:.0%} done)."
-            goals.append(self._goal(ctx, "reminder", f"goal/{active.id}", text[:400], "f3_rate"))
+        if allowed["reminders"] and active is not None and f"goal/{active.id}" not in about:
+            goals.append(self._goal(ctx, "reminder", f"goal/{active.id}", self._reminder(ctx, active), "f3_rate"))
         return goals
+
+    def _pursue(self, ctx: ModuleContext, key: str, entity: dict[str, Any], goals: list[dict[str, Any]]) -> bool:
+        """Whether to ask about a person again (``autonomy_core``): not after a question they ignored."""
+        history = [
+            {"text": g["text"], "answered": g["answered"]}
+            for g in goals
+            if g["kind"] == "question" and g["about"].split("/")[1] == key and "answered" in g
+        ]
+        if not history:
+            return True
+        decided = ctx.contracts.call(
+            "autonomy_core",
+            {"goal": f"learn about the user's {entity['relation']} {entity['name']}", "history": history},
+        )
+        told = decided.advised("decision", lambda v: v.get("action") in ("ask", "wait"))
+        return told["action"] == "ask" if told is not None else bool(history[-1]["answered"])
+
+    def _answered(self, ctx: ModuleContext, entity: dict[str, Any], attribute: str, said: list[str]) -> str | None:
+        """What the user already said about the person's ``attribute`` (``question_auto_answer``), or None."""
+        heard = [line for line in said if entity["name"].lower() in line.lower()]
+        if not heard:
+            return None
+        question = dict(curiosity.ATTRIBUTES)[attribute].format(name=entity["name"])
+        answered = ctx.contracts.call("question_auto_answer", {"question": question, "knowledge": heard[-10:]})
+        told = answered.advised("answer", lambda v: isinstance(v, str) and v.strip())
+        if told is not None and answered.advised("confidence", _number(0.7, 1)) is not None:
+            return told.strip()[:60]
+        return asking.answer(entity["name"], attribute, heard)
+
+    def _question(
+        self, ctx: ModuleContext, entity: dict[str, Any], gaps: list[str], goals: list[dict[str, Any]]
+    ) -> tuple[str, str]:
+        """The attribute to ask about and the question (``question_manager``): not the attribute of the last
+        question asked when another is unknown; the model's words when they name the person."""
+        asked_before = sorted((g for g in goals if "asked_tick" in g), key=lambda g: g["asked_tick"])
+        last = asked_before[-1]["about"].rsplit("/", 1)[-1] if asked_before else None
+        attribute = asking.pick(gaps, last)
+        text = curiosity.question(entity["relation"], entity["name"], attribute)
+        wanted = [{"person": entity["name"], "relation": entity["relation"], "attribute": a} for a in gaps]
+        recent = [g["text"] for g in asked_before[-3:]]
+        made = ctx.contracts.call("question_manager", {"gaps": wanted, "recent": recent})
+        told = made.advised("questions", lambda v: isinstance(v, list) and v and isinstance(v[0].get("text"), str))
+        asked = " ".join(str(told[0]["text"]).split())[:300] if told else ""
+        if entity["name"].lower() in asked.lower() and asked.endswith("?"):
+            return attribute, f"You mentioned your {entity['relation']} {entity['name']}. {asked}"[:400]
+        return attribute, text
+
+    def _reminder(self, ctx: ModuleContext, active: Any) -> str:
+        """The goal as a phrase and the action (``goal_interpreter``), its next step (``planner_support``)."""
+        read = ctx.contracts.call("goal_interpreter", {"goal": active.description[:300]})
+        phrase = read.advised("normalized_goal", lambda v: isinstance(v, str) and v.strip()) or pursuit.normalized(
+            active.description
+        )
+        first = (read.advised("candidate_actions", lambda v: isinstance(v, list)) or [{}])[0]
+        action = (
+            first.get("action")
+            if isinstance(first, Mapping) and first.get("action") in ("remind", "ask_progress")
+            else None
+        )
+        planned = ctx.contracts.call("planner_support", {"goal": phrase, "context": {"progress": active.progress}})
+        told = planned.advised(
+            "plan", lambda v: isinstance(v, list) and all(isinstance(x.get("description"), str) for x in v)
+        )
+        steps = [str(x["description"])[:120] for x in told][:8] if told else pursuit.plan(phrase)
+        text = (
+            f"Reminder: you wanted to {' '.join(phrase.split())[:200]} (goal {active.id}, {active.progress:.0%} done)."
+        )
+        step = pursuit.next_step(steps, active.progress)
+        if step:
+            text += f" Next step: {step}."
+        if (action or pursuit.action(active.progress)) == "ask_progress":
+            text += " How is it going?"
+        return text[:400]
 
     def _rank(
         self,
@@ -261,13 +581,18 @@ class AutonomyModule(CognitiveModule):
         current: dict[str, dict[str, Any]],
         drives: dict[str, float],
     ) -> list[dict[str, Any]]:
-        """Each open goal's priority from its signal's pressure and a drive (``cognition_goal_prioritizer``)."""
+        """Each open goal's priority from its signal's pressure and a drive (``cognition_goal_prioritizer``), the
+        base of questions (``cognition_proposer``), the routed pipeline (``trigger_router``), fading
+        (``goal_priority_review``) and expiry (``scheduler``)."""
+        question_base = self._question_base(ctx, goals)
+        routed = self._route(ctx, current)
         for goal in goals:
             if goal["status"] == "open":
-                base = 0.5 if goal["kind"] == "question" else 0.4
+                base = question_base if goal["kind"] == "question" else 0.4
                 lift = signals.pressure(current[goal["signal"]])
                 drive = drives["curiosity"] if goal["kind"] == "question" else 1 - drives["rest"]
-                goal["priority"] = round(min(1.0, base + 0.3 * lift + 0.2 * drive), 4)
+                routed_lift = pacing.ROUTED_LIFT if KIND_OF[goal["kind"]] == routed else 0.0
+                goal["priority"] = round(min(1.0, base + 0.3 * lift + 0.2 * drive + routed_lift), 4)
         ranked = ctx.contracts.call(
             "cognition_goal_prioritizer",
             {
@@ -283,9 +608,68 @@ class AutonomyModule(CognitiveModule):
             for goal in goals:
                 if goal["id"] in chosen:
                     goal["priority"] = round(float(chosen[goal["id"]]), 4)
-        kept = goals[-GOALS_KEPT:]
+        for goal in goals:
+            if goal["status"] == "open" and ctx.tick - goal["created_tick"] >= pursuit.FADE_EVERY:
+                goal["priority"] = self._review(ctx, goal)
+        kept = self._expire(ctx, goals)[-GOALS_KEPT:]
         ctx.own.put("goals", kept)
         return kept
+
+    def _question_base(self, ctx: ModuleContext, goals: list[dict[str, Any]]) -> float:
+        """How much questions weigh, from how often the user answered them (``cognition_proposer``)."""
+        answered = sum(g.get("answered") is True for g in goals)
+        ignored = sum(g.get("answered") is False for g in goals)
+        proposed = ctx.contracts.call(
+            "cognition_proposer",
+            {
+                "self_model": {"question_base": pacing.QUESTION_BASE},
+                "signals": {"answered": answered, "ignored": ignored},
+            },
+        )
+        told = proposed.advised("suggestions", lambda v: isinstance(v, list))
+        for suggestion in told or []:
+            value = suggestion.get("value") if isinstance(suggestion, Mapping) else None
+            path = suggestion.get("path") if isinstance(suggestion, Mapping) else None
+            if path in ("question_base", ["question_base"]) and _number(0.3, 0.7)(value):
+                return round(float(value), 4)
+        return pacing.question_base(answered, ignored)
+
+    def _route(self, ctx: ModuleContext, current: dict[str, dict[str, Any]]) -> str:
+        """The pipeline the worst signal calls for first (``trigger_router``)."""
+        worst = max(current.values(), key=lambda s: (signals.pressure(s), s["metric"]))
+        trigger = {"metric": worst["metric"], "pressure": signals.pressure(worst)}
+        routed = ctx.contracts.call("trigger_router", {"trigger": trigger, "pipelines": ["questions", "reminders"]})
+        told = routed.advised("pipelines", lambda v: isinstance(v, list) and v and v[0] in ("questions", "reminders"))
+        return str(told[0]) if told else pacing.route(current)[0]
+
+    def _review(self, ctx: ModuleContext, goal: dict[str, Any]) -> float:
+        """A goal open for long fades (``goal_priority_review``)."""
+        age = ctx.tick - goal["created_tick"]
+        reviewed = ctx.contracts.call(
+            "goal_priority_review",
+            {"goal": {"id": goal["id"], "text": goal["text"], "age_ticks": age}, "priority": goal["priority"]},
+        )
+        told = reviewed.advised("priority", _number(0, 1))
+        return round(float(told), 4) if told is not None else pursuit.faded(goal["priority"], age)
+
+    def _expire(self, ctx: ModuleContext, goals: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Open goals older than the schedule allows are dropped (``scheduler``)."""
+        oldest = max((ctx.tick - g["created_tick"] for g in goals if g["status"] == "open"), default=0)
+        planned = ctx.contracts.call(
+            "scheduler", {"state": {"open_goals": len(goals), "oldest_age_ticks": oldest, "targets": ["goals"]}}
+        )
+        after = pursuit.EXPIRE_AFTER
+        for action in planned.advised("actions", lambda v: isinstance(v, list)) or []:
+            if not isinstance(action, Mapping):
+                continue
+            args = action.get("args")
+            if (
+                action.get("method") == "expire"
+                and isinstance(args, Mapping)
+                and _number(20, 100_000)(args.get("older_than_ticks"))
+            ):
+                after = int(args["older_than_ticks"])
+        return [g for g in goals if g["status"] != "open" or ctx.tick - g["created_tick"] < after]
 
     def _goal(self, ctx: ModuleContext, kind: str, about: str, text: str, signal: str) -> dict[str, Any]:
         return {

@@ -90,7 +90,8 @@ def test_auto_signals_are_computed_from_the_journal_and_drive_the_goal_priority(
         }
         assert state["scan"]["cursor"] == 4
         assert first["why"]["signal"] == {"metric": "unresolved_questions", "value": 2.0, "pressure": 0.6}
-        assert first["why"]["goal"]["priority"] == 0.84  # 0.5 + 0.3 × pressure 0.6 + 0.2 × curiosity 0.8
+        # 0.5 + 0.3 × pressure 0.6 + 0.2 × curiosity 0.8, + 0.05: the worst signal routes to questions first
+        assert first["why"]["goal"]["priority"] == 0.89
         assert first["drives"]["curiosity"] == 0.8
 
 
@@ -214,6 +215,9 @@ def test_agi_run_follow_in_a_real_process_asks_about_maya_when_the_user_returns(
         subprocess.run([*args, "modules", "show", "autonomy", "--json"], capture_output=True, text=True, env=env).stdout
     )
     assert [g["status"] for g in shown["goals"]] == ["asked"]
+    # the report, the event log and the day's counters (runtime_analytics, jsonl_logger, runtime_dash)
+    assert shown["report"]["summary"].startswith(("all 4 signals on target", "1 of 4 signals off target"))
+    assert shown["log"][-1]["tags"][0] == "maintain" and shown["dash"]["today"]["goals_asked"] == 1
     replayed = subprocess.run([*args, "replay"], capture_output=True, text=True, env=env)
     assert replayed.stdout.startswith("replay equal"), replayed.stdout + replayed.stderr
     listed = subprocess.run([*args, "contracts", "list", "--json"], capture_output=True, text=True, env=env)

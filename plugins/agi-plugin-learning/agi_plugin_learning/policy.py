@@ -23,10 +23,13 @@ def claim_decision(claim: Mapping[str, Any]) -> str:
     return f"claim:{str(claim.get('key'))[:100]}={shown[:CLAIM_VALUE_CHARS]}"
 
 
-def updated(entry: dict[str, Any] | None, reward: float, evidence: dict[str, Any]) -> dict[str, Any]:
-    before = entry or {"weight": 0.0, "n": 0, "evidence": []}
+def updated(
+    entry: dict[str, Any] | None, reward: float, evidence: dict[str, Any], *, rate: float = RATE, prior: float = 0.0
+) -> dict[str, Any]:
+    """``entry`` moved towards ``reward`` at ``rate``; a new decision starts from ``prior``."""
+    before = entry or {"weight": prior, "n": 0, "evidence": []}
     reward = max(-1.0, min(1.0, reward))
-    weight = round(before["weight"] + RATE * (reward - before["weight"]), 4)
+    weight = round(min(1.0, max(-1.0, before["weight"] + rate * (reward - before["weight"]))), 4)
     return {"weight": weight, "n": before["n"] + 1, "evidence": [*before["evidence"], evidence][-EVIDENCE_KEPT:]}
 
 
@@ -41,9 +44,9 @@ def decisions(record: Mapping[str, Any], own: str) -> list[str]:
         if call.get("phase") != "revise" or not isinstance(output, Mapping) or not output.get("kind"):
             continue
         if call.get("module") == own:  # "chose agent:module:NAME (w) over …": the reply was that candidate's
-            found[0] = (
-                str(output.get("reason") or "").split(" ")[1][:160] if " " in str(output.get("reason")) else found[0]
-            )
+            reason = str(output.get("reason") or "")
+            if reason.startswith("chose ") and output.get("kind") == "replace":
+                found[0] = reason.split(" ")[1][:160]
         else:
             reason = str(output.get("reason") or "").split(" ")[0][:60]
             found.append(f"revise:{str(call.get('module'))[:60]}" + (f"/{reason}" if reason else ""))
