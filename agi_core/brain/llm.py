@@ -118,7 +118,11 @@ class LLMBrain:
         self.timeout_s = timeout_s if timeout_s is not None else kernel.config.llm_timeout_s
         self.budget = budget or Budget(attempts=3, tokens=6000, max_tokens=256)
         self.contract = kernel.contracts[CONTRACT]
-        self.tools = tool_specs(kernel)
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """The kernel's tools now: a plugin may add some when it starts (agi-plugin-mcp's servers' tools)."""
+        return tool_specs(self.kernel)
 
     def close(self) -> None:
         """Close the provider if it was built (the kernel calls this when it closes)."""
