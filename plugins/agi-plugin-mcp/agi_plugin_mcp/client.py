@@ -1,0 +1,199 @@
+"""Connections to MCP servers, on an event loop of their own (one thread per kernel).
+
+Each server has one :class:`Link`: a task that holds its ``mcp.Client`` open (entered and left in
+that task, as anyio requires) and runs the requests queued to it, one at a time. Every request has
+a limit; a request that overruns it, or a connection that breaks, closes the link (a stdio server
+is stopped) and the next request connects again. Every failure is an :class:`McpFailure` whose
+message is one line naming the server and the fix.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Awaitable, Callable
+from contextlib import suppress
+from pathlib import Path
+from typing import Any
+
+from agi_core.errors import ToolError
+
+Job = Callable[[Any], Awaitable[Any]]
+LIST_PAGES_MAX = 50  # a server whose listing never ends is refused after this many pages
+
+
+class McpFailure(ToolError):
+    """A server that could not be reached, did not answer in time or answered nonsense (one line)."""
+
+
+def describe(exc: BaseException) -> str:
+    """The innermost cause of ``exc`` (task groups wrap it), as one line."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:200]}" if text and text[0] else type(exc).__name__
+
+
+class Link:
+    """One server's connection: a task owning the client, fed through a queue."""
+
+    def __init__(self, name: str, spec: dict[str, Any], log: Path) -> None:
+        self.name, self.spec, self.log = name, spec, log
+        self._task: asyncio.Task[None] | None = None
+        self._jobs: asyncio.Queue[tuple[Job, asyncio.Future[Any]] | None] = asyncio.Queue()
+
+    def _client(self, errlog: Any) -> Any:
+        from mcp import Client
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+        from mcp_types import Implementation
+
+        info = Implementation(name="agi-core", version="0.1")
+        if "url" in self.spec:
+            return Client(self.spec["url"], client_info=info, cache=None)
+        command, *args = self.spec["command"]
+        params = StdioServerParameters(command=command, args=args, env=self.spec.get("env"), cwd=self.spec.get("cwd"))
+        return Client(stdio_client(params, errlog=errlog), client_info=info, cache=None)
+
+    async def _own(self, ready: asyncio.Future[None]) -> None:
+        current: asyncio.Future[Any] | None = None
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with self.log.open("a", encoding="utf-8") as errlog:
+                async with self._client(errlog) as client:
+                    ready.set_result(None)
+                    while (job := await self._jobs.get()) is not None:
+                        run, current = job
+                        try:
+                            current.set_result(await run(client))
+                        except Exception as exc:  # noqa: BLE001 - the caller gets it, the link goes on
+                            if not current.done():
+                                current.set_exception(exc)
+                        current = None
+        except BaseException as exc:
+            cause = McpFailure(f"mcp server {self.name!r} closed the connection ({describe(exc)}); {self.hint()}")
+            for waiting in (ready, current):
+                if waiting is not None and not waiting.done():
+                    waiting.set_exception(cause)
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+        finally:
+            self._fail_queued()
+
+    def _fail_queued(self) -> None:
+        while not self._jobs.empty():
+            job = self._jobs.get_nowait()
+            if job is not None and not job[1].done():
+                job[1].set_exception(McpFailure(f"mcp server {self.name!r} closed the connection; {self.hint()}"))
+
+    def hint(self) -> str:
+        where = self.spec.get("url") or " ".join(self.spec.get("command", []))
+        return f"check that `{where}` runs (its stderr is in {self.log})"
+
+    async def request(self, run: Job, limit: float, what: str) -> Any:
+        """``run(client)`` on this server within ``limit`` seconds (connecting first if needed)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + limit
+        if self._task is None or self._task.done():
+            self._jobs = asyncio.Queue()
+            ready: asyncio.Future[None] = loop.create_future()
+            self._task = loop.create_task(self._own(ready))
+            await self._wait(ready, deadline, f"start and connect ({what})", limit)
+        done: asyncio.Future[Any] = loop.create_future()
+        await self._jobs.put((run, done))
+        return await self._wait(done, deadline, what, limit)
+
+    async def _wait(self, future: asyncio.Future[Any], deadline: float, what: str, limit: float) -> Any:
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), max(deadline - asyncio.get_running_loop().time(), 0))
+        except TimeoutError:
+            await self.close()
+            raise McpFailure(
+                f"mcp server {self.name!r} did not {what} within {limit:g} s; it was stopped "
+                "(raise the mcp setting timeout_s, or the server's own timeout_s)"
+            ) from None
+
+    async def close(self) -> None:
+        task, self._task = self._task, None
+        if task is None or task.done():
+            return
+        self._jobs.put_nowait(None)
+        with suppress(BaseException):
+            await asyncio.wait_for(asyncio.shield(task), 5)
+        if not task.done():
+            task.cancel()
+            with suppress(BaseException):
+                await asyncio.wait_for(task, 10)
+
+
+class Hub:
+    """The links of one kernel, and the thread whose event loop runs them."""
+
+    def __init__(self, logs: Path) -> None:
+        self.logs = logs
+        self._links: dict[str, Link] = {}
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="agi-mcp", daemon=True)
+        self._thread.start()
+
+    def _run(self, coroutine: Awaitable[Any], limit: float) -> Any:
+        future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)  # type: ignore[arg-type]
+        try:
+            return future.result(limit + 15)  # the link's own limit fires first; this only guards the guard
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise McpFailure(f"the MCP event loop did not answer within {limit + 15:g} s; restart the agent") from None
+
+    def link(self, name: str, spec: dict[str, Any]) -> Link:
+        if name not in self._links or self._links[name].spec != spec:
+            self._links[name] = Link(name, spec, self.logs / f"{name}.stderr.log")
+        return self._links[name]
+
+    def list_tools(self, name: str, spec: dict[str, Any], limit: float, max_tools: int) -> list[Any]:
+        """Every tool the server lists (all pages); more than ``max_tools`` is a failure."""
+
+        async def listing(client: Any) -> list[Any]:
+            tools: list[Any] = []
+            cursor = None
+            for _ in range(LIST_PAGES_MAX):
+                page = await client.list_tools(cursor=cursor)
+                tools.extend(page.tools)
+                if len(tools) > max_tools:
+                    raise McpFailure(
+                        f"mcp server {name!r} lists more than {max_tools} tools; none of them is registered "
+                        "(raise the mcp setting max_tools, or configure a smaller server)"
+                    )
+                cursor = page.next_cursor
+                if cursor is None:
+                    return tools
+            raise McpFailure(f"mcp server {name!r} lists tools in more than {LIST_PAGES_MAX} pages; fix the server")
+
+        return self._call(name, spec, listing, limit, "list its tools")  # type: ignore[no-any-return]
+
+    def call_tool(self, name: str, spec: dict[str, Any], tool: str, args: dict[str, Any], limit: float) -> Any:
+        """The server's ``CallToolResult`` for ``tool(args)``."""
+        return self._call(name, spec, lambda client: client.call_tool(tool, args), limit, f"answer {tool!r}")
+
+    def _call(self, name: str, spec: dict[str, Any], job: Job, limit: float, what: str) -> Any:
+        async def run() -> Any:
+            try:
+                return await self.link(name, spec).request(job, limit, what)
+            except McpFailure:
+                raise
+            except Exception as exc:  # noqa: BLE001 - a protocol error or a malformed answer: one line
+                raise McpFailure(f"mcp server {name!r} failed to {what}: {describe(exc)}") from None
+
+        return self._run(run(), limit)
+
+    def close(self) -> None:
+        """Close every link (stdio servers stop), then the loop."""
+
+        async def close_all() -> None:
+            await asyncio.gather(*(link.close() for link in self._links.values()), return_exceptions=True)
+
+        with suppress(BaseException):
+            self._run(close_all(), 15)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
+        if not self._thread.is_alive():
+            self._loop.close()
