@@ -146,7 +146,12 @@ def make_tool(hub: Any, server: str, spec: dict[str, Any] | None, listed: dict[s
 
 
 def start(kernel: Any) -> None:
-    """List each configured server's tools and add them to ``kernel.tools``; a failing server is reported."""
+    """Add the agent's own read tools (:mod:`.agent_tools`), then each configured server's tools, to
+    ``kernel.tools``; a failing server is reported and the others go on."""
+    from agi_plugin_mcp.agent_tools import agent_tools
+
+    for tool in agent_tools(kernel):
+        _add(kernel, tool)
     settings = kernel.settings(NAME)
     catalog = Catalog(kernel.state_dir / "mcp")
     servers: dict[str, dict[str, Any]] = settings["servers"]
@@ -171,17 +176,20 @@ def start(kernel: Any) -> None:
 
 
 def _register(kernel: Any, hub: Any, server: str, spec: Any, listed: list[dict[str, Any]], limit: float) -> None:
-    from agi_core.tools import validate_tool
-
     for item in listed:
         try:
-            tool = make_tool(hub, server, spec, item, limit)
-            if tool.name in kernel.tools:
-                raise ToolError(f"tool {tool.name!r} is registered twice (plugin {kernel.tool_plugins[tool.name]!r})")
-            kernel.tools[tool.name] = validate_tool(tool.name, tool)
-            kernel.tool_plugins[tool.name] = NAME
+            _add(kernel, make_tool(hub, server, spec, item, limit))
         except Exception as exc:  # noqa: BLE001 - one bad tool never stops the others
             kernel.plugins.report_failure(NAME, f"server {server}", f"tool {item.get('name')!r} skipped: {exc}")
+
+
+def _add(kernel: Any, tool: Tool) -> None:
+    from agi_core.tools import validate_tool
+
+    if tool.name in kernel.tools:
+        raise ToolError(f"tool {tool.name!r} is already registered by plugin {kernel.tool_plugins[tool.name]!r}")
+    kernel.tools[tool.name] = validate_tool(tool.name, tool)
+    kernel.tool_plugins[tool.name] = NAME
 
 
 def stop(kernel: Any) -> None:

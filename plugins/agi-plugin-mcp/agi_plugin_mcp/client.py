@@ -71,7 +71,8 @@ class Link:
                                 current.set_exception(exc)
                         current = None
         except BaseException as exc:
-            cause = McpFailure(f"mcp server {self.name!r} closed the connection ({describe(exc)}); {self.hint()}")
+            what = "closed the connection" if ready.done() else "failed to start"
+            cause = McpFailure(f"mcp server {self.name!r} {what} ({describe(exc)}); {self.hint()}")
             for waiting in (ready, current):
                 if waiting is not None and not waiting.done():
                     waiting.set_exception(cause)
