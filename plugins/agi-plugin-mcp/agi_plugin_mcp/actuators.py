@@ -140,7 +140,7 @@ def make_tool(hub: Any, server: str, spec: dict[str, Any] | None, listed: dict[s
         description=f"{description[0][:300] if description else mcp_name} (MCP server {server})",
         parameters=parameters_of(schema),
         effect=effect_of(listed.get("annotations")),  # type: ignore[arg-type]
-        timeout_s=limit + 5,  # the server's limit fires first, with its own one-line error
+        timeout_s=limit + hub.connect_s + 5 if hub is not None else limit,  # the plugin's limits fire first
     )
     return Tool(definition, run)
 
@@ -159,7 +159,7 @@ def start(kernel: Any) -> None:
     if servers:
         from agi_plugin_mcp.client import Hub
 
-        hub = _HUBS[id(kernel)] = Hub(kernel.state_dir / "mcp" / "logs")
+        hub = _HUBS[id(kernel)] = Hub(kernel.state_dir / "mcp" / "logs", float(settings["connect_timeout_s"]))
     for server in sorted(set(servers) | set(catalog.servers())):
         spec = servers.get(server)
         limit = float((spec or {}).get("timeout_s") or settings["timeout_s"])

@@ -2,8 +2,9 @@
 
 Each server has one :class:`Link`: a task that holds its ``mcp.Client`` open (entered and left in
 that task, as anyio requires) and runs the requests queued to it, one at a time. Every request has
-a limit; a request that overruns it, or a connection that breaks, closes the link (a stdio server
-is stopped) and the next request connects again. Every failure is an :class:`McpFailure` whose
+a limit; a request that overruns it, raises (a connection that broke, an answer that is not MCP) or
+finds the connection closed ends the link (a stdio server is stopped) and the next request
+connects again. Every failure is an :class:`McpFailure` whose
 message is one line naming the server and the fix.
 """
 
@@ -21,6 +22,7 @@ from agi_core.errors import ToolError
 
 Job = Callable[[Any], Awaitable[Any]]
 LIST_PAGES_MAX = 50  # a server whose listing never ends is refused after this many pages
+_ENDING: set[asyncio.Task[None]] = set()  # abandoned links still unwinding (held so they are not collected)
 
 
 class McpFailure(ToolError):
@@ -55,20 +57,23 @@ class Link:
         params = StdioServerParameters(command=command, args=args, env=self.spec.get("env"), cwd=self.spec.get("cwd"))
         return Client(stdio_client(params, errlog=errlog), client_info=info, cache=None)
 
-    async def _own(self, ready: asyncio.Future[None]) -> None:
+    async def _own(self, ready: asyncio.Future[None], jobs: asyncio.Queue[Any]) -> None:
         current: asyncio.Future[Any] | None = None
         self.log.parent.mkdir(parents=True, exist_ok=True)
         try:
             with self.log.open("a", encoding="utf-8") as errlog:
                 async with self._client(errlog) as client:
                     ready.set_result(None)
-                    while (job := await self._jobs.get()) is not None:
+                    while (job := await jobs.get()) is not None:
                         run, current = job
                         try:
                             current.set_result(await run(client))
-                        except Exception as exc:  # noqa: BLE001 - the caller gets it, the link goes on
-                            if not current.done():
-                                current.set_exception(exc)
+                        except McpFailure as exc:  # our own verdict on a good answer: the link goes on
+                            current.set_exception(exc)
+                        except Exception as exc:  # noqa: BLE001 - a broken link or a bad answer: reconnect next time
+                            current.set_exception(exc)
+                            self._let_go()
+                            return
                         current = None
         except BaseException as exc:
             what = "closed the connection" if ready.done() else "failed to start"
@@ -79,11 +84,17 @@ class Link:
             if isinstance(exc, asyncio.CancelledError):
                 raise
         finally:
-            self._fail_queued()
+            self._let_go()
+            self._fail_queued(jobs)
 
-    def _fail_queued(self) -> None:
-        while not self._jobs.empty():
-            job = self._jobs.get_nowait()
+    def _let_go(self) -> None:
+        """Called by the link's own task as it ends: the next request starts a new link."""
+        if self._task is asyncio.current_task():
+            self._task = None
+
+    def _fail_queued(self, jobs: asyncio.Queue[Any]) -> None:
+        while not jobs.empty():
+            job = jobs.get_nowait()
             if job is not None and not job[1].done():
                 job[1].set_exception(McpFailure(f"mcp server {self.name!r} closed the connection; {self.hint()}"))
 
@@ -91,28 +102,36 @@ class Link:
         where = self.spec.get("url") or " ".join(self.spec.get("command", []))
         return f"check that `{where}` runs (its stderr is in {self.log})"
 
-    async def request(self, run: Job, limit: float, what: str) -> Any:
-        """``run(client)`` on this server within ``limit`` seconds (connecting first if needed)."""
+    async def request(self, run: Job, limit: float, what: str, connect_s: float) -> Any:
+        """``run(client)`` on this server within ``limit`` seconds, after connecting (within ``connect_s``)
+        if the link is not up."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + limit
         if self._task is None or self._task.done():
             self._jobs = asyncio.Queue()
             ready: asyncio.Future[None] = loop.create_future()
-            self._task = loop.create_task(self._own(ready))
-            await self._wait(ready, deadline, f"start and connect ({what})", limit)
+            self._task = loop.create_task(self._own(ready, self._jobs))
+            await self._wait(ready, "start and connect", connect_s)
         done: asyncio.Future[Any] = loop.create_future()
         await self._jobs.put((run, done))
-        return await self._wait(done, deadline, what, limit)
+        return await self._wait(done, what, limit)
 
-    async def _wait(self, future: asyncio.Future[Any], deadline: float, what: str, limit: float) -> Any:
+    async def _wait(self, future: asyncio.Future[Any], what: str, limit: float) -> Any:
         try:
-            return await asyncio.wait_for(asyncio.shield(future), max(deadline - asyncio.get_running_loop().time(), 0))
+            return await asyncio.wait_for(asyncio.shield(future), limit)
         except TimeoutError:
-            await self.close()
+            self.abandon()
             raise McpFailure(
                 f"mcp server {self.name!r} did not {what} within {limit:g} s; it was stopped "
                 "(raise the mcp setting timeout_s, or the server's own timeout_s)"
             ) from None
+
+    def abandon(self) -> None:
+        """End the link now, without waiting (a stdio server is stopped as its task unwinds)."""
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
+            _ENDING.add(task)
+            task.add_done_callback(_ENDING.discard)
 
     async def close(self) -> None:
         task, self._task = self._task, None
@@ -130,8 +149,8 @@ class Link:
 class Hub:
     """The links of one kernel, and the thread whose event loop runs them."""
 
-    def __init__(self, logs: Path) -> None:
-        self.logs = logs
+    def __init__(self, logs: Path, connect_s: float) -> None:
+        self.logs, self.connect_s = logs, connect_s
         self._links: dict[str, Link] = {}
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="agi-mcp", daemon=True)
@@ -140,10 +159,10 @@ class Hub:
     def _run(self, coroutine: Awaitable[Any], limit: float) -> Any:
         future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)  # type: ignore[arg-type]
         try:
-            return future.result(limit + 15)  # the link's own limit fires first; this only guards the guard
+            return future.result(limit + self.connect_s + 15)  # the link's own limits fire first
         except concurrent.futures.TimeoutError:
             future.cancel()
-            raise McpFailure(f"the MCP event loop did not answer within {limit + 15:g} s; restart the agent") from None
+            raise McpFailure("the MCP event loop did not answer; restart the agent") from None
 
     def link(self, name: str, spec: dict[str, Any]) -> Link:
         if name not in self._links or self._links[name].spec != spec:
@@ -178,7 +197,7 @@ class Hub:
     def _call(self, name: str, spec: dict[str, Any], job: Job, limit: float, what: str) -> Any:
         async def run() -> Any:
             try:
-                return await self.link(name, spec).request(job, limit, what)
+                return await self.link(name, spec).request(job, limit, what, self.connect_s)
             except McpFailure:
                 raise
             except Exception as exc:  # noqa: BLE001 - a protocol error or a malformed answer: one line

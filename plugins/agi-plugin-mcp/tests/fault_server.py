@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "ok"
@@ -25,7 +26,7 @@ server = MCPServer("fault-server", log_level="WARNING")
 READ = ToolAnnotations(read_only_hint=True)
 
 
-@server.tool(annotations=READ)
+@server.tool(annotations=READ, structured_output=False)
 def echo(text: str, times: int = 1) -> str:
     """Echo the text."""
     count = os.environ.get("FAULT_COUNT")
@@ -35,20 +36,20 @@ def echo(text: str, times: int = 1) -> str:
     return " ".join([text] * times)
 
 
-@server.tool(annotations=READ)
+@server.tool(annotations=READ, structured_output=False)
 def crash() -> str:
     """Kill the server in the middle of the call."""
     os._exit(3)
 
 
-@server.tool(annotations=READ)
+@server.tool(annotations=READ, structured_output=False)
 def hang() -> str:
     """Never answer."""
     time.sleep(3600)
     return "late"
 
 
-@server.tool(annotations=READ)
+@server.tool(annotations=READ, structured_output=False)
 def garbage() -> str:
     """Write a line that is not JSON-RPC on the protocol channel, then answer."""
     sys.stdout.write("this is not JSON-RPC {{{\n")
@@ -56,25 +57,25 @@ def garbage() -> str:
     return "after garbage"
 
 
-@server.tool(annotations=READ)
+@server.tool(annotations=READ, structured_output=False)
 def fail() -> str:
     """Report an error."""
-    raise ValueError("the disk is full")
+    raise ToolError("the disk is full")
 
 
-@server.tool(annotations=ToolAnnotations(destructive_hint=True))
+@server.tool(annotations=ToolAnnotations(destructive_hint=True), structured_output=False)
 def wipe() -> str:
     """A destructive tool (effect write)."""
     return "wiped"
 
 
-@server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False))
+@server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False), structured_output=False)
 def note(text: str) -> str:
     """An additive, closed-world tool (effect write)."""
     return f"noted {text}"
 
 
-@server.tool()
+@server.tool(structured_output=False)
 def fetch(url: str) -> str:
     """A tool without annotations (effect external)."""
     return f"fetched {url}"
