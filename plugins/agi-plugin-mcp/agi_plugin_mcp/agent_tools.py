@@ -11,6 +11,7 @@ from typing import Any
 from agi_core import Tool, ToolContext, ToolDefinition, ToolError
 
 HITS_MAX = 50
+SEARCH_TIMEOUT_S = 120.0  # the first search of a process loads the embedding model
 
 
 def agent_tools(kernel: Any) -> list[Tool]:
@@ -35,7 +36,11 @@ def agent_tools(kernel: Any) -> list[Tool]:
     return [
         Tool(
             ToolDefinition(
-                "search_memory", "Search the agent's long-term memory.", {"query": "string", "k": "integer"}, "read"
+                "search_memory",
+                "Search the agent's long-term memory.",
+                {"query": "string", "k": "integer"},
+                "read",
+                timeout_s=SEARCH_TIMEOUT_S,
             ),
             search_memory,
         ),

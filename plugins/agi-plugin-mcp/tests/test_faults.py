@@ -3,6 +3,7 @@ line, and the agent goes on. The server is written in this folder (fault_server.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -93,3 +94,18 @@ def test_a_server_listing_500_tools_or_failing_to_start_is_refused_in_one_line_a
     ) in warnings
     dead = [line for line in warnings if "server dead" in line]
     assert len(dead) == 1 and "mcp server 'dead' failed to start (" in dead[0], warnings
+
+
+def test_nonsense_answers_and_a_bad_input_schema_are_contained_in_one_line(
+    tmp_path: Path, mcp: Any, capsys: Any
+) -> None:
+    raw = {"command": [sys.executable, str(Path(__file__).with_name("raw_server.py"))]}
+    with mcp.open_agent(tmp_path / "a.db", {"raw": raw}) as kernel:
+        assert sorted(name for name in kernel.tools if name.startswith("raw.")) == ["raw.fine_tool", "raw.nonsense"]
+        reply = kernel.tick("/raw.nonsense").final_output
+        assert reply.startswith("raw.nonsense failed: mcp server 'raw' failed to answer 'nonsense': ValidationError: ")
+        assert "\n" not in reply
+        assert kernel.tick("/raw.fine_tool").final_output == 'raw.fine_tool: {"text":"fine"}'  # reconnected
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "bad_schema" in line]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("agi: warning: plugin 'mcp' failed in server raw: tool 'bad_schema' skipped: ")
