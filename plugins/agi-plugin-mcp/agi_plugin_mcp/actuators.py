@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from agi_core import Tool, ToolContext, ToolDefinition, ToolError
-
 from agi_plugin_mcp.plugin import NAME
 
 JSON_TYPES = ("string", "integer", "number", "boolean", "object", "array", "null")

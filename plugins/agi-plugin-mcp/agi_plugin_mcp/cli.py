@@ -16,14 +16,25 @@ def mcp_group() -> None:
 
 
 @mcp_group.command("serve")
-@click.option("--http", "port", type=click.IntRange(1, 65535), metavar="PORT", help="Serve streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio.")
-@click.option("--allow-tool", "allow_tools", multiple=True, metavar="NAME", help="Let ticks run this write/external tool (repeatable).")
+@click.option(
+    "--http",
+    "port",
+    type=click.IntRange(1, 65535),
+    metavar="PORT",
+    help="Serve streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio.",
+)
+@click.option(
+    "--allow-tool",
+    "allow_tools",
+    multiple=True,
+    metavar="NAME",
+    help="Let ticks run this write/external tool (repeatable).",
+)
 @click.pass_obj
 def serve(state: Any, port: int | None, allow_tools: tuple[str, ...]) -> None:
     """Serve the agent over MCP (stdio by default): tools tell, ask, search_memory, goals; resources
     agi://facts and agi://ticks/recent. Every tool call is a journaled tick from source mcp:<client>."""
     from agi_core import ToolPolicy
-
     from agi_plugin_mcp.serve import KernelThread, build_server
 
     kernels = KernelThread(lambda: state.open_kernel(policy=ToolPolicy(allow_tools=frozenset(allow_tools))))
@@ -47,7 +58,12 @@ def tools(state: Any, as_json: bool) -> None:
     found = [tool for name, tool in sorted(kernel.tools.items()) if kernel.tool_plugins.get(name) == NAME]
     if as_json:
         rows = [
-            {"name": t.name, "effect": t.effect, "parameters": t.definition.parameters, "description": t.definition.description}
+            {
+                "name": t.name,
+                "effect": t.effect,
+                "parameters": t.definition.parameters,
+                "description": t.definition.description,
+            }
             for t in found
         ]
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -156,8 +156,8 @@ class Hub:
         self._thread = threading.Thread(target=self._loop.run_forever, name="agi-mcp", daemon=True)
         self._thread.start()
 
-    def _run(self, coroutine: Awaitable[Any], limit: float) -> Any:
-        future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)  # type: ignore[arg-type]
+    def _run(self, coroutine: Coroutine[Any, Any, Any], limit: float) -> Any:
+        future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
         try:
             return future.result(limit + self.connect_s + 15)  # the link's own limits fire first
         except concurrent.futures.TimeoutError:

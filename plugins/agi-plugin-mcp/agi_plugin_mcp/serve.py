@@ -74,7 +74,9 @@ def build_server(kernels: KernelThread) -> MCPServer:
         instructions="An agi-core agent: tell it facts, ask it questions, search its memory, list its goals.",
         log_level="WARNING",  # stderr stays for warnings (stdout is the stdio transport's)
     )
-    changes = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+    changes = ToolAnnotations(
+        read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+    )
     reads = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
     async def tick(text: str, ctx: Context, tool: str = "") -> str:

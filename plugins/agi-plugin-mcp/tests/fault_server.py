@@ -69,7 +69,10 @@ def wipe() -> str:
     return "wiped"
 
 
-@server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False), structured_output=False)
+@server.tool(
+    annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
+    structured_output=False,
+)
 def note(text: str) -> str:
     """An additive, closed-world tool (effect write)."""
     return f"noted {text}"

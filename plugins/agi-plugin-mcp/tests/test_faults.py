@@ -41,15 +41,12 @@ def test_effects_come_from_the_annotations_and_the_policy_gates_them(tmp_path: P
     assert replay(tmp_path / "a.db", plugins=mcp.plugins()).ok
 
 
-def test_arguments_are_checked_against_the_input_schema_before_the_server_is_called(
-    tmp_path: Path, mcp: Any
-) -> None:
+def test_arguments_are_checked_against_the_input_schema_before_the_server_is_called(tmp_path: Path, mcp: Any) -> None:
     count = tmp_path / "calls.txt"
     server = mcp.fault_server(env={"FAULT_COUNT": str(count)})
     with mcp.open_agent(tmp_path / "a.db", {"f": server}) as kernel:
         assert kernel.tick("/f.echo").final_output == (
-            "f.echo failed: f.echo: invalid arguments: 'text' is a required property @ $; "
-            "see its schema: agi mcp tools"
+            "f.echo failed: f.echo: invalid arguments: 'text' is a required property @ $; see its schema: agi mcp tools"
         )
         assert kernel.tick("/f.echo hi times=many").final_output.startswith(
             "f.echo failed: tool 'f.echo' parameter 'times' must be an integer"

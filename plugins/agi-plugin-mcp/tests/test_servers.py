@@ -31,7 +31,9 @@ def servers(mcp: Any, repo: Path) -> dict[str, dict[str, object]]:
     }
 
 
-def test_time_and_git_tools_run_through_policy_and_replay_without_the_servers(tmp_path: Path, git_repo: Path, mcp: Any) -> None:
+def test_time_and_git_tools_run_through_policy_and_replay_without_the_servers(
+    tmp_path: Path, git_repo: Path, mcp: Any
+) -> None:
     pytest.importorskip("mcp_server_time", reason="pip install mcp-server-time (agi-plugin-mcp[test])")
     pytest.importorskip("mcp_server_git", reason="pip install mcp-server-git (agi-plugin-mcp[test])")
     db = tmp_path / "agent.db"
@@ -88,4 +90,3 @@ def test_a_configured_server_that_is_gone_leaves_its_tools_replayable_and_failin
         )
         assert kernel.tick("2+2").final_output == "2+2 = 4"  # the agent goes on
     assert replay(db, plugins=mcp.plugins()).ok
-
