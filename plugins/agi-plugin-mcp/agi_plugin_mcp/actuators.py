@@ -159,18 +159,18 @@ def start(kernel: Any) -> None:
         from agi_plugin_mcp.client import Hub
 
         hub = _HUBS[id(kernel)] = Hub(kernel.state_dir / "mcp" / "logs", float(settings["connect_timeout_s"]))
+    listings = hub.list_tools(servers, float(settings["connect_timeout_s"]), settings["max_tools"]) if hub else {}
     for server in sorted(set(servers) | set(catalog.servers())):
         spec = servers.get(server)
         limit = float((spec or {}).get("timeout_s") or settings["timeout_s"])
         listed = catalog.load(server)
-        if spec is not None and hub is not None:
-            try:
-                tools = hub.list_tools(server, spec, float(settings["connect_timeout_s"]), settings["max_tools"])
-                listed = [listing_of(tool) for tool in tools]
-                catalog.save(server, listed)
-            except ToolError as exc:
-                kernel.plugins.report_failure(NAME, f"server {server}", str(exc))
-                spec = None  # its calls fail at once; its last listing keeps old ticks replayable
+        found = listings.get(server)
+        if isinstance(found, BaseException):
+            kernel.plugins.report_failure(NAME, f"server {server}", str(found))
+            spec = None  # its calls fail at once; its last listing keeps old ticks replayable
+        elif found is not None:
+            listed = [listing_of(tool) for tool in found]
+            catalog.save(server, listed)
         _register(kernel, hub, server, spec, listed, limit)
 
 

@@ -169,41 +169,50 @@ class Hub:
             self._links[name] = Link(name, spec, self.logs / f"{name}.stderr.log")
         return self._links[name]
 
-    def list_tools(self, name: str, spec: dict[str, Any], limit: float, max_tools: int) -> list[Any]:
-        """Every tool the server lists (all pages); more than ``max_tools`` is a failure."""
+    def list_tools(self, servers: dict[str, dict[str, Any]], limit: float, max_tools: int) -> dict[str, Any]:
+        """``{server: its tools (all pages) or the McpFailure}``, the servers asked at once; a server
+        listing more than ``max_tools`` fails."""
 
-        async def listing(client: Any) -> list[Any]:
-            tools: list[Any] = []
-            cursor = None
-            for _ in range(LIST_PAGES_MAX):
-                page = await client.list_tools(cursor=cursor)
-                tools.extend(page.tools)
-                if len(tools) > max_tools:
-                    raise McpFailure(
-                        f"mcp server {name!r} lists more than {max_tools} tools; none of them is registered "
-                        "(raise the mcp setting max_tools, or configure a smaller server)"
-                    )
-                cursor = page.next_cursor
-                if cursor is None:
-                    return tools
-            raise McpFailure(f"mcp server {name!r} lists tools in more than {LIST_PAGES_MAX} pages; fix the server")
+        def listing(name: str) -> Job:
+            async def run(client: Any) -> list[Any]:
+                tools: list[Any] = []
+                cursor = None
+                for _ in range(LIST_PAGES_MAX):
+                    page = await client.list_tools(cursor=cursor)
+                    tools.extend(page.tools)
+                    if len(tools) > max_tools:
+                        raise McpFailure(
+                            f"mcp server {name!r} lists more than {max_tools} tools; none of them is registered "
+                            "(raise the mcp setting max_tools, or configure a smaller server)"
+                        )
+                    cursor = page.next_cursor
+                    if cursor is None:
+                        return tools
+                raise McpFailure(f"mcp server {name!r} lists tools in more than {LIST_PAGES_MAX} pages; fix the server")
 
-        return self._call(name, spec, listing, limit, "list its tools")  # type: ignore[no-any-return]
+            return run
+
+        async def all_servers() -> dict[str, Any]:
+            asked = [
+                self._guarded(name, spec, listing(name), limit, "list its tools") for name, spec in servers.items()
+            ]
+            return dict(zip(servers, await asyncio.gather(*asked, return_exceptions=True), strict=True))
+
+        return self._run(all_servers(), limit)  # type: ignore[no-any-return]
 
     def call_tool(self, name: str, spec: dict[str, Any], tool: str, args: dict[str, Any], limit: float) -> Any:
         """The server's ``CallToolResult`` for ``tool(args)``."""
-        return self._call(name, spec, lambda client: client.call_tool(tool, args), limit, f"answer {tool!r}")
+        job: Job = lambda client: client.call_tool(tool, args)  # noqa: E731
+        return self._run(self._guarded(name, spec, job, limit, f"answer {tool!r}"), limit)
 
-    def _call(self, name: str, spec: dict[str, Any], job: Job, limit: float, what: str) -> Any:
-        async def run() -> Any:
-            try:
-                return await self.link(name, spec).request(job, limit, what, self.connect_s)
-            except McpFailure:
-                raise
-            except Exception as exc:  # noqa: BLE001 - a protocol error or a malformed answer: one line
-                raise McpFailure(f"mcp server {name!r} failed to {what}: {describe(exc)}") from None
-
-        return self._run(run(), limit)
+    async def _guarded(self, name: str, spec: dict[str, Any], job: Job, limit: float, what: str) -> Any:
+        """``job`` on the server's link; every failure an :class:`McpFailure`."""
+        try:
+            return await self.link(name, spec).request(job, limit, what, self.connect_s)
+        except McpFailure:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a protocol error or a malformed answer: one line
+            raise McpFailure(f"mcp server {name!r} failed to {what}: {describe(exc)}") from None
 
     def close(self) -> None:
         """Close every link (stdio servers stop), then the loop."""
