@@ -80,12 +80,24 @@ def payload_of(server: str, tool: str, result: Any) -> dict[str, Any]:
     if result.is_error:
         first = (text.strip().splitlines() or ["no message"])[0][:300]
         raise ToolError(f"{server}.{tool} reported an error: {first}")
+    structured = result.structured_content
+    if structured is not None:
+        structured = json.loads(json.dumps(structured, default=str))
+        if _same_json(text, structured):  # MCP servers repeat structured content as text: keep it once
+            return {"structured": structured}
     payload: dict[str, Any] = {"text": text[:TEXT_CHARS_MAX]}
     if len(text) > TEXT_CHARS_MAX:
         payload["truncated_chars"] = len(text) - TEXT_CHARS_MAX
-    if result.structured_content is not None:
-        payload["structured"] = json.loads(json.dumps(result.structured_content, default=str))
+    if structured is not None:
+        payload["structured"] = structured
     return payload
+
+
+def _same_json(text: str, value: Any) -> bool:
+    try:
+        return bool(json.loads(text) == value)
+    except ValueError:
+        return False
 
 
 class Catalog:
