@@ -106,3 +106,13 @@ def test_nonsense_answers_and_a_bad_input_schema_are_contained_in_one_line(
     warnings = [line for line in capsys.readouterr().err.splitlines() if "bad_schema" in line]
     assert len(warnings) == 1
     assert warnings[0].startswith("agi: warning: plugin 'mcp' failed in server raw: tool 'bad_schema' skipped: ")
+
+
+def test_the_llm_brain_offers_the_mcp_tools_it_finds_when_the_agent_opens(tmp_path: Path, mcp: Any) -> None:
+    with mcp.open_agent(tmp_path / "a.db", {"f": mcp.fault_server()}, brain="llm") as kernel:
+        offered = {spec["function"]["name"]: spec for spec in kernel.brain.tools}
+        assert (
+            offered["f.note"]["function"]["description"]
+            == "[effect: write] An additive, closed-world tool (effect write). (MCP server f)"
+        )
+        assert list(offered["f.echo"]["function"]["parameters"]["properties"]) == ["text", "times"]
