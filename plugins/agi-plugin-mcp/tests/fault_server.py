@@ -1,6 +1,7 @@
 """A small MCP server for the fault tests, run as ``python fault_server.py MODE`` (stdio).
 
-Modes: ``ok`` (well-behaved tools), ``many`` (lists 500 tools), ``dead`` (exits before answering).
+Modes: ``ok`` (well-behaved tools), ``many`` (lists 500 tools), ``dead`` (exits before answering),
+``http PORT`` (the ``ok`` tools over streamable HTTP on 127.0.0.1:PORT).
 Its tools misbehave on request: ``crash`` kills the process mid-call, ``hang`` never answers,
 ``garbage`` writes a line that is not JSON-RPC to stdout before answering, ``fail`` reports an
 error. ``echo`` counts its calls in the file named by ``FAULT_COUNT`` (to prove a refused call
@@ -88,4 +89,7 @@ if MODE == "many":
     for index in range(500):
         server.add_tool(lambda: "x", name=f"extra_{index:03d}", description="one of many")
 
-server.run("stdio")
+if MODE == "http":
+    server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+else:
+    server.run("stdio")

@@ -116,3 +116,38 @@ def test_the_llm_brain_offers_the_mcp_tools_it_finds_when_the_agent_opens(tmp_pa
             == "[effect: write] An additive, closed-world tool (effect write). (MCP server f)"
         )
         assert list(offered["f.echo"]["function"]["parameters"]["properties"]) == ["text", "times"]
+
+
+def test_a_streamable_http_server_serves_tools_and_one_that_is_down_costs_one_line(
+    tmp_path: Path, mcp: Any, capsys: Any
+) -> None:
+    import socket
+    import subprocess
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        down = probe.getsockname()[1]  # nothing listens there
+    server = subprocess.Popen([sys.executable, str(Path(__file__).with_name("fault_server.py")), "http", str(port)])
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline, "the HTTP fault server did not listen"
+                time.sleep(0.2)
+        servers = {"web": {"url": f"http://127.0.0.1:{port}/mcp"}, "gone": {"url": f"http://127.0.0.1:{down}/mcp"}}
+        with mcp.open_agent(tmp_path / "a.db", servers) as kernel:
+            assert kernel.tick("/web.echo over-http").final_output == 'web.echo: {"text":"over-http"}'
+            assert not [name for name in kernel.tools if name.startswith("gone.")]
+    finally:
+        server.terminate()
+        server.wait(30)
+    gone = [line for line in capsys.readouterr().err.splitlines() if "server gone" in line]
+    assert len(gone) == 1 and "mcp server 'gone' failed to start (" in gone[0], gone
+    assert f"check that `http://127.0.0.1:{down}/mcp` runs" in gone[0]
