@@ -20,7 +20,10 @@ from collections.abc import Callable
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
+
+from agi_core import AgiError
 
 RECENT_TICKS = 20
 CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
@@ -41,12 +44,17 @@ class KernelThread:
         self._kernel: Any = None
 
     async def run(self, work: Callable[[Any], Any]) -> Any:
+        """``work(kernel)`` on the kernel's thread; an ``AgiError`` becomes the call's one-line error."""
+
         def call() -> Any:
             if self._kernel is None:
                 self._kernel = self._open()
             return work(self._kernel)
 
-        return await asyncio.wrap_future(self._pool.submit(call))
+        try:
+            return await asyncio.wrap_future(self._pool.submit(call))
+        except AgiError as exc:  # MCPServer hides other exceptions' messages; this one is for the client
+            raise ToolError(str(exc)) from None
 
     def close(self, closer: Callable[[], None]) -> None:
         self._pool.submit(closer).result()

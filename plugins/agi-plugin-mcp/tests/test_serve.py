@@ -133,3 +133,22 @@ def test_streamable_http_serve_on_localhost_answers_ask(tmp_path: Path, mcp: Any
         _out, err = server.communicate(timeout=60)
     assert f"agi: serving MCP on http://127.0.0.1:{port}/mcp" in err
     assert sources(db)[-1] == ("mcp:test-host", "what is my name?")
+
+
+def test_an_agent_that_cannot_open_answers_each_call_with_one_line(tmp_path: Path, mcp: Any) -> None:
+    pytest.importorskip("mcp", reason="pip install -e plugins/agi-plugin-mcp (requirements-test.txt)")
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    (tmp_path / "plain.txt").write_text("not a folder")
+    db = tmp_path / "plain.txt" / "agent.db"
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "agi_core", "--db", str(db), "mcp", "serve"], env=mcp.child_env()
+    )
+
+    async def work(client: Any) -> list[Any]:
+        return [await client.call_tool("ask", {"question": "hello?"}) for _ in range(2)]
+
+    for result in asyncio.run(session(stdio_client(params), work)):
+        assert result.is_error
+        message = result.content[0].text
+        assert "\n" not in message and "plain.txt" in message, message
