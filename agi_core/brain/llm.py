@@ -25,7 +25,7 @@ import attrs
 
 from agi_core.brain import answer, llm_context, llm_reason
 from agi_core.brain.context import Decision, ReasonContext
-from agi_core.brain.llm_reason import AGENT, CONTRACT
+from agi_core.brain.llm_reason import AGENT, CONTRACT, function_name
 from agi_core.contracts import Budget
 from agi_core.contracts.provider import Provider
 from agi_core.errors import AgiError, ConfigError
@@ -43,7 +43,8 @@ ANSWER_TOKENS = 40
 
 
 def tool_specs(kernel: Kernel) -> list[dict[str, Any]]:
-    """The kernel's tools in OpenAI function format; the effect is stated in the description."""
+    """The kernel's tools in OpenAI function format (names by :func:`function_name`); the effect is
+    stated in the description."""
     specs = []
     for tool in sorted(kernel.tools.values(), key=lambda t: t.name):
         if tool.name == "respond":
@@ -55,7 +56,7 @@ def tool_specs(kernel: Kernel) -> list[dict[str, Any]]:
             {
                 "type": "function",
                 "function": {
-                    "name": tool.name,
+                    "name": function_name(tool.name),
                     "description": f"[effect: {tool.effect}] {tool.definition.description}",
                     "parameters": {"type": "object", "properties": properties, "required": list(properties)},
                 },

@@ -112,10 +112,10 @@ def test_the_llm_brain_offers_the_mcp_tools_it_finds_when_the_agent_opens(tmp_pa
     with mcp.open_agent(tmp_path / "a.db", {"f": mcp.fault_server()}, brain="llm") as kernel:
         offered = {spec["function"]["name"]: spec for spec in kernel.brain.tools}
         assert (
-            offered["f.note"]["function"]["description"]
+            offered["f__note"]["function"]["description"]
             == "[effect: write] An additive, closed-world tool (effect write). (MCP server f)"
         )
-        assert list(offered["f.echo"]["function"]["parameters"]["properties"]) == ["text", "times"]
+        assert list(offered["f__echo"]["function"]["parameters"]["properties"]) == ["text", "times"]
 
 
 def test_a_streamable_http_server_serves_tools_and_one_that_is_down_costs_one_line(
