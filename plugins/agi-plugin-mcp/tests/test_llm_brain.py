@@ -16,6 +16,8 @@ import pytest
 from agi_core.llm.testing import FakeOpenAIServer, chat_reply, free_port
 from agi_core.replay import replay
 
+pytestmark = pytest.mark.slow  # starts an MCP server process (through the mcp fixture's spec)
+
 
 def test_the_llm_brain_calls_an_mcp_tool_by_its_function_name_and_replays_without_it(
     tmp_path: Path, mcp: Any, monkeypatch: pytest.MonkeyPatch
