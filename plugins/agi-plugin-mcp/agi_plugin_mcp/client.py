@@ -4,8 +4,8 @@ Each server has one :class:`Link`: a task that holds its ``mcp.Client`` open (en
 that task, as anyio requires) and runs the requests queued to it, one at a time. Every request has
 a limit; a request that overruns it, raises (a connection that broke, an answer that is not MCP) or
 finds the connection closed ends the link (a stdio server is stopped) and the next request
-connects again. Every failure is an :class:`McpFailure` whose
-message is one line naming the server and the fix.
+connects again. Every failure is an :class:`McpFailure` whose message is one line naming the
+server and the fix.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from agi_core.errors import ToolError
 
 Job = Callable[[Any], Awaitable[Any]]
 LIST_PAGES_MAX = 50  # a server whose listing never ends is refused after this many pages
-_ENDING: set[asyncio.Task[None]] = set()  # abandoned links still unwinding (held so they are not collected)
 
 
 class McpFailure(ToolError):
@@ -40,8 +39,9 @@ def describe(exc: BaseException) -> str:
 class Link:
     """One server's connection: a task owning the client, fed through a queue."""
 
-    def __init__(self, name: str, spec: dict[str, Any], log: Path) -> None:
+    def __init__(self, name: str, spec: dict[str, Any], log: Path, ending: set[asyncio.Task[None]]) -> None:
         self.name, self.spec, self.log = name, spec, log
+        self._ending = ending  # the hub's abandoned link tasks, still unwinding (awaited when it closes)
         self._task: asyncio.Task[None] | None = None
         self._jobs: asyncio.Queue[tuple[Job, asyncio.Future[Any]] | None] = asyncio.Queue()
 
@@ -130,8 +130,8 @@ class Link:
         task, self._task = self._task, None
         if task is not None and not task.done():
             task.cancel()
-            _ENDING.add(task)
-            task.add_done_callback(_ENDING.discard)
+            self._ending.add(task)
+            task.add_done_callback(self._ending.discard)
 
     async def close(self) -> None:
         task, self._task = self._task, None
@@ -152,6 +152,7 @@ class Hub:
     def __init__(self, logs: Path, connect_s: float) -> None:
         self.logs, self.connect_s = logs, connect_s
         self._links: dict[str, Link] = {}
+        self._ending: set[asyncio.Task[None]] = set()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="agi-mcp", daemon=True)
         self._thread.start()
@@ -166,7 +167,7 @@ class Hub:
 
     def link(self, name: str, spec: dict[str, Any]) -> Link:
         if name not in self._links or self._links[name].spec != spec:
-            self._links[name] = Link(name, spec, self.logs / f"{name}.stderr.log")
+            self._links[name] = Link(name, spec, self.logs / f"{name}.stderr.log", self._ending)
         return self._links[name]
 
     def list_tools(self, servers: dict[str, dict[str, Any]], limit: float, max_tools: int) -> dict[str, Any]:
@@ -219,6 +220,8 @@ class Hub:
 
         async def close_all() -> None:
             await asyncio.gather(*(link.close() for link in self._links.values()), return_exceptions=True)
+            if self._ending:  # abandoned links: let them stop their servers
+                await asyncio.wait(list(self._ending), timeout=10)
 
         with suppress(BaseException):
             self._run(close_all(), 15)

@@ -59,7 +59,9 @@ def test_arguments_are_checked_against_the_input_schema_before_the_server_is_cal
 def test_a_server_that_dies_hangs_or_writes_garbage_fails_the_call_in_one_line_and_the_agent_goes_on(
     tmp_path: Path, mcp: Any
 ) -> None:
-    with mcp.open_agent(tmp_path / "a.db", {"f": mcp.fault_server(timeout_s=2)}) as kernel:
+    server = mcp.fault_server(timeout_s=2)
+    server["command"].append(str(tmp_path))  # a mark to find its processes by (the server ignores it)
+    with mcp.open_agent(tmp_path / "a.db", {"f": server}) as kernel:
         died = kernel.tick("/f.crash").final_output
         assert died == "f.crash failed: mcp server 'f' failed to answer 'crash': MCPError: Connection closed"
         assert "\n" not in died
@@ -74,7 +76,21 @@ def test_a_server_that_dies_hangs_or_writes_garbage_fails_the_call_in_one_line_a
             "f.fail failed: f.fail reported an error: Error executing tool fail: the disk is full"
         )
         assert kernel.tick("2+2").final_output == "2+2 = 4"
+    assert running(str(tmp_path)) == []  # every server it started has stopped, the hung one included
     assert replay(tmp_path / "a.db", plugins=mcp.plugins()).ok
+
+
+def running(mark: str) -> list[str]:
+    """The command lines of live processes that contain ``mark``."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if mark in text and "fault_server.py" in text:
+            found.append(text)
+    return found
 
 
 def test_a_server_listing_500_tools_or_failing_to_start_is_refused_in_one_line_and_the_others_serve(
