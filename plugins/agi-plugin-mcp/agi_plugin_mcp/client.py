@@ -110,19 +110,18 @@ class Link:
             self._jobs = asyncio.Queue()
             ready: asyncio.Future[None] = loop.create_future()
             self._task = loop.create_task(self._own(ready, self._jobs))
-            await self._wait(ready, "start and connect", connect_s)
+            await self._wait(ready, "start and connect", connect_s, "the mcp setting connect_timeout_s")
         done: asyncio.Future[Any] = loop.create_future()
         await self._jobs.put((run, done))
-        return await self._wait(done, what, limit)
+        return await self._wait(done, what, limit, "the mcp setting timeout_s, or the server's own timeout_s")
 
-    async def _wait(self, future: asyncio.Future[Any], what: str, limit: float) -> Any:
+    async def _wait(self, future: asyncio.Future[Any], what: str, limit: float, setting: str) -> Any:
         try:
             return await asyncio.wait_for(asyncio.shield(future), limit)
         except TimeoutError:
             self.abandon()
             raise McpFailure(
-                f"mcp server {self.name!r} did not {what} within {limit:g} s; it was stopped "
-                "(raise the mcp setting timeout_s, or the server's own timeout_s)"
+                f"mcp server {self.name!r} did not {what} within {limit:g} s; it was stopped (raise {setting})"
             ) from None
 
     def abandon(self) -> None:
