@@ -55,7 +55,7 @@ def serve(state: Any, port: int | None, allow_tools: tuple[str, ...]) -> None:
 def tools(state: Any, as_json: bool) -> None:
     """List the tools this agent takes from MCP servers (connecting to each configured server)."""
     kernel = state.open_kernel(existing=True)
-    found = [tool for name, tool in sorted(kernel.tools.items()) if kernel.tool_plugins.get(name) == NAME]
+    found = [t for name, t in sorted(kernel.tools.items()) if kernel.tool_plugins.get(name) == NAME and "." in name]
     if as_json:
         rows = [
             {
