@@ -110,7 +110,8 @@ class Catalog:
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / f"{server}.json"
         temporary = path.with_suffix(".tmp")
-        temporary.write_text(json.dumps({"server": server, "tools": tools}, indent=1, sort_keys=True))
+        # keys in the schema's order, not sorted: /tool fills bare arguments in the parameters' order
+        temporary.write_text(json.dumps({"server": server, "tools": tools}, indent=1))
         temporary.replace(path)
 
     def load(self, server: str) -> list[dict[str, Any]]:

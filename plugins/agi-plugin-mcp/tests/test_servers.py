@@ -83,6 +83,8 @@ def test_a_configured_server_that_is_gone_leaves_its_tools_replayable_and_failin
     gone = {"time": mcp.module_server("no_such_module_for_mcp")}
     with mcp.open_agent(db, gone, timeout_s=30) as kernel:
         assert kernel.tools["time.get_current_time"].effect == "read"  # from the last listing
+        parameters = list(kernel.tools["time.convert_time"].definition.parameters)
+        assert parameters == ["source_timezone", "time", "target_timezone"]  # in order: /tool fills them so
         reply = kernel.tick("/time.get_current_time UTC").final_output
         assert reply == (
             "time.get_current_time failed: time.get_current_time: mcp server 'time' is not connected "
