@@ -106,7 +106,8 @@ def agi_register_actuators(register: Register) -> None:
     (`ToolDefinition(name, description, parameters, effect, timeout_s, idempotency_key)`) is validated against
     `schemas/tool_definition.json`; an invalid one is refused at load.
 
-    - `name`: `^[a-z][a-z0-9_]{0,63}$`.
+    - `name`: `^[a-z][a-z0-9_]{0,63}$`, or `server.tool` (two such parts joined by a dot) for a tool
+      another program serves, as agi-plugin-mcp registers the tools of MCP servers.
     - `parameters`: parameter name → JSON type (`string`, `integer`, `number`, `boolean`,
       `object`, `array`, `null`), in the order `/tool` fills bare arguments. Arguments are
       checked against these types before the tool runs; a call naming a parameter the tool

@@ -19,10 +19,13 @@ CANONICAL_KEY_PATTERN = r"^[a-z0-9_]+/[a-z0-9_]+/[a-z0-9_]+/[a-z0-9_]+$"
 TIMESTAMP_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$"
 INPUT_SOURCE_PATTERN = (
     r"^(user|env|event|clock|maintain|schedule:[a-z0-9][a-z0-9_-]{0,63}|goal:[a-z0-9][a-z0-9_-]{0,63}"
-    r"|message:[a-z][a-z0-9_]{0,62})$"
+    r"|message:[a-z][a-z0-9_]{0,62}|mcp:[a-z0-9][a-z0-9_-]{0,63})$"
 )
 """Why a tick ran: a user line, the environment, a kernel event, the clock sensor, maintenance, a scheduled
-job, a step of the active goal's plan that ``agi run --follow`` took on its own, or a message from another agent."""
+job, a step of the active goal's plan that ``agi run --follow`` took on its own, a message from another agent,
+or a call from an MCP client (``agi mcp serve``)."""
+TOOL_NAME_PATTERN = r"^[a-z][a-z0-9_]{0,63}(\.[a-z][a-z0-9_]{0,63})?$"
+"""A tool's name: ``file_read``, or ``server.tool`` for a tool another program serves (agi-plugin-mcp)."""
 
 
 def _schema(**constraints: Any) -> dict[str, Any]:
@@ -203,7 +206,7 @@ class ToolDefinition:
     caller does not), which lets an interrupted write/external call be retried.
     """
 
-    name: str = attrs.field(metadata=_schema(pattern=r"^[a-z][a-z0-9_]{0,63}$"))
+    name: str = attrs.field(metadata=_schema(pattern=TOOL_NAME_PATTERN))
     description: str
     parameters: dict[str, str] = attrs.field(factory=dict)
     effect: Literal["read", "write", "external"] = "read"

@@ -54,7 +54,10 @@ NOT_RUN = {
     r"benchmarks/": "a benchmark (minutes; run by hand, figures in benchmarks/README.md)",
 }
 # Documents whose blocks take more than a few seconds for another reason than a local install.
-SLOW = {"docs/long-term-memory.md": "loads the MiniLM model (torch)"}
+SLOW = {
+    "docs/long-term-memory.md": "loads the MiniLM model (torch)",
+    "docs/mcp.md": "starts MCP servers and agi mcp serve (processes)",
+}
 LOCAL_INSTALL = re.compile(r"^(?:\S*/)?pip3? install (?:-q )?-e (\S+)$")
 COMMAND_TIMEOUT_S = 300
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from agi_core.brain import answer, llm_context, llm_reason
-from agi_core.brain.llm_reason import AGENT, CONTRACT
+from agi_core.brain.llm_reason import AGENT, CONTRACT, function_name
 from agi_core.contracts import Budget
 from agi_core.contracts.provider import Provider
 from agi_core.errors import AgiError, ConfigError
@@ -43,7 +43,8 @@ ANSWER_TOKENS = 40
 
 
 def tool_specs(kernel: Kernel) -> list[dict[str, Any]]:
-    """The kernel's tools in OpenAI function format; the effect is stated in the description."""
+    """The kernel's tools in OpenAI function format (names by :func:`function_name`); the effect is
+    stated in the description."""
     specs = []
     for tool in sorted(kernel.tools.values(), key=lambda t: t.name):
         if tool.name == "respond":
@@ -55,7 +56,7 @@ def tool_specs(kernel: Kernel) -> list[dict[str, Any]]:
             {
                 "type": "function",
                 "function": {
-                    "name": tool.name,
+                    "name": function_name(tool.name),
                     "description": f"[effect: {tool.effect}] {tool.definition.description}",
                     "parameters": {"type": "object", "properties": properties, "required": list(properties)},
                 },
@@ -118,7 +119,11 @@ class LLMBrain:
         self.timeout_s = timeout_s if timeout_s is not None else kernel.config.llm_timeout_s
         self.budget = budget or Budget(attempts=3, tokens=6000, max_tokens=256)
         self.contract = kernel.contracts[CONTRACT]
-        self.tools = tool_specs(kernel)
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """The kernel's tools now: a plugin may add some when it starts (agi-plugin-mcp's servers' tools)."""
+        return tool_specs(self.kernel)
 
     def close(self) -> None:
         """Close the provider if it was built (the kernel calls this when it closes)."""

@@ -184,19 +184,28 @@ def _turn(
     }
 
 
+def function_name(tool: str) -> str:
+    """A tool's name as an OpenAI function name, which allows no dot: ``server.tool`` → ``server__tool``."""
+    return tool.replace(".", "__")
+
+
 def _pick(brain: LLMBrain, calls: Any, value: Mapping[str, Any] | None) -> tuple[str, dict[str, Any], str] | None:
     """The one tool call of the tick: the first native call to a known tool, else the first
-    action naming one (``respond`` is not a call: the summary is the reply)."""
-    tools = brain.kernel.tools
+    action naming one (``respond`` is not a call: the summary is the reply). A tool is named as
+    the model was shown it (``server__tool``) or by its own name (``server.tool``)."""
+    names = {function_name(name): name for name in brain.kernel.tools} | {name: name for name in brain.kernel.tools}
+    names.pop("respond", None)
     for call in calls:
-        if isinstance(call, Mapping) and call.get("name") in tools and call.get("name") != "respond":
+        asked = call.get("name") if isinstance(call, Mapping) else None
+        name = names.get(asked) if isinstance(asked, str) else None
+        if name is not None:
             arguments = call.get("arguments")
-            return str(call["name"]), dict(arguments) if isinstance(arguments, Mapping) else {}, "tool_call"
+            return name, dict(arguments) if isinstance(arguments, Mapping) else {}, "tool_call"
     for item in (value or {}).get("actions") or ():
         tool = item.get("tool") if isinstance(item, Mapping) else None
-        if isinstance(tool, str) and tool in tools and tool != "respond":
+        if isinstance(tool, str) and tool in names:
             args = item.get("args") if isinstance(item.get("args"), Mapping) else {}
-            return tool, {k: str(v) for k, v in thaw(args).items()}, "actions"
+            return names[tool], {k: str(v) for k, v in thaw(args).items()}, "actions"
     return None
 
 

@@ -1,0 +1,210 @@
+"""MCP servers' tools as agent tools: ``server.tool``, effect from the tool's annotations.
+
+When a kernel starts, each configured server is asked for its tools; every tool becomes an
+``agi_core.Tool`` named ``<server>.<tool>`` whose effect the kernel's policy gates like a
+built-in's (:func:`effect_of`). A call's arguments are checked against the tool's
+``inputSchema`` (jsonschema) before the server sees them; the server answers within the
+timeout or the call fails with one line. The kernel records the observation, so replay asks no
+server.
+
+The listing of each server is kept in ``<db>.state/mcp/<server>.json``: a server that cannot be
+reached (or is no longer configured) keeps its tools registered from there, so old ticks
+replay without it, and a live call to one fails with one line naming the server.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from agi_core import Tool, ToolContext, ToolDefinition, ToolError
+from agi_plugin_mcp.plugin import NAME
+
+JSON_TYPES = ("string", "integer", "number", "boolean", "object", "array", "null")
+TEXT_CHARS_MAX = 20_000  # of a tool's text content kept in the observation
+_HUBS: dict[int, Any] = {}  # id(kernel) -> its Hub, while it is open
+
+
+def effect_of(annotations: dict[str, Any] | None) -> str:
+    """``read`` for readOnlyHint; ``write`` for destructiveHint, or a closed world (openWorldHint false);
+    ``external`` otherwise, no annotations included (MCP's defaults: not read-only, open world)."""
+    if not annotations:
+        return "external"
+    if annotations.get("readOnlyHint") is True:
+        return "read"
+    if annotations.get("destructiveHint") is True or annotations.get("openWorldHint") is False:
+        return "write"
+    return "external"
+
+
+def agi_name(server: str, tool: str) -> str:
+    """``server.tool`` with the tool's name folded into ``[a-z0-9_]`` (``Get-Time`` → ``get_time``)."""
+    part = re.sub(r"[^a-z0-9_]", "_", tool.lower())[:64]
+    return f"{server}.{part if part[:1].isalpha() else ('t' + part)[:64]}"
+
+
+def parameters_of(schema: dict[str, Any]) -> dict[str, str]:
+    """The declared parameters (name → JSON type) in the schema's order; a property without one
+    simple type is declared a string (the full schema is checked on every call anyway)."""
+    declared: dict[str, str] = {}
+    for key, prop in (schema.get("properties") or {}).items():
+        kind = prop.get("type") if isinstance(prop, dict) else None
+        if isinstance(kind, list):
+            kind = next((k for k in kind if k != "null"), None)
+        declared[key] = kind if kind in JSON_TYPES else "string"
+    return declared
+
+
+def listing_of(tool: Any) -> dict[str, Any]:
+    """What the catalog keeps of an ``mcp_types.Tool``."""
+    annotations = tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else None
+    return {
+        "name": tool.name,
+        "description": tool.description or "",
+        "input_schema": tool.input_schema,
+        "annotations": annotations,
+    }
+
+
+def payload_of(server: str, tool: str, result: Any) -> dict[str, Any]:
+    """An observation's payload from a ``CallToolResult``: its text, its structured content; an error raises."""
+    texts, other = [], []
+    for block in result.content:
+        if getattr(block, "type", None) == "text":
+            texts.append(block.text)
+        else:
+            other.append(f"[{getattr(block, 'type', '?')} {getattr(block, 'mime_type', '') or ''}]".replace(" ]", "]"))
+    text = "\n".join(texts + other)
+    if result.is_error:
+        first = (text.strip().splitlines() or ["no message"])[0][:300]
+        raise ToolError(f"{server}.{tool} reported an error: {first}")
+    structured = result.structured_content
+    if structured is not None:
+        structured = json.loads(json.dumps(structured, default=str))
+        if _same_json(text, structured):  # MCP servers repeat structured content as text: keep it once
+            return {"structured": structured}
+    payload: dict[str, Any] = {"text": text[:TEXT_CHARS_MAX]}
+    if len(text) > TEXT_CHARS_MAX:
+        payload["truncated_chars"] = len(text) - TEXT_CHARS_MAX
+    if structured is not None:
+        payload["structured"] = structured
+    return payload
+
+
+def _same_json(text: str, value: Any) -> bool:
+    try:
+        return bool(json.loads(text) == value)
+    except ValueError:
+        return False
+
+
+class Catalog:
+    """The last listing of each server, one JSON file per server in ``<db>.state/mcp/``."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def save(self, server: str, tools: list[dict[str, Any]]) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self.folder / f"{server}.json"
+        temporary = path.with_suffix(".tmp")
+        # keys in the schema's order, not sorted: /tool fills bare arguments in the parameters' order
+        temporary.write_text(json.dumps({"server": server, "tools": tools}, indent=1))
+        temporary.replace(path)
+
+    def load(self, server: str) -> list[dict[str, Any]]:
+        try:
+            data = json.loads((self.folder / f"{server}.json").read_text())
+        except (OSError, ValueError):
+            return []
+        return list(data.get("tools", [])) if isinstance(data, dict) else []
+
+    def servers(self) -> list[str]:
+        return sorted(path.stem for path in self.folder.glob("*.json")) if self.folder.is_dir() else []
+
+
+def make_tool(hub: Any, server: str, spec: dict[str, Any] | None, listed: dict[str, Any], limit: float) -> Tool:
+    """The agent tool for one listed MCP tool; ``spec`` None: the server is not reachable now."""
+    import jsonschema
+
+    name, mcp_name = agi_name(server, listed["name"]), listed["name"]
+    schema = listed.get("input_schema") or {"type": "object"}
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+
+    def run(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+        error = jsonschema.exceptions.best_match(validator.iter_errors(args))
+        if error is not None:
+            where = "$" + "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+            raise ToolError(f"{name}: invalid arguments: {error.message} @ {where}; see its schema: agi mcp tools")
+        if spec is None or hub is None:
+            raise ToolError(
+                f"{name}: mcp server {server!r} is not connected (not configured, or it failed to start); "
+                "configure it in the mcp setting servers and restart the agent"
+            )
+        return payload_of(server, mcp_name, hub.call_tool(server, spec, mcp_name, args, limit))
+
+    description = (listed.get("description") or mcp_name).strip().splitlines()
+    definition = ToolDefinition(
+        name=name,
+        description=f"{description[0][:300] if description else mcp_name} (MCP server {server})",
+        parameters=parameters_of(schema),
+        effect=effect_of(listed.get("annotations")),  # type: ignore[arg-type]
+        timeout_s=limit + hub.connect_s + 5 if hub is not None else limit,  # the plugin's limits fire first
+    )
+    return Tool(definition, run)
+
+
+def start(kernel: Any) -> None:
+    """Add the agent's own read tools (:mod:`.agent_tools`), then each configured server's tools, to
+    ``kernel.tools``; a failing server is reported and the others go on."""
+    from agi_plugin_mcp.agent_tools import agent_tools
+
+    for tool in agent_tools(kernel):
+        _add(kernel, tool)
+    settings = kernel.settings(NAME)
+    catalog = Catalog(kernel.state_dir / "mcp")
+    servers: dict[str, dict[str, Any]] = settings["servers"]
+    hub = None
+    if servers:
+        from agi_plugin_mcp.client import Hub
+
+        hub = _HUBS[id(kernel)] = Hub(kernel.state_dir / "mcp" / "logs", float(settings["connect_timeout_s"]))
+    listings = hub.list_tools(servers, float(settings["connect_timeout_s"]), settings["max_tools"]) if hub else {}
+    for server in sorted(set(servers) | set(catalog.servers())):
+        spec = servers.get(server)
+        limit = float((spec or {}).get("timeout_s") or settings["timeout_s"])
+        listed = catalog.load(server)
+        found = listings.get(server)
+        if isinstance(found, BaseException):
+            kernel.plugins.report_failure(NAME, f"server {server}", str(found))
+            spec = None  # its calls fail at once; its last listing keeps old ticks replayable
+        elif found is not None:
+            listed = [listing_of(tool) for tool in found]
+            catalog.save(server, listed)
+        _register(kernel, hub, server, spec, listed, limit)
+
+
+def _register(kernel: Any, hub: Any, server: str, spec: Any, listed: list[dict[str, Any]], limit: float) -> None:
+    for item in listed:
+        try:
+            _add(kernel, make_tool(hub, server, spec, item, limit))
+        except Exception as exc:  # noqa: BLE001 - one bad tool never stops the others
+            kernel.plugins.report_failure(NAME, f"server {server}", f"tool {item.get('name')!r} skipped: {exc}")
+
+
+def _add(kernel: Any, tool: Tool) -> None:
+    from agi_core.tools import validate_tool
+
+    if tool.name in kernel.tools:
+        raise ToolError(f"tool {tool.name!r} is already registered by plugin {kernel.tool_plugins[tool.name]!r}")
+    kernel.tools[tool.name] = validate_tool(tool.name, tool)
+    kernel.tool_plugins[tool.name] = NAME
+
+
+def stop(kernel: Any) -> None:
+    hub = _HUBS.pop(id(kernel), None)
+    if hub is not None:
+        hub.close()

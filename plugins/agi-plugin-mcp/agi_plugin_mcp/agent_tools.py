@@ -1,0 +1,48 @@
+"""The read tools ``search_memory`` and ``goals``: what ``agi mcp serve`` answers with, as ticks.
+
+They read the agent's own stores, so they are bound to the kernel when it starts. Like any tool's,
+their observation is recorded in the tick: replay serves it and reads nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agi_core import Tool, ToolContext, ToolDefinition, ToolError
+
+HITS_MAX = 50
+SEARCH_TIMEOUT_S = 120.0  # the first search of a process loads the embedding model
+
+
+def agent_tools(kernel: Any) -> list[Tool]:
+    """``search_memory(query, k)`` and ``goals()`` on ``kernel``'s stores."""
+
+    def search_memory(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+        query, k = args.get("query"), args.get("k", 5)
+        if not isinstance(query, str) or not query.strip():
+            raise ToolError("search_memory needs a query: /search_memory 'what I said about Paris'")
+        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= HITS_MAX:
+            raise ToolError(f"search_memory: k must be an integer from 1 to {HITS_MAX}; pass k=5")
+        hits = kernel.long_term.search(query, k)
+        keep = ("rank", "score", "id", "text", "speaker")
+        return {"hits": [{key: value for key, value in hit.to_dict().items() if key in keep} for hit in hits]}
+
+    def goals(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+        from agi_core.scheduling import goals as stored
+        from agi_core.serialization import to_data
+
+        return {"goals": [to_data(goal) for goal in stored.all_goals(kernel.store)]}
+
+    return [
+        Tool(
+            ToolDefinition(
+                "search_memory",
+                "Search the agent's long-term memory.",
+                {"query": "string", "k": "integer"},
+                "read",
+                timeout_s=SEARCH_TIMEOUT_S,
+            ),
+            search_memory,
+        ),
+        Tool(ToolDefinition("goals", "The agent's goals and their plans.", {}, "read"), goals),
+    ]

@@ -1,0 +1,169 @@
+"""A server that dies, hangs, writes garbage, reports errors or lists 500 tools is contained: one
+line, and the agent goes on. The server is written in this folder (fault_server.py), a real process."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from agi_core import ToolPolicy
+from agi_core.replay import replay
+
+
+def test_effects_come_from_the_annotations_and_the_policy_gates_them(tmp_path: Path, mcp: Any) -> None:
+    with mcp.open_agent(tmp_path / "a.db", {"f": mcp.fault_server()}) as kernel:
+        effects = {name: tool.effect for name, tool in kernel.tools.items() if name.startswith("f.")}
+        assert effects == {
+            "f.crash": "read",
+            "f.echo": "read",
+            "f.fail": "read",
+            "f.fetch": "external",  # no annotations
+            "f.garbage": "read",
+            "f.hang": "read",
+            "f.note": "write",  # not read-only, closed world
+            "f.wipe": "write",  # destructiveHint
+        }
+        assert kernel.tick("/f.fetch http://example.org").final_output == (
+            "f.fetch failed: refused: external tool 'f.fetch' needs an explicit policy; "
+            "allow it with --allow-tool f.fetch or confirm it in agi chat"
+        )
+    allowed = ToolPolicy(allow_tools=frozenset({"f.fetch", "f.note"}))
+    with mcp.open_agent(tmp_path / "a.db", {"f": mcp.fault_server()}, policy=allowed) as kernel:
+        assert kernel.tick("/f.fetch http://example.org").final_output == (
+            'f.fetch: {"text":"fetched http://example.org"}'
+        )
+        assert kernel.tick("/f.note milk").final_output == 'f.note: {"text":"noted milk"}'
+        assert [(tool, receipt is not None) for _t, tool, _a, receipt in kernel.store.intents()] == [
+            ("f.fetch", True),
+            ("f.note", True),
+        ]
+    assert replay(tmp_path / "a.db", plugins=mcp.plugins()).ok
+
+
+def test_arguments_are_checked_against_the_input_schema_before_the_server_is_called(tmp_path: Path, mcp: Any) -> None:
+    count = tmp_path / "calls.txt"
+    server = mcp.fault_server(env={"FAULT_COUNT": str(count)})
+    with mcp.open_agent(tmp_path / "a.db", {"f": server}) as kernel:
+        assert kernel.tick("/f.echo").final_output == (
+            "f.echo failed: f.echo: invalid arguments: 'text' is a required property @ $; see its schema: agi mcp tools"
+        )
+        assert kernel.tick("/f.echo hi times=many").final_output.startswith(
+            "f.echo failed: tool 'f.echo' parameter 'times' must be an integer"
+        )
+        assert not count.exists()  # neither call reached the server
+        assert kernel.tick("/f.echo hi times=2").final_output == 'f.echo: {"text":"hi hi"}'
+        assert count.read_text() == "call\n"
+
+
+def test_a_server_that_dies_hangs_or_writes_garbage_fails_the_call_in_one_line_and_the_agent_goes_on(
+    tmp_path: Path, mcp: Any
+) -> None:
+    server = mcp.fault_server(timeout_s=2)
+    server["command"].append(str(tmp_path))  # a mark to find its processes by (the server ignores it)
+    with mcp.open_agent(tmp_path / "a.db", {"f": server}) as kernel:
+        died = kernel.tick("/f.crash").final_output
+        assert died == "f.crash failed: mcp server 'f' failed to answer 'crash': MCPError: Connection closed"
+        assert "\n" not in died
+        assert kernel.tick("/f.echo again").final_output == 'f.echo: {"text":"again"}'  # restarted
+        hung = kernel.tick("/f.hang").final_output
+        assert hung == (
+            "f.hang failed: mcp server 'f' did not answer 'hang' within 2 s; it was stopped "
+            "(raise the mcp setting timeout_s, or the server's own timeout_s)"
+        )
+        assert kernel.tick("/f.garbage").final_output == 'f.garbage: {"text":"after garbage"}'
+        assert kernel.tick("/f.fail").final_output == (
+            "f.fail failed: f.fail reported an error: Error executing tool fail: the disk is full"
+        )
+        assert kernel.tick("2+2").final_output == "2+2 = 4"
+    assert running(str(tmp_path)) == []  # every server it started has stopped, the hung one included
+    assert replay(tmp_path / "a.db", plugins=mcp.plugins()).ok
+
+
+def running(mark: str) -> list[str]:
+    """The command lines of live processes that contain ``mark``."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if mark in text and "fault_server.py" in text:
+            found.append(text)
+    return found
+
+
+def test_a_server_listing_500_tools_or_failing_to_start_is_refused_in_one_line_and_the_others_serve(
+    tmp_path: Path, mcp: Any, capsys: Any
+) -> None:
+    servers = {"big": mcp.fault_server("many"), "dead": mcp.fault_server("dead"), "ok": mcp.fault_server()}
+    with mcp.open_agent(tmp_path / "a.db", servers) as kernel:
+        assert not [name for name in kernel.tools if name.startswith(("big.", "dead."))]
+        assert kernel.tick("/ok.echo fine").final_output == 'ok.echo: {"text":"fine"}'
+    warnings = capsys.readouterr().err.splitlines()
+    assert (
+        "agi: warning: plugin 'mcp' failed in server big: mcp server 'big' lists more than 100 tools; "
+        "none of them is registered (raise the mcp setting max_tools, or configure a smaller server)"
+    ) in warnings
+    dead = [line for line in warnings if "server dead" in line]
+    assert len(dead) == 1 and "mcp server 'dead' failed to start (" in dead[0], warnings
+
+
+def test_nonsense_answers_and_a_bad_input_schema_are_contained_in_one_line(
+    tmp_path: Path, mcp: Any, capsys: Any
+) -> None:
+    raw = {"command": [sys.executable, str(Path(__file__).with_name("raw_server.py"))]}
+    with mcp.open_agent(tmp_path / "a.db", {"raw": raw}) as kernel:
+        assert sorted(name for name in kernel.tools if name.startswith("raw.")) == ["raw.fine_tool", "raw.nonsense"]
+        reply = kernel.tick("/raw.nonsense").final_output
+        assert reply.startswith("raw.nonsense failed: mcp server 'raw' failed to answer 'nonsense': ValidationError: ")
+        assert "\n" not in reply
+        assert kernel.tick("/raw.fine_tool").final_output == 'raw.fine_tool: {"text":"fine"}'  # reconnected
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "bad_schema" in line]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("agi: warning: plugin 'mcp' failed in server raw: tool 'bad_schema' skipped: ")
+
+
+def test_the_llm_brain_offers_the_mcp_tools_it_finds_when_the_agent_opens(tmp_path: Path, mcp: Any) -> None:
+    with mcp.open_agent(tmp_path / "a.db", {"f": mcp.fault_server()}, brain="llm") as kernel:
+        offered = {spec["function"]["name"]: spec for spec in kernel.brain.tools}
+        assert (
+            offered["f__note"]["function"]["description"]
+            == "[effect: write] An additive, closed-world tool (effect write). (MCP server f)"
+        )
+        assert list(offered["f__echo"]["function"]["parameters"]["properties"]) == ["text", "times"]
+
+
+def test_a_streamable_http_server_serves_tools_and_one_that_is_down_costs_one_line(
+    tmp_path: Path, mcp: Any, capsys: Any
+) -> None:
+    import socket
+    import subprocess
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        down = probe.getsockname()[1]  # nothing listens there
+    server = subprocess.Popen([sys.executable, str(Path(__file__).with_name("fault_server.py")), "http", str(port)])
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline, "the HTTP fault server did not listen"
+                time.sleep(0.2)
+        servers = {"web": {"url": f"http://127.0.0.1:{port}/mcp"}, "gone": {"url": f"http://127.0.0.1:{down}/mcp"}}
+        with mcp.open_agent(tmp_path / "a.db", servers) as kernel:
+            assert kernel.tick("/web.echo over-http").final_output == 'web.echo: {"text":"over-http"}'
+            assert not [name for name in kernel.tools if name.startswith("gone.")]
+    finally:
+        server.terminate()
+        server.wait(30)
+    gone = [line for line in capsys.readouterr().err.splitlines() if "server gone" in line]
+    assert len(gone) == 1 and "mcp server 'gone' failed to start (" in gone[0], gone
+    assert f"check that `http://127.0.0.1:{down}/mcp` runs" in gone[0]
