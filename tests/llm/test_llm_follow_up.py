@@ -248,7 +248,7 @@ def test_llm_timeout_flag_bounds_a_request_and_the_run_goes_on(tmp_path: Path, o
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == [F4_AGENT_FAILURE, "Fine."]
     bad = CliRunner().invoke(make_cli(), ["--db", str(db), "--llm-timeout", "0", "run"], input="")
-    assert bad.exit_code == 2 and "'--llm-timeout': 0.0 is not in the range x>0" in bad.output
+    assert bad.exit_code == 2 and "'--llm-timeout': '0' seconds is out of range; give greater than 0" in bad.output
     _replays_offline(db, openai_env, 2)
 
 
