@@ -10,6 +10,10 @@ Two agents (two kernels on SQLite files, ``synchronous=FULL``) in one process:
   are counted: delivered, lost (sent, never a tick) and duplicated (a second tick) (goal: N / 0 / 0).
   With ``--restart`` the NATS broker is killed (SIGKILL) and restarted on its data half-way
   through bob's ticks.
+- **kills** (NATS, ``--kill-bob K``): the same throughput run with bob as a real ``agi run --follow``
+  process, SIGKILLed K times at evenly spaced points of his inbox and started again (with
+  ``--restart`` the broker is restarted half-way too); delivered / lost / duplicated are counted
+  from his database afterwards (goal: N / 0 / 0).
 
 The baseline of each transport, measured in the same run, is the transport without agents: the
 raw hub of memory:// (publish, fetch, ack), and raw nats-py on JetStream (publish awaiting the
@@ -17,7 +21,7 @@ stream's ack, a durable pull consumer, explicit acks), in the same shapes. The r
 raw (messages/s) and raw / agent (latency), so 1.0 is "as fast as the transport alone".
 NATS needs nats-server (scripts/start_nats.sh installs it) and agi-plugin-nats on the path.
 Usage: python benchmarks/messaging.py [--messages 1000] [--round-trips 200] [--transports memory nats]
-[--restart] [--json]
+[--restart] [--kill-bob K] [--json]
 """
 
 from __future__ import annotations
@@ -26,6 +30,9 @@ import argparse
 import asyncio
 import itertools
 import json
+import os
+import signal
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -122,6 +129,78 @@ def run_agents(url: str, plugins: Plugins, args: argparse.Namespace, halfway: Ca
         finally:
             alice.close()
             bob.close()
+
+
+def bob_process(db: Path, url: str) -> subprocess.Popen[bytes]:
+    """bob as the real CLI: ``agi run --follow`` on ``db``, his message box on ``url``."""
+    nats_plugin = ROOT / "plugins" / "agi-plugin-nats"
+    env = {
+        **os.environ,
+        "AGI_MESSAGING_URL": url,
+        "AGI_LOAD_PLUGINS": "nats",
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(nats_plugin), os.environ.get("PYTHONPATH", "")]),
+    }
+    command = [sys.executable, "-m", "agi_core", "--db", str(db), "run", "--follow", "--clock-every", "0"]
+    return subprocess.Popen(
+        command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
+def file_counts(db: Path) -> tuple[int, int]:
+    """``(distinct message ids, message ticks)`` of the agent in ``db``, read without opening a kernel."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+    try:
+        ids = conn.execute("SELECT count(*) FROM messages_in").fetchone()[0]
+        ticks = conn.execute('SELECT count(*) FROM journal WHERE record LIKE \'%"source":"message:%\'').fetchone()[0]
+        return ids, ticks
+    except sqlite3.OperationalError:  # bob has not created his tables yet
+        return 0, 0
+    finally:
+        conn.close()
+
+
+def agent_throughput_killed(
+    folder: Path, url: str, plugins: Plugins, count: int, kills: int, halfway: Callable[[], None] | None
+) -> dict[str, Any]:
+    """alice sends ``count`` messages; bob, a real process, takes them and is SIGKILLed ``kills`` times."""
+    alice = open_agent(folder, "alice", url, plugins)
+    bob_db = folder / "bob.db"
+    open_agent(folder, "bob", url, plugins).close()  # his name and durable consumer exist before the messages
+    points = [count * (k + 1) // (kills + 1) for k in range(kills)]
+    killed = 0
+    try:
+        began = time.perf_counter()
+        for n in range(count):
+            alice.command("send_message", {"to": "bob", "text": f"note {n}"})
+        bob = bob_process(bob_db, url)
+        deadline = time.monotonic() + 600
+        while (taken := file_counts(bob_db)[0]) < count and time.monotonic() < deadline:
+            if points and taken >= points[0]:
+                points.pop(0)
+                bob.send_signal(signal.SIGKILL)
+                bob.wait()
+                killed += 1
+                bob = bob_process(bob_db, url)
+            if halfway is not None and taken >= count // 2:
+                halfway()
+                halfway = None
+            time.sleep(0.05)
+        seconds = time.perf_counter() - began
+        time.sleep(3)  # past the consumer's ack wait: anything that would come twice comes now
+        bob.send_signal(signal.SIGINT)
+        bob.wait(timeout=60)
+    finally:
+        alice.close()
+    ids, ticks = file_counts(bob_db)
+    return {
+        "messages": count,
+        "seconds": seconds,
+        "messages_per_s": count / seconds,
+        "delivered": ids,
+        "lost": count - ids,
+        "duplicated": ticks - ids,
+        "bob_killed": killed,
+    }
 
 
 # -- the raw transports -----------------------------------------------------------------
@@ -223,9 +302,22 @@ def measure(transport: str, args: argparse.Namespace) -> dict[str, Any]:
 
             url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait=2"
             agents = run_agents(url, Plugins.builtins(nats_plugin), args, restart if args.restart else None)
+            if args.kill_bob:
+                url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait=2"
+                killed = agent_throughput_killed(
+                    Path(name),
+                    url,
+                    Plugins.builtins(nats_plugin),
+                    args.messages,
+                    args.kill_bob,
+                    restart if args.restart else None,
+                )
         finally:
             subprocess.run([server["STOP"]], check=False, timeout=60)
-    return {"transport": transport, "raw": raw, "agents": agents, "broker_restarted": args.restart}
+    row = {"transport": transport, "raw": raw, "agents": agents, "broker_restarted": args.restart}
+    if args.kill_bob:
+        row["agents_killed"] = killed
+    return row
 
 
 def main() -> int:
@@ -234,6 +326,13 @@ def main() -> int:
     parser.add_argument("--round-trips", type=int, default=200)
     parser.add_argument("--transports", nargs="+", default=["memory", "nats"], choices=["memory", "nats"])
     parser.add_argument("--restart", action="store_true", help="kill and restart nats-server half-way")
+    parser.add_argument(
+        "--kill-bob",
+        type=int,
+        default=0,
+        metavar="K",
+        help="NATS: also a run with bob a real process SIGKILLed K times",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     rows = [measure(transport, args) for transport in args.transports]
@@ -260,7 +359,17 @@ def main() -> int:
                 f"{'':<10}{'ratio':<8}{row['throughput_ratio']:>9.3f}{row['round_trip_ratio']:>11.3f}"
                 + ("   (broker restarted half-way)" if row.get("broker_restarted") else "")
             )
-    good = all(row["agents"]["lost"] == row["agents"]["duplicated"] == 0 for row in rows)
+            if "agents_killed" in row:
+                k = row["agents_killed"]
+                print(
+                    f"{'':<10}{'killed':<8}{k['messages_per_s']:>9.0f}{'':>22}  "
+                    f"{k['delivered']}/{k['lost']}/{k['duplicated']}   (bob SIGKILLed {k['bob_killed']} times)"
+                )
+    good = all(
+        r["lost"] == r["duplicated"] == 0
+        for row in rows
+        for r in (row["agents"], row.get("agents_killed", row["agents"]))
+    )
     return 0 if good else 1
 
 

@@ -89,9 +89,11 @@ def test_tracing_overhead_benchmark_runs_and_traces_every_tick():
 
 def test_messaging_benchmark_runs_on_memory_and_nats_through_a_broker_restart():
     pytest.importorskip("nats", reason="pip install -e plugins/agi-plugin-nats (requirements-test.txt)")
-    args = ("--messages", "20", "--round-trips", "5", "--restart")
+    args = ("--messages", "20", "--round-trips", "5", "--restart", "--kill-bob", "1")
     rows = run_benchmark("messaging.py", *args, plugins=("nats",))
     assert [row["transport"] for row in rows] == ["memory", "nats"]
+    killed = rows[1]["agents_killed"]  # bob a real process, SIGKILLed once, the broker restarted too
+    assert (killed["delivered"], killed["lost"], killed["duplicated"], killed["bob_killed"]) == (20, 0, 0, 1), killed
     for row in rows:
         agents = row["agents"]
         assert (agents["delivered"], agents["lost"], agents["duplicated"]) == (20, 0, 0), row
