@@ -31,6 +31,7 @@ STATE_SCHEMA: dict[str, Any] = json.loads(
 RECALL_K = 10
 LLM_WEIGHT = 0.35  # the share of the model's score in a reranked item's score (the contract's own rule)
 _REMEMBER = re.compile(r"^\s*what\s+do\s+you\s+(?:remember|know|recall)\s+about\s+(?P<what>.+?)\s*\?*\s*$", re.I)
+FACTS_SCANNED = 500  # the facts looked at for one the question asks about
 NOTHING = "I have nothing in memory that answers that."
 
 
@@ -70,6 +71,8 @@ class RetrievalModule(CognitiveModule):
             return self._nothing(ctx, question, "refused by the retrieval plan")
         expansions = [q for q in value.get("expansions") or [] if isinstance(q, str) and q.strip()][:2]
         hits = self._rerank(ctx, question, self._recall(ctx, [question, *expansions]))
+        if (held := self._current_fact(ctx, question)) is not None:
+            return self._from_fact(ctx, question, *held, hits)
         if not hits:
             return self._nothing(ctx, question, "no memory close enough")
         text, used = self._written(ctx, question, hits)
@@ -79,6 +82,43 @@ class RetrievalModule(CognitiveModule):
         labels = [answering.label(hit) for hit, _ in used]
         self._count(ctx, "answered", {"question": question[:300], "answer": text[:300], "citations": labels})
         return Candidate(answering.cited(text, labels), score=0.6, claims=claims)
+
+    def _current_fact(self, ctx: ModuleContext, question: str) -> tuple[str, Any] | None:
+        """The fact the question asks about, if the agent holds one: its attribute's words (and the
+        entity's, or "my" for the user) are all in the question. A current fact outranks any episode."""
+        wanted, said = answering.keywords(question), set(answering.words(question))
+        best: tuple[int, str] | None = None
+        for entry in ctx.memory.reason.store.facts("", limit=FACTS_SCANNED):
+            parts = entry.key.split("/")
+            if len(parts) < 2:
+                continue
+            entity, attribute = parts[-2], parts[-1]
+            named = set(attribute.split("_")) - answering.STOPWORDS
+            who = bool(said & {"my", "me", "i"}) if entity == "self" else set(entity.split("_")) <= wanted
+            if named and named <= wanted and who and (best is None or len(named) > best[0]):
+                best = (len(named), entry.key)
+        if best is None:
+            return None
+        fact = ctx.memory.fact(best[1])  # read through the tick: the claim cites it
+        return (best[1], fact.value) if fact.exists else None
+
+    def _from_fact(
+        self, ctx: ModuleContext, question: str, key: str, value: Any, hits: list[dict[str, Any]]
+    ) -> Candidate:
+        """The current value of ``key``, cited, with the memories that say the same value; a memory that
+        names the attribute with another value is an older state of it and is not cited."""
+        said = str(value)
+        *_, entity, attribute = key.split("/")
+        text = f"{attribute.replace('_', ' ')} of {'you' if entity == 'self' else entity}: {said}"
+        claims = [Claim(key, value, text, ctx.evidence_for(key))]
+        same = re.compile(rf"(?<!\w){re.escape(said)}(?!\w)", re.IGNORECASE)
+        agreeing = [h for h in hits if same.search(h["text"])]
+        for hit in agreeing[: MAX_CITATIONS - 1]:
+            sentence = answering.best_sentence(question, hit["text"])
+            claims.append(Claim(hit["id"], sentence, f"{answering.label(hit)}: {sentence}", hit["id"]))
+        labels = [f"fact {key}", *(answering.label(h) for h in agreeing[: MAX_CITATIONS - 1])]
+        self._count(ctx, "answered", {"question": question[:300], "answer": said[:300], "citations": labels})
+        return Candidate(answering.cited(said, labels), score=0.6, claims=claims)
 
     def _rerank(self, ctx: ModuleContext, question: str, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """``memory_retrieval_ranking``: the model's score weighs 35% when it answers (ids are positions)."""
