@@ -138,7 +138,8 @@ def checks_of(rule: Mapping[str, Any]) -> list[dict[str, Any]]:
     )
     if not tactic:
         return []
-    return [{"label": f"Watch the next {CHECK_TURNS} turns where {where or 'any context'} using {tactic}", "priority": 0.5}]
+    label = f"Watch the next {CHECK_TURNS} turns where {where or 'any context'} using {tactic}"
+    return [{"label": label, "priority": 0.5}]
 
 
 def matches(rule: Mapping[str, Any], context: Mapping[str, Any]) -> bool:

@@ -297,7 +297,8 @@ class SocialModule(CognitiveModule):
                 "with": [e["reward"] for e in same if e["tactic"] == tactic],
                 "without": [e["reward"] for e in same if e["tactic"] != tactic],
             }
-            score = unit((ctx.contracts.call("social_simulation_score", {"scenario": scenario}).value or {}).get("score"))
+            simulated = ctx.contracts.call("social_simulation_score", {"scenario": scenario}).value or {}
+            score = unit(simulated.get("score"))
             if score is None or score < ADOPT_AT:
                 continue
             planned = ctx.contracts.call("social_rule_self_evaluation", {"rule": rule}).value or {}
