@@ -83,18 +83,6 @@ def memory_concept_curation(variables: Variables) -> dict[str, Any]:
     return {"concepts": []}
 
 
-def memory_semantic_bridge(variables: Variables) -> dict[str, Any]:
-    """Relay the memories unannotated, ids intact."""
-    memories = [
-        {"id": m["id"]} for m in map(mapping_of, items_of(variables.get("memories"))) if type(m.get("id")) in (str, int)
-    ]
-    return {"memories": memories}
-
-
-def semantic_memory_manager(variables: Variables) -> dict[str, Any]:
-    return {"tasks": []}
-
-
 def dialogue_state(variables: Variables) -> dict[str, Any]:
     """Keep the previous state unchanged."""
     state = mapping_of(variables.get("state"))

@@ -10,7 +10,6 @@ from typing import Any
 #: relative to the best candidate, so the top hit always has 1.0: it cannot be a threshold)
 MIN_DENSE = 0.3
 MAX_CITATIONS = 3
-OVERLAP_WEIGHT = 0.1
 
 STOPWORDS = frozenset(
     """a an the and or but if of to in on at for with by from about as into over after before is are was were be
@@ -47,21 +46,6 @@ def is_evidence(hit: dict[str, Any]) -> bool:
     close = breakdown.get("dense", 0.0) >= MIN_DENSE
     asked = is_question(hit["text"]) and not hit.get("metadata")
     return close and not asked and hit.get("speaker") != "agent"
-
-
-def by_overlap(question: str, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The heuristic rerank: the ranking's score, plus OVERLAP_WEIGHT times the share of the question's
-    keywords the memory (its speaker included) holds."""
-    wanted = keywords(question)
-    if not wanted or not hits:
-        return hits
-    top = max(h["score"] for h in hits) or 1.0
-
-    def score(hit: dict[str, Any]) -> float:
-        held = keywords(f"{hit.get('speaker') or ''} {hit['text']}")
-        return hit["score"] / top + OVERLAP_WEIGHT * len(wanted & held) / len(wanted)
-
-    return sorted(hits, key=lambda h: (-score(h), h["id"]))
 
 
 def label(hit: dict[str, Any]) -> str:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agi_core.modules import Candidate, Claim, CognitiveModule, ModuleContext, Proposals
-from agi_plugin_retrieval import answering
+from agi_plugin_retrieval import answering, upkeep
 from agi_plugin_retrieval.answering import MAX_CITATIONS
 
 STATE_SCHEMA: dict[str, Any] = json.loads(
@@ -30,6 +30,8 @@ STATE_SCHEMA: dict[str, Any] = json.loads(
 )
 RECALL_K = 10
 LLM_WEIGHT = 0.35  # the share of the model's score in a reranked item's score (the contract's own rule)
+_TALKED = re.compile(r"^\s*what\s+(?:have|did)\s+we\s+(?:talk(?:ed)?|discuss(?:ed)?)\s+about\s*\?*\s*$", re.I)
+NO_DIGEST = "I have not put our conversation together yet."
 _REMEMBER = re.compile(r"^\s*what\s+do\s+you\s+(?:remember|know|recall)\s+about\s+(?P<what>.+?)\s*\?*\s*$", re.I)
 FACTS_SCANNED = 500  # the facts looked at for one the question asks about
 NOTHING = "I have nothing in memory that answers that."
@@ -44,12 +46,26 @@ class RetrievalModule(CognitiveModule):
 
     name = "retrieval"
     priority = 80
-    contracts = ("retrieval_orchestrator", "memory_retrieval_ranking", "retrieval_answer")
+    contracts = (
+        "retrieval_orchestrator",
+        "memory_index_optimizer",
+        "memory_retrieval_ranking",
+        "retrieval_answer",
+        "semantic_memory_manager",
+        "memory_store_strategy",
+        "memory_semantic_bridge",
+        "episodic_linker",
+        "memory_long_term_digest",
+        "memory_system_narrative",
+    )
     state_schema = STATE_SCHEMA
     timeout_s = 120.0  # recall may load the embedding model; the LLM path asks a model three times
 
     def deliberate(self, ctx: ModuleContext) -> Proposals | None:
         question = ctx.input.raw.strip()
+        if _TALKED.match(question):
+            narrative = (ctx.own.get("digest") or {}).get("narrative")
+            return Proposals(candidates=[Candidate(narrative or NO_DIGEST, score=0.8)])
         if (about := _REMEMBER.match(question)) is not None:
             return Proposals(candidates=[self._remember(ctx, about.group("what"))])
         if not answering.is_question(question):
@@ -120,12 +136,35 @@ class RetrievalModule(CognitiveModule):
         self._count(ctx, "answered", {"question": question[:300], "answer": said[:300], "citations": labels})
         return Candidate(answering.cited(said, labels), score=0.6, claims=claims)
 
+    def maintain(self, ctx: ModuleContext) -> Any:
+        """Memory upkeep while the user is idle (:mod:`agi_plugin_retrieval.upkeep`)."""
+        return upkeep.run(ctx)
+
+    def _boosted(self, ctx: ModuleContext, question: str, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``memory_index_optimizer``: each hit's score relative to the best, plus its boost (in [-1, 1];
+        the heuristic: 0.1 times the share of the question's keywords the memory holds), best first."""
+        if not hits:
+            return hits
+        top = max(h["score"] for h in hits) or 1.0
+        documents = [{"id": i, "title": f"{h.get('speaker') or ''} {h['text']}"[:4000]} for i, h in enumerate(hits)]
+        terms = sorted(answering.keywords(question))
+        asked = ctx.contracts.call("memory_index_optimizer", {"query": question, "terms": terms, "documents": documents})
+        boosts: dict[int, float] = {}
+        for entry in (asked.value or {}).get("reranked") or []:
+            ident, boost = entry.get("id"), entry.get("boost")
+            if type(ident) is int and 0 <= ident < len(hits) and type(boost) in (int, float) and boost == boost:
+                boosts[ident] = min(max(float(boost), -1.0), 1.0)
+        scored = [{**h, "score": h["score"] / top + boosts.get(i, 0.0)} for i, h in enumerate(hits)]
+        return sorted(scored, key=lambda h: (-h["score"], h["id"]))
+
     def _rerank(self, ctx: ModuleContext, question: str, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """``memory_retrieval_ranking``: the model's score weighs 35% when it answers (ids are positions)."""
+        """``memory_retrieval_ranking`` after the index boosts: the model's score weighs 35% when it
+        answers (ids are positions)."""
+        hits = self._boosted(ctx, question, hits)
         candidates = [{"id": i, "text": h["text"][:500], "score": round(h["score"], 6)} for i, h in enumerate(hits)]
         ranked = ctx.contracts.call("memory_retrieval_ranking", {"query": question, "candidates": candidates})
         if ranked.source != "llm" or not hits:
-            return answering.by_overlap(question, hits)
+            return hits
         top = max(h["score"] for h in hits) or 1.0
         given = {
             r["id"]: float(r["score"])
