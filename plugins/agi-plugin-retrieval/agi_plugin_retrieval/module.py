@@ -147,8 +147,10 @@ class RetrievalModule(CognitiveModule):
             return hits
         top = max(h["score"] for h in hits) or 1.0
         documents = [{"id": i, "title": f"{h.get('speaker') or ''} {h['text']}"[:4000]} for i, h in enumerate(hits)]
-        terms = sorted(answering.keywords(question))
-        asked = ctx.contracts.call("memory_index_optimizer", {"query": question, "terms": terms, "documents": documents})
+        asked = ctx.contracts.call(
+            "memory_index_optimizer",
+            {"query": question, "terms": sorted(answering.keywords(question)), "documents": documents},
+        )
         boosts: dict[int, float] = {}
         for entry in (asked.value or {}).get("reranked") or []:
             ident, boost = entry.get("id"), entry.get("boost")
