@@ -28,6 +28,9 @@ FORMAL_AT, INFORMAL_AT = 0.25, -0.25
 TOPICS_KEPT, OUTCOMES_KEPT = 8, 10
 MOOD_KEPT = 0.6  # the share of the previous mood kept when a turn's valence comes in
 ADOPT_AT = 0.6  # the simulated score from which a mined rule is adopted
+TURNS_READ = 200  # the journal records a conversation's context is drawn from
+GREETINGS = {"formal": "Good day.", "informal": "Hey!", "neutral": "Hello!"}
+UNANSWERED = ("unknown", "missing", "failure")
 
 
 def speaker_of(data: Input) -> str:
@@ -99,6 +102,10 @@ class SocialModule(CognitiveModule):
         "social_interaction_miner",
         "social_simulation_score",
         "social_rule_self_evaluation",
+        "intent_ingestion",
+        "dialogue_state",
+        "language_nlg",
+        "conversation_context",
     )
     state_schema = STATE_SCHEMA
     timeout_s = 30.0  # the LLM path asks a model up to three times a phase; the heuristics take microseconds
@@ -125,11 +132,13 @@ class SocialModule(CognitiveModule):
         profile["topics"] = dict(sorted(topics.items(), key=lambda item: (-item[1], item[0]))[:TOPICS_KEPT])
         outcome = self._score_pending(ctx, speaker, seen, profile)
         ctx.own.put(key("profile", speaker), profile)
+        intent = (ctx.contracts.call("intent_ingestion", {"text": text}).value or {}).get("intent") or {}
         return {
             "speaker": speaker,
             "register": profile["register"],
             "signals": seen.to_json(),
             "upset": upset,
+            "intent": str(intent.get("label") or "").upper()[:40],
             "outcome": outcome,
         }
 
@@ -185,11 +194,62 @@ class SocialModule(CognitiveModule):
         return {**entry, "confidence": rules[tactic]["confidence"]}
 
     def revise(self, ctx: ModuleContext, draft: Draft) -> Revision | None:
+        """The tactic's form of the reply, then rendered with a greeting (``intent_ingestion``) and a
+        note when it answers an earlier open question (``dialogue_state``) by ``language_nlg``."""
         perceived = ctx.earlier.get(self.name, {}).get("perceive")
         if draft.action.type != "response" or not isinstance(perceived, dict):
             return None
         speaker = perceived["speaker"]
         profile = ctx.own.get(key("profile", speaker)) or new_profile(speaker)
+        styled = self._styled(ctx, draft, perceived, speaker, profile)
+        text, reason = styled or (draft.reply, "")
+        answered = self._dialogue(ctx, speaker, draft.reply)
+        rendered = self._rendered(ctx, draft.reply, text, perceived, profile, answered)
+        if rendered != text:
+            text, reason = rendered, "; ".join(r for r in (reason, "rendered") if r)
+        return None if text == draft.reply else Revision.rewrite(text, reason)
+
+    def _dialogue(self, ctx: ModuleContext, speaker: str, reply: str) -> list[str]:
+        """``dialogue_state``: the open questions of this speaker after this turn; the ones this turn answered."""
+        slot = key("dialogue", speaker)
+        before = ctx.own.get(slot) or {"summary": "", "pending_questions": []}
+        turn = {"user": ctx.text, "agent": reply, "answered": rewrite.reply_kind(reply) not in UNANSWERED}
+        value = ctx.contracts.call("dialogue_state", {"state": {**before, "open_commitments": []}, "turn": turn}).value
+        if not value:
+            return []
+        pending = [q.strip()[:300] for q in value.get("pending_questions") or [] if isinstance(q, str) and q.strip()]
+        summary = value["summary"][:300] if isinstance(value.get("summary"), str) else before["summary"]
+        ctx.own.put(slot, {"summary": summary, "pending_questions": pending[-5:]})
+        return [q for q in before["pending_questions"] if q not in pending]
+
+    def _rendered(
+        self,
+        ctx: ModuleContext,
+        draft: str,
+        text: str,
+        perceived: dict[str, Any],
+        profile: dict[str, Any],
+        answered: list[str],
+    ) -> str:
+        """``language_nlg`` renders the plan (an opening, sections); a rendering that changes a fact is
+        refused. A greeting is the reply's opening: it replaces one the tactic added."""
+        plan: dict[str, Any] = {"register": profile["register"], "sections": []}
+        if perceived.get("intent") == "GREETING" and not perceived["signals"]["rude"]:
+            plan["opening"] = GREETINGS[profile["register"]]
+            text = text if text.startswith(draft) else draft
+        for question in answered[:1]:
+            plan["sections"].append({"name": "earlier_question", "text": f'That answers your question "{question}".'})
+        if "opening" not in plan and not plan["sections"]:
+            return text
+        if "opening" in plan and rewrite.content_words(text) & {"hello", "hey", "hi"}:
+            del plan["opening"]  # the reply greets already
+        message = (ctx.contracts.call("language_nlg", {"base_text": text, "plan": plan}).value or {}).get("message")
+        return message if isinstance(message, str) and rewrite.keeps_facts(text, message) else text
+
+    def _styled(
+        self, ctx: ModuleContext, draft: Draft, perceived: dict[str, Any], speaker: str, profile: dict[str, Any]
+    ) -> tuple[str, str] | None:
+        """The reply in the form of the tactic chosen for it, and the reason; None: no tactic fits."""
         seen = perceived["signals"]
         context: dict[str, Any] = {
             "register": profile["register"],
@@ -199,6 +259,7 @@ class SocialModule(CognitiveModule):
             "name": profile["name"],
             "upset": bool(perceived.get("upset")),
             "hostile_history": "hostility" in (ctx.own.get(key("analysis", speaker)) or {}).get("risks", []),
+            "follow_up": (ctx.own.get(key("conversation", speaker)) or {}).get("follow_up"),
         }
         rules = ctx.own.get("rules") or tactics.default_rules()
         candidates, mined = self._mined(ctx, context, tactics.eligible(rules, context), rules)
@@ -214,7 +275,7 @@ class SocialModule(CognitiveModule):
                 reason += "; the model's rewrite changed a fact and was refused"
             text = rewrite.rewrite(draft.reply, context)
         ctx.own.put(key("pending", speaker), {"tick": ctx.tick, "tactic": chosen, "reply": text[:500]})
-        return None if text == draft.reply else Revision.rewrite(text, reason)
+        return text, reason
 
     def _mined(
         self,
@@ -246,7 +307,33 @@ class SocialModule(CognitiveModule):
         profiles = {k: v for k, v in ctx.own.items() if k.startswith("profile/")}
         analysed = [self._analyse(ctx, profile) for profile in profiles.values()]
         adopted = self._mine(ctx, list(profiles.values()))
-        return {"analysed": [a for a in analysed if a], "adopted": adopted}
+        contexts = self._contexts(ctx, {p["speaker"] for p in profiles.values()})
+        return {"analysed": [a for a in analysed if a], "adopted": adopted, "contexts": contexts}
+
+    def _contexts(self, ctx: ModuleContext, speakers: set[str]) -> list[str]:
+        """``conversation_context`` of each speaker's recent turns: topics, style, alerts and the
+        follow-up question the ``clarify`` tactic asks instead of "What do you mean?"."""
+        said: dict[str, list[str]] = {}
+        for record in ctx.journal.last(TURNS_READ):
+            data = record.get("input") or {}
+            if isinstance(data, dict) and data.get("source") == "user" and isinstance(data.get("raw"), str):
+                said.setdefault(str(data.get("speaker") or DEFAULT_SPEAKER), []).append(data["raw"][:500])
+        done = []
+        for speaker in sorted(speakers & said.keys()):
+            slot, turns = key("conversation", speaker), said[speaker][-20:]
+            if (ctx.own.get(slot) or {}).get("turns") == len(said[speaker]):
+                continue
+            value = ctx.contracts.call("conversation_context", {"turns": turns}).value or {}
+            follow = [q.strip()[:200] for q in value.get("follow_up_questions") or [] if isinstance(q, str)]
+            entry = {
+                "topics": [t[:40] for t in value.get("topics") or [] if isinstance(t, str)][:5],
+                "alerts": [a[:200] for a in value.get("alerts") or [] if isinstance(a, str)][:5],
+                "follow_up": follow[0] if follow and follow[0].endswith("?") else None,
+                "turns": len(said[speaker]),
+            }
+            ctx.own.put(slot, entry)
+            done.append(speaker)
+        return done
 
     def _analyse(self, ctx: ModuleContext, profile: dict[str, Any]) -> str | None:
         slot = key("analysis", profile["speaker"])

@@ -84,6 +84,7 @@ def test_a_rule_mined_from_rewarded_outcomes_is_adopted_with_its_checks_and_chan
         "social_interaction_miner",
         "social_simulation_score",
         "social_rule_self_evaluation",
+        "conversation_context",
     ]
     jsonschema.Draft202012Validator(STATE_SCHEMA).validate(state)
     assert replay(tmp_path / "mined.db", plugins=builtin_plugins(social)).ok
