@@ -1,6 +1,6 @@
 """Heuristic fallbacks of the memory upkeep contracts: how an item is stored, its tags and
-salience, the links between memories, the digest, the narrative, the upkeep schedule and the
-index boosts.
+salience, the links between memories, the digest, the narrative, the upkeep schedule, the
+index boosts, and what a percept holds.
 
 Each is a deterministic function of the call's variables (words counted, never guessed), so a
 module that consumes them behaves the same with no model and replays equal.
@@ -144,6 +144,19 @@ def memory_index_optimizer(variables: Variables) -> dict[str, Any]:
     return {"reranked": reranked}
 
 
+def perception_module(variables: Variables) -> dict[str, Any]:
+    """What the scene names: a file (its name and size) and the content words of its text; no settings."""
+    scene = mapping_of(variables.get("scene"))
+    metadata = mapping_of(scene.get("metadata"))
+    observations: list[dict[str, Any]] = []
+    if isinstance(metadata.get("file"), str) and metadata["file"]:
+        size = metadata.get("bytes") if type(metadata.get("bytes")) is int else None
+        observations.append({"object": "file", "name": metadata["file"][:200], "bytes": size})
+    if tags := tags_of(text_of(scene.get("text"))):
+        observations.append({"object": "text", "topics": tags})
+    return {"observations": observations, "recommended_settings": {}, "notes": "heuristic: metadata and words"}
+
+
 __all__ = [
     "episodic_linker",
     "memory_index_optimizer",
@@ -151,5 +164,6 @@ __all__ = [
     "memory_semantic_bridge",
     "memory_store_strategy",
     "memory_system_narrative",
+    "perception_module",
     "semantic_memory_manager",
 ]

@@ -124,3 +124,15 @@ def answer(question: str, hit: dict[str, Any]) -> tuple[str, str]:
 
 def cited(text: str, labels: list[str]) -> str:
     return " ".join([text, *(f"[{name}]" for name in labels)])
+
+
+def observation_text(observation: dict[str, Any]) -> str:
+    """How one observation of a percept is said ('' when it names nothing to say)."""
+    kind = observation.get("object")
+    if kind == "file" and isinstance(observation.get("name"), str):
+        size = observation.get("bytes")
+        return f"the file {observation['name'][:200]}" + (f" ({size} bytes)" if type(size) is int else "")
+    topics = [t for t in observation.get("topics") or [] if isinstance(t, str)]
+    if kind == "text" and topics:
+        return "something about " + ", ".join(topics[:5])
+    return str(observation.get("description") or observation.get("label") or "")[:200] if kind else ""

@@ -32,6 +32,9 @@ RECALL_K = 10
 LLM_WEIGHT = 0.35  # the share of the model's score in a reranked item's score (the contract's own rule)
 _TALKED = re.compile(r"^\s*what\s+(?:have|did)\s+we\s+(?:talk(?:ed)?|discuss(?:ed)?)\s+about\s*\?*\s*$", re.I)
 NO_DIGEST = "I have not put our conversation together yet."
+_NOTICED = re.compile(r"^\s*what\s+(?:have\s+you|did\s+you)\s+(?:notice[d]?|perceive[d]?|see[n]?)\s*\?*\s*$", re.I)
+NOTHING_NOTICED = "I have noticed nothing around me."
+PERCEPTS_KEPT = 10
 _REMEMBER = re.compile(r"^\s*what\s+do\s+you\s+(?:remember|know|recall)\s+about\s+(?P<what>.+?)\s*\?*\s*$", re.I)
 FACTS_SCANNED = 500  # the facts looked at for one the question asks about
 NOTHING = "I have nothing in memory that answers that."
@@ -57,12 +60,32 @@ class RetrievalModule(CognitiveModule):
         "episodic_linker",
         "memory_long_term_digest",
         "memory_system_narrative",
+        "perception_module",
     )
     state_schema = STATE_SCHEMA
     timeout_s = 120.0  # recall may load the embedding model; the LLM path asks a model three times
 
+    def perceive(self, ctx: ModuleContext) -> Any:
+        """``perception_module`` reads what a sensor perceived (source ``env``: a file, …); its
+        observations are kept for "what have you noticed?"."""
+        if ctx.input.source != "env":
+            return None
+        scene = {"source": "env", "text": ctx.input.raw[:2000], "metadata": dict(ctx.input.metadata or {})}
+        seen = ctx.contracts.call("perception_module", {"scene": scene}).value or {}
+        observations = [o for o in seen.get("observations") or [] if isinstance(o, dict)][:5]
+        said = [answering.observation_text(o) for o in observations]
+        said = [text for text in said if text]
+        if said:
+            kept = [*(ctx.own.get("percepts") or []), {"tick": ctx.tick, "noticed": said}]
+            ctx.own.put("percepts", kept[-PERCEPTS_KEPT:])
+        return {"noticed": said}
+
     def deliberate(self, ctx: ModuleContext) -> Proposals | None:
         question = ctx.input.raw.strip()
+        if _NOTICED.match(question):
+            noticed = [text for entry in ctx.own.get("percepts") or [] for text in entry["noticed"]]
+            reply = "I noticed: " + "; ".join(noticed[-5:]) + "." if noticed else NOTHING_NOTICED
+            return Proposals(candidates=[Candidate(reply, score=0.8)])
         if _TALKED.match(question):
             narrative = (ctx.own.get("digest") or {}).get("narrative")
             return Proposals(candidates=[Candidate(narrative or NO_DIGEST, score=0.8)])

@@ -9,7 +9,7 @@ import json
 
 import agi_plugin_retrieval.plugin as retrieval
 import jsonschema
-from agi_plugin_retrieval.module import NO_DIGEST, STATE_SCHEMA
+from agi_plugin_retrieval.module import NO_DIGEST, NOTHING_NOTICED, STATE_SCHEMA
 
 from agi_core import checkpoints
 from agi_core.hookspecs import hookimpl
@@ -153,3 +153,21 @@ def test_the_index_boosts_decide_which_memory_answers(tmp_path):
     assert boosted.final_output.startswith("sold bike 40 euros [ltm-")
     sources = {c["contract"]: c["source"] for c in boosted.externals["contract_call"]}
     assert sources["memory_index_optimizer"] == "llm" and sources["retrieval_answer"] == "fallback"
+
+
+def test_what_a_sensor_perceived_is_kept_and_said_when_asked(tmp_path):
+    db = tmp_path / "agent.db"
+    with open_kernel(db, retrieval) as kernel:
+        before = kernel.tick("what have you noticed?")
+        kernel.tick("file report.txt", source="env", metadata={"file": "report.txt", "bytes": 120})
+        kernel.tick("the garden gate is open", source="env")
+        after = kernel.tick("what have you noticed?")
+        state = dump_state(kernel.store, "retrieval")
+    assert before.final_output == NOTHING_NOTICED
+    assert after.final_output == (
+        "I noticed: the file report.txt (120 bytes); something about file, report, txt; "
+        "something about garden, gate, open."
+    )
+    assert [entry["tick"] for entry in state["percepts"]] == [2, 3]
+    jsonschema.Draft202012Validator(STATE_SCHEMA).validate(state)
+    assert replay(db, plugins=builtin_plugins(retrieval)).ok
