@@ -64,6 +64,7 @@ class RetrievalModule(CognitiveModule):
     )
     state_schema = STATE_SCHEMA
     timeout_s = 120.0  # recall may load the embedding model; the LLM path asks a model three times
+    phase_timeouts = {"maintain": 600.0}  # idle time: the upkeep asks a model up to a dozen times
 
     def perceive(self, ctx: ModuleContext) -> Any:
         """``perception_module`` reads what a sensor perceived (source ``env``: a file, …); its
