@@ -108,7 +108,7 @@ class SocialModule(CognitiveModule):
         "conversation_context",
     )
     state_schema = STATE_SCHEMA
-    timeout_s = 60.0  # the LLM path asks a model up to five times a phase; the heuristics take microseconds
+    timeout_s = 180.0  # the LLM path asks a model up to five times a phase; the heuristics take microseconds
     phase_timeouts = {"maintain": 600.0}  # idle time: the critic asks a model once per speaker and rule
 
     def perceive(self, ctx: ModuleContext) -> Any:
