@@ -78,7 +78,7 @@ def episodic_linker(variables: Variables) -> dict[str, Any]:
     memories = mapping_of(variables.get("memories"))
     tagged = {alias: set(items_of(mapping_of(m).get("tags"))) for alias, m in memories.items()}
     aliases = sorted(tagged, key=lambda a: (len(a), a))
-    links = []
+    links: list[dict[str, Any]] = []
     for i, src in enumerate(aliases):
         for dst in aliases[i + 1 :]:
             shared, union = tagged[src] & tagged[dst], tagged[src] | tagged[dst]
@@ -93,7 +93,9 @@ def memory_long_term_digest(variables: Variables) -> dict[str, Any]:
     """The most frequent tags as themes (ties: first seen), the count as trend, the first memories as highlights."""
     memories = [mapping_of(m) for m in items_of(mapping_of(variables.get("digest")).get("memories"))]
     counts: Counter[str] = Counter(t for m in memories for t in items_of(m.get("tags")) if isinstance(t, str))
-    order = {tag: i for i, tag in reversed(list(enumerate(t for m in memories for t in items_of(m.get("tags")))))}
+    order: dict[str, int] = {}
+    for tag in (t for m in memories for t in items_of(m.get("tags")) if isinstance(t, str)):
+        order.setdefault(tag, len(order))
     themes = sorted(counts, key=lambda t: (-counts[t], order[t]))[:DIGEST_THEMES]
     highlights = [
         {"period": text_of(m.get("time"))[:10], "note": text_of(m.get("text"), 200)} for m in memories[:3] if m
@@ -117,15 +119,16 @@ def memory_system_narrative(variables: Variables) -> dict[str, Any]:
 
 def semantic_memory_manager(variables: Variables) -> dict[str, Any]:
     """Each task's period halved while its backlog is 10 or more; the next run one period after ``now``."""
-    now = variables.get("now") if type(variables.get("now")) is int else 0
+    given = variables.get("now")
+    now: int = given if isinstance(given, int) and not isinstance(given, bool) else 0
     tasks = []
     for task in map(mapping_of, items_of(variables.get("tasks"))):
-        name, period = task.get("task"), task.get("period")
-        if not isinstance(name, str) or type(period) not in (int, float) or period <= 0:
+        name, asked = task.get("task"), task.get("period")
+        if not isinstance(name, str) or not isinstance(asked, (int, float)) or isinstance(asked, bool) or asked <= 0:
             continue
-        backlog = task.get("backlog") if type(task.get("backlog")) is int else 0
-        period = int(period // 2) if backlog >= 10 else int(period)
-        tasks.append({"task": name, "category": "upkeep", "period": period, "next_run": now + period})
+        period, backlog = int(asked), task.get("backlog")
+        period = period // 2 if type(backlog) is int and backlog >= 10 else period
+        tasks.append({"task": name, "category": "upkeep", "period": max(period, 1), "next_run": now + max(period, 1)})
     return {"tasks": tasks}
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from agi_core.modules import Candidate, Claim, CognitiveModule, ModuleContext, Proposals
 from agi_plugin_retrieval import answering, upkeep
@@ -64,7 +64,8 @@ class RetrievalModule(CognitiveModule):
     )
     state_schema = STATE_SCHEMA
     timeout_s = 120.0  # recall may load the embedding model; the LLM path asks a model three times
-    phase_timeouts = {"maintain": 600.0}  # idle time: the upkeep asks a model up to a dozen times
+    # idle time: the upkeep asks a model up to a dozen times
+    phase_timeouts: ClassVar[dict[str, float]] = {"maintain": 600.0}
 
     def perceive(self, ctx: ModuleContext) -> Any:
         """``perception_module`` reads what a sensor perceived (source ``env``: a file, …); its

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from agi_core.model import Input
 from agi_core.modules import CognitiveModule, Draft, ModuleContext, Revision
@@ -109,7 +109,8 @@ class SocialModule(CognitiveModule):
     )
     state_schema = STATE_SCHEMA
     timeout_s = 180.0  # the LLM path asks a model up to five times a phase; the heuristics take microseconds
-    phase_timeouts = {"maintain": 600.0}  # idle time: the critic asks a model once per speaker and rule
+    # idle time: the critic asks a model once per speaker and rule
+    phase_timeouts: ClassVar[dict[str, float]] = {"maintain": 600.0}
 
     def perceive(self, ctx: ModuleContext) -> Any:
         if not conversational(ctx.input):
