@@ -52,10 +52,6 @@ def intent_ingestion(variables: Variables) -> dict[str, Any]:
     }
 
 
-def conversation_context(variables: Variables) -> dict[str, Any]:
-    return {"llm_summary": {}}
-
-
 def reasoning_episode(variables: Variables) -> dict[str, Any]:
     return {
         "summary": "No reasoning available: the model did not answer within its budget.",
@@ -81,33 +77,6 @@ def memory_summarizer(variables: Variables) -> dict[str, Any]:
 
 def memory_concept_curation(variables: Variables) -> dict[str, Any]:
     return {"concepts": []}
-
-
-def memory_semantic_bridge(variables: Variables) -> dict[str, Any]:
-    """Relay the memories unannotated, ids intact."""
-    memories = [
-        {"id": m["id"]} for m in map(mapping_of, items_of(variables.get("memories"))) if type(m.get("id")) in (str, int)
-    ]
-    return {"memories": memories}
-
-
-def semantic_memory_manager(variables: Variables) -> dict[str, Any]:
-    return {"tasks": []}
-
-
-def dialogue_state(variables: Variables) -> dict[str, Any]:
-    """Keep the previous state unchanged."""
-    state = mapping_of(variables.get("state"))
-    return {
-        "summary": text_of(state.get("summary")),
-        "open_commitments": items_of(state.get("open_commitments")),
-        "pending_questions": items_of(state.get("pending_questions")),
-    }
-
-
-def language_nlg(variables: Variables) -> dict[str, Any]:
-    """The draft reply, unchanged (the seed keeps the base text)."""
-    return {"message": text_of(variables.get("base_text"), 20000)}
 
 
 def identity_mission(variables: Variables) -> dict[str, Any]:

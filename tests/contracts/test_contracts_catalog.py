@@ -132,7 +132,7 @@ def test_declared_fallback_returns_a_valid_object(registry, name):
 def test_contracts_without_fallback_are_the_documented_ones():
     without = sorted(n for n in NAMES if "fallback" not in contract_data(n))
     assert "semantic_memory_maintenance" in without  # the seed: "sans heuristique de repli"
-    assert len(without) == 70 - 57  # 38 core and 19 plugin contracts declare one (social, beliefs: 9; autonomy: 3)
+    assert len(without) == 70 - 61  # 38 core and 23 plugin contracts declare one
 
 
 # -- conformance with the seed's tables --------------------------------------------------------

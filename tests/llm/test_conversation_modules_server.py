@@ -25,9 +25,8 @@ def test_the_modules_ask_the_model_for_each_contract_and_keep_the_facts(tmp_path
         changed = kernel.tick("my favorite color is red")
         sure = kernel.tick("are you sure about my favourite colour?")
     assert "You told me earlier your favorite color was teal; I now have red." in changed.final_output
-    assert "Got it: your favorite color is red." in changed.final_output or (
-        "Understood: your favorite color is red." in changed.final_output
-    )
+    said = changed.final_output.lower()  # the model's rewrite may change the case: the form, not the fact
+    assert "got it: your favorite color is red." in said or "understood: your favorite color is red." in said
     assert "red" in sure.final_output and "0.9" in sure.final_output
     calls = [call for record in (changed, sure) for call in record.externals.get(EXTERNAL, [])]
     asked = {call["contract"] for call in calls}

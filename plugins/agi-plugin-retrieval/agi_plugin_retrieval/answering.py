@@ -10,7 +10,6 @@ from typing import Any
 #: relative to the best candidate, so the top hit always has 1.0: it cannot be a threshold)
 MIN_DENSE = 0.3
 MAX_CITATIONS = 3
-OVERLAP_WEIGHT = 0.1
 
 STOPWORDS = frozenset(
     """a an the and or but if of to in on at for with by from about as into over after before is are was were be
@@ -47,21 +46,6 @@ def is_evidence(hit: dict[str, Any]) -> bool:
     close = breakdown.get("dense", 0.0) >= MIN_DENSE
     asked = is_question(hit["text"]) and not hit.get("metadata")
     return close and not asked and hit.get("speaker") != "agent"
-
-
-def by_overlap(question: str, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The heuristic rerank: the ranking's score, plus OVERLAP_WEIGHT times the share of the question's
-    keywords the memory (its speaker included) holds."""
-    wanted = keywords(question)
-    if not wanted or not hits:
-        return hits
-    top = max(h["score"] for h in hits) or 1.0
-
-    def score(hit: dict[str, Any]) -> float:
-        held = keywords(f"{hit.get('speaker') or ''} {hit['text']}")
-        return hit["score"] / top + OVERLAP_WEIGHT * len(wanted & held) / len(wanted)
-
-    return sorted(hits, key=lambda h: (-score(h), h["id"]))
 
 
 def label(hit: dict[str, Any]) -> str:
@@ -140,3 +124,15 @@ def answer(question: str, hit: dict[str, Any]) -> tuple[str, str]:
 
 def cited(text: str, labels: list[str]) -> str:
     return " ".join([text, *(f"[{name}]" for name in labels)])
+
+
+def observation_text(observation: dict[str, Any]) -> str:
+    """How one observation of a percept is said ('' when it names nothing to say)."""
+    kind = observation.get("object")
+    if kind == "file" and isinstance(observation.get("name"), str):
+        size = observation.get("bytes")
+        return f"the file {observation['name'][:200]}" + (f" ({size} bytes)" if type(size) is int else "")
+    topics = [t for t in observation.get("topics") or [] if isinstance(t, str)]
+    if kind == "text" and topics:
+        return "something about " + ", ".join(topics[:5])
+    return str(observation.get("description") or observation.get("label") or "")[:200] if kind else ""

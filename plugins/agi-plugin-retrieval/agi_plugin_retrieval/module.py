@@ -19,10 +19,10 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from agi_core.modules import Candidate, Claim, CognitiveModule, ModuleContext, Proposals
-from agi_plugin_retrieval import answering
+from agi_plugin_retrieval import answering, upkeep
 from agi_plugin_retrieval.answering import MAX_CITATIONS
 
 STATE_SCHEMA: dict[str, Any] = json.loads(
@@ -30,7 +30,13 @@ STATE_SCHEMA: dict[str, Any] = json.loads(
 )
 RECALL_K = 10
 LLM_WEIGHT = 0.35  # the share of the model's score in a reranked item's score (the contract's own rule)
+_TALKED = re.compile(r"^\s*what\s+(?:have|did)\s+we\s+(?:talk(?:ed)?|discuss(?:ed)?)\s+about\s*\?*\s*$", re.I)
+NO_DIGEST = "I have not put our conversation together yet."
+_NOTICED = re.compile(r"^\s*what\s+(?:have\s+you|did\s+you)\s+(?:notice[d]?|perceive[d]?|see[n]?)\s*\?*\s*$", re.I)
+NOTHING_NOTICED = "I have noticed nothing around me."
+PERCEPTS_KEPT = 10
 _REMEMBER = re.compile(r"^\s*what\s+do\s+you\s+(?:remember|know|recall)\s+about\s+(?P<what>.+?)\s*\?*\s*$", re.I)
+FACTS_SCANNED = 500  # the facts looked at for one the question asks about
 NOTHING = "I have nothing in memory that answers that."
 
 
@@ -43,12 +49,48 @@ class RetrievalModule(CognitiveModule):
 
     name = "retrieval"
     priority = 80
-    contracts = ("retrieval_orchestrator", "memory_retrieval_ranking", "retrieval_answer")
+    contracts = (
+        "retrieval_orchestrator",
+        "memory_index_optimizer",
+        "memory_retrieval_ranking",
+        "retrieval_answer",
+        "semantic_memory_manager",
+        "memory_store_strategy",
+        "memory_semantic_bridge",
+        "episodic_linker",
+        "memory_long_term_digest",
+        "memory_system_narrative",
+        "perception_module",
+    )
     state_schema = STATE_SCHEMA
     timeout_s = 120.0  # recall may load the embedding model; the LLM path asks a model three times
+    # idle time: the upkeep asks a model up to a dozen times
+    phase_timeouts: ClassVar[dict[str, float]] = {"maintain": 600.0}
+
+    def perceive(self, ctx: ModuleContext) -> Any:
+        """``perception_module`` reads what a sensor perceived (source ``env``: a file, …); its
+        observations are kept for "what have you noticed?"."""
+        if ctx.input.source != "env":
+            return None
+        scene = {"source": "env", "text": ctx.input.raw[:2000], "metadata": dict(ctx.input.metadata or {})}
+        seen = ctx.contracts.call("perception_module", {"scene": scene}).value or {}
+        observations = [o for o in seen.get("observations") or [] if isinstance(o, dict)][:5]
+        said = [answering.observation_text(o) for o in observations]
+        said = [text for text in said if text]
+        if said:
+            kept = [*(ctx.own.get("percepts") or []), {"tick": ctx.tick, "noticed": said}]
+            ctx.own.put("percepts", kept[-PERCEPTS_KEPT:])
+        return {"noticed": said}
 
     def deliberate(self, ctx: ModuleContext) -> Proposals | None:
         question = ctx.input.raw.strip()
+        if _NOTICED.match(question):
+            noticed = [text for entry in ctx.own.get("percepts") or [] for text in entry["noticed"]]
+            reply = "I noticed: " + "; ".join(noticed[-5:]) + "." if noticed else NOTHING_NOTICED
+            return Proposals(candidates=[Candidate(reply, score=0.8)])
+        if _TALKED.match(question):
+            narrative = (ctx.own.get("digest") or {}).get("narrative")
+            return Proposals(candidates=[Candidate(narrative or NO_DIGEST, score=0.8)])
         if (about := _REMEMBER.match(question)) is not None:
             return Proposals(candidates=[self._remember(ctx, about.group("what"))])
         if not answering.is_question(question):
@@ -70,6 +112,8 @@ class RetrievalModule(CognitiveModule):
             return self._nothing(ctx, question, "refused by the retrieval plan")
         expansions = [q for q in value.get("expansions") or [] if isinstance(q, str) and q.strip()][:2]
         hits = self._rerank(ctx, question, self._recall(ctx, [question, *expansions]))
+        if (held := self._current_fact(ctx, question)) is not None:
+            return self._from_fact(ctx, question, *held, hits)
         if not hits:
             return self._nothing(ctx, question, "no memory close enough")
         text, used = self._written(ctx, question, hits)
@@ -80,12 +124,74 @@ class RetrievalModule(CognitiveModule):
         self._count(ctx, "answered", {"question": question[:300], "answer": text[:300], "citations": labels})
         return Candidate(answering.cited(text, labels), score=0.6, claims=claims)
 
+    def _current_fact(self, ctx: ModuleContext, question: str) -> tuple[str, Any] | None:
+        """The fact the question asks about, if the agent holds one: its attribute's words (and the
+        entity's, or "my" for the user) are all in the question. A current fact outranks any episode."""
+        wanted, said = answering.keywords(question), set(answering.words(question))
+        best: tuple[int, str] | None = None
+        for entry in ctx.memory.reason.store.facts("", limit=FACTS_SCANNED):
+            parts = entry.key.split("/")
+            if len(parts) < 2:
+                continue
+            entity, attribute = parts[-2], parts[-1]
+            named = set(attribute.split("_")) - answering.STOPWORDS
+            who = bool(said & {"my", "me", "i"}) if entity == "self" else set(entity.split("_")) <= wanted
+            if named and named <= wanted and who and (best is None or len(named) > best[0]):
+                best = (len(named), entry.key)
+        if best is None:
+            return None
+        fact = ctx.memory.fact(best[1])  # read through the tick: the claim cites it
+        return (best[1], fact.value) if fact.exists else None
+
+    def _from_fact(
+        self, ctx: ModuleContext, question: str, key: str, value: Any, hits: list[dict[str, Any]]
+    ) -> Candidate:
+        """The current value of ``key``, cited, with the memories that say the same value; a memory that
+        names the attribute with another value is an older state of it and is not cited."""
+        said = str(value)
+        *_, entity, attribute = key.split("/")
+        text = f"{attribute.replace('_', ' ')} of {'you' if entity == 'self' else entity}: {said}"
+        claims = [Claim(key, value, text, ctx.evidence_for(key))]
+        same = re.compile(rf"(?<!\w){re.escape(said)}(?!\w)", re.IGNORECASE)
+        agreeing = [h for h in hits if same.search(h["text"])]
+        for hit in agreeing[: MAX_CITATIONS - 1]:
+            sentence = answering.best_sentence(question, hit["text"])
+            claims.append(Claim(hit["id"], sentence, f"{answering.label(hit)}: {sentence}", hit["id"]))
+        labels = [f"fact {key}", *(answering.label(h) for h in agreeing[: MAX_CITATIONS - 1])]
+        self._count(ctx, "answered", {"question": question[:300], "answer": said[:300], "citations": labels})
+        return Candidate(answering.cited(said, labels), score=0.6, claims=claims)
+
+    def maintain(self, ctx: ModuleContext) -> Any:
+        """Memory upkeep while the user is idle (:mod:`agi_plugin_retrieval.upkeep`)."""
+        return upkeep.run(ctx)
+
+    def _boosted(self, ctx: ModuleContext, question: str, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``memory_index_optimizer``: each hit's score relative to the best, plus its boost (in [-1, 1];
+        the heuristic: 0.1 times the share of the question's keywords the memory holds), best first."""
+        if not hits:
+            return hits
+        top = max(h["score"] for h in hits) or 1.0
+        documents = [{"id": i, "title": f"{h.get('speaker') or ''} {h['text']}"[:4000]} for i, h in enumerate(hits)]
+        asked = ctx.contracts.call(
+            "memory_index_optimizer",
+            {"query": question, "terms": sorted(answering.keywords(question)), "documents": documents},
+        )
+        boosts: dict[int, float] = {}
+        for entry in (asked.value or {}).get("reranked") or []:
+            ident, boost = entry.get("id"), entry.get("boost")
+            if type(ident) is int and 0 <= ident < len(hits) and type(boost) in (int, float) and boost == boost:
+                boosts[ident] = min(max(float(boost), -1.0), 1.0)
+        scored = [{**h, "score": h["score"] / top + boosts.get(i, 0.0)} for i, h in enumerate(hits)]
+        return sorted(scored, key=lambda h: (-h["score"], h["id"]))
+
     def _rerank(self, ctx: ModuleContext, question: str, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """``memory_retrieval_ranking``: the model's score weighs 35% when it answers (ids are positions)."""
+        """``memory_retrieval_ranking`` after the index boosts: the model's score weighs 35% when it
+        answers (ids are positions)."""
+        hits = self._boosted(ctx, question, hits)
         candidates = [{"id": i, "text": h["text"][:500], "score": round(h["score"], 6)} for i, h in enumerate(hits)]
         ranked = ctx.contracts.call("memory_retrieval_ranking", {"query": question, "candidates": candidates})
         if ranked.source != "llm" or not hits:
-            return answering.by_overlap(question, hits)
+            return hits
         top = max(h["score"] for h in hits) or 1.0
         given = {
             r["id"]: float(r["score"])

@@ -164,3 +164,20 @@ def test_agi_modules_show_retrieval_prints_its_state(tmp_path):
     shown = json.loads(agi("modules", "show", "retrieval", "--json"))
     assert shown["answered"] == 1
     jsonschema.Draft202012Validator(STATE_SCHEMA).validate(shown)
+
+
+def test_a_current_fact_wins_over_an_older_episode_that_said_otherwise(tmp_path):
+    db = tmp_path / "agent.db"
+    with open_kernel(db, retrieval) as kernel:
+        kernel.tick("my favorite color is teal")
+        kernel.tick("I really love teal, my favorite color is teal")
+        kernel.tick("my favorite color is red")
+        asked = kernel.tick("tell me my favorite color?")  # no rule answers this phrasing: retrieval does
+    assert asked.router_decision.agent == "module:retrieval"
+    assert asked.final_output.startswith("red [fact user/person/self/favorite_color] [ltm-")
+    assert "teal" not in asked.final_output
+    cited = {claim["evidence"] for claim in asked.claims}
+    teal = {item["id"] for item in asked.evidence_items if item["source"] == "ltm" and "teal" in item["value"]}
+    assert teal and not cited & teal  # the older episodes were recalled, and not cited
+    assert {vote["vote"] for vote in asked.council_votes} == {"approve"}
+    assert replay(db, plugins=builtin_plugins(retrieval)).ok

@@ -6,13 +6,37 @@ from collections.abc import Mapping
 from typing import Any
 
 from agi_core.contracts.fallbacks import items_of, mapping_of, text_of
-from agi_plugin_social import rewrite, signals, tactics
+from agi_plugin_social import critic, rewrite, signals, tactics
 
 
 def social_interaction_context(variables: Mapping[str, Any]) -> dict[str, Any]:
-    """The local snapshot serves as both baseline and context (the seed's fallback)."""
-    baseline = mapping_of(variables.get("snapshot"))
-    return {"baseline": baseline, "context": dict(baseline), "notes": "heuristic fallback: local snapshot"}
+    """The local snapshot as baseline; the context adds whether the turn is upset; its signals and topics."""
+    return critic.context_of(mapping_of(variables.get("snapshot")), text_of(variables.get("turn")))
+
+
+def social_conversation_analysis(variables: Mapping[str, Any]) -> dict[str, Any]:
+    """A summary of the conversation's profile; hostility, low mood and register as risks and opportunities."""
+    return critic.analysis_of(mapping_of(variables.get("conversation")))
+
+
+def social_interaction_miner(variables: Mapping[str, Any]) -> dict[str, Any]:
+    """A rule per (tactic, register) rewarded well enough often enough."""
+    exchanges = [mapping_of(e) for e in items_of(variables.get("exchanges"))]
+    return {"rules": critic.mined_rules(exchanges), "notes": f"heuristic: {len(exchanges)} exchange(s)"}
+
+
+def social_simulation_score(variables: Mapping[str, Any]) -> dict[str, Any]:
+    """The rule's mean reward against the other tactics' in the same context."""
+    scenario = mapping_of(variables.get("scenario"))
+    with_rule = [_number(r, 0.0) for r in items_of(scenario.get("with"))]
+    without = [_number(r, 0.0) for r in items_of(scenario.get("without"))]
+    score = critic.simulated_score(with_rule, without)
+    return {"score": score, "rationale": f"heuristic: {len(with_rule)} outcome(s) with, {len(without)} without"}
+
+
+def social_rule_self_evaluation(variables: Mapping[str, Any]) -> dict[str, Any]:
+    """Watch the rule's next turns in its context."""
+    return {"actions": critic.checks_of(mapping_of(variables.get("rule"))), "notes": "heuristic: watch its next turns"}
 
 
 def _rules(value: Any) -> list[dict[str, Any]]:

@@ -14,11 +14,11 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from agi_core.model import Input
 from agi_core.modules import CognitiveModule, Draft, ModuleContext, Revision
-from agi_plugin_social import rewrite, signals, tactics
+from agi_plugin_social import critic, rewrite, signals, tactics
 
 STATE_SCHEMA: dict[str, Any] = json.loads(
     (Path(__file__).resolve().parent / "schemas" / "social_state.json").read_text(encoding="utf-8")
@@ -26,6 +26,11 @@ STATE_SCHEMA: dict[str, Any] = json.loads(
 DEFAULT_SPEAKER = "user"
 FORMAL_AT, INFORMAL_AT = 0.25, -0.25
 TOPICS_KEPT, OUTCOMES_KEPT = 8, 10
+MOOD_KEPT = 0.6  # the share of the previous mood kept when a turn's valence comes in
+ADOPT_AT = 0.6  # the simulated score from which a mined rule is adopted
+TURNS_READ = 200  # the journal records a conversation's context is drawn from
+GREETINGS = {"formal": "Good day.", "informal": "Hey!", "neutral": "Hello!"}
+UNANSWERED = ("unknown", "missing", "failure")
 
 
 def speaker_of(data: Input) -> str:
@@ -54,6 +59,7 @@ def new_profile(speaker: str) -> dict[str, Any]:
         "topics": {},
         "lexicon": [],
         "outcomes": [],
+        "mood": 0.0,
     }
 
 
@@ -91,9 +97,20 @@ class SocialModule(CognitiveModule):
         "social_rule_update",
         "social_tactic_selector",
         "social_conversation_rewrite",
+        "social_interaction_context",
+        "social_conversation_analysis",
+        "social_interaction_miner",
+        "social_simulation_score",
+        "social_rule_self_evaluation",
+        "intent_ingestion",
+        "dialogue_state",
+        "language_nlg",
+        "conversation_context",
     )
     state_schema = STATE_SCHEMA
-    timeout_s = 30.0  # the LLM path asks a model up to three times a phase; the heuristics take microseconds
+    timeout_s = 180.0  # the LLM path asks a model up to five times a phase; the heuristics take microseconds
+    # idle time: the critic asks a model once per speaker and rule
+    phase_timeouts: ClassVar[dict[str, float]] = {"maintain": 600.0}
 
     def perceive(self, ctx: ModuleContext) -> Any:
         if not conversational(ctx.input):
@@ -110,13 +127,40 @@ class SocialModule(CognitiveModule):
         profile["turns"] += 1
         profile["rude_turns"] += int(seen.rude)
         profile["name"] = seen.name or profile["name"] or (ctx.input.speaker if ctx.input.speaker else None)
+        upset, turn_topics = self._context(ctx, profile, text, seen)
         topics = dict(profile["topics"])
-        for topic in seen.topics:
+        for topic in turn_topics:
             topics[topic] = topics.get(topic, 0) + 1
         profile["topics"] = dict(sorted(topics.items(), key=lambda item: (-item[1], item[0]))[:TOPICS_KEPT])
         outcome = self._score_pending(ctx, speaker, seen, profile)
         ctx.own.put(key("profile", speaker), profile)
-        return {"speaker": speaker, "register": profile["register"], "signals": seen.to_json(), "outcome": outcome}
+        intent = (ctx.contracts.call("intent_ingestion", {"text": text}).value or {}).get("intent") or {}
+        return {
+            "speaker": speaker,
+            "register": profile["register"],
+            "signals": seen.to_json(),
+            "upset": upset,
+            "intent": str(intent.get("label") or "").upper()[:40],
+            "outcome": outcome,
+        }
+
+    def _context(
+        self, ctx: ModuleContext, profile: dict[str, Any], text: str, seen: signals.Signals
+    ) -> tuple[bool, list[str]]:
+        """``social_interaction_context``: whether the writer is upset, the turn's topics; the mood moves
+        with the turn's valence. An unusable answer keeps the markers' reading."""
+        snapshot = {k: profile.get(k) for k in ("register", "formality", "turns", "rude_turns")}
+        snapshot["mood"] = profile.get("mood", 0.0)
+        value = ctx.contracts.call("social_interaction_context", {"snapshot": snapshot, "turn": text}).value or {}
+        context, measured = value.get("context") or {}, value.get("signals") or {}
+        risk, valence = unit(measured.get("risk")), measured.get("valence")
+        upset = context.get("upset") is True or (risk is not None and risk >= critic.UPSET_AT)
+        if type(valence) in (int, float) and -1 <= valence <= 1:
+            profile["mood"] = round(MOOD_KEPT * profile.get("mood", 0.0) + (1 - MOOD_KEPT) * valence, 4)
+        topics = value.get("topics")
+        if not isinstance(topics, list) or not all(isinstance(t, str) for t in topics):
+            topics = list(seen.topics)
+        return upset, [t.strip().lower()[:40] for t in topics if t.strip()][:3]
 
     def _score_pending(
         self, ctx: ModuleContext, speaker: str, seen: signals.Signals, profile: dict[str, Any]
@@ -152,11 +196,62 @@ class SocialModule(CognitiveModule):
         return {**entry, "confidence": rules[tactic]["confidence"]}
 
     def revise(self, ctx: ModuleContext, draft: Draft) -> Revision | None:
+        """The tactic's form of the reply, then rendered with a greeting (``intent_ingestion``) and a
+        note when it answers an earlier open question (``dialogue_state``) by ``language_nlg``."""
         perceived = ctx.earlier.get(self.name, {}).get("perceive")
         if draft.action.type != "response" or not isinstance(perceived, dict):
             return None
         speaker = perceived["speaker"]
         profile = ctx.own.get(key("profile", speaker)) or new_profile(speaker)
+        styled = self._styled(ctx, draft, perceived, speaker, profile)
+        text, reason = styled or (draft.reply, "")
+        answered = self._dialogue(ctx, speaker, draft.reply)
+        rendered = self._rendered(ctx, draft.reply, text, perceived, profile, answered)
+        if rendered != text:
+            text, reason = rendered, "; ".join(r for r in (reason, "rendered") if r)
+        return None if text == draft.reply else Revision.rewrite(text, reason)
+
+    def _dialogue(self, ctx: ModuleContext, speaker: str, reply: str) -> list[str]:
+        """``dialogue_state``: the open questions of this speaker after this turn; the ones this turn answered."""
+        slot = key("dialogue", speaker)
+        before = ctx.own.get(slot) or {"summary": "", "pending_questions": []}
+        turn = {"user": ctx.text, "agent": reply, "answered": rewrite.reply_kind(reply) not in UNANSWERED}
+        value = ctx.contracts.call("dialogue_state", {"state": {**before, "open_commitments": []}, "turn": turn}).value
+        if not value:
+            return []
+        pending = [q.strip()[:300] for q in value.get("pending_questions") or [] if isinstance(q, str) and q.strip()]
+        summary = value["summary"][:300] if isinstance(value.get("summary"), str) else before["summary"]
+        ctx.own.put(slot, {"summary": summary, "pending_questions": pending[-5:]})
+        return [q for q in before["pending_questions"] if q not in pending]
+
+    def _rendered(
+        self,
+        ctx: ModuleContext,
+        draft: str,
+        text: str,
+        perceived: dict[str, Any],
+        profile: dict[str, Any],
+        answered: list[str],
+    ) -> str:
+        """``language_nlg`` renders the plan (an opening, sections); a rendering that changes a fact is
+        refused. A greeting is the reply's opening: it replaces one the tactic added."""
+        plan: dict[str, Any] = {"register": profile["register"], "sections": []}
+        if perceived.get("intent") == "GREETING" and not perceived["signals"]["rude"]:
+            plan["opening"] = GREETINGS[profile["register"]]
+            text = text if text.startswith(draft) else draft
+        for question in answered[:1]:
+            plan["sections"].append({"name": "earlier_question", "text": f'That answers your question "{question}".'})
+        if "opening" not in plan and not plan["sections"]:
+            return text
+        if "opening" in plan and rewrite.content_words(text) & {"hello", "hey", "hi"}:
+            del plan["opening"]  # the reply greets already
+        message = (ctx.contracts.call("language_nlg", {"base_text": text, "plan": plan}).value or {}).get("message")
+        return message if isinstance(message, str) and rewrite.keeps_facts(text, message) else text
+
+    def _styled(
+        self, ctx: ModuleContext, draft: Draft, perceived: dict[str, Any], speaker: str, profile: dict[str, Any]
+    ) -> tuple[str, str] | None:
+        """The reply in the form of the tactic chosen for it, and the reason; None: no tactic fits."""
         seen = perceived["signals"]
         context: dict[str, Any] = {
             "register": profile["register"],
@@ -164,22 +259,154 @@ class SocialModule(CognitiveModule):
             "grateful": seen["grateful"],
             "reply_kind": rewrite.reply_kind(draft.reply),
             "name": profile["name"],
+            "upset": bool(perceived.get("upset")),
+            "hostile_history": "hostility" in (ctx.own.get(key("analysis", speaker)) or {}).get("risks", []),
+            "follow_up": (ctx.own.get(key("conversation", speaker)) or {}).get("follow_up"),
         }
         rules = ctx.own.get("rules") or tactics.default_rules()
-        candidates = tactics.eligible(rules, context)
+        candidates, mined = self._mined(ctx, context, tactics.eligible(rules, context), rules)
         if not candidates:
             return None
         chosen = self._choose(ctx, context, candidates)
         context["tactic"] = chosen
         asked = ctx.contracts.call("social_conversation_rewrite", {"text": draft.reply, "context": context})
         text = (asked.value or {}).get("rewritten")
-        reason = f"{chosen} ({profile['register']})"
+        reason = f"{chosen} ({profile['register']})" + (f"; mined {mined[chosen]}" if chosen in mined else "")
         if not isinstance(text, str) or not rewrite.keeps_facts(draft.reply, text):
             if asked.source == "llm":
                 reason += "; the model's rewrite changed a fact and was refused"
             text = rewrite.rewrite(draft.reply, context)
         ctx.own.put(key("pending", speaker), {"tick": ctx.tick, "tactic": chosen, "reply": text[:500]})
-        return None if text == draft.reply else Revision.rewrite(text, reason)
+        return text, reason
+
+    def _mined(
+        self,
+        ctx: ModuleContext,
+        context: dict[str, Any],
+        candidates: list[dict[str, Any]],
+        rules: dict[str, dict[str, Any]],
+    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """The candidates with the adopted mined rules that hold in ``context``: their tactic fits fully
+        (a rude or upset writer is left to the built-in fits: de-escalation comes first)."""
+        proven: dict[str, str] = {}
+        if context["rude"] or context["upset"]:
+            return candidates, {}
+        for name, rule in sorted(ctx.own.items()):
+            if name.startswith("mined/") and critic.matches(rule, context) and rule["tactic"]["name"] in rules:
+                proven.setdefault(rule["tactic"]["name"], rule["id"])
+        if not proven:
+            return candidates, {}
+        others = [c for c in candidates if c["tactic"]["name"] not in proven]
+        fitted = [{**rules[t], "fit": 1.0} for t in tactics.TACTICS if t in proven]
+        return sorted([*others, *fitted], key=lambda c: tactics.TACTICS.index(c["tactic"]["name"])), proven
+
+    def maintain(self, ctx: ModuleContext) -> Any:
+        """The social critic, while the user is idle: each conversation analysed again once it has new
+        turns (``social_conversation_analysis``), and rules mined from the outcomes
+        (``social_interaction_miner``), adopted when their simulated score reaches ``ADOPT_AT``
+        (``social_simulation_score``) and the evaluator plans how to check them
+        (``social_rule_self_evaluation``)."""
+        profiles = {k: v for k, v in ctx.own.items() if k.startswith("profile/")}
+        analysed = [self._analyse(ctx, profile) for profile in profiles.values()]
+        adopted = self._mine(ctx, list(profiles.values()))
+        contexts = self._contexts(ctx, {p["speaker"] for p in profiles.values()})
+        return {"analysed": [a for a in analysed if a], "adopted": adopted, "contexts": contexts}
+
+    def _contexts(self, ctx: ModuleContext, speakers: set[str]) -> list[str]:
+        """``conversation_context`` of each speaker's recent turns: topics, style, alerts and the
+        follow-up question the ``clarify`` tactic asks instead of "What do you mean?"."""
+        said: dict[str, list[str]] = {}
+        for record in ctx.journal.last(TURNS_READ):
+            data = record.get("input") or {}
+            if isinstance(data, dict) and data.get("source") == "user" and isinstance(data.get("raw"), str):
+                said.setdefault(str(data.get("speaker") or DEFAULT_SPEAKER), []).append(data["raw"][:500])
+        done = []
+        for speaker in sorted(speakers & said.keys()):
+            slot, turns = key("conversation", speaker), said[speaker][-20:]
+            if (ctx.own.get(slot) or {}).get("turns") == len(said[speaker]):
+                continue
+            value = ctx.contracts.call("conversation_context", {"turns": turns}).value or {}
+            follow = [q.strip()[:200] for q in value.get("follow_up_questions") or [] if isinstance(q, str)]
+            entry = {
+                "topics": [t[:40] for t in value.get("topics") or [] if isinstance(t, str)][:5],
+                "alerts": [a[:200] for a in value.get("alerts") or [] if isinstance(a, str)][:5],
+                "follow_up": follow[0] if follow and follow[0].endswith("?") else None,
+                "turns": len(said[speaker]),
+            }
+            ctx.own.put(slot, entry)
+            done.append(speaker)
+        return done
+
+    def _analyse(self, ctx: ModuleContext, profile: dict[str, Any]) -> str | None:
+        slot = key("analysis", profile["speaker"])
+        if (ctx.own.get(slot) or {}).get("turns") == profile["turns"]:
+            return None
+        fields = ("speaker", "name", "register", "turns", "rude_turns", "mood")
+        conversation = {**{k: profile.get(k) for k in fields}, "topics": list(profile["topics"])}
+        conversation["outcomes"] = profile["outcomes"]
+        done = ctx.contracts.call("social_conversation_analysis", {"conversation": conversation})
+        value = done.value or {}
+        if not isinstance(value.get("summary"), str):
+            return None
+        risks = [r.strip().lower()[:80] for r in value.get("risks") or [] if isinstance(r, str) and r.strip()]
+        chances = [o.strip()[:120] for o in value.get("opportunities") or [] if isinstance(o, str) and o.strip()]
+        ctx.own.put(
+            slot,
+            {
+                "summary": value["summary"][:500],
+                "risks": risks[:5],
+                "opportunities": chances[:5],
+                "turns": profile["turns"],
+                "source": done.source,
+            },
+        )
+        return str(profile["speaker"])
+
+    def _mine(self, ctx: ModuleContext, profiles: list[dict[str, Any]]) -> list[str]:
+        exchanges = [
+            {"speaker": p["speaker"], "register": p["register"], "tactic": o["tactic"], "reward": o["reward"]}
+            for p in profiles
+            for o in p["outcomes"]
+        ]
+        if not exchanges:
+            return []
+        mined = ctx.contracts.call("social_interaction_miner", {"exchanges": exchanges}).value or {}
+        adopted = []
+        for rule in mined.get("rules") or []:
+            tactic = (rule.get("tactic") or {}).get("name") if isinstance(rule.get("tactic"), dict) else None
+            ident = rule.get("id")
+            register = next((p.get("value") for p in rule.get("predicates") or [] if p.get("key") == "register"), None)
+            if tactic not in tactics.TACTICS or not isinstance(ident, str) or ctx.own.get(f"mined/{ident}") is not None:
+                continue
+            if not isinstance(register, str) or not critic.matches(rule, {"register": register}):
+                continue  # only rules on the register, with eq predicates, can be checked
+            same = [e for e in exchanges if e["register"] == register]
+            scenario = {
+                "rule": rule,
+                "with": [e["reward"] for e in same if e["tactic"] == tactic],
+                "without": [e["reward"] for e in same if e["tactic"] != tactic],
+            }
+            simulated = ctx.contracts.call("social_simulation_score", {"scenario": scenario}).value or {}
+            score = unit(simulated.get("score"))
+            if score is None or score < ADOPT_AT:
+                continue
+            planned = ctx.contracts.call("social_rule_self_evaluation", {"rule": rule}).value or {}
+            checks = [a["label"][:200] for a in planned.get("actions") or [] if isinstance(a.get("label"), str)]
+            if not checks:
+                continue  # a rule nobody plans to check is not adopted
+            ctx.own.put(
+                f"mined/{ident}"[:200],
+                {
+                    "id": ident[:180],
+                    "tactic": {"name": tactic},
+                    "predicates": [{"key": "register", "op": "eq", "value": register}],
+                    "score": score,
+                    "checks": checks[:5],
+                    "tick": ctx.tick,
+                },
+            )
+            adopted.append(ident)
+        return adopted
 
     def _choose(self, ctx: ModuleContext, context: dict[str, Any], candidates: list[dict[str, Any]]) -> str:
         """The selector's tactic when it is one of the candidates, else the heuristic pick."""

@@ -68,7 +68,8 @@ def rewrite(text: str, context: dict[str, Any]) -> str:
     if tactic == "acknowledge":
         return f"Fair enough. {text}" if context.get("rude") else f"Thanks for telling me. {text}"
     if tactic == "clarify":
-        ask = "Could you tell me more about what you need?" if register == "formal" else "What do you mean?"
+        follow = context.get("follow_up") if isinstance(context.get("follow_up"), str) else None
+        ask = follow or ("Could you tell me more about what you need?" if register == "formal" else "What do you mean?")
         return f"{text} {ask}"
     if tactic == "match_register":
         if register == "formal":

@@ -25,8 +25,11 @@ def default_rules() -> dict[str, dict[str, Any]]:
 def fit(tactic: str, context: Mapping[str, Any]) -> float:
     """How well ``tactic`` suits ``context`` (0: not eligible)."""
     rude, kind, register = bool(context.get("rude")), context.get("reply_kind"), context.get("register")
-    if tactic == "de_escalate":
-        return 1.0 if rude else 0.0
+    if tactic == "de_escalate":  # rude; upset; or a hostile history and no answer to give
+        if rude:
+            return 1.0
+        upset = context.get("upset") or (context.get("hostile_history") and kind in ("unknown", "missing"))
+        return 0.9 if upset else 0.0
     if tactic == "acknowledge":
         return 0.7 if rude else 0.5 if kind == "noted" and register != "formal" else 0.0
     if tactic == "clarify":

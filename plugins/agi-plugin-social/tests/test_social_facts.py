@@ -65,10 +65,13 @@ class FakeRewriter:
     def agi_register_llm_providers(self, register):
         answers = [
             json.dumps({"matched": False, "state": {"tokens": []}}),  # social_adaptive_lexicon
+            json.dumps({"baseline": {}, "context": {"upset": False}, "signals": {"valence": 0.0, "risk": 0.0}}),
             json.dumps({"reward": 0.6, "confidence": 0.5, "signals": {}}),  # social_interaction_outcome
             json.dumps({"rule": {"id": "rule-match_register", "confidence": 0.75}}),  # social_rule_update
+            json.dumps({"intent": {"label": "QUESTION", "confidence": 0.9}}),  # intent_ingestion
             json.dumps({"selected_rule": {"id": "rule-match_register", "tactic": {"name": "match_register"}}}),
             json.dumps({"rewritten": "Certainly. Your favorite color is red."}),  # a fact changed
+            json.dumps({"summary": "A question answered.", "open_commitments": [], "pending_questions": []}),
         ]
         register(lambda: ScriptedProvider(answers, name="fake-rewriter"), name="fake-rewriter")
 
@@ -85,5 +88,5 @@ def test_a_model_rewrite_that_changes_a_fact_is_refused_and_the_heuristic_form_u
     revise = next(c for c in record.modules["calls"] if c["phase"] == "revise")
     assert revise["output"]["reason"] == "match_register (formal); the model's rewrite changed a fact and was refused"
     sources = [call["source"] for call in record.externals["contract_call"]]
-    assert sources == ["llm"] * 5  # each answer validated against its contract, and journaled
+    assert sources == ["llm"] * 8  # each answer validated against its contract, and journaled
     assert rules["match_register"]["confidence"] == 0.75  # the model's rule update, within [0, 1], applied

@@ -1,0 +1,70 @@
+"""The conversation contracts in the social module through a real kernel and SQLite file, heuristic
+path: a greeting is answered with one (``intent_ingestion``, rendered by ``language_nlg``), a
+statement that answers an open question says so (``dialogue_state``), and ``clarify`` asks about
+the conversation's main topic once maintenance drew its context (``conversation_context``)."""
+
+from __future__ import annotations
+
+import agi_plugin_social.plugin as social
+import jsonschema
+from agi_plugin_social.module import STATE_SCHEMA
+
+from agi_core.modules.state import dump_state
+from agi_core.replay import replay
+from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT
+from agi_core.testing import builtin_plugins, open_kernel
+
+
+def called(record):
+    return {c["contract"]: c["source"] for c in record.externals.get("contract_call", [])}
+
+
+def test_a_greeting_is_answered_with_a_greeting_in_the_speakers_register(tmp_path):
+    db = tmp_path / "agent.db"
+    with open_kernel(db, social) as kernel:
+        hello = kernel.tick("hello")
+        plain = kernel.tick("the sky is green")
+        informal = kernel.tick("hi", speaker="bob")
+    assert hello.final_output == f"Hello! {F3_NO_AGENT} What do you mean?"
+    assert plain.final_output == f"{F3_NO_AGENT} What do you mean?"  # no greeting: none said
+    assert informal.final_output == f"Hey! {F3_NO_AGENT}"  # the greeting replaces the register's "Hmm!"
+    assert called(hello)["intent_ingestion"] == "fallback" and called(hello)["language_nlg"] == "fallback"
+    assert "language_nlg" not in called(plain)  # nothing to render: the model is not asked
+    assert replay(db, plugins=builtin_plugins(social)).ok
+
+
+def test_a_statement_that_answers_an_open_question_says_so(tmp_path):
+    db = tmp_path / "agent.db"
+    with open_kernel(db, social) as kernel:
+        asked = kernel.tick("what is my dog called?")
+        open_now = dump_state(kernel.store, "social")["dialogue/user"]["pending_questions"]
+        aside = kernel.tick("my dog likes the park")  # not taken in (F3): answers nothing
+        told = kernel.tick("my dog is called Rex")
+        state = dump_state(kernel.store, "social")
+    assert asked.final_output == F1_SEM_MISS
+    assert open_now == ["what is my dog called?"]
+    assert "earlier" not in aside.final_output and "That answers" not in aside.final_output
+    assert told.final_output == (
+        'Thanks for telling me. Got it: your dog is called Rex. That answers your question "what is my dog called?".'
+    )
+    assert state["dialogue/user"] == {"summary": "Last said: my dog is called Rex", "pending_questions": []}
+    jsonschema.Draft202012Validator(STATE_SCHEMA).validate(state)
+    assert replay(db, plugins=builtin_plugins(social)).ok
+
+
+def test_clarify_asks_about_the_main_topic_once_the_conversation_context_is_drawn(tmp_path):
+    db = tmp_path / "agent.db"
+    with open_kernel(db, social) as kernel:
+        for line in ["what is my dog called?", "my dog likes the park", "what is my dog called?"]:
+            kernel.tick(line)
+        before = kernel.tick("the sea is blue")
+        done = kernel.maintain()
+        again = kernel.maintain()  # no new turn: not drawn again
+        after = kernel.tick("the sea is blue")
+        state = dump_state(kernel.store, "social")
+    assert before.final_output == f"{F3_NO_AGENT} What do you mean?"
+    assert after.final_output == f"{F3_NO_AGENT} Would you like to tell me more about dog?"
+    assert called(done)["conversation_context"] == "fallback" and "conversation_context" not in called(again)
+    assert state["conversation/user"]["alerts"] == ["asked twice: what is my dog called"]
+    assert state["conversation/user"]["topics"][0] == "dog"
+    assert replay(db, plugins=builtin_plugins(social)).ok
