@@ -112,13 +112,34 @@ def question_manager(variables: Variables) -> dict[str, Any]:
     return {"questions": []}
 
 
+ACTION_RISK = {"read": 0.1, "write": 0.5, "external": 0.7}  # by declared effect; anything else 0.9
+ACTION_EFFORT = {"read": 0.1, "write": 0.3, "external": 0.4}
+ACTION_ARTICLE = {"read": "a", "write": "a", "external": "an"}
+
+
 def action_interface(variables: Variables) -> dict[str, Any]:
-    """The candidate actions as given, without estimates."""
+    """Each candidate action estimated from its type, a tool's declared effect: the further it reaches
+    (read < write < external < unknown), the riskier."""
     actions = []
     for action in map(mapping_of, items_of(variables.get("actions"))):
         name, kind = text_of(action.get("name"), 200), text_of(action.get("type"), 200)
         if name and kind:
-            actions.append({"name": name, "type": kind})
+            risk = ACTION_RISK.get(kind, 0.9)
+            rationale = (
+                f"heuristic: {ACTION_ARTICLE[kind]} {kind} action"
+                if kind in ACTION_RISK
+                else f"heuristic: unknown effect {kind!r}"
+            )
+            actions.append(
+                {
+                    "name": name,
+                    "type": kind,
+                    "impact": 0.5,
+                    "effort": ACTION_EFFORT.get(kind, 0.5),
+                    "risk": risk,
+                    "rationale": rationale,
+                }
+            )
     return {"actions": actions}
 
 

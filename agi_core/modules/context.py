@@ -117,6 +117,7 @@ class ModuleContext:
     now_ms: int | None
     _reason: ReasonContext = attrs.field(repr=False, alias="reason")
     _settings: Callable[[], Mapping[str, JSON]] = attrs.field(repr=False, alias="settings", default=dict)
+    _tools: Mapping[str, Any] = attrs.field(repr=False, alias="tools", factory=dict)  # the agent's, by name
     proposals: list[Proposals] = attrs.field(factory=list)
     outcome: Mapping[str, JSON] = attrs.field(factory=dict)
     closed: bool = False
@@ -158,6 +159,11 @@ class ModuleContext:
     def settings(self) -> Mapping[str, JSON]:
         """The settings of the plugin that registered this module, validated (``agi config``)."""
         return self._settings()
+
+    def tool_effect(self, name: str) -> str | None:
+        """The declared effect (``read``, ``write``, ``external``) of the agent's tool ``name``; None if unknown."""
+        tool = self._tools.get(name)
+        return None if tool is None else str(tool.effect)
 
     def external(self, kind: str, fetch: Callable[[], JSON]) -> JSON:
         """Read the outside world replay-safely: ``fetch()`` runs live and what it returns (JSON) is

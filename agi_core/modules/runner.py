@@ -63,6 +63,7 @@ class ModuleTick:
         self.timeout_s, self.report, self.now_ms = scope.module_timeout_s, scope.report, scope.now_ms
         self.outputs: dict[str, dict[str, Any]] = {}
         self._settings_of = scope.settings
+        self.tools = scope.tools
         self._settings: dict[str, Mapping[str, Any]] = {}  # per plugin, read once per tick
         self.draft: Draft | None = None  # the decision under revision (the revise phase)
         self.log: dict[str, Any] = {"order": [module.name for module in modules], "calls": []} if modules else {}
@@ -302,6 +303,7 @@ class ModuleTick:
             proposals=list(proposals),
             outcome=dict(outcome),
             settings=lambda: self.settings(module.plugin),
+            tools=self.tools,
         )
         holder.append(ctx)
         return ctx

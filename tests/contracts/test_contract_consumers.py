@@ -100,6 +100,7 @@ def test_the_autonomy_module_calls_every_contract_it_declares(tmp_path, monkeypa
         records += [kernel.tick("hello"), kernel.tick("ok"), kernel.tick("why did you ask?")]
         records += [kernel.tick("I'm at work"), kernel.tick("stop reminding me"), kernel.maintain()]
         records += [kernel.tick(f"line {i}") for i in range(12)]
+        records.append(kernel.tick("/file_list ."))  # a tool call the brain chose: weighed before it runs
         sim.advance(86_400)
         clock.refresh()
         records += [kernel.maintain(), kernel.maintain(), kernel.maintain()]

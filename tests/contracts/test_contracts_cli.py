@@ -58,7 +58,7 @@ def test_list_json(agi, obj):
         "required_fields": 3,
         "owner_module": "AGI_Evolutive/io/action_interface.py",
         "fallback": True,
-        "used_by": [],
+        "used_by": ["autonomy"],  # it weighs the tool call the brain chose before it runs
     }
     used = {row["name"]: row["used_by"] for row in rows if row["used_by"]}
     assert used["social_conversation_rewrite"] == ["social"]  # the social module calls it in its revise phase

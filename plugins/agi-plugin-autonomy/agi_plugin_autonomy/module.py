@@ -88,6 +88,8 @@ class AutonomyModule(CognitiveModule):
         "goal_priority_review",
         "runtime_job_manager",
         "scheduler",
+        # a tool call the brain chose, weighed before it runs
+        "action_interface",
         # report
         "runtime_analytics",
         "runtime_dash",
@@ -150,6 +152,8 @@ class AutonomyModule(CognitiveModule):
     def revise(self, ctx: ModuleContext, draft: Draft) -> Revision | None:
         """The user is back: the top open goal's question or reminder, once, after the reply, when the time is
         right (``world_model``) and the user allows it; "why did you ask?" gets the reason (``reasoning_episode``)."""
+        if draft.action.type == "tool":
+            return self._weigh(ctx, draft)
         if ctx.input.source != "user" or draft.action.type != "response":
             return None
         last = ctx.own.get("last_asked")
@@ -192,6 +196,22 @@ class AutonomyModule(CognitiveModule):
         formatted = ctx.contracts.call("response_formatter", {"text": said})
         told = formatted.advised("message", lambda v: isinstance(v, str) and draft.reply in v and len(v) <= 800)
         return Revision.rewrite(told or said, f"autonomy goal {top['id']}")
+
+    def _weigh(self, ctx: ModuleContext, draft: Draft) -> Revision | None:
+        """The tool call the brain chose, weighed before it runs (``action_interface``: impact, effort, risk;
+        without a model, risk by the tool's declared effect): at or over the setting ``action_risk_limit``
+        it is vetoed, the estimate and its rationale said."""
+        effect = ctx.tool_effect(draft.action.name) or "unknown"
+        weighed = ctx.contracts.call("action_interface", {"actions": [{"name": draft.action.name, "type": effect}]})
+        found = next((a for a in (weighed.value or {}).get("actions", []) if a.get("name") == draft.action.name), None)
+        limit = float(ctx.settings.get("action_risk_limit", 0.8))
+        if found is None or not isinstance(found.get("risk"), int | float) or found["risk"] < limit:
+            return None
+        why = str(found.get("rationale") or effect)[:200]
+        return Revision.veto(
+            f"risk {found['risk']:g} of {draft.action.name} reaches action_risk_limit {limit:g} ({why})",
+            f"I won't run {draft.action.name}: its risk ({found['risk']:g}: {why}) reaches my limit of {limit:g}.",
+        )
 
     def observe(self, ctx: ModuleContext) -> Any:
         """An asked question is answered by the user's next line: the goal is done."""

@@ -17,6 +17,14 @@ agi_manifest = {
                 "default": 300,
                 "description": "Seconds without a line from the user before a maintenance tick acts on its own.",
             },
+            "action_risk_limit": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 1.01,
+                "default": 0.8,
+                "description": "A tool call the brain chose whose estimated risk (action_interface) reaches this "
+                "is vetoed before it runs (without a model: read 0.1, write 0.5, external 0.7; above 1: never).",
+            },
             "autonomous_ticks_per_hour": {
                 "type": "integer",
                 "minimum": 0,

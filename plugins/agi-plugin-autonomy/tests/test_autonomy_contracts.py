@@ -10,12 +10,15 @@ import pytest
 from agi_plugin_autonomy import pacing, pursuit
 from agi_plugin_autonomy.module import STATE_SCHEMA
 
+from agi_core.hookspecs import hookimpl
+from agi_core.model import ToolDefinition
 from agi_core.modules.state import dump_state
 from agi_core.replay import replay
 from agi_core.replies import F3_NO_AGENT
 from agi_core.scheduling.clock import PinnedClock, SimulatedClock
 from agi_core.settings.schema import env_name
 from agi_core.testing import builtin_plugins, open_kernel
+from agi_core.tools import Tool, ToolPolicy
 
 START_MS = 1_795_000_000_000
 PLUGIN = autonomy.__name__
@@ -237,3 +240,46 @@ def test_the_report_the_log_and_the_day_are_kept_in_the_state(tmp_path):
         assert days == [{"day": shown["dash"]["today"]["day"], "summary": days[0]["summary"]}]
         assert days[0]["summary"].endswith(": 1 autonomous ticks, 0 goals asked, 0 open")
         jsonschema.Draft202012Validator(STATE_SCHEMA).validate(state(kernel))
+
+
+class Tools:
+    """Two tools the brain may call with /NAME: one that writes, one that reaches outside."""
+
+    @hookimpl
+    def agi_register_actuators(self, register):
+        register(Tool(ToolDefinition("note", "Write a note", {"text": "string"}, effect="write"), _ran("note")))
+        register(Tool(ToolDefinition("ping", "Ping a host", {"text": "string"}, effect="external"), _ran("ping")))
+
+
+RAN: list[str] = []
+
+
+def _ran(name):
+    def run(ctx, args):
+        RAN.append(name)
+        return {"ok": True}
+
+    return run
+
+
+@pytest.mark.parametrize(("limit", "vetoed"), [("0.6", ["ping"]), ("0.8", [])])
+def test_a_tool_call_whose_estimated_risk_reaches_the_limit_is_vetoed_before_it_runs(
+    tmp_path, monkeypatch, limit, vetoed
+):
+    """action_interface weighs the brain's tool call (no model: risk by declared effect, write 0.5,
+    external 0.7); at or over action_risk_limit the call is vetoed and never runs."""
+    monkeypatch.setenv(env_name(PLUGIN, "action_risk_limit"), limit)
+    RAN.clear()
+    policy = ToolPolicy(allow_effects=frozenset({"read", "write", "external"}))
+    db = tmp_path / "agent.db"
+    with open_kernel(db, autonomy, Tools(), policy=policy) as kernel:
+        noted, pinged = kernel.tick("/note hello"), kernel.tick("/ping example.org")
+        weighed = [c for c in pinged.modules["calls"] if (c["module"], c["phase"]) == ("autonomy", "revise")]
+    assert RAN == ["note", "ping"][: 2 - len(vetoed)]
+    assert noted.observation.success
+    if vetoed:
+        assert pinged.final_output.startswith("I won't run ping: its risk (0.7: heuristic: an external action)")
+        assert weighed[0]["output"]["kind"] == "veto"
+    else:  # not vetoed: the external call ran after its tick, and this is its receipt
+        assert pinged.observation.success and pinged.input.source == "event"
+    assert replay(db, plugins=builtin_plugins(autonomy, Tools())).ok
