@@ -6,7 +6,9 @@
    then); otherwise the JSON answer is validated and retried within the budget, and an
    action whose ``tool`` names a tool is a call too. The model picks one call; the first
    known tool wins.
-2. **A ``read`` tool** runs now, through the kernel (:meth:`ReasonContext.run_read_tool`:
+2. **A brain tool** (:mod:`agi_core.brain.llm_tools`: remember, recall, calculate, clock,
+   goals; its name wins over a kernel tool's) runs now, in the tick, through the context;
+   its result goes to the follow-up turn. **A ``read`` tool** runs now, through the kernel (:meth:`ReasonContext.run_read_tool`:
    policy, isolation, timeout, the ``tool_observation`` external). **A ``write`` or
    ``external`` tool** is the tick's action: the kernel records its intent and runs it
    after the commit; there is no follow-up turn, the reply says the intent was recorded.
@@ -30,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agi_core.brain import answer, llm_context
+from agi_core.brain import answer, llm_context, llm_tools
 from agi_core.brain.context import ReasonContext
 from agi_core.contracts import Budget, ContractViolation, call_contract, thaw
 from agi_core.contracts.prompt import build_messages, estimate_tokens
@@ -98,6 +100,14 @@ def run(brain: LLMBrain, ctx: ReasonContext) -> Outcome:
             return finish(Outcome(F4_AGENT_FAILURE, _respond(F4_AGENT_FAILURE), output, [CONTRACT], degraded=[AGENT]))
         return finish(Outcome(summary, _respond(summary), output, [CONTRACT]))
     name, args, source = pick
+    if name in llm_tools.TOOLS:
+        log = llm_tools.BrainToolLog()
+        payload = llm_tools.call(ctx, brain.kernel, name, args, log)
+        output["tool"] = {**log.calls[0], "from": source, "brain_tool": True}
+        error = payload.get("error")
+        observation = Observation(success=error is None, payload=payload, error=None if error is None else str(error))
+        answered = _follow_up(brain, ctx, variables, budget, first, Action(type="tool", name=name, args=args), observation, output)
+        return finish(attrs.evolve(answered, action=_respond(answered.text), acted=None))
     effect = brain.kernel.tools[name].effect
     output["tool"] = {"name": name, "args": args, "effect": effect, "from": source}
     action = Action(type="tool", name=name, args=args)
@@ -187,7 +197,7 @@ def _turn(
 def _pick(brain: LLMBrain, calls: Any, value: Mapping[str, Any] | None) -> tuple[str, dict[str, Any], str] | None:
     """The one tool call of the tick: the first native call to a known tool, else the first
     action naming one (``respond`` is not a call: the summary is the reply)."""
-    tools = brain.kernel.tools
+    tools = {*brain.kernel.tools, *llm_tools.TOOLS}
     for call in calls:
         if isinstance(call, Mapping) and call.get("name") in tools and call.get("name") != "respond":
             arguments = call.get("arguments")

@@ -76,6 +76,7 @@ def test_the_prompt_holds_the_stored_answer_and_the_memories(tmp_path: Path, mon
         }.items():
             monkeypatch.setenv(name, value)
         with open_kernel(db, seed="ctx", brain="llm") as kernel:
+            kernel.brain.rules_first = False  # R2 answers this line without the model: the prompt is checked here
             record = kernel.tick("what is my favorite color?")
         (body,) = [body for path, body in server.requests if path.endswith("/chat/completions")]
     assert record.final_output == "Your favorite color is green."
