@@ -92,7 +92,7 @@ def is_question(text: str) -> bool:
 
 
 def asks_time(text: str) -> bool:
-    """"what time is it?", "what's the date?", "what day is it today?" …"""
+    """ "what time is it?", "what's the date?", "what day is it today?" …"""
     return bool(_TIME_QUESTION.search(text))
 
 

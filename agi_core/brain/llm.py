@@ -35,8 +35,8 @@ import attrs
 
 from agi_core.brain import answer, llm_context, llm_reason, llm_tools
 from agi_core.brain.context import Decision, ReasonContext
-from agi_core.brain.llm_rules import missed, rule_decision, tool_command
 from agi_core.brain.llm_reason import AGENT, CONTRACT
+from agi_core.brain.llm_rules import missed, rule_decision, tool_command
 from agi_core.contracts import Budget
 from agi_core.contracts.provider import Provider
 from agi_core.errors import AgiError, ConfigError

@@ -8,8 +8,9 @@
    known tool wins.
 2. **A brain tool** (:mod:`agi_core.brain.llm_tools`: remember, recall, calculate, clock,
    goals; its name wins over a kernel tool's) runs now, in the tick, through the context;
-   its result goes to the follow-up turn. **A ``read`` tool** runs now, through the kernel (:meth:`ReasonContext.run_read_tool`:
-   policy, isolation, timeout, the ``tool_observation`` external). **A ``write`` or
+   its result goes to the follow-up turn. **A ``read`` tool** runs now, through the kernel
+   (:meth:`ReasonContext.run_read_tool`: policy, isolation, timeout, the ``tool_observation``
+   external). **A ``write`` or
    ``external`` tool** is the tick's action: the kernel records its intent and runs it
    after the commit; there is no follow-up turn, the reply says the intent was recorded.
 3. **Follow-up.** The decide turn's messages, then the call (assistant) and its result with
@@ -106,7 +107,9 @@ def run(brain: LLMBrain, ctx: ReasonContext) -> Outcome:
         output["tool"] = {**log.calls[0], "from": source, "brain_tool": True}
         error = payload.get("error")
         observation = Observation(success=error is None, payload=payload, error=None if error is None else str(error))
-        answered = _follow_up(brain, ctx, variables, budget, first, Action(type="tool", name=name, args=args), observation, output)
+        answered = _follow_up(
+            brain, ctx, variables, budget, first, Action(type="tool", name=name, args=args), observation, output
+        )
         return finish(attrs.evolve(answered, action=_respond(answered.text), acted=None))
     effect = brain.kernel.tools[name].effect
     output["tool"] = {"name": name, "args": args, "effect": effect, "from": source}

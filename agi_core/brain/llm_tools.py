@@ -137,9 +137,17 @@ TOOLS: dict[str, BrainTool] = {
             "read",
             _recall,
         ),
-        BrainTool("calculate", "Exact arithmetic: + - * / ** % and parentheses.", {"expression": "string"}, "read", _calculate),
+        BrainTool(
+            "calculate", "Exact arithmetic: + - * / ** % and parentheses.", {"expression": "string"}, "read", _calculate
+        ),
         BrainTool("clock", "The current date and time (the recorded clock).", {}, "read", _clock),
-        BrainTool("goals", "Goals: op is add, done or list; text names the goal.", {"op": "string", "text": "string"}, "write", _goals),
+        BrainTool(
+            "goals",
+            "Goals: op is add, done or list; text names the goal.",
+            {"op": "string", "text": "string"},
+            "write",
+            _goals,
+        ),
     )
 }
 

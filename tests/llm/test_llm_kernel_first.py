@@ -62,7 +62,11 @@ def test_a_scripted_chat_under_the_llm_brain_stores_answers_computes_and_tells_t
     after_ms = int(time.time() * 1000)
     assert result.exit_code == 0, result.output
     replies = [line.split("agent> ", 1)[1] for line in result.output.splitlines() if "agent> " in line]
-    stored = ["Got it: your name is Alice.", "Got it: your favorite color is blue.", "Noted: the capital of France is Paris."]
+    stored = [
+        "Got it: your name is Alice.",
+        "Got it: your favorite color is blue.",
+        "Noted: the capital of France is Paris.",
+    ]
     assert all(reply.endswith(said) for reply, said in zip(replies[:3], stored, strict=True)), replies[:3]
     assert replies[4:10] == [
         "Your name is Alice.",  # not "Forget your name.": the stored fact, by R2
@@ -131,7 +135,10 @@ def test_brain_tool_commands_parse_their_arguments() -> None:
     assert tool_command("/calculate 12 / (3 + 1)") == ("calculate", {"expression": "12 / (3 + 1)"})
     assert tool_command("/recall where do I live") == ("recall", {"query": "where do I live"})
     assert tool_command("/goals add learn Spanish") == ("goals", {"op": "add", "text": "learn Spanish"})
-    assert tool_command("/remember me color teal") == ("remember", {"subject": "me", "attribute": "color", "value": "teal"})
+    assert tool_command("/remember me color teal") == (
+        "remember",
+        {"subject": "me", "attribute": "color", "value": "teal"},
+    )
     assert tool_command("/file_list") is None and tool_command("hello") is None
 
 
