@@ -283,7 +283,16 @@ class Kernel:
 
     def recall_long_term(self, query: str, k: int, externals: Externals) -> list[dict[str, Any]]:
         """Top-``k`` long-term memories for ``query``, recorded as an external (the index is derived state)."""
-        return list(externals.fetch("ltm_recall", lambda: [hit.to_dict() for hit in self.long_term.search(query, k)]))
+        return list(
+            externals.fetch(
+                "ltm_recall", lambda: [hit.to_dict() for hit in self.long_term.search(query, k, mode=self.recall_rank())]
+            )
+        )
+
+    def recall_rank(self) -> str:
+        """The ranking of long-term recall: the ``longterm`` plugin's ``rank`` setting, else ``hybrid``."""
+        declared = "longterm" in self.plugin_settings.declared
+        return str(self.plugin_settings.values("longterm").get("rank", "hybrid")) if declared else "hybrid"
 
     @property
     def contracts(self) -> ContractRegistry:
@@ -884,6 +893,10 @@ class Kernel:
     def _store(self, tick: int, record: JournalRecord, percept: Input, working: WorkingMemory) -> None:
         """Rule 3: episodes, working memory, meta and the journal record, in the tick's transaction."""
         stamp = record.timestamp
+        acted = {"kind": "action", "action": to_data(record.action), "success": record.observation.success}
+        calls = sum(1 for step in record.plan.steps if step.startswith(("tool:", "brain_tool:")))
+        if calls:  # AgentOne's +0.3 importance of a thought that led to tool calls (agi_core.longterm.episodes)
+            acted["tool_calls"] = calls
         episodes = [
             EpisodicEntry(
                 id=self.determinism.new_id("episode", "input"),
@@ -896,7 +909,7 @@ class Kernel:
             EpisodicEntry(
                 id=self.determinism.new_id("episode", "action"),
                 event=record.final_output,
-                context={"kind": "action", "action": to_data(record.action), "success": record.observation.success},
+                context=acted,
                 timestamp=stamp,
             ),
         ]
