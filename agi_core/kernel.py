@@ -763,6 +763,9 @@ class Kernel:
             council_settings=lambda: self.plugin_settings.values("stage0"),
             read_tool=lambda name, args: acting.read_tool(scope, name, args),
             contracts=caller_for(self, externals),
+            on_state_complete=lambda event: self.plugins.state_completed(
+                kernel=self, event=event, replaying=externals.replaying, skip=self.disabled_plugins
+            ),
         )
         modules = ctx.module_tick = ModuleTick(
             scope, ctx, working=working, contracts=lambda: self.contract_caller(externals)
