@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agi_core.brain import answer, llm_context, llm_reason, llm_tools
+from agi_core.brain import answer, llm_context, llm_reason, llm_scratch, llm_tools
 from agi_core.brain.context import Decision, ReasonContext
 from agi_core.brain.llm_reason import AGENT, CONTRACT
 from agi_core.brain.llm_rules import missed, rule_decision, tool_command
@@ -148,6 +148,21 @@ class LLMBrain:
         check_model(self.provider_name)
 
     def reason(self, ctx: ReasonContext) -> Decision:
+        decision = self._reason(ctx)
+        if self._recorded_scratch(ctx):
+            output = decision.agent_outputs.get(AGENT)
+            llm_scratch.keep(ctx, decision, self.provider_name, output if isinstance(output, dict) else {})
+        return decision
+
+    def _recorded_scratch(self, ctx: ReasonContext) -> bool:
+        """Whether the tick keeps scratch variables in RLM state, recorded as ``llm_scratch``
+        (journals from before it replay without them)."""
+        recorded = ctx.externals.recorded
+        if recorded is not None and "llm_scratch" not in recorded:
+            return False
+        return bool(ctx.externals.fetch("llm_scratch", lambda: True))
+
+    def _reason(self, ctx: ReasonContext) -> Decision:
         rules_first = self._recorded_rules_first(ctx)
         ruled = rule_decision(self.kernel, ctx) if rules_first else None
         miss = None if ruled is None else missed(ruled)
