@@ -285,7 +285,8 @@ class Kernel:
         """Top-``k`` long-term memories for ``query``, recorded as an external (the index is derived state)."""
         return list(
             externals.fetch(
-                "ltm_recall", lambda: [hit.to_dict() for hit in self.long_term.search(query, k, mode=self.recall_rank())]
+                "ltm_recall",
+                lambda: [hit.to_dict() for hit in self.long_term.search(query, k, mode=self.recall_rank())],
             )
         )
 

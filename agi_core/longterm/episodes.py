@@ -53,7 +53,9 @@ def _mirror(store: MemoryBackend, memory: LongTermMemory) -> int:
         return 0
     records: list[dict[str, Any]] = []
     command_ticks: set[int] = set()
-    loaded = [(tick, store.load_text(event), store.load_json(context), stamp) for _seq, tick, event, context, stamp in rows]
+    loaded = [
+        (tick, store.load_text(event), store.load_json(context), stamp) for _seq, tick, event, context, stamp in rows
+    ]
     tool_calls = {tick: int(d.get("tool_calls", 0)) for tick, _text, d, _stamp in loaded if d.get("kind") == "action"}
     for tick, text, details, stamp in loaded:
         kind = "action" if details.get("kind") == "action" else "message"

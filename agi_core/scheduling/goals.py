@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
-from agi_core.scheduling import goal_tasks
 from agi_core.errors import ConfigError, ValidationError
 from agi_core.model import Goal, GoalStatus, PlanStep
+from agi_core.scheduling import goal_tasks
 from agi_core.serialization import from_data, to_data
 
 if TYPE_CHECKING:

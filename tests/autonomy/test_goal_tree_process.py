@@ -34,7 +34,10 @@ def test_a_goal_with_three_subgoals_runs_as_a_task_tree_under_follow(tmp_path: P
     running = agi("state", "tree", "--goal", parent).splitlines()
     assert [line.strip().split(" ", 2)[1:] for line in running] == [
         ["[incomplete]", "learn Spanish"],
-        *(["[incomplete]", f"{title} -> subgoal_{sub.replace('-', '_')}"] for title, sub in zip(SUBGOALS, subs, strict=True)),
+        *(
+            ["[incomplete]", f"{title} -> subgoal_{sub.replace('-', '_')}"]
+            for title, sub in zip(SUBGOALS, subs, strict=True)
+        ),
     ]
 
     follow = ["run", "--follow", "--step-every", "1s", "--clock-every", "0"]
@@ -59,6 +62,7 @@ def test_a_goal_with_three_subgoals_runs_as_a_task_tree_under_follow(tmp_path: P
         if process.poll() is None:
             process.kill()
     assert process.returncode == 0, err
+    assert out == ""  # every goal is done: nothing more acts
     assert [line.split(" That was")[1].strip() for line in said] == [
         *(f"the last step: goal {sub} ({title}) is done." for sub, title in zip(subs, SUBGOALS, strict=True)),
         f"the last step: goal {parent} (learn Spanish) is done.",

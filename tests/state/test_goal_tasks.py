@@ -45,7 +45,9 @@ def test_a_goal_with_three_subgoals_runs_as_a_task_tree(tmp_path: Path) -> None:
         for _ in range(4):
             kernel.command("goal_step", {})
         tree = _state(kernel, "tree", goal=subs[1])["tree"]  # any goal of the tree shows the whole tree
-        parent_vars = {v["name"]: v["value"] for v in _state(kernel, "variables", state_id=tree["state_id"])["variables"]}
+        parent_vars = {
+            v["name"]: v["value"] for v in _state(kernel, "variables", state_id=tree["state_id"])["variables"]
+        }
     assert (tree["prompt"], tree["status"], tree["final"]) == ("learn Spanish", "complete", "done: learn Spanish")
     subgoals, step = tree["children"][:3], tree["children"][3]
     assert [(c["prompt"], c["final"]) for c in subgoals] == [
@@ -138,7 +140,9 @@ def test_run_state_op_without_a_handler_completes_silently(tmp_path: Path) -> No
     with open_kernel(tmp_path / "a.db", seed="plain") as kernel:
         seen: list[Any] = []
         with kernel.store.write_block():
-            run_state_op(kernel.store, kernel.determinism, kernel.state_dir, {"op": "create_state", "args": {"prompt": "p"}})
+            run_state_op(
+                kernel.store, kernel.determinism, kernel.state_dir, {"op": "create_state", "args": {"prompt": "p"}}
+            )
             run_state_op(
                 kernel.store,
                 kernel.determinism,
