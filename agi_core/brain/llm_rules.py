@@ -47,6 +47,8 @@ def tool_command(raw: str) -> tuple[str, dict[str, Any]] | None:
         return None
     if name == "calculate":
         return name, {"expression": rest.strip()}
+    if name == "recall" and "=" not in rest:
+        return name, {"query": rest.strip()} if rest.strip() else {}
     try:
         parts = shlex.split(rest)
     except ValueError:
