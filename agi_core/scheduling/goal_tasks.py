@@ -24,13 +24,20 @@ if TYPE_CHECKING:
     from agi_core.model import Goal
 
 SESSION_PREFIX = "goal:"
+EXTERNAL = "goal_tasks"
 
 
 def service(ctx: ReasonContext) -> StateService | None:
-    """The tick's RLM state service (None on a backend without RLM rows)."""
+    """The tick's RLM state service (None on a backend without RLM rows, or when replaying a journal
+    from before goals had tasks: the ``goal_tasks`` external records that the tick kept them)."""
     rows = getattr(ctx.store, "rlm_rows", None)
     if rows is None:
         return None
+    recorded = ctx.externals.recorded
+    if recorded is not None and EXTERNAL not in recorded:
+        return None
+    if EXTERNAL not in ctx.externals.log:  # once per tick, live and in replay alike
+        ctx.externals.fetch(EXTERNAL, lambda: True)
     path = Path(ctx.store.path)
     svc = StateService(rows(), ctx.determinism, path.with_name(path.name + ".state") / "rlm")
     callback = getattr(ctx, "on_state_complete", None)
