@@ -10,8 +10,11 @@ kernel's, else the wall clock read once and recorded as the ``brain_clock_ms`` e
 ``goals`` adds, finishes and lists goals through the goal rule's own code. What a call
 does depends only on its arguments and recorded externals: replay re-runs it, offline.
 
-Every call is logged on the context (:attr:`BrainToolLog.calls`); the brain journals the
-log in its output and counts it for AgentOne's tool-call importance bonus.
+Each call passes the kernel's tool policy first (:func:`gate`): reads run; ``remember`` and
+``goals`` add/done are writes, which run only with ``--allow-tool NAME`` (or
+``allow_effects={"write"}``) or, in ``agi chat``, the user's confirmation; the decision is
+recorded. Every call is logged (:attr:`BrainToolLog.calls`, with the policy's word); the
+brain journals the log in its output and counts it for AgentOne's tool-call importance bonus.
 """
 
 from __future__ import annotations
@@ -159,15 +162,46 @@ class BrainToolLog:
     calls: list[dict[str, Any]] = attrs.field(factory=list)
 
 
+def effect_of(tool: BrainTool, args: dict[str, Any]) -> str:
+    """The call's effect: ``goals`` with ``op=list`` only reads."""
+    if tool.name == "goals" and str(args.get("op", "list")).strip().lower() == "list":
+        return "read"
+    return tool.effect
+
+
+def gate(ctx: ReasonContext, kernel: Kernel, tool: BrainTool, args: dict[str, Any]) -> tuple[bool, str]:
+    """The kernel's tool policy on the call (``--allow-tool``, or ``agi chat``'s confirmation): a
+    ``read`` call runs; a ``write`` call runs only if allowed. The decision is the recorded
+    ``brain_tool_policy`` external, so replay neither asks again nor decides otherwise."""
+    effect = effect_of(tool, args)
+    if effect == "read":
+        return True, "effect read allowed"
+    from agi_core.model import ToolDefinition
+    from agi_core.tools import Tool
+
+    def decide() -> dict[str, Any]:
+        definition = ToolDefinition(tool.name, tool.description, dict(tool.parameters), "write")
+        allowed, how = kernel.config.policy.decide(Tool(definition, lambda context, given: {}), args)
+        return {"tool": tool.name, "allowed": allowed, "how": how}
+
+    decision = ctx.externals.fetch("brain_tool_policy", decide)
+    return bool(decision["allowed"]), str(decision["how"])
+
+
 def call(ctx: ReasonContext, kernel: Kernel, name: str, args: dict[str, Any], log: BrainToolLog) -> dict[str, Any]:
-    """Run brain tool ``name``; its payload, or ``{"error": ...}``. The call is logged either way."""
+    """Run brain tool ``name`` if the kernel's policy allows it; its payload, or ``{"error": ...}``
+    (a refusal included). The call is logged either way, with the policy's word."""
     tool = TOOLS[name]
     clean = {key: str(value) for key, value in args.items() if key in tool.parameters}
-    try:
-        payload = tool.run(ctx, kernel, clean)
-    except AgiError as exc:
-        payload = {"error": str(exc)}
-    log.calls.append({"name": name, "args": clean, "effect": tool.effect, "result": payload})
+    allowed, how = gate(ctx, kernel, tool, clean)
+    if not allowed:
+        payload: dict[str, Any] = {"error": f"refused: {how}", "text": f"{name} refused: {how}"}
+    else:
+        try:
+            payload = tool.run(ctx, kernel, clean)
+        except AgiError as exc:
+            payload = {"error": str(exc)}
+    log.calls.append({"name": name, "args": clean, "effect": effect_of(tool, clean), "policy": how, "result": payload})
     return payload
 
 

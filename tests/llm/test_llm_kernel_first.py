@@ -20,6 +20,7 @@ from agi_core.cli.main import make_cli
 from agi_core.llm.testing import FakeOpenAIServer, chat_reply
 from agi_core.replay import replay
 from agi_core.testing import builtin_plugins, open_kernel
+from agi_core.tools import ToolPolicy
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSION = [
@@ -171,7 +172,8 @@ def test_the_models_tool_calls_run_through_the_tick(tmp_path: Path, monkeypatch)
         monkeypatch.setenv("AGI_OPENAI_BASE_URL", server.url)
         monkeypatch.setenv("AGI_OPENAI_MODEL", "fake-model")
         monkeypatch.setenv("AGI_LLM_MODE", "reason")
-        with open_kernel(db, seed="kf", brain="llm") as kernel:
+        allowed = ToolPolicy(allow_tools=frozenset({"remember", "goals"}))  # agi run --allow-tool remember …
+        with open_kernel(db, seed="kf", brain="llm", policy=allowed) as kernel:
             records = [kernel.tick(f"please do task {n}") for n in range(len(calls))]
             asked = kernel.tick("what is my favorite color?").final_output
             goals = kernel.tick("what are my goals?").final_output
@@ -187,6 +189,27 @@ def test_the_models_tool_calls_run_through_the_tick(tmp_path: Path, monkeypatch)
     monkeypatch.setenv("AGI_OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens: replay needs no model
     report = replay(db, seed="kf", plugins=builtin_plugins())
     assert report.ok and report.ticks == len(calls) + 2, report.summary()
+
+
+def test_a_models_write_needs_the_kernels_policy(tmp_path: Path, monkeypatch) -> None:
+    # A scripted server stands in for a model that calls remember unasked.
+    calls = [("remember", {"subject": "me", "attribute": "name", "value": "Mallory"})]
+    db = tmp_path / "a.db"
+    with FakeOpenAIServer(_scripted(calls, "I could not store it.")) as server:
+        monkeypatch.setenv("AGI_LLM_PROVIDER", "openai")
+        monkeypatch.setenv("AGI_OPENAI_BASE_URL", server.url)
+        monkeypatch.setenv("AGI_OPENAI_MODEL", "fake-model")
+        monkeypatch.setenv("AGI_LLM_MODE", "reason")
+        with open_kernel(db, seed="kf", brain="llm") as kernel:  # no --allow-tool: writes are refused
+            record = kernel.tick("please do it")
+            asked = kernel.tick("what is my name?").final_output
+    assert record.sem_writes == []
+    tool = record.agent_outputs["llm_brain"]["tool"]
+    assert tool["result"]["error"].startswith("refused: write tool 'remember' needs an explicit policy")
+    assert record.externals["brain_tool_policy"] == [{"tool": "remember", "allowed": False, "how": tool["policy"]}]
+    assert asked == "I don’t have this information stored yet."
+    report = replay(db, seed="kf", plugins=builtin_plugins())
+    assert report.ok, report.summary()
 
 
 def _agi(db: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
