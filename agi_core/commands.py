@@ -30,7 +30,7 @@ def put_fact(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[
 def state(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
     from agi_core.state.commands import run_state_op
 
-    return run_state_op(kernel.store, kernel.determinism, kernel.state_dir, args)
+    return run_state_op(kernel.store, kernel.determinism, kernel.state_dir, args, on_complete=ctx.on_state_complete)
 
 
 def ingest(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:

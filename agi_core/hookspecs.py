@@ -11,7 +11,7 @@ error that names both plugins. Hooks evolve only by adding arguments.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
@@ -441,6 +441,39 @@ def agi_restore_checkpoint(kernel: Kernel, tick: int) -> None:
 
     :param kernel: the kernel, whose stores already hold the restored state.
     :param tick: the tick whose end state was restored.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def agi_state_completed(kernel: Kernel, event: Any, replaying: bool) -> None:
+    """Called when an RLM state completes (its `Final` goes from null to a value) inside a tick:
+    a goal's task, a plan step's task, or `agi state set Final VALUE` from the CLI. `event` is
+    an `agi_core.state.CompletionEvent` (`state_id`, `value`, `parent_state_id`,
+    `result_name`); the child's value is already in its parent. An exception is reported and
+    the completion stands. Replay calls it again with `replaying=True`: skip outside effects then.
+
+    ```python
+    done = []
+
+
+    class Watcher:
+        @hookimpl
+        def agi_state_completed(self, event, replaying):
+            if not replaying:
+                done.append((event.state_id, event.value))
+
+
+    with open_kernel("tasks.db", Watcher()) as kernel:
+        root = kernel.command("state", {"op": "create_state", "args": {"prompt": "sum"}}).final_output
+        kernel.command("state", {"op": "set", "args": {"name": "Final", "value": 3}})
+    assert done == [(root, 3)]
+    ```
+
+    :param kernel: the running kernel (inside the tick: do not tick it again).
+    :param event: the completion.
+    :param replaying: true when `agi replay` re-runs the tick.
 
     .. versionadded:: 0.1
     """

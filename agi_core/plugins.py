@@ -448,6 +448,10 @@ class Plugins:
         """``agi_restore_checkpoint(kernel, tick)``."""
         self.call_each("agi_restore_checkpoint", kernel=kernel, tick=tick, skip=skip)
 
+    def state_completed(self, *, kernel: Kernel, event: Any, replaying: bool, skip: Iterable[str] = ()) -> None:
+        """``agi_state_completed(kernel, event, replaying)``: an RLM state completed in the tick."""
+        self.call_each("agi_state_completed", kernel=kernel, event=event, replaying=replaying, skip=skip)
+
     def start_plugin(self, *, kernel: Kernel) -> list[str]:
         """``agi_start_plugin(kernel)``; the plugins whose start raised (reported)."""
         hook = "agi_start_plugin"

@@ -119,6 +119,7 @@ class ReasonContext:
     contracts: Any = None  # the tick's ContractCaller when a contract provider is configured, else None
     goal_plan: Plan | None = None  # set when the tick runs a goal's plan step (agi_core.scheduling.plans)
     goal_writes: list[str] = attrs.field(factory=list)  # ids of the goals this tick wrote (agi_core.scheduling.goals)
+    on_state_complete: Callable[[Any], None] | None = None  # an RLM state completed: the plugins' hook
     module_tick: Any = None  # the tick's modules (agi_core.modules.runner.ModuleTick): the maintain command runs them
 
     @property

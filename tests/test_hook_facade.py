@@ -86,6 +86,7 @@ def test_a_kernel_runs_each_hook_once(tmp_path):
         "agi_restore_checkpoint",
         "agi_register_embedders",
         "agi_register_transports",
+        "agi_state_completed",  # an RLM state's completion
     }
     assert counts == {hook: 1 for hook in HOOK_NAMES if hook not in ran_elsewhere}
 

@@ -6,8 +6,10 @@ cannot be trusted to pick or to keep a fact. So the fact is picked here, determi
 and the model only rephrases it:
 
 1. :func:`pick_fact`: among the recalled memories, the one the user stated (not a
-   question, not an agent reply) that shares the most content words with the question
-   (ties: the better search rank), and says something the question does not.
+   question, not a command such as "forget your name", not an agent reply) that shares
+   the most content words with the question (ties: the better search rank), says
+   something the question does not, and names every entity the question names ("the
+   capital of Germany" is not answered by the capital of France).
 2. :func:`prompt`: the fact (in the second person) and the question, one short sentence
    asked for; without a fact, the question alone.
 3. :func:`grounded`: the model's reply is kept only if every content word in it comes
@@ -52,6 +54,16 @@ _QUESTION_START = re.compile(
 )
 _NEGATION = re.compile(r"not|no|never|nothing|nobody|none|cannot|\w+n't")
 _THE_USERS = re.compile(r"\b[Tt]he user's")
+#: A user line starting with one of these is a command to the agent, not a fact about the world.
+COMMANDS = frozenset(
+    "forget delete remove erase drop clear cancel stop ignore tell show list give say repeat set change"
+    " update rename please help explain summarize".split()
+)
+_TIME_QUESTION = re.compile(
+    r"\b(what(?:'s| is)? the time|what time is it|what time|what(?:'s| is)? the date|what(?:'s| is)? today'?s? date"
+    r"|what day is (?:it|today)|which day is (?:it|today)|what(?:'s| is)? the day today)\b",
+    re.IGNORECASE,
+)
 SYSTEM = "Reply in one short sentence."
 
 
@@ -77,6 +89,29 @@ def content_words(text: str) -> set[str]:
 def is_question(text: str) -> bool:
     """Ends with a question mark, or starts with a question word or an auxiliary verb."""
     return text.rstrip().endswith("?") or bool(_QUESTION_START.match(text))
+
+
+def asks_time(text: str) -> bool:
+    """ "what time is it?", "what's the date?", "what day is it today?" …"""
+    return bool(_TIME_QUESTION.search(text))
+
+
+def is_command(text: str) -> bool:
+    """The line starts with a command word ("forget your name", "tell me a joke")."""
+    words = TOKEN.findall(text.lower())
+    return bool(words) and words[0] in COMMANDS
+
+
+def named_entities(question: str) -> set[str]:
+    """What the question names: capitalized words past its first one (not "I"), and the ENTITY
+    of "the ATTR of ENTITY" (lower-cased); a fact that answers it must name them too."""
+    from agi_core.brain.stage0.phrases import world_read
+
+    words = TOKEN.findall(question)
+    names = {word.lower() for word in words[1:] if word[:1].isupper() and word != "I"}
+    if (parts := world_read(question)) is not None:
+        names |= {word.lower() for word in TOKEN.findall(parts[1]) if word.lower() not in STOP_WORDS}
+    return names
 
 
 def second_person(text: str) -> str:
@@ -115,6 +150,8 @@ def candidates(hits: Iterable[Mapping[str, Any]], facts: Iterable[Mapping[str, A
         text, speaker = str(hit.get("text", "")), hit.get("speaker")
         if hit.get("kind") == "action" or speaker == "agent" or not text.strip() or is_question(text):
             continue
+        if is_command(text):
+            continue
         if speaker in (None, "user"):
             out.append((second_person(text), f"memory:{hit.get('id')}"))
         else:
@@ -128,11 +165,14 @@ def candidates(hits: Iterable[Mapping[str, Any]], facts: Iterable[Mapping[str, A
 def pick_fact(question: str, found: Sequence[tuple[str, str]]) -> Fact | None:
     """The candidate sharing the most content words with ``question`` and adding at least one."""
     asked = content_words(question)
+    names = named_entities(question)
     best: tuple[int, int, Fact] | None = None
     for rank, (text, source) in enumerate(found):
         words = content_words(text)
         shared = asked & words
         if not shared or not words - asked:
+            continue
+        if not names <= {word.lower() for word in TOKEN.findall(text)}:
             continue
         key = (len(shared), -rank)
         if best is None or key > best[:2]:

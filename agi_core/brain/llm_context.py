@@ -2,7 +2,9 @@
 
 The model gets what the Stage-0 brain works from: the active goal, the facts (this tick's
 semantic reads first, then the focus entity's facts), the modules' proposals, the beliefs,
-long-term memories (the recorded ``ltm_recall`` external) and the recent turns. Each item
+long-term memories (the recorded ``ltm_recall`` external, those not in the short-term memory)
+and the recent turns: AgentOne's 200-item short-term memory (:mod:`agi_core.longterm.short_term`),
+the newest that fit. Each item
 is cut to :data:`ITEM_CHARS`; the sections are filled in that order until the context's
 token budget (4 characters a token) is spent, and what did not fit is counted, not sent.
 The same tick state therefore gives the same context, byte for byte.
@@ -17,6 +19,7 @@ from typing import Any
 import attrs
 
 from agi_core.brain.stage0 import phrases
+from agi_core.longterm.short_term import short_term
 from agi_core.reasoning import ReasonContext
 
 #: Tokens the context may take in the prompt (the system prompt and the tools come on top).
@@ -27,6 +30,8 @@ ITEM_CHARS = 300
 RECALL_K, MEMORIES_MAX = 8, 5
 #: Filled in this order; a section that does not fit is cut, the later ones get what is left.
 SECTIONS = ("goal", "facts", "proposals", "beliefs", "long_term_memories", "recent_turns")
+#: Sections filled from their last item back (the short-term memory: the newest turns matter most), sent in order.
+NEWEST_FIRST = frozenset({"recent_turns"})
 
 
 def sem_facts(ctx: ReasonContext) -> list[dict[str, Any]]:
@@ -90,7 +95,7 @@ def _facts(ctx: ReasonContext, read: list[dict[str, Any]]) -> list[dict[str, Any
 def sections(ctx: ReasonContext, read: list[dict[str, Any]]) -> dict[str, list[Any]]:
     """Every section's items, uncut, in order (``read``: :func:`sem_facts` of this tick)."""
     state = ctx.state
-    recent = [str(turn) for turn in state.recalled.working.get("recent_turns", []) or []]
+    recent = short_term(ctx.store)  # AgentOne's 200-item short-term memory; the newest that fit are sent
     said = {turn.split(": ", 1)[-1] for turn in recent}  # a turn is "source: text"
     memories = [hit["text"] for hit in ctx.recall_long_term(ctx.text, RECALL_K) if hit["text"] not in said]
     beliefs = [*state.beliefs.facts, *({"uncertain": text} for text in state.beliefs.uncertainties)]
@@ -113,13 +118,16 @@ def bounded(found: Mapping[str, Iterable[Any]], tokens: int = CONTEXT_TOKENS) ->
     omitted: dict[str, int] = {}
     for name in SECTIONS:
         items = [_cut(item) for item in found.get(name, ())]
+        newest_first = name in NEWEST_FIRST
         kept = []
-        for item in items:
+        for item in reversed(items) if newest_first else items:
             size = len(json.dumps(item, ensure_ascii=False, sort_keys=True)) + 2
             if size > room:
                 break
             room -= size
             kept.append(item)
+        if newest_first:
+            kept.reverse()
         if name == "goal":
             context[name] = kept[0] if kept else None
         else:

@@ -6,8 +6,11 @@
    then); otherwise the JSON answer is validated and retried within the budget, and an
    action whose ``tool`` names a tool is a call too. The model picks one call; the first
    known tool wins.
-2. **A ``read`` tool** runs now, through the kernel (:meth:`ReasonContext.run_read_tool`:
-   policy, isolation, timeout, the ``tool_observation`` external). **A ``write`` or
+2. **A brain tool** (:mod:`agi_core.brain.llm_tools`: remember, recall, calculate, clock,
+   goals; its name wins over a kernel tool's) runs now, in the tick, through the context;
+   its result goes to the follow-up turn. **A ``read`` tool** runs now, through the kernel
+   (:meth:`ReasonContext.run_read_tool`: policy, isolation, timeout, the ``tool_observation``
+   external). **A ``write`` or
    ``external`` tool** is the tick's action: the kernel records its intent and runs it
    after the commit; there is no follow-up turn, the reply says the intent was recorded.
 3. **Follow-up.** The decide turn's messages, then the call (assistant) and its result with
@@ -30,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agi_core.brain import answer, llm_context
+from agi_core.brain import answer, llm_context, llm_tools
 from agi_core.contracts import Budget, ContractViolation, call_contract, thaw
 from agi_core.contracts.prompt import build_messages, estimate_tokens
 from agi_core.errors import AgiError
@@ -98,6 +101,16 @@ def run(brain: LLMBrain, ctx: ReasonContext) -> Outcome:
             return finish(Outcome(F4_AGENT_FAILURE, _respond(F4_AGENT_FAILURE), output, [CONTRACT], degraded=[AGENT]))
         return finish(Outcome(summary, _respond(summary), output, [CONTRACT]))
     name, args, source = pick
+    if name in llm_tools.TOOLS:
+        log = llm_tools.BrainToolLog()
+        payload = llm_tools.call(ctx, brain.kernel, name, args, log)
+        output["tool"] = {**log.calls[0], "from": source, "brain_tool": True}
+        error = payload.get("error")
+        observation = Observation(success=error is None, payload=payload, error=None if error is None else str(error))
+        answered = _follow_up(
+            brain, ctx, variables, budget, first, Action(type="tool", name=name, args=args), observation, output
+        )
+        return finish(attrs.evolve(answered, action=_respond(answered.text), acted=None))
     effect = brain.kernel.tools[name].effect
     output["tool"] = {"name": name, "args": args, "effect": effect, "from": source}
     action = Action(type="tool", name=name, args=args)
@@ -192,8 +205,10 @@ def function_name(tool: str) -> str:
 def _pick(brain: LLMBrain, calls: Any, value: Mapping[str, Any] | None) -> tuple[str, dict[str, Any], str] | None:
     """The one tool call of the tick: the first native call to a known tool, else the first
     action naming one (``respond`` is not a call: the summary is the reply). A tool is named as
-    the model was shown it (``server__tool``) or by its own name (``server.tool``)."""
-    names = {function_name(name): name for name in brain.kernel.tools} | {name: name for name in brain.kernel.tools}
+    the model was shown it (``server__tool``) or by its own name (``server.tool``); the brain's own
+    tools (``llm_tools``) count too."""
+    known = [*brain.kernel.tools, *llm_tools.TOOLS]
+    names = {function_name(name): name for name in known} | {name: name for name in known}
     names.pop("respond", None)
     for call in calls:
         asked = call.get("name") if isinstance(call, Mapping) else None

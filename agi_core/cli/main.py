@@ -65,6 +65,13 @@ class CliState:
             self._kernel = Kernel.open(
                 self.db, seed=self.seed, plugins=self.plugins, brain=self.brain, **{**self.kernel_options, **options}
             )
+            check_model = getattr(self._kernel.brain, "check_model", None)
+            if check_model is not None:  # a brain whose model is missing says so now, not with a reply per line
+                try:
+                    check_model()
+                except BaseException:
+                    self.close()
+                    raise
             if warn:
                 from agi_core.effects.cli import warn_pending
 

@@ -16,6 +16,26 @@ import click
 
 from agi_core.hookspecs import hookimpl
 
+#: The ranking modes (agi_core.longterm.ranking.PRESETS; not imported here: this plugin loads for agi --help).
+RANKS = ("hybrid", "agentone", "dense", "bm25")
+
+agi_manifest = {
+    "description": "Long-term memory: agi ingest, agi memory search, recall in the tick.",
+    "settings": {
+        "type": "object",
+        "properties": {
+            "rank": {
+                "type": "string",
+                "enum": list(RANKS),
+                "default": "hybrid",
+                "description": "How memories are ranked, in agi memory search and in the tick's recall: hybrid "
+                "(dense + BM25 + speaker/date/recency, fused), agentone (AgentOne's 0.7 similarity + 0.3 importance), "
+                "dense or bm25.",
+            },
+        },
+    },
+}
+
 
 @hookimpl
 def agi_restore_checkpoint(kernel: Any, tick: int) -> None:
@@ -80,20 +100,28 @@ def ingest(state: Any, file: Path, fmt: str | None, no_embed: bool, progress: bo
 @click.argument("query")
 @click.option("--k", default=10, show_default=True, type=click.IntRange(1, 1000), help="How many memories.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array of the hits, with the score breakdown.")
+@click.option(
+    "--rank",
+    type=click.Choice(RANKS),
+    default=None,
+    help="Ranking: hybrid, agentone (0.7 similarity + 0.3 importance), dense, bm25; "
+    "default: the setting longterm.rank (agi config set longterm.rank agentone), else hybrid.",
+)
 @click.pass_obj
-def search(state: Any, query: str, k: int, as_json: bool) -> None:
+def search(state: Any, query: str, k: int, as_json: bool, rank: str | None) -> None:
     """Search long-term memory (dense + BM25 + speaker/date awareness, fused).
 
     Memories not embedded yet (the episodes of recent ticks) are embedded first, with a
     progress bar when run in a terminal without --json. The kernel's bookkeeping (command
     records and receipts, failure sentences) is not among the memories.
     """
-    memory = state.open_kernel(existing=True).long_term
+    kernel = state.open_kernel(existing=True)
+    memory = kernel.long_term
     pending = memory.pending()
     if pending:
         with _bar(pending, _interactive() and not as_json) as update:
             memory.catch_up(progress=update)
-    hits = memory.search(query, k)
+    hits = memory.search(query, k, mode=rank or kernel.recall_rank())
     if as_json:  # one JSON document on stdout, as every --json
         import json  # not at import: this plugin loads for agi --help
 

@@ -216,7 +216,17 @@ class Kernel:
 
     def recall_long_term(self, query: str, k: int, externals: Externals) -> list[dict[str, Any]]:
         """Top-``k`` long-term memories for ``query``, recorded as an external (the index is derived state)."""
-        return list(externals.fetch("ltm_recall", lambda: [hit.to_dict() for hit in self.long_term.search(query, k)]))
+        return list(
+            externals.fetch(
+                "ltm_recall",
+                lambda: [hit.to_dict() for hit in self.long_term.search(query, k, mode=self.recall_rank())],
+            )
+        )
+
+    def recall_rank(self) -> str:
+        """The ranking of long-term recall: the ``longterm`` plugin's ``rank`` setting, else ``hybrid``."""
+        declared = "longterm" in self.plugin_settings.declared
+        return str(self.plugin_settings.values("longterm").get("rank", "hybrid")) if declared else "hybrid"
 
     @property
     def contracts(self) -> ContractRegistry:

@@ -111,6 +111,9 @@ def conduct(
         contracts=parts.plan_caller(
             externals, bool(kernel.config.contract_provider), lambda: kernel.contract_caller(externals)
         ),
+        on_state_complete=lambda event: kernel.plugins.state_completed(
+            kernel=kernel, event=event, replaying=externals.replaying, skip=kernel.disabled_plugins
+        ),
     )
     modules = ctx.module_tick = parts.module_run(scope, ctx, working, lambda: kernel.contract_caller(externals))
     phased = command is None and any(module.phases for module in kernel.modules)  # sem_council only votes
@@ -250,6 +253,10 @@ def remember(
 def store(kernel: Kernel, tick: int, record: JournalRecord, percept: Input, working: WorkingMemory) -> None:
     """Rule 3: episodes, working memory, meta and the journal record, in the tick's transaction."""
     stamp = record.timestamp
+    acted = {"kind": "action", "action": to_data(record.action), "success": record.observation.success}
+    calls = sum(1 for step in record.plan.steps if step.startswith(("tool:", "brain_tool:")))
+    if calls:  # AgentOne's +0.3 importance of a thought that led to tool calls (agi_core.longterm.episodes)
+        acted["tool_calls"] = calls
     episodes = [
         EpisodicEntry(
             id=kernel.determinism.new_id("episode", "input"),
@@ -262,7 +269,7 @@ def store(kernel: Kernel, tick: int, record: JournalRecord, percept: Input, work
         EpisodicEntry(
             id=kernel.determinism.new_id("episode", "action"),
             event=record.final_output,
-            context={"kind": "action", "action": to_data(record.action), "success": record.observation.success},
+            context=acted,
             timestamp=stamp,
         ),
     ]

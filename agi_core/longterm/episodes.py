@@ -4,12 +4,15 @@ Ticks store episodes only. The kernel calls :func:`mirror_episodes` whenever som
 needs long-term memory, so every input and action becomes a memory without rule-only
 ticks paying for it, except the kernel's bookkeeping (:mod:`agi_core.memory.bookkeeping`).
 Idempotent: progress is kept in the ``meta`` table, and memory ids are content-derived.
+An input's importance follows AgentOne's rules (:func:`importance_of`): clock percepts are
+time updates (0.4), and a tick whose action was a tool call adds the +0.3 tool-call bonus.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agi_core.longterm.importance import score_importance
 from agi_core.memory.bookkeeping import is_command_record, is_empty_reply
 
 if TYPE_CHECKING:
@@ -17,6 +20,15 @@ if TYPE_CHECKING:
     from agi_core.memory.backend import MemoryBackend
 
 PROGRESS_KEY = "ltm_episode_seq"
+#: Percept sources that are AgentOne's time-sensor updates (base importance 0.4).
+TIME_SOURCES = frozenset({"clock"})
+
+
+def importance_of(text: str, source: str | None, tool_calls: int) -> float:
+    """AgentOne's importance of an input: a clock percept starts from 0.4 (a time update), any other
+    from 0.3; +0.3 when the tick's thought led to tool calls (``tool_calls`` on its action episode)."""
+    kind = "time" if source in TIME_SOURCES else "message"
+    return score_importance(text, kind=kind, tool_calls=tool_calls)
 
 
 def mirror_episodes(store: MemoryBackend, memory: LongTermMemory) -> int:
@@ -41,9 +53,11 @@ def _mirror(store: MemoryBackend, memory: LongTermMemory) -> int:
         return 0
     records: list[dict[str, Any]] = []
     command_ticks: set[int] = set()
-    for _seq, tick, event, context, stamp in rows:
-        details = store.load_json(context)
-        text = store.load_text(event)
+    loaded = [
+        (tick, store.load_text(event), store.load_json(context), stamp) for _seq, tick, event, context, stamp in rows
+    ]
+    tool_calls = {tick: int(d.get("tool_calls", 0)) for tick, _text, d, _stamp in loaded if d.get("kind") == "action"}
+    for tick, text, details, stamp in loaded:
         kind = "action" if details.get("kind") == "action" else "message"
         if kind == "message" and is_command_record(text, details.get("source")):
             command_ticks.add(tick)
@@ -51,7 +65,10 @@ def _mirror(store: MemoryBackend, memory: LongTermMemory) -> int:
         if kind == "action" and (tick in command_ticks or is_empty_reply(text)):
             continue
         speaker = "agent" if kind == "action" else details.get("source", "user")
-        records.append({"text": text, "tick": tick, "kind": kind, "speaker": speaker, "timestamp": stamp})
+        record = {"text": text, "tick": tick, "kind": kind, "speaker": speaker, "timestamp": stamp}
+        if kind == "message":
+            record["importance"] = importance_of(text, details.get("source"), tool_calls.get(tick, 0))
+        records.append(record)
     memory.add_many(records)
     store.meta_set(PROGRESS_KEY, str(rows[-1][0]))
     return len(rows)

@@ -24,6 +24,7 @@ import attrs
 
 from agi_core.errors import ConfigError, ValidationError
 from agi_core.model import Goal, GoalStatus, PlanStep
+from agi_core.scheduling import goal_tasks
 from agi_core.serialization import from_data, to_data
 
 if TYPE_CHECKING:
@@ -159,6 +160,7 @@ def add(
         goal_id = ctx.determinism.short_id("g", title)
     goal = Goal(id=goal_id, description=title, status="open", parent=parent, priority=priority, plan=plan or [])
     goal = save(ctx, attrs.evolve(goal, created_tick=ctx.tick))
+    goal_tasks.goal_added(ctx, goal)  # its RLM task: a child of the parent goal's, else a new tree
     if activate or active(store) is None:
         goal = make_active(ctx, goal.id)
     return goal
@@ -184,6 +186,8 @@ def set_status(ctx: ReasonContext, goal_id: str, status: str, choose: Chooser | 
     goal = require(ctx.store, goal_id)
     progress = 1.0 if status == "done" else goal.progress
     changed = save(ctx, attrs.evolve(goal, status=cast(GoalStatus, status), progress=progress))
+    if status == "done":
+        goal_tasks.goal_finished(ctx, changed)  # its RLM task's Final lands in the parent goal's task
     _update_ancestors(ctx, changed)
     if goal.status == "active":
         promote_next(ctx, choose)

@@ -21,7 +21,7 @@ import attrs
 from agi_core.errors import AgiError, ValidationError
 from agi_core.memory.keys import check_key
 from agi_core.model import PLAN_STEPS_MAX, Action, Goal, Observation, Plan, PlanStep
-from agi_core.scheduling import goals
+from agi_core.scheduling import goal_tasks, goals
 from agi_core.serialization import dumps
 
 if TYPE_CHECKING:
@@ -162,6 +162,7 @@ def observe(
         steps = [*goal.plan[:index], attrs.evolve(step, status="done"), *goal.plan[index + 1 :]]
         done = sum(s.status == "done" for s in steps)
         goal = goals.save(ctx, attrs.evolve(goal, plan=steps, progress=round(done / len(steps), 4)))
+        goal_tasks.step_done(ctx, goal, index, goal_tasks.outcome_text(observation.payload, f"done: {step.do}"))
         if next_index(goal) is None:
             goals.set_status(ctx, goal.id, "done", planner.choose if planner else None)
             return plan, f" That was the last step: goal {goal.id} ({goal.description}) is done."

@@ -18,7 +18,7 @@ from agi_core.state.commands import dump_value
 from agi_core.state.model import SCOPES, VARIABLE_TYPES, Mutation
 
 RAW_TYPES = ("text", "file_path", "file_content")
-READ_ONLY_OPS = frozenset({"get", "variables", "states", "checkpoints", "history", "export"})
+READ_ONLY_OPS = frozenset({"get", "variables", "states", "checkpoints", "history", "export", "tree"})
 
 
 def run_op(obj: Any, op: str, /, **args: Any) -> Any:
@@ -168,6 +168,27 @@ def list_(obj: Any, all_states: bool, state_id: str | None) -> None:
         return
     for v in run_op(obj, "variables", state_id=state_id)["variables"]:
         click.echo(f"{v['name']} {v['type']} {v['scope']}")
+
+
+@state_group.command("tree")
+@click.option("--goal", metavar="GOAL_ID", help="The task tree of goal GOAL_ID (default: the state's tree).")
+@state_option
+@click.pass_obj
+def tree(obj: Any, goal: str | None, state_id: str | None) -> None:
+    """Print a task tree from its root: STATE_ID [STATUS] PROMPT (-> RESULT_NAME) and each Final."""
+    result = run_op(obj, "tree", state_id=state_id, goal=goal)
+    for line in tree_lines(result["tree"]):
+        click.echo(line)
+
+
+def tree_lines(node: dict[str, Any], depth: int = 0) -> list[str]:
+    """One line per state, children indented; ``Final: VALUE`` once the state completed."""
+    lands = f" -> {node['result_name']}" if node["result_name"] else ""
+    final = f"  Final: {dump_value(node['final'])}" if node["final"] is not None else ""
+    lines = [f"{'  ' * depth}{node['state_id']} [{node['status']}] {node['prompt']}{lands}{final}"]
+    for child in node["children"]:
+        lines.extend(tree_lines(child, depth + 1))
+    return lines
 
 
 @state_group.command("checkpoint")

@@ -22,6 +22,7 @@ import attrs
 
 from agi_core.serialization import dumps, to_data
 from agi_core.state.errors import StateError, StateNotFound
+from agi_core.state.model import CompletionEvent
 from agi_core.state.service import StateService
 
 if TYPE_CHECKING:
@@ -89,9 +90,16 @@ def op(op_name: str, /, **params: str) -> Callable[[Run], Run]:
     return register
 
 
-def run_state_op(store: MemoryBackend, determinism: Determinism, state_dir: Path, args: dict[str, Any]) -> Result:
+def run_state_op(
+    store: MemoryBackend,
+    determinism: Determinism,
+    state_dir: Path,
+    args: dict[str, Any],
+    *,
+    on_complete: Callable[[CompletionEvent], None] | None = None,
+) -> Result:
     """Run ``{"op": NAME, "args": {...}}`` on the agent's ``store``, inside its current tick (large values
-    go to files under ``state_dir``)."""
+    go to files under ``state_dir``); ``on_complete`` is called when a ``Final`` completes a state."""
     if not isinstance(args, dict) or set(args) - {"op", "args"}:
         raise StateError(
             f"the state command takes {{'op': NAME, 'args': {{...}}}}, got {_short(args)}; "
@@ -103,6 +111,8 @@ def run_state_op(store: MemoryBackend, determinism: Determinism, state_dir: Path
         raise StateError(f"no state op {name!r}; known ops: {', '.join(sorted(OPS))}")
     checked = _check_args(spec, _json_copy(spec, op_args))
     svc = StateService(store.rlm_rows(), determinism, state_dir / "rlm")
+    if on_complete is not None:
+        svc.on_complete(on_complete)
     if "state_id" in spec.params:
         checked["state_id"] = resolve_state(svc, checked.get("state_id"))
     return spec.run(svc, checked)
@@ -220,6 +230,35 @@ def _children(svc: StateService, a: dict[str, Any]) -> Result:
 def _is_complete(svc: StateService, a: dict[str, Any]) -> Result:
     done = svc.is_complete(a["state_id"])
     return ("complete" if done else "incomplete"), {"state_id": a["state_id"], "complete": done}
+
+
+@op("tree", state_id="state", goal="str?")
+def _tree(svc: StateService, a: dict[str, Any]) -> Result:
+    """The task tree holding the state (or goal ``goal``'s state), from its root: each node's prompt,
+    status, where its ``Final`` lands (``result_name``), the ``Final`` itself and its children."""
+    start = a["state_id"]
+    if a.get("goal"):
+        session = f"goal:{a['goal']}"
+        found = next((s.state_id for s in svc.states() if s.session_id == session), None)
+        if found is None:
+            raise StateNotFound(f"goal {a['goal']} has no RLM task; goals get one when they are added")
+        start = found
+    root = svc.state(start)
+    while root.parent_state_id is not None:
+        root = svc.state(root.parent_state_id)
+
+    def node(info: Any) -> dict[str, Any]:
+        return {
+            "state_id": info.state_id,
+            "prompt": svc.describe(info.state_id, "prompt").value,
+            "status": info.completion_status,
+            "result_name": info.result_name,
+            "final": svc.describe(info.state_id, "Final").value,
+            "children": [node(child) for child in svc.children(info.state_id)],
+        }
+
+    tree = node(root)
+    return f"task tree of {root.state_id}", {"state_id": start, "tree": tree}
 
 
 @op("new_tree_id")

@@ -40,11 +40,18 @@ def document(
         "mutation_count": state.mutation_count,
         "checkpoint_count": len(checkpoints),
         "total_size_bytes": sum(v.size_bytes for v in variables),
+        "execution_config": execution_config(service),
         "completion_status": state.completion_status,
     }
     if validate:
         validate_document(doc, what=f"export of {state_id}")
     return doc
+
+
+def execution_config(service: StateService) -> dict[str, Any]:
+    """How the state's values came to be: the agent's seed and ``seeded`` (every id and timestamp
+    derives from the seed, every outside input is a recorded external: replay is exact)."""
+    return {"seed": service.determinism.seed, "execution_mode": "seeded"}
 
 
 def validate_document(doc: Any, what: str = "RLM state document") -> None:

@@ -53,8 +53,9 @@ def test_embedded_smollm2_answers_from_the_recalled_fact(tmp_path: Path, embedde
     for reply, expected in zip(replies, QUESTIONS.values(), strict=True):
         assert expected in reply
     outputs = [r["agent_outputs"]["llm_brain"] for r in _outputs(db)]
-    assert [o["mode"] for o in outputs] == ["answer"] * len(QUESTIONS)
-    assert all(o["path"] in ("model", "extractive") and o["fact"] for o in outputs)
+    # R3 answers the capital as Stage-0 does; the model phrases the facts no rule reads
+    assert [o["mode"] for o in outputs] == ["rule", "answer", "answer", "answer"]
+    assert all(o["path"] in ("model", "extractive") and o["fact"] for o in outputs[1:])
     monkeypatch.setenv("AGI_LLAMA_CPP_MODEL", str(tmp_path / "gone.gguf"))  # replay must not load a model
     report = replay(db, seed="answer", plugins=builtin_plugins())
     assert report.ok and report.ticks == len(FACTS) + len(QUESTIONS), report.summary()

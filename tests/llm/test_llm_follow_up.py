@@ -23,7 +23,6 @@ from agi_core.brain.llm import LLMBrain
 from agi_core.brain.llm_reason import FOLLOW_UP_ASK
 from agi_core.cli.main import make_cli
 from agi_core.contracts import Budget
-from agi_core.default_plugins.tools import CLOCK_LABELS
 from agi_core.effects import acting
 from agi_core.externals import Externals
 from agi_core.llm import OpenAIProvider
@@ -69,22 +68,21 @@ def test_a_read_tool_call_is_answered_in_a_follow_up_turn_by_the_real_model(
         )
         brain.build = lambda: provider
         brain.budget = Budget(attempts=3, tokens=6000, max_tokens=32)  # small answers: 2 shared cores
+        brain.rules_first = False  # the brain answers a time question from the clock without the model
         record = kernel.tick("What time is it?")
     decide, follow_up = record.externals["llm_completion"]
     assert [call["name"] for call in decide["completion"]["tool_calls"]] == ["clock"]
     assert follow_up["completion"]["tool_calls"] == []
     output = record.agent_outputs["llm_brain"]
     assert (output["outcome"], output["requests"]) == ("tool_call", 2)
-    assert output["tool"] == {"name": "clock", "args": {}, "effect": "read", "from": "tool_call"}
-    assert record.action == Action(type="tool", name="clock", args={})
-    payload = record.observation.payload
-    assert (sorted(payload), payload["policy"], payload["clock"]) == (
-        ["clock", "now", "policy"],
-        "effect read allowed",
-        CLOCK_LABELS[False],
-    )
-    assert len(record.externals["tool_observation"]) == 1
-    assert record.plan.steps == ["reasoning_episode", "tool:clock", "follow_up"]
+    # the brain's clock tool (its name wins over the kernel's): the tick's recorded wall clock, run in the tick
+    tool = output["tool"]
+    assert (tool["name"], tool["args"], tool["effect"], tool["from"]) == ("clock", {}, "read", "tool_call")
+    (clock_ms,) = record.externals["brain_clock_ms"]
+    assert tool["result"]["now_ms"] == clock_ms and tool["result"]["text"].startswith("It is ")
+    assert record.action == Action(type="response", name="respond", args={"text": record.final_output})
+    assert "tool_observation" not in record.externals
+    assert record.plan.steps[:3] == ["reasoning_episode", "tool:clock", "follow_up"]
     said = follow_up["completion"]["text"].strip().split("\n", 1)[0].strip()
     if said and not said.startswith("{"):
         assert output["follow_up"]["outcome"] == "answered" and record.degraded == []
@@ -153,10 +151,14 @@ def test_a_follow_up_that_times_out_gives_f4_and_the_tick_completes(
     }
     # The decide request carries the tools; the follow-up carries none, and the result.
     assert [tool["function"]["name"] for tool in decide["tools"]] == [
+        "calculate",
         "clock",
         "file_list",
         "file_read",
         "file_write",
+        "goals",
+        "recall",
+        "remember",
         "send_message",
     ]
     assert "tools" not in follow_up and "response_format" not in follow_up

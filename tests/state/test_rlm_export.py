@@ -82,6 +82,8 @@ def test_export_of_a_busy_state_validates(svc, root, rlm_seed):
         "mutation_count": 17,
         "checkpoint_count": 2,
         "total_size_bytes": sum(v["metadata"]["size_bytes"] for v in doc["variables"].values()),
+        # the seed's ExecutionConfig, filled: the ids and timestamps derive from the seed
+        "execution_config": {"seed": svc.determinism.seed, "execution_mode": "seeded"},
         "completion_status": "incomplete",
     }
     shared = svc.export(parent, include_shared=True)["variables"]

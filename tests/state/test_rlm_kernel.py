@@ -88,6 +88,7 @@ def test_the_op_whitelist():
         "spawn_child",
         "state",
         "states",
+        "tree",
         "variables",
     ]
 

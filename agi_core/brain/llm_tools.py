@@ -1,0 +1,224 @@
+"""The kernel tools the LLM brain offers its model: remember, recall, calculate, clock, goals.
+
+Each runs inside the tick, through the same :class:`ReasonContext` the Stage-0 rules use,
+so it is gated and journaled as they are: ``remember`` is a SEM write under the S-rules
+(canonical key from the synonyms, ``sem_writes`` in the record, F5 on a backend failure),
+``recall`` reads facts (``sem_reads``, evidence) and the long-term memory (the recorded
+``ltm_recall``), ``calculate`` is the Stage-0 ``ast`` evaluator (exact fractions, a
+division by zero refused in words), ``clock`` is the tick's recorded clock reading (the
+kernel's, else the wall clock read once and recorded as the ``brain_clock_ms`` external),
+``goals`` adds, finishes and lists goals through the goal rule's own code. What a call
+does depends only on its arguments and recorded externals: replay re-runs it, offline.
+
+Each call passes the kernel's tool policy first (:func:`gate`): reads run; ``remember`` and
+``goals`` add/done are writes, which run only with ``--allow-tool NAME`` (or
+``allow_effects={"write"}``) or, in ``agi chat``, the user's confirmation; the decision is
+recorded. Every call is logged (:attr:`BrainToolLog.calls`, with the policy's word); the
+brain journals the log in its output and counts it for AgentOne's tool-call importance bonus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from agi_core.brain.stage0.mathparse import MathError, evaluate, render
+from agi_core.errors import AgiError
+from agi_core.reasoning import ReasonContext
+
+if TYPE_CHECKING:
+    from agi_core.kernel import Kernel
+
+#: The external a clock reading is recorded under when the kernel has no clock of its own.
+CLOCK_EXTERNAL = "brain_clock_ms"
+#: Long-term memories ``recall`` returns at most.
+RECALL_K = 5
+_SELF = frozenset({"me", "i", "my", "myself", "user", "the user", "self", "you"})
+
+
+@attrs.frozen
+class BrainTool:
+    """A tool the brain runs in the tick: ``run(ctx, kernel, args) -> payload``; raise AgiError to fail."""
+
+    name: str
+    description: str
+    parameters: dict[str, str]
+    effect: str
+    run: Callable[[ReasonContext, Kernel, dict[str, Any]], dict[str, Any]]
+
+
+def now_ms(ctx: ReasonContext, kernel: Kernel) -> int:
+    """The tick's clock reading: the kernel's recorded one, else the wall clock, read once and recorded."""
+    if kernel.tick_now_ms is not None:
+        return int(kernel.tick_now_ms)
+    return int(ctx.externals.fetch(CLOCK_EXTERNAL, lambda: int(datetime.now(UTC).timestamp() * 1000)))
+
+
+def clock_text(ms: int) -> str:
+    """``It is 16:05 UTC on Wednesday 25 November 2026.``"""
+    moment = datetime.fromtimestamp(ms / 1000, UTC)
+    return f"It is {moment:%H:%M} UTC on {moment:%A} {moment.day} {moment:%B %Y}."
+
+
+def _clock(ctx: ReasonContext, kernel: Kernel, args: dict[str, Any]) -> dict[str, Any]:
+    ms = now_ms(ctx, kernel)
+    moment = datetime.fromtimestamp(ms / 1000, UTC)
+    return {"now": moment.strftime("%Y-%m-%dT%H:%M:%SZ"), "now_ms": ms, "text": clock_text(ms)}
+
+
+def _calculate(ctx: ReasonContext, kernel: Kernel, args: dict[str, Any]) -> dict[str, Any]:
+    expression = str(args.get("expression", "")).strip()
+    if not expression:
+        raise AgiError("calculate needs an expression, such as 12 * 7")
+    try:
+        value = render(evaluate(expression))
+    except MathError as exc:
+        return {"expression": expression, "error": str(exc), "text": str(exc)}
+    return {"expression": expression, "value": value, "text": f"{expression} = {value}"}
+
+
+def fact_key(ctx: ReasonContext, subject: str, attribute: str) -> tuple[str, str]:
+    """``(key, fact template)`` of ``attribute`` of ``subject`` (the user, or a named entity)."""
+    attr = attribute.strip().lower()
+    if subject.strip().lower() in _SELF or not subject.strip():
+        return ctx.key("user", "person", "self", attr), f"the user's {attr} is {{value}}"
+    entity = subject.strip()
+    return ctx.key("world", "entity", entity, attr), f"the {attr} of {entity} is {{value}}"
+
+
+def _remember(ctx: ReasonContext, kernel: Kernel, args: dict[str, Any]) -> dict[str, Any]:
+    attribute, value = str(args.get("attribute", "")).strip(), str(args.get("value", "")).strip()
+    if not attribute or not value:
+        raise AgiError("remember needs an attribute and a value, such as attribute=color value=blue")
+    key, template = fact_key(ctx, str(args.get("subject", "me")), attribute)
+    fact = template.format(value=value)
+    if not ctx.sem_write(key, value, fact):
+        raise AgiError(f"the memory backend failed to store {key}")
+    return {"key": key, "value": value, "stored": True, "text": f"Noted: {fact}."}
+
+
+def _recall(ctx: ReasonContext, kernel: Kernel, args: dict[str, Any]) -> dict[str, Any]:
+    query = str(args.get("query", "")).strip() or ctx.text
+    facts = []
+    if attribute := str(args.get("attribute", "")).strip():
+        key, template = fact_key(ctx, str(args.get("subject", "me")), attribute)
+        read = ctx.sem_read(key)
+        if read.exists:
+            facts.append({"key": key, "value": read.value, "fact": template.format(value=read.value)})
+    memories = [hit["text"] for hit in ctx.recall_long_term(query, RECALL_K)]
+    return {"facts": facts, "memories": memories}
+
+
+def _goals(ctx: ReasonContext, kernel: Kernel, args: dict[str, Any]) -> dict[str, Any]:
+    from agi_core.scheduling.conversation import handle
+
+    kinds = {"add": "set", "done": "finish", "list": "list"}
+    op = str(args.get("op", "list")).strip().lower()
+    if op not in kinds:
+        raise AgiError(f"goals op {op!r} is not one of add, done, list")
+    text, _action = handle(ctx, kinds[op], str(args.get("text", "")).strip())
+    return {"op": op, "text": text}
+
+
+TOOLS: dict[str, BrainTool] = {
+    tool.name: tool
+    for tool in (
+        BrainTool(
+            "remember",
+            "Store a fact: subject (me, or a thing's name), attribute, value.",
+            {"subject": "string", "attribute": "string", "value": "string"},
+            "write",
+            _remember,
+        ),
+        BrainTool(
+            "recall",
+            "Look up stored facts (subject, attribute) and long-term memories (query).",
+            {"query": "string", "subject": "string", "attribute": "string"},
+            "read",
+            _recall,
+        ),
+        BrainTool(
+            "calculate", "Exact arithmetic: + - * / ** % and parentheses.", {"expression": "string"}, "read", _calculate
+        ),
+        BrainTool("clock", "The current date and time (the recorded clock).", {}, "read", _clock),
+        BrainTool(
+            "goals",
+            "Goals: op is add, done or list; text names the goal.",
+            {"op": "string", "text": "string"},
+            "write",
+            _goals,
+        ),
+    )
+}
+
+
+@attrs.define
+class BrainToolLog:
+    """The tick's brain-tool calls, in order: name, args, payload or error."""
+
+    calls: list[dict[str, Any]] = attrs.field(factory=list)
+
+
+def effect_of(tool: BrainTool, args: dict[str, Any]) -> str:
+    """The call's effect: ``goals`` with ``op=list`` only reads."""
+    if tool.name == "goals" and str(args.get("op", "list")).strip().lower() == "list":
+        return "read"
+    return tool.effect
+
+
+def gate(ctx: ReasonContext, kernel: Kernel, tool: BrainTool, args: dict[str, Any]) -> tuple[bool, str]:
+    """The kernel's tool policy on the call (``--allow-tool``, or ``agi chat``'s confirmation): a
+    ``read`` call runs; a ``write`` call runs only if allowed. The decision is the recorded
+    ``brain_tool_policy`` external, so replay neither asks again nor decides otherwise."""
+    effect = effect_of(tool, args)
+    if effect == "read":
+        return True, "effect read allowed"
+    from agi_core.model import ToolDefinition
+    from agi_core.tools import Tool
+
+    def decide() -> dict[str, Any]:
+        definition = ToolDefinition(tool.name, tool.description, dict(tool.parameters), "write")
+        allowed, how = kernel.config.policy.decide(Tool(definition, lambda context, given: {}), args)
+        return {"tool": tool.name, "allowed": allowed, "how": how}
+
+    decision = ctx.externals.fetch("brain_tool_policy", decide)
+    return bool(decision["allowed"]), str(decision["how"])
+
+
+def call(ctx: ReasonContext, kernel: Kernel, name: str, args: dict[str, Any], log: BrainToolLog) -> dict[str, Any]:
+    """Run brain tool ``name`` if the kernel's policy allows it; its payload, or ``{"error": ...}``
+    (a refusal included). The call is logged either way, with the policy's word."""
+    tool = TOOLS[name]
+    clean = {key: str(value) for key, value in args.items() if key in tool.parameters}
+    allowed, how = gate(ctx, kernel, tool, clean)
+    if not allowed:
+        payload: dict[str, Any] = {"error": f"refused: {how}", "text": f"{name} refused: {how}"}
+    else:
+        try:
+            payload = tool.run(ctx, kernel, clean)
+        except AgiError as exc:
+            payload = {"error": str(exc)}
+    log.calls.append({"name": name, "args": clean, "effect": effect_of(tool, clean), "policy": how, "result": payload})
+    return payload
+
+
+def specs() -> list[dict[str, Any]]:
+    """The brain tools in OpenAI function format."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": f"[effect: {tool.effect}] {tool.description}",
+                "parameters": {
+                    "type": "object",
+                    "properties": {name: {"type": "string"} for name in tool.parameters},
+                    "required": [],
+                },
+            },
+        }
+        for tool in TOOLS.values()
+    ]

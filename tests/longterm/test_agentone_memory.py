@@ -1,0 +1,83 @@
+"""AgentOne's memory as the seed gives it: 200-item short-term memory, 0.7·similarity + 0.3·importance
+ranking (selectable), and the importance rules for clock percepts and tool calls (issue 22 item 4)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agi_core.brain import llm_context
+from agi_core.longterm.importance import BASE, TIME_BASE, TOOL_CALL_BONUS
+from agi_core.longterm.short_term import SHORT_TERM_ITEMS, short_term
+from agi_core.testing import open_kernel
+
+
+def _agi(db: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agi_core", "--db", str(db), "--seed", "a1", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "AGI_LOAD_PLUGINS": ""},
+    )
+
+
+def test_the_short_term_memory_holds_the_newest_200_interactions(tmp_path: Path) -> None:
+    with open_kernel(tmp_path / "a.db", seed="a1") as kernel:
+        for n in range(SHORT_TERM_ITEMS // 2 + 1):  # 101 ticks: 202 interactions (percept and action each)
+            kernel.tick(f"note {n}")
+        items = short_term(kernel.store)
+    assert len(items) == SHORT_TERM_ITEMS == 200
+    assert items[0] == "user: note 1" and items[-2] == "user: note 100"  # note 0 and its reply were forgotten
+    assert items[1].startswith("agent: ") and items[-1].startswith("agent: ")
+
+
+def test_the_prompt_sends_the_newest_turns_that_fit() -> None:
+    turns = [f"user: line {n}" for n in range(SHORT_TERM_ITEMS)]
+    context, report = llm_context.bounded({"recent_turns": turns}, tokens=40)
+    kept = context["recent_turns"]
+    assert kept and kept[-1] == "user: line 199" and kept == turns[-len(kept) :]
+    assert report["omitted"] == {"recent_turns": SHORT_TERM_ITEMS - len(kept)}
+
+
+def _importances(db: Path) -> dict[str, float]:
+    with open_kernel(db, seed="a1") as kernel:
+        memory = kernel.long_term_memory(caught_up=True)
+        return {item.text: item.importance for item in memory.items(range(1, 50)).values()}
+
+
+def test_clock_percepts_and_tool_calls_get_the_seeds_importance(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    with open_kernel(db, seed="a1") as kernel:
+        kernel.tick("clock 2026-11-25T16:00:00.000Z", source="clock")
+        kernel.tick("/clock")  # a tool call: the +0.3 bonus, which was never applied before
+        kernel.tick("the sky looks grey today")
+    importance = _importances(db)
+    assert importance["clock 2026-11-25T16:00:00.000Z"] == TIME_BASE == 0.4
+    assert importance["/clock"] == pytest.approx(BASE + TOOL_CALL_BONUS)
+    assert importance["the sky looks grey today"] == BASE
+
+
+def test_agentone_ranking_is_selectable_by_option_and_by_setting(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    lines = "I walked the dog in the park\nplease remember that I walked the dog in the park\n"
+    assert _agi(db, "run", stdin=lines).returncode == 0
+    query = ("memory", "search", "walked the dog in the park", "--json", "--k", "2")
+    hybrid = json.loads(_agi(db, *query).stdout)
+    ranked = _agi(db, *query, "--rank", "agentone")
+    assert ranked.returncode == 0, ranked.stderr
+    agentone = json.loads(ranked.stdout)
+    for hit in agentone:  # relevance = 0.7 × similarity + 0.3 × importance, exactly
+        assert hit["score"] == pytest.approx(0.7 * hit["breakdown"]["dense"] + 0.3 * hit["importance"], abs=1e-5)
+    assert [h["score"] for h in agentone] != [h["score"] for h in hybrid]
+    assert _agi(db, "config", "set", "longterm.rank", "agentone").returncode == 0
+    by_setting = json.loads(_agi(db, *query).stdout)
+    assert [(h["id"], h["score"]) for h in by_setting] == [(h["id"], h["score"]) for h in agentone]
+    bad = _agi(db, *query, "--rank", "best")
+    assert bad.returncode != 0 and "best" in bad.stderr
