@@ -73,3 +73,8 @@ def test_locomo_answers_benchmark_runs_on_a_few_questions():
     result = run_benchmark("locomo_answers.py", *args, plugins=("retrieval",), timeout=600)
     assert result["questions"] == 5
     assert {"cites_evidence", "f1", "R@10", "any@3"} <= set(result)
+
+
+def test_questions_benchmark_runs_on_a_few_phrasings():
+    result = run_benchmark("questions.py", "--limit", "12")
+    assert result["cases"] == 12 and 0 <= result["correct"] <= 12 and result["share"] == round(result["correct"] / 12, 4)

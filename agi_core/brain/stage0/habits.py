@@ -101,8 +101,11 @@ class FileAgent:
 
 def _fact_text(key: str, value: Any) -> str:
     _scope, entity_type, entity, attribute = key.split("/")
+    shown = value if isinstance(value, str) else dumps(value)
     if (entity_type, entity) == ("person", "self"):
-        return f"your {attribute.replace('_', ' ')} is {value if isinstance(value, str) else dumps(value)}"
+        return f"your {attribute.replace('_', ' ')} is {shown}"
+    if entity_type == "relation":
+        return f"your {entity.replace('_', ' ')}'s {attribute.replace('_', ' ')} is {shown}"
     return f"{key} = {dumps(value)}"
 
 
@@ -133,7 +136,7 @@ class RecallAgent:
         return _phrase(text) in RECALL_PHRASES
 
     def handle(self, ctx: ReasonContext) -> AgentReply:
-        keys = [fact.key for fact in ctx.store.facts(USER_PREFIX)]
+        keys = [fact.key for fact in ctx.store.facts(USER_PREFIX) if fact.value is not None]  # null: forgotten
         claims: list[dict[str, Any]] = []
         parts: list[str] = []
         for key in keys[:MAX_LISTED_FACTS]:
