@@ -25,6 +25,7 @@ def test_run_prints_one_reply_per_line(tmp_path):
 
 def test_run_jsonl_has_the_journal_fields_and_is_identical_across_runs(tmp_path):
     script = "my favorite color is red\nwhat is my favorite color?\n9-3\n"
+    (tmp_path / "one").mkdir(), (tmp_path / "two").mkdir()
     first = _agi(tmp_path / "one", "run", "--jsonl", input=script).output
     second = _agi(tmp_path / "two", "run", "--jsonl", input=script).output
     assert first == second

@@ -1,4 +1,4 @@
-"""The core commands: run, chat, plugins, memory get/put/facts (registered by ``default_plugins/commands.py``)."""
+"""The core commands: run, chat, plugins, memory get/put/facts/forget (registered by ``default_plugins/commands.py``)."""
 
 from __future__ import annotations
 
@@ -262,6 +262,14 @@ def memory_put(state: Any, key: str, value: str) -> None:
     except ValueError:  # not JSON (JSONDecodeError is a ValueError)
         parsed = value  # NaN and Infinity are not JSON: they stay the plain strings they were
     click.echo(state.open_kernel().put_fact(key, parsed).final_output)
+
+
+@click.command("forget")
+@click.argument("key")
+@click.pass_obj
+def memory_forget(state: Any, key: str) -> None:
+    """Forget the fact under KEY (a journaled tick that overwrites it with null; it reads as a miss)."""
+    click.echo(state.open_kernel(existing=True).command("forget_fact", {"key": key}).final_output)
 
 
 def _not_json(name: str) -> Any:

@@ -15,6 +15,8 @@ from agi_core.brain.stage0 import facts
 from agi_core.brain.stage0.fact_replies import answer
 from agi_core.brain.stage0.goal_agent import GoalAgent
 from agi_core.brain.stage0.habits import HABIT_AGENTS
+from agi_core.brain.stage0.documents import from_documents
+from agi_core.brain.stage0.small_talk import small_talk
 from agi_core.brain.stage0.mathparse import MathError, evaluate, expression_in, render
 from agi_core.model import Action
 from agi_core.replies import F3_NO_AGENT
@@ -87,7 +89,8 @@ class KnowledgeAgent:
 
 @attrs.frozen
 class GenericAgent:
-    """R4 and the fallback of F3/F4."""
+    """R4 and the fallback of F3/F4: small talk gets its fixed reply, a question that an ingested
+    document answers gets that passage (:mod:`.documents`), anything else F3."""
 
     name: str = "generic_agent"
     rule: str = "matched_R4_fallback"
@@ -98,6 +101,10 @@ class GenericAgent:
         return True
 
     def handle(self, ctx: ReasonContext) -> AgentReply:
+        if (reply := small_talk(ctx.state.input.raw)) is not None:
+            return AgentReply(reply)
+        if (passage := from_documents(ctx)) is not None:
+            return passage
         return AgentReply(F3_NO_AGENT)
 
 

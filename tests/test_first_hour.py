@@ -1,0 +1,96 @@
+"""Issue 22 item 6: what a user meets in the first hour, each defect with the test that found it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from agi_core.cli.main import make_cli
+from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT
+
+
+def agi(db, *args, input=None):
+    return CliRunner().invoke(make_cli(), ["--db", str(db), "--seed", "0", *args], input=input)
+
+
+def test_the_readmes_dog_is_called_rex_and_is_asked_back(agi_kernel):
+    record = agi_kernel.tick("my dog is called Rex")
+    assert [(w["key"], w["value"]) for w in record.sem_writes] == [("user/relation/dog/name", "Rex")]
+    assert agi_kernel.tick("what is my dog called?").final_output == "Your dog's name is Rex."
+    assert agi_kernel.tick("what's my dog's name?").final_output == "Your dog's name is Rex."
+
+
+@pytest.mark.parametrize(
+    ("said", "starts"),
+    [
+        ("hello", "Hello!"),
+        ("Hi there!", "Hello!"),
+        ("good morning, agent", "Hello!"),
+        ("how are you?", "I’m running well"),
+        ("thanks!", "You’re welcome."),
+        ("bye", "Goodbye!"),
+        ("what can you do?", "I’m a deterministic Stage-0 agent"),
+    ],
+)
+def test_hello_and_small_talk_get_an_answer_not_f3(agi_kernel, said, starts):
+    record = agi_kernel.tick(said)
+    assert record.final_output.startswith(starts), record.final_output
+    assert record.router_decision.agent == "generic_agent"  # R4 answers small talk itself
+
+
+def test_small_talk_inside_a_statement_is_still_the_statement(agi_kernel):
+    assert agi_kernel.tick("my name is Ada").final_output == "Got it: your name is Ada."
+    assert agi_kernel.tick("tell me a joke").final_output == F3_NO_AGENT
+
+
+def test_actually_my_name_is_carol_and_forget_my_name(agi_kernel):
+    agi_kernel.tick("my name is Alice")
+    assert agi_kernel.tick("actually my name is Carol").final_output == "Got it: your name is Carol."
+    assert agi_kernel.tick("what is my name?").final_output == "Your name is Carol."
+    assert agi_kernel.tick("forget my name").final_output == "Done: I forgot your name."
+    assert agi_kernel.tick("what is my name?").final_output == F1_SEM_MISS
+
+
+def test_agi_memory_forget_forgets_a_key_in_a_journaled_tick(tmp_path):
+    db = tmp_path / "a.db"
+    agi(db, "memory", "put", "user/person/self/name", "Ada")
+    done = agi(db, "memory", "forget", "user/person/self/name")
+    assert (done.exit_code, done.output) == (0, "forgot user/person/self/name\n")
+    assert json.loads(agi(db, "memory", "get", "user/person/self/name").output)["value"] is None
+    assert agi(db, "run", input="what is my name?\n").output == F1_SEM_MISS + "\n"
+    again = agi(db, "memory", "forget", "user/person/self/name")
+    assert again.exit_code == 1
+    assert "nothing is stored under user/person/self/name" in again.output
+    assert agi(db, "replay").output.startswith("replay equal")
+
+
+def test_a_mistyped_db_whose_folder_does_not_exist_creates_nothing(tmp_path):
+    db = tmp_path / "typo" / "agent.db"
+    done = agi(db, "run", input="hello\n")
+    assert done.exit_code == 1
+    assert "its folder" in done.output and "does not exist" in done.output and "init" in done.output
+    assert not (tmp_path / "typo").exists()
+    made = agi(db, "init", "--name", "ada")
+    assert made.exit_code == 0, made.output
+    assert agi(db, "run", input="hello\n").exit_code == 0
+
+
+def test_agi_status_shows_ticks_facts_goals_jobs_modules_and_the_last_tick(tmp_path):
+    db = tmp_path / "a.db"
+    agi(db, "run", input="my name is Ada\nmy goal is to learn Spanish\n2 + 3\n")
+    agi(db, "schedule", "add", "tea", "--every", "1h", "--say", "time for tea")
+    shown = agi(db, "status")
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    assert lines[0].startswith("ticks: ") and int(lines[0].split()[1]) >= 4
+    assert lines[1] == "facts: 1 (1 about the user)"
+    assert lines[2].startswith("goals: 1 active; active: “learn Spanish”")
+    assert lines[3].startswith("jobs: 1, next due ")
+    assert lines[4].startswith("modules: ")
+    assert lines[5].startswith("last tick: ")
+    data = json.loads(agi(db, "status", "--json").output)
+    assert (data["facts"], data["goals"], data["jobs"]) == (1, {"active": 1}, 1)
+    missing = agi(tmp_path / "none.db", "status")
+    assert missing.exit_code == 1 and not (tmp_path / "none.db").exists()
