@@ -94,3 +94,23 @@ def test_agi_status_shows_ticks_facts_goals_jobs_modules_and_the_last_tick(tmp_p
     assert (data["facts"], data["goals"], data["jobs"]) == (1, {"active": 1}, 1)
     missing = agi(tmp_path / "none.db", "status")
     assert missing.exit_code == 1 and not (tmp_path / "none.db").exists()
+
+
+def test_an_ingested_document_answers_a_question_no_rule_answers(tmp_path):
+    from agi_core.testing import open_kernel
+
+    notes = tmp_path / "mars.txt"
+    notes.write_text(
+        "The sky on Mars is butterscotch by day and blue at sunset.\nOlympus Mons is the tallest volcano known.\n"
+    )
+    with open_kernel(tmp_path / "a.db") as kernel:
+        assert kernel.tick("what colour is the sky on Mars?").final_output == F3_NO_AGENT  # nothing ingested yet
+        kernel.command("ingest", {"path": str(notes)})
+        record = kernel.tick("what colour is the sky on Mars?")
+        assert record.final_output == "From mars.txt: “The sky on Mars is butterscotch by day and blue at sunset.”"
+        assert record.router_decision.why == "matched_R4_fallback"
+        assert kernel.tick("tell me a joke").final_output == F3_NO_AGENT  # no question: no search
+        assert kernel.tick("why do cats purr?").final_output == F3_NO_AGENT  # no word in common
+        assert kernel.tick("what do you remember?").final_output.startswith("I don’t have anything stored")
+    with open_kernel(tmp_path / "a.db") as kernel:
+        assert kernel.replay().ok
