@@ -77,4 +77,6 @@ def test_locomo_answers_benchmark_runs_on_a_few_questions():
 
 def test_questions_benchmark_runs_on_a_few_phrasings():
     result = run_benchmark("questions.py", "--limit", "12")
-    assert result["cases"] == 12 and 0 <= result["correct"] <= 12 and result["share"] == round(result["correct"] / 12, 4)
+    assert (
+        result["cases"] == 12 and 0 <= result["correct"] <= 12 and result["share"] == round(result["correct"] / 12, 4)
+    )

@@ -114,3 +114,33 @@ def test_an_ingested_document_answers_a_question_no_rule_answers(tmp_path):
         assert kernel.tick("what do you remember?").final_output.startswith("I don’t have anything stored")
     with open_kernel(tmp_path / "a.db") as kernel:
         assert kernel.replay().ok
+
+
+def _follow_until(kernel, sim, until_ms):
+    from agi_core.scheduling.follow import Follow
+
+    return list(Follow(kernel, idle_sleep_s=1.0).run(until=lambda: sim.ms >= until_ms))
+
+
+def test_a_jobs_message_is_the_agents_output_never_the_users_words(tmp_path):
+    from agi_core.kernel import Kernel
+    from agi_core.scheduling.clock import PinnedClock, SimulatedClock
+
+    sim = SimulatedClock(1_795_000_000_000)
+    with Kernel.open(tmp_path / "a.db", seed="jobs", clock=PinnedClock(sim)) as kernel:
+        kernel.tick("my name is Ada")
+        kernel.command("schedule_add", {"name": "tea", "say": "time for tea", "every_ms": 5000})
+        records = _follow_until(kernel, sim, sim.ms + 11_000)
+        assert [(r.input.source, r.final_output) for r in records] == [("schedule:tea", "time for tea")] * 2
+        recalled = kernel.tick("what do you remember?").final_output
+        assert "you said “time for tea”" not in recalled and "I said “time for tea”" in recalled
+        assert kernel.replay().ok
+
+
+def test_a_clock_tick_notes_the_time_instead_of_f3(tmp_path):
+    from agi_core.kernel import Kernel
+
+    with Kernel.open(tmp_path / "a.db", seed="clock") as kernel:
+        record = kernel.tick("clock 2026-11-23T13:00:00.000Z", source="clock")
+        assert record.final_output == "Time noted: 2026-11-23T13:00:00.000Z."
+        assert "you said" not in kernel.tick("what do you remember?").final_output

@@ -1,4 +1,4 @@
-"""The core commands: run, chat, plugins, memory get/put/facts/forget (registered by ``default_plugins/commands.py``)."""
+"""The core commands: run, chat, plugins, memory get/put/facts/forget (added by ``default_plugins/commands.py``)."""
 
 from __future__ import annotations
 

@@ -31,7 +31,11 @@ def status_rows(kernel: Any) -> dict[str, Any]:
     rows = list(kernel.store.journal_rows(since=last_tick - 1)) if last_tick else []
     if rows:
         record = kernel.store.load_json(rows[-1][2])
-        last = {"tick": rows[-1][0], "input": (record.get("input") or {}).get("raw"), "reply": record.get("final_output")}
+        last = {
+            "tick": rows[-1][0],
+            "input": (record.get("input") or {}).get("raw"),
+            "reply": record.get("final_output"),
+        }
     return {
         "database": str(kernel.store.path) if hasattr(kernel.store, "path") else None,
         "ticks": records,

@@ -417,7 +417,7 @@ read: peruse
 workplace: employer, company, firm
 name: firstname, forename, first_name, given_name, christian_name
 nickname: moniker, alias, sobriquet
-phone: telephone, cellphone, smartphone, handset, phone_number, telephone_number, mobile, mobile_number, mobile_phone, cell_phone, cell_number
+phone: telephone, cellphone, smartphone, mobile, phone_number, telephone_number, mobile_number, cell_phone, phone_phone
 email: e_mail, email_address, e_mail_address, mail_address
 birth_country: country_of_birth
 job_title: position_title

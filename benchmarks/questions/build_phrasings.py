@@ -17,10 +17,20 @@ F1 = None  # the question must get the rulebook's F1 ("I don't have this informa
 
 GROUPS: list[tuple[list[str], list[str], str | None]] = [
     (  # MACE R2, with S4 synonyms
-        ["my favorite color is teal", "my favourite colour is teal", "my favorite hue is teal",
-         "set my favorite color to teal", "remember that my fave colour is teal"],
-        ["what is my favorite color?", "what's my favourite colour?", "what is my favourite hue?",
-         "what is my fave color", "tell me my favorite colour"],
+        [
+            "my favorite color is teal",
+            "my favourite colour is teal",
+            "my favorite hue is teal",
+            "set my favorite color to teal",
+            "remember that my fave colour is teal",
+        ],
+        [
+            "what is my favorite color?",
+            "what's my favourite colour?",
+            "what is my favourite hue?",
+            "what is my fave color",
+            "tell me my favorite colour",
+        ],
         "teal",
     ),
     (
@@ -135,8 +145,13 @@ GROUPS: list[tuple[list[str], list[str], str | None]] = [
     ),
     (  # MACE R3
         ["the capital of France is Paris", "Paris is the capital of France", "France's capital is Paris"],
-        ["what is the capital of France?", "what's the capital of France?", "what is France's capital?",
-         "tell me the capital of France", "do you know the capital of France?"],
+        [
+            "what is the capital of France?",
+            "what's the capital of France?",
+            "what is France's capital?",
+            "tell me the capital of France",
+            "do you know the capital of France?",
+        ],
         "Paris",
     ),
     (
@@ -216,8 +231,11 @@ UPDATES: list[tuple[list[str], str, str | None]] = [
     (["my favorite color is blue", "actually my favourite hue is red"], "what is my favorite color?", "red"),
     (["I live in Berlin", "I live in Munich now"], "where do I live?", "Munich"),
     (["my sister lives in Lyon", "my sister lives in Nice"], "where does my sister live?", "Nice"),
-    (["the capital of France is Lyon", "actually the capital of France is Paris"],
-     "what is the capital of France?", "Paris"),
+    (
+        ["the capital of France is Lyon", "actually the capital of France is Paris"],
+        "what is the capital of France?",
+        "Paris",
+    ),
     (["my name is Alice", "forget my name"], "what is my name?", F1),
     (["my favorite color is blue", "forget my favorite color"], "what is my favorite color?", F1),
     (["my favorite color is blue", "forget my favourite colour"], "what's my favorite color?", F1),

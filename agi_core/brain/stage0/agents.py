@@ -12,14 +12,16 @@ import attrs
 
 from agi_core.brain.context import AgentReply, ReasonContext
 from agi_core.brain.stage0 import facts
+from agi_core.brain.stage0.documents import from_documents
 from agi_core.brain.stage0.fact_replies import answer
 from agi_core.brain.stage0.goal_agent import GoalAgent
 from agi_core.brain.stage0.habits import HABIT_AGENTS
-from agi_core.brain.stage0.documents import from_documents
-from agi_core.brain.stage0.small_talk import small_talk
 from agi_core.brain.stage0.mathparse import MathError, evaluate, expression_in, render
+from agi_core.brain.stage0.small_talk import small_talk
 from agi_core.model import Action
 from agi_core.replies import F3_NO_AGENT
+
+SCHEDULE_SOURCE = "schedule:"  # a job's ticks (agi_core.scheduling.jobs.SOURCE_PREFIX)
 
 
 @attrs.frozen
@@ -89,7 +91,8 @@ class KnowledgeAgent:
 
 @attrs.frozen
 class GenericAgent:
-    """R4 and the fallback of F3/F4: small talk gets its fixed reply, a question that an ingested
+    """R4 and the fallback of F3/F4: a scheduled job's line no rule answers is said as it is (the
+    agent's message), a clock tick notes the time, small talk gets its fixed reply, a question that an ingested
     document answers gets that passage (:mod:`.documents`), anything else F3."""
 
     name: str = "generic_agent"
@@ -101,6 +104,11 @@ class GenericAgent:
         return True
 
     def handle(self, ctx: ReasonContext) -> AgentReply:
+        source, raw = ctx.state.input.source, ctx.state.input.raw
+        if source.startswith(SCHEDULE_SOURCE):
+            return AgentReply(raw)  # a job's message is the agent's to say, not a line to answer
+        if source == "clock":
+            return AgentReply(f"Time noted: {raw.removeprefix('clock ').strip()}.")
         if (reply := small_talk(ctx.state.input.raw)) is not None:
             return AgentReply(reply)
         if (passage := from_documents(ctx)) is not None:

@@ -180,7 +180,8 @@ def subject_of(text: str) -> Subject | None:
 
 
 def noun_ref(text: str) -> Ref | None:
-    """``my favorite color``, ``my dog's name``, ``the name of my dog``, ``France's capital``, ``the capital of France``."""
+    """The ref a noun phrase names: ``my favorite color``, ``my dog's name``, ``the name of my dog``,
+    ``France's capital``, ``the capital of France``; None for anything else."""
     text = text.strip()
     low = lower_ascii(text)
     start = 4 if low.startswith("the ") else 0

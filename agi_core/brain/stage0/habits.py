@@ -118,8 +118,10 @@ def quoted(text: object, limit: int = 80) -> str:
 def _recent(episodes: list[dict[str, Any]]) -> str:
     said = []
     for episode in reversed(episodes):  # recalled newest first
-        kind = (episode.get("context") or {}).get("kind")
-        said.append(f"{'you said' if kind == 'input' else 'I said'} {quoted(episode.get('event'))}")
+        context = episode.get("context") or {}
+        if context.get("kind") == "input" and context.get("source", "user") != "user":
+            continue  # a job's or the clock's line is not the user's words (its reply is the agent's)
+        said.append(f"{'you said' if context.get('kind') == 'input' else 'I said'} {quoted(episode.get('event'))}")
     return "; ".join(said)
 
 

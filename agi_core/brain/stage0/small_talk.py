@@ -49,8 +49,14 @@ REPLIES: dict[str, tuple[str, ...]] = {
         "bye bye",
         "later",
     ),
-    "I’m a deterministic Stage-0 agent: I store facts, answer from them, do exact arithmetic and keep goals. "
-    + HELP: ("who are you", "what are you", "what can you do", "help", "what do you do", "what is your purpose"),
+    "I’m a deterministic Stage-0 agent: I store facts, answer from them, do exact arithmetic and keep goals. " + HELP: (
+        "who are you",
+        "what are you",
+        "what can you do",
+        "help",
+        "what do you do",
+        "what is your purpose",
+    ),
     "OK.": ("ok", "okay", "cool", "nice", "great", "good", "alright", "all right", "fine", "sure", "yes", "no"),
 }
 PHRASES = {phrase: reply for reply, phrases in REPLIES.items() for phrase in phrases}
