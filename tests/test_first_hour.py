@@ -144,3 +144,30 @@ def test_a_clock_tick_notes_the_time_instead_of_f3(tmp_path):
         record = kernel.tick("clock 2026-11-23T13:00:00.000Z", source="clock")
         assert record.final_output == "Time noted: 2026-11-23T13:00:00.000Z."
         assert "you said" not in kernel.tick("what do you remember?").final_output
+
+
+def test_goal_wording_a_finished_goals_steps_and_abandoning_a_goal(agi_kernel):
+    from agi_core.scheduling import goals
+
+    set_reply = agi_kernel.tick("my goal is to learn Spanish").final_output
+    assert "Tell me 'I finished learn Spanish'" not in set_reply
+    assert "When it is done, say “done: learn Spanish”." in set_reply
+    assert agi_kernel.tick("done: learn Spanish").final_output.startswith("Well done: goal ")
+    [done] = goals.all_goals(agi_kernel.store)
+    assert (done.status, [step.status for step in done.plan]) == ("done", ["done"])
+    assert "[done] learn Spanish (priority 0.5, progress 100%, step 1/1)" in goals.line(done)
+    agi_kernel.tick("my goal is to run a marathon")
+    reply = agi_kernel.tick("I give up on the marathon").final_output
+    assert reply.startswith("OK: goal ") and reply.endswith("(run a marathon) is abandoned.")
+    statuses = {goal.description: goal.status for goal in goals.all_goals(agi_kernel.store)}
+    assert statuses == {"learn Spanish": "done", "run a marathon": "abandoned"}
+    assert "[abandoned] run a marathon" in agi_kernel.tick("what are my goals?").final_output
+
+
+def test_agi_goals_abandon_marks_a_goal_abandoned(tmp_path):
+    db = tmp_path / "a.db"
+    agi(db, "goals", "add", "learn Go")
+    [goal] = json.loads(agi(db, "goals", "list", "--json").output)
+    done = agi(db, "goals", "abandon", goal["id"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(agi(db, "goals", "list", "--json").output)[0]["status"] == "abandoned"

@@ -46,6 +46,8 @@ def handle(ctx: ReasonContext, kind: str, text: str) -> tuple[str, Action | None
             return goals.summary(ctx.store), None
         if kind == "finish":
             return finish(ctx, text), None
+        if kind == "abandon":
+            return finish(ctx, text, status="abandoned"), None
         if kind == "remind":
             return remind(ctx, *text.split("\x1f")), None
         if kind == "reminder":
@@ -59,19 +61,23 @@ def handle(ctx: ReasonContext, kind: str, text: str) -> tuple[str, Action | None
     return f"I do not know what to do with {kind!r} goal requests.", None
 
 
-def finish(ctx: ReasonContext, text: str) -> str:
-    """Mark the goal ``text`` names done; ambiguous: ask which one, with the ids."""
+def finish(ctx: ReasonContext, text: str, *, status: str = "done") -> str:
+    """Mark the goal ``text`` names done (or ``abandoned``); ambiguous: ask which one, with the ids."""
     found = goals.matching(ctx.store, text)
     if not found:
         return f"I have no unfinished goal matching “{text}”. {goals.summary(ctx.store)}"
     if len(found) > 1:
         listed = "; ".join(f"{goal.id} ({goal.description})" for goal in found)
+        if status == "abandoned":
+            return f"Which one do you give up? {listed}. Say 'abandon ID' with one of the ids."
         return f"Which one did you finish? {listed}. Say 'I finished ID' with one of the ids."
     planner = planner_for(ctx)
     was_active = found[0].status == "active"
-    done = goals.set_status(ctx, found[0].id, "done", planner.choose if planner else None)
+    done = goals.set_status(ctx, found[0].id, status, planner.choose if planner else None)
     following = goals.active(ctx.store)
     then = f" Your active goal is now {following.description} ({following.id})." if following and was_active else ""
+    if status == "abandoned":
+        return f"OK: goal {done.id} ({done.description}) is abandoned.{then}"
     return f"Well done: goal {done.id} ({done.description}) is done.{then}"
 
 

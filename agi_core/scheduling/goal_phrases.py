@@ -4,7 +4,8 @@
 
 - ``set``: "my goal is to learn French", "my new goal is …", "new goal: …", "set a goal to …"
 - ``list``: "what are my goals?", "show my goals", "what is my goal?"
-- ``finish``: "I finished learning French", "I'm done with …", "I completed …"
+- ``finish``: "I finished learning French", "I'm done with …", "I completed …", "done: …"
+- ``abandon``: "I give up on learning French", "abandon my goal …", "forget my goal …"
 - ``remind``: "remind me to call Ada in 10 minutes" (text is ``WHAT\\x1fDURATION``)
 - ``step``: "next step", "work on my goal", "continue my goal"
 - ``reminder``: the line a reminder job says when due ("reminder: call Ada (goal g-1a2b3c4d)")
@@ -51,6 +52,26 @@ FINISH_PREFIXES = (
     "i reached my goal ",
     "finished ",
     "done with ",
+    "done: ",
+)
+ABANDON_PREFIXES = (
+    "i give up on ",
+    "i gave up on ",
+    "i'm giving up on ",
+    "i am giving up on ",
+    "i abandon ",
+    "abandon my goal to ",
+    "abandon my goal ",
+    "abandon the goal ",
+    "abandon ",
+    "drop my goal to ",
+    "drop my goal ",
+    "cancel my goal to ",
+    "cancel my goal ",
+    "forget my goal to ",
+    "forget my goal ",
+    "forget the goal ",
+    "i no longer want to ",
 )
 STEP_PHRASES = frozenset(
     {
@@ -94,7 +115,7 @@ def goal_request(text: str) -> tuple[str, str] | None:
         return "reminder", body[len(REMINDER_PREFIX) :]
     if low.startswith(REMIND_PREFIX) and (parts := _remind_parts(body[len(REMIND_PREFIX) :])) is not None:
         return "remind", "\x1f".join(parts)
-    for kind, prefixes in (("set", SET_PREFIXES), ("finish", FINISH_PREFIXES)):
+    for kind, prefixes in (("set", SET_PREFIXES), ("finish", FINISH_PREFIXES), ("abandon", ABANDON_PREFIXES)):
         for prefix in prefixes:
             if low.startswith(prefix) and body[len(prefix) :].strip():
                 return kind, body[len(prefix) :].strip()
