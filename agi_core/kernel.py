@@ -884,19 +884,28 @@ class Kernel:
     def _store(self, tick: int, record: JournalRecord, percept: Input, working: WorkingMemory) -> None:
         """Rule 3: episodes, working memory, meta and the journal record, in the tick's transaction."""
         stamp = record.timestamp
+        # the tick's recorded wall clock (AgentOne: every interaction is timestamped); the deterministic
+        # ``timestamp`` stays D2's, so ids and stamps replay exactly with or without a clock
+        wall = {} if self.tick_now_ms is None else {"wall_ms": self.tick_now_ms}
+        said: dict[str, Any] = {"kind": "input", "source": percept.source}
+        if percept.speaker is not None:
+            said["speaker"] = percept.speaker
         episodes = [
             EpisodicEntry(
                 id=self.determinism.new_id("episode", "input"),
                 event=percept.raw,
-                context={"kind": "input", "source": percept.source}
-                if percept.speaker is None
-                else {"kind": "input", "source": percept.source, "speaker": percept.speaker},
+                context={**said, **wall},
                 timestamp=stamp,
             ),
             EpisodicEntry(
                 id=self.determinism.new_id("episode", "action"),
                 event=record.final_output,
-                context={"kind": "action", "action": to_data(record.action), "success": record.observation.success},
+                context={
+                    "kind": "action",
+                    "action": to_data(record.action),
+                    "success": record.observation.success,
+                    **wall,
+                },
                 timestamp=stamp,
             ),
         ]

@@ -79,6 +79,13 @@ def _kernel_options(
     return options
 
 
+def _wall() -> Any:
+    """The wall clock, read once per tick and recorded (``tick_clock``): every episode gets its time."""
+    from agi_core.scheduling.clock import wall_clock
+
+    return wall_clock()
+
+
 def _policy(allow_tools: tuple[str, ...], confirm: Any = None) -> ToolPolicy:
     return ToolPolicy(allow_tools=frozenset(allow_tools), confirm=confirm)
 
@@ -150,7 +157,7 @@ def run(
         }
         return run_follow(state, options, every_ms, jsonl, maintain_ms, step_ms)
     options = _kernel_options(allow_tools, max_input, speaker=speaker)
-    kernel = state.open_kernel(timeout_s=timeout_s, module_timeout_s=module_timeout_s, **options)
+    kernel = state.open_kernel(timeout_s=timeout_s, module_timeout_s=module_timeout_s, clock=_wall(), **options)
     stream = getattr(sys.stdin, "buffer", None)
     lines = read_lines(stream, kernel.config.max_input_bytes) if stream is not None else iter(sys.stdin)
     for line in lines:
@@ -190,6 +197,7 @@ def chat(
     """
 
     from agi_core.cli.chat import enable_history, forget_last_line, slash_command
+    from agi_core.scheduling.commands import due_jobs
     from agi_core.scheduling.sensors import drain
 
     def confirm(tool: ToolDefinition, args: dict[str, Any]) -> bool:
@@ -198,7 +206,7 @@ def chat(
         return allowed
 
     options = _kernel_options(allow_tools, max_input, confirm, speaker)
-    kernel = state.open_kernel(timeout_s=timeout_s, module_timeout_s=module_timeout_s, **options)
+    kernel = state.open_kernel(timeout_s=timeout_s, module_timeout_s=module_timeout_s, clock=_wall(), **options)
     click.echo(f"agi chat ({state.db}, seed {kernel.config.seed}); /help lists the commands, 'exit' quits.")
     save_history = enable_history(state.db)
     if save_history:
@@ -220,7 +228,7 @@ def chat(
         elif line.strip():
             record = kernel.tick(line)
             click.echo(f"agent> {record.final_output}")
-        for record in drain(kernel):  # other sensors' percepts become ticks too
+        for record in [*due_jobs(kernel), *drain(kernel)]:  # due reminders and jobs, other sensors' percepts
             click.echo(f"agent> [{record.input.source}] {record.final_output}")
 
 

@@ -8,6 +8,7 @@ Idempotent: progress is kept in the ``meta`` table, and memory ids are content-d
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from agi_core.memory.bookkeeping import is_command_record, is_empty_reply
@@ -51,7 +52,15 @@ def _mirror(store: MemoryBackend, memory: LongTermMemory) -> int:
         if kind == "action" and (tick in command_ticks or is_empty_reply(text)):
             continue
         speaker = "agent" if kind == "action" else details.get("source", "user")
+        if isinstance(details.get("wall_ms"), int):  # the tick's recorded wall clock, when it had one
+            stamp = _iso(details["wall_ms"])
         records.append({"text": text, "tick": tick, "kind": kind, "speaker": speaker, "timestamp": stamp})
     memory.add_many(records)
     store.meta_set(PROGRESS_KEY, str(rows[-1][0]))
     return len(rows)
+
+
+def _iso(ms: int) -> str:
+    """``ms`` since the epoch as ISO 8601 UTC with milliseconds (as ``agi_core.scheduling.clock.iso_ms``)."""
+    moment = datetime.fromtimestamp(ms / 1000, UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"

@@ -235,7 +235,11 @@ def _update_ancestors(ctx: ReasonContext, goal: Goal) -> None:
     for row in store.goal_ancestors(goal.id):
         if row["id"] == goal.id:
             return
-        kept = [progress for status, progress in store.goal_child_progress(row["id"]) if status not in ("failed", "abandoned")]
+        kept = [
+            progress
+            for status, progress in store.goal_child_progress(row["id"])
+            if status not in ("failed", "abandoned")
+        ]
         progress = round(sum(kept) / len(kept), 4) if kept else 0.0
         if progress == row["progress"]:
             return
