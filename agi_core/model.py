@@ -76,7 +76,7 @@ class Beliefs:
 
 
 GoalStatus = Literal["open", "active", "done", "failed", "blocked", "abandoned"]
-"""``abandoned``: the user gave the goal up ("I give up on …", ``agi goals abandon ID``), as B.L.A.S.T.'s tick state has it."""
+"""``abandoned``: the user gave the goal up ("I give up on …", ``agi goals abandon ID``), as B.L.A.S.T. has it."""
 
 
 @attrs.frozen

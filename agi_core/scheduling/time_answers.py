@@ -272,4 +272,4 @@ def _told(ctx: ReasonContext, what: str) -> str:
     return "You haven't told me that yet."
 
 
-__all__ = ["answer", "ago", "time_request"]
+__all__ = ["ago", "answer", "time_request"]

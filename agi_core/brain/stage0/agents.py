@@ -15,10 +15,10 @@ from agi_core.brain.stage0 import facts
 from agi_core.brain.stage0.documents import from_documents
 from agi_core.brain.stage0.fact_replies import answer
 from agi_core.brain.stage0.goal_agent import GoalAgent
-from agi_core.brain.stage0.time_agent import TimeAgent
 from agi_core.brain.stage0.habits import HABIT_AGENTS
 from agi_core.brain.stage0.mathparse import MathError, evaluate, expression_in, render
 from agi_core.brain.stage0.small_talk import small_talk
+from agi_core.brain.stage0.time_agent import TimeAgent
 from agi_core.model import Action
 from agi_core.replies import F3_NO_AGENT
 
