@@ -102,3 +102,24 @@ def test_without_a_clock_the_told_time_is_not_made_up(tmp_path):
 )  # fmt: skip
 def test_ago_says_how_long_in_words(seconds, words):
     assert ago(seconds) == words
+
+
+def test_remind_me_at_5pm_sets_a_reminder_that_fires_then(kernel, sim):
+    from agi_core.scheduling.commands import due_jobs
+
+    moment, _offset = local(START_MS)
+    said = tick(kernel, sim, "remind me at 5pm to call Ada").final_output
+    day_word = "today" if moment.hour < 17 else "tomorrow"
+    assert said.startswith(f"I will remind you to call Ada at 17:00 {day_word} (job remind-g-")
+    [job] = kernel.store.all_jobs()
+    due = datetime.fromtimestamp(job["next_due_ms"] / 1000, UTC).astimezone()
+    assert (due.hour, due.minute, 0 < job["next_due_ms"] - START_MS <= 86_400_000) == (17, 0, True)
+    assert due_jobs(kernel) == []  # not yet due
+    sim.ms = job["next_due_ms"] + 1000
+    kernel.config.clock.refresh()
+    [fired] = due_jobs(kernel)  # what agi chat runs after each line
+    assert (fired.input.source, fired.final_output.startswith("Reminder: call Ada (goal g-")) == (
+        f"schedule:{job['name']}",
+        True,
+    )
+    assert kernel.replay().ok
