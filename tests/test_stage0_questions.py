@@ -110,3 +110,15 @@ def test_s3_entity_types_are_made_singular_and_plural_ones_refused(plural, one):
 def test_s3_leaves_singular_words_that_end_in_s_alone(word):
     assert singular(word) == word
     assert check_key(f"world/{word}/x/name") == f"world/{word}/x/name"
+
+
+def test_semantic_relations_name_the_entities_a_fact_links(agi_kernel):
+    agi_kernel.tick("my sister lives in Lyon")
+    agi_kernel.tick("the population of Paris is 2 million")
+    agi_kernel.tick("the capital of France is Paris")
+    relations = {fact.key: fact.relations for fact in agi_kernel.store.facts()}
+    assert relations == {
+        "user/relation/sister/home": ["user/relation/sister", "user/person/self"],
+        "world/entity/paris/population": ["world/entity/paris"],
+        "world/entity/france/capital": ["world/entity/france", "world/entity/paris"],
+    }
