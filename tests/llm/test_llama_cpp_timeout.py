@@ -29,6 +29,6 @@ def test_a_request_past_the_providers_own_limit_is_abandoned_and_recorded(smollm
     provider = LlamaCppProvider(model_path=smollm2_gguf, n_ctx=512, n_threads=1, timeout=0.01)
     externals = Externals()
     journaled = JournaledProvider(lambda: provider, externals, name="llama-cpp")  # no --llm-timeout given
-    with pytest.raises(ProviderError, match="took longer than 0.01 s and was abandoned"):
+    with pytest.raises(ProviderError, match=r"took longer than 0\.01 s and was abandoned"):
         journaled.complete([{"role": "user", "content": "Write a long story about a cat."}], max_tokens=256)
     assert "took longer than 0.01 s" in externals.log["llm_completion"][0]["error"]

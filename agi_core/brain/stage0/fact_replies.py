@@ -37,6 +37,12 @@ def shown(ref: Ref) -> str:
     return f"the {attribute.lower()} of {ref.subject.name.strip()}"
 
 
+def fact_subject(ref: Ref) -> str:
+    """The stored fact's wording, about the user in the third person: ``the user's favorite color``."""
+    mine = shown(ref)
+    return "the user's" + mine[4:] if mine.startswith("your ") else mine
+
+
 def focus_of(key: str) -> str:
     return key.rsplit("/", 1)[0]
 
@@ -53,7 +59,7 @@ def answer(ctx: ReasonContext, parsed: Parsed) -> AgentReply:
 def _write(ctx: ReasonContext, ref: Ref, value: Any) -> AgentReply:
     key = key_of(ctx, ref)
     what = shown(ref)
-    if not ctx.sem_write(key, value, f"{what} is {value}"):
+    if not ctx.sem_write(key, value, f"{fact_subject(ref)} is {value}"):
         return AgentReply(F5_SEM_WRITE_FAILURE, focus=focus_of(key))
     if ref.subject.kind == SELF or ref.subject.kind == RELATION:
         return AgentReply(f"Got it: {what} is {value}.", focus=focus_of(key))

@@ -12,8 +12,9 @@ HELP = (
     "Tell me facts to remember (“my favorite color is green”, “my sister lives in Lyon”), ask about them "
     "(“what is my favorite color?”), give me arithmetic (“2 + 3”) or a goal (“my goal is to learn Spanish”)."
 )
+GREETING = "Hello! " + HELP
 REPLIES: dict[str, tuple[str, ...]] = {
-    "Hello! " + HELP: (
+    GREETING: (
         "hello",
         "hi",
         "hey",
@@ -74,4 +75,4 @@ def small_talk(text: str) -> str | None:
     return None
 
 
-__all__ = ["HELP", "small_talk"]
+__all__ = ["GREETING", "HELP", "small_talk"]
