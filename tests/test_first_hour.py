@@ -171,3 +171,32 @@ def test_agi_goals_abandon_marks_a_goal_abandoned(tmp_path):
     done = agi(db, "goals", "abandon", goal["id"])
     assert done.exit_code == 0, done.output
     assert json.loads(agi(db, "goals", "list", "--json").output)[0]["status"] == "abandoned"
+
+
+def test_a_reminder_set_in_agi_chat_fires_in_agi_chat(tmp_path):
+    import os
+    import subprocess
+    import sys
+    import time
+
+    env = {k: v for k, v in os.environ.items() if k not in ("AGI_DEBUG", "AGI_RAISE_ERRORS")}
+    chat = subprocess.Popen(
+        [sys.executable, "-m", "agi_core", "--db", str(tmp_path / "a.db"), "chat"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert chat.stdin is not None and chat.stdout is not None
+    chat.stdin.write("remind me to stretch in 1 second\n")
+    chat.stdin.flush()
+    first = ""
+    while "I will remind you" not in first:  # the reminder is set (the agent has started and answered)
+        first = chat.stdout.readline()
+        assert first, chat.stderr.read() if chat.stderr else ""
+    time.sleep(1.5)  # it falls due; the next line lets the chat run it
+    out, err = chat.communicate("2 + 2\nexit\n", timeout=120)
+    assert chat.returncode == 0, err
+    assert "agent> 2 + 2 = 4" in out
+    assert "] Reminder: stretch (goal g-" in out.split("agent> 2 + 2 = 4", 1)[1]
