@@ -27,6 +27,20 @@ def put_fact(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[
     return text, {"stored": ok}
 
 
+def forget_fact(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    """``agi memory forget KEY``: overwrite a stored fact with null (S5 keeps current state only), so it
+    reads as a miss; a key with nothing stored is refused (nothing is journaled)."""
+    from agi_core.errors import MemoryKeyError
+    from agi_core.memory.keys import check_key
+
+    key = check_key(args["key"])
+    read = ctx.sem_read(key)
+    if not read.exists or read.value is None:
+        raise MemoryKeyError(f"nothing is stored under {key}; 'agi memory facts' lists the stored keys")
+    ok = ctx.sem_write(key, None, f"{key} was forgotten")
+    return (f"forgot {key}" if ok else F5_SEM_WRITE_FAILURE), {"forgotten": ok}
+
+
 def state(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
     from agi_core.state.commands import run_state_op
 
@@ -142,6 +156,7 @@ def _goal_command(name: str) -> Handler:
 
 KERNEL_COMMANDS: dict[str, Handler] = {
     "put_fact": put_fact,
+    "forget_fact": forget_fact,
     "state": state,
     "ingest": ingest,
     "refuse_input": refuse_input,

@@ -79,7 +79,7 @@ class Beliefs:
 
 
 GoalStatus = Literal["open", "active", "done", "failed", "blocked", "abandoned"]
-"""``abandoned`` is only in records written before the goal store (a tick's throwaway goal)."""
+"""``abandoned``: the user gave the goal up ("I give up on …", ``agi goals abandon ID``), as B.L.A.S.T. has it."""
 
 
 @attrs.frozen
@@ -156,7 +156,12 @@ class TickState:
 # -- memory entries --------------------------------------------------------------------
 @attrs.frozen
 class SemanticEntry:
-    """A fact under its canonical key; ``fact`` is a readable rendering of it."""
+    """A fact under its canonical key; ``fact`` is a readable rendering of it.
+
+    ``relations`` (B.L.A.S.T.'s semantic entry) are the entities the fact links: its own
+    entity (``user/relation/sister``), the user for a fact about one of theirs, and the stored
+    entity its value names (``world/entity/paris`` for "the capital of France is Paris").
+    """
 
     id: str
     key: str = attrs.field(metadata=_schema(pattern=CANONICAL_KEY_PATTERN, maxLength=200))

@@ -168,7 +168,12 @@ class ReasonContext:
         """Write a fact (last validated write wins); False if the backend failed (F5)."""
         self._check_open()
         entry = SemanticEntry(
-            id=self.determinism.new_id("sem", key), key=key, value=value, fact=fact, updated_at=self.determinism.now()
+            id=self.determinism.new_id("sem", key),
+            key=key,
+            value=value,
+            fact=fact,
+            relations=self._relations(key, value),
+            updated_at=self.determinism.now(),
         )
         error = self._store_fact(entry)
         if error is not None:  # the backend's failure to store (F5)
@@ -176,6 +181,22 @@ class ReasonContext:
             return False
         self.sem_writes.append({"key": key, "value": value, "ok": True, "updated_at": entry.updated_at})
         return True
+
+    def _relations(self, key: str, value: Any) -> list[str]:
+        """The entities a fact links (:class:`~agi_core.model.SemanticEntry`): its own, the user's for one
+        of theirs, and a stored ``world/entity/…`` its value names."""
+        entity = key.rsplit("/", 1)[0]
+        linked = [entity]
+        if key.startswith("user/relation/"):
+            linked.append("user/person/self")
+        if isinstance(value, str) and value.strip() and len(value) <= 100:
+            try:
+                named = make_key("world", "entity", value, "x", map_entity_id=False).rsplit("/", 1)[0]
+            except AgiError:  # a value with no letters or digits names no entity
+                return linked
+            if named not in linked and self.store.facts(named + "/", limit=1):
+                linked.append(named)
+        return linked
 
     def _store_fact(self, entry: SemanticEntry) -> str | None:
         """Store ``entry``; the backend's error when it failed, else None.

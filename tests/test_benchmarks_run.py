@@ -98,3 +98,10 @@ def test_messaging_benchmark_runs_on_memory_and_nats_through_a_broker_restart():
         agents = row["agents"]
         assert (agents["delivered"], agents["lost"], agents["duplicated"]) == (20, 0, 0), row
         assert row["throughput_ratio"] > 0 and row["round_trip_ratio"] > 0 and row["raw"]["p99_ms"] > 0
+
+
+def test_questions_benchmark_runs_on_a_few_phrasings():
+    result = run_benchmark("questions.py", "--limit", "12")
+    assert (
+        result["cases"] == 12 and 0 <= result["correct"] <= 12 and result["share"] == round(result["correct"] / 12, 4)
+    )

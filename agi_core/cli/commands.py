@@ -1,4 +1,4 @@
-"""The core commands: run, chat, plugins, memory get/put/facts (registered by ``default_plugins/commands.py``)."""
+"""The core commands: run, chat, plugins, memory get/put/facts/forget (added by ``default_plugins/commands.py``)."""
 
 from __future__ import annotations
 
@@ -80,6 +80,13 @@ def _kernel_options(
     return options
 
 
+def _wall() -> Any:
+    """The wall clock, read once per tick and recorded (``tick_clock``): every episode gets its time."""
+    from agi_core.scheduling.clock import wall_clock
+
+    return wall_clock()
+
+
 def _policy(allow_tools: tuple[str, ...], confirm: Any = None) -> ToolPolicy:
     return ToolPolicy(allow_tools=frozenset(allow_tools), confirm=confirm)
 
@@ -151,7 +158,7 @@ def run(
         }
         return run_follow(state, options, every_ms, jsonl, maintain_ms, step_ms)
     options = _kernel_options(allow_tools, max_input, speaker=speaker)
-    kernel = state.open_kernel(timeout_s=timeout_s, module_timeout_s=module_timeout_s, **options)
+    kernel = state.open_kernel(timeout_s=timeout_s, module_timeout_s=module_timeout_s, clock=_wall(), **options)
     stream = getattr(sys.stdin, "buffer", None)
     lines = read_lines(stream, kernel.config.max_input_bytes) if stream is not None else iter(sys.stdin)
     for line in lines:
@@ -191,6 +198,7 @@ def chat(
     """
 
     from agi_core.cli.chat import enable_history, forget_last_line, slash_command
+    from agi_core.scheduling.commands import due_jobs
     from agi_core.scheduling.sensors import drain
 
     def confirm(tool: ToolDefinition, args: dict[str, Any]) -> bool:
@@ -199,7 +207,7 @@ def chat(
         return allowed
 
     options = _kernel_options(allow_tools, max_input, confirm, speaker)
-    kernel = state.open_kernel(timeout_s=timeout_s, module_timeout_s=module_timeout_s, **options)
+    kernel = state.open_kernel(timeout_s=timeout_s, module_timeout_s=module_timeout_s, clock=_wall(), **options)
     click.echo(f"agi chat ({state.db}, seed {kernel.config.seed}); /help lists the commands, 'exit' quits.")
     save_history = enable_history(state.db)
     if save_history:
@@ -221,7 +229,7 @@ def chat(
         elif line.strip():
             record = kernel.tick(line)
             click.echo(f"agent> {record.final_output}")
-        for record in drain(kernel):  # other sensors' percepts become ticks too
+        for record in [*due_jobs(kernel), *drain(kernel)]:  # due reminders and jobs, other sensors' percepts
             click.echo(f"agent> [{record.input.source}] {record.final_output}")
 
 
@@ -263,6 +271,14 @@ def memory_put(state: Any, key: str, value: str) -> None:
     except ValueError:  # not JSON (JSONDecodeError is a ValueError)
         parsed = value  # NaN and Infinity are not JSON: they stay the plain strings they were
     click.echo(state.open_kernel().put_fact(key, parsed).final_output)
+
+
+@click.command("forget")
+@click.argument("key")
+@click.pass_obj
+def memory_forget(state: Any, key: str) -> None:
+    """Forget the fact under KEY (a journaled tick that overwrites it with null; it reads as a miss)."""
+    click.echo(state.open_kernel(existing=True).command("forget_fact", {"key": key}).final_output)
 
 
 def _not_json(name: str) -> Any:

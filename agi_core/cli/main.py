@@ -55,12 +55,23 @@ class CliState:
             raise NoDatabaseError(f"no agent database at {self.db} (create one with agi run)")
         return self.db
 
-    def open_kernel(self, *, existing: bool = False, warn: bool = True, **options: Any) -> Any:
-        """The kernel on ``--db``; ``existing=True`` (read-only commands) refuses to create a database."""
+    def open_kernel(
+        self, *, existing: bool = False, warn: bool = True, new_folder: bool = False, **options: Any
+    ) -> Any:
+        """The kernel on ``--db``; ``existing=True`` (read-only commands) refuses to create a database.
+
+        A new database whose folder does not exist is refused too (a mistyped ``--db`` must not
+        make a new agent and its folders), except for ``agi init`` (``new_folder=True``).
+        """
         from agi_core.kernel import Kernel
 
         if existing:
             self.require_db()
+        elif isinstance(self.db, Path) and not new_folder and not self.db.exists() and not self.db.parent.is_dir():
+            raise NoDatabaseError(
+                f"no agent database at {self.db}, and its folder {self.db.parent} does not exist; check the --db "
+                f"path, or create the agent there with 'agi --db {self.db} init --name NAME'"
+            )
         if self._kernel is None:
             self._kernel = Kernel.open(
                 self.db, seed=self.seed, plugins=self.plugins, brain=self.brain, **{**self.kernel_options, **options}

@@ -61,6 +61,10 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
         "agi_core.messaging.cli:init_command",
         "Create the agent in --db, named NAME (its address agent.NAME for other agents).",
     ),
+    "status": (
+        "agi_core.cli.status:status_command",
+        "Print the agent's ticks, facts, goals, jobs, modules and last tick (runs no tick).",
+    ),
     "whoami": ("agi_core.messaging.cli:whoami_command", "Print the agent's name and address."),
     "send": (
         "agi_core.messaging.cli:send_command",
@@ -80,6 +84,10 @@ MEMORY_COMMANDS: dict[str, tuple[str, str]] = {
     "get": ("agi_core.cli.commands:memory_get", "Print the read contract {exists, value, last_updated} of KEY."),
     "put": ("agi_core.cli.commands:memory_put", "Store VALUE (JSON, or a plain string) under the canonical KEY."),
     "facts": ("agi_core.cli.commands:memory_facts", "List stored facts."),
+    "forget": (
+        "agi_core.cli.commands:memory_forget",
+        "Forget the fact under KEY (a journaled tick that overwrites it with null; it reads as a miss).",
+    ),
 }
 
 

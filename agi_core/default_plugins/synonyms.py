@@ -1,22 +1,11 @@
-"""Built-in canonical-key synonyms (rule S4): British spellings and common short forms."""
+"""Built-in canonical-key synonyms (rule S4): the curated groups of :mod:`.synonym_groups`."""
 
 from __future__ import annotations
 
+from agi_core.default_plugins.synonym_groups import synonym_table
 from agi_core.hookspecs import Register, hookimpl
 
-SYNONYMS = {
-    "favourite": "favorite",
-    "fav": "favorite",
-    "fave": "favorite",
-    "colour": "color",
-    "flavour": "flavor",
-    "neighbour": "neighbor",
-    "hometown": "home_town",
-    "surname": "last_name",
-    "firstname": "first_name",
-    "birthday": "birth_date",
-    "dob": "birth_date",
-}
+SYNONYMS = synonym_table()
 
 
 @hookimpl

@@ -253,7 +253,13 @@ def remember(
 def store(kernel: Kernel, tick: int, record: JournalRecord, percept: Input, working: WorkingMemory) -> None:
     """Rule 3: episodes, working memory, meta and the journal record, in the tick's transaction."""
     stamp = record.timestamp
-    acted = {"kind": "action", "action": to_data(record.action), "success": record.observation.success}
+    # the tick's recorded wall clock (AgentOne: every interaction is timestamped); the deterministic
+    # ``timestamp`` stays D2's, so ids and stamps replay exactly with or without a clock
+    wall = {} if kernel.tick_now_ms is None else {"wall_ms": kernel.tick_now_ms}
+    said: dict[str, Any] = {"kind": "input", "source": percept.source}
+    if percept.speaker is not None:
+        said["speaker"] = percept.speaker
+    acted = {"kind": "action", "action": to_data(record.action), "success": record.observation.success, **wall}
     calls = sum(1 for step in record.plan.steps if step.startswith(("tool:", "brain_tool:")))
     if calls:  # AgentOne's +0.3 importance of a thought that led to tool calls (agi_core.longterm.episodes)
         acted["tool_calls"] = calls
@@ -261,9 +267,7 @@ def store(kernel: Kernel, tick: int, record: JournalRecord, percept: Input, work
         EpisodicEntry(
             id=kernel.determinism.new_id("episode", "input"),
             event=percept.raw,
-            context={"kind": "input", "source": percept.source}
-            if percept.speaker is None
-            else {"kind": "input", "source": percept.source, "speaker": percept.speaker},
+            context={**said, **wall},
             timestamp=stamp,
         ),
         EpisodicEntry(

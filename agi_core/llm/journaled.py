@@ -2,9 +2,9 @@
 
 Live, it asks the real provider (built lazily: constructing one may contact a server)
 and records the completion — or the failure — under ``llm_completion``; replaying, it
-serves the recorded one and never builds or calls the provider. With ``timeout_s`` a
-request that runs longer is abandoned (its worker thread is left behind, as for a tool)
-and recorded as a failure.
+serves the recorded one and never builds or calls the provider. With ``timeout_s`` (else the
+in-process provider's own ``timeout``: llama-cpp's 30 s) a request that runs longer is abandoned
+(its worker thread is left behind, as for a tool) and recorded as a failure.
 """
 
 from __future__ import annotations
@@ -63,15 +63,18 @@ class JournaledProvider:
             )
 
         def ask() -> dict[str, Any]:
+            limit = self.timeout_s
             try:
                 provider = self._build()  # loading a model is not part of the request's time
-                if self.timeout_s is None:
+                if limit is None and getattr(provider, "name", None) == "llama-cpp":
+                    limit = getattr(provider, "timeout", None)  # in-process: nothing else would stop it
+                if limit is None:
                     completion = request(provider)
                 else:
-                    completion = call_with_timeout(request, (provider,), self.timeout_s)
+                    completion = call_with_timeout(request, (provider,), limit)
             except TimedOut:
                 return {
-                    "error": f"TimedOut: the {self.name} request took longer than {self.timeout_s:g} s "
+                    "error": f"TimedOut: the {self.name} request took longer than {limit:g} s "
                     "and was abandoned; raise --llm-timeout (AGI_LLM_TIMEOUT)"
                 }
             except AgiError as exc:

@@ -40,6 +40,8 @@ class LlamaCppProvider:
         not implement ``"required"``). Default ``"auto"``: with ``None`` llama-cpp-python
         leaves the tools out of the prompt.
     :param verbose: let llama.cpp print its load log to stderr.
+    :param timeout: seconds a request may run before it is abandoned (default ``$AGI_LLAMA_CPP_TIMEOUT``
+        or 30, as the OpenAI provider's; B.L.A.S.T.: "default 30s per call"). ``--llm-timeout`` overrides it.
     """
 
     name = "llama-cpp"
@@ -54,7 +56,19 @@ class LlamaCppProvider:
         chat_format: str | None = None,
         tool_choice: str | dict[str, Any] | None = "auto",
         verbose: bool = False,
+        timeout: float | None = None,
     ) -> None:
+        if timeout is None:
+            limit = os.environ.get("AGI_LLAMA_CPP_TIMEOUT", "30")
+            try:
+                timeout = float(limit)
+            except ValueError:
+                raise ConfigError(
+                    f"AGI_LLAMA_CPP_TIMEOUT={limit!r} is not a number of seconds; set it to e.g. 30"
+                ) from None
+        if not timeout > 0:
+            raise ConfigError(f"timeout={timeout!r} must be a positive number of seconds")
+        self.timeout = float(timeout)
         raw = model_path or os.environ.get("AGI_LLAMA_CPP_MODEL")
         if not raw:
             raise ConfigError("the llama-cpp provider needs model_path='/path/model.gguf' (or AGI_LLAMA_CPP_MODEL)")

@@ -10,6 +10,7 @@ time updates (0.4), and a tick whose action was a tool call adds the +0.3 tool-c
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from agi_core.longterm.importance import score_importance
@@ -65,6 +66,8 @@ def _mirror(store: MemoryBackend, memory: LongTermMemory) -> int:
         if kind == "action" and (tick in command_ticks or is_empty_reply(text)):
             continue
         speaker = "agent" if kind == "action" else details.get("source", "user")
+        if isinstance(details.get("wall_ms"), int):  # the tick's recorded wall clock, when it had one
+            stamp = _iso(details["wall_ms"])
         record = {"text": text, "tick": tick, "kind": kind, "speaker": speaker, "timestamp": stamp}
         if kind == "message":
             record["importance"] = importance_of(text, details.get("source"), tool_calls.get(tick, 0))
@@ -72,3 +75,9 @@ def _mirror(store: MemoryBackend, memory: LongTermMemory) -> int:
     memory.add_many(records)
     store.meta_set(PROGRESS_KEY, str(rows[-1][0]))
     return len(rows)
+
+
+def _iso(ms: int) -> str:
+    """``ms`` since the epoch as ISO 8601 UTC with milliseconds (as ``agi_core.scheduling.clock.iso_ms``)."""
+    moment = datetime.fromtimestamp(ms / 1000, UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"

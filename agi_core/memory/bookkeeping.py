@@ -27,6 +27,7 @@ COMMAND_SOURCE = "event"
 COMMAND_NAMES = frozenset(
     {
         "put_fact",
+        "forget_fact",
         "state",
         "ingest",
         "refuse_input",

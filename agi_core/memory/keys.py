@@ -2,7 +2,9 @@
 
 A key is ``<scope>/<entity_type>/<entity_id>/<attribute>``, every segment snake_case
 over ``[a-z0-9_]``. Words pass through the synonym table first, so "favourite colour"
-and "favorite color" land on one key.
+and "favorite color" land on one key; a whole segment maps too when the table names it
+(``date_of_birth`` → ``birth_date``). The entity type is singular (S3): :func:`make_key`
+makes it so and :func:`check_key` refuses a plural one.
 """
 
 from __future__ import annotations
@@ -23,9 +25,19 @@ def words(text: str, synonyms: Mapping[str, str]) -> list[str]:
     return [synonyms.get(word, word) for word in _NON_WORD.split(text.lower()) if word]
 
 
-def segment(text: str, synonyms: Mapping[str, str]) -> str:
-    """One snake_case key segment; raises if nothing usable is left."""
-    result = "_".join(words(text, synonyms))
+def segment(text: str, synonyms: Mapping[str, str], *, mapped: bool = True) -> str:
+    """One snake_case key segment; raises if nothing usable is left.
+
+    With ``mapped`` (the default) words and then the whole segment pass through ``synonyms``
+    (``date of birth`` → ``birth_date``, ``e-mail address`` → ``email``); without, the text is
+    only lowered and joined (a thing's name: "Rocket Lab" stays ``rocket_lab``).
+    """
+    raw = "_".join(words(text, {}))
+    if not mapped or raw in synonyms:
+        result = synonyms.get(raw, raw) if mapped else raw
+    else:
+        result = "_".join(words(text, synonyms))
+        result = synonyms.get(result, result)
     if not result:
         raise MemoryKeyError(
             f"{_shown(text)} has no letters or digits to build a key segment from; use a name made of a-z, 0-9 or _"
@@ -33,25 +45,125 @@ def segment(text: str, synonyms: Mapping[str, str]) -> str:
     return result
 
 
+IRREGULAR_PLURALS = {
+    "people": "person",
+    "persons": "person",
+    "children": "child",
+    "men": "man",
+    "women": "woman",
+    "mice": "mouse",
+    "geese": "goose",
+    "feet": "foot",
+    "teeth": "tooth",
+    "oxen": "ox",
+    "wives": "wife",
+    "knives": "knife",
+    "lives": "life",
+    "leaves": "leaf",
+    "wolves": "wolf",
+    "halves": "half",
+    "shelves": "shelf",
+    "thieves": "thief",
+    "loaves": "loaf",
+    "calves": "calf",
+    "criteria": "criterion",
+    "phenomena": "phenomenon",
+    "cacti": "cactus",
+    "fungi": "fungus",
+    "indices": "index",
+    "matrices": "matrix",
+    "vertices": "vertex",
+    "analyses": "analysis",
+    "theses": "thesis",
+    "crises": "crisis",
+    "movies": "movie",
+    "cookies": "cookie",
+    "pies": "pie",
+    "ties": "tie",
+    "lies": "lie",
+}
+"""Plurals the suffix rules of :func:`singular` get wrong."""
+SAME_IN_PLURAL = frozenset(
+    {
+        "news",
+        "series",
+        "species",
+        "physics",
+        "mathematics",
+        "economics",
+        "politics",
+        "athletics",
+        "ethics",
+        "canvas",
+        "atlas",
+        "alias",
+        "bias",
+        "lens",
+        "gas",
+        "bus",
+        "sheep",
+        "fish",
+        "deer",
+        "aircraft",
+        "data",
+        "police",
+        "scissors",
+        "trousers",
+        "jeans",
+        "glasses",
+        "clothes",
+        "headquarters",
+        "means",
+        "status",
+        "chess",
+        "iris",
+        "yes",
+    }
+)
+"""Words that are already singular though they end like a plural."""
+
+
 def singular(word: str) -> str:
-    """A cheap singular for entity types (S3): countries → country, cities → city."""
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
-        return word[:-1]
-    return word
+    """The singular of an entity type (S3): countries → country, boxes → box, people → person.
+
+    Snake_case words change only in their last part (``tv_series`` stays, ``blog_posts`` →
+    ``blog_post``).
+    """
+    head, _, last = word.rpartition("_")
+    if last in SAME_IN_PLURAL or len(last) <= 3:
+        return word
+    if last in IRREGULAR_PLURALS:
+        one = IRREGULAR_PLURALS[last]
+    elif last.endswith("ies"):
+        one = last[:-3] + "y"
+    elif last.endswith(("ches", "shes", "sses", "xes", "zzes")):
+        one = last[:-2]
+    elif last.endswith("s") and not last.endswith(("ss", "us", "is", "os")):
+        one = last[:-1]
+    else:
+        one = last
+    return f"{head}_{one}" if head else one
 
 
 def make_key(
-    scope: str, entity_type: str, entity_id: str, attribute: str, synonyms: Mapping[str, str] | None = None
+    scope: str,
+    entity_type: str,
+    entity_id: str,
+    attribute: str,
+    synonyms: Mapping[str, str] | None = None,
+    *,
+    map_entity_id: bool = True,
 ) -> str:
-    """Build and check a canonical key from free-text parts."""
+    """Build and check a canonical key from free-text parts.
+
+    ``map_entity_id=False`` keeps a named thing's id out of the synonyms ("the Rocket Lab").
+    """
     table = synonyms or {}
     key = "/".join(
         (
             segment(scope, table),
             singular(segment(entity_type, table)),
-            segment(entity_id, table),
+            segment(entity_id, table, mapped=map_entity_id),
             segment(attribute, table),
         )
     )
@@ -69,6 +181,11 @@ def check_key(key: str) -> str:
         raise MemoryKeyError(
             f"{_shown(key)} is not a canonical key; use <scope>/<entity_type>/<entity_id>/<attribute> "
             "with lowercase letters, digits and underscores, e.g. user/person/self/favorite_color"
+        )
+    entity_type = key.split("/", 2)[1]
+    if (one := singular(entity_type)) != entity_type:
+        raise MemoryKeyError(
+            f"entity type {entity_type!r} of {_shown(key)} is plural; rule S3 wants it singular: use {one!r}"
         )
     return key
 

@@ -15,7 +15,7 @@ def init_command(state: Any, name: str) -> None:
     from agi_core.messaging.address import NAME_META, address, check_name
 
     check_name(name)
-    kernel = state.open_kernel(warn=False)
+    kernel = state.open_kernel(warn=False, new_folder=True)
     if kernel.store.meta_get(NAME_META) != name:
         kernel.command("set_name", {"name": name})
     click.echo(f"{name} {address(name)}")

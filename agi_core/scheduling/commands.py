@@ -21,6 +21,7 @@ from agi_core.serialization import from_data, to_data
 
 if TYPE_CHECKING:
     from agi_core.kernel import Kernel
+    from agi_core.model import JournalRecord
     from agi_core.reasoning import ReasonContext
 
 
@@ -50,6 +51,19 @@ def next_due(kernel: Kernel, now_ms: int) -> jobs.Job | None:
     """The job to run at ``now_ms`` (earliest due first), if any."""
     row = kernel.store.earliest_due(now_ms)
     return from_data(row, jobs.Job) if row is not None else None
+
+
+def due_jobs(kernel: Kernel, limit: int = 10) -> list[JournalRecord]:
+    """Run the jobs due now, each as its tick (``agi chat`` after each line: a reminder set there fires
+    there); at most ``limit``, and none without a clock."""
+    records: list[JournalRecord] = []
+    clock = kernel.config.clock
+    while clock is not None and len(records) < limit and (job := next_due(kernel, int(clock()))) is not None:
+        record = kernel.tick(job.say, source=job.source)
+        if record is None:  # another process ran it first
+            break
+        records.append(record)
+    return records
 
 
 def schedule_add(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:

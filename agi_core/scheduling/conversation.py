@@ -46,8 +46,12 @@ def handle(ctx: ReasonContext, kind: str, text: str) -> tuple[str, Action | None
             return goals.summary(ctx.store), None
         if kind == "finish":
             return finish(ctx, text), None
+        if kind == "abandon":
+            return finish(ctx, text, status="abandoned"), None
         if kind == "remind":
             return remind(ctx, *text.split("\x1f")), None
+        if kind == "remind_at":
+            return remind_at(ctx, *text.split("\x1f")), None
         if kind == "reminder":
             return reminder(ctx, text), None
         if kind == "step":
@@ -59,34 +63,57 @@ def handle(ctx: ReasonContext, kind: str, text: str) -> tuple[str, Action | None
     return f"I do not know what to do with {kind!r} goal requests.", None
 
 
-def finish(ctx: ReasonContext, text: str) -> str:
-    """Mark the goal ``text`` names done; ambiguous: ask which one, with the ids."""
+def finish(ctx: ReasonContext, text: str, *, status: str = "done") -> str:
+    """Mark the goal ``text`` names done (or ``abandoned``); ambiguous: ask which one, with the ids."""
     found = goals.matching(ctx.store, text)
     if not found:
         return f"I have no unfinished goal matching “{text}”. {goals.summary(ctx.store)}"
     if len(found) > 1:
         listed = "; ".join(f"{goal.id} ({goal.description})" for goal in found)
+        if status == "abandoned":
+            return f"Which one do you give up? {listed}. Say 'abandon ID' with one of the ids."
         return f"Which one did you finish? {listed}. Say 'I finished ID' with one of the ids."
     planner = planner_for(ctx)
     was_active = found[0].status == "active"
-    done = goals.set_status(ctx, found[0].id, "done", planner.choose if planner else None)
+    done = goals.set_status(ctx, found[0].id, status, planner.choose if planner else None)
     following = goals.active(ctx.store)
     then = f" Your active goal is now {following.description} ({following.id})." if following and was_active else ""
+    if status == "abandoned":
+        return f"OK: goal {done.id} ({done.description}) is abandoned.{then}"
     return f"Well done: goal {done.id} ({done.description}) is done.{then}"
 
 
 def remind(ctx: ReasonContext, what: str, delay: str) -> str:
     """A one-shot job that says ``reminder: WHAT (goal ID)`` after ``delay``, tied to the goal WHAT."""
     delay_ms = parse_duration_ms(delay)
+    now_ms = tick_now_ms(ctx)
+    return _remind_job(ctx, what, now_ms, now_ms + delay_ms, iso_ms(now_ms + delay_ms))
+
+
+def remind_at(ctx: ReasonContext, what: str, hhmm: str) -> str:
+    """A one-shot reminder at the next ``HH:MM`` of the machine's local time (its UTC offset is recorded)."""
+    from datetime import UTC, datetime, timedelta, timezone
+
+    from agi_core.scheduling.time_answers import utc_offset_s
+
+    now_ms = tick_now_ms(ctx)
+    zone = timezone(timedelta(seconds=utc_offset_s(ctx, now_ms)))
+    now = datetime.fromtimestamp(now_ms / 1000, UTC).astimezone(zone)
+    hour, minute = (int(part) for part in hhmm.split(":"))
+    due = now.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    if due <= now:
+        due += timedelta(days=1)
+    day = "today" if due.date() == now.date() else "tomorrow"
+    return _remind_job(ctx, what, now_ms, int(due.timestamp() * 1000), f"{hhmm} {day}")
+
+
+def _remind_job(ctx: ReasonContext, what: str, now_ms: int, at_ms: int, shown: str) -> str:
     found = goals.matching(ctx.store, what)
     goal = found[0] if len(found) == 1 else new_goal(ctx, what, activate=False)
-    now_ms = tick_now_ms(ctx)
     name = "remind-" + goal.id
-    job = jobs.new_job(
-        {"name": name, "at_ms": now_ms + delay_ms, "say": reminder_line(what, goal.id)}, now_ms, ctx.tick
-    )
+    job = jobs.new_job({"name": name, "at_ms": at_ms, "say": reminder_line(what, goal.id)}, now_ms, ctx.tick)
     ctx.store.put_job(to_data(job))  # a second reminder for one goal replaces the first
-    return f"I will remind you to {what} at {iso_ms(now_ms + delay_ms)} (job {name}, goal {goal.id})."
+    return f"I will remind you to {what} at {shown} (job {name}, goal {goal.id})."
 
 
 def reminder(ctx: ReasonContext, text: str) -> str:

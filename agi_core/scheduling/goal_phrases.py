@@ -4,8 +4,10 @@
 
 - ``set``: "my goal is to learn French", "my new goal is …", "new goal: …", "set a goal to …"
 - ``list``: "what are my goals?", "show my goals", "what is my goal?"
-- ``finish``: "I finished learning French", "I'm done with …", "I completed …"
+- ``finish``: "I finished learning French", "I'm done with …", "I completed …", "done: …"
+- ``abandon``: "I give up on learning French", "abandon my goal …", "forget my goal …"
 - ``remind``: "remind me to call Ada in 10 minutes" (text is ``WHAT\\x1fDURATION``)
+- ``remind_at``: "remind me at 5pm to call Ada", "remind me to call Ada at 17:30" (text is ``WHAT\\x1fHH:MM``)
 - ``step``: "next step", "work on my goal", "continue my goal"
 - ``reminder``: the line a reminder job says when due ("reminder: call Ada (goal g-1a2b3c4d)")
 """
@@ -51,6 +53,26 @@ FINISH_PREFIXES = (
     "i reached my goal ",
     "finished ",
     "done with ",
+    "done: ",
+)
+ABANDON_PREFIXES = (
+    "i give up on ",
+    "i gave up on ",
+    "i'm giving up on ",
+    "i am giving up on ",
+    "i abandon ",
+    "abandon my goal to ",
+    "abandon my goal ",
+    "abandon the goal ",
+    "abandon ",
+    "drop my goal to ",
+    "drop my goal ",
+    "cancel my goal to ",
+    "cancel my goal ",
+    "forget my goal to ",
+    "forget my goal ",
+    "forget the goal ",
+    "i no longer want to ",
 )
 STEP_PHRASES = frozenset(
     {
@@ -64,6 +86,7 @@ STEP_PHRASES = frozenset(
     }
 )
 REMIND_PREFIX = "remind me to "
+REMIND_AT_PREFIX = "remind me at "
 REMINDER_PREFIX = "reminder: "
 GOAL_MARK = " (goal "
 UNITS = {
@@ -94,7 +117,13 @@ def goal_request(text: str) -> tuple[str, str] | None:
         return "reminder", body[len(REMINDER_PREFIX) :]
     if low.startswith(REMIND_PREFIX) and (parts := _remind_parts(body[len(REMIND_PREFIX) :])) is not None:
         return "remind", "\x1f".join(parts)
-    for kind, prefixes in (("set", SET_PREFIXES), ("finish", FINISH_PREFIXES)):
+    if low.startswith(REMIND_PREFIX) and (parts := _remind_at_end(body[len(REMIND_PREFIX) :])) is not None:
+        return "remind_at", "\x1f".join(parts)
+    if low.startswith(REMIND_AT_PREFIX) and (to := low.find(" to ", len(REMIND_AT_PREFIX))) > 0:
+        when, what = body[len(REMIND_AT_PREFIX) : to], body[to + 4 :].strip()
+        if what and (hhmm := clock_time(when)) is not None:
+            return "remind_at", f"{what}\x1f{hhmm}"
+    for kind, prefixes in (("set", SET_PREFIXES), ("finish", FINISH_PREFIXES), ("abandon", ABANDON_PREFIXES)):
         for prefix in prefixes:
             if low.startswith(prefix) and body[len(prefix) :].strip():
                 return kind, body[len(prefix) :].strip()
@@ -113,6 +142,39 @@ def _remind_parts(rest: str) -> tuple[str, str] | None:
         number = words[0] if words[0].isdigit() else "1"
         return rest[:at].strip(), number + UNITS[words[1]]
     return None
+
+
+def _remind_at_end(rest: str) -> tuple[str, str] | None:
+    """``call Ada at 5pm`` → ``(call Ada, 17:00)``; the last `` at `` starts the time."""
+    at = lower_ascii(rest).rfind(" at ")
+    if at <= 0 or (hhmm := clock_time(rest[at + 4 :])) is None:
+        return None
+    return rest[:at].strip(), hhmm
+
+
+def clock_time(text: str) -> str | None:
+    """``5pm``, ``5 pm``, ``5:30pm``, ``17:30``, ``17h``, ``noon``, ``midnight`` → ``HH:MM``; None otherwise."""
+    low = lower_ascii(text.strip()).replace(" ", "").replace(".", "")
+    named = {"noon": "12:00", "midday": "12:00", "midnight": "00:00"}
+    if low in named:
+        return named[low]
+    half = low[-2:] if low.endswith(("am", "pm")) else ""
+    digits = (low[:-2] if half else low).removesuffix("h").removesuffix("o'clock")
+    hour_text, _, minute_text = digits.partition(":")
+    if (
+        not hour_text.isdigit()
+        or len(hour_text) > 2
+        or (minute_text and (not minute_text.isdigit() or len(minute_text) != 2))
+    ):
+        return None
+    hour, minute = int(hour_text), int(minute_text or 0)
+    if half:
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if half == "pm" else 0)
+    elif not minute_text and not digits.endswith("h") and not low.endswith("h"):
+        return None  # a bare number ("at 5") is not a time of day
+    return f"{hour:02d}:{minute:02d}" if hour < 24 and minute < 60 else None
 
 
 def reminder_line(what: str, goal_id: str) -> str:

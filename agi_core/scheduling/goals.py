@@ -32,9 +32,9 @@ if TYPE_CHECKING:
     from agi_core.reasoning import ReasonContext
 
 TITLE_CHARS_MAX = 200
-STATUSES = ("open", "active", "done", "failed", "blocked")
+STATUSES = ("open", "active", "done", "failed", "blocked", "abandoned")
 UNFINISHED = ("active", "open", "blocked")
-STATUSES_SHOWN = ("active", "open", "blocked", "done", "failed")  # the order a summary counts them in
+STATUSES_SHOWN = ("active", "open", "blocked", "done", "failed", "abandoned")  # the order a summary counts them in
 CANDIDATES_MAX = 20  # open goals offered to the prioritizer when the active one finishes
 MATCHES_MAX = 10  # goals a name may match (when several do, the reply asks which, with their ids)
 SUMMARY_SHOWN = 5  # goals one reply lists; with more, it counts them and shows the active and the next ones
@@ -178,14 +178,18 @@ def make_active(ctx: ReasonContext, goal_id: str) -> Goal:
 
 
 def set_status(ctx: ReasonContext, goal_id: str, status: str, choose: Chooser | None = None) -> Goal:
-    """Mark a goal done, failed, blocked or open; a finished or blocked active goal hands over to the next."""
+    """Mark a goal done, failed, blocked, abandoned or open; a finished, blocked or abandoned active goal hands
+    over to the next. A done goal's remaining steps are marked done with it."""
     if status not in STATUSES:
         raise ValidationError(f"unknown goal status {status!r}; use one of {', '.join(STATUSES)}")
     if status == "active":
         return make_active(ctx, goal_id)
     goal = require(ctx.store, goal_id)
     progress = 1.0 if status == "done" else goal.progress
-    changed = save(ctx, attrs.evolve(goal, status=cast(GoalStatus, status), progress=progress))
+    plan = goal.plan
+    if status == "done":  # a finished goal's steps are finished: none is left to do
+        plan = [attrs.evolve(step, status="done") if step.status == "todo" else step for step in plan]
+    changed = save(ctx, attrs.evolve(goal, status=cast(GoalStatus, status), progress=progress, plan=plan))
     if status == "done":
         goal_tasks.goal_finished(ctx, changed)  # its RLM task's Final lands in the parent goal's task
     _update_ancestors(ctx, changed)
@@ -235,7 +239,11 @@ def _update_ancestors(ctx: ReasonContext, goal: Goal) -> None:
     for row in store.goal_ancestors(goal.id):
         if row["id"] == goal.id:
             return
-        kept = [progress for status, progress in store.goal_child_progress(row["id"]) if status != "failed"]
+        kept = [
+            progress
+            for status, progress in store.goal_child_progress(row["id"])
+            if status not in ("failed", "abandoned")
+        ]
         progress = round(sum(kept) / len(kept), 4) if kept else 0.0
         if progress == row["progress"]:
             return
@@ -312,7 +320,7 @@ def summary(store: Any) -> str:
     if not total:
         return "You have no goals yet; tell me one, e.g. 'my goal is to learn French'."
     if total <= SUMMARY_SHOWN:
-        shown = [goal for status in ("active", "open", "blocked", "done", "failed") for goal in ranked(store, status)]
+        shown = [goal for status in STATUSES_SHOWN for goal in ranked(store, status)]
         return "Your goals: " + "; ".join(line(goal) for goal in shown) + "."
     each = ", ".join(f"{counts[status]:,} {status}" for status in STATUSES_SHOWN if counts.get(status))
     current = active(store)

@@ -79,6 +79,7 @@ _status_command("done", "done", "Mark goal ID done; the next open goal becomes a
 _status_command("fail", "failed", "Mark goal ID failed; the next open goal becomes active.")
 _status_command("block", "blocked", "Mark goal ID blocked (waiting on something); the next open goal becomes active.")
 _status_command("activate", "active", "Make goal ID the active goal.")
+_status_command("abandon", "abandoned", "Mark goal ID abandoned (given up); the next open goal becomes active.")
 
 
 @goals_group.command("move")

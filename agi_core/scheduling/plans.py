@@ -80,7 +80,7 @@ def heuristic_plan(title: str, can_act: Callable[[str], bool]) -> list[PlanStep]
         if part and can_act(part):
             steps.append(PlanStep(do=part, assumes=ACTION_SUCCEEDS))
         elif part:
-            ask = f"ask: How is “{part}” going? Tell me 'I finished {part}' when it is done."
+            ask = f"ask: How is “{part}” going? When it is done, say “done: {part}”."
             steps.append(PlanStep(do=ask, assumes=USER_DOES))
     return steps
 
@@ -118,7 +118,7 @@ def take_step(ctx: ReasonContext, route: Route, planner: Planner | None = None) 
         return text, _respond(text), None
     index = next_index(goal)
     if index is None:
-        text = f"Goal {goal.id} ({goal.description}) has no step left; say 'I finished {goal.description}'."
+        text = f"Goal {goal.id} ({goal.description}) has no step left; say “done: {goal.description}”."
         return text, _respond(text), None
     step = goal.plan[index]
     if "fact" in step.expect:

@@ -43,7 +43,7 @@ def test_a_conversation_sets_a_goal_asks_for_the_goals_and_finishes_it(agi):
     said = agi("chat", stdin="my goal is to learn French\nwhat are my goals?\n/goals\nexit\n").stdout.splitlines()
     [goal] = _goals(agi)
     gid = goal["id"]
-    ask = "ask: How is “learn French” going? Tell me 'I finished learn French' when it is done"
+    ask = "ask: How is “learn French” going? When it is done, say “done: learn French”"
     assert said[1:] == [  # a subprocess's input is not echoed: each prompt is followed by the answer
         f"you> agent> Your goal is now: learn French ({gid}). Plan: {ask}.",
         f"you> agent> Your goals: {gid} [active] learn French (priority 0.5, progress 0%, step 0/1).",
@@ -55,7 +55,7 @@ def test_a_conversation_sets_a_goal_asks_for_the_goals_and_finishes_it(agi):
     said = agi("chat", stdin="I finished learning French\nwhat are my goals?\nexit\n").stdout.splitlines()
     assert said[1:3] == [
         f"you> agent> Well done: goal {gid} (learn French) is done.",
-        f"you> agent> Your goals: {gid} [done] learn French (priority 0.5, progress 100%, step 0/1).",
+        f"you> agent> Your goals: {gid} [done] learn French (priority 0.5, progress 100%, step 1/1).",
     ]
     [goal] = _goals(agi)
     assert (goal["status"], goal["progress"], goal["updated_tick"]) == ("done", 1.0, 3)

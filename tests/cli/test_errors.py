@@ -117,7 +117,7 @@ def test_a_locked_database(tmp_path) -> None:
     [
         (["nosuch"], "Error: No such command 'nosuch'. (see 'agi --help')"),
         (["run", "--nope"], "Error: No such option '--nope'. (see 'agi run --help')"),
-        (["memory"], "Error: 'agi memory' needs a command (facts, get, put, search); see 'agi memory --help'"),
+        (["memory"], "Error: 'agi memory' needs a command (facts, forget, get, put, search); see 'agi memory --help'"),
         (["memory", "put", "user/person/self/x"], "Error: Missing argument 'VALUE'. (see 'agi memory put --help')"),
         (["--brain", "nope", "run"], "Error: no brain named 'nope'; installed brains: llm, stage0"),
         (["rollback", "nope"], "Error: no checkpoint named 'nope'; existing checkpoints: none"),

@@ -89,13 +89,7 @@ def test_the_prompt_holds_the_stored_answer_and_the_memories(tmp_path: Path, mon
     assert context["facts"][0] == {"key": key, "value": "green", "fact": "the user's favorite color is green"}
     assert context["goal"] is None and context["proposals"] == []
     assert context["beliefs"] == [  # the tick's beliefs before it reasons: the focus entity's recalled facts
-        {"key": f"user/person/self/{attribute}", "value": value, "confidence": 0.9, "source": "recalled"}
-        for attribute, value in (
-            ("dog", "called Rex"),
-            ("favorite_color", "green"),
-            ("name", "Ada"),
-            ("sister", "called Eve"),
-        )
+        {"key": "user/relation/dog/name", "value": "Rex", "confidence": 0.9, "source": "recalled"}  # the last line's
     ]
     said = {turn.split(": ", 1)[1] for turn in context["recent_turns"]}
     (hits,) = record.externals["ltm_recall"]  # the recorded recall: replay gets the same memories
@@ -103,5 +97,5 @@ def test_the_prompt_holds_the_stored_answer_and_the_memories(tmp_path: Path, mon
     assert context["long_term_memories"] == recalled[: llm_context.MEMORIES_MAX]
     # AgentOne's 200-item short-term memory holds every turn so far; recall adds only what it does not hold
     assert f"user: {OLDER}" in context["recent_turns"] and OLDER not in context["long_term_memories"]
-    assert context["recent_turns"][-2:] == ["user: my dog is called Rex", "agent: Got it: your dog is called Rex."]
+    assert context["recent_turns"][-2:] == ["user: my dog is called Rex", "agent: Got it: your dog's name is Rex."]
     assert record.agent_outputs["llm_brain"]["context"]["budget"] == llm_context.CONTEXT_TOKENS

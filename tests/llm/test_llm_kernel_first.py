@@ -79,13 +79,14 @@ def test_a_scripted_chat_under_the_llm_brain_stores_answers_computes_and_tells_t
     ]
     records = _records(db, "kf")
     time_record, clock_record = records[10], records[11]
-    for record, reply in ((time_record, replies[10]), (clock_record, replies[11])):
-        (now_ms,) = record["externals"]["brain_clock_ms"]
+    for record in (time_record, clock_record):
+        (now_ms,) = record["externals"]["tick_clock"]
         assert before_ms <= now_ms <= after_ms  # the wall clock, read once in the tick and recorded
-        assert reply == clock_text(now_ms)
         assert "llm_completion" not in record["externals"]  # the model never makes up a time
+    assert replies[11] == clock_text(clock_record["externals"]["tick_clock"][0])  # the brain's clock tool
+    assert replies[10].startswith("It is ")  # Stage-0's time rule answers first, from the same reading
     modes = [r["agent_outputs"]["llm_brain"]["mode"] for r in records]
-    assert modes[:3] + modes[4:10] == ["rule"] * 9 and modes[10:] == ["tool", "tool"]
+    assert modes[:3] + modes[4:11] == ["rule"] * 10 and modes[11:] == ["tool"]
     facts = {w["key"]: w["value"] for r in records for w in r["sem_writes"]}
     assert facts == {
         "user/person/self/name": "Alice",

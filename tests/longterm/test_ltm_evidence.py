@@ -75,9 +75,9 @@ class Eager(CognitiveModule):
 def test_council_voters_are_weighed_by_setting_and_replay_is_equal(tmp_path):
     db = tmp_path / "a.db"
     with open_kernel(db, plugin(Eager())) as kernel:
-        assert kernel.tick("who am i?").final_output == F1_SEM_MISS  # evidence_check rejects
+        assert kernel.tick("who is talking?").final_output == F1_SEM_MISS  # evidence_check rejects
         kernel.command("config_set", {"plugin": "stage0", "key": "council_weights", "value": {"evidence_check": 0}})
-        record = kernel.tick("who am i?")
+        record = kernel.tick("who is talking?")
     assert record.final_output == "You are Bob."
     assert [(v["voter"], v["vote"], v.get("weight", 1)) for v in record.council_votes] == [
         ("evidence_check", "reject", 0),

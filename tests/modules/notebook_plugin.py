@@ -43,7 +43,7 @@ class Notebook:
             seen = ctx.own.get("seen")
             return Proposals(beliefs=beliefs, candidates=[Candidate(f"I have seen {seen} inputs.", score=0.9)])
         name = ctx.earlier["notebook"]["recall"]["user_facts"].get("user/person/self/name")
-        if ctx.text == "who am i?" and name is not None:
+        if ctx.text == "who is talking?" and name is not None:
             key = "user/person/self/name"
             claim = Claim(key, name, f"You are {name}.", ctx.evidence_for(key))
             return Proposals(beliefs=beliefs, candidates=[Candidate(f"You are {name}.", 0.8, claims=[claim])])

@@ -11,6 +11,7 @@ import agi_plugin_retrieval.plugin as retrieval
 import agi_plugin_social.plugin as social
 
 from agi_core import checkpoints
+from agi_core.brain.stage0.small_talk import GREETING
 from agi_core.longterm import ingest_file
 from agi_core.modules.state import dump_state
 from agi_core.replay import replay
@@ -18,7 +19,7 @@ from agi_core.replies import F3_NO_AGENT
 from agi_core.testing import builtin_plugins, open_kernel
 
 SCRIPT = [
-    ("Good afternoon.", f"My apologies. {F3_NO_AGENT}"),
+    ("Good afternoon.", f"Certainly. {GREETING}"),  # small talk gets R4's fixed reply, in the formal register
     ("My favorite color is teal.", "Understood: your favorite color is teal."),
     (
         "My favorite color is red.",

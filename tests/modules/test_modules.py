@@ -84,7 +84,7 @@ def test_a_candidate_answers_only_when_no_rule_matches_and_the_council_checks_it
         assert (record.final_output, record.router_decision.agent) == ("I have seen 2 inputs.", "module:notebook")
         assert record.router_decision.why == "module_candidate"
         kernel.put_fact("user/person/self/name", "Ada")
-        record = kernel.tick("who am i?")
+        record = kernel.tick("who is talking?")  # no rule answers it ("who am i?" is R2 now)
         assert record.final_output == "You are Ada."
         assert [(v["voter"], v["vote"]) for v in record.council_votes] == [
             ("evidence_check", "approve"),
@@ -307,7 +307,7 @@ def test_a_rule_answer_stands_against_any_candidate_and_an_unsupported_claim_is_
 
     with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
         assert kernel.tick("2 + 3").final_output == "2 + 3 = 5"
-        record = kernel.tick("who am i?")
+        record = kernel.tick("who is talking?")  # no rule answers it ("who am i?" is R2 now)
         assert (record.router_decision.agent, record.final_output) == ("module:eager", F1_SEM_MISS)
         assert [(v["voter"], v["vote"]) for v in record.council_votes] == [
             ("evidence_check", "reject"),

@@ -66,7 +66,7 @@ def test_checkpoint_rollback_and_replay_are_kernel_methods_and_ctx_journal_reads
 def test_counterfactual_replay_runs_in_a_scratch_copy_with_other_plugins_or_settings(tmp_path):
     db = tmp_path / "a.db"
     with open_kernel(db, plugin(Eager())) as kernel:
-        live = [kernel.tick("2 + 3"), kernel.tick("who am i?")]
+        live = [kernel.tick("2 + 3"), kernel.tick("who is talking?")]
         assert live[1].final_output == F1_SEM_MISS
         journal = [text for _t, _i, text, _c in kernel.store.journal_rows()]
 

@@ -10,14 +10,20 @@ import shlex
 
 import attrs
 
-from agi_core.brain.stage0 import phrases
+from agi_core.brain.stage0 import facts
+from agi_core.brain.stage0.documents import from_documents
+from agi_core.brain.stage0.fact_replies import answer
 from agi_core.brain.stage0.goal_agent import GoalAgent
 from agi_core.brain.stage0.habits import HABIT_AGENTS
 from agi_core.brain.stage0.mathparse import MathError, evaluate, expression_in, render
 from agi_core.brain.stage0.messages import MessageAgent
+from agi_core.brain.stage0.small_talk import small_talk
+from agi_core.brain.stage0.time_agent import TimeAgent
 from agi_core.model import Action
 from agi_core.reasoning import AgentReply, ReasonContext
-from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT, F5_SEM_WRITE_FAILURE
+from agi_core.replies import F3_NO_AGENT
+
+SCHEDULE_SOURCE = "schedule:"  # a job's ticks (agi_core.scheduling.jobs.SOURCE_PREFIX)
 
 
 @attrs.frozen
@@ -40,7 +46,13 @@ class MathAgent:
 
 @attrs.frozen
 class ProfileAgent:
-    """R2: "my favorite X is Y" writes, "what is my favorite X?" reads (user/person/self/…)."""
+    """R2: facts about the user and theirs, in everyday words (:mod:`.facts`).
+
+    "my favorite color is green", "set my favorite colour to teal", "my sister lives in Lyon",
+    "my dog is called Rex" write; "what is my favourite hue?", "where does my sister live?",
+    "what is my dog called?" read; "forget my name" forgets. A line with "my favo" that is
+    none of these gets F3, as the rulebook's pattern routes it here.
+    """
 
     name: str = "profile_agent"
     rule: str = "matched_R2_profile"
@@ -48,29 +60,20 @@ class ProfileAgent:
     inline: bool = True
 
     def matches(self, text: str) -> bool:
-        return "my favo" in text.lower() or bool(phrases.profile_write(text) or phrases.profile_read(text))
+        parsed = facts.parse(text)
+        return "my favo" in text.lower() or (parsed is not None and parsed.refs[0].subject.kind != facts.WORLD)
 
     def handle(self, ctx: ReasonContext) -> AgentReply:
-        raw = ctx.state.input.raw.strip()
-        if (attr := phrases.profile_read(raw)) is not None:
-            key = ctx.key("user", "person", "self", attr)
-            read = ctx.sem_read(key)
-            if not read.exists:
-                return AgentReply(F1_SEM_MISS, focus="user/person/self")
-            text = f"Your {attr.strip().lower()} is {read.value}."
-            return AgentReply(text, claims=[ctx.claim(key, read.value, text)], focus="user/person/self")
-        if (written := phrases.profile_write(raw)) is not None:
-            key = ctx.key("user", "person", "self", written[0])
-            attr, value = written[0].strip().lower(), written[1].strip()
-            if not ctx.sem_write(key, value, f"the user's {attr} is {value}"):
-                return AgentReply(F5_SEM_WRITE_FAILURE, focus="user/person/self")
-            return AgentReply(f"Got it: your {attr} is {value}.", focus="user/person/self")
-        return AgentReply(F3_NO_AGENT)
+        parsed = facts.parse(ctx.state.input.raw)
+        if parsed is None or parsed.refs[0].subject.kind == facts.WORLD:
+            return AgentReply(F3_NO_AGENT)
+        return answer(ctx, parsed)
 
 
 @attrs.frozen
 class KnowledgeAgent:
-    """R3: "the capital of France is Paris" writes, "what is the capital of France?" reads."""
+    """R3: facts about named things: "the capital of France is Paris", "Shakespeare wrote Hamlet",
+    "who wrote Hamlet?", "where is the Eiffel Tower?", "forget the capital of France"."""
 
     name: str = "knowledge_agent"
     rule: str = "matched_R3_knowledge"
@@ -78,32 +81,21 @@ class KnowledgeAgent:
     inline: bool = True
 
     def matches(self, text: str) -> bool:
-        return bool(phrases.world_read(text) or phrases.world_write(text))
+        parsed = facts.parse(text)
+        return parsed is not None and parsed.refs[0].subject.kind == facts.WORLD
 
     def handle(self, ctx: ReasonContext) -> AgentReply:
-        raw = ctx.state.input.raw.strip()
-        if (read_parts := phrases.world_read(raw)) is not None:
-            attr, entity = read_parts[0].strip().lower(), read_parts[1].strip()
-            key = ctx.key("world", "entity", entity, attr)
-            read = ctx.sem_read(key)
-            if not read.exists:
-                return AgentReply(F1_SEM_MISS, focus=key.rsplit("/", 1)[0])
-            text = f"The {attr} of {entity} is {read.value}."
-            if read.source is not None:
-                text = f"The {attr} of {entity} is {read.value} (learned from agent {read.source})."
-            return AgentReply(text, claims=[ctx.claim(key, read.value, text)], focus=key.rsplit("/", 1)[0])
-        if (parts := phrases.world_write(raw)) is not None:
-            attr, entity, value = parts[0].strip().lower(), parts[1].strip(), parts[2].strip()
-            key = ctx.key("world", "entity", entity, attr)
-            if not ctx.sem_write(key, value, f"the {attr} of {entity} is {value}"):
-                return AgentReply(F5_SEM_WRITE_FAILURE, focus=key.rsplit("/", 1)[0])
-            return AgentReply(f"Noted: the {attr} of {entity} is {value}.", focus=key.rsplit("/", 1)[0])
-        return AgentReply(F3_NO_AGENT)
+        parsed = facts.parse(ctx.state.input.raw)
+        if parsed is None or parsed.refs[0].subject.kind != facts.WORLD:
+            return AgentReply(F3_NO_AGENT)
+        return answer(ctx, parsed)
 
 
 @attrs.frozen
 class GenericAgent:
-    """R4 and the fallback of F3/F4."""
+    """R4 and the fallback of F3/F4: a scheduled job's line no rule answers is said as it is (the
+    agent's message), a clock tick notes the time, small talk gets its fixed reply, a question that an ingested
+    document answers gets that passage (:mod:`.documents`), anything else F3."""
 
     name: str = "generic_agent"
     rule: str = "matched_R4_fallback"
@@ -114,6 +106,15 @@ class GenericAgent:
         return True
 
     def handle(self, ctx: ReasonContext) -> AgentReply:
+        source, raw = ctx.state.input.source, ctx.state.input.raw
+        if source.startswith(SCHEDULE_SOURCE):
+            return AgentReply(raw)  # a job's message is the agent's to say, not a line to answer
+        if source == "clock":
+            return AgentReply(f"Time noted: {raw.removeprefix('clock ').strip()}.")
+        if (reply := small_talk(ctx.state.input.raw)) is not None:
+            return AgentReply(reply)
+        if (passage := from_documents(ctx)) is not None:
+            return passage
         return AgentReply(F3_NO_AGENT)
 
 
@@ -151,6 +152,7 @@ STAGE0_AGENTS = (
     ToolCommandAgent(),
     MessageAgent(),
     MathAgent(),
+    TimeAgent(),
     GoalAgent(),
     ProfileAgent(),
     KnowledgeAgent(),

@@ -101,8 +101,11 @@ class FileAgent:
 
 def _fact_text(key: str, value: Any) -> str:
     _scope, entity_type, entity, attribute = key.split("/")
+    shown = value if isinstance(value, str) else dumps(value)
     if (entity_type, entity) == ("person", "self"):
-        return f"your {attribute.replace('_', ' ')} is {value if isinstance(value, str) else dumps(value)}"
+        return f"your {attribute.replace('_', ' ')} is {shown}"
+    if entity_type == "relation":
+        return f"your {entity.replace('_', ' ')}'s {attribute.replace('_', ' ')} is {shown}"
     return f"{key} = {dumps(value)}"
 
 
@@ -115,8 +118,10 @@ def quoted(text: object, limit: int = 80) -> str:
 def _recent(episodes: list[dict[str, Any]]) -> str:
     said = []
     for episode in reversed(episodes):  # recalled newest first
-        kind = (episode.get("context") or {}).get("kind")
-        said.append(f"{'you said' if kind == 'input' else 'I said'} {quoted(episode.get('event'))}")
+        context = episode.get("context") or {}
+        if context.get("kind") == "input" and context.get("source", "user") != "user":
+            continue  # a job's or the clock's line is not the user's words (its reply is the agent's)
+        said.append(f"{'you said' if context.get('kind') == 'input' else 'I said'} {quoted(episode.get('event'))}")
     return "; ".join(said)
 
 
@@ -133,7 +138,7 @@ class RecallAgent:
         return _phrase(text) in RECALL_PHRASES
 
     def handle(self, ctx: ReasonContext) -> AgentReply:
-        keys = [fact.key for fact in ctx.store.facts(USER_PREFIX)]
+        keys = [fact.key for fact in ctx.store.facts(USER_PREFIX) if fact.value is not None]  # null: forgotten
         claims: list[dict[str, Any]] = []
         parts: list[str] = []
         for key in keys[:MAX_LISTED_FACTS]:

@@ -48,6 +48,10 @@ class SqliteLtmRows:
     def count(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM ltm_items").fetchone()[0])
 
+    def has_sessions(self) -> bool:
+        """Whether any memory belongs to a session (an ingested file or conversation; episodes have none)."""
+        return self.conn.execute("SELECT 1 FROM ltm_items WHERE session IS NOT NULL LIMIT 1").fetchone() is not None
+
     def item(self, id: str) -> tuple[Any, ...] | None:
         row: tuple[Any, ...] | None = self.conn.execute(
             f"SELECT {ITEM_COLUMNS} FROM ltm_items WHERE id = ?", (id,)

@@ -150,7 +150,8 @@ class BeliefsModule(CognitiveModule):
         notices = []
         for write in self._writes(ctx):
             belief = ctx.own.get(belief_key(write["key"]))
-            if belief is not None and belief["value"] != write["value"]:
+            # a forget (a null write, "forget my name") is no new value to announce
+            if belief is not None and write["value"] is not None and belief["value"] != write["value"]:
                 notices.append(graph.change_notice(belief, write["value"]))
         if not notices:
             return None

@@ -124,3 +124,9 @@ def test_agi_modules_show_beliefs_prints_the_graph(tmp_path):
     shown = json.loads(agi("modules", "show", "beliefs", "--json"))
     assert shown[f"belief/{COLOR}"]["history"][0]["value"] == "teal"
     jsonschema.Draft202012Validator(STATE_SCHEMA).validate(shown)
+
+
+def test_a_forgotten_fact_is_not_announced_as_a_changed_belief(tmp_path):
+    with open_kernel(tmp_path / "a.db", beliefs) as kernel:
+        kernel.tick("my favorite color is teal")
+        assert kernel.tick("forget my favorite color").final_output == "Done: I forgot your favorite color."

@@ -66,4 +66,4 @@ def test_code_evolver_proposes_a_phrasing_that_shadow_replay_accepts(tmp_path, b
         assert kernel.tick("whats the capital of Japan?").final_output == "The capital of Japan is Tokyo."
         assert kernel.replay().ok  # the model is not asked again: its answer is served from the journal
         assert len(model.provider.requests) == 1
-        assert kernel.tick("whats up?").final_output.startswith(F3_NO_AGENT)
+        assert kernel.tick("whats a good joke?").final_output.startswith(F3_NO_AGENT)

@@ -14,6 +14,7 @@ import jsonschema
 from agi_plugin_social.module import STATE_SCHEMA
 
 from agi_core import checkpoints
+from agi_core.brain.stage0.small_talk import GREETING
 from agi_core.modules.state import dump_state
 from agi_core.replay import replay
 from agi_core.replies import F3_NO_AGENT
@@ -40,7 +41,7 @@ def test_a_scripted_chat_matches_the_register_de_escalates_and_replays_equal(tmp
         ]
         rude = kernel.tick("WHY ARE YOU SO SLOW")
     assert replies == [
-        f"My apologies. {F3_NO_AGENT}",  # a formal greeting: the formal form of "no rule for this"
+        f"Certainly. {GREETING}",  # a formal greeting: R4's greeting, in the formal register
         "Understood: your favorite color is teal.",  # "Got it:" in the formal register
         "Certainly. Your favorite color is teal.",
         f"I hear your frustration. {F3_NO_AGENT}",  # rude: calm and short, the reply itself kept
@@ -109,7 +110,7 @@ def test_agi_modules_show_social_prints_the_profiles_and_rules(tmp_path):
         assert done.returncode == 0, done.stderr
         return done.stdout
 
-    assert agi("run", stdin="Good morning.\nyou are useless!!!\n").splitlines() == [
+    assert agi("run", stdin="Good morning, I have a question.\nyou are useless!!!\n").splitlines() == [
         f"My apologies. {F3_NO_AGENT}",
         f"I hear your frustration. {F3_NO_AGENT}",
     ]

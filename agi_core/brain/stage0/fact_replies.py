@@ -1,0 +1,100 @@
+"""What R2 and R3 do with a parsed fact (:mod:`.facts`): write it, read it back, or forget it.
+
+A forgotten fact is overwritten with ``null`` (S5: current state only; S8: last write wins)
+and reads as a miss (F1), so forgetting is one journaled write that replays exactly and needs
+no delete in the memory backends.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agi_core.brain.stage0.facts import RELATION, SELF, Parsed, Ref
+from agi_core.memory.keys import make_key
+from agi_core.reasoning import AgentReply, ReasonContext
+from agi_core.replies import F1_SEM_MISS, F5_SEM_WRITE_FAILURE
+
+SELF_ENTITY = ("user", "person", "self")
+
+
+def key_of(ctx: ReasonContext, ref: Ref) -> str:
+    """The canonical key of ``ref`` (synonyms applied, a thing's name kept as written)."""
+    subject = ref.subject
+    if subject.kind == SELF:
+        return make_key(*SELF_ENTITY, ref.attribute, ctx.synonyms)
+    if subject.kind == RELATION:
+        return make_key("user", "relation", subject.name, ref.attribute, ctx.synonyms)
+    return make_key("world", "entity", subject.name, ref.attribute, ctx.synonyms, map_entity_id=False)
+
+
+def shown(ref: Ref) -> str:
+    """``your favorite color``, ``your sister's home``, ``the capital of France``."""
+    attribute = ref.attribute.strip().replace("_", " ")
+    if ref.subject.kind == SELF:
+        return f"your {attribute.lower()}"
+    if ref.subject.kind == RELATION:
+        return f"your {ref.subject.name.strip().lower()}'s {attribute.lower()}"
+    return f"the {attribute.lower()} of {ref.subject.name.strip()}"
+
+
+def fact_subject(ref: Ref) -> str:
+    """The stored fact's wording, about the user in the third person: ``the user's favorite color``."""
+    mine = shown(ref)
+    return "the user's" + mine[4:] if mine.startswith("your ") else mine
+
+
+def focus_of(key: str) -> str:
+    return key.rsplit("/", 1)[0]
+
+
+def answer(ctx: ReasonContext, parsed: Parsed) -> AgentReply:
+    """The reply to ``parsed``: the write confirmed, the first stored candidate read, or the fact forgotten."""
+    if parsed.op == "write":
+        return _write(ctx, parsed.refs[0], parsed.value)
+    if parsed.op == "forget":
+        return _forget(ctx, parsed.refs)
+    return _read(ctx, parsed.refs)
+
+
+def _write(ctx: ReasonContext, ref: Ref, value: Any) -> AgentReply:
+    key = key_of(ctx, ref)
+    what = shown(ref)
+    if not ctx.sem_write(key, value, f"{fact_subject(ref)} is {value}"):
+        return AgentReply(F5_SEM_WRITE_FAILURE, focus=focus_of(key))
+    if ref.subject.kind == SELF or ref.subject.kind == RELATION:
+        return AgentReply(f"Got it: {what} is {value}.", focus=focus_of(key))
+    return AgentReply(f"Noted: {what} is {value}.", focus=focus_of(key))
+
+
+def _read(ctx: ReasonContext, refs: tuple[Ref, ...]) -> AgentReply:
+    first_key = None
+    for ref in refs:
+        key = key_of(ctx, ref)
+        first_key = first_key or key
+        read = ctx.sem_read(key)
+        if not read.exists or read.value is None:
+            continue
+        what = shown(ref)
+        text = f"{what[0].upper()}{what[1:]} is {read.value}."
+        if read.source is not None:
+            text = f"{text[:-1]} (learned from agent {read.source})."
+        return AgentReply(text, claims=[ctx.claim(key, read.value, text)], focus=focus_of(key))
+    return AgentReply(F1_SEM_MISS, focus=focus_of(first_key) if first_key else None)
+
+
+def _forget(ctx: ReasonContext, refs: tuple[Ref, ...]) -> AgentReply:
+    forgotten: list[str] = []
+    for ref in refs:
+        key = key_of(ctx, ref)
+        read = ctx.sem_read(key)
+        if not read.exists or read.value is None:
+            continue
+        if not ctx.sem_write(key, None, f"{shown(ref)} was forgotten"):
+            return AgentReply(F5_SEM_WRITE_FAILURE, focus=focus_of(key))
+        forgotten.append(shown(ref))
+    if not forgotten:
+        return AgentReply(f"I had nothing stored about {shown(refs[0])}, so there is nothing to forget.")
+    return AgentReply(f"Done: I forgot {' and '.join(forgotten)}.")
+
+
+__all__ = ["answer", "key_of", "shown"]

@@ -1,0 +1,404 @@
+"""Facts told and asked in everyday words: R2/R3 beyond "the X of Y", parsed without a regex.
+
+:func:`parse` turns one line into a :class:`Parsed`: a write (``value`` set), a read or a
+forget, each about one or more :class:`Ref` (a subject and an attribute). A read lists its
+candidate refs in order; the first one stored answers. The subjects:
+
+- the user (``my name``, ``I live in …``): key ``user/person/self/<attribute>``;
+- someone or something of the user's (``my sister lives in …``, ``my dog's name``, ``the name
+  of my dog``): ``user/relation/<noun>/<attribute>``;
+- a named thing (``the capital of France``, ``France's capital``, ``Shakespeare wrote Hamlet``):
+  ``world/entity/<name>/<attribute>`` (the name is never passed through the synonyms).
+
+Verbs become attributes (``live in`` → ``home``, ``wrote`` → ``author``, ``is called`` →
+``name``), so the statement and its question meet on one key. Every test is a ``str.find``
+or ``startswith`` over the line, a fixed number of them: the cost is linear in the line.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from agi_core.brain.stage0.phrases import end_start, lower_ascii
+
+SELF = "self"
+RELATION = "relation"
+WORLD = "world"
+
+FILLERS = (
+    "actually",
+    "no",
+    "oh",
+    "well",
+    "ok",
+    "okay",
+    "so",
+    "and",
+    "also",
+    "btw",
+    "by the way",
+    "hey",
+    "please",
+    "just",
+    "fyi",
+    "correction",
+    "oops",
+    "sorry",
+    "wait",
+)
+ASKING = ("tell me ", "can you tell me ", "could you tell me ", "do you know ", "do you remember ", "remind me of ")
+WH_WORDS = ("what", "who", "where", "when", "which", "how")
+COPULAS = (" is ", " are ", " was ", " were ")
+NOT_NAMES = frozenset(
+    {"it", "that", "this", "there", "here", "he", "she", "they", "we", "you", "what", "who", "where", "let", "i"}
+)
+#: verb phrases of a statement ``SUBJECT VERB VALUE`` → the attribute they set
+STATED_VERBS = (
+    (" lives in ", "home"),
+    (" live in ", "home"),
+    (" lived in ", "home"),
+    (" works at ", "workplace"),
+    (" work at ", "workplace"),
+    (" works for ", "workplace"),
+    (" work for ", "workplace"),
+    (" works in ", "workplace"),
+    (" work in ", "workplace"),
+    (" grew up in ", "home_town"),
+    (" studies at ", "school"),
+    (" study at ", "school"),
+    (" is from ", "home_town"),
+    (" am from ", "home_town"),
+    (" are from ", "home_town"),
+    (" was born on ", "birth_date"),
+    (" were born on ", "birth_date"),
+    (" was born in ", "birth_place"),  # a year ("in 1756") is a birth date: see _born
+    (" were born in ", "birth_place"),
+)
+#: ``who/where (do|does|did) SUBJECT VERB [preposition]`` → the attribute asked
+ASKED_VERBS = {
+    "live": "home",
+    "live in": "home",
+    "work": "workplace",
+    "work at": "workplace",
+    "work for": "workplace",
+    "work in": "workplace",
+    "grow up": "home_town",
+    "come from": "home_town",
+    "study": "school",
+    "study at": "school",
+}
+#: ``A wrote W`` / ``W was written by A`` / ``who wrote W?`` → world/entity/W/<role>
+ROLES = (
+    ("wrote", "written", "author"),
+    ("painted", "painted", "painter"),
+    ("directed", "directed", "director"),
+    ("invented", "invented", "inventor"),
+    ("composed", "composed", "composer"),
+    ("founded", "founded", "founder"),
+    ("discovered", "discovered", "discoverer"),
+    ("designed", "designed", "designer"),
+    ("built", "built", "builder"),
+    ("created", "created", "creator"),
+    ("sang", "sung", "singer"),
+    ("produced", "produced", "producer"),
+)
+#: ``what day is my meeting?``: a question word naming the kind of answer, then a copula
+KIND_WORDS = ("day", "time", "date", "year", "color", "colour", "kind of", "type of", "place", "city")
+
+
+@attrs.frozen
+class Subject:
+    """Whom a fact is about: the user (``self``), one of theirs (``relation``) or a named thing (``world``)."""
+
+    kind: str
+    name: str = ""  # the relation's noun or the thing's name, as the user wrote it
+
+
+@attrs.frozen
+class Ref:
+    subject: Subject
+    attribute: str  # as the user wrote it (or the attribute a verb stands for)
+
+
+@attrs.frozen
+class Parsed:
+    """``op`` is ``write`` (``value`` set), ``read`` or ``forget``; ``refs`` in the order to try."""
+
+    op: str
+    refs: tuple[Ref, ...]
+    value: str | None = None
+
+
+ME = Subject(SELF)
+
+
+def _valid(part: str, extra: str) -> bool:
+    rest = part.translate(str.maketrans("", "", extra))
+    return bool(part.strip()) and (not rest or rest.isalnum())
+
+
+def _attr_ok(part: str) -> bool:
+    return _valid(part, "_' -")
+
+
+def _name_ok(part: str) -> bool:
+    return _valid(part, "_' .-&")
+
+
+def _clean(text: str) -> tuple[str, str]:
+    """``(text, lowered)``: one line, curly apostrophes made straight, fillers and end punctuation off."""
+    text = text.strip().replace("’", "'")
+    text = text[: end_start(text)]
+    for _ in range(3):  # "oh, actually, no, …"
+        low = lower_ascii(text)
+        for filler in FILLERS:
+            if low.startswith(filler) and low[len(filler) : len(filler) + 1] in (" ", ","):
+                text = text[len(filler) :].lstrip(" ,")
+                break
+        else:
+            break
+    return text, lower_ascii(text)
+
+
+def _drop_the(name: str) -> str:
+    return name[4:] if lower_ascii(name).startswith("the ") else name
+
+
+def subject_of(text: str) -> Subject | None:
+    """``I`` → the user; ``my sister`` → the user's sister; ``the Eiffel Tower`` → a named thing."""
+    text = text.strip()
+    low = lower_ascii(text)
+    if low in ("i", "me", "myself"):
+        return ME
+    if low.startswith("my "):
+        noun = text[3:].strip()
+        return Subject(RELATION, noun) if _attr_ok(noun) and "'s" not in noun else None
+    name = _drop_the(text).strip()
+    if not _name_ok(name) or lower_ascii(name) in NOT_NAMES or "'s " in name or " of " in lower_ascii(name):
+        return None
+    return Subject(WORLD, name)
+
+
+def noun_ref(text: str) -> Ref | None:
+    """The ref a noun phrase names: ``my favorite color``, ``my dog's name``, ``the name of my dog``,
+    ``France's capital``, ``the capital of France``; None for anything else."""
+    text = text.strip()
+    low = lower_ascii(text)
+    start = 4 if low.startswith("the ") else 0
+    of = low.find(" of ", start)
+    if of > start and not low.startswith("my ", start):
+        owner = subject_of(text[of + 4 :])
+        attr = text[start:of]
+        return Ref(owner, attr) if owner is not None and owner is not ME and _attr_ok(attr) else None
+    if low.startswith("my "):
+        rest = text[3:]
+        own = rest.find("'s ")
+        if own > 0:
+            noun, attr = rest[:own], rest[own + 3 :]
+            ok = _attr_ok(noun) and _attr_ok(attr)
+            return Ref(Subject(RELATION, noun.strip()), attr) if ok else None
+        return Ref(ME, rest) if _attr_ok(rest) else None
+    own = low.find("'s ")
+    if own > 0:
+        owner = subject_of(text[:own])
+        attr = text[own + 3 :]
+        return Ref(owner, attr) if owner is not None and owner.kind == WORLD and _attr_ok(attr) else None
+    return None
+
+
+def _read(*refs: Ref | None) -> Parsed | None:
+    """A read of ``refs``; a person named either way is asked both ways: "my wife is Maria" answers
+    "what is my wife's name?", and "my wife's name is Maria" answers "who is my wife?"."""
+    found: list[Ref] = []
+    for ref in refs:
+        if ref is None:
+            continue
+        found.append(ref)
+        if ref.subject.kind == RELATION and ref.attribute == "name":
+            found.append(Ref(ME, ref.subject.name))
+        elif ref.subject.kind == SELF and _attr_ok(ref.attribute) and " " not in ref.attribute.strip():
+            found.append(Ref(Subject(RELATION, ref.attribute.strip()), "name"))
+    return Parsed("read", tuple(found)) if found else None
+
+
+def _write(ref: Ref | None, value: str) -> Parsed | None:
+    value = value.strip()
+    if lower_ascii(value).endswith(" now"):
+        value = value[:-4].rstrip(" ,")
+    if ref is None or not value or "\n" in value:
+        return None
+    return Parsed("write", (ref,), value)
+
+
+def _wh_copula(low: str) -> tuple[str, int] | None:
+    """``(question word, index after the copula)`` for ``what is``, ``what's``, ``who are``, …"""
+    for word in WH_WORDS:
+        if low.startswith(word):
+            after = len(word)
+            if low.startswith("'s ", after):
+                return word, after + 3
+            for copula in COPULAS:
+                if low.startswith(copula, after):
+                    return word, after + len(copula)
+    return None
+
+
+def _where_candidates(subject_text: str) -> list[Ref | None]:
+    """``where is X?``: X's stored attribute first (``my home``), then X's location."""
+    owner = subject_of(subject_text)
+    return [noun_ref(subject_text), Ref(owner, "location") if owner is not None and owner is not ME else None]
+
+
+def _verb_question(text: str, low: str) -> Parsed | None:
+    """``where does my sister live``, ``who do I work for``, ``where did I grow up``."""
+    for word in ("where", "who", "what", "when"):
+        for aux in (" do ", " does ", " did "):
+            if not low.startswith(word + aux):
+                continue
+            rest, rest_low = text[len(word + aux) :], low[len(word + aux) :]
+            for verb, attribute in sorted(ASKED_VERBS.items(), key=lambda item: -len(item[0])):
+                if rest_low.endswith(" " + verb):
+                    owner = subject_of(rest[: len(rest) - len(verb) - 1])
+                    return _read(Ref(owner, attribute)) if owner is not None else None
+    return None
+
+
+def _role_question(text: str, low: str) -> Parsed | None:
+    """``who wrote Hamlet``, ``who was Hamlet written by``."""
+    for active, passive, role in ROLES:
+        if low.startswith(f"who {active} "):
+            owner = subject_of(text[len(active) + 5 :])
+            return _read(Ref(owner, role)) if owner is not None else None
+        for copula in ("was ", "is ", "were "):
+            if low.startswith("who " + copula) and low.endswith(f" {passive} by"):
+                owner = subject_of(text[4 + len(copula) : len(text) - len(passive) - 4])
+                return _read(Ref(owner, role)) if owner is not None else None
+    return None
+
+
+def _question(text: str, low: str) -> Parsed | None:
+    for asking in ASKING:
+        if low.startswith(asking):
+            rest = text[len(asking) :]
+            return _question(*_clean(rest)) or _read(noun_ref(rest))
+    if low in ("who am i", "what am i called", "what is my name", "what's my name"):
+        return _read(Ref(ME, "name"))
+    if low == "how old am i":
+        return _read(Ref(ME, "age"))
+    if low in ("where am i from", "where do i come from"):
+        return _read(Ref(ME, "home_town"))
+    for how, attribute in (("how old ", "age"), ("how tall ", "height")):
+        for copula in ("is ", "are "):
+            if low.startswith(how + copula):
+                owner = subject_of(text[len(how + copula) :])
+                return _read(Ref(owner, attribute)) if owner is not None else None
+    for word, attribute in (("when", "birth_date"), ("where", "birth_place")):
+        for copula in (" was ", " were "):
+            if low.startswith(word + copula) and low.endswith(" born"):
+                owner = subject_of(text[len(word + copula) : -5])
+                return _read(Ref(owner, attribute)) if owner is not None else None
+    if low.startswith(("where is ", "where are ")) and low.endswith(" from"):
+        owner = subject_of(text[text.find(" ", 6) + 1 : -5])
+        return _read(Ref(owner, "home_town")) if owner is not None else None
+    if (found := _verb_question(text, low) or _role_question(text, low)) is not None:
+        return found
+    for kind in KIND_WORDS:  # "what day is my meeting?"
+        if low.startswith(f"what {kind} ") and (asked := _wh_copula("what " + low[6 + len(kind) :])) is not None:
+            return _read(noun_ref(text[6 + len(kind) + asked[1] - 5 :]))
+    asked = _wh_copula(low)
+    if asked is None:
+        return None
+    word, start = asked
+    rest, rest_low = text[start:], low[start:]
+    if rest_low.endswith(" called") or rest_low.endswith(" named"):
+        owner = subject_of(rest[: rest.rfind(" ")])
+        return _read(Ref(owner, "name")) if owner is not None else None
+    if word == "where":
+        return _read(*_where_candidates(rest))
+    return _read(noun_ref(rest))
+
+
+def _born(ref_subject: Subject, attribute: str, value: str) -> Ref:
+    if attribute == "birth_place" and value.strip()[:1].isdigit():
+        attribute = "birth_date"  # "born in 1756"
+    return Ref(ref_subject, attribute)
+
+
+def _statement(text: str, low: str) -> Parsed | None:
+    for verb in ("set ", "change ", "update ", "make "):
+        if low.startswith(verb) and (to := low.find(" to ", len(verb))) > 0:
+            return _write(noun_ref(text[len(verb) : to]), text[to + 4 :])
+    for prefix in ("call me ", "i am called ", "i'm called ", "i am named ", "i'm named ", "my name's "):
+        if low.startswith(prefix):
+            return _write(Ref(ME, "name"), text[len(prefix) :])
+    for prefix in ("i am ", "i'm "):
+        if low.startswith(prefix) and low.endswith(" years old") and low[len(prefix)].isdigit():
+            return _write(Ref(ME, "age"), text[len(prefix) : -10])
+    for called in (" is called ", " is named ", " are called ", " are named "):
+        if (at := low.find(called)) > 0 and (owner := subject_of(text[:at])) is not None:
+            return _write(Ref(owner, "name"), text[at + len(called) :])
+    if low.endswith(" years old") and (at := low.find(" is ")) > 0 and (owner := subject_of(text[:at])) is not None:
+        return _write(Ref(owner, "age"), text[at + 4 : -10])
+    stated = [(at, verb, attribute) for verb, attribute in STATED_VERBS if (at := low.find(verb)) > 0]
+    if stated:
+        at, verb, attribute = min(stated)
+        owner = subject_of(text[:at])
+        value = text[at + len(verb) :]
+        if owner is not None:
+            return _write(_born(owner, attribute, value), value)
+    for active, passive, role in ROLES:
+        if (at := low.find(f" was {passive} by ")) > 0 or (at := low.find(f" were {passive} by ")) > 0:
+            by = low.find(" by ", at)
+            work, author = subject_of(text[:at]), text[by + 4 :]
+            return _write(Ref(work, role), author) if work is not None and work.kind == WORLD else None
+        if (at := low.find(f" {active} ")) > 0 and subject_of(text[:at]) not in (None, ME):
+            work = subject_of(text[at + len(active) + 2 :])
+            return _write(Ref(work, role), text[:at]) if work is not None and work.kind == WORLD else None
+    found = [(at, copula) for copula in COPULAS if (at := low.find(copula)) > 0]
+    if not found:
+        return None
+    at, copula = min(found)
+    left, right = text[:at], text[at + len(copula) :]
+    if (ref := noun_ref(left)) is not None:
+        return _write(ref, right)
+    right_low = lower_ascii(right)
+    if right_low.startswith("in ") and (owner := subject_of(left)) not in (None, ME):
+        return _write(Ref(owner, "location"), right[3:])  # "the Eiffel Tower is in Paris"
+    if right_low.startswith(("the ", "my ")) and (ref := noun_ref(right)) is not None and _name_ok(left):
+        return _write(ref, left)  # "Paris is the capital of France", "Maria is my wife"
+    return None
+
+
+def _forget(text: str, low: str) -> Parsed | None:
+    rest = text[7:]
+    rest_low = low[7:]
+    if rest_low.startswith("about "):
+        rest, rest_low = rest[6:], rest_low[6:]
+    if rest_low.startswith("what ") and rest_low.endswith(" is"):
+        rest, rest_low = rest[5:-3], rest_low[5:-3]  # "forget what my name is"
+    for word in ("where ", "who ", "when "):
+        if rest_low.startswith(word):  # "forget where I live" asks "where do I live"
+            found = _question(*_clean(f"{word}do {rest[len(word) :]}"))
+            return Parsed("forget", found.refs) if found is not None else None
+    ref = noun_ref(rest)
+    return Parsed("forget", (ref,)) if ref is not None else None
+
+
+def parse(text: str) -> Parsed | None:
+    """The fact a line states, asks or asks to forget; None when it is none of these."""
+    if "\n" in text.strip():
+        return None
+    text, low = _clean(text)
+    if not text:
+        return None
+    if low.startswith("forget "):
+        return _forget(text, low)
+    if low.startswith(("remember that ", "remember ")) and not low.startswith("remember when"):
+        inner = text[14:] if low.startswith("remember that ") else text[9:]
+        return _statement(*_clean(inner))
+    if low.startswith(WH_WORDS) or low.startswith(ASKING):
+        return _question(text, low)
+    return _statement(text, low)
+
+
+__all__ = ["RELATION", "SELF", "WORLD", "Parsed", "Ref", "Subject", "noun_ref", "parse", "subject_of"]

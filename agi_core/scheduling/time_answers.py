@@ -1,0 +1,275 @@
+"""Questions about time, answered from the recorded wall clock (never the deterministic D2 clock).
+
+- "what time is it?", "what day is it?", "what's the date?": the tick's clock reading (the
+  ``tick_clock`` external, or one recorded read when the tick has none), in the machine's local
+  time, whose UTC offset is recorded too (``utc_offset``), so replay answers the same anywhere;
+- "when did we last talk?": the newest earlier user line's recorded clock (``wall_ms`` in its
+  episode) and how long ago that was;
+- "how long ago did I tell you X?": X names a fact (``my favorite color``, ``where my sister
+  lives``); the newest journaled tick that wrote it gives its recorded clock.
+
+Ticks with no clock reading (a kernel opened without a clock) have no wall time: the answers
+then say so instead of making one up (S9).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+from typing import TYPE_CHECKING, Any
+
+from agi_core.brain.stage0.facts import noun_ref, parse
+from agi_core.brain.stage0.habits import quoted
+from agi_core.brain.stage0.phrases import lower_ascii, strip_end
+from agi_core.scheduling.clock import CLOCK_EXTERNAL
+
+if TYPE_CHECKING:
+    from agi_core.reasoning import ReasonContext
+
+OFFSET_EXTERNAL = "utc_offset"
+"""The externals kind of the local UTC offset in seconds (read with the clock, served back in replay)."""
+CLOCK_KINDS = (CLOCK_EXTERNAL, "reminder_clock")
+TIME_PHRASES = frozenset(
+    {
+        "what time is it",
+        "what time is it now",
+        "what's the time",
+        "what is the time",
+        "whats the time",
+        "what's the time now",
+        "tell me the time",
+        "do you know the time",
+        "do you know what time it is",
+        "current time",
+        "the time",
+        "time",
+    }
+)
+DAY_PHRASES = frozenset(
+    {
+        "what day is it",
+        "what day is it today",
+        "what day is today",
+        "which day is it",
+        "what's the date",
+        "what is the date",
+        "what's the date today",
+        "what is the date today",
+        "what's today's date",
+        "what is today's date",
+        "what date is it",
+        "what date is it today",
+        "today's date",
+        "what's today",
+        "what is today",
+        "date",
+    }
+)
+LAST_TALK_PHRASES = frozenset(
+    {
+        "when did we last talk",
+        "when did we last speak",
+        "when did we last chat",
+        "when did we talk last",
+        "when did we speak last",
+        "when was the last time we talked",
+        "when was the last time we spoke",
+        "when did i last talk to you",
+        "when did i last speak to you",
+        "when did you last hear from me",
+    }
+)
+TOLD_PREFIXES = (
+    "how long ago did i tell you ",
+    "how long ago did you learn ",
+    "how long ago did i say ",
+    "when did i tell you ",
+    "when did you learn ",
+)
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+GAP_MS = 30 * 60 * 1000
+"""User lines further apart than this belong to two conversations ("when did we last talk?")."""
+LAST_TALK_SCAN = 400
+
+
+def time_request(text: str) -> tuple[str, str] | None:
+    """``(kind, rest)`` for a question about time (``time``, ``day``, ``last_talk``, ``told``), else None."""
+    normalized = strip_end(" ".join(text.replace("’", "'").split()))
+    phrase = lower_ascii(normalized)
+    if phrase in TIME_PHRASES:
+        return "time", ""
+    if phrase in DAY_PHRASES:
+        return "day", ""
+    if phrase in LAST_TALK_PHRASES:
+        return "last_talk", ""
+    for prefix in TOLD_PREFIXES:
+        if phrase.startswith(prefix) and phrase[len(prefix) :].strip():
+            return "told", normalized[len(prefix) :].strip()  # lowering keeps every index
+    return None
+
+
+def answer(ctx: ReasonContext, kind: str, rest: str) -> str:
+    """The reply to a time question of ``kind``."""
+    if kind in ("time", "day"):
+        now = now_ms(ctx)
+        local = _local(ctx, now)
+        if kind == "time":
+            return f"It is {local:%H:%M} ({_offset(local)}) on {_day(local)}."
+        return f"Today is {_day(local)}."
+    if kind == "last_talk":
+        return _last_talk(ctx)
+    return _told(ctx, rest)
+
+
+def now_ms(ctx: ReasonContext) -> int:
+    """The tick's recorded clock reading; without one, one wall-clock read, recorded (``reminder_clock``)."""
+    from agi_core.scheduling.conversation import tick_now_ms
+
+    return tick_now_ms(ctx)
+
+
+def recorded_now(ctx: ReasonContext) -> int | None:
+    """The tick's clock reading if it has one (nothing is read)."""
+    for kind in CLOCK_KINDS:
+        if ctx.externals.log.get(kind):
+            return int(ctx.externals.log[kind][0])
+    return None
+
+
+def utc_offset_s(ctx: ReasonContext, ms: int) -> int:
+    """The machine's UTC offset at ``ms``, in seconds, recorded (replay on another machine answers the same)."""
+
+    def read() -> int:
+        offset = datetime.fromtimestamp(ms / 1000, UTC).astimezone().utcoffset()
+        return int(offset.total_seconds()) if offset is not None else 0
+
+    return int(ctx.externals.fetch(OFFSET_EXTERNAL, read))
+
+
+def _local(ctx: ReasonContext, ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, timezone(timedelta(seconds=utc_offset_s(ctx, ms))))
+
+
+def _offset(moment: datetime) -> str:
+    total = int(moment.utcoffset().total_seconds()) if moment.utcoffset() is not None else 0  # type: ignore[union-attr]
+    sign, total = ("+" if total >= 0 else "-"), abs(total)
+    return f"UTC{sign}{total // 3600:02d}:{total % 3600 // 60:02d}"
+
+
+def _day(moment: datetime) -> str:
+    return f"{WEEKDAYS[moment.weekday()]} {moment.day} {MONTHS[moment.month - 1]} {moment.year}"
+
+
+def ago(seconds: float) -> str:
+    """``3 minutes``, ``2 hours and 5 minutes``, ``4 days``: how long, in words."""
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds} second{'s' * (seconds != 1)}"
+    minutes, hours, days = seconds // 60, seconds // 3600, seconds // 86400
+    if days:
+        rest = hours - days * 24
+        return f"{days} day{'s' * (days != 1)}" + (f" and {rest} hour{'s' * (rest != 1)}" if rest else "")
+    if hours:
+        rest = minutes - hours * 60
+        return f"{hours} hour{'s' * (hours != 1)}" + (f" and {rest} minute{'s' * (rest != 1)}" if rest else "")
+    return f"{minutes} minute{'s' * (minutes != 1)}"
+
+
+def _when(ctx: ReasonContext, then_ms: int) -> str:
+    """``3 minutes ago (Wednesday 25 November 2026 16:20 UTC+00:00)``."""
+    now = now_ms(ctx)
+    local = _local(ctx, then_ms)
+    return f"{ago((now - then_ms) / 1000)} ago ({_day(local)} {local:%H:%M} {_offset(local)})"
+
+
+def _last_talk(ctx: ReasonContext) -> str:
+    """The last line of the previous conversation: user lines less than ``GAP_MS`` apart are one conversation."""
+    lines = []
+    for episode in ctx.store.episodes(LAST_TALK_SCAN, newest_first=True):
+        context = episode.context or {}
+        if context.get("kind") == "input" and context.get("source", "user") == "user":
+            lines.append((context.get("wall_ms"), episode.event))
+    if not lines:
+        return "This is the first time we talk."
+    if not isinstance(lines[0][0], int):
+        return f"We last talked when you said {quoted(lines[0][1])}, but I have no clock reading for it."
+    newer = recorded_now(ctx) or now_ms(ctx)
+    for wall, event in lines:
+        if not isinstance(wall, int):
+            break
+        if newer - wall >= GAP_MS:
+            return f"Before this conversation, we last talked {_when(ctx, wall)}, when you said {quoted(event)}."
+        newer = wall
+    since = _local(ctx, newer)
+    return f"We have been talking since {since:%H:%M} {_offset(since)}; I remember no conversation before this one."
+
+
+def _told_keys(ctx: ReasonContext, what: str) -> list[str]:
+    """The keys ``what`` names: a fact's noun phrase, a statement, or a question ("where my sister lives")."""
+    from agi_core.brain.stage0.fact_replies import key_of
+
+    low = lower_ascii(what)
+    for lead in ("that ", "about "):
+        if low.startswith(lead):
+            what, low = what[len(lead) :], low[len(lead) :]
+    refs = []
+    if (ref := noun_ref(what)) is not None:
+        refs.append(ref)
+    if (parsed := parse(what)) is not None:
+        refs.extend(parsed.refs)
+    for word in ("where ", "who ", "when ", "what "):  # "where my sister lives" asks "where does my sister live"
+        if low.startswith(word) and (asked := _embedded(what, word)) is not None:
+            refs.extend(asked.refs)
+    keys = []
+    for ref in refs:
+        try:
+            keys.append(key_of(ctx, ref))
+        except Exception:  # noqa: BLE001 - a phrase that makes no key names no fact
+            continue
+    return keys
+
+
+def _embedded(what: str, word: str) -> Any:
+    """``where my sister lives`` → the question ``where does my sister live``."""
+    rest = what[len(word) :]
+    words = rest.split()
+    if len(words) >= 2 and words[-1].endswith("s") and not words[-1].endswith("ss"):
+        words[-1] = words[-1][:-1]
+    aux = "do" if lower_ascii(words[0]) == "i" else "does"
+    return parse(f"{word}{aux} {' '.join(words)}?")
+
+
+def _told(ctx: ReasonContext, what: str) -> str:
+    keys = _told_keys(ctx, what)
+    if not keys:
+        return f"I can't tell which fact {quoted(what)} is; ask about one, e.g. “how long ago did I tell you my name?”"
+    for _tick, _id, text, *_rest in reversed(list(ctx.store.journal_rows())):
+        record = ctx.store.load_json(text)
+        writes = [w for w in record.get("sem_writes") or [] if w.get("key") in keys and w.get("ok", True)]
+        if not writes:
+            continue
+        if writes[-1].get("value") is None:
+            return "You asked me to forget that, so I no longer know it."
+        clock = record.get("externals", {})
+        stamp = next((clock[kind][0] for kind in CLOCK_KINDS if clock.get(kind)), None)
+        told = quoted((record.get("input") or {}).get("raw", ""))
+        if stamp is None:
+            return f"You told me in tick {record.get('tick')} ({told}), but I have no clock reading for that tick."
+        return f"You told me {_when(ctx, int(stamp))}: {told}."
+    return "You haven't told me that yet."
+
+
+__all__ = ["ago", "answer", "time_request"]

@@ -1,0 +1,125 @@
+"""Issue 22 item 2: the recorded wall clock on every episode, and questions about time answered from it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from agi_core.kernel import Kernel
+from agi_core.scheduling.clock import CLOCK_EXTERNAL, PinnedClock, SimulatedClock
+from agi_core.scheduling.time_answers import ago
+
+START_MS = 1_795_000_000_000  # 2026-11-18T…Z
+
+
+def local(ms):
+    moment = datetime.fromtimestamp(ms / 1000, UTC).astimezone()
+    total = int(moment.utcoffset().total_seconds())
+    sign, total = ("+" if total >= 0 else "-"), abs(total)
+    return moment, f"UTC{sign}{total // 3600:02d}:{total % 3600 // 60:02d}"
+
+
+def day(moment):
+    return f"{moment:%A} {moment.day} {moment:%B} {moment.year}"
+
+
+@pytest.fixture
+def sim():
+    return SimulatedClock(START_MS)
+
+
+@pytest.fixture
+def kernel(tmp_path, sim):
+    with Kernel.open(tmp_path / "a.db", seed="time", clock=PinnedClock(sim)) as opened:
+        yield opened
+
+
+def tick(kernel, sim, text, after_s=0):
+    sim.advance(after_s)
+    kernel.config.clock.refresh()
+    return kernel.tick(text)
+
+
+def test_what_time_and_what_day_come_from_the_recorded_clock(kernel, sim):
+    moment, offset = local(START_MS)
+    record = tick(kernel, sim, "what time is it?")
+    assert record.final_output == f"It is {moment:%H:%M} ({offset}) on {day(moment)}."
+    assert record.externals[CLOCK_EXTERNAL] == [START_MS]
+    assert tick(kernel, sim, "what's the date?").final_output == f"Today is {day(moment)}."
+    assert kernel.replay().ok
+
+
+def test_every_episode_carries_its_ticks_wall_clock(kernel, sim):
+    tick(kernel, sim, "my name is Ada")
+    tick(kernel, sim, "hello", after_s=90)
+    walls = [(e.context["kind"], e.context["wall_ms"]) for e in kernel.store.episodes()]
+    assert walls == [
+        ("input", START_MS),
+        ("action", START_MS),
+        ("input", START_MS + 90_000),
+        ("action", START_MS + 90_000),
+    ]
+
+
+def test_how_long_ago_did_i_tell_you_reads_the_writing_ticks_clock(kernel, sim):
+    tick(kernel, sim, "my favorite color is blue")
+    tick(kernel, sim, "my sister lives in Lyon", after_s=60)
+    moment, offset = local(START_MS)
+    said = tick(kernel, sim, "how long ago did I tell you my favourite colour?", after_s=180).final_output
+    assert said == f"You told me 4 minutes ago ({day(moment)} {moment:%H:%M} {offset}): “my favorite color is blue”."
+    assert tick(kernel, sim, "when did I tell you where my sister lives?").final_output.startswith(
+        "You told me 3 minutes"
+    )
+    assert tick(kernel, sim, "how long ago did I tell you my name?").final_output == "You haven't told me that yet."
+    assert kernel.replay().ok
+
+
+def test_when_did_we_last_talk_finds_the_previous_conversation(kernel, sim):
+    tick(kernel, sim, "my name is Ada")
+    said = tick(kernel, sim, "when did we last talk?", after_s=30).final_output
+    assert said.startswith("We have been talking since ") and said.endswith("no conversation before this one.")
+    tick(kernel, sim, "hello", after_s=2 * 3600)
+    moment, offset = local(START_MS + 30_000)
+    said = tick(kernel, sim, "when did we last talk?", after_s=60).final_output
+    assert said == (
+        f"Before this conversation, we last talked 2 hours and 1 minute ago ({day(moment)} {moment:%H:%M} {offset}), "
+        "when you said “when did we last talk?”."
+    )
+
+
+def test_without_a_clock_the_told_time_is_not_made_up(tmp_path):
+    with Kernel.open(tmp_path / "a.db", seed="noclock") as kernel:
+        kernel.tick("my favorite color is blue")
+        said = kernel.tick("how long ago did I tell you my favorite color?").final_output
+        assert said == "You told me in tick 1 (“my favorite color is blue”), but I have no clock reading for that tick."
+
+
+@pytest.mark.parametrize(
+    ("seconds", "words"),
+    [(0, "0 seconds"), (1, "1 second"), (59, "59 seconds"), (60, "1 minute"), (3720, "1 hour and 2 minutes"),
+     (86400 * 2 + 3600, "2 days and 1 hour")],
+)  # fmt: skip
+def test_ago_says_how_long_in_words(seconds, words):
+    assert ago(seconds) == words
+
+
+def test_remind_me_at_5pm_sets_a_reminder_that_fires_then(kernel, sim):
+    from agi_core.scheduling.commands import due_jobs
+
+    moment, _offset = local(START_MS)
+    said = tick(kernel, sim, "remind me at 5pm to call Ada").final_output
+    day_word = "today" if moment.hour < 17 else "tomorrow"
+    assert said.startswith(f"I will remind you to call Ada at 17:00 {day_word} (job remind-g-")
+    [job] = kernel.store.all_jobs()
+    due = datetime.fromtimestamp(job["next_due_ms"] / 1000, UTC).astimezone()
+    assert (due.hour, due.minute, 0 < job["next_due_ms"] - START_MS <= 86_400_000) == (17, 0, True)
+    assert due_jobs(kernel) == []  # not yet due
+    sim.ms = job["next_due_ms"] + 1000
+    kernel.config.clock.refresh()
+    [fired] = due_jobs(kernel)  # what agi chat runs after each line
+    assert (fired.input.source, fired.final_output.startswith("Reminder: call Ada (goal g-")) == (
+        f"schedule:{job['name']}",
+        True,
+    )
+    assert kernel.replay().ok
