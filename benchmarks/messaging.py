@@ -11,7 +11,8 @@ Two agents (two kernels on SQLite files, ``synchronous=FULL``) in one process:
   With ``--restart`` the NATS broker is killed (SIGKILL) and restarted on its data half-way
   through bob's ticks.
 - **kills** (NATS, ``--kill-bob K``): the same throughput run with bob as a real ``agi run --follow``
-  process, SIGKILLed K times at evenly spaced points of his inbox and started again (with
+  process, SIGKILLed K times (``AGI_FAULT``: right after a message tick commits, before its ack; every
+  N/(K+1) messages) and started again (with
   ``--restart`` the broker is restarted half-way too); delivered / lost / duplicated are counted
   from his database afterwards (goal: N / 0 / 0).
 
@@ -131,8 +132,9 @@ def run_agents(url: str, plugins: Plugins, args: argparse.Namespace, halfway: Ca
             bob.close()
 
 
-def bob_process(db: Path, url: str) -> subprocess.Popen[bytes]:
-    """bob as the real CLI: ``agi run --follow`` on ``db``, his message box on ``url``."""
+def bob_process(db: Path, url: str, kill_at: int | None = None) -> subprocess.Popen[bytes]:
+    """bob as the real CLI: ``agi run --follow`` on ``db``, his message box on ``url``; with ``kill_at`` N,
+    SIGKILLed by ``AGI_FAULT`` right after his N-th message tick commits, before its ack (the hardest moment)."""
     nats_plugin = ROOT / "plugins" / "agi-plugin-nats"
     env = {
         **os.environ,
@@ -140,6 +142,9 @@ def bob_process(db: Path, url: str) -> subprocess.Popen[bytes]:
         "AGI_LOAD_PLUGINS": "nats",
         "PYTHONPATH": os.pathsep.join([str(ROOT), str(nats_plugin), os.environ.get("PYTHONPATH", "")]),
     }
+    env.pop("AGI_FAULT", None)
+    if kill_at is not None:
+        env["AGI_FAULT"] = f"message.committed:{kill_at}"
     command = [sys.executable, "-m", "agi_core", "--db", str(db), "run", "--follow", "--clock-every", "0"]
     return subprocess.Popen(
         command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -166,21 +171,18 @@ def agent_throughput_killed(
     alice = open_agent(folder, "alice", url, plugins)
     bob_db = folder / "bob.db"
     open_agent(folder, "bob", url, plugins).close()  # his name and durable consumer exist before the messages
-    points = [count * (k + 1) // (kills + 1) for k in range(kills)]
+    spacing = max(1, count // (kills + 1))  # each life of bob takes this many messages, then is killed
     killed = 0
     try:
         began = time.perf_counter()
         for n in range(count):
             alice.command("send_message", {"to": "bob", "text": f"note {n}"})
-        bob = bob_process(bob_db, url)
+        bob = bob_process(bob_db, url, spacing if kills else None)
         deadline = time.monotonic() + 600
         while (taken := file_counts(bob_db)[0]) < count and time.monotonic() < deadline:
-            if points and taken >= points[0]:
-                points.pop(0)
-                bob.send_signal(signal.SIGKILL)
-                bob.wait()
+            if bob.poll() is not None:  # killed after a commit, before its ack: start him again
                 killed += 1
-                bob = bob_process(bob_db, url)
+                bob = bob_process(bob_db, url, spacing if killed < kills else None)
             if halfway is not None and taken >= count // 2:
                 halfway()
                 halfway = None

@@ -39,7 +39,7 @@ from agi_core.brain.stage0 import phrases
 from agi_core.brain.stage0.habits import HABIT_AGENTS, file_request
 from agi_core.brain.stage0.mathparse import expression_in
 from agi_core.checkpoints import _NAME as CHECKPOINT_NAME
-from agi_core.contracts import fallbacks, frozen, validate
+from agi_core.contracts import fallbacks, frozen, memory_fallbacks, validate
 from agi_core.contracts.paths import _IDENT, _SEGMENT
 from agi_core.contracts.repair import parse_output
 from agi_core.errors import AgiError
@@ -179,6 +179,14 @@ CASES: dict[str, tuple[Callable[[str], object], dict[str, Callable[[int], str]]]
         lambda t: (fallbacks._GREETING.match(t), fallbacks._REQUEST.match(t)),
         {**GENERIC, **TEXT_SHAPES},
     ),
+    "contracts.memory_fallbacks (words, preference, personal)": (
+        lambda t: (
+            memory_fallbacks._WORD.findall(t),
+            memory_fallbacks._PREFERENCE.search(t),
+            memory_fallbacks._PERSONAL.search(t),
+        ),
+        {**GENERIC, **TEXT_SHAPES, "apostrophes": fill("", "a'’-", "")},
+    ),
     "contracts.validate/frozen suspect text": (
         lambda t: (validate._SUSPECT_TEXT.search(t), validate._LONG_DIGITS.search(t), frozen.SURROGATE.search(t)),
         {**GENERIC, "backslash u": fill("", "\\u", "d"), "digits": fill("", "1" * 18 + " ", "")},
@@ -234,6 +242,7 @@ AUDITED_MODULES = {
     "agi_core/checkpoints.py": "names (variable, checkpoint, tree id, path, contract path)",
     "agi_core/contracts/fallbacks.py": "contracts.fallbacks greeting/request",
     "agi_core/contracts/frozen.py": "contracts.validate/frozen suspect text",
+    "agi_core/contracts/memory_fallbacks.py": "contracts.memory_fallbacks (words, preference, personal)",
     "agi_core/contracts/paths.py": "names (variable, checkpoint, tree id, path, contract path)",
     "agi_core/contracts/repair.py": "contracts.repair parse_output",
     "agi_core/contracts/validate.py": "contracts.validate/frozen suspect text",

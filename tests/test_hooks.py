@@ -131,7 +131,7 @@ def test_hook_agi_register_brains(tmp_path):
 
     with open_kernel(tmp_path / "a.db", Plugin(), brain="shouting") as kernel:
         assert kernel.tick("1+1").final_output == "1+1 = 2"
-        assert kernel.tick("hello").final_output == "I CURRENTLY DON’T HAVE A MODULE FOR THIS TYPE OF REQUEST."
+        assert kernel.tick("hello again").final_output == "I CURRENTLY DON’T HAVE A MODULE FOR THIS TYPE OF REQUEST."
 
 
 def test_hook_agi_register_contracts():

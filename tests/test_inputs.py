@@ -17,6 +17,7 @@ import pytest
 from agi_core import checkpoints, journal_key
 from agi_core.errors import MemoryKeyError, ValidationError
 from agi_core.externals import Externals
+from agi_core.kernel.tick import recall
 from agi_core.hookspecs import hookimpl
 from agi_core.journal import verify
 from agi_core.memory import blobs
@@ -334,5 +335,5 @@ def test_recall_hands_the_first_ten_focus_facts(tmp_path):
         for i in range(12):
             kernel.put_fact(f"user/person/self/attr_{i:02d}", i)
         kernel.tick("my favorite color is blue")
-        semantic = kernel._recall(kernel.working(), Externals()).semantic
+        semantic = recall(kernel, kernel.working(), Externals()).semantic
         assert [fact["key"] for fact in semantic] == [f"user/person/self/attr_{i:02d}" for i in range(10)]

@@ -46,7 +46,7 @@ def test_autonomy_asks_the_model_when_and_how_to_ask_about_maya(tmp_path, monkey
         kernel.tick("my sister Maya is coming over")
         kernel.maintain()
     with open_kernel(db, autonomy, clock=clock, contract_provider="openai") as kernel:
-        records = [kernel.tick(line) for line in ("I'm at work", "hello", "I'm free now", "why did you ask?")]
+        records = [kernel.tick(line) for line in ("I'm at work", "hello again", "I'm free now", "why did you ask?")]
         records.append(kernel.tick("stop asking me questions"))
         state = dump_state(kernel.store, "autonomy")
     found = calls(records)
@@ -135,7 +135,7 @@ def test_a_hostile_model_cannot_make_autonomy_act_drop_the_reply_or_grow_its_sta
     clock = PinnedClock(SimulatedClock(1_795_000_000_000))
     with open_kernel(db, autonomy, clock=clock, contract_provider="openai") as kernel:
         records = [kernel.tick("my sister Maya is coming over"), kernel.tick("my goal is to learn French")]
-        records += [kernel.maintain(), kernel.tick("hello"), kernel.tick("why did you ask?"), kernel.maintain()]
+        records += [kernel.maintain(), kernel.tick("hello again"), kernel.tick("why did you ask?"), kernel.maintain()]
         state = dump_state(kernel.store, "autonomy")
     assert fake_openai.requests  # the model was asked
     assert all(r.action.type == "response" for r in records) and not any(workspace.iterdir())

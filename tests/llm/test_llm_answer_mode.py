@@ -53,9 +53,9 @@ def test_embedded_smollm2_answers_from_the_recalled_fact(tmp_path: Path, embedde
     for reply, expected in zip(replies, QUESTIONS.values(), strict=True):
         assert expected in reply
     outputs = [r["agent_outputs"]["llm_brain"] for r in _outputs(db)]
-    # R3 answers the capital as Stage-0 does; the model phrases the facts no rule reads
-    assert [o["mode"] for o in outputs] == ["rule", "answer", "answer", "answer"]
-    assert all(o["path"] in ("model", "extractive") and o["fact"] for o in outputs[1:])
+    # R2 and R3 answer what Stage-0 parses; the model phrases the fact no rule reads ("which color do I like?")
+    assert [o["mode"] for o in outputs] == ["rule", "rule", "rule", "answer"]
+    assert all(o["path"] in ("model", "extractive") and o["fact"] for o in outputs[3:])
     monkeypatch.setenv("AGI_LLAMA_CPP_MODEL", str(tmp_path / "gone.gguf"))  # replay must not load a model
     report = replay(db, seed="answer", plugins=builtin_plugins())
     assert report.ok and report.ticks == len(FACTS) + len(QUESTIONS), report.summary()
@@ -86,14 +86,15 @@ def test_a_reply_that_adds_content_is_replaced_by_the_fact(tmp_path: Path, monke
     # A scripted server stands in for a model that gets the fact wrong: SmolLM2 does so on
     # some questions, but not on demand.
     with FakeOpenAIServer(lambda path, body: chat_reply("You live in Paris, the capital of France.")) as server:
-        replies = _fake_brain_run(tmp_path / "a.db", server, monkeypatch, ["where do I live?"])
+        # a phrasing no Stage-0 rule answers, so the model is asked (rules answer "where do I live?" first)
+        replies = _fake_brain_run(tmp_path / "a.db", server, monkeypatch, ["where do I live, do you remember?"])
         (_path, body) = next(r for r in server.requests if r[0].endswith("/chat/completions"))
     assert replies == ["You live in Lyon."]
     assert "tools" not in body and "response_format" not in body
     assert body["max_tokens"] == ANSWER_TOKENS and body["temperature"] == 0.0
     assert body["messages"] == [
         {"role": "system", "content": "Reply in one short sentence. Use only this fact: You live in Lyon."},
-        {"role": "user", "content": "where do I live?"},
+        {"role": "user", "content": "where do I live, do you remember?"},
     ]
     (record,) = _outputs(tmp_path / "a.db")
     assert record["agent_outputs"]["llm_brain"]["path"] == "extractive"
@@ -101,7 +102,7 @@ def test_a_reply_that_adds_content_is_replaced_by_the_fact(tmp_path: Path, monke
 
 def test_a_faithful_phrasing_is_kept(tmp_path: Path, monkeypatch) -> None:
     with FakeOpenAIServer(lambda path, body: chat_reply("Yes: your dog is named Rex. Woof")) as server:
-        replies = _fake_brain_run(tmp_path / "a.db", server, monkeypatch, ["what is my dog called?"])
+        replies = _fake_brain_run(tmp_path / "a.db", server, monkeypatch, ["what do you know about my dog?"])
     assert replies == ["Yes: your dog is named Rex."]
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from agi_core.brain.stage0.small_talk import GREETING
 from agi_core.longterm import LongTermMemory
 from agi_core.memory.bookkeeping import EMPTY_REPLIES
 from agi_core.memory.migrations import migrate
@@ -60,7 +61,7 @@ def test_search_returns_the_users_memories_and_no_bookkeeping(agent_db: Path) ->
     assert result.returncode == 0, result.stderr
     texts = sorted(hit["text"] for hit in json.loads(result.stdout))
     assert texts == sorted(
-        ["my dog is called Rex", "Got it: your dog is called Rex.", "hello", "Alice moved to Lyon in 2020"]
+        ["my dog is called Rex", "Got it: your dog's name is Rex.", "hello", GREETING, "Alice moved to Lyon in 2020"]
     )
 
 

@@ -84,7 +84,7 @@ def test_modules_page_shows_each_module_and_its_stored_state(tmp_path: Path, cli
         kernel.tick("hi there, my name is Bob")
     html = client(tmp_path / "s.db", social).get("/modules").text
     assert re.findall(r'<section class="module" id="module-(\w+)">', html) == ["sem_council", "social"]
-    assert "phases: perceive, revise" in html and "state: 2 keys" in html
+    assert "phases: perceive, revise, maintain" in html and "state: 3 keys" in html
     assert "<code>profile/user</code>" in html and "&#34;name&#34;:&#34;Bob&#34;" in html
     tick = client(tmp_path / "s.db", social).get("/ticks/1").text
     assert "order: sem_council → social" in tick

@@ -172,7 +172,7 @@ def test_a_current_fact_wins_over_an_older_episode_that_said_otherwise(tmp_path)
         kernel.tick("my favorite color is teal")
         kernel.tick("I really love teal, my favorite color is teal")
         kernel.tick("my favorite color is red")
-        asked = kernel.tick("tell me my favorite color?")  # no rule answers this phrasing: retrieval does
+        asked = kernel.tick("do you recall my favorite color?")  # no rule answers this phrasing: retrieval does
     assert asked.router_decision.agent == "module:retrieval"
     assert asked.final_output.startswith("red [fact user/person/self/favorite_color] [ltm-")
     assert "teal" not in asked.final_output

@@ -243,8 +243,8 @@ class SocialModule(CognitiveModule):
             plan["sections"].append({"name": "earlier_question", "text": f'That answers your question "{question}".'})
         if "opening" not in plan and not plan["sections"]:
             return text
-        if "opening" in plan and rewrite.content_words(text) & {"hello", "hey", "hi"}:
-            del plan["opening"]  # the reply greets already
+        if "opening" in plan and rewrite.words(text[:80]) & {"hello", "hey", "hi", "greetings", "howdy"}:
+            del plan["opening"]  # the reply greets already (Stage-0 answers a bare greeting with one)
         message = (ctx.contracts.call("language_nlg", {"base_text": text, "plan": plan}).value or {}).get("message")
         return message if isinstance(message, str) and rewrite.keeps_facts(text, message) else text
 

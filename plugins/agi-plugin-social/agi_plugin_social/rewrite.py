@@ -29,6 +29,11 @@ def numbers(text: str) -> Counter[str]:
     return Counter(_NUMBER.findall(text))
 
 
+def words(text: str) -> set[str]:
+    """Every word of ``text``, lowered (form words included)."""
+    return {m.lower() for m in _WORD.findall(text)}
+
+
 def content_words(text: str) -> set[str]:
     return {w for w in (m.lower() for m in _WORD.findall(text)) if w not in FORM_WORDS and not w.isdigit()}
 

@@ -9,6 +9,7 @@ import agi_plugin_social.plugin as social
 import jsonschema
 from agi_plugin_social.module import STATE_SCHEMA
 
+from agi_core.brain.stage0.small_talk import GREETING
 from agi_core.modules.state import dump_state
 from agi_core.replay import replay
 from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT
@@ -22,12 +23,14 @@ def called(record):
 def test_a_greeting_is_answered_with_a_greeting_in_the_speakers_register(tmp_path):
     db = tmp_path / "agent.db"
     with open_kernel(db, social) as kernel:
-        hello = kernel.tick("hello")
+        hello = kernel.tick("hello, the sky is green")
         plain = kernel.tick("the sky is green")
-        informal = kernel.tick("hi", speaker="bob")
+        informal = kernel.tick("hi there, the sea is red", speaker="bob")
+        bare = kernel.tick("hi", speaker="bob")
     assert hello.final_output == f"Hello! {F3_NO_AGENT} What do you mean?"
     assert plain.final_output == f"{F3_NO_AGENT} What do you mean?"  # no greeting: none said
     assert informal.final_output == f"Hey! {F3_NO_AGENT}"  # the greeting replaces the register's "Hmm!"
+    assert bare.final_output == GREETING  # Stage-0 greets a bare greeting already: no second one
     assert called(hello)["intent_ingestion"] == "fallback" and called(hello)["language_nlg"] == "fallback"
     assert "language_nlg" not in called(plain)  # nothing to render: the model is not asked
     assert replay(db, plugins=builtin_plugins(social)).ok
@@ -45,7 +48,7 @@ def test_a_statement_that_answers_an_open_question_says_so(tmp_path):
     assert open_now == ["what is my dog called?"]
     assert "earlier" not in aside.final_output and "That answers" not in aside.final_output
     assert told.final_output == (
-        'Thanks for telling me. Got it: your dog is called Rex. That answers your question "what is my dog called?".'
+        'Thanks for telling me. Got it: your dog\'s name is Rex. That answers your question "what is my dog called?".'
     )
     assert state["dialogue/user"] == {"summary": "Last said: my dog is called Rex", "pending_questions": []}
     jsonschema.Draft202012Validator(STATE_SCHEMA).validate(state)

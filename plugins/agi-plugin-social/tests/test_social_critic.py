@@ -93,9 +93,9 @@ def test_a_rule_mined_from_rewarded_outcomes_is_adopted_with_its_checks_and_chan
 def test_a_mined_rule_whose_simulation_scores_low_is_not_adopted(tmp_path):
     with open_kernel(tmp_path / "agent.db", social) as kernel:
         for line in [
-            "The sky is green.",  # clarify ...
+            "Zorp blat.",  # clarify ...
             "thanks",  # ... rewarded 1
-            "The sea is blue.",
+            "Quux frob.",
             "thanks",
             "My favorite color is teal.",  # acknowledge ...
             "thanks",  # ... rewarded 1
@@ -111,5 +111,5 @@ def test_a_mined_rule_whose_simulation_scores_low_is_not_adopted(tmp_path):
     mined = [rule["id"] for rule in calls["social_interaction_miner"]["rules"]]
     scores = [c["value"]["score"] for c in done.externals["contract_call"] if c["contract"].endswith("_score")]
     assert mined == ["rule-acknowledge_neutral", "rule-clarify_neutral"]  # both mean 0.8667 ...
-    assert scores == [0.5, 0.5]  # ... and neither better than the other: no rule is adopted
+    assert len(scores) == 2 and max(scores) < 0.6  # ... and neither simulates past the bar: no rule is adopted
     assert not [k for k in state if k.startswith("mined/")]
