@@ -303,15 +303,15 @@ def modules_plugin(count: int, *, inline: bool = False) -> Any:
     return Plugin()
 
 
-def bench_modules(folder: Path, count: int, ticks: int) -> dict[str, Any]:
-    """Per-tick cost of the mixed script with 0 modules (the base), ``count`` modules, and ``count`` inline ones."""
+def _module_rows(folder: Path, runs: list[tuple[str, Any, int]], ticks: int) -> dict[str, Any]:
+    """``{label: summary}`` of the mixed script for each ``(label, plugin, modules it registers)``, the
+    first the baseline (``p50_ratio_vs_first``), each on its own database (synchronous=NORMAL)."""
     from agi_core import Kernel, Plugins
 
     rows: dict[str, Any] = {}
-    for label, loaded, inline in (("0", 0, False), (str(count), count, False), (f"{count} inline", count, True)):
-        plugins = Plugins.builtins(modules_plugin(loaded, inline=inline))
+    for label, plugin, loaded in runs:
         path = folder / f"modules_{label.replace(' ', '_')}.db"
-        with Kernel.open(path, seed="bench", plugins=plugins, synchronous="NORMAL") as k:
+        with Kernel.open(path, seed="bench", plugins=Plugins.builtins(plugin), synchronous="NORMAL") as k:
             assert len([m for m in k.modules if m.phases]) == loaded
             k.tick("warm up")  # loads the contract registry once
             latencies = []
@@ -320,10 +320,20 @@ def bench_modules(folder: Path, count: int, ticks: int) -> dict[str, Any]:
                 k.tick(SCRIPT[i % len(SCRIPT)])
                 latencies.append(time.perf_counter() - start)
         rows[label] = _summary(latencies)
-    base = rows["0"]["p50_ms"]
+    base = rows[runs[0][0]]["p50_ms"]
     for row in rows.values():
         row["p50_ratio_vs_first"] = row["p50_ms"] / base
     return rows
+
+
+def bench_modules(folder: Path, count: int, ticks: int) -> dict[str, Any]:
+    """Per-tick cost of the mixed script with 0 modules (the base), ``count`` modules, and ``count`` inline ones."""
+    runs = [
+        ("0", modules_plugin(0), 0),
+        (str(count), modules_plugin(count), count),
+        (f"{count} inline", modules_plugin(count, inline=True), count),
+    ]
+    return _module_rows(folder, runs, ticks)
 
 
 class NoOpModule:
@@ -370,28 +380,14 @@ def noop_plugin(count: int, *, inline: bool) -> Any:
 def bench_phase_overhead(folder: Path, count: int, ticks: int) -> dict[str, Any]:
     """The protocol's own cost per phase call: the mixed script with 0 and with ``count`` do-nothing
     modules, isolated (on the worker thread, under a timeout) and inline, in the same run."""
-    from agi_core import Kernel, Plugins
-
-    rows: dict[str, Any] = {}
-    for label, loaded, inline in (
-        ("0", 0, False),
-        (f"{count} no-op", count, False),
-        (f"{count} no-op inline", count, True),
-    ):
-        path = folder / f"noop_{label.replace(' ', '_')}.db"
-        with Kernel.open(
-            path, seed="bench", plugins=Plugins.builtins(noop_plugin(loaded, inline=inline)), synchronous="NORMAL"
-        ) as k:
-            k.tick("warm up")
-            latencies = []
-            for i in range(ticks):
-                start = time.perf_counter()
-                k.tick(SCRIPT[i % len(SCRIPT)])
-                latencies.append(time.perf_counter() - start)
-        rows[label] = _summary(latencies)
+    runs = [
+        ("0", noop_plugin(0, inline=False), 0),
+        (f"{count} no-op", noop_plugin(count, inline=False), count),
+        (f"{count} no-op inline", noop_plugin(count, inline=True), count),
+    ]
+    rows = _module_rows(folder, runs, ticks)
     base = rows["0"]["p50_ms"]
     for label, row in rows.items():
-        row["p50_ratio_vs_first"] = row["p50_ms"] / base
         calls = 0 if label == "0" else count * NOOP_PHASES
         row["us_per_phase_call"] = (row["p50_ms"] - base) * 1000 / calls if calls else 0.0
     return rows

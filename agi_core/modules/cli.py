@@ -12,16 +12,10 @@ from agi_core.memory.backend import ModuleStateStore
 from agi_core.modules.state import dump_state
 
 
-@click.group("modules", invoke_without_command=True)
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
-@click.pass_context
-def modules(ctx: click.Context, as_json: bool) -> None:
-    """List the cognitive modules in run order: plugin, priority, phases, contracts, state size."""
-    if ctx.invoked_subcommand is not None:
-        return
-    kernel = ctx.obj.open_kernel(warn=False)
+def module_rows(kernel: Any) -> list[dict[str, Any]]:
+    """The modules in run order: name, plugin, priority, phases, contracts and the size of their stored state."""
     sizes = kernel.store.module_state_sizes() if isinstance(kernel.store, ModuleStateStore) else {}
-    rows = [
+    return [
         {
             "name": module.name,
             "plugin": module.plugin,
@@ -33,6 +27,16 @@ def modules(ctx: click.Context, as_json: bool) -> None:
         }
         for module in kernel.modules
     ]
+
+
+@click.group("modules", invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
+@click.pass_context
+def modules(ctx: click.Context, as_json: bool) -> None:
+    """List the cognitive modules in run order: plugin, priority, phases, contracts, state size."""
+    if ctx.invoked_subcommand is not None:
+        return
+    rows = module_rows(ctx.obj.open_kernel(warn=False))
     if as_json:
         click.echo(json.dumps(rows, ensure_ascii=False))
         return

@@ -11,6 +11,7 @@ from typing import Any
 import attrs
 
 from agi_core import replies
+from agi_core.model import REPLAY_FIELDS
 from agi_core.modules.context import JournalView
 from agi_core.serialization import dumps
 
@@ -22,19 +23,7 @@ F_SENTENCES = {
 }
 PAGE_TICKS = 50
 MENU_TICKS = 500  # the filter menus offer the sources and agents of this many newest ticks
-COMPARED = (
-    "router_decision",
-    "selected_agents",
-    "agent_outputs",
-    "sem_reads",
-    "sem_writes",
-    "final_output",
-    "council_votes",
-    "claims",
-    "evidence_items",
-    "brainstate_before",
-    "brainstate_after",
-)
+COMPARED = REPLAY_FIELDS  # what replay compares (agi_core.model)
 
 
 def f_codes(record: dict[str, Any]) -> list[str]:
@@ -203,22 +192,12 @@ def goals(store: Any) -> list[dict[str, Any]]:
 
 def modules(kernel: Any) -> list[dict[str, Any]]:
     """The modules in run order with their stored state (``agi modules`` and ``agi modules show``)."""
-    from agi_core.memory.backend import ModuleStateStore
+    from agi_core.modules.cli import module_rows
     from agi_core.modules.state import dump_state
 
-    sizes = kernel.store.module_state_sizes() if isinstance(kernel.store, ModuleStateStore) else {}
     return [
-        {
-            "name": module.name,
-            "plugin": module.plugin,
-            "priority": module.priority,
-            "phases": [*module.phases, *(["vote"] if module.votes else [])],
-            "contracts": list(module.contracts),
-            "state_keys": sizes.get(module.name, (0, 0))[0],
-            "state_bytes": sizes.get(module.name, (0, 0))[1],
-            "state": {key: dumps(value) for key, value in dump_state(kernel.store, module.name).items()},
-        }
-        for module in kernel.modules
+        {**row, "state": {key: dumps(value) for key, value in dump_state(kernel.store, row["name"]).items()}}
+        for row in module_rows(kernel)
     ]
 
 
