@@ -17,9 +17,9 @@ import pytest
 from agi_core import checkpoints, journal_key
 from agi_core.errors import MemoryKeyError, ValidationError
 from agi_core.externals import Externals
-from agi_core.kernel.tick import recall
 from agi_core.hookspecs import hookimpl
 from agi_core.journal import verify
+from agi_core.kernel.tick import recall
 from agi_core.memory import blobs
 from agi_core.memory.sqlite_store import SqliteStore
 from agi_core.model import SemanticEntry
