@@ -68,6 +68,9 @@ class JournaledProvider:
                 provider = self._build()  # loading a model is not part of the request's time
                 if limit is None and getattr(provider, "name", None) == "llama-cpp":
                     limit = getattr(provider, "timeout", None)  # in-process: nothing else would stop it
+                prepare = getattr(provider, "prepare", None)
+                if limit is not None and callable(prepare):
+                    prepare()  # an in-process model loads here, in this thread, never in an abandoned one
                 if limit is None:
                     completion = request(provider)
                 else:

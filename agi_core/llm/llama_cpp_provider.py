@@ -85,6 +85,12 @@ class LlamaCppProvider:
     def __repr__(self) -> str:
         return f"LlamaCppProvider(model_path={str(self.model_path)!r})"
 
+    def prepare(self) -> None:
+        """Load the model now, outside any request's time limit: llama.cpp swaps the process's stdout and
+        stderr while it loads, so a load abandoned by a timeout would later restore them from another thread."""
+        with self._lock:
+            self._load()
+
     def _load(self) -> Any:
         if self._llama is not None:
             return self._llama

@@ -32,3 +32,21 @@ def test_a_request_past_the_providers_own_limit_is_abandoned_and_recorded(smollm
     with pytest.raises(ProviderError, match=r"took longer than 0\.01 s and was abandoned"):
         journaled.complete([{"role": "user", "content": "Write a long story about a cat."}], max_tokens=256)
     assert "took longer than 0.01 s" in externals.log["llm_completion"][0]["error"]
+
+
+@pytest.mark.llm
+def test_the_model_loads_outside_the_limit_so_an_abandoned_request_never_swaps_stdout(smollm2_gguf: Path):
+    """llama.cpp swaps ``sys.stdout``/``sys.stderr`` (and fds 1, 2) while it loads a model and restores what it
+    saw. A load inside an abandoned request restored them later, from its own thread: an agent's replies then
+    went to a stale stream (seen as a reply missing from ``agi run``'s output in the serial test run)."""
+    import sys
+
+    provider = LlamaCppProvider(model_path=smollm2_gguf, n_ctx=512, n_threads=1, timeout=0.001)
+    journaled = JournaledProvider(lambda: provider, Externals(), name="llama-cpp")
+    before = sys.stdout
+    with pytest.raises(ProviderError, match="was abandoned"):
+        journaled.complete([{"role": "user", "content": "Write a long story about a cat."}], max_tokens=64)
+    assert provider._llama is not None  # loaded in this thread, before the request's time started
+    assert provider._lock.acquire(timeout=60)  # the abandoned request generates on, holding it: let it finish
+    provider._lock.release()
+    assert sys.stdout is before

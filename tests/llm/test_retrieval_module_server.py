@@ -34,6 +34,7 @@ def test_the_retrieval_module_asks_the_model_and_cites_only_recalled_memories(tm
     assert {call["contract"] for call in calls} == {
         "retrieval_orchestrator",
         "memory_retrieval_ranking",
+        "memory_index_optimizer",  # its boosts order the recalled memories
         "retrieval_answer",
     }
     for call in calls:
