@@ -4,27 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from agi_core.testing.read_only import READ_ONLY_COMMANDS
 from tests.cli.conftest import Agi, agi_process
 
-READ_ONLY = [
-    ["replay"],
-    ["replay", "--from", "c1"],
-    ["journal", "verify"],
-    ["journal", "export"],
-    ["journal", "export", "--archived"],
-    ["memory", "get", "user/person/self/name"],
-    ["memory", "facts"],
-    ["memory", "facts", "--json"],
-    ["memory", "search", "anything"],
-    ["checkpoint", "list"],
-    ["checkpoint", "list", "--json"],
-    ["state", "get", "x"],
-    ["state", "list"],
-    ["state", "list", "--states"],
-    ["state", "checkpoints"],
-    ["state", "history"],
-    ["state", "export"],
-]
+READ_ONLY = READ_ONLY_COMMANDS
 
 
 @pytest.mark.parametrize("args", READ_ONLY, ids=" ".join)

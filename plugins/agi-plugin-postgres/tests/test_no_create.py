@@ -9,29 +9,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from agi_core.testing.read_only import READ_ONLY_COMMANDS
+
 psycopg = pytest.importorskip("psycopg", reason="pip install -e plugins/agi-plugin-postgres")
 
-READ_ONLY = [  # SQLite's list (tests/cli/test_no_create.py), plus the other commands opened with existing=True
-    ["replay"],
-    ["replay", "--from", "c1"],
-    ["journal", "verify"],
-    ["journal", "export"],
-    ["journal", "export", "--archived"],
-    ["memory", "get", "user/person/self/name"],
-    ["memory", "facts"],
-    ["memory", "facts", "--json"],
-    ["memory", "search", "anything"],
-    ["checkpoint", "list"],
-    ["checkpoint", "list", "--json"],
-    ["state", "get", "x"],
-    ["state", "list"],
-    ["state", "list", "--states"],
-    ["state", "checkpoints"],
-    ["state", "history"],
-    ["state", "export"],
-    ["goals", "list"],
-    ["export"],
-]
+READ_ONLY = [*READ_ONLY_COMMANDS, ["goals", "list"], ["export"]]  # plus the others opened with existing=True
 
 
 def _schemas(dsn: str) -> set[str]:
