@@ -288,16 +288,19 @@ class BenchModule:
         return {"seen": ctx.own.get("seen", 0)}
 
 
-def modules_plugin(count: int, *, inline: bool = False) -> Any:
-    """A plugin object registering ``count`` :class:`BenchModule` instances through the real hook."""
+def modules_plugin(count: int, *, inline: bool = False, module_class: Any = None) -> Any:
+    """A plugin object registering ``count`` instances of ``module_class`` (default :class:`BenchModule`)
+    through the real hook."""
     from agi_core.hookspecs import hookimpl
+
+    made = BenchModule if module_class is None else module_class
 
     class Plugin:
         @hookimpl
         def agi_register_modules(self, register: Any) -> None:
             for i in range(count):
-                module = BenchModule(f"bench_module_{i}")
-                module.inline = inline  # type: ignore[attr-defined]
+                module = made(f"{made.__name__.lower()}_{i}")
+                module.inline = inline
                 register(module)
 
     return Plugin()
@@ -363,27 +366,13 @@ class NoOpModule:
 NOOP_PHASES = 5  # perceive, recall, deliberate, revise, observe: each called once per user tick
 
 
-def noop_plugin(count: int, *, inline: bool) -> Any:
-    from agi_core.hookspecs import hookimpl
-
-    class Plugin:
-        @hookimpl
-        def agi_register_modules(self, register: Any) -> None:
-            for i in range(count):
-                module = NoOpModule(f"noop_{i}")
-                module.inline = inline  # type: ignore[attr-defined]
-                register(module)
-
-    return Plugin()
-
-
 def bench_phase_overhead(folder: Path, count: int, ticks: int) -> dict[str, Any]:
     """The protocol's own cost per phase call: the mixed script with 0 and with ``count`` do-nothing
     modules, isolated (on the worker thread, under a timeout) and inline, in the same run."""
     runs = [
-        ("0", noop_plugin(0, inline=False), 0),
-        (f"{count} no-op", noop_plugin(count, inline=False), count),
-        (f"{count} no-op inline", noop_plugin(count, inline=True), count),
+        ("0", modules_plugin(0), 0),
+        (f"{count} no-op", modules_plugin(count, module_class=NoOpModule), count),
+        (f"{count} no-op inline", modules_plugin(count, inline=True, module_class=NoOpModule), count),
     ]
     rows = _module_rows(folder, runs, ticks)
     base = rows["0"]["p50_ms"]
