@@ -8,10 +8,20 @@ journal record under its kind. A replayed tick is given those recorded values an
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
-from agi_core.errors import ReplayMismatch
+from agi_core.errors import AgiError, ReplayMismatch
+
+#: the call (a module's phase call) on whose behalf this thread fetches, if any
+_owner: ContextVar[object | None] = ContextVar("agi_externals_owner", default=None)
+
+
+class CallAbandoned(AgiError):
+    """A fetch finished for a call that was abandoned (it overran its time): nothing is recorded."""
 
 
 class Externals:
@@ -20,6 +30,9 @@ class Externals:
     def __init__(self, recorded: dict[str, list[Any]] | None = None) -> None:
         self.recorded = recorded
         self.log: dict[str, list[Any]] = {}
+        self._lock = threading.Lock()  # a call's worker thread and the tick's thread both record
+        self._by_owner: dict[int, list[tuple[str, Any]]] = {}  # by id() of the call
+        self._withdrawn: set[int] = set()
 
     @property
     def replaying(self) -> bool:
@@ -33,9 +46,24 @@ class Externals:
         return taken < len(queue) and isinstance(queue[taken], dict) and test(queue[taken])
 
     def fetch(self, kind: str, compute: Callable[[], Any]) -> Any:
-        """The recorded value when replaying, else ``compute()`` (recorded for next time)."""
-        taken = self.log.setdefault(kind, [])
-        if self.recorded is not None:
+        """The recorded value when replaying, else ``compute()`` (recorded for next time).
+
+        Inside :meth:`owned_by` the value is kept under that call, so :meth:`withdraw` can take
+        it back; a fetch that ends after its call was withdrawn records nothing and raises
+        :class:`CallAbandoned`."""
+        owner = _owner.get()
+        if self.recorded is None:
+            with self._lock:
+                self._check_not_withdrawn(owner, kind)  # do not even ask
+            value = compute()  # outside the lock: it may ask a model or a tool for seconds
+            with self._lock:
+                self._check_not_withdrawn(owner, kind)
+                self.log.setdefault(kind, []).append(value)
+                self._keep(owner, kind, value)
+            return value
+        with self._lock:
+            self._check_not_withdrawn(owner, kind)
+            taken = self.log.setdefault(kind, [])
             queue = self.recorded.get(kind, [])
             if len(taken) >= len(queue):
                 raise ReplayMismatch(
@@ -43,7 +71,35 @@ class Externals:
                     f"{len(queue)}; the run is not the one that was recorded"
                 )
             value = queue[len(taken)]
-        else:
-            value = compute()
-        taken.append(value)
+            taken.append(value)
+            self._keep(owner, kind, value)
         return value
+
+    @contextmanager
+    def owned_by(self, call: object) -> Iterator[None]:
+        """Fetches made in this block (in this thread or context) belong to ``call``."""
+        token = _owner.set(call)
+        try:
+            yield
+        finally:
+            _owner.reset(token)
+
+    def withdraw(self, call: object) -> None:
+        """Take back what ``call`` fetched (it was abandoned: the tick goes on as if it never ran,
+        as replay, which skips it, will); what it fetches later is refused."""
+        with self._lock:
+            self._withdrawn.add(id(call))
+            for kind, value in reversed(self._by_owner.pop(id(call), [])):
+                taken = self.log[kind]
+                last = max(i for i, kept in enumerate(taken) if kept is value)  # this very object
+                del taken[last]
+                if not taken:
+                    del self.log[kind]
+
+    def _keep(self, owner: object | None, kind: str, value: Any) -> None:
+        if owner is not None:
+            self._by_owner.setdefault(id(owner), []).append((kind, value))
+
+    def _check_not_withdrawn(self, owner: object | None, kind: str) -> None:
+        if owner is not None and id(owner) in self._withdrawn:
+            raise CallAbandoned(f"a {kind} read came after its call was abandoned (it overran); not recorded")

@@ -117,9 +117,19 @@ class ModuleTick:
 
         return revise
 
+    def _owned(self, call: PhaseCall) -> Callable[[ModuleContext], Any]:
+        """:meth:`_function`, its externals kept under the call, so a timeout can take them back."""
+        function, externals = self._function(call), self.externals
+
+        def owned(ctx: ModuleContext) -> Any:
+            with externals.owned_by(call):
+                return function(ctx)
+
+        return owned
+
     def _traced(self, call: PhaseCall) -> Callable[[ModuleContext], Any]:
-        """:meth:`_function` in a ``module NAME.PHASE`` span, in the tick's trace (docs/tracing.md)."""
-        function = self._function(call)
+        """:meth:`_owned` in a ``module NAME.PHASE`` span, in the tick's trace (docs/tracing.md)."""
+        function = self._owned(call)
         if not tracing.enabled():
             return function
 
@@ -251,10 +261,12 @@ class ModuleTick:
         done.append((module, value))
 
     def _timed_out(self, call: PhaseCall) -> None:
-        """The call overran and was abandoned: later writes refused, earlier ones undone, recorded."""
+        """The call overran and was abandoned: later writes refused, earlier ones undone, its
+        externals taken back (replay skips the call), recorded."""
         call.ctx.closed = True
         call.ctx.own.close()
         call.ctx.own.undo()
+        self.externals.withdraw(call)
         text = f"TimedOut: {call.module.name} ran past {call.timeout_s:g} s and was abandoned"
         self.externals.log.setdefault(TIMEOUT_EXTERNAL, []).append(
             {"call": f"{call.module.name}/{call.phase}", "skipped": text}

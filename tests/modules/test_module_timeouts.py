@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import ClassVar
 
 import pytest
 
@@ -83,3 +84,51 @@ def test_a_bad_timeout_is_reported_and_the_module_skipped(tmp_path, attributes, 
     with open_kernel(tmp_path / "a.db", BadPlugin()) as kernel:
         assert [m.name for m in kernel.modules] == ["sem_council"]
         assert kernel.plugins.failures[-1].cause.startswith("RegistrationError: " + problem)
+
+
+class Overrunning(CognitiveModule):
+    """Overruns its 0.2 s twice: a read that starts in time and ends late, a contract call made late."""
+
+    name = "overrunning"
+    phase_timeouts = {"perceive": 0.2, "recall": 0.2}  # noqa: RUF012 - read once at registration
+    asked: ClassVar[list[str]] = []
+
+    def perceive(self, ctx):
+        return ctx.external("slow", lambda: self.asked.append("read") or time.sleep(0.5) or "late")
+
+    def recall(self, ctx):
+        time.sleep(0.4)
+        return ctx.contracts.call("dialogue_state", {"text": ctx.text}).source
+
+
+class Slowpoke(CognitiveModule):
+    """Keeps the tick open (0.8 s within its 3 s) while the abandoned calls above end."""
+
+    name = "slowpoke"
+    priority = 200
+    timeout_s = 3.0
+
+    def perceive(self, ctx):
+        time.sleep(0.8)
+
+    def recall(self, ctx):
+        time.sleep(0.8)
+
+
+class OverrunPlugin:
+    @hookimpl
+    def agi_register_modules(self, register):
+        register(Overrunning())
+        register(Slowpoke())
+
+
+def test_what_an_abandoned_call_fetches_late_is_not_journaled_and_replay_is_equal(tmp_path):
+    db = tmp_path / "a.db"
+    with open_kernel(db, OverrunPlugin(), module_timeout_s=5) as kernel:
+        record = kernel.tick("hello there")
+    assert [c.get("skipped", "ran")[:8] for c in record.modules["calls"]] == ["TimedOut", "ran", "TimedOut", "ran"]
+    assert Overrunning.asked == ["read"]  # the read ran (and ended after the timeout); the late call never asked
+    assert "module_read" not in record.externals
+    assert "contract_call" not in record.externals
+    result = replay(db, plugins=builtin_plugins(OverrunPlugin()))
+    assert result.ok, result.mismatch
