@@ -18,7 +18,11 @@ from agi_core.plugins import Plugins
 SEED = "conformance"
 STAMP = "2026-01-01T00:00:0{}Z"  # updated_at of the n-th write (n < 10): ordered as text too
 # the parts of the protocol a partial backend may declare it lacks (Harness.lacks), and their protocols
-OPTIONAL_PARTS: dict[str, type] = {"module state": ModuleStateStore, "goals": GoalStore, "tick timings": TickTimingStore}
+OPTIONAL_PARTS: dict[str, type] = {
+    "module state": ModuleStateStore,
+    "goals": GoalStore,
+    "tick timings": TickTimingStore,
+}
 DECLARED_LACK = "the backend declares it lacks"  # the only reason a check of the suite may skip for
 
 
