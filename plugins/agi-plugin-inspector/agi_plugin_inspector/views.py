@@ -112,7 +112,8 @@ def timed(store: Any, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def shown_ms(duration_us: int | None) -> str | None:
-    """Microseconds as milliseconds with two significant decimals below 10 ms: ``0.42 ms``, ``3.1 ms``, ``250 ms``."""
+    """Microseconds shown as milliseconds: two decimals below 1 ms, one below 10 ms, then whole ones
+    (``0.42 ms``, ``3.1 ms``, ``1,250 ms``)."""
     if duration_us is None:
         return None
     ms = duration_us / 1000
