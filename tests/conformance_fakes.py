@@ -275,6 +275,32 @@ class FakeWorkingMerges(SqliteStore):
         super().set_working(attrs.evolve(memory, recent_turns=turns))
 
 
+class FakeTimingsFirstWins(SqliteStore):
+    """Keeps the first duration stored for a tick (an INSERT OR IGNORE)."""
+
+    def tick_timing_put(self, tick: int, duration_us: int) -> None:
+        if not self.tick_timings(tick, tick):
+            super().tick_timing_put(tick, duration_us)
+
+
+class FakeNoTickTimings(SqliteStore):
+    """Keeps no tick timings (a backend written before the part existed), yet claims the whole protocol."""
+
+    tick_timing_put = tick_timings = None
+
+
+class FakeRollbackKeepsTimings(SqliteStore):
+    """Rollback restores everything but the tick timings: those of the undone ticks stay."""
+
+    def checkpoint_rollback(self, name: str, key: JournalKey, rollback_id: Callable[[int, int], str]) -> RollbackReport:
+        kept = self.tick_timings(0, 2**62)
+        report = super().checkpoint_rollback(name, key, rollback_id)
+        with self.tick_transaction():
+            for tick, duration_us in kept.items():
+                self.tick_timing_put(tick, duration_us)
+        return report
+
+
 def _ints_to_floats(value: Any) -> Any:
     if isinstance(value, int) and not isinstance(value, bool):
         return float(value)
@@ -325,6 +351,9 @@ FAKES = {
     "fake_no_module_state": FakeNoModuleState,
     "fake_seal_skips_module_state": FakeSealSkipsModuleState,
     "fake_working_merges": FakeWorkingMerges,
+    "fake_timings_first_win": FakeTimingsFirstWins,
+    "fake_no_tick_timings": FakeNoTickTimings,
+    "fake_rollback_keeps_timings": FakeRollbackKeepsTimings,
 }
 
 

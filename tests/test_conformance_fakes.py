@@ -77,6 +77,12 @@ EXPECTED.update(
         ],
         "fake_seal_skips_module_state": ["test_module_state_changed_outside_the_journal_is_named"],
         "fake_working_merges": ["test_working_memory_is_replaced_whole"],
+        "fake_timings_first_win": ["test_tick_timings_are_kept_per_tick_last_write_wins_and_read_by_range"],
+        "fake_no_tick_timings": [
+            "test_tick_timings_are_kept_per_tick_last_write_wins_and_read_by_range",
+            "test_each_tick_stores_how_long_it_took_beside_its_record",
+        ],
+        "fake_rollback_keeps_timings": ["test_rollback_restores_every_store_and_archives_the_undone_ticks"],
     }
 )
 EXPECTED["fake_jsonb_journal"].append("test_a_forged_journal_record_is_detected_at_its_tick")

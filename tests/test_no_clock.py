@@ -66,6 +66,11 @@ ALLOWED = {
         "WallClock, the clock of agi run --follow and agi schedule add: the kernel reads it once per tick "
         "through externals.fetch('tick_clock'), so the reading is journaled and replay serves it back",
     ),
+    "time.perf_counter_ns": (
+        ("agi_core/kernel/stopwatch.py",),
+        "how long a tick ran: a measurement stored beside the journal (tick_timings), never in a journal record, "
+        "never read by a tick and never compared by replay, so nothing the agent decides depends on it",
+    ),
     "time.monotonic": (
         ("agi_core/effects/",),
         "timeouts measure elapsed time; a timeout's outcome is recorded (the observation, the F4 fallback), "

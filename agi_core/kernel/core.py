@@ -26,7 +26,7 @@ from agi_core.hookcalls import OrderLog
 from agi_core.inputs import PREVIEW_CHARS, Oversized, clean_text, normalize, preview, utf8_size
 from agi_core.journal import HEAD
 from agi_core.labels import input_labels
-from agi_core.memory.backend import MemoryBackend
+from agi_core.memory.backend import MemoryBackend, TickTimingStore
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.reconnect import Reconnect, journal_holds
 from agi_core.messaging import inbox
@@ -91,6 +91,8 @@ class Kernel:
         self._contract_provider: Any = None
         self.brain = self.get_brain(config.brain)
         self.tick_now_ms: int | None = None  # this tick's recorded clock reading (None without a clock)
+        # where each tick's measured duration goes (agi_core.kernel.stopwatch); None: the backend keeps none
+        self.tick_timings: TickTimingStore | None = store if isinstance(store, TickTimingStore) else None
         self._check_seed()
         self._opened_at_tick = self.tick_count
         if self.store.meta_get(SEAL) is None and self.store.meta_get(HEAD) is None:

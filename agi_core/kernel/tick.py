@@ -39,6 +39,7 @@ from agi_core.serialization import dumps, to_data
 
 if TYPE_CHECKING:
     from agi_core.kernel.core import Kernel
+from agi_core.kernel import stopwatch
 from agi_core.kernel.config import RECALL_EPISODES, RECALL_FACTS, SENSOR_CURSOR, TURN_CHARS
 
 
@@ -80,7 +81,7 @@ def conduct(
     brain: str,
     cursor: dict[str, Any] | None = None,
 ) -> JournalRecord:
-    tick, parts = kernel.tick_count + 1, kernel.parts
+    started, tick, parts = stopwatch.start(), kernel.tick_count + 1, kernel.parts
     with tracing.phase("perceive"):
         kernel.tick_now_ms = parts.begin_tick(kernel.store, kernel.config.clock, percept, externals)
         move_cursor(kernel, cursor, externals)
@@ -186,7 +187,7 @@ def conduct(
             goal=working.active_goal,
             beliefs=beliefs_for(state, parts.module_beliefs(ctx.proposals), sem_reads=ctx.sem_reads),
         )
-        store(kernel, tick, record, percept, working)
+        store(kernel, tick, record, percept, working, started)
         fault_point("tick.before_commit")
         return record
 
@@ -250,8 +251,11 @@ def remember(
     )
 
 
-def store(kernel: Kernel, tick: int, record: JournalRecord, percept: Input, working: WorkingMemory) -> None:
-    """Rule 3: episodes, working memory, meta and the journal record, in the tick's transaction."""
+def store(
+    kernel: Kernel, tick: int, record: JournalRecord, percept: Input, working: WorkingMemory, started: int
+) -> None:
+    """Rule 3: episodes, working memory, meta and the journal record, in the tick's transaction; beside them
+    the tick's duration since ``started`` (a :mod:`~agi_core.kernel.stopwatch` reading), where the backend keeps it."""
     stamp = record.timestamp
     # the tick's recorded wall clock (AgentOne: every interaction is timestamped); the deterministic
     # ``timestamp`` stays D2's, so ids and stamps replay exactly with or without a clock
@@ -296,6 +300,8 @@ def store(kernel: Kernel, tick: int, record: JournalRecord, percept: Input, work
             HEAD: head_value(kernel.journal_key, tick, chain),
         }
     )
+    if kernel.tick_timings is not None:  # last: the measurement covers everything the tick stored
+        kernel.tick_timings.tick_timing_put(tick, stopwatch.elapsed_us(started))
 
 
 def command_decision(

@@ -13,7 +13,7 @@ Rules every method follows (the conformance suite checks them):
 * **Transactions.** Every write happens inside :meth:`Transactions.tick_transaction` (or
   :meth:`Transactions.write_block`). When the block raises, *nothing* it wrote is kept,
   in any store below (facts, episodes, working, journal, meta, blobs, intents, jobs, RLM
-  rows, LTM rows, module state, goals, checkpoint rows). Reads see the caller's own
+  rows, LTM rows, module state, goals, tick timings, checkpoint rows). Reads see the caller's own
   uncommitted writes. Writers of any number of processes serialize on one agent: a
   transaction that waits longer than ``lock_timeout_s`` raises
   :class:`~agi_core.errors.DatabaseLocked`.
@@ -320,7 +320,7 @@ class CheckpointStore(Protocol):
     """Whole-agent snapshots and rollback.
 
     A checkpoint holds *every* store above (facts, episodes, working, journal position, meta,
-    intents, jobs, RLM rows, LTM rows, module state, goals) as of the last committed tick.
+    intents, jobs, RLM rows, LTM rows, module state, goals, tick timings) as of the last committed tick.
     Rollback restores all of them in one transaction (all or nothing), appends the undone
     journal rows to the archive, and keeps: the checkpoint list, the archive, blobs, and the
     journal key's meta rows.
@@ -575,6 +575,24 @@ class GoalStore(Protocol):
 
 
 @runtime_checkable
+class TickTimingStore(Protocol):
+    """How long each tick took, in microseconds (migration ``m016_tick_timings``): a measurement, never an input.
+
+    Written in the tick's transaction, so a tick that fails leaves none and a rollback drops those of
+    the ticks it undoes; exported and imported with the agent. Not part of the journal record, the
+    state seal or what replay compares (a replay measures its own ticks in its scratch copy)."""
+
+    def tick_timing_put(self, tick: int, duration_us: int) -> None:
+        """Record that ``tick`` took ``duration_us`` microseconds (last write wins); a duration that is not a
+        non-negative integer raises :class:`~agi_core.errors.ValidationError` and stores nothing."""
+        ...
+
+    def tick_timings(self, first: int, last: int) -> dict[int, int]:
+        """``{tick: duration_us}`` of the ticks from ``first`` to ``last`` (both included) that have one."""
+        ...
+
+
+@runtime_checkable
 class RawRows(Protocol):
     """Every table's rows exactly as stored, for ``agi export`` / ``agi import`` (:mod:`agi_core.memory.transfer`)."""
 
@@ -605,6 +623,7 @@ class MemoryBackend(
     JobStore,
     GoalStore,
     ModuleStateStore,
+    TickTimingStore,
     SealStore,
     CheckpointStore,
     Protocol,
@@ -612,8 +631,8 @@ class MemoryBackend(
     """Everything the kernel stores, one agent per instance.
 
     The RLM and long-term rows are reached through :meth:`rlm_rows` and :meth:`ltm_rows`.
-    The kernel still checks ``isinstance(backend, ModuleStateStore)`` / ``GoalStore`` before
-    using those parts, so a partial backend runs (without modules' state, refusing goals); the
+    The kernel still checks ``isinstance(backend, ModuleStateStore)`` / ``GoalStore`` / ``TickTimingStore`` before
+    using those parts, so a partial backend runs (without modules' state or tick timings, refusing goals); the
     conformance suite fails it unless its conformance class declares the part in ``lacks``.
     """
 

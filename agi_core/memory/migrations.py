@@ -139,6 +139,12 @@ def m015_messages(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX messages_out_unpublished ON messages_out(published, tick)")
 
 
+def m016_tick_timings(db: sqlite_utils.Database) -> None:
+    """How long each tick took in microseconds (agi_core.memory.tick_timings): a measurement beside the journal,
+    written in the tick's transaction; neither journaled, sealed nor compared by replay."""
+    db.execute("CREATE TABLE tick_timings (tick INTEGER PRIMARY KEY, duration_us INTEGER NOT NULL)")
+
+
 MIGRATIONS: list[Step] = [
     m001_core_tables,
     m002_checkpoints_and_archive,
@@ -155,6 +161,7 @@ MIGRATIONS: list[Step] = [
     m013_goals,
     m014_goal_indexes,
     m015_messages,
+    m016_tick_timings,
 ]
 
 

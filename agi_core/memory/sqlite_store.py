@@ -20,6 +20,7 @@ import orjson
 from agi_core.errors import StorageError, database_problem, os_problem
 from agi_core.inputs import clean_text, preview
 from agi_core.memory import blobs, goals_table, jobs_table, module_state_table
+from agi_core.memory import tick_timings as timings_table
 from agi_core.memory.backend import CheckpointInfo, RollbackReport
 from agi_core.memory.keys import check_key
 from agi_core.memory.locking import (
@@ -304,6 +305,13 @@ class SqliteStore(StoredText):
 
     def module_state_sizes(self) -> dict[str, tuple[int, int]]:
         return module_state_table.sizes(self.conn)
+
+    # -- tick timings (agi_core.memory.tick_timings) ---------------------------------------
+    def tick_timing_put(self, tick: int, duration_us: int) -> None:
+        timings_table.put(self.conn, tick, duration_us)
+
+    def tick_timings(self, first: int, last: int) -> dict[int, int]:
+        return timings_table.between(self.conn, first, last)
 
     # -- goals (agi_core.scheduling.goals) -------------------------------------------------
     def goals(self) -> list[dict[str, Any]]:

@@ -49,6 +49,7 @@ TABLES = (
     "working",
     "journal",
     "journal_archive",
+    "tick_timings",
     "intents",
     "messages_in",
     "messages_out",
@@ -247,6 +248,7 @@ def _feature(table: str) -> str:
         "module_state": "module state",
         "messages_in": "messages",
         "messages_out": "messages",
+        "tick_timings": "tick timings",
     }
     return names.get(table, table)
 

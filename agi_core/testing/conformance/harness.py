@@ -11,14 +11,18 @@ from typing import Any
 import pytest
 
 from agi_core.kernel import Kernel
-from agi_core.memory.backend import GoalStore, MemoryBackend, ModuleStateStore
+from agi_core.memory.backend import GoalStore, MemoryBackend, ModuleStateStore, TickTimingStore
 from agi_core.model import EpisodicEntry, SemanticEntry
 from agi_core.plugins import Plugins
 
 SEED = "conformance"
 STAMP = "2026-01-01T00:00:0{}Z"  # updated_at of the n-th write (n < 10): ordered as text too
 # the parts of the protocol a partial backend may declare it lacks (Harness.lacks), and their protocols
-OPTIONAL_PARTS: dict[str, type] = {"module state": ModuleStateStore, "goals": GoalStore}
+OPTIONAL_PARTS: dict[str, type] = {
+    "module state": ModuleStateStore,
+    "goals": GoalStore,
+    "tick timings": TickTimingStore,
+}
 DECLARED_LACK = "the backend declares it lacks"  # the only reason a check of the suite may skip for
 
 

@@ -16,7 +16,7 @@ import pytest
 from agi_core import checkpoints
 from agi_core.integrity import verify_agent
 from agi_core.kernel import Kernel
-from agi_core.memory.backend import GoalStore, ModuleStateStore
+from agi_core.memory.backend import GoalStore, ModuleStateStore, TickTimingStore
 from agi_core.model import JournalRecord
 from agi_core.replay import replay_records
 from agi_core.replies import F4_AGENT_FAILURE
@@ -53,6 +53,7 @@ def stored_state(kernel: Kernel) -> dict[str, Any]:
         "goals": store.goals() if isinstance(store, GoalStore) else [],
         "module_state": {module: store.module_state_items(module) for module in sorted(modules)},
         "intents": store.intents(),
+        "tick_timings": store.tick_timings(0, 2**62) if isinstance(store, TickTimingStore) else {},
     }
 
 
@@ -128,6 +129,16 @@ class KernelContract(Harness):
         assert [info.name for info in checkpoints.list_checkpoints(kernel.store)] == ["two"]
         assert tick(kernel, "remember green").tick == 3
         assert verify_agent(kernel.store, kernel.journal_key).ok
+
+    def test_each_tick_stores_how_long_it_took_beside_its_record(self, open_agent: Opener) -> None:
+        kernel = self._agent(open_agent)
+        self.require(kernel.store, "tick timings")
+        for text in ["remember blue", "fail x"]:
+            kernel.tick(text)
+        kernel.command("put_fact", {"key": "world/city/paris/country", "value": "france"})
+        timings = kernel.store.tick_timings(1, 10)
+        assert sorted(timings) == [1, 2, 3] and all(type(us) is int and us > 0 for us in timings.values())
+        assert all("duration" not in text for _tick, _id, text, _chain in kernel.store.journal_rows())
 
     def test_replay_of_the_stored_journal_is_equal(self, open_agent: Opener, backend: str) -> None:
         kernel = self._agent(open_agent)

@@ -37,6 +37,8 @@ class StoreContract(Harness):
                 store.module_state_put("notes", "seen", 1, 1)
             if self.has(store, "goals"):
                 store.put_goal(goal("g-a", "open"))
+            if self.has(store, "tick timings"):
+                store.tick_timing_put(1, 1500)
             raise RuntimeError("the tick failed")
         assert store.sem_read(KEY).exists is False
         assert (store.episodes(), store.last_episode_seq(), store.episode_ticks()) == ([], 0, [])
@@ -50,6 +52,7 @@ class StoreContract(Harness):
         )
         assert (store.module_state_sizes() if self.has(store, "module state") else {}) == {}
         assert (store.goals() if self.has(store, "goals") else []) == []
+        assert (store.tick_timings(0, 10) if self.has(store, "tick timings") else {}) == {}
 
     def test_a_committed_transaction_is_read_back_after_reopening(self, open_store: Opener) -> None:
         store = open_store()
@@ -207,6 +210,23 @@ class StoreContract(Harness):
         with store.tick_transaction():
             assert (store.delete_job("a"), store.delete_job("a")) == (True, False)
         assert store.get_job("a") is None
+
+    def test_tick_timings_are_kept_per_tick_last_write_wins_and_read_by_range(self, open_store: Opener) -> None:
+        store = open_store()
+        self.require(store, "tick timings")
+        with store.tick_transaction():
+            store.tick_timing_put(1, 1500)
+            store.tick_timing_put(2, 7)
+            store.tick_timing_put(3, 2**40)
+            store.tick_timing_put(2, 8)
+        with pytest.raises(RuntimeError), store.tick_transaction():
+            store.tick_timing_put(4, 9)
+            raise RuntimeError("the tick failed")
+        for bad in (-1, 1.5, "3", True, None):
+            with pytest.raises(ValidationError, match="duration of tick 5"), store.tick_transaction():
+                store.tick_timing_put(5, bad)  # type: ignore[arg-type]
+        assert store.tick_timings(1, 10) == {1: 1500, 2: 8, 3: 2**40}
+        assert (store.tick_timings(2, 2), store.tick_timings(4, 9), store.tick_timings(3, 1)) == ({2: 8}, {}, {})
 
     def test_module_state_is_namespaced_last_write_wins_and_undone_with_its_savepoint(self, open_store: Opener) -> None:
         store = open_store()

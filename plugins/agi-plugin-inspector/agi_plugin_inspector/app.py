@@ -96,9 +96,10 @@ class Inspector:
         with self.lock:
             found = views.record(self.kernel.store, number)
             receipts = {row["tick"]: row for row in views.intents(self.kernel.store)}
-        if found is None:
+            detail = None if found is None else views.tick_detail(found, self.kernel.store)
+        if detail is None:
             raise HTTPException(404, f"no tick {number} in this agent's journal")
-        return self.page(request, "tick.html", t=views.tick_detail(found), intent=receipts.get(number))
+        return self.page(request, "tick.html", t=detail, intent=receipts.get(number))
 
     def replay(self, request: Request) -> Response:
         if request.query_params.get("run") is None:
@@ -183,7 +184,8 @@ class Inspector:
         with self.lock:
             if views.tick_count(self.kernel.store) <= after:
                 return []
-            return [views.timeline_row(found) for found in views.journal(self.kernel.store, after)]
+            rows = [views.timeline_row(found) for found in views.journal(self.kernel.store, after)]
+            return views.timed(self.kernel.store, rows)
 
 
 def shown_db(db: Any) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 import attrs
 
 from agi_core import replies
+from agi_core.memory.backend import TickTimingStore
 from agi_core.model import REPLAY_FIELDS
 from agi_core.modules.context import JournalView
 from agi_core.serialization import dumps
@@ -86,14 +87,37 @@ def timeline_row(record: dict[str, Any]) -> dict[str, Any]:
         "output": str(record.get("final_output", "")),
         "codes": f_codes(record),
         "action": (record.get("action") or {}).get("name", ""),
-        "duration": duration_ms(record),
+        "duration_us": None,  # filled in by timed(): not in the record
+        "duration": None,
     }
 
 
-def duration_ms(record: dict[str, Any]) -> int | None:
-    """How long the tick ran, when its record holds it (the journal keeps only what replay needs)."""
-    value = (record.get("externals") or {}).get("duration_ms")
-    return value if isinstance(value, int) else None
+def durations(store: Any, first: int, last: int) -> dict[int, int]:
+    """``{tick: microseconds}`` the ticks from ``first`` to ``last`` took (the backend's tick timings, kept beside
+    the journal: a measurement replay never compares); ``{}`` on a backend that keeps none."""
+    if last < first or not isinstance(store, TickTimingStore):
+        return {}
+    return store.tick_timings(first, last)
+
+
+def timed(store: Any, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` (timeline rows), each with ``duration_us`` and ``duration`` (shown, e.g. ``"1.4 ms"``) filled in
+    from the stored tick timings, in one read; None for a tick without one (before timings were kept)."""
+    ticks = [row["tick"] for row in rows]
+    found = durations(store, min(ticks), max(ticks)) if ticks else {}
+    for row in rows:
+        row["duration_us"] = found.get(row["tick"])
+        row["duration"] = shown_ms(row["duration_us"])
+    return rows
+
+
+def shown_ms(duration_us: int | None) -> str | None:
+    """Microseconds shown as milliseconds: two decimals below 1 ms, one below 10 ms, then whole ones
+    (``0.42 ms``, ``3.1 ms``, ``1,250 ms``)."""
+    if duration_us is None:
+        return None
+    ms = duration_us / 1000
+    return f"{ms:.2f} ms" if ms < 1 else f"{ms:.1f} ms" if ms < 10 else f"{ms:,.0f} ms"
 
 
 def timeline(store: Any, filters: Filters, before: int | None = None, limit: int = PAGE_TICKS) -> list[dict[str, Any]]:
@@ -112,7 +136,7 @@ def timeline(store: Any, filters: Filters, before: int | None = None, limit: int
             kept.append(row)
             if len(kept) > limit:
                 kept.pop(0)
-    return kept[::-1]
+    return timed(store, kept[::-1])
 
 
 def choices(store: Any, recent: int = MENU_TICKS) -> dict[str, list[str]]:
@@ -124,12 +148,15 @@ def choices(store: Any, recent: int = MENU_TICKS) -> dict[str, list[str]]:
     return {"sources": sorted(sources), "agents": sorted(agents), "codes": sorted(F_SENTENCES)}
 
 
-def tick_detail(found: dict[str, Any]) -> dict[str, Any]:
-    """One tick's record, grouped for its page."""
+def tick_detail(found: dict[str, Any], store: Any = None) -> dict[str, Any]:
+    """One tick's record, grouped for its page; with ``store``, its row has the tick's duration (:func:`timed`)."""
     modules = found.get("modules") or {}
     externals = found.get("externals") or {}
+    row = timeline_row(found)
+    if store is not None:
+        timed(store, [row])
     return {
-        "row": timeline_row(found),
+        "row": row,
         "record": found,
         "input": found.get("input") or {},
         "decision": found.get("router_decision") or {},

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from agi_plugin_inspector.access import check_bind
+from agi_plugin_inspector.views import shown_ms
 from starlette.testclient import TestClient
 
 from agi_core.errors import ConfigError
@@ -41,6 +42,39 @@ def test_timeline_lists_ticks_newest_first_with_decision_and_f_codes(
     row = html.split('<tr id="tick-4"')[1].split("</tr>")[0]
     assert "what is my favourite colour?" in row and "F1" in row and "profile_agent" in row
     assert '<span class="code">' not in html.split('<tr id="tick-3"')[1].split("</tr>")[0]  # 12 + 30 = 42: no F-code
+
+
+def durations_shown(html: str) -> dict[int, str]:
+    """``{tick: its duration cell's text}`` of a timeline page."""
+    cells = re.findall(r'<tr id="tick-(\d+)".*?<td class="muted duration">(.*?)</td>', html, re.S)
+    return {int(tick): cell for tick, cell in cells}
+
+
+def test_timeline_and_tick_page_show_each_tick_s_measured_duration(
+    agent_db: Path, client: Callable[..., TestClient]
+) -> None:
+    with open_kernel(agent_db, seed="insp") as kernel:
+        stored = kernel.store.tick_timings(1, 12)
+        with kernel.store.tick_transaction():  # a tick from before timings were kept: none stored
+            kernel.conn.execute("DELETE FROM tick_timings WHERE tick = 5")
+    assert sorted(stored) == list(range(1, 13)) and all(us > 0 for us in stored.values())
+    web = client(agent_db)
+    shown = durations_shown(web.get("/").text)
+    assert sorted(shown) == list(range(1, 13))
+    assert shown[2] == shown_ms(stored[2]) and re.fullmatch(r"[\d,]+(\.\d+)? ms", shown[2])
+    assert "–" in shown[5] and all(re.fullmatch(r"[\d,.]+ ms", shown[t]) for t in shown if t != 5)
+    assert f"ran for {shown_ms(stored[2])}" in web.get("/ticks/2").text
+    assert "no timing stored for this tick" in web.get("/ticks/5").text
+
+
+def test_durations_are_shown_in_milliseconds() -> None:
+    assert [shown_ms(us) for us in (None, 420, 3_140, 12_600, 1_250_000)] == [
+        None,
+        "0.42 ms",
+        "3.1 ms",
+        "13 ms",
+        "1,250 ms",
+    ]
 
 
 def test_timeline_filters_by_f_code_agent_source_and_text(agent_db: Path, client: Callable[..., TestClient]) -> None:

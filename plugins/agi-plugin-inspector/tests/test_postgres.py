@@ -21,6 +21,8 @@ def test_every_page_reads_a_postgres_agent(
     timeline = web.get("/").text
     assert re.findall(r'<tr id="tick-(\d+)"', timeline) == [str(tick) for tick in range(12, 0, -1)]
     assert "agent=inspect_" in timeline  # the header names the agent's URL
+    durations = re.findall(r'<td class="muted duration">([\d,.]+) ms</td>', timeline)
+    assert len(durations) == 12 and all(float(ms.replace(",", "")) > 0 for ms in durations)  # every tick's time
     assert "Your name is Bob." in web.get("/ticks/2").text
     assert web.get("/goals").text.count('<g class="node') == 2
     assert re.search(r"<td>after-goals</td><td><a href=\"/ticks/11\">11</a>", web.get("/checkpoints").text)

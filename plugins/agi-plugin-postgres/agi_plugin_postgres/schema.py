@@ -110,6 +110,13 @@ AGENT_STEPS.append(
     )
 )
 
+AGENT_STEPS.append(
+    (
+        "p010_tick_timings",  # how long each tick took (agi_core.memory.tick_timings); the SQLite store's m016
+        ["CREATE TABLE {s}.tick_timings (tick BIGINT PRIMARY KEY, duration_us BIGINT NOT NULL)"],
+    )
+)
+
 WORLD_STEPS: list[tuple[str, list[str]]] = [
     (
         "w001_world_facts",

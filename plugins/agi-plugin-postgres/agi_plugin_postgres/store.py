@@ -32,6 +32,7 @@ from agi_core.memory.backend import CheckpointError, CheckpointInfo, RollbackRep
 from agi_core.memory.keys import check_key
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
 from agi_core.memory.stored_text import StoredText
+from agi_core.memory.tick_timings import check_duration
 from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMemory
 from agi_core.serialization import dumps, from_data, to_data
 from agi_plugin_postgres import ltm, schema, snapshots, world
@@ -479,6 +480,20 @@ class PostgresStore(PostgresGoals, StoredText):
 
     def outbox_published(self, message_id: str) -> None:
         self._run("UPDATE {s}.messages_out SET published = TRUE WHERE id = %s", (message_id,))
+
+    # -- tick timings (agi_core.memory.tick_timings) ---------------------------------------
+    def tick_timing_put(self, tick: int, duration_us: int) -> None:
+        self._run(
+            "INSERT INTO {s}.tick_timings (tick, duration_us) VALUES (%s, %s) "
+            "ON CONFLICT (tick) DO UPDATE SET duration_us = excluded.duration_us",
+            (tick, check_duration(tick, duration_us)),
+        )
+
+    def tick_timings(self, first: int, last: int) -> dict[int, int]:
+        rows = self._all(
+            "SELECT tick, duration_us FROM {s}.tick_timings WHERE tick BETWEEN %s AND %s ORDER BY tick", (first, last)
+        )
+        return {int(tick): int(duration) for tick, duration in rows}
 
     def rlm_rows(self) -> PostgresRlmRows:
         return PostgresRlmRows(self)

@@ -21,6 +21,7 @@ def test_sqlite_postgres_sqlite_round_trip_keeps_journal_bytes_and_replay_equal(
 
     lines = {name: (tmp_path / f"{name}.jsonl").read_text(encoding="utf-8").splitlines() for name in ("first", "last")}
     assert lines["first"][1:] == lines["last"][1:]  # every row, byte for byte (line 1 names the backend)
+    assert '{"table":"tick_timings","columns":["tick","duration_us"],"rows":5}' in lines["last"]  # each tick's time
     start = lines["first"].index('{"table":"journal","columns":["tick","id","record","chain"],"rows":5}')
     assert lines["last"][start + 1 : start + 6] == lines["first"][start + 1 : start + 6]  # the journal rows
     assert agi(last, "replay").stdout.strip() == "replay equal: 5 ticks (1..5), 16 fields each"
