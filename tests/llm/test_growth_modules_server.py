@@ -35,9 +35,9 @@ def asked_the_model(found):
         assert call["attempts"] and call["attempts"][0]["kind"] == "contract_attempt"  # the model was asked
 
 
-# About two minutes on two busy cores: the user's ticks ask the model (busy or not, ask now or wait, the reply's
-# form, why it asked, what the user allows). The maintenance tick runs on the heuristics first: on the LLM
-# path it asks the model for some twenty contracts, over ten minutes with SmolLM2 on a busy CPU.
+# About two minutes on two busy cores: the idle tick asks the model once (rotation.py: one contract's turn, the
+# others on their heuristics; every contract on the model took over ten minutes with SmolLM2 on a busy CPU),
+# then the user's ticks ask it (busy or not, ask now or wait, the reply's form, why it asked, what the user allows).
 @pytest.mark.llm
 def test_autonomy_asks_the_model_when_and_how_to_ask_about_maya(tmp_path, monkeypatch, llama_server):
     monkeypatch.setenv("AGI_OPENAI_BASE_URL", llama_server)
@@ -46,11 +46,15 @@ def test_autonomy_asks_the_model_when_and_how_to_ask_about_maya(tmp_path, monkey
     clock = PinnedClock(SimulatedClock(1_795_000_000_000))
     with open_kernel(db, autonomy, clock=clock) as kernel:
         kernel.tick("my sister Maya is coming over")
-        kernel.maintain()
     with open_kernel(db, autonomy, clock=clock, contract_provider="openai") as kernel:
+        idle = kernel.maintain()
         records = [kernel.tick(line) for line in ("I'm at work", "hello again", "I'm free now", "why did you ask?")]
         records.append(kernel.tick("stop asking me questions"))
         state = dump_state(kernel.store, "autonomy")
+    on_the_model = [c for c in calls([idle]) if c["attempts"]]
+    assert len(on_the_model) == 1 and on_the_model[0]["contract"] in ROTATION  # one model call in the idle tick
+    asked_the_model(on_the_model)
+    assert state["model_turn"] == ROTATION.index(on_the_model[0]["contract"]) + 1
     found = calls(records)
     asked_the_model(found)
     assert {c["contract"] for c in found} >= {"cognition_context_inference", "world_model", "identity_mission"}
