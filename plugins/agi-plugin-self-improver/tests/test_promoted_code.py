@@ -11,7 +11,7 @@ import pytest
 from agi_plugin_self_improver import improver
 from agi_plugin_self_improver.proposals import code
 
-from agi_core import Plugins
+from agi_core import Kernel, Plugins
 from agi_core.errors import PluginError
 from agi_core.replay import replay
 from agi_core.replies import F3_NO_AGENT, F4_AGENT_FAILURE
@@ -157,3 +157,19 @@ def test_agi_improve_proposes_a_plugin_file_and_shows_it(agi, tmp_path):
     assert "+ class WhatsCapital:" in shown
     missing = agi("improve", "propose", "--plugin", str(tmp_path / "nowhere.py"))
     assert missing.returncode == 2 and "does not exist" in missing.stderr
+
+
+def test_an_exported_agent_imported_elsewhere_answers_with_its_promoted_file(rephrased, agi, tmp_path):
+    """The promoted file travels in the journal: export, import into a new database, it answers there."""
+    with Kernel.open(tmp_path / "agent.db", plugins=_with_plugin()) as kernel:  # the seed agi uses
+        for line in rephrased[:2]:
+            kernel.tick(line)
+        kernel.command("config_set", {"plugin": "self_improver", "key": "code", "value": {"imp-test": WHATS}})
+    exported = agi("journal", "export", "-o", str(tmp_path / "journal.jsonl"))
+    assert exported.returncode == 0, exported.stderr
+    copy = tmp_path / "copy.db"
+    imported = agi("--db", str(copy), "journal", "import", "--key-file", str(tmp_path / "agent.db.key"),
+                   str(tmp_path / "journal.jsonl"))
+    assert imported.returncode == 0, imported.stderr
+    answered = agi("--db", str(copy), "run", stdin="whats the capital of France?\n")
+    assert answered.stdout.strip() == "The capital of France is Paris."
