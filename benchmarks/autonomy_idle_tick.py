@@ -51,7 +51,8 @@ def idle_tick(db: Path, calls_per_tick: int) -> tuple[float, int, int]:
     """Seconds of one idle tick on the model, its model calls and all its contract calls."""
     clock = PinnedClock(SimulatedClock(1_795_000_100_000))
     with Kernel.open(db, plugins=plugins(), clock=clock, contract_provider="llama-cpp") as kernel:
-        kernel.command("config_set", {"plugin": "autonomy", "key": "model_calls_per_idle_tick", "value": calls_per_tick})
+        setting = {"plugin": "autonomy", "key": "model_calls_per_idle_tick", "value": calls_per_tick}
+        kernel.command("config_set", setting)
         kernel.contract_caller(Externals()).provider().prepare()  # type: ignore[misc, union-attr]
         start = time.perf_counter()
         record = kernel.maintain()
