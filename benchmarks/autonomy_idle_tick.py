@@ -8,7 +8,8 @@ maintenance tick with the in-process ``llama-cpp`` contract provider, twice from
 - ``rotation`` ``model_calls_per_idle_tick = 1`` (the default): one contract's turn, the others'
                heuristics (``agi_plugin_autonomy/rotation.py``).
 
-The model is loaded before each timed tick (``prepare``). Prints the seconds of each tick, the
+The model is loaded before each timed tick (``prepare``); the maintain phase's limit is raised to
+``--limit-s`` (default 3600) so that ``all`` runs to its end. Prints the seconds of each tick, the
 model calls each made, and the ratio. Needs ``scripts/install_llama_cpp.sh``. Usage::
 
     python benchmarks/autonomy_idle_tick.py [--threads 1]
@@ -23,6 +24,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import MappingProxyType
 
 from agi_core import Kernel, Plugins
 from agi_core.contracts.caller import EXTERNAL
@@ -64,7 +66,12 @@ def idle_tick(db: Path, calls_per_tick: int) -> tuple[float, int, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", default="1", help="AGI_LLAMA_CPP_THREADS (default 1: a busy 2-core box)")
+    parser.add_argument("--limit-s", type=float, default=3600.0, help="the maintain phase's limit for both ticks")
+    parser.add_argument("--only", choices=("all", "rotation"), help="run one of the two")
     args = parser.parse_args()
+    from agi_plugin_autonomy.module import AutonomyModule
+
+    AutonomyModule.phase_timeouts = MappingProxyType({"maintain": args.limit_s})
     os.environ["AGI_LLAMA_CPP_THREADS"] = args.threads
     os.environ["AGI_PLUGIN_AUTONOMY_IDLE_AFTER_S"] = "0"
     with tempfile.TemporaryDirectory(prefix="agi-idle-") as folder:
@@ -75,6 +82,8 @@ def main() -> int:
                 kernel.tick(line)
         results = {}
         for name, calls_per_tick in (("all", 24), ("rotation", 1)):
+            if args.only not in (None, name):
+                continue
             db = Path(folder) / f"{name}.db"
             for item in Path(folder).iterdir():
                 if item.name.startswith("base.db"):
@@ -83,7 +92,8 @@ def main() -> int:
             results[name] = idle_tick(db, calls_per_tick)
             seconds, asked, made = results[name]
             print(f"{name:<9} {seconds:7.1f} s  {asked:>2} model calls of {made} contract calls", flush=True)
-    print(f"ratio all/rotation: {results['all'][0] / results['rotation'][0]:.1f}x")
+    if len(results) == 2:
+        print(f"ratio all/rotation: {results['all'][0] / results['rotation'][0]:.1f}x")
     return 0
 
 
