@@ -168,8 +168,8 @@ def test_an_exported_agent_imported_elsewhere_answers_with_its_promoted_file(rep
     exported = agi("journal", "export", "-o", str(tmp_path / "journal.jsonl"))
     assert exported.returncode == 0, exported.stderr
     copy = tmp_path / "copy.db"
-    imported = agi("--db", str(copy), "journal", "import", "--key-file", str(tmp_path / "agent.db.key"),
-                   str(tmp_path / "journal.jsonl"))
+    key, journal = str(tmp_path / "agent.db.key"), str(tmp_path / "journal.jsonl")
+    imported = agi("--db", str(copy), "journal", "import", "--key-file", key, journal)
     assert imported.returncode == 0, imported.stderr
     answered = agi("--db", str(copy), "run", stdin="whats the capital of France?\n")
     assert answered.stdout.strip() == "The capital of France is Paris."
