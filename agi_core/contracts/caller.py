@@ -6,7 +6,8 @@ A :class:`ContractCaller` answers ``call(name, variables)`` with a :class:`Contr
   ``AGI_CONTRACT_PROVIDER``), the model is asked through the contract pipeline (validation,
   repairs, retries with the errors fed back) and a violation falls back to the contract's
   heuristic;
-- without one, the contract's heuristic fallback answers at once (no model is loaded);
+- without one, or when the caller asks with ``model=False``, the contract's heuristic fallback
+  answers at once (no model is loaded);
 - a contract with neither gives ``source="none"`` and the reasons in ``errors``.
 
 The whole outcome (value, source, errors, one summary per model attempt) is recorded as the
@@ -101,10 +102,14 @@ class ContractCaller:
         self.provider = provider
         self.budget = budget
 
-    def call(self, name: str, variables: Mapping[str, Any]) -> ContractOutcome:
-        """The outcome of contract ``name`` on ``variables`` (an unknown name raises ``UnknownContract``)."""
+    def call(self, name: str, variables: Mapping[str, Any], *, model: bool = True) -> ContractOutcome:
+        """The outcome of contract ``name`` on ``variables`` (an unknown name raises ``UnknownContract``).
+
+        ``model=False``: the contract's heuristic answers even with a provider configured (a caller
+        that bounds its model calls); the outcome is recorded all the same.
+        """
         contract = self.contracts[name]
-        served = self.externals.fetch(EXTERNAL, lambda: self._compute(name, variables).to_dict())
+        served = self.externals.fetch(EXTERNAL, lambda: self._compute(name, variables, model).to_dict())
         if served.get("contract") != contract.name:
             from agi_core.errors import ReplayMismatch
 
@@ -114,9 +119,9 @@ class ContractCaller:
             )
         return ContractOutcome.from_dict(served)
 
-    def _compute(self, name: str, variables: Mapping[str, Any]) -> ContractOutcome:
+    def _compute(self, name: str, variables: Mapping[str, Any], model: bool = True) -> ContractOutcome:
         contract = self.contracts[name]
-        if self.provider is None:
+        if self.provider is None or not model:
             if not contract.fallback:
                 return ContractOutcome(name, None, "none", [f"no provider configured and {name!r} has no fallback"])
             try:

@@ -28,9 +28,10 @@ if TYPE_CHECKING:
 
 
 class ContractCalls(Protocol):
-    """``ctx.contracts``: LLM contract calls through the kernel (recorded externals)."""
+    """``ctx.contracts``: LLM contract calls through the kernel (recorded externals); ``model=False``
+    gets the contract's heuristic even with a provider configured (a module bounding its model calls)."""
 
-    def call(self, name: str, variables: Mapping[str, Any]) -> ContractOutcome: ...
+    def call(self, name: str, variables: Mapping[str, Any], *, model: bool = True) -> ContractOutcome: ...
 
 
 RECALL_FACTS_MAX = 50

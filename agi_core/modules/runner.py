@@ -339,7 +339,7 @@ class LazyContracts:
         self._factory: Callable[[], Any] = factory
         self._caller: Any = None
 
-    def call(self, name: str, variables: Mapping[str, Any]) -> ContractOutcome:
+    def call(self, name: str, variables: Mapping[str, Any], *, model: bool = True) -> ContractOutcome:
         if self._caller is None:
             self._caller = self._factory()
-        return self._caller.call(name, variables)
+        return self._caller.call(name, variables, model=model)

@@ -53,6 +53,15 @@ def test_a_valid_model_output_is_the_value(registry):
     assert [a["outcome"] for a in outcome.attempts] == ["ok"]
 
 
+def test_model_false_gets_the_heuristic_with_a_provider_configured_and_records_it(registry):
+    provider = ScriptedProvider([])  # a fake: it raises if asked anything
+    externals = Externals()
+    outcome = ContractCaller(registry, externals, lambda: provider).call("planner_support", GOAL, model=False)
+    assert (outcome.source, outcome.attempts) == ("fallback", [])
+    assert outcome.value["plan"][0]["action_type"] == "ask"
+    assert provider.requests == [] and externals.log[EXTERNAL] == [outcome.to_dict()]
+
+
 def test_refused_model_output_falls_back_with_the_errors(registry):
     provider = ScriptedProvider(["not json", "still not json"])  # a fake: garbage is hard to get on demand
     outcome = ContractCaller(registry, Externals(), lambda: provider).call("planner_support", GOAL)

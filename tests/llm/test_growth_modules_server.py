@@ -11,10 +11,12 @@ import jsonschema
 import pytest
 from agi_plugin_autonomy.module import STATE_SCHEMA as AUTONOMY_SCHEMA
 from agi_plugin_autonomy.module import AutonomyModule
+from agi_plugin_autonomy.rotation import ROTATION
 from agi_plugin_learning.module import STATE_SCHEMA as LEARNING_SCHEMA
 from agi_plugin_learning.module import LearningModule
 
 from agi_core.contracts.caller import EXTERNAL
+from agi_core.llm.testing import chat_reply
 from agi_core.modules.state import dump_state
 from agi_core.replay import replay
 from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT
@@ -33,9 +35,9 @@ def asked_the_model(found):
         assert call["attempts"] and call["attempts"][0]["kind"] == "contract_attempt"  # the model was asked
 
 
-# About two minutes on two busy cores: the user's ticks ask the model (busy or not, ask now or wait, the reply's
-# form, why it asked, what the user allows). The maintenance tick runs on the heuristics first: on the LLM
-# path it asks the model for some twenty contracts, over ten minutes with SmolLM2 on a busy CPU.
+# About two minutes on two busy cores: the idle tick asks the model once (rotation.py: one contract's turn, the
+# others on their heuristics; every contract on the model took over ten minutes with SmolLM2 on a busy CPU),
+# then the user's ticks ask it (busy or not, ask now or wait, the reply's form, why it asked, what the user allows).
 @pytest.mark.llm
 def test_autonomy_asks_the_model_when_and_how_to_ask_about_maya(tmp_path, monkeypatch, llama_server):
     monkeypatch.setenv("AGI_OPENAI_BASE_URL", llama_server)
@@ -44,11 +46,15 @@ def test_autonomy_asks_the_model_when_and_how_to_ask_about_maya(tmp_path, monkey
     clock = PinnedClock(SimulatedClock(1_795_000_000_000))
     with open_kernel(db, autonomy, clock=clock) as kernel:
         kernel.tick("my sister Maya is coming over")
-        kernel.maintain()
     with open_kernel(db, autonomy, clock=clock, contract_provider="openai") as kernel:
+        idle = kernel.maintain()
         records = [kernel.tick(line) for line in ("I'm at work", "hello again", "I'm free now", "why did you ask?")]
         records.append(kernel.tick("stop asking me questions"))
         state = dump_state(kernel.store, "autonomy")
+    on_the_model = [c for c in calls([idle]) if c["attempts"]]
+    assert len(on_the_model) == 1 and on_the_model[0]["contract"] in ROTATION  # one model call in the idle tick
+    asked_the_model(on_the_model)
+    assert state["model_turn"] == ROTATION.index(on_the_model[0]["contract"]) + 1
     found = calls(records)
     asked_the_model(found)
     assert {c["contract"] for c in found} >= {"cognition_context_inference", "world_model", "identity_mission"}
@@ -128,6 +134,7 @@ def test_a_hostile_model_cannot_make_autonomy_act_drop_the_reply_or_grow_its_sta
     monkeypatch.setenv("AGI_OPENAI_BASE_URL", fake_openai.url)
     monkeypatch.setenv("AGI_OPENAI_MODEL", "fake-model")
     monkeypatch.setenv(env_name(autonomy.__name__, "idle_after_s"), "0")
+    monkeypatch.setenv(env_name(autonomy.__name__, "model_calls_per_idle_tick"), "24")  # every contract, hostile
     workspace = tmp_path / "ws"
     workspace.mkdir()
     monkeypatch.chdir(workspace)
@@ -145,5 +152,33 @@ def test_a_hostile_model_cannot_make_autonomy_act_drop_the_reply_or_grow_its_sta
     assert all(len(t) <= 40 for entry in state["log"] for t in entry["tags"])
     assert len(records[4].final_output) <= 400  # "why did you ask?": the model's summary, cut
     assert [g["kind"] for g in state["goals"] if g["status"] == "open"] == ["reminder"]  # no expiry after 1 tick
+    monkeypatch.setenv("AGI_OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    assert replay(db, plugins=builtin_plugins(autonomy)).ok
+
+
+# The scripted server stands in for the model: which calls ask it is the module's choice, not the model's.
+def test_an_idle_tick_asks_the_model_once_taking_turns_over_its_contracts(tmp_path, monkeypatch, fake_openai):
+    fake_openai.respond = lambda path, body: chat_reply("{}")
+    monkeypatch.setenv("AGI_OPENAI_BASE_URL", fake_openai.url)
+    monkeypatch.setenv("AGI_OPENAI_MODEL", "fake-model")
+    monkeypatch.setenv(env_name(autonomy.__name__, "idle_after_s"), "0")
+    db = tmp_path / "agent.db"
+    clock = PinnedClock(SimulatedClock(1_795_000_000_000))
+    with open_kernel(db, autonomy, clock=clock) as kernel:  # the heuristics: no turn is kept
+        kernel.tick("my sister Maya is coming over")
+        kernel.maintain()
+        assert "model_turn" not in dump_state(kernel.store, "autonomy")
+    with open_kernel(db, autonomy, clock=clock, contract_provider="openai") as kernel:
+        idle = [kernel.maintain() for _ in range(3)]
+        state = dump_state(kernel.store, "autonomy")
+    asked = [[c["contract"] for c in calls([record]) if c["attempts"]] for record in idle]
+    assert [len(names) for names in asked] == [1, 1, 1]  # one model call per idle tick
+    assert len({names[0] for names in asked}) == 3  # each time another contract's turn
+    assert [ROTATION.index(names[0]) for names in asked] == sorted(ROTATION.index(names[0]) for names in asked)
+    assert [r.modules["calls"][-1]["output"]["model"] for r in idle if "model" in str(r.modules)] == asked
+    others = [c for r, names in zip(idle, asked, strict=True) for c in calls([r]) if c["contract"] not in names]
+    assert others and not any(c["attempts"] for c in others)  # the others: their heuristic, recorded
+    assert {c["source"] for c in others} <= {"fallback", "none"}, others
+    assert state["model_turn"] == ROTATION.index(asked[-1][0]) + 1
     monkeypatch.setenv("AGI_OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     assert replay(db, plugins=builtin_plugins(autonomy)).ok

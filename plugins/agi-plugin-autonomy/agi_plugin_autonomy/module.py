@@ -27,6 +27,7 @@ from typing import Any
 
 from agi_core.modules import CognitiveModule, Draft, ModuleContext, Revision
 from agi_plugin_autonomy import asking, curiosity, pacing, pursuit, report, signals, upkeep
+from agi_plugin_autonomy.rotation import IdleCalls
 
 STATE_SCHEMA: dict[str, Any] = json.loads(
     (Path(__file__).resolve().parent / "schemas" / "autonomy_state.json").read_text(encoding="utf-8")
@@ -97,9 +98,8 @@ class AutonomyModule(CognitiveModule):
     )
     state_schema = STATE_SCHEMA
     timeout_s = 60.0  # the LLM path asks a model (two contracts at most in a user's tick); the heuristics take ms
-    phase_timeouts = MappingProxyType(
-        {"maintain": 600.0}
-    )  # about twenty contracts on the LLM path, while the user is away
+    #: an idle tick asks the model model_calls_per_idle_tick times (1: rotation.py); raise it with that setting
+    phase_timeouts = MappingProxyType({"maintain": 120.0})
 
     # -- the user's lines ------------------------------------------------------------
     def perceive(self, ctx: ModuleContext) -> Any:
@@ -251,6 +251,9 @@ class AutonomyModule(CognitiveModule):
             return {"ran": False, "why": "hourly budget spent", "budget": budget}
         ctx.own.put("budget", [*spent, now])
         budget["used"] += 1
+        limit = int(ctx.settings.get("model_calls_per_idle_tick", 1))  # type: ignore[arg-type]
+        calls_from = int(ctx.own.get("model_turn") or 0)
+        calls = ctx.contracts = IdleCalls(ctx.contracts, calls_from, limit)
         current = self._evolve(ctx, self._signals(ctx))
         mood = self._mood(ctx, budget, current)
         goals = self._propose(ctx) if mood["mode"] == "travail" else list(ctx.own.get("goals") or [])
@@ -272,7 +275,10 @@ class AutonomyModule(CognitiveModule):
         }
         done = {"ran": True, "why": why, "drives": drives, "budget": budget, "open_goals": len(open_goals)}
         self._report(ctx, current, why, len(open_goals))
-        return {**done, "mood": mood, "upkeep": self._upkeep(ctx)}
+        done = {**done, "mood": mood, "upkeep": self._upkeep(ctx)}
+        if calls.next_turn() != calls_from:
+            ctx.own.put("model_turn", calls.next_turn())
+        return {**done, "model": calls.asked} if calls.asked else done
 
     # -- pacing ----------------------------------------------------------------------------
     def _evolve(self, ctx: ModuleContext, current: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -32,6 +32,14 @@ agi_manifest = {
                 "default": 6,
                 "description": "At most this many maintenance ticks act on their own per hour (0: never).",
             },
+            "model_calls_per_idle_tick": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 100,
+                "default": 1,
+                "description": "With a contract provider, at most this many of an idle tick's contract calls ask "
+                "the model, taking turns over its contracts (the others: their heuristic); 0: never; 24: all.",
+            },
         },
     },
 }

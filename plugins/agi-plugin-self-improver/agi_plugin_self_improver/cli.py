@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import click
 
 from agi_plugin_self_improver import improver
-from agi_plugin_self_improver.proposals import find
+from agi_plugin_self_improver.proposals import code, find
 
 
 @click.group(help="Propose, evaluate (shadow replay in a sandbox), promote and revert changes to the agent.")
@@ -25,9 +26,19 @@ def _line(proposal: dict[str, Any]) -> str:
 @improve.command("propose")
 @click.option("--repeats", default=2, show_default=True, help="Rephrasings needed before a phrasing is proposed.")
 @click.option("--set", "setting", nargs=2, metavar="PLUGIN.KEY VALUE", help="Propose this setting instead.")
+@click.option(
+    "--plugin",
+    "plugin_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Propose this plugin file (router agents) instead.",
+)
 @click.pass_obj
-def propose(state: Any, repeats: int, setting: tuple[str, str] | None) -> None:
-    """Learn proposals from the journal (F3 inputs rephrased and then answered), or propose one setting."""
+def propose(state: Any, repeats: int, setting: tuple[str, str] | None, plugin_file: Path | None) -> None:
+    """Learn proposals from the journal (F3 inputs rephrased, then answered), or propose a setting or a plugin file."""
+    if plugin_file is not None:
+        proposal = code(plugin_file.read_text(encoding="utf-8"), "manual", f"plugin file {plugin_file.name}")
+        click.echo(_line(improver.add(state.open_kernel(), proposal)))
+        return
     if setting:
         click.echo(_line(improver.propose_setting(state.open_kernel(), *setting)))
         return
@@ -89,6 +100,6 @@ def promote(state: Any, proposal_id: str) -> None:
 @click.argument("proposal_id")
 @click.pass_obj
 def revert(state: Any, proposal_id: str) -> None:
-    """Put back the settings a promoted proposal changed."""
+    """Put back the settings a promoted proposal changed (a promoted plugin file is taken out)."""
     proposal = improver.revert(state.open_kernel(), proposal_id)
     click.echo(f"reverted {proposal['id']}")

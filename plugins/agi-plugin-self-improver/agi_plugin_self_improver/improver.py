@@ -1,7 +1,9 @@
 """``agi improve`` as a Python API: propose, evaluate (shadow replay in the sandbox), promote, revert.
 
 Every change is a journaled ``config_set`` tick of the ``self_improver`` settings; a promotion
-is a checkpoint first (``improve-ID``), so both the promotion and its revert replay equal.
+is a checkpoint first (``improve-ID``), so both the promotion and its revert replay equal. A
+promoted plugin file goes into the setting ``self_improver.code`` (:mod:`.promoted` loads it);
+its revert takes it out again.
 """
 
 from __future__ import annotations
@@ -117,11 +119,9 @@ def promote(kernel: Any, wanted: str) -> dict[str, Any]:
             f"proposal {proposal['id']} is {proposal['status']}, not accepted by its shadow replay; "
             f"see `agi improve show {proposal['id']}`"
         )
-    if proposal["kind"] != "settings":
-        raise ConfigError(f"proposal {proposal['id']} is code; install its plugin file by hand after reading it")
     checkpoint = f"improve-{proposal['id']}"
     kernel.checkpoint(checkpoint)
-    _apply(kernel, proposal["changes"])
+    _apply(kernel, _settings_change(kernel, proposal, promote=True))
     proposal.update(status="promoted", checkpoint=checkpoint)
     _save(kernel, proposal)
     return proposal
@@ -134,10 +134,20 @@ def revert(kernel: Any, wanted: str) -> dict[str, Any]:
         raise ConfigError(
             f"proposal {proposal['id']} is {proposal['status']}; only a promoted proposal can be reverted"
         )
-    _apply(kernel, proposal["before"])
+    _apply(kernel, _settings_change(kernel, proposal, promote=False))
     proposal["status"] = "reverted"
     _save(kernel, proposal)
     return proposal
+
+
+def _settings_change(kernel: Any, proposal: dict[str, Any], *, promote: bool) -> dict[str, dict[str, Any]]:
+    """The settings that promote (revert) ``proposal``: its own, or the promoted files with (without) it."""
+    if proposal["kind"] == "settings":
+        return proposal["changes"] if promote else proposal["before"]  # type: ignore[no-any-return]
+    code = {pid: source for pid, source in settings(kernel).get("code", {}).items() if pid != proposal["id"]}
+    if promote:
+        code[proposal["id"]] = proposal["changes"]["code"]
+    return {PLUGIN: {"code": code}}
 
 
 def _apply(kernel: Any, changes: dict[str, dict[str, Any]]) -> None:

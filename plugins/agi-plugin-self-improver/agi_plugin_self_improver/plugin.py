@@ -26,6 +26,12 @@ agi_manifest = {
                 "default": {},
                 "description": "promoted phrasings: an input's phrase -> the phrasing a rule understands",
             },
+            "code": {
+                "type": "object",
+                "additionalProperties": {"type": "string", "minLength": 1},
+                "default": {},
+                "description": "promoted plugin files: a proposal id -> the file's source (written by agi improve)",
+            },
             "proposals": {
                 "type": "object",
                 "default": {},
@@ -55,9 +61,12 @@ SHADOW: dict[str, Any] = {}
 
 @hookimpl
 def agi_register_router_agents(register: Any) -> None:
+    from agi_plugin_self_improver.promoted import NAME as PROMOTED
+    from agi_plugin_self_improver.promoted import ImprovementAgent
     from agi_plugin_self_improver.rephrase import NAME, RephraseAgent  # on use: agi --help imports every plugin
 
     register(RephraseAgent(), name=NAME)
+    register(ImprovementAgent(), name=PROMOTED)
 
 
 @hookimpl
@@ -68,14 +77,31 @@ def agi_register_modules(register: Any) -> None:
 
 
 @hookimpl
+def agi_start_plugin(kernel: Kernel) -> None:
+    _refresh(kernel)  # the promoted plugin files load when the agent opens (a failing one is reported there)
+
+
+@hookimpl
 def agi_before_tick(kernel: Kernel, state: TickState) -> None:
+    _refresh(kernel)
+
+
+def _refresh(kernel: Kernel) -> None:
+    """The learned phrasings and the promoted plugin files of the agent's settings, read before each tick."""
+    from agi_plugin_self_improver.promoted import NAME as PROMOTED
+    from agi_plugin_self_improver.promoted import ImprovementAgent
     from agi_plugin_self_improver.proposals import PLUGIN
     from agi_plugin_self_improver.rephrase import NAME, RephraseAgent
 
+    stored = kernel.plugin_settings.values(PLUGIN)
+    host = kernel.router_agents.get(PROMOTED)
     agent = kernel.router_agents.get(NAME)
     if isinstance(agent, RephraseAgent):
-        phrasings = SHADOW.get("phrasings", kernel.plugin_settings.values(PLUGIN).get("phrasings", {}))
-        agent.refresh(phrasings, kernel.router_agents.values())
+        rules = [rule for rule in kernel.router_agents.values() if rule is not host]
+        agent.refresh(SHADOW.get("phrasings", stored.get("phrasings", {})), rules)
+    if isinstance(host, ImprovementAgent):
+        code = {**stored.get("code", {}), **SHADOW.get("code", {})}
+        host.refresh(code, kernel.router_agents.values(), kernel.config.timeout_s)
 
 
 @hookimpl

@@ -1,7 +1,8 @@
 """Proposals: configuration changes learned from the journal, stored in the agent's settings.
 
 A proposal is ``{"id", "kind": "settings", "changes": {plugin: {key: value}}, "before": {...},
-"source", "evidence", "status", "scores"}``. They live in the ``self_improver.proposals`` setting,
+"source", "evidence", "status", "scores"}``, or ``"kind": "plugin"`` with ``"changes": {"code": source}``
+(a plugin file). They live in the ``self_improver.proposals`` setting,
 each change a journaled ``config_set`` tick, so checkpoints, rollback and replay cover them.
 """
 
@@ -85,7 +86,8 @@ def make(changes: dict[str, Any], before: dict[str, Any], source: str, evidence:
 
 
 def code(source: str, origin: str, why: str) -> dict[str, Any]:
-    """A code proposal: a plugin file, evaluated in the sandbox like any other (never promoted by itself)."""
+    """A code proposal: a plugin file implementing ``agi_register_router_agents``, evaluated in the sandbox
+    like any other; promoted, it is stored in the setting ``self_improver.code`` (:mod:`.promoted`)."""
     changes = {"code": source}
     return {**make(changes, {}, origin, [], why), "kind": "plugin"}
 

@@ -15,31 +15,39 @@ from typing import Any
 from agi_plugin_self_improver.scoring import score
 
 
-def plugins_with(proposal: dict[str, Any]) -> Any:
-    """The installed plugins, this one included; a code proposal's plugin file added from the workspace."""
-    import importlib.util
-
+def plugins_with() -> Any:
+    """The installed plugins, this one included (it hosts a code proposal's router agents)."""
     from agi_core.plugins import Plugins
     from agi_plugin_self_improver import plugin
 
     plugins = Plugins.from_environment()
     if all(info.name != "self_improver" for info in plugins.info()):
         plugins.add_module(plugin, name="self_improver")
-    code = proposal.get("changes", {}).get("code")
-    if code is not None:
-        path = Path.cwd() / "improvement_plugin.py"
-        path.write_text(code, encoding="utf-8")
-        spec = importlib.util.spec_from_file_location("improvement_plugin", path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        plugins.add_module(module, name="improvement")
     return plugins
+
+
+def apply(proposal: dict[str, Any]) -> dict[str, Any]:
+    """Hold the proposal's change fixed for the whole replay; the settings stored before its first tick.
+
+    A code proposal is loaded first, as its promotion would load it: a file that fails to load (it
+    wrote outside, reached for the network, ran out of memory) ends the process here, exit 1, named.
+    """
+    from agi_plugin_self_improver import plugin
+    from agi_plugin_self_improver.promoted import load
+
+    if proposal.get("kind") == "plugin":
+        source = proposal["changes"]["code"]
+        loaded = load(proposal["id"], source)
+        if loaded.failure is not None:
+            raise SystemExit(loaded.failure)
+        plugin.SHADOW["code"] = {proposal["id"]: source}  # over the journal's own config_set ticks
+        return {}
+    plugin.SHADOW.update(proposal["changes"].get("self_improver", {}))
+    return dict(proposal["changes"])
 
 
 def main(spec_path: str) -> None:
     from agi_core import Kernel
-    from agi_plugin_self_improver import plugin
 
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     source = Path(spec["db"])
@@ -48,14 +56,11 @@ def main(spec_path: str) -> None:
     for item in source.parent.iterdir():
         if item.name.startswith(source.name):
             (shutil.copytree if item.is_dir() else shutil.copy2)(item, work / item.name)
-    proposal = spec["proposal"]
-    plugins = plugins_with(proposal)
+    settings = apply(spec["proposal"])
+    plugins = plugins_with()
     with Kernel.open(work / source.name, plugins=plugins) as kernel:
         recorded = [json.loads(text) for _tick, _id, text, _chain in kernel.store.journal_rows()]
-        overrides: dict[str, Any] = {"plugins": plugins}
-        if proposal.get("kind") == "settings":
-            overrides["settings"] = proposal["changes"]
-            plugin.SHADOW.update(proposal["changes"].get("self_improver", {}))  # over later config_set ticks
+        overrides: dict[str, Any] = {"plugins": plugins, **({"settings": settings} if settings else {})}
         produced = kernel.replay(compare=False, overrides=overrides)
     print(json.dumps(score(recorded, [{"tick": r.tick, "final_output": r.final_output} for r in produced])))
 

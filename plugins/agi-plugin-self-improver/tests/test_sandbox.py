@@ -12,11 +12,13 @@ from agi_plugin_self_improver import improver
 from agi_plugin_self_improver.proposals import code
 from agi_plugin_self_improver.sandbox import SandboxUnavailable
 
+from agi_core.errors import ConfigError
+
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def evaluated(agent, rephrased, source: str, **settings) -> dict:
-    """Evaluate the code proposal ``source`` on the rephrased transcript; the stored proposal."""
+    """Evaluate the code proposal ``source`` on the rephrased transcript; the stored proposal, never promoted."""
     with agent() as kernel:
         for line in rephrased:
             kernel.tick(line)
@@ -24,6 +26,9 @@ def evaluated(agent, rephrased, source: str, **settings) -> dict:
             kernel.command("config_set", {"plugin": "self_improver", "key": key, "value": value})
         proposal = improver.add(kernel, code(source, "test", "hostile"))
         improver.evaluate(kernel, proposal["id"])
+        with pytest.raises(ConfigError, match=f"proposal {proposal['id']} is rejected, not accepted"):
+            improver.promote(kernel, proposal["id"])
+        assert kernel.plugin_settings.values("self_improver")["code"] == {}
     with agent() as kernel:  # recorded in the agent
         return improver.stored(kernel)[proposal["id"]]
 
@@ -70,7 +75,9 @@ def test_a_loop_forever_is_killed_at_the_time_limit(agent, rephrased, bwrap):
 def test_memory_beyond_the_limit_is_refused(agent, rephrased, bwrap):
     proposal = evaluated(agent, rephrased, "hog = bytearray(2 * 1024**3)\n", sandbox_memory_mb=512)
     assert proposal["status"] == "rejected"
-    assert proposal["scores"]["contained"] == "exit 1: MemoryError"
+    assert proposal["scores"]["contained"] == (
+        f"exit 1: plugin 'improvement:{proposal['id']}' failed in import: MemoryError"
+    )
 
 
 def test_without_bubblewrap_the_evaluation_refuses(agi, rephrased, tmp_path):
