@@ -37,7 +37,7 @@ NEWEST_FIRST = frozenset({"recent_turns"})
 def sem_facts(ctx: ReasonContext) -> list[dict[str, Any]]:
     """The stored answers to a profile or world question (``what is my …?``), read through the
     context (recorded as ``sem_reads``, cited as evidence), as the Stage-0 agents read them."""
-    raw = ctx.state.input.raw.strip()
+    raw = phrases.strip_trailing(ctx.state.input.raw.strip())  # "what was my name again?" asks "… my name"
     found = []
     if (attr := phrases.profile_read(raw)) is not None:
         key, fact = ctx.key("user", "person", "self", attr), "the user's {attr} is {value}"

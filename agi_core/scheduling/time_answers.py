@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from agi_core.brain.stage0.facts import noun_ref, parse
 from agi_core.brain.stage0.habits import quoted
-from agi_core.brain.stage0.phrases import lower_ascii, strip_end
+from agi_core.brain.stage0.phrases import lower_ascii, strip_end, strip_trailing
 from agi_core.scheduling.clock import CLOCK_EXTERNAL
 
 if TYPE_CHECKING:
@@ -109,6 +109,9 @@ def time_request(text: str) -> tuple[str, str] | None:
     """``(kind, rest)`` for a question about time (``time``, ``day``, ``last_talk``, ``told``), else None."""
     normalized = strip_end(" ".join(text.replace("’", "'").split()))
     phrase = lower_ascii(normalized)
+    if phrase not in TIME_PHRASES and phrase not in DAY_PHRASES:  # "what time is it again?"
+        normalized = strip_trailing(normalized)
+        phrase = lower_ascii(normalized)
     if phrase in TIME_PHRASES:
         return "time", ""
     if phrase in DAY_PHRASES:
