@@ -42,7 +42,7 @@ def forget_fact(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tup
 
 
 def state(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
-    from agi_core.scheduling.wall_time import tick_wall_ms
+    from agi_core.scheduling.wall_time import ttl_clock
     from agi_core.state.commands import run_state_op
 
     return run_state_op(
@@ -51,7 +51,7 @@ def state(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str
         kernel.state_dir,
         args,
         on_complete=ctx.on_state_complete,
-        wall_ms=lambda: tick_wall_ms(ctx.externals),  # TTLs count seconds of the tick's recorded wall clock
+        wall_ms=ttl_clock(ctx.externals),  # TTLs count seconds of the tick's recorded wall clock
     )
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agi_core.reasoning import Decision, ReasonContext
-from agi_core.scheduling.wall_time import tick_wall_ms
+from agi_core.scheduling.wall_time import ttl_clock
 from agi_core.state.errors import StateError
 from agi_core.state.service import StateService
 
@@ -41,7 +41,7 @@ def keep(ctx: ReasonContext, decision: Decision, model: str, output: dict[str, A
         rows(),
         ctx.determinism,
         path.with_name(path.name + ".state") / "rlm",
-        wall_ms=lambda: tick_wall_ms(ctx.externals),  # read only if a TTL is set or checked
+        wall_ms=ttl_clock(ctx.externals),  # read only if a TTL is set or checked
     )
     try:
         state = scratch_state(svc)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agi_core.scheduling.wall_time import tick_wall_ms
+from agi_core.scheduling.wall_time import ttl_clock
 from agi_core.state.service import StateService
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ def service(ctx: ReasonContext) -> StateService | None:
         rows(),
         ctx.determinism,
         path.with_name(path.name + ".state") / "rlm",
-        wall_ms=lambda: tick_wall_ms(ctx.externals),  # read only if a TTL is set or checked
+        wall_ms=ttl_clock(ctx.externals),  # read only if a TTL is set or checked
     )
     callback = getattr(ctx, "on_state_complete", None)
     if callback is not None:

@@ -18,6 +18,7 @@ brain's ``clock`` tool and the LLM brain's prompt all use it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 
 from agi_core.externals import WALL_CLOCK, WALL_CLOCK_KINDS, Externals, wall_reading
@@ -65,6 +66,16 @@ def recorded_wall_ms(externals: Externals) -> int | None:
             if externals.recorded.get(kind):
                 return int(externals.fetch(kind, int))  # served from the record
     return None
+
+
+def ttl_clock(externals: Externals) -> Callable[[], int] | None:
+    """The clock RLM TTLs count on in this tick (``StateService(wall_ms=…)``): the tick's wall-clock
+    reading, read only when a TTL is met. None when replaying a tick that recorded no reading: it
+    met no TTL, or it is from a journal of the days TTLs counted the deterministic clock, which the
+    service then counts again, so that journal replays equal."""
+    if externals.recorded is not None and wall_reading(externals.recorded) is None:
+        return None
+    return lambda: tick_wall_ms(externals)
 
 
 def recorded_in(externals: dict[str, list[object]]) -> int | None:
@@ -135,5 +146,6 @@ __all__ = [
     "recorded_wall_ms",
     "tick_wall_ms",
     "time_text",
+    "ttl_clock",
     "utc_offset_s",
 ]
