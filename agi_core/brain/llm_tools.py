@@ -62,7 +62,23 @@ def clock_text(ctx: ReasonContext, ms: int) -> str:
 
 def _clock(ctx: ReasonContext, kernel: Kernel, args: dict[str, Any]) -> dict[str, Any]:
     ms = now_ms(ctx, kernel)
+    if _utc_only(ctx):
+        return _utc_clock(ms)
     return {"now": iso_ms(ms), "now_ms": ms, "text": clock_text(ctx, ms)}
+
+
+def _utc_only(ctx: ReasonContext) -> bool:
+    """Replaying a journal whose clock tool said UTC time (it recorded no ``utc_offset``)."""
+    recorded = ctx.externals.recorded
+    return recorded is not None and wall_time.OFFSET_EXTERNAL not in recorded
+
+
+def _utc_clock(ms: int) -> dict[str, Any]:
+    """The clock tool's result as journals from before one wording of the time recorded it."""
+    now = iso_ms(ms)
+    moment = wall_time.local(ms, 0)
+    text = f"It is {moment:%H:%M} UTC on {wall_time.day_text(moment)}."
+    return {"now": now[:19] + "Z", "now_ms": ms, "text": text}
 
 
 def _calculate(ctx: ReasonContext, kernel: Kernel, args: dict[str, Any]) -> dict[str, Any]:
