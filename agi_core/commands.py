@@ -42,9 +42,17 @@ def forget_fact(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tup
 
 
 def state(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    from agi_core.scheduling.wall_time import ttl_clock
     from agi_core.state.commands import run_state_op
 
-    return run_state_op(kernel.store, kernel.determinism, kernel.state_dir, args, on_complete=ctx.on_state_complete)
+    return run_state_op(
+        kernel.store,
+        kernel.determinism,
+        kernel.state_dir,
+        args,
+        on_complete=ctx.on_state_complete,
+        wall_ms=ttl_clock(ctx.externals),  # TTLs count seconds of the tick's recorded wall clock
+    )
 
 
 def ingest(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:

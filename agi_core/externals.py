@@ -9,7 +9,7 @@ journal record under its kind. A replayed tick is given those recorded values an
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -22,6 +22,24 @@ _owner: ContextVar[object | None] = ContextVar("agi_externals_owner", default=No
 
 class CallAbandoned(AgiError):
     """A fetch finished for a call that was abandoned (it overran its time): nothing is recorded."""
+
+
+TICK_CLOCK = "tick_clock"
+"""The kind of the kernel clock's reading, taken when the tick begins (``agi chat``, ``agi run``)."""
+WALL_CLOCK = "wall_clock"
+"""The kind of the wall clock read by a tick whose kernel has no clock, the first time it needs the time."""
+WALL_CLOCK_KINDS = (TICK_CLOCK, WALL_CLOCK, "reminder_clock", "brain_clock_ms")
+"""Every kind a tick's one wall-clock reading (ms since the epoch) is recorded under; the last two
+are older journals' (:mod:`agi_core.scheduling.wall_time` reads and serves them)."""
+
+
+def wall_reading(values: Mapping[str, Any]) -> int | None:
+    """The wall-clock reading among a tick's externals (a journal record's, or :attr:`Externals.log`)."""
+    for kind in WALL_CLOCK_KINDS:
+        found = values.get(kind)
+        if found and isinstance(found[0], int):
+            return found[0]
+    return None
 
 
 class Externals:

@@ -52,9 +52,9 @@ SQL_CLOCK = ("CURRENT_TIMESTAMP", "CURRENT_DATE", "CURRENT_TIME", "'now'", "rand
 # name -> (path prefixes where it may appear, why that is not a determinism leak)
 ALLOWED = {
     "datetime.datetime.now": (
-        ("agi_core/tools.py", "agi_core/brain/llm_tools.py"),
-        "the live-mode clock of ToolContext.now() and of the LLM brain's clock tool (when the kernel has no "
-        "clock): read only through externals.fetch, so the reading is journaled and replay serves it back",
+        ("agi_core/tools.py",),
+        "the live-mode clock of ToolContext.now(): read only through externals.fetch, so the reading is "
+        "journaled and replay serves it back",
     ),
     "secrets.token_hex": (
         ("agi_core/journal_key.py", "agi_core/agent_import.py"),
@@ -63,8 +63,9 @@ ALLOWED = {
     ),
     "time.time_ns": (
         ("agi_core/scheduling/clock.py",),
-        "WallClock, the clock of agi run --follow and agi schedule add: the kernel reads it once per tick "
-        "through externals.fetch('tick_clock'), so the reading is journaled and replay serves it back",
+        "WallClock, the clock of agi chat, agi run and agi schedule add: the kernel reads it once per tick "
+        "through externals.fetch('tick_clock') (a kernel without a clock: scheduling.wall_time, once, as "
+        "'wall_clock'), so the reading is journaled and replay serves it back",
     ),
     "time.perf_counter_ns": (
         ("agi_core/kernel/stopwatch.py",),

@@ -36,6 +36,41 @@ def test_a_told_fact_answers_its_everyday_question(agi_kernel, told, asked, repl
     assert agi_kernel.tick(asked).final_output == reply
 
 
+TRAILING_WORDS = [  # words that end a line and ask nothing: the key is the fact's, never "favorite color again"
+    ("what was my favorite color again?", "Your favorite color is teal."),
+    ("what is my favorite color, please?", "Your favorite color is teal."),
+    ("what's my favourite colour now?", "Your favourite colour is teal."),
+    ("what is my favorite color by the way?", "Your favorite color is teal."),
+    ("what was my favorite color again, please?", "Your favorite color is teal."),
+    ("what is my fave colour btw", "Your fave colour is teal."),
+    ("where does my sister live again?", "Your sister's home is Lyon."),
+    ("where does my sister live, do you remember?", "Your sister's home is Lyon."),
+    ("who wrote Hamlet again?", "The author of Hamlet is Shakespeare."),
+    ("what is the capital of France, please?", "The capital of France is Paris."),
+]
+
+
+@pytest.mark.parametrize(("asked", "reply"), TRAILING_WORDS)
+def test_trailing_again_please_now_by_the_way_ask_the_same_fact(agi_kernel, asked, reply):
+    for told in ("my favorite color is teal, by the way", "my sister lives in Lyon", "Shakespeare wrote Hamlet"):
+        agi_kernel.tick(told)
+    agi_kernel.tick("the capital of France is Paris")
+    assert [f.value for f in agi_kernel.store.facts("user/person/")] == ["teal"]  # ", by the way" is no value
+    assert agi_kernel.tick(asked).final_output == reply
+    assert agi_kernel.tick("what was my favorite food again?").final_output == F1_SEM_MISS
+
+
+def test_a_trailing_filler_never_eats_the_question():
+    from agi_core.brain.stage0.phrases import strip_trailing
+
+    assert strip_trailing("what was my name again, please?") == "what was my name"
+    assert strip_trailing("what do you know?") == "what do you know"  # three words are always left
+    assert strip_trailing("my name is please") == "my name is"  # a question's bare filler …
+    assert strip_trailing("my name is please", bare=False) == "my name is please"  # … not a statement's
+    assert strip_trailing("my name is Ada, by the way", bare=False) == "my name is Ada"
+    assert strip_trailing("who is " + "again " * 1000) == "who is " + "again " * 995 + "again"  # at most 4
+
+
 def test_a_question_about_an_untold_fact_is_f1_never_a_neighbour(agi_kernel):
     agi_kernel.tick("my sister lives in Lyon")
     agi_kernel.tick("Shakespeare wrote Hamlet")

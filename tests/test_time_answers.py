@@ -9,6 +9,7 @@ import pytest
 from agi_core.kernel import Kernel
 from agi_core.scheduling.clock import CLOCK_EXTERNAL, PinnedClock, SimulatedClock
 from agi_core.scheduling.time_answers import ago
+from agi_core.scheduling.wall_time import time_text
 
 START_MS = 1_795_000_000_000  # 2026-11-18T…Z
 
@@ -48,6 +49,22 @@ def test_what_time_and_what_day_come_from_the_recorded_clock(kernel, sim):
     assert record.externals[CLOCK_EXTERNAL] == [START_MS]
     assert tick(kernel, sim, "what's the date?").final_output == f"Today is {day(moment)}."
     assert kernel.replay().ok
+
+
+def test_stage0_and_the_llm_brains_clock_tool_say_the_time_in_one_wording(tmp_path, sim):
+    """One formatter (``wall_time.time_text``): "It is 17:11 (UTC+00:00) on …" from both brains."""
+    moment, offset = local(START_MS)
+    said = f"It is {moment:%H:%M} ({offset}) on {day(moment)}."
+    assert time_text(START_MS, moment.utcoffset().total_seconds()) == said
+    assert time_text(1_795_000_000_000, 3600) == "It is 12:06 (UTC+01:00) on Wednesday 18 November 2026."
+    assert time_text(1_795_000_000_000, -5 * 3600 - 1800) == "It is 05:36 (UTC-05:30) on Wednesday 18 November 2026."
+    with Kernel.open(tmp_path / "a.db", seed="time", clock=PinnedClock(sim), brain="llm") as kernel:
+        rule = kernel.tick("what time is it?")  # Stage-0's time rule, first under the LLM brain too
+        tool = kernel.tick("/clock")  # the LLM brain's clock tool, no model
+        again = kernel.tick("what time is it again?")
+        assert kernel.replay().ok
+    assert tool.agent_outputs["llm_brain"]["mode"] == "tool"
+    assert rule.final_output == tool.final_output == again.final_output == said
 
 
 def test_every_episode_carries_its_ticks_wall_clock(kernel, sim):

@@ -180,12 +180,14 @@ def pick_fact(question: str, found: Sequence[tuple[str, str]]) -> Fact | None:
     return best[2] if best else None
 
 
-def prompt(question: str, fact: Fact | None) -> list[dict[str, str]]:
-    """The chat messages: a one-line instruction, the fact if any, the question."""
+def prompt(question: str, fact: Fact | None, time: str = "") -> list[dict[str, str]]:
+    """The chat messages: a one-line instruction, the time (``llm_context.time_sentence``), the fact
+    if any, the question."""
+    system = f"{SYSTEM} {time}".rstrip()
     if fact is None:
-        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]
+        return [{"role": "system", "content": system}, {"role": "user", "content": question}]
     return [
-        {"role": "system", "content": f"{SYSTEM} Use only this fact: {as_sentence(fact.text)}"},
+        {"role": "system", "content": f"{system} Use only this fact: {as_sentence(fact.text)}"},
         {"role": "user", "content": question},
     ]
 

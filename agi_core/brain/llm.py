@@ -232,8 +232,9 @@ class LLMBrain:
             return otherwise
         provider = JournaledProvider(self.build, ctx.externals, name=self.provider_name, timeout_s=self.timeout_s)
         said, error = "", None
+        messages = answer.prompt(ctx.text, fact, llm_context.time_sentence(llm_context.time_note(ctx)))
         try:
-            completion = provider.complete(answer.prompt(ctx.text, fact), max_tokens=ANSWER_TOKENS, temperature=0.0)
+            completion = provider.complete(messages, max_tokens=ANSWER_TOKENS, temperature=0.0)
             said = answer.first_sentences(completion.text)
         except AgiError as exc:
             error = str(exc)

@@ -8,6 +8,11 @@ the newest that fit. Each item
 is cut to :data:`ITEM_CHARS`; the sections are filled in that order until the context's
 token budget (4 characters a token) is spent, and what did not fit is counted, not sent.
 The same tick state therefore gives the same context, byte for byte.
+
+The prompt also holds the time (:func:`time_note`): the tick's recorded wall-clock reading,
+worded as the Stage-0 time rule words it, and how long ago the user's previous line came,
+from that line's recorded reading (``wall_ms`` in its episode). The brain never reads a clock
+of its own: a kernel without a clock reads it once for the tick (``wall_clock``), recorded.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import attrs
 from agi_core.brain.stage0 import phrases
 from agi_core.longterm.short_term import short_term
 from agi_core.reasoning import ReasonContext
+from agi_core.scheduling import wall_time
 
 #: Tokens the context may take in the prompt (the system prompt and the tools come on top).
 CONTEXT_TOKENS = 600
@@ -32,12 +38,53 @@ RECALL_K, MEMORIES_MAX = 8, 5
 SECTIONS = ("goal", "facts", "proposals", "beliefs", "long_term_memories", "recent_turns")
 #: Sections filled from their last item back (the short-term memory: the newest turns matter most), sent in order.
 NEWEST_FIRST = frozenset({"recent_turns"})
+#: The externals kind recording that the tick's prompt holds the time (journals from before replay without it).
+TIME_EXTERNAL = "llm_clock"
+#: Episodes looked through, newest first, for the user's previous line.
+PREVIOUS_LINE_SCAN = 400
+
+
+def time_note(ctx: ReasonContext) -> dict[str, str] | None:
+    """``{"now": "It is 17:11 (UTC+00:00) on …", "since_last_turn": "3 minutes"}`` from the tick's
+    recorded wall clock; None when replaying a journal from before the prompt held the time."""
+    externals = ctx.externals
+    if externals.recorded is not None and TIME_EXTERNAL not in externals.recorded:
+        return None
+    if TIME_EXTERNAL not in externals.log:
+        externals.fetch(TIME_EXTERNAL, lambda: True)
+    now = wall_time.tick_wall_ms(externals)
+    note = {"now": wall_time.time_text(now, wall_time.utc_offset_s(externals, now))}
+    note["since_last_turn"] = since_previous_line(ctx, now)
+    return note
+
+
+def since_previous_line(ctx: ReasonContext, now_ms: int) -> str:
+    """How long ago the user's previous line came (``3 minutes``), from its recorded reading."""
+    for episode in ctx.store.episodes(PREVIOUS_LINE_SCAN, newest_first=True):
+        context = episode.context or {}
+        if context.get("kind") != "input" or context.get("source", "user") != "user":
+            continue
+        wall = context.get("wall_ms")
+        if not isinstance(wall, int):
+            return "unknown (the previous line has no clock reading)"
+        return wall_time.ago((now_ms - wall) / 1000)
+    return "none: this is the user's first line"
+
+
+def time_sentence(note: dict[str, str] | None) -> str:
+    """The note as one or two sentences (the ``answer`` mode's short prompt); "" without one."""
+    if note is None:
+        return ""
+    since = note["since_last_turn"]
+    if since[:1].isdigit():
+        return f"{note['now']} The user's previous message came {since} ago."
+    return f"{note['now']} The user's previous message: {since}."
 
 
 def sem_facts(ctx: ReasonContext) -> list[dict[str, Any]]:
     """The stored answers to a profile or world question (``what is my …?``), read through the
     context (recorded as ``sem_reads``, cited as evidence), as the Stage-0 agents read them."""
-    raw = ctx.state.input.raw.strip()
+    raw = phrases.strip_trailing(ctx.state.input.raw.strip())  # "what was my name again?" asks "… my name"
     found = []
     if (attr := phrases.profile_read(raw)) is not None:
         key, fact = ctx.key("user", "person", "self", attr), "the user's {attr} is {value}"

@@ -77,6 +77,8 @@ def run(brain: LLMBrain, ctx: ReasonContext) -> Outcome:
     """The decide turn, the tool and the follow-up turn of one tick."""
     read = llm_context.sem_facts(ctx)
     context, report = llm_context.bounded(llm_context.sections(ctx, read))
+    if (note := llm_context.time_note(ctx)) is not None:
+        context["time"] = note  # the recorded wall clock, and how long since the user's previous line
     context["tools"] = [
         {"name": s["function"]["name"], "description": s["function"]["description"]} for s in brain.tools
     ]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agi_core.reasoning import Decision, ReasonContext
+from agi_core.scheduling.wall_time import ttl_clock
 from agi_core.state.errors import StateError
 from agi_core.state.service import StateService
 
@@ -36,7 +37,12 @@ def keep(ctx: ReasonContext, decision: Decision, model: str, output: dict[str, A
     if rows is None:
         return None
     path = Path(ctx.store.path)
-    svc = StateService(rows(), ctx.determinism, path.with_name(path.name + ".state") / "rlm")
+    svc = StateService(
+        rows(),
+        ctx.determinism,
+        path.with_name(path.name + ".state") / "rlm",
+        wall_ms=ttl_clock(ctx.externals),  # read only if a TTL is set or checked
+    )
     try:
         state = scratch_state(svc)
         turns = svc.describe(state, "turns").value if any(v.name == "turns" for v in svc.variables(state)) else 0

@@ -5,8 +5,9 @@ so it is gated and journaled as they are: ``remember`` is a SEM write under the 
 (canonical key from the synonyms, ``sem_writes`` in the record, F5 on a backend failure),
 ``recall`` reads facts (``sem_reads``, evidence) and the long-term memory (the recorded
 ``ltm_recall``), ``calculate`` is the Stage-0 ``ast`` evaluator (exact fractions, a
-division by zero refused in words), ``clock`` is the tick's recorded clock reading (the
-kernel's, else the wall clock read once and recorded as the ``brain_clock_ms`` external),
+division by zero refused in words), ``clock`` is the tick's recorded wall-clock reading (the
+kernel's, else the wall clock read once and recorded: :mod:`agi_core.scheduling.wall_time`),
+worded as the Stage-0 time rule words it,
 ``goals`` adds, finishes and lists goals through the goal rule's own code. What a call
 does depends only on its arguments and recorded externals: replay re-runs it, offline.
 
@@ -20,7 +21,6 @@ brain journals the log in its output and counts it for AgentOne's tool-call impo
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -28,12 +28,12 @@ import attrs
 from agi_core.brain.stage0.mathparse import MathError, evaluate, render
 from agi_core.errors import AgiError
 from agi_core.reasoning import ReasonContext
+from agi_core.scheduling import wall_time
+from agi_core.scheduling.clock import iso_ms
 
 if TYPE_CHECKING:
     from agi_core.kernel import Kernel
 
-#: The external a clock reading is recorded under when the kernel has no clock of its own.
-CLOCK_EXTERNAL = "brain_clock_ms"
 #: Long-term memories ``recall`` returns at most.
 RECALL_K = 5
 _SELF = frozenset({"me", "i", "my", "myself", "user", "the user", "self", "you"})
@@ -51,22 +51,34 @@ class BrainTool:
 
 
 def now_ms(ctx: ReasonContext, kernel: Kernel) -> int:
-    """The tick's clock reading: the kernel's recorded one, else the wall clock, read once and recorded."""
-    if kernel.tick_now_ms is not None:
-        return int(kernel.tick_now_ms)
-    return int(ctx.externals.fetch(CLOCK_EXTERNAL, lambda: int(datetime.now(UTC).timestamp() * 1000)))
+    """The tick's recorded wall-clock reading (:func:`agi_core.scheduling.wall_time.tick_wall_ms`)."""
+    return wall_time.tick_wall_ms(ctx.externals)
 
 
-def clock_text(ms: int) -> str:
-    """``It is 16:05 UTC on Wednesday 25 November 2026.``"""
-    moment = datetime.fromtimestamp(ms / 1000, UTC)
-    return f"It is {moment:%H:%M} UTC on {moment:%A} {moment.day} {moment:%B %Y}."
+def clock_text(ctx: ReasonContext, ms: int) -> str:
+    """``It is 16:05 (UTC+01:00) on Wednesday 25 November 2026.``: the Stage-0 time rule's words."""
+    return wall_time.time_text(ms, wall_time.utc_offset_s(ctx.externals, ms))
 
 
 def _clock(ctx: ReasonContext, kernel: Kernel, args: dict[str, Any]) -> dict[str, Any]:
     ms = now_ms(ctx, kernel)
-    moment = datetime.fromtimestamp(ms / 1000, UTC)
-    return {"now": moment.strftime("%Y-%m-%dT%H:%M:%SZ"), "now_ms": ms, "text": clock_text(ms)}
+    if _utc_only(ctx):
+        return _utc_clock(ms)
+    return {"now": iso_ms(ms), "now_ms": ms, "text": clock_text(ctx, ms)}
+
+
+def _utc_only(ctx: ReasonContext) -> bool:
+    """Replaying a journal whose clock tool said UTC time (it recorded no ``utc_offset``)."""
+    recorded = ctx.externals.recorded
+    return recorded is not None and wall_time.OFFSET_EXTERNAL not in recorded
+
+
+def _utc_clock(ms: int) -> dict[str, Any]:
+    """The clock tool's result as journals from before one wording of the time recorded it."""
+    now = iso_ms(ms)
+    moment = wall_time.local(ms, 0)
+    text = f"It is {moment:%H:%M} UTC on {wall_time.day_text(moment)}."
+    return {"now": now[:19] + "Z", "now_ms": ms, "text": text}
 
 
 def _calculate(ctx: ReasonContext, kernel: Kernel, args: dict[str, Any]) -> dict[str, Any]:

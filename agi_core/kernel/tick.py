@@ -13,7 +13,7 @@ from agi_core.beliefs import beliefs_for
 from agi_core.effects import acting
 from agi_core.effects.isolation import must_propagate
 from agi_core.effects.scope import TickScope
-from agi_core.externals import Externals
+from agi_core.externals import Externals, wall_reading
 from agi_core.faults import fault_point
 from agi_core.inputs import preview
 from agi_core.journal import HEAD, head_value
@@ -257,9 +257,11 @@ def store(
     """Rule 3: episodes, working memory, meta and the journal record, in the tick's transaction; beside them
     the tick's duration since ``started`` (a :mod:`~agi_core.kernel.stopwatch` reading), where the backend keeps it."""
     stamp = record.timestamp
-    # the tick's recorded wall clock (AgentOne: every interaction is timestamped); the deterministic
-    # ``timestamp`` stays D2's, so ids and stamps replay exactly with or without a clock
-    wall = {} if kernel.tick_now_ms is None else {"wall_ms": kernel.tick_now_ms}
+    # the tick's recorded wall clock (AgentOne: every interaction is timestamped): the kernel clock's,
+    # else a reading the tick took when it needed the time; the deterministic ``timestamp`` stays
+    # D2's, so ids and stamps replay exactly with or without a clock
+    wall_ms = kernel.tick_now_ms if kernel.tick_now_ms is not None else wall_reading(record.externals)
+    wall = {} if wall_ms is None else {"wall_ms": wall_ms}
     said: dict[str, Any] = {"kind": "input", "source": percept.source}
     if percept.speaker is not None:
         said["speaker"] = percept.speaker

@@ -13,8 +13,8 @@ import attrs
 
 from agi_core.errors import AgiError, ValidationError
 from agi_core.model import Action, Goal, Input, PlanStep
-from agi_core.scheduling import goals, jobs, plans
-from agi_core.scheduling.clock import CLOCK_EXTERNAL, WallClock, iso_ms
+from agi_core.scheduling import goals, jobs, plans, wall_time
+from agi_core.scheduling.clock import iso_ms
 from agi_core.scheduling.goal_phrases import goal_request, reminder_goal, reminder_line
 from agi_core.scheduling.planning import planner_for
 from agi_core.scheduling.when import parse_duration_ms
@@ -22,8 +22,6 @@ from agi_core.serialization import to_data
 
 if TYPE_CHECKING:
     from agi_core.reasoning import ReasonContext
-
-REMINDER_CLOCK = "reminder_clock"  # the wall clock read for a reminder when the tick has no clock reading
 
 
 def new_goal(ctx: ReasonContext, title: str, *, activate: bool = True) -> Goal:
@@ -128,11 +126,8 @@ def reminder(ctx: ReasonContext, text: str) -> str:
 
 
 def tick_now_ms(ctx: ReasonContext) -> int:
-    """The tick's recorded clock reading; without one (plain ``agi chat``), one wall-clock read, recorded."""
-    recorded = ctx.externals.log.get(CLOCK_EXTERNAL)
-    if recorded:
-        return int(recorded[0])
-    return int(ctx.externals.fetch(REMINDER_CLOCK, WallClock().now_ms))
+    """The tick's recorded wall-clock reading (:func:`agi_core.scheduling.wall_time.tick_wall_ms`)."""
+    return wall_time.tick_wall_ms(ctx.externals)
 
 
 def stage0_can_act(line: str) -> bool:

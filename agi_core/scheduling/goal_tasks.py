@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agi_core.scheduling.wall_time import ttl_clock
 from agi_core.state.service import StateService
 
 if TYPE_CHECKING:
@@ -39,7 +40,12 @@ def service(ctx: ReasonContext) -> StateService | None:
     if EXTERNAL not in ctx.externals.log:  # once per tick, live and in replay alike
         ctx.externals.fetch(EXTERNAL, lambda: True)
     path = Path(ctx.store.path)
-    svc = StateService(rows(), ctx.determinism, path.with_name(path.name + ".state") / "rlm")
+    svc = StateService(
+        rows(),
+        ctx.determinism,
+        path.with_name(path.name + ".state") / "rlm",
+        wall_ms=ttl_clock(ctx.externals),  # read only if a TTL is set or checked
+    )
     callback = getattr(ctx, "on_state_complete", None)
     if callback is not None:
         svc.on_complete(callback)

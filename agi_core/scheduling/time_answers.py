@@ -14,20 +14,17 @@ then say so instead of making one up (S9).
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from agi_core.brain.stage0.facts import noun_ref, parse
 from agi_core.brain.stage0.habits import quoted
-from agi_core.brain.stage0.phrases import lower_ascii, strip_end
-from agi_core.scheduling.clock import CLOCK_EXTERNAL
+from agi_core.brain.stage0.phrases import lower_ascii, strip_end, strip_trailing
+from agi_core.scheduling import wall_time
+from agi_core.scheduling.wall_time import ago, day_text, local, offset_text, recorded_in
 
 if TYPE_CHECKING:
     from agi_core.reasoning import ReasonContext
 
-OFFSET_EXTERNAL = "utc_offset"
-"""The externals kind of the local UTC offset in seconds (read with the clock, served back in replay)."""
-CLOCK_KINDS = (CLOCK_EXTERNAL, "reminder_clock")
 TIME_PHRASES = frozenset(
     {
         "what time is it",
@@ -85,21 +82,6 @@ TOLD_PREFIXES = (
     "when did i tell you ",
     "when did you learn ",
 )
-WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
 GAP_MS = 30 * 60 * 1000
 """User lines further apart than this belong to two conversations ("when did we last talk?")."""
 LAST_TALK_SCAN = 400
@@ -109,6 +91,9 @@ def time_request(text: str) -> tuple[str, str] | None:
     """``(kind, rest)`` for a question about time (``time``, ``day``, ``last_talk``, ``told``), else None."""
     normalized = strip_end(" ".join(text.replace("’", "'").split()))
     phrase = lower_ascii(normalized)
+    if phrase not in TIME_PHRASES and phrase not in DAY_PHRASES:  # "what time is it again?"
+        normalized = strip_trailing(normalized)
+        phrase = lower_ascii(normalized)
     if phrase in TIME_PHRASES:
         return "time", ""
     if phrase in DAY_PHRASES:
@@ -125,74 +110,38 @@ def answer(ctx: ReasonContext, kind: str, rest: str) -> str:
     """The reply to a time question of ``kind``."""
     if kind in ("time", "day"):
         now = now_ms(ctx)
-        local = _local(ctx, now)
         if kind == "time":
-            return f"It is {local:%H:%M} ({_offset(local)}) on {_day(local)}."
-        return f"Today is {_day(local)}."
+            return wall_time.time_text(now, utc_offset_s(ctx, now))
+        return f"Today is {day_text(_local(ctx, now))}."
     if kind == "last_talk":
         return _last_talk(ctx)
     return _told(ctx, rest)
 
 
 def now_ms(ctx: ReasonContext) -> int:
-    """The tick's recorded clock reading; without one, one wall-clock read, recorded (``reminder_clock``)."""
-    from agi_core.scheduling.conversation import tick_now_ms
-
-    return tick_now_ms(ctx)
+    """The tick's recorded wall-clock reading (:func:`agi_core.scheduling.wall_time.tick_wall_ms`)."""
+    return wall_time.tick_wall_ms(ctx.externals)
 
 
 def recorded_now(ctx: ReasonContext) -> int | None:
     """The tick's clock reading if it has one (nothing is read)."""
-    for kind in CLOCK_KINDS:
-        if ctx.externals.log.get(kind):
-            return int(ctx.externals.log[kind][0])
-    return None
+    return wall_time.recorded_wall_ms(ctx.externals)
 
 
 def utc_offset_s(ctx: ReasonContext, ms: int) -> int:
     """The machine's UTC offset at ``ms``, in seconds, recorded (replay on another machine answers the same)."""
-
-    def read() -> int:
-        offset = datetime.fromtimestamp(ms / 1000, UTC).astimezone().utcoffset()
-        return int(offset.total_seconds()) if offset is not None else 0
-
-    return int(ctx.externals.fetch(OFFSET_EXTERNAL, read))
+    return wall_time.utc_offset_s(ctx.externals, ms)
 
 
-def _local(ctx: ReasonContext, ms: int) -> datetime:
-    return datetime.fromtimestamp(ms / 1000, timezone(timedelta(seconds=utc_offset_s(ctx, ms))))
-
-
-def _offset(moment: datetime) -> str:
-    total = int(moment.utcoffset().total_seconds()) if moment.utcoffset() is not None else 0  # type: ignore[union-attr]
-    sign, total = ("+" if total >= 0 else "-"), abs(total)
-    return f"UTC{sign}{total // 3600:02d}:{total % 3600 // 60:02d}"
-
-
-def _day(moment: datetime) -> str:
-    return f"{WEEKDAYS[moment.weekday()]} {moment.day} {MONTHS[moment.month - 1]} {moment.year}"
-
-
-def ago(seconds: float) -> str:
-    """``3 minutes``, ``2 hours and 5 minutes``, ``4 days``: how long, in words."""
-    seconds = max(0, int(seconds))
-    if seconds < 60:
-        return f"{seconds} second{'s' * (seconds != 1)}"
-    minutes, hours, days = seconds // 60, seconds // 3600, seconds // 86400
-    if days:
-        rest = hours - days * 24
-        return f"{days} day{'s' * (days != 1)}" + (f" and {rest} hour{'s' * (rest != 1)}" if rest else "")
-    if hours:
-        rest = minutes - hours * 60
-        return f"{hours} hour{'s' * (hours != 1)}" + (f" and {rest} minute{'s' * (rest != 1)}" if rest else "")
-    return f"{minutes} minute{'s' * (minutes != 1)}"
+def _local(ctx: ReasonContext, ms: int) -> Any:
+    return local(ms, utc_offset_s(ctx, ms))
 
 
 def _when(ctx: ReasonContext, then_ms: int) -> str:
     """``3 minutes ago (Wednesday 25 November 2026 16:20 UTC+00:00)``."""
     now = now_ms(ctx)
-    local = _local(ctx, then_ms)
-    return f"{ago((now - then_ms) / 1000)} ago ({_day(local)} {local:%H:%M} {_offset(local)})"
+    moment = _local(ctx, then_ms)
+    return f"{ago((now - then_ms) / 1000)} ago ({day_text(moment)} {moment:%H:%M} {offset_text(moment)})"
 
 
 def _last_talk(ctx: ReasonContext) -> str:
@@ -214,7 +163,7 @@ def _last_talk(ctx: ReasonContext) -> str:
             return f"Before this conversation, we last talked {_when(ctx, wall)}, when you said {quoted(event)}."
         newer = wall
     since = _local(ctx, newer)
-    return f"We have been talking since {since:%H:%M} {_offset(since)}; I remember no conversation before this one."
+    return f"We have been talking since {since:%H:%M} {offset_text(since)}; I remember no conversation before this one."
 
 
 def _told_keys(ctx: ReasonContext, what: str) -> list[str]:
@@ -263,8 +212,7 @@ def _told(ctx: ReasonContext, what: str) -> str:
             continue
         if writes[-1].get("value") is None:
             return "You asked me to forget that, so I no longer know it."
-        clock = record.get("externals", {})
-        stamp = next((clock[kind][0] for kind in CLOCK_KINDS if clock.get(kind)), None)
+        stamp = recorded_in(record.get("externals") or {})
         told = quoted((record.get("input") or {}).get("raw", ""))
         if stamp is None:
             return f"You told me in tick {record.get('tick')} ({told}), but I have no clock reading for that tick."

@@ -107,7 +107,12 @@ def create(
 @click.argument("value")
 @click.option("--type", "vtype", type=click.Choice(VARIABLE_TYPES), help="Variable type (default text).")
 @click.option("--scope", type=click.Choice(SCOPES), help="Scope (default: state, or the existing one).")
-@click.option("--ttl", "ttl_seconds", type=int, help="TTL in seconds for --scope temporary.")
+@click.option(
+    "--ttl",
+    "ttl_seconds",
+    type=int,
+    help="TTL in seconds of the wall clock (read once in the tick, recorded) for --scope temporary.",
+)
 @click.option("--description", help="What the variable is for.")
 @state_option
 @click.pass_obj

@@ -97,9 +97,11 @@ def run_state_op(
     args: dict[str, Any],
     *,
     on_complete: Callable[[CompletionEvent], None] | None = None,
+    wall_ms: Callable[[], int] | None = None,
 ) -> Result:
     """Run ``{"op": NAME, "args": {...}}`` on the agent's ``store``, inside its current tick (large values
-    go to files under ``state_dir``); ``on_complete`` is called when a ``Final`` completes a state."""
+    go to files under ``state_dir``); ``on_complete`` is called when a ``Final`` completes a state;
+    TTLs count on ``wall_ms`` (the tick's recorded wall clock), else on the deterministic clock."""
     if not isinstance(args, dict) or set(args) - {"op", "args"}:
         raise StateError(
             f"the state command takes {{'op': NAME, 'args': {{...}}}}, got {_short(args)}; "
@@ -110,7 +112,7 @@ def run_state_op(
     if spec is None:
         raise StateError(f"no state op {name!r}; known ops: {', '.join(sorted(OPS))}")
     checked = _check_args(spec, _json_copy(spec, op_args))
-    svc = StateService(store.rlm_rows(), determinism, state_dir / "rlm")
+    svc = StateService(store.rlm_rows(), determinism, state_dir / "rlm", wall_ms=wall_ms)
     if on_complete is not None:
         svc.on_complete(on_complete)
     if "state_id" in spec.params:

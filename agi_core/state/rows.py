@@ -8,6 +8,7 @@ that scope's namespace (shadowing a farther variable of the same name).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,14 @@ class RowStore:
     determinism: Determinism
     root: Path
     limits: Limits
+    wall_ms: Callable[[], int] | None
+
+    def _ttl_now(self, drawn: str | None = None) -> str:
+        """The time TTLs count on: the service's wall clock (the kernel's: the tick's recorded
+        reading), else the deterministic clock (``drawn``, or a fresh draw)."""
+        if self.wall_ms is not None:
+            return clock.from_ms(self.wall_ms())
+        return drawn if drawn is not None else self.determinism.now()
 
     def state(self, state_id: str | None) -> StateInfo:
         """The state ``state_id`` (implemented by ``StateService``)."""
@@ -149,7 +158,9 @@ class RowStore:
                 "scope": scope,
                 "ttl_seconds": ttl_seconds,
                 "expires_at": (
-                    clock.add_seconds(now, ttl_seconds) if scope == "temporary" and ttl_seconds is not None else None
+                    clock.add_seconds(self._ttl_now(now), ttl_seconds)
+                    if scope == "temporary" and ttl_seconds is not None
+                    else None
                 ),
             },
         )
@@ -190,11 +201,7 @@ class RowStore:
             row = self.rows.variable(namespace, name)
             if row is None:
                 continue
-            if (
-                skip_expired
-                and row["expires_at"] is not None
-                and clock.is_expired(row["expires_at"], self.determinism.now())
-            ):
+            if skip_expired and row["expires_at"] is not None and clock.is_expired(row["expires_at"], self._ttl_now()):
                 continue
             return row
         return None
@@ -203,10 +210,10 @@ class RowStore:
         row = self._resolve(state, name)
         if row is None or row["expires_at"] is None:
             return row, None
-        now = self.determinism.now()
-        if not clock.is_expired(row["expires_at"], now):
+        drawn = None if self.wall_ms is not None else self.determinism.now()
+        if not clock.is_expired(row["expires_at"], self._ttl_now(drawn)):
             return row, None
-        self._purge(state, now)
+        self._purge(state, drawn or self.determinism.now())
         return self._resolve(state, name), row["expires_at"]
 
     def _writable(self, state: StateInfo, name: str) -> Row:
@@ -219,7 +226,8 @@ class RowStore:
 
     def _purge(self, state: StateInfo, now: str) -> list[str]:
         rows = self.rows.variables(f"state:{state.state_id}", expiring=True)
-        gone = [r for r in rows if clock.is_expired(r["expires_at"], now)]
+        ttl_now = self._ttl_now(now) if rows else now  # the wall clock is read only when a TTL is there
+        gone = [r for r in rows if clock.is_expired(r["expires_at"], ttl_now)]
         for row in gone:
             self.rows.delete_variable(row["namespace"], row["name"])
             self._log(

@@ -8,7 +8,7 @@ of the caller's transaction, so a failed call leaves nothing behind.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -41,16 +41,26 @@ class StateService(TreeMixin):
     :param determinism: source of every id and timestamp (the deterministic clock).
     :param root: folder holding one sub-folder per state (``<root>/<state_id>/``).
     :param limits: the documented limits; lower them only in tests.
+    :param wall_ms: the wall clock TTLs count on (ms since the epoch), called only when a TTL is
+        set or checked; the kernel passes the tick's recorded reading. None: TTLs count on the
+        deterministic clock.
     """
 
     def __init__(
-        self, conn: RlmRows | Any, determinism: Determinism, root: Path, *, limits: Limits = DEFAULT_LIMITS
+        self,
+        conn: RlmRows | Any,
+        determinism: Determinism,
+        root: Path,
+        *,
+        limits: Limits = DEFAULT_LIMITS,
+        wall_ms: Callable[[], int] | None = None,
     ) -> None:
         self.conn = conn
         self.rows = rows_of(conn)
         self.determinism = determinism
         self.root = Path(root)
         self.limits = limits
+        self.wall_ms = wall_ms
         self._handlers: list[Handler] = []
         if not self.rows.ready():
             raise StateError("the rlm_* tables do not exist in this database; call agi_core.state.migrate(conn) first")

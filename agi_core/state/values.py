@@ -40,7 +40,7 @@ def check_scope(scope: str, ttl_seconds: int | None) -> None:
         if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, int) or not 1 <= ttl_seconds <= MAX_TTL_SECONDS:
             raise VariableValueError(
                 f"a temporary variable needs 1 <= ttl_seconds <= {MAX_TTL_SECONDS}, got {ttl_seconds!r}; "
-                "pass ttl_seconds=<seconds on the deterministic clock>",
+                "pass ttl_seconds=<seconds>",
                 path="$.metadata.ttl_seconds",
             )
     elif ttl_seconds is not None:

@@ -53,7 +53,7 @@ class VariablesMixin(RowStore):
                 if row["name"] in seen:
                     continue
                 if row["expires_at"] is not None:
-                    now = now or self.determinism.now()
+                    now = now or self._ttl_now()
                     if clock.is_expired(row["expires_at"], now):
                         continue
                 seen[row["name"]] = row
@@ -89,7 +89,8 @@ class VariablesMixin(RowStore):
 
         :param type: one of the schema's types; inferred from the value when omitted.
         :param scope: ``state`` (default for new names), ``temporary`` (needs ``ttl_seconds``,
-            counted on the deterministic clock from this write), ``tree``, ``session`` or ``global``.
+            counted from this write on the service's wall clock, else on the deterministic clock),
+            ``tree``, ``session`` or ``global``.
         """
         state = self.state(state_id)
         check_name(name, self.limits)

@@ -246,6 +246,26 @@ UPDATES: list[tuple[list[str], str, str | None]] = [
     (["my favorite color is blue", "forget my favorite color"], "what is my favorite food?", F1),
 ]
 
+#: Questions that end in words asking nothing ("again", "please", "now", "by the way"): the key is the fact's.
+TRAILING: list[tuple[list[str], str, str | None]] = [
+    (["my favorite color is teal"], "what was my favorite color again?", "teal"),
+    (["my favorite color is teal"], "what is my favorite color, please?", "teal"),
+    (["my favorite color is teal"], "what's my favourite colour now?", "teal"),
+    (["my favorite color is teal"], "what was my favorite color again, please?", "teal"),
+    (["my favorite color is teal, by the way"], "what is my favorite color?", "teal"),
+    (["my name is Alice"], "what is my name again?", "Alice"),
+    (["my name is Alice"], "what's my name, by the way?", "Alice"),
+    (["my sister lives in Lyon"], "where does my sister live again?", "Lyon"),
+    (["my dog is called Rex"], "what is my dog called again?", "Rex"),
+    (["I live in Berlin"], "where do I live, do you remember?", "Berlin"),
+    (["I work at Acme"], "where do I work btw?", "Acme"),
+    (["Shakespeare wrote Hamlet"], "who wrote Hamlet again?", "Shakespeare"),
+    (["the capital of France is Paris"], "what is the capital of France, please?", "Paris"),
+    (["my name is Alice", "forget my name, please"], "what is my name again?", F1),
+    (["my favorite color is teal"], "what was my favorite food again?", F1),
+    ([], "what was my favorite color again?", F1),
+]
+
 MISSES: list[str] = [
     "what is my favorite color?",
     "where does my sister live?",
@@ -267,6 +287,7 @@ def cases() -> list[dict[str, object]]:
             out.append({"setup": [setup], "question": question, "expect": answer})
     out += [{"setup": setup, "question": question, "expect": answer} for setup, question, answer in UPDATES]
     out += [{"setup": [], "question": question, "expect": F1} for question in MISSES]
+    out += [{"setup": setup, "question": question, "expect": answer} for setup, question, answer in TRAILING]
     # told about something else first: the question must not pick an unrelated fact
     out += [
         {"setup": ["my favorite color is teal"], "question": "what is my favorite food?", "expect": F1},

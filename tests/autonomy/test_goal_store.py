@@ -65,7 +65,7 @@ def test_a_reminder_is_a_one_shot_job_whose_tick_reminds_of_its_goal(kernel, sim
 def test_a_reminder_without_a_tick_clock_records_its_clock_read(tmp_path):
     with Kernel.open(tmp_path / "a.db") as kernel:  # plain agi chat: no clock per tick
         record = kernel.tick("remind me to water the plants in 1 hour")
-        assert "reminder_clock" in record.externals and "tick_clock" not in record.externals
+        assert "wall_clock" in record.externals and "tick_clock" not in record.externals
         assert record.final_output.startswith("I will remind you to water the plants at ")
     assert replay(tmp_path / "a.db").ok
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -69,7 +70,7 @@ def test_without_a_fact_the_model_replies_briefly_from_a_small_prompt(tmp_path: 
     (record,) = _outputs(db)
     assert record["agent_outputs"]["llm_brain"]["path"] == "model"
     (completion,) = record["externals"]["llm_completion"]
-    assert completion["completion"]["prompt_tokens"] < 60
+    assert completion["completion"]["prompt_tokens"] < 90  # the time and the gap since the last line included
     assert completion["completion"]["completion_tokens"] <= ANSWER_TOKENS
 
 
@@ -86,16 +87,21 @@ def test_a_reply_that_adds_content_is_replaced_by_the_fact(tmp_path: Path, monke
     # A scripted server stands in for a model that gets the fact wrong: SmolLM2 does so on
     # some questions, but not on demand.
     with FakeOpenAIServer(lambda path, body: chat_reply("You live in Paris, the capital of France.")) as server:
-        # a phrasing no Stage-0 rule answers, so the model is asked (rules answer "where do I live?" first)
-        replies = _fake_brain_run(tmp_path / "a.db", server, monkeypatch, ["where do I live, do you remember?"])
+        # a phrasing no Stage-0 rule answers, so the model is asked (rules answer "where do I live?" and
+        # "where do I live, do you remember?" first)
+        replies = _fake_brain_run(tmp_path / "a.db", server, monkeypatch, ["do you recall where I live?"])
         (_path, body) = next(r for r in server.requests if r[0].endswith("/chat/completions"))
     assert replies == ["You live in Lyon."]
     assert "tools" not in body and "response_format" not in body
     assert body["max_tokens"] == ANSWER_TOKENS and body["temperature"] == 0.0
-    assert body["messages"] == [
-        {"role": "system", "content": "Reply in one short sentence. Use only this fact: You live in Lyon."},
-        {"role": "user", "content": "where do I live, do you remember?"},
-    ]
+    system, user = body["messages"]
+    assert user == {"role": "user", "content": "do you recall where I live?"}
+    assert system["role"] == "system"
+    assert re.fullmatch(  # the instruction, the recorded time and the gap since the previous line, the fact
+        r"Reply in one short sentence\. It is \d\d:\d\d \(UTC[+-]\d\d:\d\d\) on \w+ \d+ \w+ \d{4}\. "
+        r"The user's previous message came \d+ seconds? ago\. Use only this fact: You live in Lyon\.",
+        system["content"],
+    ), system["content"]
     (record,) = _outputs(tmp_path / "a.db")
     assert record["agent_outputs"]["llm_brain"]["path"] == "extractive"
 

@@ -4,6 +4,7 @@ modules' proposals, in a fixed order, within a token budget."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -11,6 +12,8 @@ import pytest
 
 from agi_core.brain import llm_context
 from agi_core.llm.testing import FakeOpenAIServer, chat_reply
+from agi_core.scheduling.clock import PinnedClock, SimulatedClock
+from agi_core.scheduling.wall_time import time_text
 from agi_core.testing import open_kernel
 
 OLDER = "my favorite color used to be blue"  # in the short-term memory, so not among the recalled memories
@@ -99,3 +102,81 @@ def test_the_prompt_holds_the_stored_answer_and_the_memories(tmp_path: Path, mon
     assert f"user: {OLDER}" in context["recent_turns"] and OLDER not in context["long_term_memories"]
     assert context["recent_turns"][-2:] == ["user: my dog is called Rex", "agent: Got it: your dog's name is Rex."]
     assert record.agent_outputs["llm_brain"]["context"]["budget"] == llm_context.CONTEXT_TOKENS
+
+
+START_MS = 1_795_000_000_000  # 2026-11-18
+
+
+def _fake_model(monkeypatch: pytest.MonkeyPatch, server: FakeOpenAIServer, mode: str) -> None:
+    for name, value in {
+        "AGI_LLM_PROVIDER": "openai",
+        "AGI_LLM_MODE": mode,
+        "AGI_OPENAI_MODEL": "fake",
+        "AGI_OPENAI_BASE_URL": server.url,
+    }.items():
+        monkeypatch.setenv(name, value)
+
+
+def _chat_bodies(server: FakeOpenAIServer) -> list[dict]:
+    return [body for path, body in server.requests if path.endswith("/chat/completions")]
+
+
+@pytest.mark.parametrize("mode", ["reason", "answer"])
+def test_the_prompt_holds_the_recorded_time_and_the_time_since_the_users_previous_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """The time comes from the tick's recorded clock reading, the gap from the previous line's, in
+    both modes; the brain reads no clock of its own, and replay is equal."""
+    sim = SimulatedClock(START_MS)
+    reply = SUMMARY if mode == "reason" else "Nothing much."
+    with FakeOpenAIServer(lambda path, body: chat_reply(reply)) as server:
+        _fake_model(monkeypatch, server, mode)
+        with open_kernel(tmp_path / "a.db", seed="ctx", brain="llm", clock=PinnedClock(sim)) as kernel:
+            kernel.brain.rules_first = False  # every line goes to the model: its prompt is what is checked
+            first = kernel.tick("tell me something")
+            sim.advance(3 * 60 + 5)
+            kernel.config.clock.refresh()
+            second = kernel.tick("and now?")
+            assert kernel.replay().ok
+        bodies = _chat_bodies(server)
+    offset = datetime.fromtimestamp(START_MS / 1000, UTC).astimezone().utcoffset().total_seconds()
+    times = [time_text(START_MS, int(offset)), time_text(START_MS + 185_000, int(offset))]
+    assert [r.externals["tick_clock"] for r in (first, second)] == [[START_MS], [START_MS + 185_000]]
+    if mode == "reason":
+        notes = [json.loads(b["messages"][1]["content"].removeprefix("Input:\n"))["context"]["time"] for b in bodies]
+        assert notes == [
+            {"now": times[0], "since_last_turn": "none: this is the user's first line"},
+            {"now": times[1], "since_last_turn": "3 minutes"},
+        ]
+    else:
+        systems = [b["messages"][0]["content"] for b in bodies]
+        assert systems == [
+            f"Reply in one short sentence. {times[0]} "
+            "The user's previous message: none: this is the user's first line.",
+            f"Reply in one short sentence. {times[1]} The user's previous message came 3 minutes ago.",
+        ]
+
+
+def test_without_a_kernel_clock_the_prompts_time_is_one_recorded_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kernel opened without a clock: the prompt's time is the tick's one ``wall_clock`` read,
+    recorded; the next line's gap is measured from it (the episode keeps it as ``wall_ms``)."""
+    with FakeOpenAIServer(lambda path, body: chat_reply(SUMMARY)) as server:
+        _fake_model(monkeypatch, server, "reason")
+        with open_kernel(tmp_path / "a.db", seed="ctx", brain="llm") as kernel:
+            kernel.brain.rules_first = False
+            first = kernel.tick("tell me something")
+            second = kernel.tick("and now?")
+            episodes = kernel.store.episodes(2, newest_first=True)
+            assert kernel.replay().ok
+        bodies = _chat_bodies(server)
+    (read,) = first.externals["wall_clock"]
+    assert (
+        "tick_clock" not in first.externals
+        and [e.context["wall_ms"] for e in episodes] == second.externals["wall_clock"] * 2
+    )
+    notes = [json.loads(b["messages"][1]["content"].removeprefix("Input:\n"))["context"]["time"] for b in bodies]
+    assert notes[0]["now"] == time_text(read, first.externals["utc_offset"][0])
+    gap = (second.externals["wall_clock"][0] - read) // 1000
+    assert notes[1]["since_last_turn"] == f"{gap} second{'s' * (gap != 1)}"

@@ -78,7 +78,7 @@ def test_a_read_tool_call_is_answered_in_a_follow_up_turn_by_the_real_model(
     # the brain's clock tool (its name wins over the kernel's): the tick's recorded wall clock, run in the tick
     tool = output["tool"]
     assert (tool["name"], tool["args"], tool["effect"], tool["from"]) == ("clock", {}, "read", "tool_call")
-    (clock_ms,) = record.externals["brain_clock_ms"]
+    (clock_ms,) = record.externals["wall_clock"]  # the tick's one wall-clock read (the kernel has no clock)
     assert tool["result"]["now_ms"] == clock_ms and tool["result"]["text"].startswith("It is ")
     assert record.action == Action(type="response", name="respond", args={"text": record.final_output})
     assert "tool_observation" not in record.externals

@@ -15,10 +15,10 @@ from click.testing import CliRunner
 
 from agi_core.brain import answer
 from agi_core.brain.llm_rules import tool_command
-from agi_core.brain.llm_tools import clock_text
 from agi_core.cli.main import make_cli
 from agi_core.llm.testing import FakeOpenAIServer, chat_reply
 from agi_core.replay import replay
+from agi_core.scheduling.wall_time import time_text
 from agi_core.testing import builtin_plugins, open_kernel
 from agi_core.tools import ToolPolicy
 
@@ -83,8 +83,9 @@ def test_a_scripted_chat_under_the_llm_brain_stores_answers_computes_and_tells_t
         (now_ms,) = record["externals"]["tick_clock"]
         assert before_ms <= now_ms <= after_ms  # the wall clock, read once in the tick and recorded
         assert "llm_completion" not in record["externals"]  # the model never makes up a time
-    assert replies[11] == clock_text(clock_record["externals"]["tick_clock"][0])  # the brain's clock tool
-    assert replies[10].startswith("It is ")  # Stage-0's time rule answers first, from the same reading
+    # the brain's clock tool and Stage-0's time rule (which answers first) say the time in the same words
+    for reply, record in ((replies[10], time_record), (replies[11], clock_record)):
+        assert reply == time_text(record["externals"]["tick_clock"][0], record["externals"]["utc_offset"][0])
     modes = [r["agent_outputs"]["llm_brain"]["mode"] for r in records]
     assert modes[:3] + modes[4:11] == ["rule"] * 10 and modes[11:] == ["tool"]
     facts = {w["key"]: w["value"] for r in records for w in r["sem_writes"]}

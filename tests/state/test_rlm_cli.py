@@ -136,10 +136,7 @@ def test_errors_are_one_line_exit_1_and_store_nothing(agi_main, db):
     assert agi_main("set", "t", "1", "--scope", "temporary") == (
         1,
         "",
-        (
-            "Error: a temporary variable needs 1 <= ttl_seconds <= 2147483647, got None; "
-            "pass ttl_seconds=<seconds on the deterministic clock>\n"
-        ),
+        ("Error: a temporary variable needs 1 <= ttl_seconds <= 2147483647, got None; pass ttl_seconds=<seconds>\n"),
     )
     assert agi_main("get", "x", "--state", "state-00000000") == (
         1,
@@ -184,3 +181,18 @@ def test_the_group_comes_from_the_builtin_state_plugin(monkeypatch):
     monkeypatch.setenv("AGI_DISABLE_PLUGINS", "state")
     reset_plugins()
     assert "state" not in make_cli().list_commands(None)
+
+
+def test_set_with_ttl_counts_seconds_of_the_ticks_recorded_wall_clock(agi, db):
+    """``agi state`` opens its kernel without a clock: the tick that sets (or looks at) a TTL reads
+    the wall clock once, recorded as ``wall_clock``; ``expires_at`` is that reading plus the TTL."""
+    from agi_core.state import clock
+
+    assert agi("create", "p").exit_code == 0
+    result = agi("set", "tmp", "1", "--scope", "temporary", "--ttl", "3600")
+    assert result.exit_code == 0, result.output
+    assert agi("list").output.splitlines()[-1].split()[:3] == ["tmp", "text", "temporary"]
+    (record,) = [json.loads(r) for (r,) in query(db, "SELECT record FROM journal WHERE tick = 2")]
+    (read,) = record["externals"]["wall_clock"]
+    assert record["agent_outputs"]["state"]["variable"]["expires_at"] == clock.from_ms(read + 3_600_000)
+    assert replay(db, seed=SEED, plugins=builtin_plugins()).ok

@@ -11,11 +11,13 @@ from agi_core import checkpoints
 from agi_core.errors import AgiError, ValidationError
 from agi_core.memory import blobs
 from agi_core.replay import replay
+from agi_core.scheduling.clock import PinnedClock, SimulatedClock
 from agi_core.state import ReadOnlyVariable, StateError, VariableNotFound, VariableValueError
 from agi_core.state.commands import OPS
 from agi_core.testing import builtin_plugins, open_kernel
 
 SEED = "rlm-kernel"
+START_MS = 1_795_000_000_000  # 2026-11-18
 RLM_TABLES = {
     "rlm_states": "state_id",
     "rlm_variables": "namespace, name",
@@ -32,9 +34,15 @@ def db(tmp_path):
 
 @pytest.fixture
 def kernel(db, tmp_path):
-    k = open_kernel(db, seed=SEED, workspace=tmp_path / "workspace")
+    """A kernel whose recorded wall clock (what TTLs count on) moves only when :func:`advance` says."""
+    k = open_kernel(db, seed=SEED, workspace=tmp_path / "workspace", clock=PinnedClock(SimulatedClock(START_MS)))
     yield k
     k.close()
+
+
+def advance(kernel, seconds):
+    kernel.config.clock.source.advance(seconds)
+    kernel.config.clock.refresh()
 
 
 def op(kernel, op_name, /, **args):
@@ -244,6 +252,7 @@ def _mixed_session(kernel):
     op(kernel, "set", name="shared", value={"k": 1}, scope="session")
     op(kernel, "set", name="cache", value=7, scope="temporary", ttl_seconds=10_000)
     op(kernel, "set", name="scratch", value=8, scope="temporary", ttl_seconds=1)
+    advance(kernel, 2)
     kernel.tick("1+1")
     assert op(kernel, "purge_expired", state_id=parent).agent_outputs["state"]["purged"] == ["scratch"]
     # unsorted inputs: the journal stores them sorted, so the op must use them sorted too

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import attrs
 
-from agi_core.brain.stage0.phrases import end_start, lower_ascii
+from agi_core.brain.stage0.phrases import end_start, lower_ascii, strip_trailing
 
 SELF = "self"
 RELATION = "relation"
@@ -392,13 +392,16 @@ def parse(text: str) -> Parsed | None:
     if not text:
         return None
     if low.startswith("forget "):
-        return _forget(text, low)
+        text = strip_trailing(text)  # "forget my name, please"
+        return _forget(text, lower_ascii(text))
     if low.startswith(("remember that ", "remember ")) and not low.startswith("remember when"):
         inner = text[14:] if low.startswith("remember that ") else text[9:]
         return _statement(*_clean(inner))
     if low.startswith(WH_WORDS) or low.startswith(ASKING):
-        return _question(text, low)
-    return _statement(text, low)
+        text = strip_trailing(text)  # "what was my favorite color again?" asks "what was my favorite color"
+        return _question(text, lower_ascii(text))
+    text = strip_trailing(text, bare=False)  # "my name is Ada, by the way"
+    return _statement(text, lower_ascii(text))
 
 
 __all__ = ["RELATION", "SELF", "WORLD", "Parsed", "Ref", "Subject", "noun_ref", "parse", "subject_of"]

@@ -70,6 +70,54 @@ def strip_end(text: str) -> str:
     return text[: end_start(text)]
 
 
+#: Words a line may end with that ask nothing: "what was my favorite color again?", "…, please".
+TRAILING_FILLERS = (
+    "again please",
+    "again",
+    "please",
+    "pls",
+    "now",
+    "then",
+    "anyway",
+    "exactly",
+    "by the way",
+    "btw",
+    "once more",
+    "one more time",
+    "for me",
+    "if you remember",
+    "if you know",
+    "do you remember",
+    "do you know",
+    "thanks",
+    "thank you",
+)
+#: Fillers dropped from one line at most ("again, please, by the way"): the cost stays linear.
+TRAILING_MAX = 4
+
+
+def strip_trailing(text: str, *, bare: bool = True) -> str:
+    """``text`` without its END and up to :data:`TRAILING_MAX` trailing fillers: ``what was my
+    favorite color again?`` → ``what was my favorite color``. A filler counts after a comma, and,
+    with ``bare`` (questions), after a space too; at least three words are always left ("what do you
+    know" stays whole)."""
+    text = strip_end(text)
+    for _ in range(TRAILING_MAX):
+        low = lower_ascii(text[-20:])  # the longest filler fits: no copy of a long line
+        for filler in TRAILING_FILLERS:
+            if not low.endswith(filler):
+                continue
+            before = text[: len(text) - len(filler)]
+            if before.rstrip().endswith(",") or (bare and before[-1:].isspace()):
+                rest = strip_end(before.rstrip(" ,"))
+                if len(rest.split(None, 2)) == 3:
+                    text = rest
+                    break
+        else:
+            return text
+    return text
+
+
 def _last_part(text: str, start: int, valid: Callable[[str], bool]) -> str | None:
     """The lazy group that runs from ``start`` to END: at least one character, all valid."""
     if start >= len(text):
@@ -169,4 +217,13 @@ def world_write(text: str) -> tuple[str, str, str] | None:
     return None if found is None else (found[0], found[1], found[2])
 
 
-__all__ = ["end_start", "lower_ascii", "profile_read", "profile_write", "strip_end", "world_read", "world_write"]
+__all__ = [
+    "end_start",
+    "lower_ascii",
+    "profile_read",
+    "profile_write",
+    "strip_end",
+    "strip_trailing",
+    "world_read",
+    "world_write",
+]
