@@ -15,6 +15,7 @@ either way: only the wall time changes (benchmarks/recall_scale.py).
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -29,6 +30,15 @@ QUERY_CACHE = 256
 
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
+
+
+def _forget_worker() -> None:
+    """In a forked child: the parent's thread does not exist there, so start a new one."""
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_worker)
 
 
 def _worker() -> ThreadPoolExecutor:

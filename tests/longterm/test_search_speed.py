@@ -3,6 +3,8 @@ beside the full-text query, and the approximate index above the size threshold."
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
 from pathlib import Path
 
@@ -129,3 +131,17 @@ def test_the_approximate_index_above_the_threshold_returns_the_exact_top_hits(
         memories[name] = ltm
     for q in QUESTIONS:
         assert _seqs(memories["hnsw"], q) == _seqs(memories["flat"], q), q
+
+
+def test_a_forked_child_gets_its_own_encoding_thread() -> None:
+    """A child forked after the worker started must not queue work for a thread it lacks."""
+    from agi_core.longterm import query_vectors
+
+    assert query_vectors._worker().submit(int, "1").result() == 1  # the parent's thread is running
+    pid = os.fork()
+    if pid == 0:  # the child: exit 0 only if its job runs within 10 s
+        signal.alarm(10)
+        code = 0 if query_vectors._worker().submit(int, "2").result() == 2 else 1
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
