@@ -1,5 +1,8 @@
 """One search: candidates from faiss and FTS5, their neighbours, features, fusion.
 
+The query vectors are computed on a worker thread while the full-text queries run on the
+caller's (:mod:`agi_core.longterm.query_vectors`, which also caches single queries' vectors).
+
 Candidates are the union of the ``candidates`` best items by cosine (faiss) and by BM25
 (the backend's full-text search, :meth:`LtmRows.full_text`), plus, when the neighbour weight
 is on, the item before and after each of them in the same session. Every candidate's cosine
@@ -10,6 +13,8 @@ as tuples; only the ``k`` hits become :class:`MemoryItem` objects.
 
 from __future__ import annotations
 
+import itertools
+import operator
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -33,23 +38,25 @@ class Searcher:
     def run(self, queries: Sequence[str], k: int) -> list[list[Hit]]:
         queries = list(queries)
         w = self.w
+        if not queries:
+            return []
+        encoding = None
+        if w.uses_dense or w.neighbour:  # the encoder works while the full-text queries run here
+            encoding = self.ltm.query_vectors.start(self.ltm.embedder, queries)
         infos = [analyze(q, self.ltm.speakers()) for q in queries]
+        bm25s = [self._bm25(info) if w.uses_bm25 else {} for info in infos]
+        max_tick = self.ltm.rows.max_tick() if w.recency else 0
         dense_seqs: list[np.ndarray] = [np.zeros(0, np.int64)] * len(queries)
         qvecs = None
-        if w.uses_dense or w.neighbour:
-            qvecs = self.ltm.embedder.encode(queries)
+        if encoding is not None:
+            qvecs = encoding.result()
             _, found = self.ltm.index().search(qvecs, w.candidates)
-            dense_seqs = [row[row >= 0] for row in found]
-        max_tick = 0
-        if w.recency:
-            max_tick = self.ltm.rows.max_tick()
+            if w.uses_dense:
+                dense_seqs = [row[row >= 0] for row in found]
         out = []
         for i, info in enumerate(infos):
-            bm25 = self._bm25(info) if w.uses_bm25 else {}
             qvec = qvecs[i] if qvecs is not None else None
-            out.append(
-                self._rank(info, qvec, dense_seqs[i] if w.uses_dense else np.zeros(0, np.int64), bm25, max_tick, k)
-            )
+            out.append(self._rank(info, qvec, dense_seqs[i], bm25s[i], max_tick, k))
         return out
 
     def _bm25(self, info: QueryInfo) -> dict[int, float]:
@@ -76,29 +83,38 @@ class Searcher:
             for seq in core:
                 wanted.update((seq - 1, seq + 1))
         rows = sorted(self.ltm.rows.items(sorted(wanted)))  # ITEM_COLUMNS tuples, by seq
-        seqs = np.array([r[0] for r in rows], dtype=np.int64)
+        if not rows:
+            return []
         n = len(rows)
+        cols = list(zip(*rows, strict=True))  # the rows as columns: each feature is one pass over a column
+        seqs = np.array(cols[0], dtype=np.int64)
         dense = np.zeros(n, np.float32)
         if qvec is not None and w.dense:
             _found, stored = self.ltm.index().stored(seqs)
             dense = stored @ qvec
-        sessions = [r[_SESSION] for r in rows]
-        same_prev = np.array(
-            [j > 0 and seqs[j - 1] == seqs[j] - 1 and sessions[j - 1] == sessions[j] for j in range(n)], dtype=bool
-        )
+        sessions = cols[_SESSION]
+        same_prev = np.zeros(n, dtype=bool)
+        if n > 1:
+            same_session = np.fromiter(map(operator.eq, sessions[1:], sessions[:-1]), dtype=bool, count=n - 1)
+            same_prev[1:] = (np.diff(seqs) == 1) & same_session
         rows_at = np.arange(n, dtype=np.int64)
         prev = np.where(same_prev, rows_at - 1, -1)
         nxt = np.where(np.append(same_prev[1:], False), rows_at + 1, -1)
         named = set(info.speakers)
         window = info.window
+        zeros = np.zeros(n, dtype=np.float64)
         cand = Candidates(
             seq=seqs,
             dense=dense,
-            bm25=np.array([bm25.get(int(s), 0.0) for s in seqs], dtype=np.float64),
-            speaker=np.array([1.0 if r[_SPEAKER] in named else 0.0 for r in rows]),
-            date=np.array([1.0 if window and window.contains(r[_TIMESTAMP], w.date_slack_days) else 0.0 for r in rows]),
-            importance=np.array([r[_IMPORTANCE] for r in rows], dtype=np.float64),
-            recency=np.array([0.5 ** (max(0, max_tick - r[_TICK]) / w.recency_half_life) for r in rows]),
+            bm25=np.fromiter(map(bm25.get, cols[0], itertools.repeat(0.0)), dtype=np.float64, count=n),
+            speaker=np.fromiter((s in named for s in cols[_SPEAKER]), dtype=np.float64, count=n) if named else zeros,
+            date=np.fromiter(
+                (window.contains(ts, w.date_slack_days) for ts in cols[_TIMESTAMP]), dtype=np.float64, count=n
+            )
+            if window
+            else zeros,
+            importance=np.array(cols[_IMPORTANCE], dtype=np.float64),
+            recency=_recency(np.array(cols[_TICK], dtype=np.float64), max_tick, w.recency_half_life),
             prev=prev,
             next=nxt,
         )
@@ -109,6 +125,11 @@ class Searcher:
             item = row_to_item(rows[j])
             hits.append(Hit(item, rank, float(final[j]), _breakdown(cand, j, float(final[j]), float(near[j]))))
         return hits
+
+
+def _recency(ticks: np.ndarray, max_tick: int, half_life: float) -> np.ndarray:
+    """``0.5 ** (age / half_life)`` per item, age in ticks (never negative)."""
+    return np.power(0.5, np.maximum(0.0, max_tick - ticks) / half_life)
 
 
 # Positions in an ITEM_COLUMNS row (agi_core.memory.row_layouts).

@@ -18,6 +18,7 @@ from agi_core.longterm import vectors
 from agi_core.longterm.embedder import Embedder, embedder_from_plugins
 from agi_core.longterm.importance import clamp_importance, score_importance
 from agi_core.longterm.model import Hit, MemoryItem, WorkingMemory, item_id, row_to_item
+from agi_core.longterm.query_vectors import QueryVectors
 from agi_core.longterm.ranking import RankWeights, weights_for
 from agi_core.longterm.search import Searcher
 from agi_core.longterm.vindex import IndexPolicy, VectorIndex
@@ -64,6 +65,8 @@ class LongTermMemory:
         #: saved file was loaded and caught up): evidence for tests and benchmarks.
         self.builds = 0
         self._unsaved = 0  # vectors added to the index since its file was written
+        #: Single queries' vectors, by text (they depend on nothing memory holds).
+        self.query_vectors = QueryVectors()
 
     @classmethod
     def open(cls, path: str | Path, embedder: Embedder | None = None, **options: Any) -> LongTermMemory:

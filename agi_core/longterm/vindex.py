@@ -94,7 +94,7 @@ class VectorIndex:
             inner.hnsw.efConstruction = policy.ef_construction
             inner.hnsw.efSearch = policy.ef_search
         self.index = faiss.IndexIDMap(inner)
-        self._positions: tuple[np.ndarray, np.ndarray] | None = None
+        self._positions: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     # -- content -----------------------------------------------------------------------
     @property
@@ -120,16 +120,16 @@ class VectorIndex:
             pos = np.flatnonzero(labels >= 0)
             if np.any(np.diff(labels[pos]) <= 0):  # seqs are added in order; this is a safeguard
                 pos = pos[np.argsort(labels[pos], kind="stable")]
-            self._positions = (labels[pos], pos)
-        live, pos = self._positions
+            inner = faiss.downcast_index(self.index.index)
+            flat = inner if self.meta.kind == "flat" else faiss.downcast_index(inner.storage)
+            xb = faiss.rev_swig_ptr(flat.get_xb(), flat.ntotal * self.meta.dim).reshape(flat.ntotal, self.meta.dim)
+            self._positions = (labels[pos], pos, xb)  # a view of faiss's storage, valid until the next change
+        live, pos, xb = self._positions
         seqs = np.asarray(seqs, dtype=np.int64)
         at = np.minimum(np.searchsorted(live, seqs), max(len(live) - 1, 0))
         found = live[at] == seqs if len(live) else np.zeros(len(seqs), dtype=bool)
         out = np.zeros((len(seqs), self.meta.dim), dtype=np.float32)
         if found.any():
-            inner = faiss.downcast_index(self.index.index)
-            flat = inner if self.meta.kind == "flat" else faiss.downcast_index(inner.storage)
-            xb = faiss.rev_swig_ptr(flat.get_xb(), flat.ntotal * self.meta.dim).reshape(flat.ntotal, self.meta.dim)
             out[found] = xb[pos[at[found]]]
         return found, out
 
