@@ -106,6 +106,8 @@ class KernelContract(Harness):
                 store.module_state_put("notes", "seen", 2, 2)
             if goals:
                 store.put_goal(goal("g-a", "open"))
+            store.inbox_add("m-kept", 1, "bob", "c-1")
+            store.outbox_add("o-kept", 1, "bob", '{"id": "o-kept"}')
         checkpoints.create(kernel, "two")
         saved = stored_state(kernel)
         states = kernel.store.rlm_rows().state_ids()
@@ -120,11 +122,17 @@ class KernelContract(Harness):
             if goals:
                 store.put_goal(goal("g-a", "done"))
                 store.put_goal(goal("g-b", "open"))
+            store.inbox_add("m-undone", 3, "bob", "c-1")
+            store.outbox_published("o-kept")
+            store.outbox_add("o-undone", 3, "bob", '{"id": "o-undone"}')
         undone = list(kernel.store.journal_rows(since=2))
         report = checkpoints.rollback(kernel, "two")
         assert (report.tick, report.archived_ticks, kernel.tick_count) == (2, 2, 2)
         assert stored_state(kernel) == saved
         assert kernel.store.rlm_rows().state_ids() == states
+        # messages too: an undone tick's received id is gone, its send and publication undone
+        assert (store.inbox_has("m-kept"), store.inbox_has("m-undone")) == (True, False)
+        assert store.outbox_unpublished() == ['{"id": "o-kept"}']
         assert [row[1:] for row in kernel.store.archived_rows()] == undone
         assert [info.name for info in checkpoints.list_checkpoints(kernel.store)] == ["two"]
         assert tick(kernel, "remember green").tick == 3

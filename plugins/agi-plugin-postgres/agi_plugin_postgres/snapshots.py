@@ -27,6 +27,8 @@ STATE_TABLES = (
     "goals",
     "module_state",
     "tick_timings",
+    "messages_in",
+    "messages_out",
     "_agi_seal_rows",
     *rlm.TRANSFER,
     *ltm.TRANSFER,
