@@ -6,11 +6,13 @@ Each function takes the open kernel (or its store) and returns plain data for a 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import attrs
 
 from agi_core import replies
+from agi_core.externals import wall_reading
 from agi_core.memory.backend import TickTimingStore
 from agi_core.model import REPLAY_FIELDS
 from agi_core.modules.context import JournalView
@@ -80,6 +82,7 @@ def timeline_row(record: dict[str, Any]) -> dict[str, Any]:
     return {
         "tick": record["tick"],
         "timestamp": record.get("timestamp", ""),
+        "clock": clock_text(wall_reading(record.get("externals") or {})),
         "source": str(inputs.get("source", "")),
         "input": str(inputs.get("raw", "")),
         "agent": str(decision.get("agent", "")),
@@ -90,6 +93,13 @@ def timeline_row(record: dict[str, Any]) -> dict[str, Any]:
         "duration_us": None,  # filled in by timed(): not in the record
         "duration": None,
     }
+
+
+def clock_text(ms: int | None) -> str:
+    """The tick's recorded wall-clock reading as ``2026-11-27 10:05:03 UTC``; "" when it took none."""
+    if ms is None:
+        return ""
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def durations(store: Any, first: int, last: int) -> dict[int, int]:

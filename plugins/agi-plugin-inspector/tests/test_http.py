@@ -240,3 +240,19 @@ def test_binding_beyond_loopback_needs_a_long_enough_token() -> None:
         check_bind("0.0.0.0", None)
     with pytest.raises(ConfigError, match="at least 16"):
         check_bind("127.0.0.1", "short")
+
+
+def test_a_tick_shows_its_recorded_wall_clock_else_its_deterministic_timestamp(
+    tmp_path: Path, client: Callable[..., TestClient]
+) -> None:
+    db = tmp_path / "clocked.db"
+    with open_kernel(db, seed="insp") as kernel:
+        unclocked = kernel.tick("2 + 2")
+    with open_kernel(db, seed="insp", clock=lambda: 1_795_771_200_000) as kernel:  # 2026-11-27 09:20:00 UTC
+        kernel.tick("3 + 3")
+    web = client(db)
+    html = web.get("/").text
+    rows = {tick: html.split(f'<tr id="tick-{tick}"')[1].split("</tr>")[0] for tick in (1, 2)}
+    assert ">2026-11-27 09:20:00 UTC<" in rows[2]
+    assert f">{unclocked.timestamp}<" in rows[1]
+    assert "2026-11-27 09:20:00 UTC" in web.get("/ticks/2").text
