@@ -58,7 +58,7 @@ class MemoryView:
         """``{key: value}`` of up to ``limit`` facts under ``prefix``, each read through the tick."""
         self.check_open()
         entries = self.reason.store.facts(prefix, limit=min(limit, RECALL_FACTS_MAX))
-        return {entry.key: self.reason.sem_read(entry.key).value for entry in entries}
+        return {entry.key: self.reason.listed_read(entry).value for entry in entries}
 
     def episodes(self, limit: int = 4) -> list[EpisodicEntry]:
         """The newest ``limit`` episodes, newest first."""

@@ -30,9 +30,9 @@ from agi_core.externals import Externals
 from agi_core.memory.backend import ModuleStateStore
 from agi_core.model import TickState, WorkingMemory
 from agi_core.modules.context import MemoryView, ModuleContext
-from agi_core.modules.proposals import Proposals, as_proposals
+from agi_core.modules.proposals import Proposals, checked_proposals
 from agi_core.modules.protocol import LoadedModule
-from agi_core.modules.revision import Draft, Revision, apply_draft, as_revision, draft_of, revised
+from agi_core.modules.revision import Draft, apply_draft, as_revision, draft_of, revised
 from agi_core.modules.state import ModuleState
 from agi_core.plugins import DEFAULT_PLUGINS
 from agi_core.reasoning import Decision, ReasonContext
@@ -230,7 +230,7 @@ class ModuleTick:
         try:
             if error is not None:
                 raise error
-            value = self._checked(module, phase, value)
+            value, output = self._checked(module, phase, value)
             if phase == "revise" and value is not None and self.draft is not None:
                 draft = revised(self.draft, value, module.name)  # before the next module's revise starts
         except BaseException as exc:
@@ -242,9 +242,7 @@ class ModuleTick:
         ctx.own.keep()
         if phase == "revise" and value is not None:
             self.draft = draft
-        entry["output"] = to_data(value) if isinstance(value, Proposals | Revision) else value
-        if isinstance(value, Proposals):
-            entry["output"].pop("module", None)
+        entry["output"] = output
         if ctx.own.writes:
             entry["state"] = ctx.own.writes
         self.outputs.setdefault(module.name, {})[phase] = entry["output"]
@@ -265,13 +263,17 @@ class ModuleTick:
         entry["skipped"] = reason
         self.report(module.plugin, f"module {module.name}.{phase}", reason)
 
-    def _checked(self, module: LoadedModule, phase: str, value: Any) -> Any:
+    def _checked(self, module: LoadedModule, phase: str, value: Any) -> tuple[Any, Any]:
+        """The call's value, checked, and what the journal records of it (plain data, built once)."""
         if phase == "deliberate":
-            return as_proposals(value, module.name)
+            proposals, data = checked_proposals(value, module.name)
+            data.pop("module", None)  # the entry names the module
+            return proposals, data
         if phase == "revise":
-            return as_revision(value)
+            revision = as_revision(value)
+            return revision, None if revision is None else to_data(revision)
         dumps(value)  # JSON or a one-line ValidationError naming the bad path; TypeError for other objects
-        return value
+        return value, value
 
     def _context(
         self,
