@@ -97,6 +97,21 @@ class JournalView:
         return self.records(since=max(newest - n, 0), limit=n)
 
 
+class CallGate:
+    """Whether one phase call is still open. The context, its state and its memory view share it,
+    so none of them refers back to the context (no reference cycle: each call's objects are freed
+    when it ends, not by the garbage collector)."""
+
+    __slots__ = ("closed", "module")
+
+    def __init__(self, module: str) -> None:
+        self.module, self.closed = module, False
+
+    def check_open(self) -> None:
+        if self.closed:
+            raise ContextClosed(f"module {self.module!r}: this tick has ended (the module timed out); refused")
+
+
 @attrs.define
 class ModuleContext:
     """The context of one phase call of one module.
@@ -110,17 +125,38 @@ class ModuleContext:
     phase: str
     tick: int
     state: TickState
-    memory: MemoryView
-    own: ModuleState
     contracts: ContractCalls
     earlier: Mapping[str, Mapping[str, JSON]]
     now_ms: int | None
     _reason: ReasonContext = attrs.field(repr=False, alias="reason")
+    _working: WorkingMemory = attrs.field(repr=False, alias="working")
+    _new_state: Callable[[Callable[[], None]], ModuleState] = attrs.field(repr=False, alias="new_state")
     _settings: Callable[[], Mapping[str, JSON]] = attrs.field(repr=False, alias="settings", default=dict)
     _tools: Mapping[str, Any] = attrs.field(repr=False, alias="tools", factory=dict)  # the agent's, by name
     proposals: list[Proposals] = attrs.field(factory=list)
     outcome: Mapping[str, JSON] = attrs.field(factory=dict)
-    closed: bool = False
+    _gate: CallGate = attrs.field(repr=False, init=False)
+    _own: ModuleState | None = attrs.field(repr=False, init=False, default=None)
+    _memory: MemoryView | None = attrs.field(repr=False, init=False, default=None)
+
+    @property
+    def own(self) -> ModuleState:
+        """The module's own persistent state (built on first use: a call that never touches it pays nothing)."""
+        if self._own is None:
+            self._own = self._new_state(self._gate.check_open)
+        return self._own
+
+    @property
+    def used_state(self) -> ModuleState | None:
+        """:attr:`own` if the call used it, else None (for the runner)."""
+        return self._own
+
+    @property
+    def memory(self) -> MemoryView:
+        """Read access to the agent's memories during this tick."""
+        if self._memory is None:
+            self._memory = MemoryView(self._reason, self._working, self._gate.check_open)
+        return self._memory
 
     @property
     def text(self) -> str:
@@ -132,9 +168,21 @@ class ModuleContext:
         """The tick's input: text, source, and who said it where (speaker, channel, conversation, metadata)."""
         return self.state.input
 
+    @_gate.default
+    def _open_gate(self) -> CallGate:
+        return CallGate(self.module)
+
+    @property
+    def closed(self) -> bool:
+        """Whether the call has ended: every read and write through this context is refused."""
+        return self._gate.closed
+
+    @closed.setter
+    def closed(self, value: bool) -> None:
+        self._gate.closed = value
+
     def check_open(self) -> None:
-        if self.closed:
-            raise ContextClosed(f"module {self.module!r}: this tick has ended (the module timed out); refused")
+        self._gate.check_open()
 
     def new_id(self, payload: str = "") -> str:
         """A deterministic id, namespaced by the module (replay mints the same)."""

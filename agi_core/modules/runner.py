@@ -29,7 +29,7 @@ from agi_core.effects.turns import call_in_turn
 from agi_core.externals import Externals
 from agi_core.memory.backend import ModuleStateStore
 from agi_core.model import TickState, WorkingMemory
-from agi_core.modules.context import MemoryView, ModuleContext
+from agi_core.modules.context import ModuleContext
 from agi_core.modules.proposals import Proposals, checked_proposals
 from agi_core.modules.protocol import LoadedModule
 from agi_core.modules.revision import Draft, apply_draft, as_revision, draft_of, revised
@@ -62,6 +62,7 @@ class ModuleTick:
         self.contracts = LazyContracts(contracts)  # one caller per tick, built on the first call
         self.timeout_s, self.report, self.now_ms = scope.module_timeout_s, scope.report, scope.now_ms
         self.outputs: dict[str, dict[str, Any]] = {}
+        self.earlier = MappingProxyType(self.outputs)  # what modules see of it (read only)
         self._settings_of = scope.settings
         self.tools = scope.tools
         self._settings: dict[str, Mapping[str, Any]] = {}  # per plugin, read once per tick
@@ -189,7 +190,8 @@ class ModuleTick:
         except BaseException:  # Ctrl-C, or what a settle raised: no call of this turn may write any more
             for call in turn:
                 call.ctx.closed = True
-                call.ctx.own.close()
+                if (own := call.ctx.used_state) is not None:
+                    own.close()
             raise
 
     def _prepare(
@@ -220,7 +222,9 @@ class ModuleTick:
         """After the call returned or raised (in the thread that ran it): keep or undo, journal."""
         module, phase, entry, ctx = call.module, call.phase, call.entry, call.ctx
         ctx.closed = True
-        ctx.own.close()
+        own = ctx.used_state
+        if own is not None:
+            own.close()
         if isinstance(error, TimedOut):  # an async phase overran its own timeout
             self._timed_out(call)
             return
@@ -234,25 +238,29 @@ class ModuleTick:
             if phase == "revise" and value is not None and self.draft is not None:
                 draft = revised(self.draft, value, module.name)  # before the next module's revise starts
         except BaseException as exc:
-            ctx.own.undo()
+            if own is not None:
+                own.undo()
             if must_propagate(exc):
                 raise
             self._skip(entry, module, phase, describe(exc))
             return
-        ctx.own.keep()
+        if own is not None:
+            own.keep()
         if phase == "revise" and value is not None:
             self.draft = draft
         entry["output"] = output
-        if ctx.own.writes:
-            entry["state"] = ctx.own.writes
+        if own is not None and own.writes:
+            entry["state"] = own.writes
         self.outputs.setdefault(module.name, {})[phase] = entry["output"]
         done.append((module, value))
 
     def _timed_out(self, call: PhaseCall) -> None:
         """The call overran and was abandoned: later writes refused, earlier ones undone, recorded."""
         call.ctx.closed = True
-        call.ctx.own.close()
-        call.ctx.own.undo()
+        own = call.ctx.used_state
+        if own is not None:
+            own.close()
+            own.undo()
         text = f"TimedOut: {call.module.name} ran past {call.timeout_s:g} s and was abandoned"
         self.externals.log.setdefault(TIMEOUT_EXTERNAL, []).append(
             {"call": f"{call.module.name}/{call.phase}", "skipped": text}
@@ -283,32 +291,27 @@ class ModuleTick:
         proposals: list[Proposals],
         outcome: Mapping[str, Any],
     ) -> ModuleContext:
-        holder: list[ModuleContext] = []
+        store, tick, keeps = self.reason.store, self.reason.tick, self.keeps_state
 
-        def check_open() -> None:
-            holder[0].check_open()
+        def new_state(check_open: Callable[[], None]) -> ModuleState:
+            return ModuleState(store, module.name, tick, module.validator, check_open, keeps)
 
-        own = ModuleState(
-            self.reason.store, module.name, self.reason.tick, module.validator, check_open, self.keeps_state
-        )
-        ctx = ModuleContext(
+        return ModuleContext(
             module=module.name,
             phase=phase,
-            tick=self.reason.tick,
+            tick=tick,
             state=state,
-            memory=MemoryView(self.reason, self.working, check_open),
-            own=own,
             contracts=self.contracts,
-            earlier=MappingProxyType(self.outputs),
+            earlier=self.earlier,
             now_ms=self.now_ms,
             reason=self.reason,
+            working=self.working,
+            new_state=new_state,
             proposals=list(proposals),
             outcome=dict(outcome),
             settings=lambda: self.settings(module.plugin),
             tools=self.tools,
         )
-        holder.append(ctx)
-        return ctx
 
 
 @attrs.define
