@@ -17,7 +17,7 @@ import orjson
 from agi_core.effects.isolation import describe
 from agi_core.errors import AgiError, ReplayMismatch
 from agi_core.memory import blobs
-from agi_core.model import JSON, EpisodicEntry, Input, SemanticRead, TickState, WorkingMemory
+from agi_core.model import JSON, EpisodicEntry, Input, SemanticEntry, SemanticRead, TickState, WorkingMemory
 from agi_core.modules.state import ModuleState
 from agi_core.reasoning import ContextClosed, ReasonContext
 from agi_core.serialization import dumps
@@ -48,6 +48,8 @@ class MemoryView:
     reason: ReasonContext
     working: WorkingMemory
     check_open: Callable[[], None]
+    listings: dict[tuple[str, int], list[SemanticEntry]] = attrs.field(factory=dict)
+    """``store.facts`` listings already made in this run of phase calls (no fact is written between them)."""
 
     def fact(self, key: str) -> SemanticRead:
         """One fact, read through the tick (recorded in ``sem_reads``; a hit becomes an evidence item)."""
@@ -57,7 +59,11 @@ class MemoryView:
     def facts(self, prefix: str, limit: int = 10) -> dict[str, Any]:
         """``{key: value}`` of up to ``limit`` facts under ``prefix``, each read through the tick."""
         self.check_open()
-        entries = self.reason.store.facts(prefix, limit=min(limit, RECALL_FACTS_MAX))
+        wanted = (prefix, min(limit, RECALL_FACTS_MAX))
+        listed = self.listings.get(wanted)
+        if listed is None:  # the first module to list it asks the store; the others share the listing
+            listed = self.listings[wanted] = self.reason.store.facts(prefix, limit=wanted[1])
+        entries = [_copied(entry) for entry in listed]  # each caller its own copy of a list or object value
         return {entry.key: self.reason.listed_read(entry).value for entry in entries}
 
     def episodes(self, limit: int = 4) -> list[EpisodicEntry]:
@@ -69,6 +75,13 @@ class MemoryView:
         """Top-``k`` long-term memories for ``query`` (a recorded external: replay gets the same)."""
         self.check_open()
         return self.reason.recall_long_term(query, k)
+
+
+def _copied(entry: SemanticEntry) -> SemanticEntry:
+    """``entry`` with its value copied when it is a list or an object (a caller may change it)."""
+    if isinstance(entry.value, dict | list):
+        return attrs.evolve(entry, value=orjson.loads(orjson.dumps(entry.value)))
+    return entry
 
 
 @attrs.define
@@ -131,6 +144,7 @@ class ModuleContext:
     _reason: ReasonContext = attrs.field(repr=False, alias="reason")
     _working: WorkingMemory = attrs.field(repr=False, alias="working")
     _new_state: Callable[[Callable[[], None]], ModuleState] = attrs.field(repr=False, alias="new_state")
+    _listings: dict[tuple[str, int], list[SemanticEntry]] = attrs.field(repr=False, alias="listings", factory=dict)
     _settings: Callable[[], Mapping[str, JSON]] = attrs.field(repr=False, alias="settings", default=dict)
     _tools: Mapping[str, Any] = attrs.field(repr=False, alias="tools", factory=dict)  # the agent's, by name
     proposals: list[Proposals] = attrs.field(factory=list)
@@ -155,7 +169,7 @@ class ModuleContext:
     def memory(self) -> MemoryView:
         """Read access to the agent's memories during this tick."""
         if self._memory is None:
-            self._memory = MemoryView(self._reason, self._working, self._gate.check_open)
+            self._memory = MemoryView(self._reason, self._working, self._gate.check_open, self._listings)
         return self._memory
 
     @property

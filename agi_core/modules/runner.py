@@ -28,7 +28,7 @@ from agi_core.effects.timeouts import TimedOut, invoke
 from agi_core.effects.turns import call_in_turn
 from agi_core.externals import Externals
 from agi_core.memory.backend import ModuleStateStore
-from agi_core.model import TickState, WorkingMemory
+from agi_core.model import SemanticEntry, TickState, WorkingMemory
 from agi_core.modules.context import ModuleContext
 from agi_core.modules.proposals import Proposals, checked_proposals
 from agi_core.modules.protocol import LoadedModule
@@ -63,6 +63,7 @@ class ModuleTick:
         self.timeout_s, self.report, self.now_ms = scope.module_timeout_s, scope.report, scope.now_ms
         self.outputs: dict[str, dict[str, Any]] = {}
         self.earlier = MappingProxyType(self.outputs)  # what modules see of it (read only)
+        self.listings: dict[tuple[str, int], list[SemanticEntry]] = {}  # fact listings shared by one run's calls
         self._settings_of = scope.settings
         self.tools = scope.tools
         self._settings: dict[str, Mapping[str, Any]] = {}  # per plugin, read once per tick
@@ -156,6 +157,7 @@ class ModuleTick:
         each under its own timeout; after a timeout the rest go on in a fresh worker.
         """
         done: dict[str, list[tuple[LoadedModule, Any]]] = {phase: [] for phase in phases}
+        self.listings = {}  # no fact is written between these calls: they share the listings they make
         due = [
             call
             for phase in phases
@@ -307,6 +309,7 @@ class ModuleTick:
             reason=self.reason,
             working=self.working,
             new_state=new_state,
+            listings=self.listings,
             proposals=list(proposals),
             outcome=dict(outcome),
             settings=lambda: self.settings(module.plugin),
