@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from agi_core.contracts.caller import ContractOutcome
 
 TIMEOUT_EXTERNAL = "module_timeout"
+_KEEPS_STATE: dict[type, bool] = {}  # backend class: whether it keeps module state (its methods are its class's)
 BUILTIN_PLUGINS = frozenset(path.rsplit(".", 1)[1] for path in DEFAULT_PLUGINS)  # always installed: not journaled
 AFTER_VETO = object()  # what a revise call gives when an earlier module vetoed the reply
 Report = Callable[[str, str, BaseException | str], None]
@@ -64,9 +65,9 @@ class ModuleTick:
         self.outputs: dict[str, dict[str, Any]] = {}
         self.earlier = MappingProxyType(self.outputs)  # what modules see of it (read only)
         self.listings: dict[tuple[str, int], list[SemanticEntry]] = {}  # fact listings shared by one run's calls
-        self._settings_of = scope.settings
+        self._made: dict[str, tuple[Any, Any]] = {}  # per module: its state maker and settings reader (_makers)
         self.tools = scope.tools
-        self._settings: dict[str, Mapping[str, Any]] = {}  # per plugin, read once per tick
+        self._settings = TickSettings(scope.settings)  # per plugin, read once per tick
         self.draft: Draft | None = None  # the decision under revision (the revise phase)
         self.log: dict[str, Any] = {"order": [module.name for module in modules], "calls": []} if modules else {}
         plugins = {module.name: module.plugin for module in modules if module.plugin not in BUILTIN_PLUGINS}
@@ -75,14 +76,16 @@ class ModuleTick:
 
     @cached_property
     def keeps_state(self) -> bool:
-        """Whether the backend keeps module state: a slow runtime Protocol check, made once per tick if needed."""
-        return isinstance(self.reason.store, ModuleStateStore)
+        """Whether the backend keeps module state (a slow runtime Protocol check: made once per backend class)."""
+        kind = type(self.reason.store)
+        found = _KEEPS_STATE.get(kind)
+        if found is None:
+            found = _KEEPS_STATE[kind] = isinstance(self.reason.store, ModuleStateStore)
+        return found
 
     def settings(self, plugin: str) -> Mapping[str, Any]:
         """``plugin``'s settings, read once per tick (a read-only view)."""
-        if plugin not in self._settings:
-            self._settings[plugin] = MappingProxyType(dict(self._settings_of(plugin)))
-        return self._settings[plugin]
+        return self._settings.of(plugin)
 
     @property
     def externals(self) -> Externals:
@@ -210,8 +213,8 @@ class ModuleTick:
         if own is not None:
             entry["timeout_s"] = own  # the module's own limit, journaled (the kernel's is configuration)
         self.log["calls"].append(entry)
-        mark = f"{module.name}/{phase}"
         if self.externals.replaying:
+            mark = f"{module.name}/{phase}"
             served = [t for t in (self.externals.recorded or {}).get(TIMEOUT_EXTERNAL, []) if t["call"] == mark]
             if served:  # it timed out live: skip it again, without waiting
                 self.externals.log.setdefault(TIMEOUT_EXTERNAL, []).append(served[0])
@@ -282,6 +285,8 @@ class ModuleTick:
         if phase == "revise":
             revision = as_revision(value)
             return revision, None if revision is None else to_data(revision)
+        if value is None:
+            return None, None
         dumps(value)  # JSON or a one-line ValidationError naming the bad path; TypeError for other objects
         return value, value
 
@@ -293,11 +298,11 @@ class ModuleTick:
         proposals: list[Proposals],
         outcome: Mapping[str, Any],
     ) -> ModuleContext:
-        store, tick, keeps = self.reason.store, self.reason.tick, self.keeps_state
-
-        def new_state(check_open: Callable[[], None]) -> ModuleState:
-            return ModuleState(store, module.name, tick, module.validator, check_open, keeps)
-
+        made = self._made.get(module.name)
+        if made is None:
+            made = self._made[module.name] = self._makers(module)
+        new_state, settings = made
+        tick = self.reason.tick
         return ModuleContext(
             module=module.name,
             phase=phase,
@@ -312,9 +317,21 @@ class ModuleTick:
             listings=self.listings,
             proposals=list(proposals),
             outcome=dict(outcome),
-            settings=lambda: self.settings(module.plugin),
+            settings=settings,
             tools=self.tools,
         )
+
+    def _makers(
+        self, module: LoadedModule
+    ) -> tuple[Callable[[Callable[[], None]], ModuleState], Callable[[], Mapping[str, Any]]]:
+        """What every call of ``module`` in this tick builds its state and reads its settings with."""
+        store, tick, keeps = self.reason.store, self.reason.tick, self.keeps_state
+
+        def new_state(check_open: Callable[[], None]) -> ModuleState:
+            return ModuleState(store, module.name, tick, module.validator, check_open, keeps)
+
+        settings = self._settings  # not self: what the tick keeps must not refer back to it (no cycle)
+        return new_state, lambda: settings.of(module.plugin)
 
 
 @attrs.define
@@ -326,6 +343,18 @@ class PhaseCall:
     entry: dict[str, Any]
     ctx: ModuleContext
     timeout_s: float  # its limit: the module's own for the phase, else the kernel's module_timeout_s
+
+
+class TickSettings:
+    """The plugins' settings as one tick reads them: each plugin's once, as a read-only view."""
+
+    def __init__(self, read: Callable[[str], Mapping[str, Any]]) -> None:
+        self._read, self._read_once = read, dict[str, Mapping[str, Any]]()
+
+    def of(self, plugin: str) -> Mapping[str, Any]:
+        if plugin not in self._read_once:
+            self._read_once[plugin] = MappingProxyType(dict(self._read(plugin)))
+        return self._read_once[plugin]
 
 
 class LazyContracts:
