@@ -4,10 +4,12 @@ Consecutive phase calls of modules that are not ``inline`` run in turn on one wo
 (:func:`agi_core.effects.turns.call_in_turn`, each call under its timeout from its own start:
 the module's ``timeout_s`` / ``phase_timeouts``, else the kernel's ``module_timeout_s``): ``perceive``,
 ``recall`` and ``deliberate`` of all modules are one hand-off,
-``observe`` another. A call's state writes go to a savepoint of the tick's transaction,
-opened at its first write and released (or rolled back) before the next call starts. A
+``observe`` another. A call's state writes are held by its :class:`ModuleState` (its own reads
+see them) and written into the tick's transaction when it succeeds, before the next call starts. A
 module that raises, overruns or returns something unusable is skipped for that phase: its
-writes are undone, the skip and its reason are recorded, and the tick goes on. A timeout is also recorded
+writes never reach the store, the skip and its reason are recorded, and the tick goes on.
+Nothing a call or the run builds refers back to itself, so it is all freed by reference
+counting when the tick ends (no work for the garbage collector). A timeout is also recorded
 as the external ``module_timeout``, so replay skips the same call without waiting again.
 """
 
