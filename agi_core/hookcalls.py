@@ -108,6 +108,11 @@ class HookProxy:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.__dict__["agi_wrapped_plugin"], name)
 
+    def __dir__(self) -> list[str]:
+        """The implementations (and the wrapped plugin): what pluggy's ``register`` looks through, without
+        the ~30 attributes every object has (each one an ``inspect.getattr_static`` at start-up)."""
+        return list(self.__dict__)
+
 
 def isolated(calls: Calls, plugin: str, obj: object, marked: dict[str, pluggy.HookimplOpts]) -> HookProxy:
     """The :class:`HookProxy` of ``obj``: each ``marked`` attribute (its ``@hookimpl`` options), isolated, marked alike.

@@ -277,8 +277,6 @@ class Plugins:
         manifest = getattr(obj, "agi_manifest", None)
         if manifest is None:
             return
-        from packaging.specifiers import SpecifierSet
-
         from agi_core.schemas import is_valid, validate
 
         if not is_valid("plugin_manifest", manifest):
@@ -288,7 +286,7 @@ class Plugins:
 
             check_declaration(manifest["settings"])
         wanted = manifest.get("requires_agi_core")
-        if wanted and not SpecifierSet(wanted).contains(_agi_core_version(), prereleases=True):
+        if wanted and not _satisfies(wanted, _agi_core_version()):
             raise RegistrationError(
                 f"needs agi-core {wanted} but {_agi_core_version()} is installed; "
                 "upgrade agi-core or install a release of the plugin for this version"
@@ -510,7 +508,16 @@ def contract_folder_hook(folder: Path) -> Callable[..., None]:
 
 
 @functools.cache
+def _satisfies(specifier: str, version: str) -> bool:
+    """Whether ``version`` satisfies the PEP 440 ``specifier`` (packaging, imported only for a pin)."""
+    from packaging.specifiers import SpecifierSet
+
+    return SpecifierSet(specifier).contains(version, prereleases=True)
+
+
+@functools.cache
 def _agi_core_version() -> str:
+    """The installed agi-core's version, read once per process (each built-in plugin is stamped with it)."""
     return distribution_version("agi-core") or "0+unknown"
 
 

@@ -136,7 +136,16 @@ class ReasonContext:
     def sem_read(self, key: str) -> SemanticRead:
         """Read a fact (S7) and record the read; a hit also becomes an evidence item."""
         self._check_open()
-        result = self._shared_read(key) or self.store.sem_read(key)
+        return self._recorded(key, self._shared_read(key) or self.store.sem_read(key))
+
+    def listed_read(self, entry: SemanticEntry) -> SemanticRead:
+        """:meth:`sem_read` of a fact the tick just listed from the store (``store.facts``): the same read,
+        recorded alike, without asking the store again (a shared fact is still read as an external)."""
+        self._check_open()
+        listed = SemanticRead(exists=True, value=entry.value, last_updated=entry.updated_at)
+        return self._recorded(entry.key, self._shared_read(entry.key) or listed)
+
+    def _recorded(self, key: str, result: SemanticRead) -> SemanticRead:
         read = {"key": key, "exists": result.exists, "value": result.value, "last_updated": result.last_updated}
         self.sem_reads.append(read if result.source is None else {**read, "source": result.source})
         if result.exists:

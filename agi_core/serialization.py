@@ -81,9 +81,23 @@ def dumps(data: Any) -> str:
         _refuse_non_finite(data)
         text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
         return clean_text(text)
-    if b"null" in raw:  # orjson writes NaN and infinities as null: only then is the data walked
+    if b"null" in raw and _reads_back_unequal(raw, data):  # orjson writes NaN and infinities as null
         _refuse_non_finite(data)
     return raw.decode("utf-8")
+
+
+def _reads_back_unequal(raw: bytes, data: Any) -> bool:
+    """Whether ``raw`` (orjson's text of ``data``) reads back as something other than ``data``.
+
+    Equal proves there is no NaN or infinity in ``data`` (orjson wrote it as null, and null
+    reads back as None, which equals no float): the usual case, a record with nulls, is
+    settled in C instead of a walk. Unequal (a NaN, or tuples, which read back as lists)
+    sends ``data`` to the walk that names the path.
+    """
+    try:
+        return bool(orjson.loads(raw) != data)
+    except (TypeError, ValueError, RecursionError):  # an odd comparison: the walk decides
+        return True
 
 
 def _refuse_non_finite(data: Any) -> None:
@@ -98,6 +112,13 @@ _WALKED = frozenset({dict, list, tuple, float})
 
 def non_finite_path(data: Any) -> str | None:
     """The JSON path of the first NaN or infinity in ``data``, or None."""
+    try:
+        raw = orjson.dumps(data)
+    except TypeError:  # not plain JSON to orjson (a big integer, a non-string key): walk it all
+        pass
+    else:
+        if b"null" not in raw or not _reads_back_unequal(raw, data):  # no null, or every null a None
+            return None
     trail = _non_finite(data)
     if trail is None:
         return None

@@ -11,7 +11,6 @@ nothing here touches the journal, the determinism counter or the externals.
 from __future__ import annotations
 
 import contextvars
-import logging
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -186,20 +185,33 @@ def _configured_exporter(environ: Mapping[str, str]) -> Any:
     return OTLPSpanExporter()
 
 
-class _OneLine(logging.Handler):
-    """The SDK's own log records (an export that failed, a full queue) as one ``agi: tracing:`` line each."""
+def _one_line_handler() -> Any:
+    """A handler printing the SDK's own log records (an export that failed, a full queue) as one
+    ``agi: tracing:`` line each (``logging`` is imported only when tracing starts)."""
+    import logging
 
-    def emit(self, record: logging.LogRecord) -> None:
-        text = " ".join(record.getMessage().split())
-        if record.exc_info and record.exc_info[1] is not None:
-            text += f" ({type(record.exc_info[1]).__name__}: {' '.join(str(record.exc_info[1]).split())[:200]})"
-        print(f"agi: tracing: {text}", file=sys.stderr)
+    class OneLine(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            text = " ".join(record.getMessage().split())
+            if record.exc_info and record.exc_info[1] is not None:
+                text += f" ({type(record.exc_info[1]).__name__}: {' '.join(str(record.exc_info[1]).split())[:200]})"
+            print(f"agi: tracing: {text}", file=sys.stderr)
+
+    return OneLine(logging.WARNING)
+
+
+_sdk_handler: Any = None  # the one handler _quiet_sdk_logs installs, made on first use
 
 
 def _quiet_sdk_logs() -> None:
+    global _sdk_handler
+    import logging
+
     logger = logging.getLogger("opentelemetry")
-    if not any(isinstance(handler, _OneLine) for handler in logger.handlers):
-        logger.addHandler(_OneLine(logging.WARNING))
+    if _sdk_handler is None:
+        _sdk_handler = _one_line_handler()
+    if _sdk_handler not in logger.handlers:
+        logger.addHandler(_sdk_handler)
         logger.propagate = False
         logging.getLogger("opentelemetry.exporter").setLevel(logging.ERROR)  # not each retry: the batch's fate
 

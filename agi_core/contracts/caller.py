@@ -56,7 +56,14 @@ class ContractOutcome:
         return self.value is not None
 
     def to_dict(self) -> dict[str, Any]:
-        return attrs.asdict(self)
+        """Plain data (the recorded external); ``value`` is shared, not copied: it is plain JSON already."""
+        return {
+            "contract": self.contract,
+            "value": self.value,
+            "source": self.source,
+            "errors": list(self.errors),
+            "attempts": list(self.attempts),
+        }
 
     def advised(self, key: str, accept: Callable[[Any], bool] = lambda _: True) -> Any:
         """The model's ``value[key]`` when the model answered (``source == "llm"``) and ``accept`` takes it, else

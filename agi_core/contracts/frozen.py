@@ -77,8 +77,39 @@ def copy_checked(value: Any) -> tuple[Any, tuple[Issue, ...]]:
     Accepts mappings, lists, tuples and JSON scalars (frozen results thaw back this way);
     anything else, a non-string key, a non-finite number or too deep a nesting is a problem.
     """
-    found: list[Issue] = []
-    return _walk(value, [], found, copy=True), tuple(found)
+    try:
+        return _plain_copy(value, 0), ()
+    except Unfit:  # something to report (or an unusual type): the walk names every problem
+        found: list[Issue] = []
+        return _walk(value, [], found, copy=True), tuple(found)
+
+
+def _plain_copy(value: Any, depth: int) -> Any:
+    """:func:`copy_checked`'s copy of a value with nothing to report, built by exact type; :class:`Unfit`
+    for anything the walk would report or convert (it then decides, so both give the same)."""
+    kind = type(value)
+    if kind is str:
+        if SURROGATE.search(value):
+            raise Unfit
+        return value
+    if kind is int or kind is bool or value is None:
+        return value
+    if kind is float:
+        if value - value != 0:
+            raise Unfit
+        return value
+    if depth >= MAX_DEPTH:
+        raise Unfit
+    if kind is dict or kind is MappingProxyType:
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if type(key) is not str or SURROGATE.search(key):
+                raise Unfit
+            out[key] = _plain_copy(item, depth + 1)
+        return out
+    if kind is list or kind is tuple:
+        return [_plain_copy(item, depth + 1) for item in value]
+    raise Unfit
 
 
 def _walk(value: Any, trail: list[str | int], found: list[Issue], *, copy: bool) -> Any:

@@ -188,6 +188,7 @@ def conduct(
             beliefs=beliefs_for(state, parts.module_beliefs(ctx.proposals), sem_reads=ctx.sem_reads),
         )
         store(kernel, tick, record, percept, working, started)
+        ctx.module_tick = modules.reason.module_tick = None  # no reference cycle left: the tick is freed at once
         fault_point("tick.before_commit")
         return record
 

@@ -17,7 +17,7 @@ import orjson
 from agi_core.effects.isolation import describe
 from agi_core.errors import AgiError, ReplayMismatch
 from agi_core.memory import blobs
-from agi_core.model import JSON, EpisodicEntry, Input, SemanticRead, TickState, WorkingMemory
+from agi_core.model import JSON, EpisodicEntry, Input, SemanticEntry, SemanticRead, TickState, WorkingMemory
 from agi_core.modules.state import ModuleState
 from agi_core.reasoning import ContextClosed, ReasonContext
 from agi_core.serialization import dumps
@@ -49,6 +49,8 @@ class MemoryView:
     reason: ReasonContext
     working: WorkingMemory
     check_open: Callable[[], None]
+    listings: dict[tuple[str, int], list[SemanticEntry]] = attrs.field(factory=dict)
+    """``store.facts`` listings already made in this run of phase calls (no fact is written between them)."""
 
     def fact(self, key: str) -> SemanticRead:
         """One fact, read through the tick (recorded in ``sem_reads``; a hit becomes an evidence item)."""
@@ -58,8 +60,12 @@ class MemoryView:
     def facts(self, prefix: str, limit: int = 10) -> dict[str, Any]:
         """``{key: value}`` of up to ``limit`` facts under ``prefix``, each read through the tick."""
         self.check_open()
-        entries = self.reason.store.facts(prefix, limit=min(limit, RECALL_FACTS_MAX))
-        return {entry.key: self.reason.sem_read(entry.key).value for entry in entries}
+        wanted = (prefix, min(limit, RECALL_FACTS_MAX))
+        listed = self.listings.get(wanted)
+        if listed is None:  # the first module to list it asks the store; the others share the listing
+            listed = self.listings[wanted] = self.reason.store.facts(prefix, limit=wanted[1])
+        entries = [_copied(entry) for entry in listed]  # each caller its own copy of a list or object value
+        return {entry.key: self.reason.listed_read(entry).value for entry in entries}
 
     def episodes(self, limit: int = 4) -> list[EpisodicEntry]:
         """The newest ``limit`` episodes, newest first."""
@@ -70,6 +76,13 @@ class MemoryView:
         """Top-``k`` long-term memories for ``query`` (a recorded external: replay gets the same)."""
         self.check_open()
         return self.reason.recall_long_term(query, k)
+
+
+def _copied(entry: SemanticEntry) -> SemanticEntry:
+    """``entry`` with its value copied when it is a list or an object (a caller may change it)."""
+    if isinstance(entry.value, dict | list):
+        return attrs.evolve(entry, value=orjson.loads(orjson.dumps(entry.value)))
+    return entry
 
 
 @attrs.define
@@ -98,6 +111,21 @@ class JournalView:
         return self.records(since=max(newest - n, 0), limit=n)
 
 
+class CallGate:
+    """Whether one phase call is still open. The context, its state and its memory view share it,
+    so none of them refers back to the context (no reference cycle: each call's objects are freed
+    when it ends, not by the garbage collector)."""
+
+    __slots__ = ("closed", "module")
+
+    def __init__(self, module: str) -> None:
+        self.module, self.closed = module, False
+
+    def check_open(self) -> None:
+        if self.closed:
+            raise ContextClosed(f"module {self.module!r}: this tick has ended (the module timed out); refused")
+
+
 @attrs.define
 class ModuleContext:
     """The context of one phase call of one module.
@@ -111,17 +139,39 @@ class ModuleContext:
     phase: str
     tick: int
     state: TickState
-    memory: MemoryView
-    own: ModuleState
     contracts: ContractCalls
     earlier: Mapping[str, Mapping[str, JSON]]
     now_ms: int | None
     _reason: ReasonContext = attrs.field(repr=False, alias="reason")
+    _working: WorkingMemory = attrs.field(repr=False, alias="working")
+    _new_state: Callable[[Callable[[], None]], ModuleState] = attrs.field(repr=False, alias="new_state")
+    _listings: dict[tuple[str, int], list[SemanticEntry]] = attrs.field(repr=False, alias="listings", factory=dict)
     _settings: Callable[[], Mapping[str, JSON]] = attrs.field(repr=False, alias="settings", default=dict)
     _tools: Mapping[str, Any] = attrs.field(repr=False, alias="tools", factory=dict)  # the agent's, by name
     proposals: list[Proposals] = attrs.field(factory=list)
     outcome: Mapping[str, JSON] = attrs.field(factory=dict)
-    closed: bool = False
+    _gate: CallGate = attrs.field(repr=False, init=False)
+    _own: ModuleState | None = attrs.field(repr=False, init=False, default=None)
+    _memory: MemoryView | None = attrs.field(repr=False, init=False, default=None)
+
+    @property
+    def own(self) -> ModuleState:
+        """The module's own persistent state (built on first use: a call that never touches it pays nothing)."""
+        if self._own is None:
+            self._own = self._new_state(self._gate.check_open)
+        return self._own
+
+    @property
+    def used_state(self) -> ModuleState | None:
+        """:attr:`own` if the call used it, else None (for the runner)."""
+        return self._own
+
+    @property
+    def memory(self) -> MemoryView:
+        """Read access to the agent's memories during this tick."""
+        if self._memory is None:
+            self._memory = MemoryView(self._reason, self._working, self._gate.check_open, self._listings)
+        return self._memory
 
     @property
     def text(self) -> str:
@@ -133,9 +183,21 @@ class ModuleContext:
         """The tick's input: text, source, and who said it where (speaker, channel, conversation, metadata)."""
         return self.state.input
 
+    @_gate.default
+    def _open_gate(self) -> CallGate:
+        return CallGate(self.module)
+
+    @property
+    def closed(self) -> bool:
+        """Whether the call has ended: every read and write through this context is refused."""
+        return self._gate.closed
+
+    @closed.setter
+    def closed(self, value: bool) -> None:
+        self._gate.closed = value
+
     def check_open(self) -> None:
-        if self.closed:
-            raise ContextClosed(f"module {self.module!r}: this tick has ended (the module timed out); refused")
+        self._gate.check_open()
 
     def new_id(self, payload: str = "") -> str:
         """A deterministic id, namespaced by the module (replay mints the same)."""

@@ -85,8 +85,14 @@ def as_proposals(value: Any, module: str) -> Proposals:
 
     Raises :class:`ValidationError` naming the problem: the runner skips the module.
     """
+    return checked_proposals(value, module)[0]
+
+
+def checked_proposals(value: Any, module: str) -> tuple[Proposals, dict[str, Any]]:
+    """:func:`as_proposals`, with the proposals as plain data (what the journal records), built once."""
     if value is None:
-        return Proposals(module=module)
+        found = Proposals(module=module)
+        return found, to_data(found)
     if isinstance(value, dict):
         unknown = sorted(set(value) - {"beliefs", "goals", "candidates", "claims"})
         if unknown:
@@ -96,7 +102,8 @@ def as_proposals(value: Any, module: str) -> Proposals:
         value = from_data(value, Proposals)
     if not isinstance(value, Proposals):
         raise ValidationError(f"deliberate returned {type(value).__name__}; return Proposals, a dict of them or None")
-    bad = non_finite_path(to_data(value))
+    data = to_data(value)
+    bad = non_finite_path(data)
     if bad is not None:
         raise ValidationError(f"deliberate returned NaN or infinity at {bad}; return finite numbers")
     for belief in value.beliefs:
@@ -105,7 +112,8 @@ def as_proposals(value: Any, module: str) -> Proposals:
         _score(candidate.score, "candidate score")
         if candidate.action is not None:
             from_data(candidate.action, Action)
-    return attrs.evolve(value, module=module)
+    data["module"] = module
+    return attrs.evolve(value, module=module), data
 
 
 def module_beliefs(proposals: list[Proposals]) -> list[dict[str, Any]]:

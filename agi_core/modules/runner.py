@@ -4,10 +4,12 @@ Consecutive phase calls of modules that are not ``inline`` run in turn on one wo
 (:func:`agi_core.effects.turns.call_in_turn`, each call under its timeout from its own start:
 the module's ``timeout_s`` / ``phase_timeouts``, else the kernel's ``module_timeout_s``): ``perceive``,
 ``recall`` and ``deliberate`` of all modules are one hand-off,
-``observe`` another. A call's state writes go to a savepoint of the tick's transaction,
-opened at its first write and released (or rolled back) before the next call starts. A
+``observe`` another. A call's state writes are held by its :class:`ModuleState` (its own reads
+see them) and written into the tick's transaction when it succeeds, before the next call starts. A
 module that raises, overruns or returns something unusable is skipped for that phase: its
-writes are undone, the skip and its reason are recorded, and the tick goes on. A timeout is also recorded
+writes never reach the store, the skip and its reason are recorded, and the tick goes on.
+Nothing a call or the run builds refers back to itself, so it is all freed by reference
+counting when the tick ends (no work for the garbage collector). A timeout is also recorded
 as the external ``module_timeout``, so replay skips the same call without waiting again.
 """
 
@@ -28,11 +30,11 @@ from agi_core.effects.timeouts import TimedOut, invoke
 from agi_core.effects.turns import call_in_turn
 from agi_core.externals import Externals
 from agi_core.memory.backend import ModuleStateStore
-from agi_core.model import TickState, WorkingMemory
-from agi_core.modules.context import MemoryView, ModuleContext
-from agi_core.modules.proposals import Proposals, as_proposals
+from agi_core.model import SemanticEntry, TickState, WorkingMemory
+from agi_core.modules.context import ModuleContext
+from agi_core.modules.proposals import Proposals, checked_proposals
 from agi_core.modules.protocol import LoadedModule
-from agi_core.modules.revision import Draft, Revision, apply_draft, as_revision, draft_of, revised
+from agi_core.modules.revision import Draft, apply_draft, as_revision, draft_of, revised
 from agi_core.modules.state import ModuleState
 from agi_core.plugins import DEFAULT_PLUGINS
 from agi_core.reasoning import Decision, ReasonContext
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
     from agi_core.contracts.caller import ContractOutcome
 
 TIMEOUT_EXTERNAL = "module_timeout"
+_KEEPS_STATE: dict[type, bool] = {}  # backend class: whether it keeps module state (its methods are its class's)
 BUILTIN_PLUGINS = frozenset(path.rsplit(".", 1)[1] for path in DEFAULT_PLUGINS)  # always installed: not journaled
 AFTER_VETO = object()  # what a revise call gives when an earlier module vetoed the reply
 Report = Callable[[str, str, BaseException | str], None]
@@ -62,9 +65,11 @@ class ModuleTick:
         self.contracts = LazyContracts(contracts)  # one caller per tick, built on the first call
         self.timeout_s, self.report, self.now_ms = scope.module_timeout_s, scope.report, scope.now_ms
         self.outputs: dict[str, dict[str, Any]] = {}
-        self._settings_of = scope.settings
+        self.earlier = MappingProxyType(self.outputs)  # what modules see of it (read only)
+        self.listings: dict[tuple[str, int], list[SemanticEntry]] = {}  # fact listings shared by one run's calls
+        self._made: dict[str, tuple[Any, Any]] = {}  # per module: its state maker and settings reader (_makers)
         self.tools = scope.tools
-        self._settings: dict[str, Mapping[str, Any]] = {}  # per plugin, read once per tick
+        self._settings = TickSettings(scope.settings)  # per plugin, read once per tick
         self.draft: Draft | None = None  # the decision under revision (the revise phase)
         self.log: dict[str, Any] = {"order": [module.name for module in modules], "calls": []} if modules else {}
         plugins = {module.name: module.plugin for module in modules if module.plugin not in BUILTIN_PLUGINS}
@@ -73,14 +78,16 @@ class ModuleTick:
 
     @cached_property
     def keeps_state(self) -> bool:
-        """Whether the backend keeps module state: a slow runtime Protocol check, made once per tick if needed."""
-        return isinstance(self.reason.store, ModuleStateStore)
+        """Whether the backend keeps module state (a slow runtime Protocol check: made once per backend class)."""
+        kind = type(self.reason.store)
+        found = _KEEPS_STATE.get(kind)
+        if found is None:
+            found = _KEEPS_STATE[kind] = isinstance(self.reason.store, ModuleStateStore)
+        return found
 
     def settings(self, plugin: str) -> Mapping[str, Any]:
         """``plugin``'s settings, read once per tick (a read-only view)."""
-        if plugin not in self._settings:
-            self._settings[plugin] = MappingProxyType(dict(self._settings_of(plugin)))
-        return self._settings[plugin]
+        return self._settings.of(plugin)
 
     @property
     def externals(self) -> Externals:
@@ -165,6 +172,7 @@ class ModuleTick:
         each under its own timeout; after a timeout the rest go on in a fresh worker.
         """
         done: dict[str, list[tuple[LoadedModule, Any]]] = {phase: [] for phase in phases}
+        self.listings = {}  # no fact is written between these calls: they share the listings they make
         due = [
             call
             for phase in phases
@@ -199,7 +207,8 @@ class ModuleTick:
         except BaseException:  # Ctrl-C, or what a settle raised: no call of this turn may write any more
             for call in turn:
                 call.ctx.closed = True
-                call.ctx.own.close()
+                if (own := call.ctx.used_state) is not None:
+                    own.close()
             raise
 
     def _prepare(
@@ -216,8 +225,8 @@ class ModuleTick:
         if own is not None:
             entry["timeout_s"] = own  # the module's own limit, journaled (the kernel's is configuration)
         self.log["calls"].append(entry)
-        mark = f"{module.name}/{phase}"
         if self.externals.replaying:
+            mark = f"{module.name}/{phase}"
             served = [t for t in (self.externals.recorded or {}).get(TIMEOUT_EXTERNAL, []) if t["call"] == mark]
             if served:  # it timed out live: skip it again, without waiting
                 self.externals.log.setdefault(TIMEOUT_EXTERNAL, []).append(served[0])
@@ -230,7 +239,9 @@ class ModuleTick:
         """After the call returned or raised (in the thread that ran it): keep or undo, journal."""
         module, phase, entry, ctx = call.module, call.phase, call.entry, call.ctx
         ctx.closed = True
-        ctx.own.close()
+        own = ctx.used_state
+        if own is not None:
+            own.close()
         if isinstance(error, TimedOut):  # an async phase overran its own timeout
             self._timed_out(call)
             return
@@ -240,23 +251,23 @@ class ModuleTick:
         try:
             if error is not None:
                 raise error
-            value = self._checked(module, phase, value)
+            value, output = self._checked(module, phase, value)
             if phase == "revise" and value is not None and self.draft is not None:
                 draft = revised(self.draft, value, module.name)  # before the next module's revise starts
         except BaseException as exc:
-            ctx.own.undo()
+            if own is not None:
+                own.undo()
             if must_propagate(exc):
                 raise
             self._skip(entry, module, phase, describe(exc))
             return
-        ctx.own.keep()
+        if own is not None:
+            own.keep()
         if phase == "revise" and value is not None:
             self.draft = draft
-        entry["output"] = to_data(value) if isinstance(value, Proposals | Revision) else value
-        if isinstance(value, Proposals):
-            entry["output"].pop("module", None)
-        if ctx.own.writes:
-            entry["state"] = ctx.own.writes
+        entry["output"] = output
+        if own is not None and own.writes:
+            entry["state"] = own.writes
         self.outputs.setdefault(module.name, {})[phase] = entry["output"]
         done.append((module, value))
 
@@ -264,8 +275,10 @@ class ModuleTick:
         """The call overran and was abandoned: later writes refused, earlier ones undone, its
         externals taken back (replay skips the call), recorded."""
         call.ctx.closed = True
-        call.ctx.own.close()
-        call.ctx.own.undo()
+        own = call.ctx.used_state
+        if own is not None:
+            own.close()
+            own.undo()
         self.externals.withdraw(call)
         text = f"TimedOut: {call.module.name} ran past {call.timeout_s:g} s and was abandoned"
         self.externals.log.setdefault(TIMEOUT_EXTERNAL, []).append(
@@ -277,13 +290,19 @@ class ModuleTick:
         entry["skipped"] = reason
         self.report(module.plugin, f"module {module.name}.{phase}", reason)
 
-    def _checked(self, module: LoadedModule, phase: str, value: Any) -> Any:
+    def _checked(self, module: LoadedModule, phase: str, value: Any) -> tuple[Any, Any]:
+        """The call's value, checked, and what the journal records of it (plain data, built once)."""
         if phase == "deliberate":
-            return as_proposals(value, module.name)
+            proposals, data = checked_proposals(value, module.name)
+            data.pop("module", None)  # the entry names the module
+            return proposals, data
         if phase == "revise":
-            return as_revision(value)
+            revision = as_revision(value)
+            return revision, None if revision is None else to_data(revision)
+        if value is None:
+            return None, None
         dumps(value)  # JSON or a one-line ValidationError naming the bad path; TypeError for other objects
-        return value
+        return value, value
 
     def _context(
         self,
@@ -293,32 +312,40 @@ class ModuleTick:
         proposals: list[Proposals],
         outcome: Mapping[str, Any],
     ) -> ModuleContext:
-        holder: list[ModuleContext] = []
-
-        def check_open() -> None:
-            holder[0].check_open()
-
-        own = ModuleState(
-            self.reason.store, module.name, self.reason.tick, module.validator, check_open, self.keeps_state
-        )
-        ctx = ModuleContext(
+        made = self._made.get(module.name)
+        if made is None:
+            made = self._made[module.name] = self._makers(module)
+        new_state, settings = made
+        tick = self.reason.tick
+        return ModuleContext(
             module=module.name,
             phase=phase,
-            tick=self.reason.tick,
+            tick=tick,
             state=state,
-            memory=MemoryView(self.reason, self.working, check_open),
-            own=own,
             contracts=self.contracts,
-            earlier=MappingProxyType(self.outputs),
+            earlier=self.earlier,
             now_ms=self.now_ms,
             reason=self.reason,
+            working=self.working,
+            new_state=new_state,
+            listings=self.listings,
             proposals=list(proposals),
             outcome=dict(outcome),
-            settings=lambda: self.settings(module.plugin),
+            settings=settings,
             tools=self.tools,
         )
-        holder.append(ctx)
-        return ctx
+
+    def _makers(
+        self, module: LoadedModule
+    ) -> tuple[Callable[[Callable[[], None]], ModuleState], Callable[[], Mapping[str, Any]]]:
+        """What every call of ``module`` in this tick builds its state and reads its settings with."""
+        store, tick, keeps = self.reason.store, self.reason.tick, self.keeps_state
+
+        def new_state(check_open: Callable[[], None]) -> ModuleState:
+            return ModuleState(store, module.name, tick, module.validator, check_open, keeps)
+
+        settings = self._settings  # not self: what the tick keeps must not refer back to it (no cycle)
+        return new_state, lambda: settings.of(module.plugin)
 
 
 @attrs.define
@@ -330,6 +357,18 @@ class PhaseCall:
     entry: dict[str, Any]
     ctx: ModuleContext
     timeout_s: float  # its limit: the module's own for the phase, else the kernel's module_timeout_s
+
+
+class TickSettings:
+    """The plugins' settings as one tick reads them: each plugin's once, as a read-only view."""
+
+    def __init__(self, read: Callable[[str], Mapping[str, Any]]) -> None:
+        self._read, self._read_once = read, dict[str, Mapping[str, Any]]()
+
+    def of(self, plugin: str) -> Mapping[str, Any]:
+        if plugin not in self._read_once:
+            self._read_once[plugin] = MappingProxyType(dict(self._read(plugin)))
+        return self._read_once[plugin]
 
 
 class LazyContracts:

@@ -8,7 +8,6 @@ runner skips the module for the tick and the tick goes on.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import threading
 from collections.abc import Callable, Iterator
@@ -55,8 +54,17 @@ def key_validator(schema: dict[str, Any] | None) -> KeyValidator | None:
     return KeyValidator({k: v for k, v in copy.deepcopy(schema).items() if k not in ("required", "minProperties")})
 
 
+_DELETED = object()  # a pending delete
+
+
 class ModuleState:
-    """``get``/``put``/``delete``/``items`` over one module's rows; every change is logged for the journal."""
+    """``get``/``put``/``delete``/``items`` over one module's rows; every change is logged for the journal.
+
+    A call's writes are held here until it ends: :meth:`keep` writes them into the tick's
+    transaction (the call succeeded), :meth:`undo` drops them (it failed or timed out), so a
+    failed call never touched the store and a successful one costs no savepoint. Reads see
+    the call's own pending writes.
+    """
 
     def __init__(
         self,
@@ -70,10 +78,9 @@ class ModuleState:
         self._store, self.module, self._tick = store, module, tick
         # does the backend keep module state? (a slow runtime Protocol check: the runner passes it once per tick)
         self._keeps = isinstance(store, ModuleStateStore) if keeps_state is None else keeps_state
-        self._backend: Any = store  # the same object, typed as the whole backend (savepoints)
         self._validator, self._check_open = validator, check_open
         self.writes: list[dict[str, Any]] = []
-        self._savepoint: contextlib.ExitStack | None = None  # opened at the first write: reads cost nothing
+        self._pending: dict[str, tuple[Any, str] | object] = {}  # key: (value, its JSON text) or _DELETED
         self._lock = threading.Lock()  # a write and the end of the call never interleave
         self._closed = False
 
@@ -87,31 +94,37 @@ class ModuleState:
         if self._closed:
             raise ModuleStateError(f"module {self.module!r}: its call has ended (timed out); the write is refused")
 
-    def _begin(self) -> None:
+    def _keeping(self) -> None:
         if not self._keeps:
             raise ModuleStateError(f"module {self.module!r}: this memory backend keeps no module state; use sqlite")
-        if self._savepoint is None:  # the store is a whole MemoryBackend: it has savepoint()
-            self._savepoint = contextlib.ExitStack()
-            self._savepoint.enter_context(self._backend.savepoint("agi_module"))
 
     def keep(self) -> None:
-        """The call succeeded: its writes join the tick's transaction."""
-        if self._savepoint is not None:
-            self._savepoint.close()
-            self._savepoint = None
+        """The call succeeded: its writes join the tick's transaction (the last write of each key)."""
+        pending, self._pending = self._pending, {}
+        for key, write in pending.items():
+            if write is _DELETED:
+                self._store.module_state_delete(self.module, key)
+            else:
+                value, text = write  # type: ignore[misc]
+                self._store.module_state_put(self.module, key, value, self._tick, text=text)  # serialized once
 
     def undo(self) -> None:
-        """The call failed: its writes are undone (and not journaled)."""
-        if self._savepoint is not None:
-            self._savepoint.__exit__(ModuleStateError, ModuleStateError("undone"), None)  # rolls the savepoint back
-            self._savepoint = None
+        """The call failed: its writes are dropped (never stored, not journaled)."""
+        self._pending = {}
         self.writes.clear()
+
+    def _stored(self, key: str) -> Any:
+        """The value of ``key`` as this call sees it: its own pending write, else the store's (None: none)."""
+        write = self._pending.get(key)
+        if write is None:
+            return self._store.module_state_get(self.module, key)
+        return None if write is _DELETED else orjson.loads(write[1])  # type: ignore[index]
 
     def get(self, key: str, default: Any = None) -> Any:
         self._check_open()
         if not self._keeps:
             return default
-        value = self._store.module_state_get(self.module, key)
+        value = self._stored(key)
         return default if value is None else value
 
     def put(self, key: str, value: Any) -> None:
@@ -142,27 +155,42 @@ class ModuleState:
                     f"module {self.module!r}: state value refused at {where}: {error.message}; "
                     "store a value its state_schema allows"
                 )
-        self._begin()
+        self._keeping()
         patch = None
         if len(text) >= DELTA_MIN_CHARS:  # a large value: journal what changed, as a JSON Patch
-            previous = self._store.module_state_get(self.module, key)
+            previous = self._stored(key)
             patch = None if previous is None else delta(previous, stored, len(text))
-        self._store.module_state_put(self.module, key, stored, self._tick, text=text)  # serialized once
+        self._pending[key] = (stored, text)
         self.writes.append({"key": key, "value": stored} if patch is None else {"key": key, "patch": patch})
 
     def delete(self, key: str) -> bool:
         with self._lock:
             self._writable()
-            self._begin()
-            deleted = self._store.module_state_delete(self.module, key)
-            if deleted:
+            self._keeping()
+            write = self._pending.get(key)
+            if write is None:
+                existed = any(stored == key for stored, _value in self._store.module_state_items(self.module))
+            else:
+                existed = write is not _DELETED
+            if existed:
+                self._pending[key] = _DELETED
                 self.writes.append({"key": key, "deleted": True})
-            return deleted
+            return existed
 
     def items(self) -> Iterator[tuple[str, Any]]:
         self._check_open()
-        if self._keeps:
+        if not self._keeps:
+            return
+        if not self._pending:
             yield from self._store.module_state_items(self.module)
+            return
+        merged = dict(self._store.module_state_items(self.module))
+        for key, write in self._pending.items():
+            if write is _DELETED:
+                merged.pop(key, None)
+            else:
+                merged[key] = orjson.loads(write[1])  # type: ignore[index]
+        yield from sorted(merged.items())
 
 
 def dump_state(store: Any, module: str) -> dict[str, Any]:

@@ -39,6 +39,8 @@ HEAVY = (
     "agi_core.tools",
     "agi_core.memory.backend",
     "agi_core.opening",
+    "logging",  # only when tracing starts
+    "packaging",  # only for a plugin that pins agi-core (requires_agi_core)
     # agi serve (agi-plugin-inspector): its web stack loads when the command runs
     "starlette",
     "uvicorn",
