@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import copy
 import gc
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -133,12 +136,13 @@ class Realistic:
         return {"ok": True}
 
 
-def test_a_tick_with_modules_leaves_no_reference_cycle(tmp_path):
+def no_cycle_left(folder: str) -> None:
+    """In a fresh process (see the test): ticks with modules, then nothing for the collector."""
     modules = [Realistic("realistic_a"), Realistic("realistic_b")]
     for inline in (False, True):
         for module in modules:
             module.inline = inline
-        with open_kernel(tmp_path / f"cycles_{inline}.db", plugin_of(*modules)) as kernel:
+        with open_kernel(Path(folder) / f"cycles_{inline}.db", plugin_of(*modules)) as kernel:
             for text in ("my favorite color is blue", "what is my favorite color?"):
                 kernel.tick(text)  # warm up: caches filled once
             gc.collect()
@@ -146,9 +150,19 @@ def test_a_tick_with_modules_leaves_no_reference_cycle(tmp_path):
             try:
                 for text in ("12 + 30", "my favorite food is ramen", "what is my favorite food?", "tell me a joke"):
                     kernel.tick(text)
-                assert gc.collect() == 0, "a tick left objects only the garbage collector can free"
+                found = gc.collect()
+                assert found == 0, f"a tick left {found} objects only the garbage collector can free"
             finally:
                 gc.enable()
+
+
+def test_a_tick_with_modules_leaves_no_reference_cycle(tmp_path):
+    # A process of its own: gc.collect() counts the whole process's garbage, and in a test worker the
+    # abandoned calls of earlier tests (hanging modules, woken late) leave tracebacks behind.
+    probe = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import test_protocol_cost as t; "
+    probe += f"t.no_cycle_left({str(tmp_path)!r})"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def test_the_exact_type_copy_of_a_contract_value_is_the_walks_copy():
