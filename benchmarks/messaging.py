@@ -47,6 +47,7 @@ from typing import Any
 from agi_core import Kernel, Plugins
 
 ROOT = Path(__file__).resolve().parents[1]
+ACK_WAIT_S = 2.0  # the NATS consumers' ack wait here: an unacknowledged delivery comes again after it
 
 
 def quantiles_ms(seconds: list[float]) -> dict[str, float]:
@@ -92,21 +93,44 @@ def agent_round_trips(alice: Kernel, bob: Kernel, count: int) -> list[float]:
     return spans
 
 
+class Stages:
+    """Messages per second of each ``STAGE``-message stretch of a run (flat when the cost per message is)."""
+
+    def __init__(self) -> None:
+        self.rates: list[float] = []
+        self._mark = (time.perf_counter(), 0)
+
+    def reached(self, done: int) -> None:
+        """``done`` messages so far: record a rate for each stretch completed since the last call."""
+        at, was = self._mark
+        if done // STAGE > was // STAGE:
+            now = time.perf_counter()
+            self.rates.append((done - was) / (now - at))
+            self._mark = (now, done)
+
+
+STAGE = 1000  # messages per stretch of the per-stretch rates
+
+
 def agent_throughput(alice: Kernel, bob: Kernel, count: int, halfway: Callable[[], None] | None) -> dict[str, Any]:
     before_ids, before_ticks = inbox_counts(bob)
+    sending = Stages()
     began = time.perf_counter()
     for n in range(count):
         alice.command("send_message", {"to": "bob", "text": f"note {n}"})
+        sending.reached(n + 1)
     taken = 0
+    taking = Stages()
     while taken < count:
         if halfway is not None and taken == count // 2:
             halfway()
             halfway = None
         if wait_for(bob.tick) is not None:
             taken += 1
+            taking.reached(taken)
     seconds = time.perf_counter() - began
-    time.sleep(0.5)
-    while bob.tick() is not None or alice.tick() is not None:  # anything that would come twice
+    time.sleep(ACK_WAIT_S + 0.5)  # past the ack wait: anything unacknowledged would come again now
+    while bob.tick() is not None:  # anything that would come twice (alice's replies are not the point here)
         pass
     ids, ticks = inbox_counts(bob)
     delivered = ids - before_ids
@@ -117,6 +141,8 @@ def agent_throughput(alice: Kernel, bob: Kernel, count: int, halfway: Callable[[
         "delivered": delivered,
         "lost": count - delivered,
         "duplicated": (ticks - before_ticks) - delivered,
+        "sent_per_1000": sending.rates,
+        "taken_per_1000": taking.rates,
     }
 
 
@@ -151,15 +177,25 @@ def bob_process(db: Path, url: str, kill_at: int | None = None) -> subprocess.Po
     )
 
 
+def received(db: Path) -> int:
+    """How many message ids the agent in ``db`` has received (its inbox's rows; cheap, for polling)."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+    try:
+        return int(conn.execute("SELECT count(*) FROM messages_in").fetchone()[0])
+    except sqlite3.OperationalError:  # bob has not created his tables yet
+        return 0
+    finally:
+        conn.close()
+
+
 def file_counts(db: Path) -> tuple[int, int]:
-    """``(distinct message ids, message ticks)`` of the agent in ``db``, read without opening a kernel."""
+    """``(distinct message ids, message ticks)`` of the agent in ``db``, read without opening a kernel
+    (a scan of the whole journal: once, at the end; polling it every 50 ms cost more as the journal grew)."""
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
     try:
         ids = conn.execute("SELECT count(*) FROM messages_in").fetchone()[0]
         ticks = conn.execute('SELECT count(*) FROM journal WHERE record LIKE \'%"source":"message:%\'').fetchone()[0]
         return ids, ticks
-    except sqlite3.OperationalError:  # bob has not created his tables yet
-        return 0, 0
     finally:
         conn.close()
 
@@ -172,23 +208,30 @@ def agent_throughput_killed(
     bob_db = folder / "bob.db"
     open_agent(folder, "bob", url, plugins).close()  # his name and durable consumer exist before the messages
     spacing = max(1, count // (kills + 1))  # each life of bob takes this many messages, then is killed
-    killed = 0
+    killed = exited = 0
+    sending = taking = Stages()
     try:
         began = time.perf_counter()
         for n in range(count):
             alice.command("send_message", {"to": "bob", "text": f"note {n}"})
+            sending.reached(n + 1)
+        taking = Stages()
         bob = bob_process(bob_db, url, spacing if kills else None)
-        deadline = time.monotonic() + 600
-        while (taken := file_counts(bob_db)[0]) < count and time.monotonic() < deadline:
-            if bob.poll() is not None:  # killed after a commit, before its ack: start him again
-                killed += 1
+        deadline = time.monotonic() + 600 + count * 0.1
+        while (taken := received(bob_db)) < count and time.monotonic() < deadline:
+            taking.reached(taken)
+            if bob.poll() is not None:  # SIGKILLed after a commit, before its ack (or the broker was away): again
+                if bob.returncode == -signal.SIGKILL:
+                    killed += 1
+                else:
+                    exited += 1
                 bob = bob_process(bob_db, url, spacing if killed < kills else None)
             if halfway is not None and taken >= count // 2:
                 halfway()
                 halfway = None
             time.sleep(0.05)
         seconds = time.perf_counter() - began
-        time.sleep(3)  # past the consumer's ack wait: anything that would come twice comes now
+        time.sleep(ACK_WAIT_S + 1)  # past the consumer's ack wait: anything that would come twice comes now
         bob.send_signal(signal.SIGINT)
         bob.wait(timeout=60)
     finally:
@@ -202,6 +245,9 @@ def agent_throughput_killed(
         "lost": count - ids,
         "duplicated": ticks - ids,
         "bob_killed": killed,
+        "bob_exited": exited,  # other ends: started while the broker was down (it cannot connect), …
+        "sent_per_1000": sending.rates,
+        "taken_per_1000": taking.rates,
     }
 
 
@@ -302,10 +348,10 @@ def measure(transport: str, args: argparse.Namespace) -> dict[str, Any]:
                 subprocess.run([server["STOP"], "--keep"], check=True, timeout=60)
                 start_nats(folder)
 
-            url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait=2"
+            url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait={ACK_WAIT_S:g}"
             agents = run_agents(url, Plugins.builtins(nats_plugin), args, restart if args.restart else None)
             if args.kill_bob:
-                url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait=2"
+                url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait={ACK_WAIT_S:g}"
                 killed = agent_throughput_killed(
                     Path(name),
                     url,
@@ -337,13 +383,15 @@ def main() -> int:
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    load_before = os.getloadavg()
     rows = [measure(transport, args) for transport in args.transports]
+    load = {"before": load_before, "after": os.getloadavg()}
     for row in rows:
         raw, agents = row["raw"], row["agents"]
         row["throughput_ratio"] = agents["messages_per_s"] / raw["messages_per_s"]
         row["round_trip_ratio"] = raw["p50_ms"] / agents["p50_ms"]
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps({"load_average": load, "rows": rows}, indent=2))
     else:
         print(
             f"{args.messages} messages, {args.round_trips} round trips; ratio: agents / raw transport (1.0 = as fast)"
@@ -365,8 +413,23 @@ def main() -> int:
                 k = row["agents_killed"]
                 print(
                     f"{'':<10}{'killed':<8}{k['messages_per_s']:>9.0f}{'':>22}  "
-                    f"{k['delivered']}/{k['lost']}/{k['duplicated']}   (bob SIGKILLed {k['bob_killed']} times)"
+                    f"{k['delivered']}/{k['lost']}/{k['duplicated']}   (bob SIGKILLed {k['bob_killed']} times, "
+                    f"{k['bob_exited']} other exits)"
                 )
+        print(f"\nmessages/s of each {STAGE:,}-message stretch (sending: alice's ticks; taking: bob's)")
+        for row in rows:
+            for who in ("agents", "agents_killed"):
+                if who in row:
+                    for part in ("sent", "taken"):
+                        rates = " ".join(f"{rate:.0f}" for rate in row[who][f"{part}_per_1000"])
+                        print(f"{row['transport']:<10}{who:<15}{part:<7}{rates}")
+        print(
+            "load average (1, 5, 15 min): before "
+            + " ".join(f"{x:.2f}" for x in load["before"])
+            + ", after "
+            + " ".join(f"{x:.2f}" for x in load["after"])
+            + f"; {os.cpu_count()} cores"
+        )
     good = all(
         r["lost"] == r["duplicated"] == 0
         for row in rows

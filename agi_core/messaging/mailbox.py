@@ -5,9 +5,19 @@ id the inbox holds already (its tick committed, its ack was lost) is acknowledge
 Otherwise it becomes the tick's input (``source`` ``message:<sender>``); the tick writes the id
 to the inbox (:func:`agi_core.messaging.inbox.receive`) and :meth:`after_commit` acknowledges it.
 
+Group commit: the transport hands over a batch (up to 16 on NATS). On a store that can
+(:class:`agi_core.memory.backend.GroupCommit`) each tick of the batch but the last commits
+without waiting for the disk; the last one's durable commit (or :meth:`GroupCommit.sync`)
+makes them all durable, and only then are the batch's deliveries acknowledged and its replies
+published. A crash of the process keeps lazy commits (a redelivery finds their ids); a power
+loss can lose the batch's ticks, but then none of them was acknowledged or answered: the
+messages come again. A tick that recorded a write/external intent is made durable before
+its tool runs.
+
 Sending: a tick writes outbox rows (:mod:`agi_core.messaging.outbox`); :meth:`flush` publishes
-the committed, unpublished ones with their id as the duplicate key and marks them published. A
-crash between publish and mark publishes again; the broker drops the duplicate.
+the committed, unpublished ones with their id as the duplicate key and marks them published in
+one lazy transaction. A crash between publish and mark (or a lost mark) publishes again; the
+broker drops the duplicate by id and the recipient's inbox would refuse it too.
 """
 
 from __future__ import annotations
@@ -21,6 +31,7 @@ import orjson
 from agi_core.errors import AgiError, ToolError, ValidationError
 from agi_core.faults import fault_point
 from agi_core.inputs import normalize
+from agi_core.memory.backend import GroupCommit
 from agi_core.messaging.address import check_name, ensure_named
 from agi_core.messaging.envelope import from_data
 from agi_core.messaging.inbox import SOURCE_PREFIX
@@ -49,6 +60,9 @@ class Mailbox:
         self.where = public_url(url) or "this transport"
         self.current: Delivery | None = None  # the delivery the tick under way is for
         self._ready: collections.deque[Delivery] = collections.deque()
+        self._pending: list[Delivery] = []  # taken (their ticks committed, or duplicates), not yet acknowledged
+        self._lazy = False  # the tick under way commits lazily (more of the batch is in hand)
+        self._unsynced = False  # a lazy commit (or a duplicate's earlier tick) may not be on disk yet
         self._rejections_told = 0
         self.publish_failure: str | None = None
         self._known: set[str] = set()  # recipients the transport has confirmed
@@ -78,23 +92,26 @@ class Mailbox:
 
     def poll(self, kernel: Any) -> Input | None:
         """The sensor: the next new message as an input, or None."""
-        self.flush()
         while True:
             if not self._ready:
+                self._settle()  # the batch taken so far: durable, acknowledged, its replies published
                 self._ready.extend(self.transport.fetch(0))
                 self._tell_rejections()
-            if not self._ready:
-                return None
+                if not self._ready:
+                    return None
             delivery = self._ready.popleft()
             if kernel.store.inbox_has(delivery.message.id):  # received before: its ack was lost
-                self.transport.ack(delivery)
+                self._pending.append(delivery)  # acknowledged once that tick is surely on disk
+                self._unsynced = True  # (a lazy commit of an earlier life of this agent, perhaps)
                 continue
             self.current = delivery
-            text = delivery.message.text
+            self._lazy = bool(self._ready) and isinstance(kernel.store, GroupCommit)
+            if self._lazy:  # more of the batch follows: this tick need not wait for the disk
+                kernel.store.lazy_commit()
             message = delivery.message
             return Input(
-                raw=text,
-                normalized=normalize(text),
+                raw=message.text,
+                normalized=normalize(message.text),
                 source=SOURCE_PREFIX + message.sender,
                 speaker=message.sender,  # the other agent is the speaker (the social module's interlocutor)
                 channel=CHANNEL,
@@ -102,16 +119,35 @@ class Mailbox:
             )
 
     def after_commit(self, record: JournalRecord | None) -> None:
-        """Acknowledge the delivery the committed ``record`` received (None: a duplicate), then publish."""
+        """Acknowledge the delivery the committed ``record`` received (None: a duplicate), then publish; after
+        a lazy commit with more of the batch in hand both wait for the batch's durable point."""
         delivery, self.current = self.current, None
+        lazy, self._lazy = self._lazy, False
         fault_point("message.committed")  # a kill here: the tick committed, the delivery is not acknowledged
         if delivery is not None and (record is None or record.input.source.startswith(SOURCE_PREFIX)):
-            self.transport.ack(delivery)
+            self._pending.append(delivery)
+        # a durable commit makes every earlier one durable; None: another process's tick, maybe a lazy one
+        self._unsynced = record is None or lazy
+        if lazy and self._ready and not _records_intent(record):
+            return  # the batch goes on (a tick that recorded an intent is made durable before its tool runs)
+        self._settle()
+
+    def _settle(self) -> None:
+        """Make the ticks taken so far durable (a sync when the last commit was lazy), acknowledge their
+        deliveries, publish the outbox."""
+        if self._unsynced and isinstance(self.kernel.store, GroupCommit):
+            self.kernel.store.sync()
+        self._unsynced = False
+        pending, self._pending = self._pending, []
+        if pending:
+            self.transport.ack_all(pending)
         self.flush()
 
     def flush(self) -> int:
-        """Publish the committed outbox rows not yet published; the count published."""
-        store, sent = self.kernel.store, 0
+        """Publish the committed outbox rows not yet published, once durable; the count published."""
+        if self._unsynced:
+            return 0  # rows of a lazy commit: published after the batch's durable point
+        store, sent = self.kernel.store, []
         for text in store.outbox_unpublished():
             message = from_data(orjson.loads(text))
             try:
@@ -120,13 +156,17 @@ class Mailbox:
                 if self.publish_failure != str(exc):
                     self.publish_failure = str(exc)
                     print(f"agi: warning: {exc}; the message stays in the outbox and is sent later", file=sys.stderr)
-                return sent
+                break
             self.publish_failure = None
             fault_point("message.published")  # a kill here: published, not marked; published again, dropped by id
+            sent.append(message.id)
+        if sent:
+            if isinstance(store, GroupCommit):
+                store.lazy_commit()  # a lost mark only publishes again what the broker and the inbox drop by id
             with store.tick_transaction():
-                store.outbox_published(message.id)
-            sent += 1
-        return sent
+                for message_id in sent:
+                    store.outbox_published(message_id)
+        return len(sent)
 
     def _tell_rejections(self) -> None:
         for line in self.transport.rejected[self._rejections_told :]:
@@ -134,4 +174,13 @@ class Mailbox:
         self._rejections_told = len(self.transport.rejected)
 
     def close(self) -> None:
-        self.transport.close()
+        """Acknowledge what the ticks so far took (durable first), then disconnect."""
+        try:
+            self._settle()
+        finally:
+            self.transport.close()
+
+
+def _records_intent(record: JournalRecord | None) -> bool:
+    """True when ``record``'s tick committed a write/external call that runs next (after a durable point)."""
+    return record is not None and record.observation.payload.get("intent") == "pending"

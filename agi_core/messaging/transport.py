@@ -40,6 +40,9 @@ class Transport(Protocol):
     def ack(self, delivery: Delivery) -> None:
         """Acknowledge ``delivery``: it is never delivered again."""
 
+    def ack_all(self, deliveries: list[Delivery]) -> None:
+        """Acknowledge each of ``deliveries`` (in one exchange with the broker where it can)."""
+
     def close(self) -> None:
         """Disconnect; unacknowledged deliveries come again to the next subscription."""
 

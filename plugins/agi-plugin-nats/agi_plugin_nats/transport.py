@@ -160,10 +160,18 @@ class NatsTransport:
 
     def ack(self, delivery: Delivery) -> None:
         """Acknowledge and wait for the server's confirmation (so a kill after this never redelivers)."""
+        self.ack_all([delivery])
+
+    def ack_all(self, deliveries: list[Delivery]) -> None:
+        """Acknowledge all of ``deliveries`` at once and wait for the server's confirmations (one round trip)."""
         try:
-            self._call(delivery.token.ack_sync(timeout=CONNECT_TIMEOUT_S), CONNECT_TIMEOUT_S)
+            self._call(self._ack_all([delivery.token for delivery in deliveries]), CONNECT_TIMEOUT_S)
         except Exception:  # noqa: BLE001 - unconfirmed: it comes again and the inbox finds its id
             return
+
+    @staticmethod
+    async def _ack_all(msgs: list[Any]) -> None:
+        await asyncio.gather(*(msg.ack_sync(timeout=CONNECT_TIMEOUT_S) for msg in msgs), return_exceptions=True)
 
     def agents(self) -> list[str] | None:
         """The agents with a durable consumer on this deployment's stream; None when the server does not answer."""
