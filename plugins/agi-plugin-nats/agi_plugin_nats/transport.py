@@ -49,6 +49,17 @@ def parse_url(url: str) -> tuple[str, str, float]:
     return f"nats://{parts.netloc}", deployment, ack_wait
 
 
+def stream_config(deployment: str) -> api.StreamConfig:
+    """The JetStream stream of a deployment (made by the first agent that connects, unless it exists)."""
+    return api.StreamConfig(
+        name=f"AGI_{deployment.upper()}",
+        subjects=[f"agi.{deployment}.>"],
+        storage=api.StorageType.FILE,
+        duplicate_window=DUPLICATE_WINDOW_S,
+        max_msg_size=MAX_MESSAGE_BYTES + 1024,
+    )
+
+
 async def _quiet(error: Exception) -> None:
     """nats-py's error callback: the transport reports what matters (publish failures) itself."""
 
@@ -91,17 +102,10 @@ class NatsTransport:
                 "(scripts/start_nats.sh) or fix AGI_MESSAGING_URL"
             ) from None
         self._js = self._nc.jetstream()
-        config = api.StreamConfig(
-            name=self.stream,
-            subjects=[f"{self.prefix}.>"],
-            storage=api.StorageType.FILE,
-            duplicate_window=DUPLICATE_WINDOW_S,
-            max_msg_size=MAX_MESSAGE_BYTES + 1024,
-        )
         try:
             await self._js.stream_info(self.stream)
         except NotFoundError:
-            await self._js.add_stream(config)
+            await self._js.add_stream(stream_config(self.deployment))
         consumer = api.ConsumerConfig(
             durable_name=f"agent_{self.agent}",
             ack_policy=api.AckPolicy.EXPLICIT,
