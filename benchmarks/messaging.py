@@ -15,6 +15,12 @@ Two agents (two kernels on SQLite files, ``synchronous=FULL``) in one process:
   N/(K+1) messages) and started again (with
   ``--restart`` the broker is restarted half-way too); delivered / lost / duplicated are counted
   from his database afterwards (goal: N / 0 / 0).
+- **no fsync**: the throughput and round-trip runs again with both agents on ``synchronous=OFF``
+  (no commit waits for the disk; not a setting to run agents with): what the ticks and the
+  transport cost without the durable commits, so the gap to the row above is the disk's.
+
+Each throughput run also prints messages/s of each 1,000-message stretch (alice's sends, then
+bob's ticks): flat when the cost per message does not grow with the history.
 
 The baseline of each transport, measured in the same run, is the transport without agents: the
 raw hub of memory:// (publish, fetch, ack), and raw nats-py on JetStream (publish awaiting the
@@ -68,8 +74,8 @@ def wait_for(step: Callable[[], Any], timeout_s: float = 60.0) -> Any:
 
 
 # -- agents -------------------------------------------------------------------------------
-def open_agent(folder: Path, name: str, url: str, plugins: Plugins) -> Kernel:
-    kernel = Kernel.open(folder / f"{name}.db", seed="bench", plugins=plugins, messaging=url)
+def open_agent(folder: Path, name: str, url: str, plugins: Plugins, synchronous: str = "FULL") -> Kernel:
+    kernel = Kernel.open(folder / f"{name}.db", seed="bench", plugins=plugins, messaging=url, synchronous=synchronous)
     kernel.command("set_name", {"name": name})
     return kernel
 
@@ -146,10 +152,17 @@ def agent_throughput(alice: Kernel, bob: Kernel, count: int, halfway: Callable[[
     }
 
 
-def run_agents(url: str, plugins: Plugins, args: argparse.Namespace, halfway: Callable[[], None] | None) -> Any:
+def run_agents(
+    url: str,
+    plugins: Plugins,
+    args: argparse.Namespace,
+    halfway: Callable[[], None] | None,
+    synchronous: str = "FULL",
+) -> Any:
     with tempfile.TemporaryDirectory(prefix="agi-messaging-") as name:
         folder = Path(name)
-        alice, bob = open_agent(folder, "alice", url, plugins), open_agent(folder, "bob", url, plugins)
+        alice = open_agent(folder, "alice", url, plugins, synchronous)
+        bob = open_agent(folder, "bob", url, plugins, synchronous)
         try:
             spans = agent_round_trips(alice, bob, args.round_trips)
             return {**quantiles_ms(spans), **agent_throughput(alice, bob, args.messages, halfway)}
@@ -335,7 +348,9 @@ def measure(transport: str, args: argparse.Namespace) -> dict[str, Any]:
     if transport == "memory":
         raw = raw_memory(args)
         agents = run_agents(f"memory://bench-{uuid.uuid4().hex[:8]}", Plugins.builtins(), args, None)
-        return {"transport": transport, "raw": raw, "agents": agents}
+        # the floor: the same agents with no fsync at all (synchronous=OFF): the ticks' own cost
+        unsynced = run_agents(f"memory://bench-{uuid.uuid4().hex[:8]}", Plugins.builtins(), args, None, "OFF")
+        return {"transport": transport, "raw": raw, "agents": agents, "agents_no_fsync": unsynced}
     import agi_plugin_nats.plugin as nats_plugin
 
     with tempfile.TemporaryDirectory(prefix="agi-messaging-nats-") as name:
@@ -350,6 +365,8 @@ def measure(transport: str, args: argparse.Namespace) -> dict[str, Any]:
 
             url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait={ACK_WAIT_S:g}"
             agents = run_agents(url, Plugins.builtins(nats_plugin), args, restart if args.restart else None)
+            url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait={ACK_WAIT_S:g}"
+            unsynced = run_agents(url, Plugins.builtins(nats_plugin), args, None, "OFF")  # no fsync, no restart
             if args.kill_bob:
                 url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait={ACK_WAIT_S:g}"
                 killed = agent_throughput_killed(
@@ -362,7 +379,13 @@ def measure(transport: str, args: argparse.Namespace) -> dict[str, Any]:
                 )
         finally:
             subprocess.run([server["STOP"]], check=False, timeout=60)
-    row = {"transport": transport, "raw": raw, "agents": agents, "broker_restarted": args.restart}
+    row = {
+        "transport": transport,
+        "raw": raw,
+        "agents": agents,
+        "agents_no_fsync": unsynced,
+        "broker_restarted": args.restart,
+    }
     if args.kill_bob:
         row["agents_killed"] = killed
     return row
@@ -409,6 +432,12 @@ def main() -> int:
                 f"{'':<10}{'ratio':<8}{row['throughput_ratio']:>9.3f}{row['round_trip_ratio']:>11.3f}"
                 + ("   (broker restarted half-way)" if row.get("broker_restarted") else "")
             )
+            if "agents_no_fsync" in row:
+                r = row["agents_no_fsync"]
+                print(
+                    f"{'':<10}{'no fsync':<8}{r['messages_per_s']:>9.0f}{r['p50_ms']:>11.3f}{r['p99_ms']:>11.3f}  "
+                    f"{r['delivered']}/{r['lost']}/{r['duplicated']}   (the same agents, synchronous=OFF)"
+                )
             if "agents_killed" in row:
                 k = row["agents_killed"]
                 print(
@@ -418,7 +447,7 @@ def main() -> int:
                 )
         print(f"\nmessages/s of each {STAGE:,}-message stretch (sending: alice's ticks; taking: bob's)")
         for row in rows:
-            for who in ("agents", "agents_killed"):
+            for who in ("agents", "agents_no_fsync", "agents_killed"):
                 if who in row:
                     for part in ("sent", "taken"):
                         rates = " ".join(f"{rate:.0f}" for rate in row[who][f"{part}_per_1000"])
@@ -431,9 +460,10 @@ def main() -> int:
             + f"; {os.cpu_count()} cores"
         )
     good = all(
-        r["lost"] == r["duplicated"] == 0
+        row[who]["lost"] == row[who]["duplicated"] == 0
         for row in rows
-        for r in (row["agents"], row.get("agents_killed", row["agents"]))
+        for who in ("agents", "agents_no_fsync", "agents_killed")
+        if who in row
     )
     return 0 if good else 1
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+from concurrent.futures import Future
 from typing import Any
 
 from agi_core.messaging.envelope import Message, MessageRejected, decode, encode
@@ -64,6 +65,17 @@ class MemoryTransport:
     def publish(self, message: Message) -> None:
         check_sender(self, message)
         self.hub.put(self.agent, message.recipient, encode(message), message.id)
+
+    def publish_async(self, message: Message) -> Future[None]:
+        """:meth:`publish`, done already (the hub holds it at once)."""
+        done: Future[None] = Future()
+        try:
+            self.publish(message)
+        except Exception as exc:  # noqa: BLE001 - handed to the caller through the future, as a broker's failure
+            done.set_exception(exc)
+        else:
+            done.set_result(None)
+        return done
 
     def publish_raw(self, recipient: str, payload: bytes) -> None:
         """Put any bytes in ``recipient``'s queue as this agent (for hostile-input tests)."""

@@ -23,7 +23,10 @@ broker drops the duplicate by id and the recipient's inbox would refuse it too.
 from __future__ import annotations
 
 import collections
+import functools
 import sys
+from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
 import orjson
@@ -63,6 +66,7 @@ class Mailbox:
         self._pending: list[Delivery] = []  # taken (their ticks committed, or duplicates), not yet acknowledged
         self._lazy = False  # the tick under way commits lazily (more of the batch is in hand)
         self._unsynced = False  # a lazy commit (or a duplicate's earlier tick) may not be on disk yet
+        self._in_flight: tuple[str, Future[None]] | None = None  # the last publish, its confirmation awaited later
         self._rejections_told = 0
         self.publish_failure: str | None = None
         self._known: set[str] = set()  # recipients the transport has confirmed
@@ -143,22 +147,34 @@ class Mailbox:
             self.transport.ack_all(pending)
         self.flush()
 
-    def flush(self) -> int:
-        """Publish the committed outbox rows not yet published, once durable; the count published."""
+    def flush(self, *, leave_in_flight: bool = True) -> int:
+        """Publish the committed outbox rows not yet published, once durable, in order; the count confirmed.
+
+        The last row's publish is left in flight (``leave_in_flight``): the next flush (the next tick's, or
+        :meth:`close`) waits for the broker's confirmation before it publishes anything else, so the
+        tick that follows overlaps that wait and the order of the rows is kept."""
         if self._unsynced:
             return 0  # rows of a lazy commit: published after the batch's durable point
         store, sent = self.kernel.store, []
-        for text in store.outbox_unpublished():
-            message = from_data(orjson.loads(text))
-            try:
-                self.transport.publish(message)
-            except AgiError as exc:  # the broker is away: the row stays, the next flush sends it
-                if self.publish_failure != str(exc):
-                    self.publish_failure = str(exc)
-                    print(f"agi: warning: {exc}; the message stays in the outbox and is sent later", file=sys.stderr)
+        if self._in_flight is not None:
+            message_id, confirmation = self._in_flight
+            self._in_flight = None
+            if not self._confirmed(confirmation.result):
+                return 0
+            sent.append(message_id)
+        rows = [from_data(orjson.loads(text)) for text in store.outbox_unpublished()]
+        rows = [message for message in rows if message.id not in sent]
+        for at, message in enumerate(rows):
+            if leave_in_flight and at == len(rows) - 1:
+                confirmation = self.transport.publish_async(message)
+                if not confirmation.done():
+                    self._in_flight = (message.id, confirmation)
+                    break
+                publish: Callable[[], Any] = confirmation.result  # done already (an in-process transport)
+            else:
+                publish = functools.partial(self.transport.publish, message)
+            if not self._confirmed(publish):
                 break
-            self.publish_failure = None
-            fault_point("message.published")  # a kill here: published, not marked; published again, dropped by id
             sent.append(message.id)
         if sent:
             if isinstance(store, GroupCommit):
@@ -168,15 +184,29 @@ class Mailbox:
                     store.outbox_published(message_id)
         return len(sent)
 
+    def _confirmed(self, publish: Callable[[], Any]) -> bool:
+        """Whether ``publish()`` returned (the broker holds the message); a failure is told once."""
+        try:
+            publish()
+        except AgiError as exc:  # the broker is away: the row stays, a later flush sends it
+            if self.publish_failure != str(exc):
+                self.publish_failure = str(exc)
+                print(f"agi: warning: {exc}; the message stays in the outbox and is sent later", file=sys.stderr)
+            return False
+        self.publish_failure = None
+        fault_point("message.published")  # a kill here: published, not marked; published again, dropped by id
+        return True
+
     def _tell_rejections(self) -> None:
         for line in self.transport.rejected[self._rejections_told :]:
             print(f"agi: warning: {line}", file=sys.stderr)
         self._rejections_told = len(self.transport.rejected)
 
     def close(self) -> None:
-        """Acknowledge what the ticks so far took (durable first), then disconnect."""
+        """Acknowledge what the ticks so far took (durable first), see the last publish confirmed, disconnect."""
         try:
             self._settle()
+            self.flush(leave_in_flight=False)
         finally:
             self.transport.close()
 

@@ -11,6 +11,7 @@ acknowledged and dropped by the transport with one line in :attr:`Transport.reje
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from typing import Any, Protocol
 
 import attrs
@@ -33,6 +34,10 @@ class Transport(Protocol):
 
     def publish(self, message: Message) -> None:
         """Send ``message`` (its sender must be this transport's agent); ``message.id`` is the duplicate key."""
+
+    def publish_async(self, message: Message) -> Future[None]:
+        """Start :meth:`publish`; the future's ``result()`` returns once the broker holds the message (or raises
+        as :meth:`publish` would). Publishes started on one transport reach the broker in order."""
 
     def fetch(self, timeout_s: float) -> list[Delivery]:
         """The next messages for this agent (waiting at most ``timeout_s``); empty when none."""

@@ -10,6 +10,7 @@ NATS account permissions for a hostile network).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import re
 import threading
 from collections.abc import Coroutine
@@ -124,6 +125,20 @@ class NatsTransport:
         check_sender(self, message)
         payload = encode(message)
         self._publish(self.subject(message.recipient), payload, message.id)
+
+    def publish_async(self, message: Message) -> concurrent.futures.Future[None]:
+        """Start publishing ``message``; the future's ``result()`` returns once JetStream holds it (else
+        :class:`StorageError`). Publishes go out on one connection, in the order they were started."""
+        check_sender(self, message)
+        return asyncio.run_coroutine_threadsafe(
+            self._publish_confirmed(self.subject(message.recipient), encode(message), message.id), self._loop
+        )
+
+    async def _publish_confirmed(self, subject: str, payload: bytes, msg_id: str) -> None:
+        try:
+            await self._js.publish(subject, payload, timeout=CONNECT_TIMEOUT_S, headers={"Nats-Msg-Id": msg_id})
+        except Exception as exc:  # noqa: BLE001 - broker down, timeout: the outbox row stays, published later
+            raise StorageError(f"publishing to {subject} on {self.server} failed ({exc.__class__.__name__})") from None
 
     def publish_raw(self, recipient: str, payload: bytes) -> None:
         """Publish any bytes to ``recipient`` as this agent (for hostile-input tests)."""
