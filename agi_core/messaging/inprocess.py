@@ -14,8 +14,9 @@ import threading
 from concurrent.futures import Future
 from typing import Any
 
+from agi_core.errors import AgiError
 from agi_core.messaging.envelope import Message, MessageRejected, decode, encode
-from agi_core.messaging.transport import Delivery, check_sender
+from agi_core.messaging.transport import Delivery, Published, check_sender
 
 _HUBS: dict[str, Hub] = {}
 _HUBS_LOCK = threading.Lock()
@@ -66,15 +67,16 @@ class MemoryTransport:
         check_sender(self, message)
         self.hub.put(self.agent, message.recipient, encode(message), message.id)
 
-    def publish_async(self, message: Message) -> Future[None]:
-        """:meth:`publish`, done already (the hub holds it at once)."""
-        done: Future[None] = Future()
-        try:
-            self.publish(message)
-        except Exception as exc:  # noqa: BLE001 - handed to the caller through the future, as a broker's failure
-            done.set_exception(exc)
-        else:
-            done.set_result(None)
+    def publish_async(self, messages: list[Message]) -> Future[Published]:
+        """:meth:`publish` each in order, done already (the hub holds them at once)."""
+        done: Future[Published] = Future()
+        for count, message in enumerate(messages):
+            try:
+                self.publish(message)
+            except AgiError as exc:
+                done.set_result(Published(count, exc))
+                return done
+        done.set_result(Published(len(messages)))
         return done
 
     def publish_raw(self, recipient: str, payload: bytes) -> None:

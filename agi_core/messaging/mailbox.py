@@ -23,22 +23,20 @@ broker drops the duplicate by id and the recipient's inbox would refuse it too.
 from __future__ import annotations
 
 import collections
-import functools
 import sys
-from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
 import orjson
 
-from agi_core.errors import AgiError, ToolError, ValidationError
+from agi_core.errors import ToolError, ValidationError
 from agi_core.faults import fault_point
 from agi_core.inputs import normalize
 from agi_core.memory.backend import GroupCommit
 from agi_core.messaging.address import check_name, ensure_named
 from agi_core.messaging.envelope import from_data
 from agi_core.messaging.inbox import SOURCE_PREFIX
-from agi_core.messaging.transport import Delivery, Transport, open_transport
+from agi_core.messaging.transport import Delivery, Published, Transport, open_transport
 from agi_core.model import Input, JournalRecord
 
 CHANNEL = "message"  # the input channel of a message from another agent
@@ -66,7 +64,7 @@ class Mailbox:
         self._pending: list[Delivery] = []  # taken (their ticks committed, or duplicates), not yet acknowledged
         self._lazy = False  # the tick under way commits lazily (more of the batch is in hand)
         self._unsynced = False  # a lazy commit (or a duplicate's earlier tick) may not be on disk yet
-        self._in_flight: tuple[str, Future[None]] | None = None  # the last publish, its confirmation awaited later
+        self._in_flight: tuple[list[str], Future[Published]] | None = None  # published, confirmations awaited
         self._rejections_told = 0
         self.publish_failure: str | None = None
         self._known: set[str] = set()  # recipients the transport has confirmed
@@ -150,52 +148,53 @@ class Mailbox:
     def flush(self, *, leave_in_flight: bool = True) -> int:
         """Publish the committed outbox rows not yet published, once durable, in order; the count confirmed.
 
-        The last row's publish is left in flight (``leave_in_flight``): the next flush (the next tick's, or
-        :meth:`close`) waits for the broker's confirmation before it publishes anything else, so the
-        tick that follows overlaps that wait and the order of the rows is kept."""
+        The rows go to the transport in one hand-over and stay in flight (``leave_in_flight``): the next
+        flush (the next tick's, or :meth:`close`) waits for the broker's confirmations before it publishes
+        anything else, so the next tick overlaps those round trips and the order of the rows is kept."""
         if self._unsynced:
             return 0  # rows of a lazy commit: published after the batch's durable point
-        store, sent = self.kernel.store, []
+        sent: list[str] = []
         if self._in_flight is not None:
-            message_id, confirmation = self._in_flight
+            ids, confirmation = self._in_flight
             self._in_flight = None
-            if not self._confirmed(confirmation.result):
-                return 0
-            sent.append(message_id)
-        rows = [from_data(orjson.loads(text)) for text in store.outbox_unpublished()]
+            if not self._confirmed(ids, confirmation.result(), sent):
+                return self._mark(sent)
+        rows = [from_data(orjson.loads(text)) for text in self.kernel.store.outbox_unpublished()]
         rows = [message for message in rows if message.id not in sent]
-        for at, message in enumerate(rows):
-            if leave_in_flight and at == len(rows) - 1:
-                confirmation = self.transport.publish_async(message)
-                if not confirmation.done():
-                    self._in_flight = (message.id, confirmation)
-                    break
-                publish: Callable[[], Any] = confirmation.result  # done already (an in-process transport)
+        if rows:
+            confirmation = self.transport.publish_async(rows)
+            ids = [message.id for message in rows]
+            if leave_in_flight and not confirmation.done():
+                self._in_flight = (ids, confirmation)
             else:
-                publish = functools.partial(self.transport.publish, message)
-            if not self._confirmed(publish):
-                break
-            sent.append(message.id)
+                self._confirmed(ids, confirmation.result(), sent)
+        return self._mark(sent)
+
+    def _confirmed(self, ids: list[str], published: Published, sent: list[str]) -> bool:
+        """Add the ids the broker holds to ``sent``; tell a failure once. False when some were not published."""
+        for message_id in ids[: published.count]:
+            fault_point("message.published")  # a kill here: published, not marked; published again, dropped by id
+            sent.append(message_id)
+        if published.error is None:
+            self.publish_failure = None
+            return True
+        if self.publish_failure != str(published.error):  # the broker is away: the rows stay, a later flush sends them
+            self.publish_failure = str(published.error)
+            print(
+                f"agi: warning: {published.error}; the message stays in the outbox and is sent later", file=sys.stderr
+            )
+        return False
+
+    def _mark(self, sent: list[str]) -> int:
+        """Mark ``sent`` published, in a commit that does not wait for the disk (a lost mark publishes again)."""
+        store = self.kernel.store
         if sent:
             if isinstance(store, GroupCommit):
-                store.lazy_commit()  # a lost mark only publishes again what the broker and the inbox drop by id
+                store.lazy_commit()
             with store.tick_transaction():
                 for message_id in sent:
                     store.outbox_published(message_id)
         return len(sent)
-
-    def _confirmed(self, publish: Callable[[], Any]) -> bool:
-        """Whether ``publish()`` returned (the broker holds the message); a failure is told once."""
-        try:
-            publish()
-        except AgiError as exc:  # the broker is away: the row stays, a later flush sends it
-            if self.publish_failure != str(exc):
-                self.publish_failure = str(exc)
-                print(f"agi: warning: {exc}; the message stays in the outbox and is sent later", file=sys.stderr)
-            return False
-        self.publish_failure = None
-        fault_point("message.published")  # a kill here: published, not marked; published again, dropped by id
-        return True
 
     def _tell_rejections(self) -> None:
         for line in self.transport.rejected[self._rejections_told :]:

@@ -21,9 +21,9 @@ import nats
 from nats.js import api
 from nats.js.errors import NotFoundError
 
-from agi_core.errors import ConfigError, StorageError
+from agi_core.errors import AgiError, ConfigError, StorageError
 from agi_core.messaging.envelope import MAX_MESSAGE_BYTES, Message, MessageRejected, decode, encode
-from agi_core.messaging.transport import Delivery, check_sender
+from agi_core.messaging.transport import Delivery, Published, check_sender
 
 T = TypeVar("T")
 ACK_WAIT_S = 30.0  # an unacknowledged delivery comes again after this long (and after a restart)
@@ -126,19 +126,27 @@ class NatsTransport:
         payload = encode(message)
         self._publish(self.subject(message.recipient), payload, message.id)
 
-    def publish_async(self, message: Message) -> concurrent.futures.Future[None]:
-        """Start publishing ``message``; the future's ``result()`` returns once JetStream holds it (else
-        :class:`StorageError`). Publishes go out on one connection, in the order they were started."""
-        check_sender(self, message)
-        return asyncio.run_coroutine_threadsafe(
-            self._publish_confirmed(self.subject(message.recipient), encode(message), message.id), self._loop
-        )
+    def publish_async(self, messages: list[Message]) -> concurrent.futures.Future[Published]:
+        """Publish ``messages`` in order on the transport's loop, each once JetStream holds the one before
+        (one hand-over between threads for the lot); the future's result counts those it holds."""
+        items, refused = [], None
+        for message in messages:
+            try:
+                check_sender(self, message)
+                items.append((self.subject(message.recipient), encode(message), message.id))
+            except AgiError as exc:  # an oversized message: it and those after it stay in the outbox
+                refused = exc
+                break
+        return asyncio.run_coroutine_threadsafe(self._publish_in_order(items, refused), self._loop)
 
-    async def _publish_confirmed(self, subject: str, payload: bytes, msg_id: str) -> None:
-        try:
-            await self._js.publish(subject, payload, timeout=CONNECT_TIMEOUT_S, headers={"Nats-Msg-Id": msg_id})
-        except Exception as exc:  # noqa: BLE001 - broker down, timeout: the outbox row stays, published later
-            raise StorageError(f"publishing to {subject} on {self.server} failed ({exc.__class__.__name__})") from None
+    async def _publish_in_order(self, items: list[tuple[str, bytes, str]], refused: AgiError | None) -> Published:
+        for count, (subject, payload, msg_id) in enumerate(items):
+            try:
+                await self._js.publish(subject, payload, timeout=CONNECT_TIMEOUT_S, headers={"Nats-Msg-Id": msg_id})
+            except Exception as exc:  # noqa: BLE001 - broker down, timeout: the outbox rows stay, published later
+                failure = f"publishing to {subject} on {self.server} failed ({exc.__class__.__name__})"
+                return Published(count, StorageError(failure))
+        return Published(len(items), refused)
 
     def publish_raw(self, recipient: str, payload: bytes) -> None:
         """Publish any bytes to ``recipient`` as this agent (for hostile-input tests)."""
