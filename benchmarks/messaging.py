@@ -15,6 +15,12 @@ Two agents (two kernels on SQLite files, ``synchronous=FULL``) in one process:
   N/(K+1) messages) and started again (with
   ``--restart`` the broker is restarted half-way too); delivered / lost / duplicated are counted
   from his database afterwards (goal: N / 0 / 0).
+- **no fsync**: the throughput and round-trip runs again with both agents on ``synchronous=OFF``
+  (no commit waits for the disk; not a setting to run agents with): what the ticks and the
+  transport cost without the durable commits, so the gap to the row above is the disk's.
+
+Each throughput run also prints messages/s of each 1,000-message stretch (alice's sends, then
+bob's ticks): flat when the cost per message does not grow with the history.
 
 The baseline of each transport, measured in the same run, is the transport without agents: the
 raw hub of memory:// (publish, fetch, ack), and raw nats-py on JetStream (publish awaiting the
@@ -47,6 +53,7 @@ from typing import Any
 from agi_core import Kernel, Plugins
 
 ROOT = Path(__file__).resolve().parents[1]
+ACK_WAIT_S = 2.0  # the NATS consumers' ack wait here: an unacknowledged delivery comes again after it
 
 
 def quantiles_ms(seconds: list[float]) -> dict[str, float]:
@@ -67,8 +74,8 @@ def wait_for(step: Callable[[], Any], timeout_s: float = 60.0) -> Any:
 
 
 # -- agents -------------------------------------------------------------------------------
-def open_agent(folder: Path, name: str, url: str, plugins: Plugins) -> Kernel:
-    kernel = Kernel.open(folder / f"{name}.db", seed="bench", plugins=plugins, messaging=url)
+def open_agent(folder: Path, name: str, url: str, plugins: Plugins, synchronous: str = "FULL") -> Kernel:
+    kernel = Kernel.open(folder / f"{name}.db", seed="bench", plugins=plugins, messaging=url, synchronous=synchronous)
     kernel.command("set_name", {"name": name})
     return kernel
 
@@ -92,21 +99,44 @@ def agent_round_trips(alice: Kernel, bob: Kernel, count: int) -> list[float]:
     return spans
 
 
+class Stages:
+    """Messages per second of each ``STAGE``-message stretch of a run (flat when the cost per message is)."""
+
+    def __init__(self) -> None:
+        self.rates: list[float] = []
+        self._mark = (time.perf_counter(), 0)
+
+    def reached(self, done: int) -> None:
+        """``done`` messages so far: record a rate for each stretch completed since the last call."""
+        at, was = self._mark
+        if done // STAGE > was // STAGE:
+            now = time.perf_counter()
+            self.rates.append((done - was) / (now - at))
+            self._mark = (now, done)
+
+
+STAGE = 1000  # messages per stretch of the per-stretch rates
+
+
 def agent_throughput(alice: Kernel, bob: Kernel, count: int, halfway: Callable[[], None] | None) -> dict[str, Any]:
     before_ids, before_ticks = inbox_counts(bob)
+    sending = Stages()
     began = time.perf_counter()
     for n in range(count):
         alice.command("send_message", {"to": "bob", "text": f"note {n}"})
+        sending.reached(n + 1)
     taken = 0
+    taking = Stages()
     while taken < count:
         if halfway is not None and taken == count // 2:
             halfway()
             halfway = None
         if wait_for(bob.tick) is not None:
             taken += 1
+            taking.reached(taken)
     seconds = time.perf_counter() - began
-    time.sleep(0.5)
-    while bob.tick() is not None or alice.tick() is not None:  # anything that would come twice
+    time.sleep(ACK_WAIT_S + 0.5)  # past the ack wait: anything unacknowledged would come again now
+    while bob.tick() is not None:  # anything that would come twice (alice's replies are not the point here)
         pass
     ids, ticks = inbox_counts(bob)
     delivered = ids - before_ids
@@ -117,13 +147,22 @@ def agent_throughput(alice: Kernel, bob: Kernel, count: int, halfway: Callable[[
         "delivered": delivered,
         "lost": count - delivered,
         "duplicated": (ticks - before_ticks) - delivered,
+        "sent_per_1000": sending.rates,
+        "taken_per_1000": taking.rates,
     }
 
 
-def run_agents(url: str, plugins: Plugins, args: argparse.Namespace, halfway: Callable[[], None] | None) -> Any:
+def run_agents(
+    url: str,
+    plugins: Plugins,
+    args: argparse.Namespace,
+    halfway: Callable[[], None] | None,
+    synchronous: str = "FULL",
+) -> Any:
     with tempfile.TemporaryDirectory(prefix="agi-messaging-") as name:
         folder = Path(name)
-        alice, bob = open_agent(folder, "alice", url, plugins), open_agent(folder, "bob", url, plugins)
+        alice = open_agent(folder, "alice", url, plugins, synchronous)
+        bob = open_agent(folder, "bob", url, plugins, synchronous)
         try:
             spans = agent_round_trips(alice, bob, args.round_trips)
             return {**quantiles_ms(spans), **agent_throughput(alice, bob, args.messages, halfway)}
@@ -151,15 +190,25 @@ def bob_process(db: Path, url: str, kill_at: int | None = None) -> subprocess.Po
     )
 
 
+def received(db: Path) -> int:
+    """How many message ids the agent in ``db`` has received (its inbox's rows; cheap, for polling)."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+    try:
+        return int(conn.execute("SELECT count(*) FROM messages_in").fetchone()[0])
+    except sqlite3.OperationalError:  # bob has not created his tables yet
+        return 0
+    finally:
+        conn.close()
+
+
 def file_counts(db: Path) -> tuple[int, int]:
-    """``(distinct message ids, message ticks)`` of the agent in ``db``, read without opening a kernel."""
+    """``(distinct message ids, message ticks)`` of the agent in ``db``, read without opening a kernel
+    (a scan of the whole journal: once, at the end; polling it every 50 ms cost more as the journal grew)."""
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
     try:
         ids = conn.execute("SELECT count(*) FROM messages_in").fetchone()[0]
         ticks = conn.execute('SELECT count(*) FROM journal WHERE record LIKE \'%"source":"message:%\'').fetchone()[0]
         return ids, ticks
-    except sqlite3.OperationalError:  # bob has not created his tables yet
-        return 0, 0
     finally:
         conn.close()
 
@@ -172,23 +221,30 @@ def agent_throughput_killed(
     bob_db = folder / "bob.db"
     open_agent(folder, "bob", url, plugins).close()  # his name and durable consumer exist before the messages
     spacing = max(1, count // (kills + 1))  # each life of bob takes this many messages, then is killed
-    killed = 0
+    killed = exited = 0
+    sending = taking = Stages()
     try:
         began = time.perf_counter()
         for n in range(count):
             alice.command("send_message", {"to": "bob", "text": f"note {n}"})
+            sending.reached(n + 1)
+        taking = Stages()
         bob = bob_process(bob_db, url, spacing if kills else None)
-        deadline = time.monotonic() + 600
-        while (taken := file_counts(bob_db)[0]) < count and time.monotonic() < deadline:
-            if bob.poll() is not None:  # killed after a commit, before its ack: start him again
-                killed += 1
+        deadline = time.monotonic() + 600 + count * 0.1
+        while (taken := received(bob_db)) < count and time.monotonic() < deadline:
+            taking.reached(taken)
+            if bob.poll() is not None:  # SIGKILLed after a commit, before its ack (or the broker was away): again
+                if bob.returncode == -signal.SIGKILL:
+                    killed += 1
+                else:
+                    exited += 1
                 bob = bob_process(bob_db, url, spacing if killed < kills else None)
             if halfway is not None and taken >= count // 2:
                 halfway()
                 halfway = None
             time.sleep(0.05)
         seconds = time.perf_counter() - began
-        time.sleep(3)  # past the consumer's ack wait: anything that would come twice comes now
+        time.sleep(ACK_WAIT_S + 1)  # past the consumer's ack wait: anything that would come twice comes now
         bob.send_signal(signal.SIGINT)
         bob.wait(timeout=60)
     finally:
@@ -202,6 +258,9 @@ def agent_throughput_killed(
         "lost": count - ids,
         "duplicated": ticks - ids,
         "bob_killed": killed,
+        "bob_exited": exited,  # other ends: started while the broker was down (it cannot connect), …
+        "sent_per_1000": sending.rates,
+        "taken_per_1000": taking.rates,
     }
 
 
@@ -289,7 +348,9 @@ def measure(transport: str, args: argparse.Namespace) -> dict[str, Any]:
     if transport == "memory":
         raw = raw_memory(args)
         agents = run_agents(f"memory://bench-{uuid.uuid4().hex[:8]}", Plugins.builtins(), args, None)
-        return {"transport": transport, "raw": raw, "agents": agents}
+        # the floor: the same agents with no fsync at all (synchronous=OFF): the ticks' own cost
+        unsynced = run_agents(f"memory://bench-{uuid.uuid4().hex[:8]}", Plugins.builtins(), args, None, "OFF")
+        return {"transport": transport, "raw": raw, "agents": agents, "agents_no_fsync": unsynced}
     import agi_plugin_nats.plugin as nats_plugin
 
     with tempfile.TemporaryDirectory(prefix="agi-messaging-nats-") as name:
@@ -302,10 +363,12 @@ def measure(transport: str, args: argparse.Namespace) -> dict[str, Any]:
                 subprocess.run([server["STOP"], "--keep"], check=True, timeout=60)
                 start_nats(folder)
 
-            url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait=2"
+            url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait={ACK_WAIT_S:g}"
             agents = run_agents(url, Plugins.builtins(nats_plugin), args, restart if args.restart else None)
+            url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait={ACK_WAIT_S:g}"
+            unsynced = run_agents(url, Plugins.builtins(nats_plugin), args, None, "OFF")  # no fsync, no restart
             if args.kill_bob:
-                url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait=2"
+                url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait={ACK_WAIT_S:g}"
                 killed = agent_throughput_killed(
                     Path(name),
                     url,
@@ -316,7 +379,13 @@ def measure(transport: str, args: argparse.Namespace) -> dict[str, Any]:
                 )
         finally:
             subprocess.run([server["STOP"]], check=False, timeout=60)
-    row = {"transport": transport, "raw": raw, "agents": agents, "broker_restarted": args.restart}
+    row = {
+        "transport": transport,
+        "raw": raw,
+        "agents": agents,
+        "agents_no_fsync": unsynced,
+        "broker_restarted": args.restart,
+    }
     if args.kill_bob:
         row["agents_killed"] = killed
     return row
@@ -337,13 +406,15 @@ def main() -> int:
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    load_before = os.getloadavg()
     rows = [measure(transport, args) for transport in args.transports]
+    load = {"before": load_before, "after": os.getloadavg()}
     for row in rows:
         raw, agents = row["raw"], row["agents"]
         row["throughput_ratio"] = agents["messages_per_s"] / raw["messages_per_s"]
         row["round_trip_ratio"] = raw["p50_ms"] / agents["p50_ms"]
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps({"load_average": load, "rows": rows}, indent=2))
     else:
         print(
             f"{args.messages} messages, {args.round_trips} round trips; ratio: agents / raw transport (1.0 = as fast)"
@@ -361,16 +432,38 @@ def main() -> int:
                 f"{'':<10}{'ratio':<8}{row['throughput_ratio']:>9.3f}{row['round_trip_ratio']:>11.3f}"
                 + ("   (broker restarted half-way)" if row.get("broker_restarted") else "")
             )
+            if "agents_no_fsync" in row:
+                r = row["agents_no_fsync"]
+                print(
+                    f"{'':<10}{'no fsync':<8}{r['messages_per_s']:>9.0f}{r['p50_ms']:>11.3f}{r['p99_ms']:>11.3f}  "
+                    f"{r['delivered']}/{r['lost']}/{r['duplicated']}   (the same agents, synchronous=OFF)"
+                )
             if "agents_killed" in row:
                 k = row["agents_killed"]
                 print(
                     f"{'':<10}{'killed':<8}{k['messages_per_s']:>9.0f}{'':>22}  "
-                    f"{k['delivered']}/{k['lost']}/{k['duplicated']}   (bob SIGKILLed {k['bob_killed']} times)"
+                    f"{k['delivered']}/{k['lost']}/{k['duplicated']}   (bob SIGKILLed {k['bob_killed']} times, "
+                    f"{k['bob_exited']} other exits)"
                 )
+        print(f"\nmessages/s of each {STAGE:,}-message stretch (sending: alice's ticks; taking: bob's)")
+        for row in rows:
+            for who in ("agents", "agents_no_fsync", "agents_killed"):
+                if who in row:
+                    for part in ("sent", "taken"):
+                        rates = " ".join(f"{rate:.0f}" for rate in row[who][f"{part}_per_1000"])
+                        print(f"{row['transport']:<10}{who:<15}{part:<7}{rates}")
+        print(
+            "load average (1, 5, 15 min): before "
+            + " ".join(f"{x:.2f}" for x in load["before"])
+            + ", after "
+            + " ".join(f"{x:.2f}" for x in load["after"])
+            + f"; {os.cpu_count()} cores"
+        )
     good = all(
-        r["lost"] == r["duplicated"] == 0
+        row[who]["lost"] == row[who]["duplicated"] == 0
         for row in rows
-        for r in (row["agents"], row.get("agents_killed", row["agents"]))
+        for who in ("agents", "agents_no_fsync", "agents_killed")
+        if who in row
     )
     return 0 if good else 1
 

@@ -265,6 +265,21 @@ class MessageStore(Protocol):
     def outbox_published(self, message_id: str) -> None: ...
 
 
+@runtime_checkable
+class GroupCommit(Protocol):
+    """Optional: commits that need not each wait for the disk (the message box takes a fetched batch of
+    messages in ticks committed this way, then one durable point, then acknowledges them all)."""
+
+    def lazy_commit(self) -> None:
+        """The next :meth:`Transactions.tick_transaction` may commit without waiting for the disk: it survives
+        a crash of the process, and a power loss once a later durable commit or :meth:`sync` has returned."""
+        ...
+
+    def sync(self) -> None:
+        """Make every commit so far durable (what a durable commit would have done)."""
+        ...
+
+
 class IntentStore(Protocol):
     """Write/external tool calls committed before they run, and their receipts."""
 

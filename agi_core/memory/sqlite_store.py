@@ -10,6 +10,7 @@ strings, which sqlite3 keeps prepared in its statement cache.
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -54,6 +55,8 @@ class SqliteStore(StoredText):
         self, path: str | Path, *, synchronous: str = "FULL", lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
     ) -> None:
         self.path = Path(path)
+        self.synchronous = synchronous
+        self._lazy_next = False  # lazy_commit(): the next transaction commits without waiting for the disk
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = connect(self.path, lock_timeout_s)
@@ -80,9 +83,39 @@ class SqliteStore(StoredText):
         """BEGIN IMMEDIATE … COMMIT, rolled back entirely if anything raises.
 
         Waits up to the lock timeout for another writer, then raises :class:`DatabaseLocked`.
+        After :meth:`lazy_commit` this one transaction commits with ``synchronous=NORMAL``.
         """
-        with write_transaction(self.conn, self.path):
-            yield
+        lazy, self._lazy_next = self._lazy_next, False
+        if not lazy or self.synchronous.upper() not in ("FULL", "EXTRA"):
+            with write_transaction(self.conn, self.path):
+                yield
+            return
+        self.conn.execute("PRAGMA synchronous=NORMAL")  # not inside a transaction: SQLite refuses it there
+        try:
+            with write_transaction(self.conn, self.path):
+                yield
+        finally:
+            self.conn.execute(f"PRAGMA synchronous={self.synchronous}")
+
+    def lazy_commit(self) -> None:
+        """Let the next :meth:`tick_transaction` commit without waiting for the disk (WAL, ``synchronous=NORMAL``):
+        kept through a crash of the process, lost by a power loss or an OS crash unless a durable commit or
+        :meth:`sync` follows (the write-ahead log is one file: its fsync covers every commit in it)."""
+        self._lazy_next = True
+
+    def sync(self) -> None:
+        """Make every commit so far durable: fsync the write-ahead log, what a ``synchronous=FULL`` commit does.
+        Without a log file everything is in the database file, synced by the checkpoint that emptied the log."""
+        try:
+            fd = os.open(f"{self.path}-wal", os.O_RDONLY)
+        except FileNotFoundError:
+            return
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            raise StorageError(os_problem(exc, self.path)) from None
+        finally:
+            os.close(fd)
 
     def write_block(self) -> contextlib.AbstractContextManager[None]:
         """Inside the open transaction if there is one, else a :meth:`tick_transaction` of its own."""

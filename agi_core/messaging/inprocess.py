@@ -9,22 +9,29 @@ makes it deliverable again, as JetStream redelivers after a consumer's restart.
 
 from __future__ import annotations
 
+import itertools
 import threading
+from concurrent.futures import Future
 from typing import Any
 
+from agi_core.errors import AgiError
 from agi_core.messaging.envelope import Message, MessageRejected, decode, encode
-from agi_core.messaging.transport import Delivery, check_sender
+from agi_core.messaging.transport import Delivery, Published, check_sender
 
 _HUBS: dict[str, Hub] = {}
 _HUBS_LOCK = threading.Lock()
 
 
+FETCH_BATCH = 16  # deliveries handed over at most per fetch (as the NATS transport's pull)
+
+
 class Hub:
-    """The durable queues of one ``memory://`` hub: per recipient, ``[seq, sender, payload, state]``."""
+    """The durable queues of one ``memory://`` hub: per recipient, ``{seq: [seq, sender, payload, state]}``
+    in publishing order (an ack removes its entry by seq)."""
 
     def __init__(self) -> None:
         self.lock = threading.Condition()
-        self.queues: dict[str, list[list[Any]]] = {}
+        self.queues: dict[str, dict[int, list[Any]]] = {}
         self.seen: set[str] = set()
         self.members: set[str] = set()  # the agents that subscribed (the recipients it knows)
         self.seq = 0
@@ -36,7 +43,7 @@ class Hub:
                     return  # a re-send: dropped, as JetStream's duplicate window does
                 self.seen.add(msg_id)
             self.seq += 1
-            self.queues.setdefault(recipient, []).append([self.seq, sender, payload, "ready"])
+            self.queues.setdefault(recipient, {})[self.seq] = [self.seq, sender, payload, "ready"]
             self.lock.notify_all()
 
 
@@ -60,17 +67,29 @@ class MemoryTransport:
         check_sender(self, message)
         self.hub.put(self.agent, message.recipient, encode(message), message.id)
 
+    def publish_async(self, messages: list[Message]) -> Future[Published]:
+        """:meth:`publish` each in order, done already (the hub holds them at once)."""
+        done: Future[Published] = Future()
+        for count, message in enumerate(messages):
+            try:
+                self.publish(message)
+            except AgiError as exc:
+                done.set_result(Published(count, exc))
+                return done
+        done.set_result(Published(len(messages)))
+        return done
+
     def publish_raw(self, recipient: str, payload: bytes) -> None:
         """Put any bytes in ``recipient``'s queue as this agent (for hostile-input tests)."""
         self.hub.put(self.agent, recipient, payload, None)
 
     def fetch(self, timeout_s: float) -> list[Delivery]:
         with self.hub.lock:
-            queue = self.hub.queues.setdefault(self.agent, [])
-            ready = [entry for entry in queue if entry[3] == "ready"]
+            queue = self.hub.queues.setdefault(self.agent, {})
+            ready = self._ready(queue)
             if not ready and timeout_s > 0:
                 self.hub.lock.wait(timeout_s)
-                ready = [entry for entry in queue if entry[3] == "ready"]
+                ready = self._ready(queue)
             deliveries = []
             for entry in ready:
                 seq, sender, payload, _ = entry
@@ -78,16 +97,24 @@ class MemoryTransport:
                     message = decode(payload, sender=sender, recipient=self.agent)
                 except MessageRejected as exc:
                     self.rejected.append(str(exc))
-                    queue.remove(entry)
+                    del queue[seq]
                     continue
                 entry[3] = "delivered"
                 deliveries.append(Delivery(message, seq))
             return deliveries
 
+    @staticmethod
+    def _ready(queue: dict[int, list[Any]]) -> list[list[Any]]:
+        return list(itertools.islice((entry for entry in queue.values() if entry[3] == "ready"), FETCH_BATCH))
+
     def ack(self, delivery: Delivery) -> None:
+        self.ack_all([delivery])
+
+    def ack_all(self, deliveries: list[Delivery]) -> None:
         with self.hub.lock:
-            queue = self.hub.queues.get(self.agent, [])
-            self.hub.queues[self.agent] = [entry for entry in queue if entry[0] != delivery.token]
+            queue = self.hub.queues.get(self.agent, {})
+            for delivery in deliveries:
+                queue.pop(delivery.token, None)
 
     def agents(self) -> list[str]:
         with self.hub.lock:
@@ -98,6 +125,6 @@ class MemoryTransport:
 
     def _release(self) -> None:
         with self.hub.lock:
-            for entry in self.hub.queues.get(self.agent, []):
+            for entry in self.hub.queues.get(self.agent, {}).values():
                 entry[3] = "ready"
             self.hub.lock.notify_all()

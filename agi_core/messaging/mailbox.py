@@ -5,26 +5,38 @@ id the inbox holds already (its tick committed, its ack was lost) is acknowledge
 Otherwise it becomes the tick's input (``source`` ``message:<sender>``); the tick writes the id
 to the inbox (:func:`agi_core.messaging.inbox.receive`) and :meth:`after_commit` acknowledges it.
 
+Group commit: the transport hands over a batch (up to 16 on NATS). On a store that can
+(:class:`agi_core.memory.backend.GroupCommit`) each tick of the batch but the last commits
+without waiting for the disk; the last one's durable commit (or :meth:`GroupCommit.sync`)
+makes them all durable, and only then are the batch's deliveries acknowledged and its replies
+published. A crash of the process keeps lazy commits (a redelivery finds their ids); a power
+loss can lose the batch's ticks, but then none of them was acknowledged or answered: the
+messages come again. A tick that recorded a write/external intent is made durable before
+its tool runs.
+
 Sending: a tick writes outbox rows (:mod:`agi_core.messaging.outbox`); :meth:`flush` publishes
-the committed, unpublished ones with their id as the duplicate key and marks them published. A
-crash between publish and mark publishes again; the broker drops the duplicate.
+the committed, unpublished ones with their id as the duplicate key and marks them published in
+one lazy transaction. A crash between publish and mark (or a lost mark) publishes again; the
+broker drops the duplicate by id and the recipient's inbox would refuse it too.
 """
 
 from __future__ import annotations
 
 import collections
 import sys
+from concurrent.futures import Future
 from typing import Any
 
 import orjson
 
-from agi_core.errors import AgiError, ToolError, ValidationError
+from agi_core.errors import ToolError, ValidationError
 from agi_core.faults import fault_point
 from agi_core.inputs import normalize
+from agi_core.memory.backend import GroupCommit
 from agi_core.messaging.address import check_name, ensure_named
 from agi_core.messaging.envelope import from_data
 from agi_core.messaging.inbox import SOURCE_PREFIX
-from agi_core.messaging.transport import Delivery, Transport, open_transport
+from agi_core.messaging.transport import Delivery, Published, Transport, open_transport
 from agi_core.model import Input, JournalRecord
 
 CHANNEL = "message"  # the input channel of a message from another agent
@@ -49,6 +61,10 @@ class Mailbox:
         self.where = public_url(url) or "this transport"
         self.current: Delivery | None = None  # the delivery the tick under way is for
         self._ready: collections.deque[Delivery] = collections.deque()
+        self._pending: list[Delivery] = []  # taken (their ticks committed, or duplicates), not yet acknowledged
+        self._lazy = False  # the tick under way commits lazily (more of the batch is in hand)
+        self._unsynced = False  # a lazy commit (or a duplicate's earlier tick) may not be on disk yet
+        self._in_flight: tuple[list[str], Future[Published]] | None = None  # published, confirmations awaited
         self._rejections_told = 0
         self.publish_failure: str | None = None
         self._known: set[str] = set()  # recipients the transport has confirmed
@@ -78,23 +94,26 @@ class Mailbox:
 
     def poll(self, kernel: Any) -> Input | None:
         """The sensor: the next new message as an input, or None."""
-        self.flush()
         while True:
             if not self._ready:
+                self._settle()  # the batch taken so far: durable, acknowledged, its replies published
                 self._ready.extend(self.transport.fetch(0))
                 self._tell_rejections()
-            if not self._ready:
-                return None
+                if not self._ready:
+                    return None
             delivery = self._ready.popleft()
             if kernel.store.inbox_has(delivery.message.id):  # received before: its ack was lost
-                self.transport.ack(delivery)
+                self._pending.append(delivery)  # acknowledged once that tick is surely on disk
+                self._unsynced = True  # (a lazy commit of an earlier life of this agent, perhaps)
                 continue
             self.current = delivery
-            text = delivery.message.text
+            self._lazy = bool(self._ready) and isinstance(kernel.store, GroupCommit)
+            if self._lazy:  # more of the batch follows: this tick need not wait for the disk
+                kernel.store.lazy_commit()
             message = delivery.message
             return Input(
-                raw=text,
-                normalized=normalize(text),
+                raw=message.text,
+                normalized=normalize(message.text),
                 source=SOURCE_PREFIX + message.sender,
                 speaker=message.sender,  # the other agent is the speaker (the social module's interlocutor)
                 channel=CHANNEL,
@@ -102,31 +121,80 @@ class Mailbox:
             )
 
     def after_commit(self, record: JournalRecord | None) -> None:
-        """Acknowledge the delivery the committed ``record`` received (None: a duplicate), then publish."""
+        """Acknowledge the delivery the committed ``record`` received (None: a duplicate), then publish; after
+        a lazy commit with more of the batch in hand both wait for the batch's durable point."""
         delivery, self.current = self.current, None
+        lazy, self._lazy = self._lazy, False
         fault_point("message.committed")  # a kill here: the tick committed, the delivery is not acknowledged
         if delivery is not None and (record is None or record.input.source.startswith(SOURCE_PREFIX)):
-            self.transport.ack(delivery)
+            self._pending.append(delivery)
+        # a durable commit makes every earlier one durable; None: another process's tick, maybe a lazy one
+        self._unsynced = record is None or lazy
+        if lazy and self._ready and not _records_intent(record):
+            return  # the batch goes on (a tick that recorded an intent is made durable before its tool runs)
+        self._settle()
+
+    def _settle(self) -> None:
+        """Make the ticks taken so far durable (a sync when the last commit was lazy), acknowledge their
+        deliveries, publish the outbox."""
+        if self._unsynced and isinstance(self.kernel.store, GroupCommit):
+            self.kernel.store.sync()
+        self._unsynced = False
+        pending, self._pending = self._pending, []
+        if pending:
+            self.transport.ack_all(pending)
         self.flush()
 
-    def flush(self) -> int:
-        """Publish the committed outbox rows not yet published; the count published."""
-        store, sent = self.kernel.store, 0
-        for text in store.outbox_unpublished():
-            message = from_data(orjson.loads(text))
-            try:
-                self.transport.publish(message)
-            except AgiError as exc:  # the broker is away: the row stays, the next flush sends it
-                if self.publish_failure != str(exc):
-                    self.publish_failure = str(exc)
-                    print(f"agi: warning: {exc}; the message stays in the outbox and is sent later", file=sys.stderr)
-                return sent
-            self.publish_failure = None
+    def flush(self, *, leave_in_flight: bool = True) -> int:
+        """Publish the committed outbox rows not yet published, once durable, in order; the count confirmed.
+
+        The rows go to the transport in one hand-over and stay in flight (``leave_in_flight``): the next
+        flush (the next tick's, or :meth:`close`) waits for the broker's confirmations before it publishes
+        anything else, so the next tick overlaps those round trips and the order of the rows is kept."""
+        if self._unsynced:
+            return 0  # rows of a lazy commit: published after the batch's durable point
+        sent: list[str] = []
+        if self._in_flight is not None:
+            ids, confirmation = self._in_flight
+            self._in_flight = None
+            if not self._confirmed(ids, confirmation.result(), sent):
+                return self._mark(sent)
+        rows = [from_data(orjson.loads(text)) for text in self.kernel.store.outbox_unpublished()]
+        rows = [message for message in rows if message.id not in sent]
+        if rows:
+            confirmation = self.transport.publish_async(rows)
+            ids = [message.id for message in rows]
+            if leave_in_flight and not confirmation.done():
+                self._in_flight = (ids, confirmation)
+            else:
+                self._confirmed(ids, confirmation.result(), sent)
+        return self._mark(sent)
+
+    def _confirmed(self, ids: list[str], published: Published, sent: list[str]) -> bool:
+        """Add the ids the broker holds to ``sent``; tell a failure once. False when some were not published."""
+        for message_id in ids[: published.count]:
             fault_point("message.published")  # a kill here: published, not marked; published again, dropped by id
+            sent.append(message_id)
+        if published.error is None:
+            self.publish_failure = None
+            return True
+        if self.publish_failure != str(published.error):  # the broker is away: the rows stay, a later flush sends them
+            self.publish_failure = str(published.error)
+            print(
+                f"agi: warning: {published.error}; the message stays in the outbox and is sent later", file=sys.stderr
+            )
+        return False
+
+    def _mark(self, sent: list[str]) -> int:
+        """Mark ``sent`` published, in a commit that does not wait for the disk (a lost mark publishes again)."""
+        store = self.kernel.store
+        if sent:
+            if isinstance(store, GroupCommit):
+                store.lazy_commit()
             with store.tick_transaction():
-                store.outbox_published(message.id)
-            sent += 1
-        return sent
+                for message_id in sent:
+                    store.outbox_published(message_id)
+        return len(sent)
 
     def _tell_rejections(self) -> None:
         for line in self.transport.rejected[self._rejections_told :]:
@@ -134,4 +202,14 @@ class Mailbox:
         self._rejections_told = len(self.transport.rejected)
 
     def close(self) -> None:
-        self.transport.close()
+        """Acknowledge what the ticks so far took (durable first), see the last publish confirmed, disconnect."""
+        try:
+            self._settle()
+            self.flush(leave_in_flight=False)
+        finally:
+            self.transport.close()
+
+
+def _records_intent(record: JournalRecord | None) -> bool:
+    """True when ``record``'s tick committed a write/external call that runs next (after a durable point)."""
+    return record is not None and record.observation.payload.get("intent") == "pending"

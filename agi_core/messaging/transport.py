@@ -11,11 +11,12 @@ acknowledged and dropped by the transport with one line in :attr:`Transport.reje
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from typing import Any, Protocol
 
 import attrs
 
-from agi_core.errors import ConfigError
+from agi_core.errors import AgiError, ConfigError
 from agi_core.messaging.envelope import Message
 
 
@@ -27,6 +28,15 @@ class Delivery:
     token: Any = attrs.field(eq=False, repr=False)
 
 
+@attrs.frozen
+class Published:
+    """What :meth:`Transport.publish_async` got the broker to hold: the first ``count`` messages; ``error``
+    (one line) stopped the others."""
+
+    count: int
+    error: AgiError | None = None
+
+
 class Transport(Protocol):
     agent: str
     rejected: list[str]  # one line per malformed or oversized message dropped
@@ -34,11 +44,18 @@ class Transport(Protocol):
     def publish(self, message: Message) -> None:
         """Send ``message`` (its sender must be this transport's agent); ``message.id`` is the duplicate key."""
 
+    def publish_async(self, messages: list[Message]) -> Future[Published]:
+        """Start publishing ``messages`` in order, each once the broker holds the one before; the future's
+        result says how many it holds (a prefix) and the error that stopped the rest."""
+
     def fetch(self, timeout_s: float) -> list[Delivery]:
         """The next messages for this agent (waiting at most ``timeout_s``); empty when none."""
 
     def ack(self, delivery: Delivery) -> None:
         """Acknowledge ``delivery``: it is never delivered again."""
+
+    def ack_all(self, deliveries: list[Delivery]) -> None:
+        """Acknowledge each of ``deliveries`` (in one exchange with the broker where it can)."""
 
     def close(self) -> None:
         """Disconnect; unacknowledged deliveries come again to the next subscription."""

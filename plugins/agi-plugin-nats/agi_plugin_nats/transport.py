@@ -10,6 +10,7 @@ NATS account permissions for a hostile network).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import re
 import threading
 from collections.abc import Coroutine
@@ -20,9 +21,9 @@ import nats
 from nats.js import api
 from nats.js.errors import NotFoundError
 
-from agi_core.errors import ConfigError, StorageError
+from agi_core.errors import AgiError, ConfigError, StorageError
 from agi_core.messaging.envelope import MAX_MESSAGE_BYTES, Message, MessageRejected, decode, encode
-from agi_core.messaging.transport import Delivery, check_sender
+from agi_core.messaging.transport import Delivery, Published, check_sender
 
 T = TypeVar("T")
 ACK_WAIT_S = 30.0  # an unacknowledged delivery comes again after this long (and after a restart)
@@ -47,6 +48,17 @@ def parse_url(url: str) -> tuple[str, str, float]:
             "(deployment: lower-case letters, digits, _)"
         )
     return f"nats://{parts.netloc}", deployment, ack_wait
+
+
+def stream_config(deployment: str) -> api.StreamConfig:
+    """The JetStream stream of a deployment (made by the first agent that connects, unless it exists)."""
+    return api.StreamConfig(
+        name=f"AGI_{deployment.upper()}",
+        subjects=[f"agi.{deployment}.>"],
+        storage=api.StorageType.FILE,
+        duplicate_window=DUPLICATE_WINDOW_S,
+        max_msg_size=MAX_MESSAGE_BYTES + 1024,
+    )
 
 
 async def _quiet(error: Exception) -> None:
@@ -91,17 +103,10 @@ class NatsTransport:
                 "(scripts/start_nats.sh) or fix AGI_MESSAGING_URL"
             ) from None
         self._js = self._nc.jetstream()
-        config = api.StreamConfig(
-            name=self.stream,
-            subjects=[f"{self.prefix}.>"],
-            storage=api.StorageType.FILE,
-            duplicate_window=DUPLICATE_WINDOW_S,
-            max_msg_size=MAX_MESSAGE_BYTES + 1024,
-        )
         try:
             await self._js.stream_info(self.stream)
         except NotFoundError:
-            await self._js.add_stream(config)
+            await self._js.add_stream(stream_config(self.deployment))
         consumer = api.ConsumerConfig(
             durable_name=f"agent_{self.agent}",
             ack_policy=api.AckPolicy.EXPLICIT,
@@ -120,6 +125,28 @@ class NatsTransport:
         check_sender(self, message)
         payload = encode(message)
         self._publish(self.subject(message.recipient), payload, message.id)
+
+    def publish_async(self, messages: list[Message]) -> concurrent.futures.Future[Published]:
+        """Publish ``messages`` in order on the transport's loop, each once JetStream holds the one before
+        (one hand-over between threads for the lot); the future's result counts those it holds."""
+        items, refused = [], None
+        for message in messages:
+            try:
+                check_sender(self, message)
+                items.append((self.subject(message.recipient), encode(message), message.id))
+            except AgiError as exc:  # an oversized message: it and those after it stay in the outbox
+                refused = exc
+                break
+        return asyncio.run_coroutine_threadsafe(self._publish_in_order(items, refused), self._loop)
+
+    async def _publish_in_order(self, items: list[tuple[str, bytes, str]], refused: AgiError | None) -> Published:
+        for count, (subject, payload, msg_id) in enumerate(items):
+            try:
+                await self._js.publish(subject, payload, timeout=CONNECT_TIMEOUT_S, headers={"Nats-Msg-Id": msg_id})
+            except Exception as exc:  # noqa: BLE001 - broker down, timeout: the outbox rows stay, published later
+                failure = f"publishing to {subject} on {self.server} failed ({exc.__class__.__name__})"
+                return Published(count, StorageError(failure))
+        return Published(len(items), refused)
 
     def publish_raw(self, recipient: str, payload: bytes) -> None:
         """Publish any bytes to ``recipient`` as this agent (for hostile-input tests)."""
@@ -160,10 +187,18 @@ class NatsTransport:
 
     def ack(self, delivery: Delivery) -> None:
         """Acknowledge and wait for the server's confirmation (so a kill after this never redelivers)."""
+        self.ack_all([delivery])
+
+    def ack_all(self, deliveries: list[Delivery]) -> None:
+        """Acknowledge all of ``deliveries`` at once and wait for the server's confirmations (one round trip)."""
         try:
-            self._call(delivery.token.ack_sync(timeout=CONNECT_TIMEOUT_S), CONNECT_TIMEOUT_S)
+            self._call(self._ack_all([delivery.token for delivery in deliveries]), CONNECT_TIMEOUT_S)
         except Exception:  # noqa: BLE001 - unconfirmed: it comes again and the inbox finds its id
             return
+
+    @staticmethod
+    async def _ack_all(msgs: list[Any]) -> None:
+        await asyncio.gather(*(msg.ack_sync(timeout=CONNECT_TIMEOUT_S) for msg in msgs), return_exceptions=True)
 
     def agents(self) -> list[str] | None:
         """The agents with a durable consumer on this deployment's stream; None when the server does not answer."""

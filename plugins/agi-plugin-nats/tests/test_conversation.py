@@ -65,6 +65,14 @@ def inbox(db: Path) -> list[str]:
         return [row[0] for row in conn.execute("SELECT sender FROM messages_in ORDER BY tick")]
 
 
+def _replies(db: Path) -> list[str]:
+    """The text of each message tick of the agent in ``db``."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT record FROM journal ORDER BY tick").fetchall()
+    inputs = [json.loads(record)["input"] for (record,) in rows]
+    return [given["raw"] for given in inputs if given["source"].startswith("message:")]
+
+
 def _ok(done):
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -103,6 +111,29 @@ def test_a_kill_between_commit_and_ack_redelivers_without_a_second_tick(tmp_path
     assert ticks(bob) == [(1, "event"), (2, "message:alice")] and inbox(bob) == ["alice"]
     time.sleep(1.5)  # the redelivery was acknowledged: nothing comes a third time
     assert _ok(agi(bob, "run", url=deployment)) == "" and len(ticks(bob)) == 2
+
+
+def test_a_kill_inside_a_batch_loses_and_duplicates_nothing(tmp_path, deployment):
+    """bob takes three messages as one batch: the first two ticks commit lazily; he is SIGKILLed after the
+    second, before any ack or reply. The next run acknowledges those two (the inbox holds their ids), ticks
+    the third, and publishes all three replies."""
+    alice, bob = tmp_path / "alice.db", tmp_path / "bob.db"
+    _ok(agi(alice, "init", "--name", "alice"))
+    _ok(agi(bob, "init", "--name", "bob"))
+    _ok(agi(bob, "run", url=deployment))
+    for question in ("1+1", "2+2", "3+3"):
+        _ok(agi(alice, "send", "bob", question, url=deployment))
+    killed = agi(bob, "run", url=deployment, AGI_FAULT="message.committed:2")
+    assert killed.returncode == -9 and inbox(bob) == ["alice", "alice"]
+    with sqlite3.connect(bob) as conn:  # the lazy ticks' replies were not published
+        assert conn.execute("SELECT count(*) FROM messages_out WHERE published = 0").fetchone()[0] == 2
+    time.sleep(1.5)  # past the consumer's ack wait: JetStream delivers the first two again
+    assert _ok(agi(bob, "run", url=deployment)) == "3+3 = 6\n"
+    assert [s for _, s in ticks(bob)].count("message:alice") == 3 and len(inbox(bob)) == 3
+    assert len(_ok(agi(alice, "run", url=deployment)).splitlines()) == 3  # each reply is one tick of alice's
+    assert sorted(_replies(alice)) == ["1+1 = 2", "2+2 = 4", "3+3 = 6"]
+    time.sleep(1.5)
+    assert _ok(agi(bob, "run", url=deployment)) == "" and len(inbox(bob)) == 3
 
 
 def test_a_kill_after_publish_before_marking_sends_once(tmp_path, deployment):

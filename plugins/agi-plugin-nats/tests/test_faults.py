@@ -3,17 +3,21 @@ mid-conversation, the broker unreachable for a while (a network partition). Each
 message becomes exactly one tick: none lost, none twice.
 
 The agents here are kernels in the test process (agi-plugin-nats registered directly); the
-broker is a real ``nats-server`` process (scripts/start_nats.sh, or started in a network
-namespace of its own for the partition).
+broker is a real ``nats-server`` process (scripts/start_nats.sh; for the partition, one in a
+network namespace of its own, and two in a cluster whose routes pass through route_proxy.py).
 """
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import importlib.util
 import os
 import shutil
+import socket
 import sqlite3
 import subprocess
+import sys
 import time
 import uuid
 from collections import Counter
@@ -94,14 +98,14 @@ def test_a_broker_restart_mid_conversation_loses_and_duplicates_nothing(tmp_path
     try:
         for n in range(3):
             alice.command("send_message", {"to": "bob", "text": f"{n}+1"})
-        assert bob.tick().final_output == "0+1 = 1"  # one answered before the broker dies
+        assert bob.tick().final_output == "0+1 = 1"  # one taken before the broker dies (a lazy commit: 2 more in hand)
         subprocess.run([server["STOP"], "--keep"], check=True, timeout=60)  # SIGKILL; its data stays
         for n in range(3, 5):  # the agents go on while the broker is down: the outbox holds these
             alice.command("send_message", {"to": "bob", "text": f"{n}+1"})
         assert _unpublished(alice) == 2
         while bob.tick() is not None:  # what bob fetched before the kill: answered, acks and replies held
             pass
-        assert len(_received(bob)) == 3 and _unpublished(bob) == 2
+        assert len(_received(bob)) == 3 and _unpublished(bob) == 3  # the batch's replies wait for its durable end
         assert start_nats(folder)["URL"] == server["URL"]  # the same port and data folder
         _drain([alice, bob], lambda: len(_received(alice)) == 5 and _unpublished(alice) == 0)
         time.sleep(2)  # past the consumers' ack wait: anything unacknowledged would come again now
@@ -122,9 +126,11 @@ def test_a_broker_restart_mid_conversation_loses_and_duplicates_nothing(tmp_path
         assert report.ok, report.summary()
 
 
-class Partition:
+class NamespacePartition:
     """A nats-server in a network namespace of its own, reached over a veth pair: ``cut()`` takes the
     host's end of the link down (the broker is unreachable, nothing is reset), ``heal()`` brings it up."""
+
+    held_in_outbox = True  # cut off from the broker, alice's messages wait in her outbox
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -165,6 +171,9 @@ class Partition:
         self.url = f"nats://{self.ns_ip}:4222"
         self._wait_reachable()
 
+    def url_of(self, agent: str) -> str:
+        return self.url
+
     @staticmethod
     def _ip(*args: str) -> None:
         subprocess.run(["ip", *args], check=True, timeout=30, capture_output=True)
@@ -204,12 +213,121 @@ def _netns_allowed() -> str | None:
     return None if probe.returncode == 0 else "this machine does not allow veth pairs in a network namespace"
 
 
-@pytest.fixture
-def partition(tmp_path, nats_url):  # nats_url: installs nats-server (scripts/start_nats.sh) when missing
-    why = _netns_allowed()
-    if why is not None:
-        pytest.skip(why)
-    network = Partition(tmp_path / "partitioned-nats")
+def _free_ports(count: int) -> list[int]:
+    sockets = [socket.socket() for _ in range(count)]
+    for sock in sockets:
+        sock.bind(("127.0.0.1", 0))
+    ports = [sock.getsockname()[1] for sock in sockets]
+    for sock in sockets:
+        sock.close()
+    return ports
+
+
+class RoutePartition:
+    """Two nats-servers in a JetStream cluster on loopback: alice's (``a``) and bob's (``b``). Both routes
+    between them run through a relay process (route_proxy.py): ``cut()`` SIGKILLs it (each server sees
+    its route close and cannot reach the other), ``heal()`` starts it again on the same ports. The
+    deployment's stream is made first, placed on ``stream_on``'s server: on bob's, alice's messages wait
+    in her outbox during the cut; on alice's, they wait in the stream where bob cannot fetch them."""
+
+    def __init__(self, folder: Path, deployment: str, stream_on: str) -> None:
+        self.folder, self.processes = folder, []
+        self.held_in_outbox = stream_on == "b"
+        try:
+            self._start(deployment, stream_on)
+        except BaseException:
+            self.close()
+            raise
+
+    def _start(self, deployment: str, stream_on: str) -> None:
+        client, cluster, relay = {}, {}, {}
+        for side in ("a", "b"):
+            client[side], cluster[side], relay[side] = _free_ports(3)
+        self.relay_ports = [f"{relay[side]}:{cluster[side]}" for side in ("a", "b")]
+        self.relay: subprocess.Popen[str] | None = None
+        self.relay = self._start_relay()
+        for side, other in (("a", "b"), ("b", "a")):
+            store = self.folder / side
+            store.mkdir(parents=True)
+            config = self.folder / f"{side}.conf"
+            config.write_text(
+                f'server_name: {side}\nlisten: 127.0.0.1:{client[side]}\nserver_tags: ["side:{side}"]\n'
+                f'jetstream {{ store_dir: "{store}" }}\n'
+                f"cluster {{ name: agi, listen: 127.0.0.1:{cluster[side]}, advertise: 127.0.0.1:{relay[side]}, "
+                f"routes: [nats-route://127.0.0.1:{relay[other]}] }}\n"
+            )
+            log = self.folder / f"{side}.log"
+            self.processes.append(
+                subprocess.Popen(
+                    [shutil.which("nats-server") or "nats-server", "-c", str(config), "-l", str(log)],
+                    stdin=subprocess.DEVNULL,
+                )
+            )
+        self.urls = {"alice": f"nats://127.0.0.1:{client['a']}", "bob": f"nats://127.0.0.1:{client['b']}"}
+        asyncio.run(self._make_stream(deployment, stream_on))
+
+    def _start_relay(self) -> subprocess.Popen[str]:
+        relay = subprocess.Popen(
+            [sys.executable, str(Path(__file__).with_name("route_proxy.py")), *self.relay_ports],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert relay.stdout is not None
+        with relay.stdout:
+            assert relay.stdout.readline().strip() == "ready"
+        return relay
+
+    async def _make_stream(self, deployment: str, stream_on: str) -> None:
+        """The deployment's stream on ``stream_on``'s server, once the cluster's JetStream answers."""
+        import nats
+        from agi_plugin_nats.transport import stream_config
+        from nats.js import api
+
+        config = dataclasses.replace(stream_config(deployment), placement=api.Placement(tags=[f"side:{stream_on}"]))
+        end = time.monotonic() + 60
+        while True:
+            try:
+                connection = await nats.connect(self.urls["alice"], connect_timeout=2, max_reconnect_attempts=0)
+                try:
+                    await connection.jetstream(timeout=2).add_stream(config)
+                    return
+                finally:
+                    await connection.close()
+            except Exception:  # noqa: BLE001 - not up yet, or no JetStream leader elected yet
+                if time.monotonic() > end:
+                    logs = "".join((self.folder / f"{side}.log").read_text()[-2000:] for side in ("a", "b"))
+                    raise AssertionError("the NATS cluster's JetStream did not come up:\n" + logs) from None
+                await asyncio.sleep(0.5)
+
+    def url_of(self, agent: str) -> str:
+        return self.urls[agent]
+
+    def cut(self) -> None:
+        assert self.relay is not None
+        self.relay.kill()
+        self.relay.wait(30)
+
+    def heal(self) -> None:
+        self.relay = self._start_relay()
+
+    def close(self) -> None:
+        for process in [*self.processes, self.relay]:
+            if process is not None:
+                process.kill()
+                process.wait(30)
+
+
+@pytest.fixture(params=["namespace", "route, stream on bob's server", "route, stream on alice's server"])
+def partition(request, tmp_path, nats_url):  # nats_url: installs nats-server (scripts/start_nats.sh) when missing
+    """A partition between alice and bob: the broker in a network namespace behind a veth pair (where the
+    machine allows it), and a two-server cluster whose routes are cut (everywhere)."""
+    if request.param == "namespace":
+        why = _netns_allowed()
+        if why is not None:
+            pytest.skip(why)
+        network: NamespacePartition | RoutePartition = NamespacePartition(tmp_path / "partitioned-nats")
+    else:
+        network = RoutePartition(tmp_path / "cluster", "partition", "b" if "bob's" in request.param else "a")
     try:
         yield network
     finally:
@@ -217,9 +335,8 @@ def partition(tmp_path, nats_url):  # nats_url: installs nats-server (scripts/st
 
 
 def test_a_partition_keeps_messages_in_the_outbox_and_delivers_them_once_after(tmp_path, partition):
-    url = partition.url + "/partition?ack_wait=1"
-    alice = _agent(tmp_path, "alice", url, policy=ALLOW_SEND)
-    bob = _agent(tmp_path, "bob", url)
+    alice = _agent(tmp_path, "alice", partition.url_of("alice") + "/partition?ack_wait=1", policy=ALLOW_SEND)
+    bob = _agent(tmp_path, "bob", partition.url_of("bob") + "/partition?ack_wait=1")
     try:
         alice.tick("tell bob that 1+1")
         _drain([bob], lambda: len(_received(bob)) == 1)
@@ -227,7 +344,8 @@ def test_a_partition_keeps_messages_in_the_outbox_and_delivers_them_once_after(t
         for text in ("tell bob that 2+2", "tell bob that 3+3"):  # sent while the broker is unreachable
             receipt = alice.tick(text)
             assert receipt.observation.success, receipt.observation.error  # recipient not checkable: queued
-        assert _unpublished(alice) == 2  # held in the outbox
+        alice.mailbox.flush(leave_in_flight=False)  # the last publish's confirmation (else the next tick's flush)
+        assert _unpublished(alice) == (2 if partition.held_in_outbox else 0)  # held in the outbox, or the stream
         assert bob.tick() is None
         partition.heal()
         _drain([alice, bob], lambda: len(_received(bob)) == 3 and len(_received(alice)) == 3)

@@ -105,6 +105,7 @@ class PostgresStore(PostgresGoals, StoredText):
         self.journal_key_file = self.url.journal_key_file()  # home= given: <home>/<agent>.key; else user data
         self.s = self.url.schema
         self.durable = synchronous.upper() != "OFF"
+        self._lazy_next = False  # lazy_commit(): the next transaction commits with synchronous_commit off
         self.lock_timeout_ms = int(lock_timeout_s * 1000)
         self._tx: psycopg.Connection[Any] | None = None
         self._own_commits = 0
@@ -207,13 +208,14 @@ class PostgresStore(PostgresGoals, StoredText):
         """
         if self._tx is not None:
             raise StorageError(f"agent {self.agent!r}: a tick transaction is already open in this process")
+        lazy, self._lazy_next = self._lazy_next, False
         try:
             with self.pool.connection() as conn:
                 with conn.transaction():
                     conn.execute(
                         "SELECT set_config('lock_timeout', %s, true), set_config('synchronous_commit', %s, true), "
                         "pg_advisory_xact_lock(%s)",
-                        (f"{self.lock_timeout_ms}ms", "on" if self.durable else "off", self.url.lock_key),
+                        (f"{self.lock_timeout_ms}ms", "on" if self.durable and not lazy else "off", self.url.lock_key),
                     )
                     self._tx = conn
                     try:
@@ -222,6 +224,20 @@ class PostgresStore(PostgresGoals, StoredText):
                     finally:
                         self._tx = None
                 self._own_commits += 1
+        except psycopg.Error as exc:
+            raise self._failure(exc) from None
+
+    def lazy_commit(self) -> None:
+        """Let the next :meth:`tick_transaction` commit with ``synchronous_commit`` off: it survives a crash of
+        this process (not of the server) until a synchronous commit or :meth:`sync` flushes the log past it."""
+        self._lazy_next = True
+
+    def sync(self) -> None:
+        """Make every commit so far durable: a transaction with an id commits with ``synchronous_commit`` on,
+        so the server flushes its write-ahead log up to that commit record, past every earlier commit."""
+        try:
+            with self.pool.connection() as conn, conn.transaction():
+                conn.execute("SELECT set_config('synchronous_commit', 'on', true), pg_current_xact_id()")
         except psycopg.Error as exc:
             raise self._failure(exc) from None
 

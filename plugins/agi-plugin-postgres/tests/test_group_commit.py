@@ -1,0 +1,46 @@
+"""Group commit on PostgreSQL: a lazy commit is one transaction with ``synchronous_commit`` off, and the
+message box takes a fetched batch in such ticks, acknowledging it only after the last one's durable commit."""
+
+from __future__ import annotations
+
+import itertools
+
+import agi_plugin_postgres.plugin as postgres_plugin
+from agi_plugin_postgres.store import PostgresStore
+
+from agi_core import Kernel, Plugins
+from agi_core.memory.backend import GroupCommit
+
+_hubs = itertools.count()
+
+
+def test_a_lazy_commit_is_one_transaction_with_synchronous_commit_off(agent_url):
+    store = PostgresStore(agent_url("lazy"))
+    try:
+        assert isinstance(store, GroupCommit)
+        store.lazy_commit()
+        with store.tick_transaction():
+            assert store._one("SHOW synchronous_commit") == ("off",)
+        with store.tick_transaction():  # the next one is durable again
+            assert store._one("SHOW synchronous_commit") == ("on",)
+        store.sync()
+    finally:
+        store.close()
+
+
+def test_a_batch_is_acknowledged_after_its_last_tick_commits(agent_url):
+    hub = f"memory://postgres-group{next(_hubs)}"
+    plugins = Plugins.builtins(postgres_plugin)
+    alice = Kernel.open(agent_url("alice"), plugins=plugins, messaging=hub)
+    bob = Kernel.open(agent_url("bob"), plugins=plugins, messaging=hub)
+    try:
+        for n in range(3):
+            alice.command("send_message", {"to": bob.mailbox.transport.agent, "text": f"{n}+1"})
+        queue = bob.mailbox.transport.hub.queues[bob.mailbox.transport.agent]
+        assert [bob.tick().final_output for _ in range(2)] == ["0+1 = 1", "1+1 = 2"]
+        assert len(queue) == 3  # two lazy commits: nothing acknowledged yet
+        assert bob.tick().final_output == "2+1 = 3"
+        assert len(queue) == 0  # the batch's last tick committed durably: all three acknowledged
+    finally:
+        alice.close()
+        bob.close()

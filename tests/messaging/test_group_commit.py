@@ -1,0 +1,135 @@
+"""Group commit in the message box: the ticks of one fetched batch commit without waiting for the disk
+but the last; no delivery is acknowledged, no reply published and no tool run before a durable point.
+
+The agents are real kernels on SQLite files and the memory:// hub. What the database does is read
+from its own statement trace (``PRAGMA synchronous=NORMAL`` … ``COMMIT``: a lazy commit); the
+store's ``sync`` and the transport's acks and recipient checks are wrapped to log when they happen.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from agi_core import Kernel
+from agi_core.tools import ToolPolicy
+
+_hubs = itertools.count()
+
+
+@pytest.fixture
+def hub():
+    return f"memory://group{next(_hubs)}"
+
+
+def _agent(tmp_path, name, hub, **options):
+    kernel = Kernel.open(tmp_path / f"{name}.db", messaging=hub, **options)
+    kernel.command("set_name", {"name": name})
+    return kernel
+
+
+def _watch(kernel) -> list[str]:
+    """The kernel's commits (``lazy``, ``durable`` or ``mark``: marking outbox rows published), syncs, acks
+    and recipient checks (a tool running), in order."""
+    events: list[str] = []
+    state = {"lazy": False, "mark": False}
+
+    def trace(sql: str) -> None:
+        if sql.startswith("PRAGMA synchronous="):
+            state["lazy"] = sql.endswith("NORMAL")
+        elif sql.startswith("UPDATE messages_out SET published"):
+            state["mark"] = True
+        elif sql == "COMMIT":
+            events.append("mark" if state["mark"] else "lazy" if state["lazy"] else "durable")
+            state["mark"] = False
+
+    kernel.conn.set_trace_callback(trace)
+    store, transport = kernel.store, kernel.mailbox.transport
+    sync, ack_all, agents = store.sync, transport.ack_all, transport.agents
+    store.sync = lambda: (events.append("sync"), sync())[1]
+    transport.ack_all = lambda deliveries: (events.append(f"ack {len(deliveries)}"), ack_all(deliveries))[1]
+    transport.agents = lambda: (events.append("tool"), agents())[1]
+    return events
+
+
+def _exposed(events: list[str]) -> list[int]:
+    """Where an ack or a tool came while the last tick commit was lazy (no durable commit or sync since)."""
+    lazy, wrong = False, []
+    for at, event in enumerate(events):
+        if event == "lazy":
+            lazy = True
+        elif event in ("durable", "sync"):
+            lazy = False
+        elif (event.startswith("ack") or event == "tool") and lazy:
+            wrong.append(at)
+    return wrong
+
+
+def _unacked(kernel) -> int:
+    transport = kernel.mailbox.transport
+    return len(transport.hub.queues.get(transport.agent, {}))
+
+
+def test_a_batch_commits_lazily_but_its_last_tick_then_acknowledges_and_answers_all(tmp_path, hub):
+    alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
+    for n in range(3):
+        alice.command("send_message", {"to": "bob", "text": f"{n}+1"})
+    events = _watch(bob)
+    assert bob.tick().final_output == "0+1 = 1"
+    assert bob.tick().final_output == "1+1 = 2"
+    assert events == ["lazy", "lazy"] and _unacked(bob) == 3  # nothing acknowledged, nothing published yet
+    assert alice.tick() is None
+    assert bob.tick().final_output == "2+1 = 3"
+    assert events == ["lazy", "lazy", "durable", "ack 3", "mark"] and _unacked(bob) == 0
+    assert [alice.tick().input.raw for _ in range(3)] == ["0+1 = 1", "1+1 = 2", "2+1 = 3"]
+    alice.close(), bob.close()
+
+
+def test_a_duplicate_that_ends_a_batch_is_acknowledged_after_a_sync(tmp_path, hub):
+    alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
+    alice.command("send_message", {"to": "bob", "text": "hello"})
+    first = bob.mailbox.transport.fetch(0)[0]
+    bob.mailbox._ready.append(first)
+    bob.tick()
+    alice.command("send_message", {"to": "bob", "text": "again"})
+    events = _watch(bob)
+    bob.mailbox._ready.extend([*bob.mailbox.transport.fetch(0), first])  # "again", then a redelivery of "hello"
+    assert bob.tick().input.raw == "again"  # a lazy commit: the redelivery follows in the batch
+    assert bob.tick() is None  # the redelivery: no tick; the batch ends with no durable commit of its own
+    assert events == ["lazy", "sync", "ack 2", "mark"] and not _exposed(events)
+    alice.close(), bob.close()
+
+
+def test_a_tick_that_records_an_intent_is_durable_before_its_tool_runs(tmp_path, hub):
+    alice = _agent(tmp_path, "alice", hub)
+    carol = _agent(tmp_path, "carol", hub)
+    bob = _agent(tmp_path, "bob", hub, policy=ToolPolicy(allow_tools=frozenset({"send_message"})))
+    alice.command("send_message", {"to": "bob", "text": "tell carol that the meeting moved"})
+    alice.command("send_message", {"to": "bob", "text": "2+2"})
+    events = _watch(bob)
+    receipt = bob.tick()  # the intent's tick (lazy: "2+2" is in hand), its tool, then its receipt tick
+    assert receipt.observation.payload["to"] == "carol" and receipt.input.source == "event"
+    assert bob.tick().final_output == "2+2 = 4"
+    # the intent's tick, synced and acknowledged (its reply to alice published), the tool, the receipt tick
+    # (its message to carol published), then "2+2": the batch's last tick, durable
+    assert events == ["lazy", "sync", "ack 1", "mark", "tool", "durable", "mark", "durable", "ack 1", "mark"]
+    assert not _exposed(events)
+    assert carol.tick().input.raw == "the meeting moved"
+    alice.close(), bob.close(), carol.close()
+
+
+def test_a_lazy_commit_is_one_transaction_even_when_it_fails(tmp_path):
+    from agi_core.memory.sqlite_store import SqliteStore
+
+    store = SqliteStore(tmp_path / "lazy.db")
+    synchronous = "PRAGMA synchronous"
+    store.lazy_commit()
+    with pytest.raises(RuntimeError), store.tick_transaction():
+        assert store.conn.execute(synchronous).fetchone()[0] == 1  # NORMAL inside
+        raise RuntimeError("rolled back")
+    assert store.conn.execute(synchronous).fetchone()[0] == 2  # FULL again
+    with store.tick_transaction():  # the next one is durable
+        assert store.conn.execute(synchronous).fetchone()[0] == 2
+    store.sync()
+    store.close()
