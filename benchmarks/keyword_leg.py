@@ -188,6 +188,12 @@ class TantivyLeg:
     def memory_mb(self) -> float:
         return sum(p.stat().st_size for p in self.folder.rglob("*") if p.is_file()) / 2**20
 
+    def close(self) -> None:
+        """Let the background merges finish (they write in the folder, which is removed next)."""
+        if self.writer is not None:
+            self.writer.wait_merging_threads()
+            self.writer = None
+
 
 def _latency(times: list[float]) -> dict[str, float]:
     times = sorted(times)
@@ -275,6 +281,7 @@ def at_scale(size: int, corpus: list[str], queries: list[str], workdir: Path, ad
             out[name]["note"] = "no incremental add in bm25s: add_one is a rebuild"
         else:
             out[name]["note"] = "add_one: add_document + commit + reload"
+    legs["tantivy"].close()
     conn.close()
     return out
 
@@ -316,6 +323,8 @@ def on_locomo(files: list[Path], workdir: Path) -> dict[str, Any]:
                     ranked[(leg_name, mode)] += [[h.item.metadata["dia_id"] for h in row] for row in hits]
             finally:
                 rows_obj.full_text = original
+                if isinstance(leg, TantivyLeg):
+                    leg.close()
         conn.close()
     out: dict[str, Any] = {"questions": len(evidence)}
     for leg_name in legs:
