@@ -107,8 +107,11 @@ def test_index_saved_with_undone_rows_is_repaired_on_open(
         writer.add(text, tick=4 + i)
     writer.catch_up()
     conn.commit()
-    reopened = LongTermMemory(conn, tmp_path / "index", MiniLMEmbedder())
+    again = MiniLMEmbedder()
+    reopened = LongTermMemory(conn, tmp_path / "index", again)
     _check_new_rows_found(reopened)
+    assert reopened.builds == 0  # the undone entries were taken out of the saved file, not rebuilt
+    assert again.texts_encoded == len(REPLACING) + len(UNDONE)  # the four queries: nothing re-embedded
 
 
 def test_agi_rollback_then_new_ticks_reusing_seqs(tmp_path: Path, _minilm_loaded: None) -> None:
