@@ -193,7 +193,7 @@ class LongTermMemory:
         index = VectorIndex(emb.name, emb.dim, self.policy.kind_for(total), self.policy)
         for seqs, vecs in vectors.read(self.rows, emb.name, emb.dim):
             index.add(seqs, vecs, None)
-        index.meta.last_id = self._last_id(index.meta.max_seq)
+        index.meta.mark(self._last_id(index.meta.max_seq))
         self.builds += 1
         self._index = index
         self.save_index()  # a crash after this costs a catch-up at the next open, never a build
@@ -206,24 +206,50 @@ class LongTermMemory:
     def index(self, progress: Callable[[int], None] | None = None) -> VectorIndex:
         """The faiss index: loaded from its file if it still matches the rows, else rebuilt.
 
-        The check costs one count of the vectors up to the file's ``max_seq`` and one lookup
-        of the id there; a file that passes is used as is (and caught up by :meth:`catch_up`).
+        The check costs one lookup of the id at the file's ``max_seq`` (entries of undone
+        rows are dropped, :meth:`_realign`) and one count of the vectors up to it; a file
+        that passes is used as is (and caught up by :meth:`catch_up`).
         """
         if self._index is None:
             loaded = self._load()
+            if loaded is not None:
+                loaded = self._realign(loaded)
             if loaded is not None and not self._consistent(loaded):
                 loaded = None
             self._index = loaded if loaded is not None else self._build(progress)
         return self._index
 
+    def _realign(self, index: VectorIndex) -> VectorIndex | None:
+        """``index`` without the entries of rows that are gone; None when it must be rebuilt.
+
+        SQLite's AUTOINCREMENT counter is transactional: after a rolled-back transaction or
+        ``agi rollback``, the undone rows' seqs go to the next, different, rows. The item at
+        ``max_seq`` then no longer has the id recorded (one primary-key lookup, every
+        catch-up). The entries above the newest :attr:`~.vindex.IndexMeta.marks` mark whose
+        row still has its id are removed, and the catch-up indexes the rows now there.
+        """
+        meta = index.meta
+        if not meta.max_seq or self._last_id(meta.max_seq) == meta.last_id:
+            return index
+        good = next((seq for seq, id in reversed(meta.marks) if self._last_id(seq) == id), 0)
+        if good == 0:
+            return None
+        labels = index.labels()
+        index.remove(labels[labels > good])
+        meta.mark(self._last_id(meta.max_seq))
+        if index.needs_rebuild() or not self._consistent(index):
+            return None
+        return index
+
     def catch_up(self, progress: Callable[[int], None] | None = None) -> int:
         """Embed the items stored since the index was last brought up to date, and index them.
 
         Returns how many texts were embedded. When nothing is pending (the common case) it
-        costs one ``max(seq)`` lookup.
+        costs one ``max(seq)`` lookup and one lookup of the id at the index's ``max_seq``.
         """
         self._embedded = 0
-        index = self.index(progress)
+        realigned = self._realign(self.index(progress))
+        index = realigned if realigned is not None else self._build(progress)
         top = self.rows.max_seq()
         if top is not None and top > index.meta.max_seq:
             emb = self.embedder
@@ -233,7 +259,7 @@ class LongTermMemory:
             for seqs, vecs in vectors.read(self.rows, emb.name, emb.dim, index.meta.max_seq):
                 index.add(seqs, vecs, None)
                 added += len(seqs)
-            index.meta.last_id = self._last_id(index.meta.max_seq)
+            index.meta.mark(self._last_id(index.meta.max_seq))
             self._unsaved += added
             if index.needs_rebuild():
                 self._build()
@@ -288,7 +314,7 @@ class LongTermMemory:
         live = set(self.rows.vector_seqs(index.meta.model, index.meta.max_seq))
         stale = labels[~np.isin(labels, np.fromiter(live, dtype=np.int64, count=len(live)))]
         index.remove(stale)
-        index.meta.last_id = self._last_id(index.meta.max_seq)
+        index.meta.mark(self._last_id(index.meta.max_seq))
         if not self._consistent(index) or index.needs_rebuild():
             self._build()
         self.save_index()

@@ -7,8 +7,9 @@ embeddings, 2 CPU cores (docs/long-term-memory.md, "Index choice").
 The index never holds the only copy of anything: SQLite has every vector, so a missing,
 stale or foreign index file is rebuilt from the blobs (no re-embedding). The sidecar
 JSON records what the file covers: the model, the highest item ``seq`` added, how many
-vectors it holds, how many of those were deleted since (tombstones) and the id of the
-item at ``max_seq``; :meth:`VectorIndex.matches` compares that with SQLite.
+vectors it holds, how many of those were deleted since (tombstones), the id of the
+item at ``max_seq`` and the ``(seq, id)`` marks of the last catch-ups (:attr:`IndexMeta.marks`),
+which :class:`~agi_core.longterm.LongTermMemory` compares with the rows.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ import attrs
 import numpy as np
 
 FORMAT = 1
+
+#: ``(seq, id)`` marks kept: one per catch-up that added vectors, the newest last.
+MARKS_KEPT = 64
 
 #: Measured (docs/long-term-memory.md, 10k MiniLM vectors, 2 cores): below 8 queries
 #: the SIMD loop wins, from 8 on sgemm does (0.36 vs 0.60 ms/query at 8, 0.07 vs 0.55 at
@@ -78,6 +82,18 @@ class IndexMeta:
     max_seq: int = 0
     last_id: str | None = None
     format: int = FORMAT
+    #: ``[seq, id]`` of the item at ``max_seq`` after each of the last catch-ups (oldest first).
+    #: A mark whose row still has that id says the index is right up to that seq: SQLite hands
+    #: a rolled-back row's seq to the next row, so a mark that no longer matches shows where
+    #: the index went stale.
+    marks: list[list[Any]] = attrs.field(factory=list)
+
+    def mark(self, last_id: str | None) -> None:
+        """Record ``last_id`` as the id of the item at ``max_seq``."""
+        self.last_id = last_id
+        if self.max_seq and last_id is not None and (not self.marks or self.marks[-1] != [self.max_seq, last_id]):
+            older = [m for m in self.marks if m[0] < self.max_seq][-(MARKS_KEPT - 1) :]
+            self.marks = [*older, [self.max_seq, last_id]]
 
 
 class VectorIndex:
@@ -156,6 +172,7 @@ class VectorIndex:
         live = self.labels()
         live = live[live >= 0]
         self.meta.max_seq = int(live.max()) if len(live) else 0
+        self.meta.marks = [m for m in self.meta.marks if m[0] <= self.meta.max_seq]
 
     def needs_rebuild(self) -> bool:
         """Too many tombstones, or the size crossed the flat/HNSW boundary."""

@@ -6,7 +6,8 @@ step ``m004_long_term_memory``); a change to them is a new step appended there.
 Tables:
 
 ``ltm_items``
-    one row per memory; ``seq`` (INTEGER PRIMARY KEY AUTOINCREMENT, never reused) is
+    one row per memory; ``seq`` (INTEGER PRIMARY KEY AUTOINCREMENT; a rolled-back transaction
+    or ``agi rollback`` hands its seqs out again, which the index detects) is
     also the item's id in the faiss index; ``id`` is the stable caller-facing id.
 ``ltm_vectors``
     float32 embedding blobs keyed by ``(model, seq)``: reopening never re-embeds.
