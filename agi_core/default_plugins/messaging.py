@@ -30,8 +30,15 @@ def _send_message(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             f"no message sent to {to!r}: this agent has no message box; set AGI_MESSAGING_URL "
             "(nats://HOST:PORT/DEPLOYMENT or memory://HUB) and say it again"
         )
+    from agi_core.messaging.envelope import Message, MessageRejected, encode
+
+    message_id = str(args["id"])
+    try:  # refused before the receipt tick would store it (as agi_core.messaging.outbox.send does)
+        encode(Message(message_id, "", to, text, message_id))
+    except MessageRejected as exc:
+        raise ToolError(str(exc)) from None
     context.check_recipient(to)
-    return {"to": to, "text": text, "id": str(args["id"])}
+    return {"to": to, "text": text, "id": message_id}
 
 
 def send_message_tool() -> Tool:

@@ -40,14 +40,38 @@ class Message:
 
 def encode(message: Message) -> bytes:
     """The payload: id, text, conversation, reply_to (sender and recipient travel on the subject)."""
-    data = {"id": message.id, "text": message.text, "conversation": message.conversation, "reply_to": message.reply_to}
-    payload = orjson.dumps(data)
+    payload = _payload(message)
     if len(payload) > MAX_MESSAGE_BYTES:
         raise MessageRejected(
             f"message {message.id} to {message.recipient} is {len(payload):,} bytes; the limit is "
             f"{MAX_MESSAGE_BYTES:,}: send a shorter text"
         )
     return payload
+
+
+def fitted(message: Message) -> Message:
+    """``message``, or a copy whose text is cut (saying so) so that its payload fits :data:`MAX_MESSAGE_BYTES`:
+    a reply too long to send is sent shortened rather than failing the tick that answers."""
+    if len(_payload(message)) <= MAX_MESSAGE_BYTES:
+        return message
+    full = len(message.text)
+    low, high = 0, full  # the longest prefix whose payload, with the note, fits: a binary search
+    while low < high:
+        middle = (low + high + 1) // 2
+        if len(_payload(_cut(message, middle, full))) <= MAX_MESSAGE_BYTES:
+            low = middle
+        else:
+            high = middle - 1
+    return _cut(message, low, full)
+
+
+def _cut(message: Message, keep: int, full: int) -> Message:
+    return attrs.evolve(message, text=f"{message.text[:keep]} … [cut: {full - keep:,} of {full:,} characters]")
+
+
+def _payload(message: Message) -> bytes:
+    data = {"id": message.id, "text": message.text, "conversation": message.conversation, "reply_to": message.reply_to}
+    return orjson.dumps(data)
 
 
 def decode(payload: bytes, *, sender: str, recipient: str) -> Message:

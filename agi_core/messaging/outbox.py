@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agi_core.messaging.address import agent_name, check_name
-from agi_core.messaging.envelope import Message
+from agi_core.messaging.envelope import Message, encode, fitted
 from agi_core.serialization import dumps
 
 SEND_TOOL = "send_message"  # the external tool a brain calls to send a message (agi_core.default_plugins.messaging)
@@ -25,11 +25,19 @@ def send(
     conversation: str = "",
     reply_to: str | None = None,
     message_id: str | None = None,
+    shorten: bool = False,
 ) -> Message:
-    """Write a message to the outbox in the tick under way; its id, unless given, from the kernel's determinism."""
+    """Write a message to the outbox in the tick under way; its id, unless given, from the kernel's determinism.
+
+    A message over the size limit is refused here, before it is stored (:class:`MessageRejected`, one
+    line), so no row the transport cannot send ever waits at the head of the outbox; ``shorten``
+    sends it cut to fit instead (a reply)."""
     check_name(recipient)
     message_id = message_id or kernel.determinism.new_id("message", f"{tick}|{recipient}")
     message = Message(message_id, agent_name(kernel.store), recipient, text, conversation or message_id, reply_to)
+    if shorten:
+        message = fitted(message)
+    encode(message)
     kernel.store.outbox_add(message_id, tick, recipient, dumps(message.to_data()))
     return message
 
@@ -38,7 +46,9 @@ def reply(kernel: Any, tick: int, received: Message | None, text: str) -> list[d
     """The reply to ``received`` (none to a reply, so two agents never answer each other forever)."""
     if received is None or received.reply_to is not None or not text:
         return []
-    sent = send(kernel, tick, received.sender, text, conversation=received.conversation, reply_to=received.id)
+    sent = send(
+        kernel, tick, received.sender, text, conversation=received.conversation, reply_to=received.id, shorten=True
+    )
     return [sent.to_data()]
 
 

@@ -7,8 +7,10 @@ import itertools
 import pytest
 
 from agi_core import Kernel
-from agi_core.messaging.envelope import MAX_MESSAGE_BYTES
+from agi_core.hookspecs import hookimpl
+from agi_core.messaging.envelope import MAX_MESSAGE_BYTES, MessageRejected
 from agi_core.replay import replay
+from agi_core.testing import builtin_plugins
 
 _hubs = itertools.count()
 
@@ -113,3 +115,49 @@ def test_a_message_waits_in_the_outbox_until_a_transport_publishes_it(tmp_path, 
     assert alice.tick() is None
     assert bob.tick().input.raw == "hello"
     alice.close(), bob.close()
+
+
+class LongWinded:
+    """A router agent whose reply is far over a message's size limit."""
+
+    name, rule, priority = "long_winded", "matched_long", 1
+
+    def matches(self, text: str) -> bool:
+        return text == "tell me everything"
+
+    def handle(self, ctx):
+        from agi_core.reasoning import AgentReply
+
+        return AgentReply("é" * MAX_MESSAGE_BYTES)
+
+
+class LongWindedPlugin:
+    @hookimpl
+    def agi_register_router_agents(self, register):
+        register(LongWinded())
+
+
+def test_a_message_over_the_size_limit_is_refused_before_the_outbox_and_the_next_one_goes(tmp_path, hub):
+    alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
+    with pytest.raises(MessageRejected, match=r"is 80,\d+ bytes; the limit is 65,536: send a shorter text"):
+        alice.command("send_message", {"to": "bob", "text": '"' * 40_000})  # JSON doubles each quote
+    assert alice.store.outbox_unpublished() == []
+    alice.command("send_message", {"to": "bob", "text": "2+2"})
+    assert bob.tick().final_output == "2+2 = 4"  # nothing oversized waits at the head of the outbox
+    alice.close(), bob.close()
+
+
+def test_a_reply_over_the_size_limit_is_sent_cut_to_fit_saying_so(tmp_path, hub):
+    alice = _agent(tmp_path, "alice", hub)
+    bob = Kernel.open(tmp_path / "bob.db", messaging=hub, plugins=builtin_plugins(LongWindedPlugin()))
+    bob.command("set_name", {"name": "bob"})
+    alice.command("send_message", {"to": "bob", "text": "tell me everything"})
+    answered = bob.tick()
+    assert len(answered.final_output) == MAX_MESSAGE_BYTES  # the tick's own reply is whole
+    told = alice.tick()
+    assert told.input.source == "message:bob"
+    assert told.input.raw.startswith("éé") and told.input.raw.endswith(f"of {MAX_MESSAGE_BYTES:,} characters]")
+    assert "… [cut: " in told.input.raw and len(told.input.raw.encode()) < MAX_MESSAGE_BYTES
+    alice.close(), bob.close()
+    report = replay(tmp_path / "bob.db", plugins=builtin_plugins(LongWindedPlugin()))
+    assert report.ok, report.summary()

@@ -10,6 +10,7 @@ import pytest
 
 from agi_core import Kernel
 from agi_core.brain.stage0.messages import direct_question, message_request
+from agi_core.inputs import MAX_INPUT_BYTES
 from agi_core.replay import replay
 from agi_core.tools import ToolPolicy
 
@@ -109,3 +110,15 @@ def test_without_a_message_box_the_tool_says_how_to_get_one(tmp_path):
     receipt = alice.tick("tell bob that hello")
     assert "no message box; set AGI_MESSAGING_URL" in receipt.observation.error
     assert alice.conn.execute("SELECT count(*) FROM messages_out").fetchone()[0] == 0
+
+
+def test_a_message_over_the_size_limit_is_refused_by_the_tool_and_nothing_blocks_the_outbox(tmp_path, hub):
+    alice, bob = _agent(tmp_path, "alice", hub, policy=ALLOW_SEND), _agent(tmp_path, "bob", hub)
+    text = "tell bob that " + "x" * (MAX_INPUT_BYTES - 14)  # the longest input: its message is over the limit
+    receipt = alice.tick(text)
+    error = receipt.observation.error
+    assert not receipt.observation.success and "\n" not in error
+    assert "bytes; the limit is 65,536: send a shorter text" in error
+    assert _outbox(alice) == []
+    alice.tick("tell bob that the meeting moved to 3pm")
+    assert bob.tick().input.raw == "the meeting moved to 3pm"
