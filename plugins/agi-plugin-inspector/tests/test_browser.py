@@ -15,6 +15,7 @@ from agi_core.testing import open_kernel
 
 pytest.importorskip("selenium", reason="pip install -e 'plugins/agi-plugin-inspector[test]' (requirements-test.txt)")
 
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -31,7 +32,9 @@ PAGES = {  # nav link -> the page's heading
 
 
 def wait(browser: Any, condition: Callable[[Any], Any]) -> Any:
-    return WebDriverWait(browser, WAIT_S).until(condition)
+    # the page replaces elements as ticks arrive: an element found a moment before may be gone; look again
+    ignored = (NoSuchElementException, StaleElementReferenceException)
+    return WebDriverWait(browser, WAIT_S, ignored_exceptions=ignored).until(condition)
 
 
 def heading(browser: Any) -> str:
