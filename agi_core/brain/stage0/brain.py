@@ -2,9 +2,7 @@
 
 The modules' candidate replies (``ctx.proposals``) are considered only when no rule
 matched (R4): the best-scored candidate (score > 0; ties to the module that runs first)
-answers instead of F3. A rule's answer always stands, so Stage-0 behaves as before, with
-one exception: a rule's F1 miss ("I don't have this information stored yet.") gives way to
-a candidate that cites its sources (claims), such as retrieval's answer from long-term memory.
+answers instead of F3. A rule's answer always stands, so Stage-0 behaves as before.
 """
 
 from __future__ import annotations
@@ -17,7 +15,7 @@ from agi_core.errors import MemoryKeyError
 from agi_core.model import Action, Plan, RouterDecision
 from agi_core.modules.proposals import claim_dict
 from agi_core.reasoning import AgentReply, Decision, ReasonContext
-from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT, F4_AGENT_FAILURE
+from agi_core.replies import F3_NO_AGENT, F4_AGENT_FAILURE
 from agi_core.serialization import from_data
 
 FALLBACK = "generic_agent"
@@ -93,9 +91,7 @@ class Stage0Brain:
                 reply = AgentReply(F4_AGENT_FAILURE)
         # no rule answered: none matched, or the one that matched could not answer (F3)
         no_rule = agent is None or agent.name == FALLBACK or reply.text == F3_NO_AGENT
-        missed = reply.text == F1_SEM_MISS  # a fact the rule looked for is not stored: a sourced answer may stand in
-        picked = best_candidate(ctx.proposals, sourced=not no_rule) if no_rule or missed else None
-        if picked is not None:
+        if no_rule and (picked := best_candidate(ctx.proposals)) is not None:
             module, candidate = picked
             decision = RouterDecision(agent=f"module:{module}", why="module_candidate")
             selected = [f"module:{module}"]
@@ -124,14 +120,11 @@ class Stage0Brain:
         """Nothing to release: agents run on the shared daemon workers of :mod:`agi_core.effects`."""
 
 
-def best_candidate(proposals: Iterable[Any], *, sourced: bool = False) -> tuple[str, Any] | None:
-    """``(module, candidate)`` with the highest score above 0 (``sourced``: only candidates with
-    claims); the earlier module wins a tie."""
+def best_candidate(proposals: Iterable[Any]) -> tuple[str, Any] | None:
+    """``(module, candidate)`` with the highest score above 0; the earlier module wins a tie."""
     best: tuple[str, Any] | None = None
     for proposal in proposals:
         for candidate in proposal.candidates:
-            if sourced and not candidate.claims:
-                continue
             if candidate.score > 0 and (best is None or candidate.score > best[1].score):
                 best = (proposal.module, candidate)
     return best

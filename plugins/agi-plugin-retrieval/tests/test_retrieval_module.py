@@ -23,7 +23,6 @@ from agi_core.council import convene
 from agi_core.longterm import ingest_file
 from agi_core.modules.state import dump_state
 from agi_core.replay import replay
-from agi_core.replies import F1_SEM_MISS
 from agi_core.testing import builtin_plugins, open_kernel
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -182,21 +181,3 @@ def test_a_current_fact_wins_over_an_older_episode_that_said_otherwise(tmp_path)
     assert teal and not cited & teal  # the older episodes were recalled, and not cited
     assert {vote["vote"] for vote in asked.council_votes} == {"approve"}
     assert replay(db, plugins=builtin_plugins(retrieval)).ok
-
-
-def test_a_rules_f1_miss_gives_way_to_a_cited_answer_from_long_term_memory(tmp_path):
-    db = tmp_path / "agent.db"
-    with open_kernel(db, retrieval) as kernel:
-        ingest_file(kernel.long_term, diary(tmp_path), progress=False)
-        kernel.store.conn.commit()
-        missed = kernel.tick("What is Lena's instrument?")  # no such fact: the rule's F1, memory knows
-        unknown = kernel.tick("What is Bob's car?")  # neither the facts nor memory: F1 stands
-        kernel.tick("the instrument of lena is the viola")
-        held = kernel.tick("What is Lena's instrument?")  # a stored fact: the rule's answer stands
-    assert missed.router_decision.agent == "module:retrieval"
-    assert "cello" in missed.final_output and "[" in missed.final_output and missed.claims
-    assert unknown.final_output == F1_SEM_MISS
-    assert held.router_decision.agent != "module:retrieval" and "viola" in held.final_output
-    assert replay(db, plugins=builtin_plugins(retrieval)).ok
-    with open_kernel(tmp_path / "plain.db") as plain:  # without the module, Stage-0 as before
-        assert plain.tick("What is Lena's instrument?").final_output == F1_SEM_MISS
