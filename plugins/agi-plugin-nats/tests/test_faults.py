@@ -105,7 +105,10 @@ def test_a_broker_restart_mid_conversation_loses_and_duplicates_nothing(tmp_path
         assert _unpublished(alice) == 2
         while bob.tick() is not None:  # what bob fetched before the kill: answered, acks and replies held
             pass
-        assert len(_received(bob)) == 3 and _unpublished(bob) == 3  # the batch's replies wait for its durable end
+        # the batch's replies wait for its durable end; how many bob had fetched (1 to 3) depends on when alice's
+        # in-flight publishes reached the broker before it died
+        taken = len(_received(bob))
+        assert 1 <= taken <= 3 and _unpublished(bob) == taken
         assert start_nats(folder)["URL"] == server["URL"]  # the same port and data folder
         _drain([alice, bob], lambda: len(_received(alice)) == 5 and _unpublished(alice) == 0)
         time.sleep(2)  # past the consumers' ack wait: anything unacknowledged would come again now
