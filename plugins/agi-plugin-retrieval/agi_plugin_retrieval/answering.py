@@ -6,6 +6,8 @@ import re
 from datetime import date, timedelta
 from typing import Any
 
+import Stemmer
+
 #: a hit counts as evidence when its cosine similarity to the question reaches this (BM25 is
 #: relative to the best candidate, so the top hit always has 1.0: it cannot be a threshold)
 MIN_DENSE = 0.3
@@ -19,6 +21,9 @@ STOPWORDS = frozenset(
     s t don now ever yet up down out off again once like get got go going went really oh yeah well um hey wow
     what's that's it's i'm you're i've""".split()
 )
+#: words a question frames what it asks with ("my favorite food", "the names of…"): they do not name it
+FRAMING = frozenset("favorite favourite name names main new old one thing things something kind type sort".split())
+_STEM = Stemmer.Stemmer("english")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _WHEN = re.compile(r"^\s*(when|what (year|month|date|day|time)|how long ago)\b", re.IGNORECASE)
@@ -37,6 +42,22 @@ def keywords(text: str) -> set[str]:
 
 def is_question(text: str) -> bool:
     return text.rstrip().endswith("?")
+
+
+def asked_about(question: str) -> set[str]:
+    """The stems of what ``question`` asks about: its keywords, less the names it says (capitalised
+    words after the first) and the words that only frame it ("What is Maya's job?" → ``{"job"}``)."""
+    names = {w.lower().replace("’", "'") for w in _WORD.findall(question)[1:] if w[0].isupper()}
+    kept = keywords(question) - names - FRAMING
+    return set(_STEM.stemWords(sorted(w.removesuffix("'s").strip("'") for w in kept)))
+
+
+def names_what_is_asked(question: str, sentence: str) -> bool:
+    """Whether ``sentence`` is a statement that names what ``question`` asks about: the bar for a memory to
+    answer a question the agent's facts could not ("my favourite colour is green" does not answer
+    "what is my favorite food?", "My sister Maya lives in Lyon" does not answer "What is Maya's job?")."""
+    said = set(_STEM.stemWords([w.removesuffix("'s").strip("'") for w in words(sentence)]))
+    return not is_question(sentence) and bool(asked_about(question) & said)
 
 
 def is_evidence(hit: dict[str, Any]) -> bool:
