@@ -2,7 +2,8 @@
 
 Every error prints one line naming the problem and the fix, and exits non-zero (see
 :mod:`agi_core.cli.failures`); ``AGI_DEBUG=1`` (or ``AGI_RAISE_ERRORS=1``) shows the traceback
-instead. Commands are imported only when they run (:mod:`agi_core.cli.lazy`), so ``agi --help``
+instead. Commands are imported only when they run (:mod:`agi_core.cli.lazy`), and the plugins'
+manifests are checked only before a command runs (:meth:`AgiGroup.invoke`), so ``agi --help``
 loads nothing heavy.
 """
 
@@ -18,7 +19,6 @@ from typing import Any
 
 import click
 
-from agi_core import tracing
 from agi_core.cli.failures import explain, is_storage_failure
 from agi_core.cli.lazy import LazyGroup
 from agi_core.cli.params import Seconds
@@ -99,6 +99,10 @@ class AgiGroup(LazyGroup):
     """The root group: turns every failure into one line on stderr and a non-zero exit."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        plugins = load_plugins()
+        if plugins.check_manifests():  # a plugin refused for its manifest loses the commands --help listed
+            self.commands, self.lazy_commands = {}, {}
+            plugins.register_commands(cli=self)
         try:
             return super().invoke(ctx)
         except BrokenPipeError:
@@ -244,6 +248,8 @@ def cli(
         options["llm_timeout_s"] = llm_timeout
     state = CliState(db=db, seed=seed, brain=brain, plugins=load_plugins(), kernel_options=options)
     ctx.obj = state
+    from agi_core import tracing  # here, not for --help
+
     if tracing.wanted(otel):  # OpenTelemetry is imported only now
         _start_tracing(ctx, asked=otel)
     ctx.call_on_close(state.close)
@@ -255,6 +261,8 @@ def _start_tracing(ctx: click.Context, *, asked: bool) -> None:
     A tracing setup that cannot work is an error with ``--otel``; asked only by ``OTEL_*``
     variables (perhaps meant for another program), it is a one-line notice and the command runs untraced.
     """
+    from agi_core import tracing
+
     try:
         tracing.start()
     except ConfigError as exc:
