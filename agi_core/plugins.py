@@ -29,7 +29,6 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -525,17 +524,20 @@ class Plugins:
         return sorted(rows, key=lambda row: (not row.builtin, row.name))
 
 
-def register_json_files(register: Callable[..., None], folder: Path) -> None:
-    """``register(path, name=path.stem)`` for every ``*.json`` file of ``folder``, in name order.
+def register_json_files(register: Callable[..., None], folder: str | os.PathLike[str]) -> None:
+    """``register(path, name=path.stem)`` for every ``*.json`` file of ``folder`` (each ``path`` a
+    :class:`~pathlib.Path`), in name order.
 
     What a plugin that ships data files does in its registration hook; for contracts,
     :func:`contract_folder_hook` is the whole hook.
     """
-    for path in sorted(folder.glob("*.json")):
+    from pathlib import Path  # when registering (a kernel opens), not for agi --help
+
+    for path in sorted(Path(folder).glob("*.json")):
         register(path, name=path.stem)
 
 
-def contract_folder_hook(folder: Path) -> Callable[..., None]:
+def contract_folder_hook(folder: str | os.PathLike[str]) -> Callable[..., None]:
     """The ``agi_register_contracts`` implementation of a plugin whose contracts are the ``*.json`` files of ``folder``.
 
     A contract pack's plugin module is one assignment, each file registered under its name::
@@ -544,9 +546,10 @@ def contract_folder_hook(folder: Path) -> Callable[..., None]:
 
     A missing folder fails the plugin's import, so the plugin is reported and skipped. This lives
     here, not in :mod:`agi_core.contracts`: ``agi --help`` imports every plugin module, and the
-    contracts package (JSON Schema) would cost more than the whole command may.
+    contracts package (JSON Schema) would cost more than the whole command may. The plugins of
+    this repository pass a ``str`` (``os.path``), which keeps pathlib off ``agi --help`` too.
     """
-    if not folder.is_dir():
+    if not os.path.isdir(folder):
         raise RegistrationError(f"no contract folder at {folder}; ship the contract files inside the package")
 
     def agi_register_contracts(register: hookspecs.Register) -> None:

@@ -14,8 +14,7 @@ import copy
 import os
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -24,6 +23,9 @@ from agi_core.cli.lazy import LazyGroup
 from agi_core.cli.params import Seconds
 from agi_core.errors import AgiError, ConfigError, NoDatabaseError, StorageError, debug_enabled
 from agi_core.plugins import Plugins, load_plugins
+
+if TYPE_CHECKING:
+    from pathlib import Path  # imported where a path is made or checked: agi --help does without pathlib
 
 
 # dataclasses, not attrs: this module loads for agi --help, which must not import attrs (benchmarks/startup.py)
@@ -67,7 +69,7 @@ class CliState:
 
         if existing:
             self.require_db()
-        elif isinstance(self.db, Path) and not new_folder and not self.db.exists() and not self.db.parent.is_dir():
+        elif not isinstance(self.db, str) and not new_folder and not self.db.exists() and not self.db.parent.is_dir():
             raise NoDatabaseError(
                 f"no agent database at {self.db}, and its folder {self.db.parent} does not exist; check the --db "
                 f"path, or create the agent there with 'agi --db {self.db} init --name NAME'"
@@ -281,6 +283,8 @@ def _db_option(value: str) -> Path | str:
     """
     if "://" in value:
         return value
+    from pathlib import Path
+
     return click.Path(dir_okay=False, path_type=Path).convert(value, None, None)
 
 
