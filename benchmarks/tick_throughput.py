@@ -120,7 +120,7 @@ def build_langgraph(path: Path, durability: str) -> Any:
 
     from agi_core.brain.stage0.agents import STAGE0_AGENTS
     from agi_core.brain.stage0.brain import Stage0Brain
-    from agi_core.default_plugins.synonyms import SYNONYMS
+    from agi_core.default_plugins.synonyms import builtin_synonyms
     from agi_core.determinism import Determinism
     from agi_core.model import Input, TickState
     from agi_core.reasoning import ReasonContext
@@ -156,7 +156,7 @@ def build_langgraph(path: Path, durability: str) -> Any:
             tick=state["tick"],
             store=_StateFacts(facts),  # type: ignore[arg-type]
             determinism=determinism,
-            synonyms=SYNONYMS,
+            synonyms=builtin_synonyms(),
         )
         decision = brain.reason(ctx)
         return {
