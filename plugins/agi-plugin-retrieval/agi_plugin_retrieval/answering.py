@@ -44,20 +44,34 @@ def is_question(text: str) -> bool:
     return text.rstrip().endswith("?")
 
 
+def _bare(word: str) -> str:
+    return word.removesuffix("'s").strip("'")
+
+
+def names_in(question: str) -> set[str]:
+    """The names ``question`` says: its capitalised words after the first ("What is Maya's job?" → ``{"maya"}``)."""
+    said = [w.lower().replace("’", "'") for w in _WORD.findall(question)[1:] if w[0].isupper()]
+    return {_bare(w) for w in said} - STOPWORDS
+
+
 def asked_about(question: str) -> set[str]:
-    """The stems of what ``question`` asks about: its keywords, less the names it says (capitalised
-    words after the first) and the words that only frame it ("What is Maya's job?" → ``{"job"}``)."""
-    names = {w.lower().replace("’", "'") for w in _WORD.findall(question)[1:] if w[0].isupper()}
-    kept = keywords(question) - names - FRAMING
-    return set(_STEM.stemWords(sorted(w.removesuffix("'s").strip("'") for w in kept)))
+    """The stems of what ``question`` asks about: its keywords, less the names it says and the words
+    that only frame it ("What is Maya's job?" → ``{"job"}``)."""
+    kept = {_bare(w) for w in keywords(question)} - names_in(question) - FRAMING
+    return set(_STEM.stemWords(sorted(kept)))
 
 
-def names_what_is_asked(question: str, sentence: str) -> bool:
-    """Whether ``sentence`` is a statement that names what ``question`` asks about: the bar for a memory to
-    answer a question the agent's facts could not ("my favourite colour is green" does not answer
-    "what is my favorite food?", "My sister Maya lives in Lyon" does not answer "What is Maya's job?")."""
-    said = set(_STEM.stemWords([w.removesuffix("'s").strip("'") for w in words(sentence)]))
-    return not is_question(sentence) and bool(asked_about(question) & said)
+def names_what_is_asked(question: str, sentence: str, *, text: str = "", said_by: str = "") -> bool:
+    """Whether ``sentence`` (of a memory holding ``text``, said by ``said_by``) is a statement that names
+    what ``question`` asks about, and every name the question says is in the memory or its speaker: the
+    bar for a memory to answer a question the agent's facts could not. "my favourite colour is green" does
+    not answer "what is my favorite food?", "My sister Maya lives in Lyon" does not answer "What is Maya's
+    job?", "the capital of France is Paris" does not answer "what is the capital of Peru?"."""
+    if is_question(sentence):
+        return False
+    stems = set(_STEM.stemWords([_bare(w) for w in words(sentence)]))
+    known = {_bare(w) for w in words(f"{text or sentence} {said_by}")}
+    return bool(asked_about(question) & stems) and names_in(question) <= known
 
 
 def is_evidence(hit: dict[str, Any]) -> bool:

@@ -126,7 +126,9 @@ class RetrievalModule(CognitiveModule):
         ]
         labels = [answering.label(hit) for hit, _ in used]
         self._count(ctx, "answered", {"question": question[:300], "answer": text[:300], "citations": labels})
-        named = bool(used) and answering.names_what_is_asked(question, used[0][1])
+        named = bool(used) and answering.names_what_is_asked(
+            question, used[0][1], text=used[0][0]["text"], said_by=str(used[0][0].get("speaker") or "")
+        )
         return Candidate(answering.cited(text, labels), NAMED_ANSWER_SCORE if named else ANSWER_SCORE, claims=claims)
 
     def _current_fact(self, ctx: ModuleContext, question: str) -> tuple[str, Any] | None:

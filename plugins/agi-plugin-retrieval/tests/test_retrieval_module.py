@@ -193,11 +193,14 @@ def test_a_rules_f1_miss_gives_way_only_to_a_memory_that_names_what_is_asked(tmp
         kernel.tick("my sister Maya lives in Lyon")
         food = kernel.tick("what is my favorite food?")  # memory holds a colour, not a food: F1 stands
         job = kernel.tick("What is Maya's job?")  # memory names Maya, not her job: F1 stands
+        kernel.tick("the capital of France is Paris")
+        peru = kernel.tick("what is the capital of Peru?")  # memory names a capital, not Peru's: F1 stands
         kernel.tick("I had sushi for dinner, it is my favorite food")
         named = kernel.tick("what is my favorite food?")  # a memory names the food: it answers, cited
         kernel.tick("the instrument of lena is the viola")
         held = kernel.tick("What is Lena's instrument?")  # a stored fact: the rule's answer stands
     assert food.final_output == F1_SEM_MISS and job.final_output == F1_SEM_MISS
+    assert peru.final_output == F1_SEM_MISS
     assert named.router_decision.agent == "module:retrieval"
     assert "sushi" in named.final_output and "[ltm-" in named.final_output and named.claims
     assert {vote["vote"] for vote in named.council_votes} == {"approve"}
@@ -209,14 +212,17 @@ def test_a_rules_f1_miss_gives_way_only_to_a_memory_that_names_what_is_asked(tmp
 
 
 @pytest.mark.parametrize(
-    ("question", "memory", "names"),
+    ("question", "memory", "said_by", "names"),
     [
-        ("what is my favorite food?", "my favourite colour is green", False),  # the framing word only
-        ("What is Maya's job?", "My sister Maya lives in Lyon", False),  # the name only
-        ("What are Nate's favorite desserts?", "Any favorite dairy-free desserts?", False),  # a question
-        ("What is Caroline's identity?", "Painting helps me explore my identity.", True),
-        ("What are Melanie's pets' names?", "Her pet is a dog named Luna.", True),  # plural and possessive stemmed
+        ("what is my favorite food?", "my favourite colour is green", "", False),  # the framing word only
+        ("What is Maya's job?", "My sister Maya lives in Lyon", "", False),  # the name only
+        ("what is the capital of Peru?", "the capital of France is Paris", "", False),  # another name
+        ("What are Nate's favorite desserts?", "Any favorite dairy-free desserts?", "Nate", False),  # a question
+        ("What is Caroline's identity?", "Painting helps me explore my identity.", "Caroline", True),  # her words
+        ("What is Caroline's identity?", "Painting helps me explore my identity.", "Melanie", False),  # not hers
+        ("What are Melanie's pets' names?", "Melanie's pet is a dog named Luna.", "", True),  # plural, possessive
+        ("what is my favorite food?", "I had sushi, it is my favorite food", "", True),
     ],
 )
-def test_a_memory_answers_a_missed_fact_only_when_it_states_what_the_question_asks(question, memory, names):
-    assert names_what_is_asked(question, memory) is names
+def test_a_memory_answers_a_missed_fact_only_when_it_states_what_the_question_asks(question, memory, said_by, names):
+    assert names_what_is_asked(question, memory, said_by=said_by) is names
