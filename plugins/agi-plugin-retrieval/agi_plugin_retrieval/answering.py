@@ -97,10 +97,14 @@ def best_sentence(question: str, text: str) -> str:
 
 
 def span(question: str, sentence: str, max_words: int = 12) -> str:
-    """The words of ``sentence`` the question did not already say: the answer, without its frame."""
-    asked = {w for w in words(question)}
-    kept = [w for w in _WORD.findall(sentence) if w.lower() not in asked and w.lower() not in STOPWORDS]
-    return " ".join(kept[:max_words]) or sentence
+    """The words of ``sentence`` the question did not already say, each once: the answer, without its frame."""
+    asked = set(words(question))
+    kept: dict[str, str] = {}  # lower case -> the word as said, first said first
+    for word in _WORD.findall(sentence):
+        low = word.lower()
+        if low not in asked and low not in STOPWORDS:
+            kept.setdefault(low, word)
+    return " ".join(list(kept.values())[:max_words]) or sentence
 
 
 def day_text(day: date) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 import agi_plugin_retrieval.plugin as retrieval
 import jsonschema
 import pytest
-from agi_plugin_retrieval.answering import names_what_is_asked, resolve_date
+from agi_plugin_retrieval.answering import names_what_is_asked, resolve_date, span
 from agi_plugin_retrieval.module import NOTHING, STATE_SCHEMA
 
 from agi_core import checkpoints
@@ -226,3 +226,8 @@ def test_a_rules_f1_miss_gives_way_only_to_a_memory_that_names_what_is_asked(tmp
 )
 def test_a_memory_answers_a_missed_fact_only_when_it_states_what_the_question_asks(question, memory, said_by, names):
     assert names_what_is_asked(question, memory, said_by=said_by) is names
+
+
+def test_the_answer_span_leaves_out_the_questions_words_and_says_each_word_once():
+    assert span("what is my favorite food?", "I had ramen yesterday, ramen is my favorite food") == "ramen yesterday"
+    assert span("Where does Ann hike?", "Ann hikes in the Alps, the Alps in June.") == "hikes Alps June"
