@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import re
 import threading
 from collections.abc import Coroutine
@@ -61,6 +62,17 @@ def stream_config(deployment: str) -> api.StreamConfig:
     )
 
 
+def _failed(error: BaseException) -> asyncio.Future[Any]:
+    """A future that already failed with ``error`` (a publish that could not be written)."""
+    future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    future.set_exception(error)
+    return future
+
+
+async def _nak_all(msgs: list[Any]) -> None:
+    await asyncio.gather(*(msg.nak() for msg in msgs), return_exceptions=True)
+
+
 async def _quiet(error: Exception) -> None:
     """nats-py's error callback: the transport reports what matters (publish failures) itself."""
 
@@ -78,6 +90,8 @@ class NatsTransport:
         self._thread = threading.Thread(target=self._loop.run_forever, name=f"agi-nats-{agent}", daemon=True)
         self._thread.start()
         self._nc: Any = None
+        self._acking: concurrent.futures.Future[None] | None = None  # acks sent, confirmations awaited
+        self._prefetch: concurrent.futures.Future[list[Any]] | None = None  # the next batch, being fetched
         try:
             self._call(self._connect(), CONNECT_TIMEOUT_S * 3)
         except BaseException:
@@ -127,8 +141,9 @@ class NatsTransport:
         self._publish(self.subject(message.recipient), payload, message.id)
 
     def publish_async(self, messages: list[Message]) -> concurrent.futures.Future[Published]:
-        """Publish ``messages`` in order on the transport's loop, each once JetStream holds the one before
-        (one hand-over between threads for the lot); the future's result counts those it holds."""
+        """Publish ``messages`` on the transport's loop, all at once and in order on the one connection, then
+        await JetStream's acks together (one hand-over between threads for the lot); the future's result
+        counts the leading messages JetStream holds."""
         items, refused = [], None
         for message in messages:
             try:
@@ -137,14 +152,28 @@ class NatsTransport:
             except AgiError as exc:  # an oversized message: it and those after it stay in the outbox
                 refused = exc
                 break
-        return asyncio.run_coroutine_threadsafe(self._publish_in_order(items, refused), self._loop)
+        return asyncio.run_coroutine_threadsafe(self._publish_all(items, refused), self._loop)
 
-    async def _publish_in_order(self, items: list[tuple[str, bytes, str]], refused: AgiError | None) -> Published:
-        for count, (subject, payload, msg_id) in enumerate(items):
+    async def _publish_all(self, items: list[tuple[str, bytes, str]], refused: AgiError | None) -> Published:
+        """Write every message to the connection (in order), then wait for all the stream's acks. A message
+        after one that failed may be held too: it is not counted, so it is published again and dropped by id."""
+        acks: list[asyncio.Future[Any]] = []
+        for subject, payload, msg_id in items:
             try:
-                await self._js.publish(subject, payload, timeout=CONNECT_TIMEOUT_S, headers={"Nats-Msg-Id": msg_id})
-            except Exception as exc:  # noqa: BLE001 - broker down, timeout: the outbox rows stay, published later
-                failure = f"publishing to {subject} on {self.server} failed ({exc.__class__.__name__})"
+                acks.append(
+                    await self._js.publish_async(
+                        subject, payload, wait_stall=CONNECT_TIMEOUT_S, headers={"Nats-Msg-Id": msg_id}
+                    )
+                )
+            except Exception as exc:  # noqa: BLE001 - broker down: the outbox rows stay, published later
+                acks.append(_failed(exc))
+                break
+        results = await asyncio.gather(
+            *(asyncio.wait_for(ack, CONNECT_TIMEOUT_S) for ack in acks), return_exceptions=True
+        )
+        for count, (result, (subject, _, _)) in enumerate(zip(results, items, strict=False)):
+            if isinstance(result, BaseException):
+                failure = f"publishing to {subject} on {self.server} failed ({result.__class__.__name__})"
                 return Published(count, StorageError(failure))
         return Published(len(items), refused)
 
@@ -162,11 +191,19 @@ class NatsTransport:
             raise StorageError(f"publishing to {subject} on {self.server} failed ({exc.__class__.__name__})") from None
 
     def fetch(self, timeout_s: float) -> list[Delivery]:
+        """The next batch (up to 16). After a batch that was not empty the one after it is fetched at once,
+        while the kernel ticks this one (prefetched messages are not acknowledged: a process that dies with
+        them gets them again after the ack wait, and :meth:`close` gives them back at once)."""
+        wait = max(timeout_s, FETCH_MIN_S)
+        pulling, self._prefetch = self._prefetch, None
         try:
-            wait = max(timeout_s, FETCH_MIN_S)
-            msgs = self._call(self._fetch(wait), wait + CONNECT_TIMEOUT_S)
+            if pulling is None:
+                pulling = asyncio.run_coroutine_threadsafe(self._fetch(wait), self._loop)
+            msgs = pulling.result(wait + CONNECT_TIMEOUT_S + 5)
         except Exception:  # noqa: BLE001 - the broker is away: nothing this time; the consumer resumes
             return []
+        if msgs:
+            self._prefetch = asyncio.run_coroutine_threadsafe(self._fetch(FETCH_MIN_S), self._loop)
         deliveries = []
         for msg in msgs:
             sender = msg.subject.rsplit(".", 1)[-1]
@@ -188,13 +225,22 @@ class NatsTransport:
     def ack(self, delivery: Delivery) -> None:
         """Acknowledge and wait for the server's confirmation (so a kill after this never redelivers)."""
         self.ack_all([delivery])
+        self._acked()
 
     def ack_all(self, deliveries: list[Delivery]) -> None:
-        """Acknowledge all of ``deliveries`` at once and wait for the server's confirmations (one round trip)."""
-        try:
-            self._call(self._ack_all([delivery.token for delivery in deliveries]), CONNECT_TIMEOUT_S)
-        except Exception:  # noqa: BLE001 - unconfirmed: it comes again and the inbox finds its id
-            return
+        """Acknowledge all of ``deliveries`` at once, without waiting: the server's confirmations come while
+        the kernel goes on (:meth:`close` waits for them). One not confirmed comes again after the ack wait,
+        and the inbox finds its id (no second tick)."""
+        self._acked()  # at most one batch of acks in flight
+        tokens = [delivery.token for delivery in deliveries]
+        self._acking = asyncio.run_coroutine_threadsafe(self._ack_all(tokens), self._loop)
+
+    def _acked(self) -> None:
+        """Wait for the acks in flight (their confirmations, or the time they may take)."""
+        acking, self._acking = self._acking, None
+        if acking is not None:
+            with contextlib.suppress(Exception):  # unconfirmed: it comes again and the inbox finds its id
+                acking.result(CONNECT_TIMEOUT_S + 5)
 
     @staticmethod
     async def _ack_all(msgs: list[Any]) -> None:
@@ -209,6 +255,14 @@ class NatsTransport:
         names = (info.config.durable_name or info.name for info in infos)
         return sorted(name.removeprefix("agent_") for name in names if name and name.startswith("agent_"))
 
+    def _give_back(self) -> None:
+        """Negatively acknowledge a prefetched batch, so it comes again at once (not after the ack wait)."""
+        pulling, self._prefetch = self._prefetch, None
+        if pulling is not None:
+            with contextlib.suppress(Exception):  # not given back: it comes again after the ack wait
+                msgs = pulling.result(FETCH_MIN_S + CONNECT_TIMEOUT_S)
+                self._call(_nak_all(msgs), CONNECT_TIMEOUT_S)
+
     async def _shutdown(self) -> None:
         """Close the connection, then cancel what nats-py left running (so the loop closes clean)."""
         try:
@@ -222,6 +276,8 @@ class NatsTransport:
 
     def close(self) -> None:
         try:
+            self._acked()
+            self._give_back()
             self._call(self._shutdown(), CONNECT_TIMEOUT_S)
         except Exception:  # noqa: BLE001 - closing a connection to a dead broker: nothing to keep
             pass
