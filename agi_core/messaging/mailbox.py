@@ -12,12 +12,14 @@ makes them all durable, and only then are the batch's deliveries acknowledged an
 published. A crash of the process keeps lazy commits (a redelivery finds their ids); a power
 loss can lose the batch's ticks, but then none of them was acknowledged or answered: the
 messages come again. A tick that recorded a write/external intent is made durable before
-its tool runs.
+its tool runs. ``Kernel.group_commit`` makes every tick inside it lazy the same way (a host's
+list of inputs), with its durable point (:meth:`settle`) where the block ends.
 
 Sending: a tick writes outbox rows (:mod:`agi_core.messaging.outbox`); :meth:`flush` publishes
-the committed, unpublished ones with their id as the duplicate key and marks them published in
-one lazy transaction. A crash between publish and mark (or a lost mark) publishes again; the
-broker drops the duplicate by id and the recipient's inbox would refuse it too.
+the durable, unpublished ones with their id as the duplicate key (all in one hand-over, left in
+flight) and marks those confirmed published in one lazy transaction. A crash between publish
+and mark (or a lost mark) publishes again; the broker drops the duplicate by id and the
+recipient's inbox would refuse it too.
 """
 
 from __future__ import annotations
