@@ -160,20 +160,20 @@ class NatsTransport:
         acks: list[asyncio.Future[Any]] = []
         for subject, payload, msg_id in items:
             try:
-                acks.append(
-                    await self._js.publish_async(
-                        subject, payload, wait_stall=CONNECT_TIMEOUT_S, headers={"Nats-Msg-Id": msg_id}
-                    )
-                )
+                acks.append(await self._js.publish_async(subject, payload, headers={"Nats-Msg-Id": msg_id}))
             except Exception as exc:  # noqa: BLE001 - broker down: the outbox rows stay, published later
                 acks.append(_failed(exc))
                 break
-        results = await asyncio.gather(
-            *(asyncio.wait_for(ack, CONNECT_TIMEOUT_S) for ack in acks), return_exceptions=True
-        )
-        for count, (result, (subject, _, _)) in enumerate(zip(results, items, strict=False)):
-            if isinstance(result, BaseException):
-                failure = f"publishing to {subject} on {self.server} failed ({result.__class__.__name__})"
+        if acks:
+            await asyncio.wait(acks, timeout=CONNECT_TIMEOUT_S)  # futures, not a task each
+        for count, ((subject, _, _), ack) in enumerate(zip(items, acks, strict=False)):
+            if not ack.done():
+                ack.cancel()  # no answer in time: counted as not held (published again, dropped by id)
+            if ack.cancelled() or ack.exception() is not None:
+                for rest in acks[count:]:
+                    rest.cancel()
+                error = "TimeoutError" if ack.cancelled() else ack.exception().__class__.__name__
+                failure = f"publishing to {subject} on {self.server} failed ({error})"
                 return Published(count, StorageError(failure))
         return Published(len(items), refused)
 
@@ -244,7 +244,14 @@ class NatsTransport:
 
     @staticmethod
     async def _ack_all(msgs: list[Any]) -> None:
-        await asyncio.gather(*(msg.ack_sync(timeout=CONNECT_TIMEOUT_S) for msg in msgs), return_exceptions=True)
+        """Acknowledge ``msgs`` in order on the one connection, the last with a confirmation: the server
+        handles a connection's acks in order, so its confirmation covers those before it."""
+        if not msgs:
+            return
+        with contextlib.suppress(Exception):  # unconfirmed: it comes again and the inbox finds its id
+            for msg in msgs[:-1]:
+                await msg.ack()
+            await msgs[-1].ack_sync(timeout=CONNECT_TIMEOUT_S)
 
     def agents(self) -> list[str] | None:
         """The agents with a durable consumer on this deployment's stream; None when the server does not answer."""
