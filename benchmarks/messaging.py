@@ -396,12 +396,12 @@ def measure(transport: str, args: argparse.Namespace) -> dict[str, Any]:
                 subprocess.run([server["STOP"], "--keep"], check=True, timeout=60)
                 start_nats(folder)
 
-            url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait={ACK_WAIT_S:g}"
+            url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait={ACK_WAIT_S:g}&batch={args.batch}"
             agents = run_agents(url, Plugins.builtins(nats_plugin), args, restart if args.restart else None)
-            url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait={ACK_WAIT_S:g}"
+            url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait={ACK_WAIT_S:g}&batch={args.batch}"
             unsynced = run_agents(url, Plugins.builtins(nats_plugin), args, None, "OFF")  # no fsync, no restart
             if args.kill_bob:
-                url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait={ACK_WAIT_S:g}"
+                url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait={ACK_WAIT_S:g}&batch={args.batch}"
                 killed = agent_throughput_killed(
                     Path(name),
                     url,
@@ -445,6 +445,13 @@ def main() -> int:
         metavar="G",
         help="alice's sends: G ticks share one durable point (Kernel.group_commit); 1: each tick its own",
     )
+    parser.add_argument(
+        "--batch",
+        type=int,
+        default=16,
+        metavar="B",
+        help="NATS: messages bob's transport fetches at once (?batch=B; each batch has one durable point)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     load_before = os.getloadavg()
@@ -459,7 +466,7 @@ def main() -> int:
     else:
         print(
             f"{args.messages} messages, {args.round_trips} round trips, alice's sends {args.send_group} ticks to a "
-            "durable point; ratio: agents / raw transport (1.0 = as fast)"
+            f"durable point, NATS batches of {args.batch}; ratio: agents / raw transport (1.0 = as fast)"
         )
         print(f"{'transport':<10}{'who':<8}{'msg/s':>9}{'rt p50 ms':>11}{'rt p99 ms':>11}  delivered/lost/dup")
         for row in rows:

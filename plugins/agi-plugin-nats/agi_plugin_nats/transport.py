@@ -31,24 +31,31 @@ ACK_WAIT_S = 30.0  # an unacknowledged delivery comes again after this long (and
 DUPLICATE_WINDOW_S = 600.0  # a message id published again within this window is dropped by JetStream
 CONNECT_TIMEOUT_S = 5.0
 AGENTS_TIMEOUT_S = 1.0  # listing the deployment's agents (a recipient check) waits this long for the server
+FETCH_BATCH = 16  # messages a fetch takes at once (?batch=N): the message box's batch, one durable point
+FETCH_BATCH_MAX = 256
 FETCH_MIN_S = 0.1  # a poll waits this long for the server; a lingering pull gathers until then: keep it short
 _DEPLOYMENT = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 
 
-def parse_url(url: str) -> tuple[str, str, float]:
-    """``(server URL, deployment, ack wait)`` from ``nats://HOST:PORT[/DEPLOYMENT][?ack_wait=SECONDS]``."""
+def parse_url(url: str) -> tuple[str, str, float, int]:
+    """``(server URL, deployment, ack wait, batch)`` from
+    ``nats://HOST:PORT[/DEPLOYMENT][?ack_wait=SECONDS][&batch=N]``."""
     parts = urlsplit(url)
+    query = parse_qs(parts.query)
     try:
-        ack_wait = float(parse_qs(parts.query).get("ack_wait", [ACK_WAIT_S])[0])
+        ack_wait = float(query.get("ack_wait", [ACK_WAIT_S])[0])
     except ValueError:
         raise ConfigError(f"ack_wait in {url!r} is not a number of seconds; write ?ack_wait=30") from None
+    batch = query.get("batch", [str(FETCH_BATCH)])[0]
+    if not batch.isdigit() or not 1 <= int(batch) <= FETCH_BATCH_MAX:
+        raise ConfigError(f"batch in {url!r} is not a whole number from 1 to {FETCH_BATCH_MAX}; write ?batch=16")
     deployment = parts.path.strip("/") or "agi"
     if parts.scheme != "nats" or not parts.hostname or not _DEPLOYMENT.match(deployment):
         raise ConfigError(
             f"{url!r} is not a NATS messaging URL; write nats://HOST:PORT/DEPLOYMENT "
             "(deployment: lower-case letters, digits, _)"
         )
-    return f"nats://{parts.netloc}", deployment, ack_wait
+    return f"nats://{parts.netloc}", deployment, ack_wait, int(batch)
 
 
 def stream_config(deployment: str) -> api.StreamConfig:
@@ -83,7 +90,7 @@ class NatsTransport:
     def __init__(self, url: str, *, agent: str) -> None:
         self.agent = agent
         self.rejected: list[str] = []
-        self.server, self.deployment, self.ack_wait = parse_url(url)
+        self.server, self.deployment, self.ack_wait, self.batch = parse_url(url)
         self.stream = f"AGI_{self.deployment.upper()}"
         self.prefix = f"agi.{self.deployment}"
         self._loop = asyncio.new_event_loop()
@@ -191,9 +198,10 @@ class NatsTransport:
             raise StorageError(f"publishing to {subject} on {self.server} failed ({exc.__class__.__name__})") from None
 
     def fetch(self, timeout_s: float) -> list[Delivery]:
-        """The next batch (up to 16). After a batch that was not empty the one after it is fetched at once,
-        while the kernel ticks this one (prefetched messages are not acknowledged: a process that dies with
-        them gets them again after the ack wait, and :meth:`close` gives them back at once)."""
+        """The next batch (up to ``?batch=``, default :data:`FETCH_BATCH`). After a batch that was not empty
+        the one after it is fetched at once, while the kernel ticks this one (prefetched messages are not
+        acknowledged: a process that dies with them gets them again after the ack wait, and :meth:`close`
+        gives them back at once)."""
         wait = max(timeout_s, FETCH_MIN_S)
         pulling, self._prefetch = self._prefetch, None
         try:
@@ -218,7 +226,7 @@ class NatsTransport:
 
     async def _fetch(self, timeout_s: float) -> list[Any]:
         try:
-            return list(await self._sub.fetch(batch=16, timeout=timeout_s))
+            return list(await self._sub.fetch(batch=self.batch, timeout=timeout_s))
         except nats.errors.TimeoutError:
             return []
 

@@ -49,3 +49,22 @@ def test_a_prefetched_batch_comes_again_at_once_after_a_close(tmp_path, nats_url
     bob = _agent(tmp_path, "bob", url)
     assert _taken(bob, 4, 10) == [f"note {n}" for n in range(16, 20)]
     alice.close(), bob.close()
+
+
+def test_the_url_sets_the_batch_and_a_bad_one_is_one_line(tmp_path, nats_url):
+    import pytest
+
+    from agi_core.errors import ConfigError
+
+    url = f"{nats_url}/t{time.monotonic_ns()}?ack_wait=1&batch=64"
+    alice, bob = _agent(tmp_path, "alice", url), _agent(tmp_path, "bob", url)
+    with alice.group_commit():
+        for n in range(40):
+            alice.command("send_message", {"to": "bob", "text": f"note {n}"})
+    alice.mailbox.flush(leave_in_flight=False)
+    assert bob.tick().input.raw == "note 0"
+    assert len(bob.mailbox._ready) == 39  # all 40 in one fetch (16 without ?batch=)
+    assert _taken(bob, 39, 30) == [f"note {n}" for n in range(1, 40)]
+    alice.close(), bob.close()
+    with pytest.raises(ConfigError, match=r"batch in .* is not a whole number from 1 to 256; write \?batch=16"):
+        _agent(tmp_path, "carol", f"{nats_url}/x?batch=0")
