@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import json
 import os
@@ -118,13 +119,23 @@ class Stages:
 STAGE = 1000  # messages per stretch of the per-stretch rates
 
 
-def agent_throughput(alice: Kernel, bob: Kernel, count: int, halfway: Callable[[], None] | None) -> dict[str, Any]:
+def send_all(alice: Kernel, count: int, group: int, sending: Stages) -> None:
+    """alice sends ``count`` messages, one tick each; ``group`` ticks at a time share one durable point
+    (``Kernel.group_commit``: the host hands her a list of inputs), then their messages are published."""
+    for start in range(0, count, group):
+        with alice.group_commit() if group > 1 else contextlib.nullcontext():
+            for n in range(start, min(start + group, count)):
+                alice.command("send_message", {"to": "bob", "text": f"note {n}"})
+        sending.reached(min(start + group, count))
+
+
+def agent_throughput(
+    alice: Kernel, bob: Kernel, count: int, group: int, halfway: Callable[[], None] | None
+) -> dict[str, Any]:
     before_ids, before_ticks = inbox_counts(bob)
     sending = Stages()
     began = time.perf_counter()
-    for n in range(count):
-        alice.command("send_message", {"to": "bob", "text": f"note {n}"})
-        sending.reached(n + 1)
+    send_all(alice, count, group, sending)
     taken = 0
     taking = Stages()
     while taken < count:
@@ -165,7 +176,7 @@ def run_agents(
         bob = open_agent(folder, "bob", url, plugins, synchronous)
         try:
             spans = agent_round_trips(alice, bob, args.round_trips)
-            return {**quantiles_ms(spans), **agent_throughput(alice, bob, args.messages, halfway)}
+            return {**quantiles_ms(spans), **agent_throughput(alice, bob, args.messages, args.send_group, halfway)}
         finally:
             alice.close()
             bob.close()
@@ -214,7 +225,13 @@ def file_counts(db: Path) -> tuple[int, int]:
 
 
 def agent_throughput_killed(
-    folder: Path, url: str, plugins: Plugins, count: int, kills: int, halfway: Callable[[], None] | None
+    folder: Path,
+    url: str,
+    plugins: Plugins,
+    count: int,
+    group: int,
+    kills: int,
+    halfway: Callable[[], None] | None,
 ) -> dict[str, Any]:
     """alice sends ``count`` messages; bob, a real process, takes them and is SIGKILLed ``kills`` times."""
     alice = open_agent(folder, "alice", url, plugins)
@@ -225,9 +242,7 @@ def agent_throughput_killed(
     sending = taking = Stages()
     try:
         began = time.perf_counter()
-        for n in range(count):
-            alice.command("send_message", {"to": "bob", "text": f"note {n}"})
-            sending.reached(n + 1)
+        send_all(alice, count, group, sending)
         taking = Stages()
         bob = bob_process(bob_db, url, spacing if kills else None)
         deadline = time.monotonic() + 600 + count * 0.1
@@ -331,9 +346,27 @@ async def _raw_nats(server: str, args: argparse.Namespace) -> dict[str, Any]:
     while taken < args.messages:
         taken += await take("bob", 16)
     seconds = time.perf_counter() - began
+    # the agents' shape with --send-group: each group written at once, its acks awaited together
+    began = time.perf_counter()
+    for start in range(0, args.messages, args.send_group):
+        acks = [
+            await js.publish_async(f"{stream}.bob", f"note {n}".encode(), headers={"Nats-Msg-Id": f"g{n}"})
+            for n in range(start, min(start + args.send_group, args.messages))
+        ]
+        await asyncio.gather(*acks)
+    grouped = 0
+    while grouped < args.messages:
+        grouped += await take("bob", 16)
+    grouped_seconds = time.perf_counter() - began
     await js.delete_stream(stream)
     await nc.close()
-    return {**quantiles_ms(spans), "messages": args.messages, "seconds": seconds, "messages_per_s": taken / seconds}
+    return {
+        **quantiles_ms(spans),
+        "messages": args.messages,
+        "seconds": seconds,
+        "messages_per_s": taken / seconds,
+        "grouped_messages_per_s": grouped / grouped_seconds,
+    }
 
 
 def start_nats(folder: Path) -> dict[str, str]:
@@ -363,17 +396,18 @@ def measure(transport: str, args: argparse.Namespace) -> dict[str, Any]:
                 subprocess.run([server["STOP"], "--keep"], check=True, timeout=60)
                 start_nats(folder)
 
-            url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait={ACK_WAIT_S:g}"
+            url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait={ACK_WAIT_S:g}&batch={args.batch}"
             agents = run_agents(url, Plugins.builtins(nats_plugin), args, restart if args.restart else None)
-            url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait={ACK_WAIT_S:g}"
+            url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait={ACK_WAIT_S:g}&batch={args.batch}"
             unsynced = run_agents(url, Plugins.builtins(nats_plugin), args, None, "OFF")  # no fsync, no restart
             if args.kill_bob:
-                url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait={ACK_WAIT_S:g}"
+                url = f"{server['URL']}/bench{uuid.uuid4().hex[:8]}?ack_wait={ACK_WAIT_S:g}&batch={args.batch}"
                 killed = agent_throughput_killed(
                     Path(name),
                     url,
                     Plugins.builtins(nats_plugin),
                     args.messages,
+                    args.send_group,
                     args.kill_bob,
                     restart if args.restart else None,
                 )
@@ -404,6 +438,20 @@ def main() -> int:
         metavar="K",
         help="NATS: also a run with bob a real process SIGKILLed K times",
     )
+    parser.add_argument(
+        "--send-group",
+        type=int,
+        default=16,
+        metavar="G",
+        help="alice's sends: G ticks share one durable point (Kernel.group_commit); 1: each tick its own",
+    )
+    parser.add_argument(
+        "--batch",
+        type=int,
+        default=16,
+        metavar="B",
+        help="NATS: messages bob's transport fetches at once (?batch=B; each batch has one durable point)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     load_before = os.getloadavg()
@@ -417,7 +465,8 @@ def main() -> int:
         print(json.dumps({"load_average": load, "rows": rows}, indent=2))
     else:
         print(
-            f"{args.messages} messages, {args.round_trips} round trips; ratio: agents / raw transport (1.0 = as fast)"
+            f"{args.messages} messages, {args.round_trips} round trips, alice's sends {args.send_group} ticks to a "
+            f"durable point, NATS batches of {args.batch}; ratio: agents / raw transport (1.0 = as fast)"
         )
         print(f"{'transport':<10}{'who':<8}{'msg/s':>9}{'rt p50 ms':>11}{'rt p99 ms':>11}  delivered/lost/dup")
         for row in rows:
@@ -432,6 +481,11 @@ def main() -> int:
                 f"{'':<10}{'ratio':<8}{row['throughput_ratio']:>9.3f}{row['round_trip_ratio']:>11.3f}"
                 + ("   (broker restarted half-way)" if row.get("broker_restarted") else "")
             )
+            if "grouped_messages_per_s" in row["raw"]:
+                print(
+                    f"{'':<10}{'raw G':<8}{row['raw']['grouped_messages_per_s']:>9.0f}{'':>22}  "
+                    f"(raw nats-py publishing {args.send_group} at a time, their acks awaited together)"
+                )
             if "agents_no_fsync" in row:
                 r = row["agents_no_fsync"]
                 print(

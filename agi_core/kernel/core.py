@@ -26,7 +26,7 @@ from agi_core.hookcalls import OrderLog
 from agi_core.inputs import PREVIEW_CHARS, Oversized, clean_text, normalize, preview, utf8_size
 from agi_core.journal import HEAD
 from agi_core.labels import input_labels
-from agi_core.memory.backend import MemoryBackend, TickTimingStore
+from agi_core.memory.backend import GroupCommit, MemoryBackend, TickTimingStore
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.reconnect import Reconnect, journal_holds
 from agi_core.messaging import inbox
@@ -102,6 +102,7 @@ class Kernel:
         self.plugin_settings = PluginSettings(plugins, store)
         self.disabled_plugins = lifecycle.start(self)
         self.mailbox: Mailbox | None = None
+        self.grouped = False  # inside group_commit(): ticks commit without waiting for the disk
         if config.messaging:
             try:
                 self.mailbox = Mailbox.open(self, config.messaging)
@@ -316,6 +317,28 @@ class Kernel:
             raise ConfigError(f"{self.store.path} was created with another seed; open it with the same --seed")
 
     # -- public API ------------------------------------------------------------------
+    @contextlib.contextmanager
+    def group_commit(self) -> Iterator[None]:
+        """Run several ticks with one durable point: each tick inside commits without waiting for the disk,
+        and leaving the block makes them all durable (one fsync) before the messages they received are
+        acknowledged and those they sent are published, all at once (docs/messaging.md).
+
+        A tick that records a write/external intent is made durable before its tool runs. What the
+        ticks inside return is durable once the block is left: show it to anyone only then. On a store
+        without :class:`~agi_core.memory.backend.GroupCommit`, or nested, the ticks commit as usual.
+        """
+        if self.grouped or not isinstance(self.store, GroupCommit):
+            yield
+            return
+        self.grouped = True
+        try:
+            yield
+        finally:
+            self.grouped = False
+            self.store.sync()  # every tick of the group durable (even one whose after-commit work raised) …
+            if self.mailbox is not None:
+                self.mailbox.settle(synced=True)  # … before their messages are acknowledged and published
+
     def submit(self, text: str, source: str = "user") -> None:
         """Queue an input for the built-in ``input_queue`` sensor."""
         text = clean_text(text)
@@ -623,6 +646,8 @@ class Kernel:
         while True:
             externals = Externals(recorded)
             done: JournalRecord | None = None
+            if self.grouped:
+                self.store.lazy_commit()  # type: ignore[attr-defined]  # a GroupCommit store (group_commit)
             try:
                 with self.write_lock(), self.plugins.recording_order() as self._hook_log:
                     done = conduct(self, percept, reason, externals, command, brain, cursor)
@@ -645,6 +670,8 @@ class Kernel:
         self.plugins.after_tick(kernel=self, record=record, replaying=externals.replaying, skip=self.disabled_plugins)
         if self.mailbox is not None and not externals.replaying:
             self.mailbox.after_commit(record)  # ack the message this tick received, publish what it sent
+        elif self.grouped and record.observation.payload.get("intent") == "pending":
+            self.store.sync()  # type: ignore[attr-defined]  # durable before its tool runs
         return record
 
     def _committed_after(

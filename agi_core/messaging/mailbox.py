@@ -12,12 +12,14 @@ makes them all durable, and only then are the batch's deliveries acknowledged an
 published. A crash of the process keeps lazy commits (a redelivery finds their ids); a power
 loss can lose the batch's ticks, but then none of them was acknowledged or answered: the
 messages come again. A tick that recorded a write/external intent is made durable before
-its tool runs.
+its tool runs. ``Kernel.group_commit`` makes every tick inside it lazy the same way (a host's
+list of inputs), with its durable point (:meth:`settle`) where the block ends.
 
 Sending: a tick writes outbox rows (:mod:`agi_core.messaging.outbox`); :meth:`flush` publishes
-the committed, unpublished ones with their id as the duplicate key and marks them published in
-one lazy transaction. A crash between publish and mark (or a lost mark) publishes again; the
-broker drops the duplicate by id and the recipient's inbox would refuse it too.
+the durable, unpublished ones with their id as the duplicate key (all in one hand-over, left in
+flight) and marks those confirmed published in one lazy transaction. A crash between publish
+and mark (or a lost mark) publishes again; the broker drops the duplicate by id and the
+recipient's inbox would refuse it too.
 """
 
 from __future__ import annotations
@@ -64,10 +66,11 @@ class Mailbox:
         self._pending: list[Delivery] = []  # taken (their ticks committed, or duplicates), not yet acknowledged
         self._lazy = False  # the tick under way commits lazily (more of the batch is in hand)
         self._unsynced = False  # a lazy commit (or a duplicate's earlier tick) may not be on disk yet
-        self._in_flight: tuple[list[str], Future[Published]] | None = None  # published, confirmations awaited
+        self._in_flight: list[tuple[list[str], Future[Published]]] = []  # published, confirmations awaited
         self._rejections_told = 0
         self.publish_failure: str | None = None
         self._known: set[str] = set()  # recipients the transport has confirmed
+        self._group_commit = isinstance(kernel.store, GroupCommit)  # (a runtime Protocol check is slow: once)
 
     @classmethod
     def open(cls, kernel: Any, url: str) -> Mailbox:
@@ -107,8 +110,9 @@ class Mailbox:
                 self._unsynced = True  # (a lazy commit of an earlier life of this agent, perhaps)
                 continue
             self.current = delivery
-            self._lazy = bool(self._ready) and isinstance(kernel.store, GroupCommit)
-            if self._lazy:  # more of the batch follows: this tick need not wait for the disk
+            # more of the batch follows (or the kernel groups its ticks): this tick need not wait for the disk
+            self._lazy = self._group_commit and (bool(self._ready) or kernel.grouped)
+            if self._lazy:
                 kernel.store.lazy_commit()
             message = delivery.message
             return Input(
@@ -124,20 +128,27 @@ class Mailbox:
         """Acknowledge the delivery the committed ``record`` received (None: a duplicate), then publish; after
         a lazy commit with more of the batch in hand both wait for the batch's durable point."""
         delivery, self.current = self.current, None
-        lazy, self._lazy = self._lazy, False
+        lazy = self._lazy or (self.kernel.grouped and self._group_commit)
+        self._lazy = False
         fault_point("message.committed")  # a kill here: the tick committed, the delivery is not acknowledged
         if delivery is not None and (record is None or record.input.source.startswith(SOURCE_PREFIX)):
             self._pending.append(delivery)
         # a durable commit makes every earlier one durable; None: another process's tick, maybe a lazy one
         self._unsynced = record is None or lazy
-        if lazy and self._ready and not _records_intent(record):
-            return  # the batch goes on (a tick that recorded an intent is made durable before its tool runs)
+        if lazy and not _records_intent(record):
+            return  # the batch (or the kernel's group) goes on; a tick that recorded an intent is made durable
+        self._settle()  # before its tool runs
+
+    def settle(self, *, synced: bool = False) -> None:
+        """The durable point of a batch or of the kernel's group (``synced``: the caller just synced)."""
+        if synced:
+            self._unsynced = False
         self._settle()
 
     def _settle(self) -> None:
         """Make the ticks taken so far durable (a sync when the last commit was lazy), acknowledge their
         deliveries, publish the outbox."""
-        if self._unsynced and isinstance(self.kernel.store, GroupCommit):
+        if self._unsynced and self._group_commit:
             self.kernel.store.sync()
         self._unsynced = False
         pending, self._pending = self._pending, []
@@ -148,24 +159,30 @@ class Mailbox:
     def flush(self, *, leave_in_flight: bool = True) -> int:
         """Publish the committed outbox rows not yet published, once durable, in order; the count confirmed.
 
-        The rows go to the transport in one hand-over and stay in flight (``leave_in_flight``): the next
-        flush (the next tick's, or :meth:`close`) waits for the broker's confirmations before it publishes
-        anything else, so the next tick overlaps those round trips and the order of the rows is kept."""
+        The rows go to the transport in one hand-over and stay in flight (``leave_in_flight``): a later
+        flush marks those the broker has confirmed by then and publishes the new rows behind them on the
+        same connection without waiting (:meth:`close` waits for all), so the ticks overlap the round trips.
+        After a failure (the broker away) this flush publishes nothing more; a later one sends the rows again."""
         if self._unsynced:
             return 0  # rows of a lazy commit: published after the batch's durable point
         sent: list[str] = []
-        if self._in_flight is not None:
-            ids, confirmation = self._in_flight
-            self._in_flight = None
-            if not self._confirmed(ids, confirmation.result(), sent):
-                return self._mark(sent)
+        flying, failed = [], False
+        for ids, confirmation in self._in_flight:
+            if leave_in_flight and not confirmation.done():
+                flying.append((ids, confirmation))
+            elif not self._confirmed(ids, confirmation.result(), sent):
+                failed = True  # its unconfirmed rows stay in the outbox, published again below or later
+        self._in_flight = flying
+        if failed:  # the broker is away: the next flush (a poll's, the next tick's) tries again
+            return self._mark(sent)
+        busy = set(sent).union(*(ids for ids, _ in flying))
         rows = [from_data(orjson.loads(text)) for text in self.kernel.store.outbox_unpublished()]
-        rows = [message for message in rows if message.id not in sent]
+        rows = [message for message in rows if message.id not in busy]
         if rows:
             confirmation = self.transport.publish_async(rows)
             ids = [message.id for message in rows]
             if leave_in_flight and not confirmation.done():
-                self._in_flight = (ids, confirmation)
+                self._in_flight.append((ids, confirmation))
             else:
                 self._confirmed(ids, confirmation.result(), sent)
         return self._mark(sent)
@@ -189,7 +206,7 @@ class Mailbox:
         """Mark ``sent`` published, in a commit that does not wait for the disk (a lost mark publishes again)."""
         store = self.kernel.store
         if sent:
-            if isinstance(store, GroupCommit):
+            if self._group_commit:
                 store.lazy_commit()
             with store.tick_transaction():
                 for message_id in sent:

@@ -45,8 +45,8 @@ class Transport(Protocol):
         """Send ``message`` (its sender must be this transport's agent); ``message.id`` is the duplicate key."""
 
     def publish_async(self, messages: list[Message]) -> Future[Published]:
-        """Start publishing ``messages`` in order, each once the broker holds the one before; the future's
-        result says how many it holds (a prefix) and the error that stopped the rest."""
+        """Start publishing ``messages`` in order (a broker may be sent them all at once, on one connection);
+        the future's result says how many of the leading ones it holds and the error that stopped the rest."""
 
     def fetch(self, timeout_s: float) -> list[Delivery]:
         """The next messages for this agent (waiting at most ``timeout_s``); empty when none."""

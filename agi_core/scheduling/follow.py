@@ -1,8 +1,9 @@
 """``agi run --follow``: the agent's life between signals.
 
 Each turn of the loop reads the clock once (the kernel records that reading in the tick
-it runs) and runs at most one tick, in this order: a due scheduled job (source
-``schedule:NAME``), the next standard-input line, a percept of any registered sensor
+it runs) and runs one tick, in this order: a due scheduled job (source
+``schedule:NAME``), the next standard-input line (or the lines queued there, up to 16, as
+ticks with one durable point: ``Kernel.group_commit``), a percept of any registered sensor
 (the clock sensor among them), then, when none of those is due, some module has ``maintain``
 and ``maintain_every_ms`` passed since the last maintenance (or the loop's start), a
 maintenance tick (source ``maintain``; Letta's sleep-time agents), else, when
@@ -34,6 +35,11 @@ from agi_core.scheduling.goal_commands import StepTaken
 from agi_core.scheduling.sensors import ClockSensor, StdinReader
 
 IDLE_SLEEP_S = 0.05  # how long an idle loop waits before it looks again
+STDIN_GROUP = 16  # queued standard-input lines taken in one turn, as ticks with one durable point
+
+
+def _some(record: JournalRecord | None) -> list[JournalRecord]:
+    return [] if record is None else [record]
 
 
 class Follow:
@@ -77,9 +83,9 @@ class Follow:
             self._last_maintain_ms = now_ms
         if self._last_step_ms is None:
             self._last_step_ms = now_ms
-        record = self._due_tick(now_ms)
-        if record is not None:
-            return [record]
+        due = self._due_ticks(now_ms)
+        if due:
+            return due
         if self.maintain_every_ms is not None and now_ms - self._last_maintain_ms >= self.maintain_every_ms:
             self._last_maintain_ms = now_ms
             return [self.kernel.maintain()]
@@ -94,16 +100,25 @@ class Follow:
                     return []  # another process took this step since we looked; nothing was stored
         return []
 
-    def _due_tick(self, now_ms: int) -> JournalRecord | None:
+    def _due_ticks(self, now_ms: int) -> list[JournalRecord]:
+        """A due job's tick; else the lines standard input has queued (up to :data:`STDIN_GROUP`), one
+        tick each with one durable point (``Kernel.group_commit``); else a sensor's percept."""
         job = next_due(self.kernel, now_ms)
         if job is not None:
-            return self.kernel.tick(job.say, source=job.source)
-        line = self.stdin.take() if self.stdin is not None else None
+            return _some(self.kernel.tick(job.say, source=job.source))
+        queued = self.stdin.take_queued(STDIN_GROUP) if self.stdin is not None else []
+        lines = [line for line in queued if isinstance(line, Oversized) or line.strip()]
+        if len(lines) > 1:  # returned once all are durable: printed only then
+            with self.kernel.group_commit():
+                return [record for line in lines for record in _some(self._line_tick(line))]
+        if lines:
+            return _some(self._line_tick(lines[0]))
+        return _some(self.kernel.tick())
+
+    def _line_tick(self, line: str | Oversized) -> JournalRecord | None:
         if isinstance(line, Oversized):
             return self.kernel.refuse_input(line)
-        if line is not None and line.strip():
-            return self.kernel.tick(line)
-        return self.kernel.tick()
+        return self.kernel.tick(line)
 
     def run(self, until: Callable[[], bool] | None = None) -> Iterator[JournalRecord]:
         """Step until :attr:`stop` is set (or ``until()`` is true), sleeping on the clock when idle."""

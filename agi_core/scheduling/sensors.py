@@ -162,6 +162,13 @@ class StdinReader:
         except queue.Empty:
             return None
 
+    def take_queued(self, limit: int) -> list[str | Oversized]:
+        """The lines read so far and not yet taken, at most ``limit``, in order."""
+        lines: list[str | Oversized] = []
+        while len(lines) < limit and (line := self.take()) is not None:
+            lines.append(line)
+        return lines
+
 
 def _unlocked(stream: IO[bytes]) -> ReadsLines:
     """The stream's descriptor read without its buffer's lock; the stream itself when it has none (tests' bytes)."""

@@ -82,11 +82,34 @@ def test_stdin_lines_become_ticks_and_a_due_job_goes_first(kernel, sim):
         kernel.command("schedule_add", {"name": "ping", "say": "time check", "every_ms": 5 * S})
         sim.advance(5)
         loop = Follow(kernel, stdin=reader)
-        first, second, third = loop.step(), loop.step(), loop.step()
+        (first,), (second, third) = loop.turn(), loop.turn()  # the job, then both queued lines in one turn
         assert loop.step() is None
     assert (first.input.source, first.input.raw) == ("schedule:ping", "time check")
     assert (second.input.source, second.final_output) == ("user", "2+2 = 4")
     assert third.router_decision.agent == "command:refuse_input" and "[500 bytes" in third.input.raw
+
+
+def test_queued_stdin_lines_are_ticks_with_one_durable_point(kernel, sim):
+    """Lines standard input has queued run in one turn, committed without waiting for the disk but for
+    one sync at the end (Kernel.group_commit); a line alone commits durably, as before."""
+    read_fd, write_fd = os.pipe()
+    commits: list[str] = []
+    kernel.conn.set_trace_callback(
+        lambda sql: commits.append(sql) if sql.startswith(("PRAGMA synchronous=N", "COMMIT")) else None
+    )
+    sync = kernel.store.sync
+    kernel.store.sync = lambda: (commits.append("sync"), sync())[1]
+    with os.fdopen(read_fd, "rb") as stream:
+        reader = StdinReader(stream, max_bytes=100)
+        with os.fdopen(write_fd, "wb") as pipe:
+            pipe.write(b"1+1\n\n2+2\n3+3\n")
+        reader.closed.wait(10)
+        loop = Follow(kernel, stdin=reader)
+        assert [record.final_output for record in loop.turn()] == ["1+1 = 2", "2+2 = 4", "3+3 = 6"]
+        assert commits == ["PRAGMA synchronous=NORMAL", "COMMIT"] * 3 + ["sync"]
+    commits.clear()
+    kernel.tick("4+4")
+    assert commits == ["COMMIT"]
 
 
 def test_reading_a_descriptor_gives_the_lines_a_buffered_file_gives():

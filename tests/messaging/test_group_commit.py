@@ -1,5 +1,6 @@
 """Group commit in the message box: the ticks of one fetched batch commit without waiting for the disk
 but the last; no delivery is acknowledged, no reply published and no tool run before a durable point.
+``Kernel.group_commit`` does the same for a host's list of inputs (a sender's batch of messages).
 
 The agents are real kernels on SQLite files and the memory:// hub. What the database does is read
 from its own statement trace (``PRAGMA synchronous=NORMAL`` … ``COMMIT``: a lazy commit); the
@@ -13,6 +14,7 @@ import itertools
 import pytest
 
 from agi_core import Kernel
+from agi_core.errors import ValidationError
 from agi_core.tools import ToolPolicy
 
 _hubs = itertools.count()
@@ -29,9 +31,9 @@ def _agent(tmp_path, name, hub, **options):
     return kernel
 
 
-def _watch(kernel) -> list[str]:
+def _watch(kernel, *, publishes: bool = False) -> list[str]:
     """The kernel's commits (``lazy``, ``durable`` or ``mark``: marking outbox rows published), syncs, acks
-    and recipient checks (a tool running), in order."""
+    and recipient checks (a tool running), in order; with ``publishes``, the hand-overs to the broker too."""
     events: list[str] = []
     state = {"lazy": False, "mark": False}
 
@@ -50,6 +52,9 @@ def _watch(kernel) -> list[str]:
     store.sync = lambda: (events.append("sync"), sync())[1]
     transport.ack_all = lambda deliveries: (events.append(f"ack {len(deliveries)}"), ack_all(deliveries))[1]
     transport.agents = lambda: (events.append("tool"), agents())[1]
+    if publishes:
+        publish_async = transport.publish_async
+        transport.publish_async = lambda rows: (events.append(f"publish {len(rows)}"), publish_async(rows))[1]
     return events
 
 
@@ -61,7 +66,7 @@ def _exposed(events: list[str]) -> list[int]:
             lazy = True
         elif event in ("durable", "sync"):
             lazy = False
-        elif (event.startswith("ack") or event == "tool") and lazy:
+        elif (event.startswith(("ack", "publish")) or event == "tool") and lazy:
             wrong.append(at)
     return wrong
 
@@ -133,3 +138,67 @@ def test_a_lazy_commit_is_one_transaction_even_when_it_fails(tmp_path):
         assert store.conn.execute(synchronous).fetchone()[0] == 2
     store.sync()
     store.close()
+
+
+def _queued(kernel) -> int:
+    """Messages in ``kernel``'s queue on the hub (published to it, not yet acknowledged)."""
+    return _unacked(kernel)
+
+
+def test_a_group_of_sends_is_published_at_once_after_one_durable_point(tmp_path, hub):
+    alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
+    events = _watch(alice, publishes=True)
+    with alice.group_commit():
+        for n in range(3):
+            alice.command("send_message", {"to": "bob", "text": f"{n}+1"})
+        assert events == ["lazy", "lazy", "lazy"] and _queued(bob) == 0  # nothing published before it is durable
+    assert events == ["lazy", "lazy", "lazy", "sync", "publish 3", "mark"] and not _exposed(events)
+    assert [bob.tick().input.raw for _ in range(3)] == ["0+1", "1+1", "2+1"]  # in order
+    alice.close(), bob.close()
+
+
+def test_a_single_send_is_published_right_after_its_own_durable_tick(tmp_path, hub):
+    alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
+    events = _watch(alice, publishes=True)
+    alice.command("send_message", {"to": "bob", "text": "hello"})
+    assert events == ["durable", "publish 1", "mark"] and _queued(bob) == 1
+    alice.close(), bob.close()
+
+
+def test_a_group_cut_short_by_an_error_is_still_made_durable_before_its_messages_leave(tmp_path, hub):
+    alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
+    events = _watch(alice, publishes=True)
+    with pytest.raises(ValidationError), alice.group_commit():
+        alice.command("send_message", {"to": "bob", "text": "first"})
+        alice.command("send_message", {"to": "no such name!", "text": "refused: nothing stored"})
+    assert events == ["lazy", "sync", "publish 1", "mark"] and not _exposed(events)
+    assert bob.tick().input.raw == "first"
+    alice.close(), bob.close()
+
+
+def test_an_intent_in_a_group_is_durable_before_its_tool_runs(tmp_path, hub):
+    bob = _agent(tmp_path, "bob", hub)
+    alice = _agent(tmp_path, "alice", hub, policy=ToolPolicy(allow_tools=frozenset({"send_message"})))
+    events = _watch(alice, publishes=True)
+    with alice.group_commit():
+        receipt = alice.tick("tell bob that the meeting moved")  # the intent's tick, its tool, the receipt tick
+        alice.command("send_message", {"to": "bob", "text": "see you"})
+    assert receipt.observation.payload["to"] == "bob"
+    assert events == ["lazy", "sync", "tool", "lazy", "lazy", "sync", "publish 2", "mark"]
+    assert not _exposed(events)
+    assert [bob.tick().input.raw for _ in range(2)] == ["the meeting moved", "see you"]
+    alice.close(), bob.close()
+
+
+def test_a_group_without_a_message_box_syncs_once_at_its_end(tmp_path):
+    kernel = Kernel.open(tmp_path / "solo.db")
+    commits: list[str] = []
+    watched = ("PRAGMA synchronous=", "COMMIT")
+    kernel.conn.set_trace_callback(lambda sql: commits.append(sql) if sql.startswith(watched) else None)
+    sync = kernel.store.sync
+    kernel.store.sync = lambda: (commits.append("sync"), sync())[1]
+    with kernel.group_commit():
+        kernel.tick("my name is Ada")
+        kernel.tick("what is my name?")
+    assert commits == ["PRAGMA synchronous=NORMAL", "COMMIT", "PRAGMA synchronous=FULL"] * 2 + ["sync"]
+    kernel.close()

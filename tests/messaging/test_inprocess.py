@@ -161,3 +161,15 @@ def test_a_reply_over_the_size_limit_is_sent_cut_to_fit_saying_so(tmp_path, hub)
     alice.close(), bob.close()
     report = replay(tmp_path / "bob.db", plugins=builtin_plugins(LongWindedPlugin()))
     assert report.ok, report.summary()
+
+
+def test_a_messages_data_is_every_field_in_order():
+    """``Message.to_data`` writes its fields out by hand (it runs a few times a message tick): a field added
+    to the class must appear there too, or the journal's ``message`` external would lose it."""
+    import attrs
+
+    from agi_core.messaging.envelope import Message, from_data
+
+    message = Message("m1", "alice", "bob", "hello", "c1", "m0")
+    assert list(message.to_data().items()) == list(attrs.asdict(message).items())
+    assert from_data(message.to_data()) == message

@@ -17,6 +17,8 @@ or ``startswith`` over the line, a fixed number of them: the cost is linear in t
 
 from __future__ import annotations
 
+import functools
+
 import attrs
 
 from agi_core.brain.stage0.phrases import end_start, lower_ascii, strip_trailing
@@ -384,8 +386,9 @@ def _forget(text: str, low: str) -> Parsed | None:
     return Parsed("forget", (ref,)) if ref is not None else None
 
 
+@functools.lru_cache(maxsize=64)  # a pure function of the line, asked by several agents' matches in one tick
 def parse(text: str) -> Parsed | None:
-    """The fact a line states, asks or asks to forget; None when it is none of these."""
+    """The fact a line states, asks or asks to forget; None when it is none of these (frozen: cached)."""
     if "\n" in text.strip():
         return None
     text, low = _clean(text)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import re
 import threading
 from collections.abc import Coroutine
@@ -30,24 +31,31 @@ ACK_WAIT_S = 30.0  # an unacknowledged delivery comes again after this long (and
 DUPLICATE_WINDOW_S = 600.0  # a message id published again within this window is dropped by JetStream
 CONNECT_TIMEOUT_S = 5.0
 AGENTS_TIMEOUT_S = 1.0  # listing the deployment's agents (a recipient check) waits this long for the server
+FETCH_BATCH = 16  # messages a fetch takes at once (?batch=N): the message box's batch, one durable point
+FETCH_BATCH_MAX = 256
 FETCH_MIN_S = 0.1  # a poll waits this long for the server; a lingering pull gathers until then: keep it short
 _DEPLOYMENT = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 
 
-def parse_url(url: str) -> tuple[str, str, float]:
-    """``(server URL, deployment, ack wait)`` from ``nats://HOST:PORT[/DEPLOYMENT][?ack_wait=SECONDS]``."""
+def parse_url(url: str) -> tuple[str, str, float, int]:
+    """``(server URL, deployment, ack wait, batch)`` from
+    ``nats://HOST:PORT[/DEPLOYMENT][?ack_wait=SECONDS][&batch=N]``."""
     parts = urlsplit(url)
+    query = parse_qs(parts.query)
     try:
-        ack_wait = float(parse_qs(parts.query).get("ack_wait", [ACK_WAIT_S])[0])
+        ack_wait = float(query.get("ack_wait", [ACK_WAIT_S])[0])
     except ValueError:
         raise ConfigError(f"ack_wait in {url!r} is not a number of seconds; write ?ack_wait=30") from None
+    batch = query.get("batch", [str(FETCH_BATCH)])[0]
+    if not batch.isdigit() or not 1 <= int(batch) <= FETCH_BATCH_MAX:
+        raise ConfigError(f"batch in {url!r} is not a whole number from 1 to {FETCH_BATCH_MAX}; write ?batch=16")
     deployment = parts.path.strip("/") or "agi"
     if parts.scheme != "nats" or not parts.hostname or not _DEPLOYMENT.match(deployment):
         raise ConfigError(
             f"{url!r} is not a NATS messaging URL; write nats://HOST:PORT/DEPLOYMENT "
             "(deployment: lower-case letters, digits, _)"
         )
-    return f"nats://{parts.netloc}", deployment, ack_wait
+    return f"nats://{parts.netloc}", deployment, ack_wait, int(batch)
 
 
 def stream_config(deployment: str) -> api.StreamConfig:
@@ -61,6 +69,17 @@ def stream_config(deployment: str) -> api.StreamConfig:
     )
 
 
+def _failed(error: BaseException) -> asyncio.Future[Any]:
+    """A future that already failed with ``error`` (a publish that could not be written)."""
+    future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    future.set_exception(error)
+    return future
+
+
+async def _nak_all(msgs: list[Any]) -> None:
+    await asyncio.gather(*(msg.nak() for msg in msgs), return_exceptions=True)
+
+
 async def _quiet(error: Exception) -> None:
     """nats-py's error callback: the transport reports what matters (publish failures) itself."""
 
@@ -71,13 +90,15 @@ class NatsTransport:
     def __init__(self, url: str, *, agent: str) -> None:
         self.agent = agent
         self.rejected: list[str] = []
-        self.server, self.deployment, self.ack_wait = parse_url(url)
+        self.server, self.deployment, self.ack_wait, self.batch = parse_url(url)
         self.stream = f"AGI_{self.deployment.upper()}"
         self.prefix = f"agi.{self.deployment}"
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name=f"agi-nats-{agent}", daemon=True)
         self._thread.start()
         self._nc: Any = None
+        self._acking: concurrent.futures.Future[None] | None = None  # acks sent, confirmations awaited
+        self._prefetch: concurrent.futures.Future[list[Any]] | None = None  # the next batch, being fetched
         try:
             self._call(self._connect(), CONNECT_TIMEOUT_S * 3)
         except BaseException:
@@ -127,8 +148,9 @@ class NatsTransport:
         self._publish(self.subject(message.recipient), payload, message.id)
 
     def publish_async(self, messages: list[Message]) -> concurrent.futures.Future[Published]:
-        """Publish ``messages`` in order on the transport's loop, each once JetStream holds the one before
-        (one hand-over between threads for the lot); the future's result counts those it holds."""
+        """Publish ``messages`` on the transport's loop, all at once and in order on the one connection, then
+        await JetStream's acks together (one hand-over between threads for the lot); the future's result
+        counts the leading messages JetStream holds."""
         items, refused = [], None
         for message in messages:
             try:
@@ -137,14 +159,28 @@ class NatsTransport:
             except AgiError as exc:  # an oversized message: it and those after it stay in the outbox
                 refused = exc
                 break
-        return asyncio.run_coroutine_threadsafe(self._publish_in_order(items, refused), self._loop)
+        return asyncio.run_coroutine_threadsafe(self._publish_all(items, refused), self._loop)
 
-    async def _publish_in_order(self, items: list[tuple[str, bytes, str]], refused: AgiError | None) -> Published:
-        for count, (subject, payload, msg_id) in enumerate(items):
+    async def _publish_all(self, items: list[tuple[str, bytes, str]], refused: AgiError | None) -> Published:
+        """Write every message to the connection (in order), then wait for all the stream's acks. A message
+        after one that failed may be held too: it is not counted, so it is published again and dropped by id."""
+        acks: list[asyncio.Future[Any]] = []
+        for subject, payload, msg_id in items:
             try:
-                await self._js.publish(subject, payload, timeout=CONNECT_TIMEOUT_S, headers={"Nats-Msg-Id": msg_id})
-            except Exception as exc:  # noqa: BLE001 - broker down, timeout: the outbox rows stay, published later
-                failure = f"publishing to {subject} on {self.server} failed ({exc.__class__.__name__})"
+                acks.append(await self._js.publish_async(subject, payload, headers={"Nats-Msg-Id": msg_id}))
+            except Exception as exc:  # noqa: BLE001 - broker down: the outbox rows stay, published later
+                acks.append(_failed(exc))
+                break
+        if acks:
+            await asyncio.wait(acks, timeout=CONNECT_TIMEOUT_S)  # futures, not a task each
+        for count, ((subject, _, _), ack) in enumerate(zip(items, acks, strict=False)):
+            if not ack.done():
+                ack.cancel()  # no answer in time: counted as not held (published again, dropped by id)
+            if ack.cancelled() or ack.exception() is not None:
+                for rest in acks[count:]:
+                    rest.cancel()
+                error = "TimeoutError" if ack.cancelled() else ack.exception().__class__.__name__
+                failure = f"publishing to {subject} on {self.server} failed ({error})"
                 return Published(count, StorageError(failure))
         return Published(len(items), refused)
 
@@ -162,11 +198,20 @@ class NatsTransport:
             raise StorageError(f"publishing to {subject} on {self.server} failed ({exc.__class__.__name__})") from None
 
     def fetch(self, timeout_s: float) -> list[Delivery]:
+        """The next batch (up to ``?batch=``, default :data:`FETCH_BATCH`). After a batch that was not empty
+        the one after it is fetched at once, while the kernel ticks this one (prefetched messages are not
+        acknowledged: a process that dies with them gets them again after the ack wait, and :meth:`close`
+        gives them back at once)."""
+        wait = max(timeout_s, FETCH_MIN_S)
+        pulling, self._prefetch = self._prefetch, None
         try:
-            wait = max(timeout_s, FETCH_MIN_S)
-            msgs = self._call(self._fetch(wait), wait + CONNECT_TIMEOUT_S)
+            if pulling is None:
+                pulling = asyncio.run_coroutine_threadsafe(self._fetch(wait), self._loop)
+            msgs = pulling.result(wait + CONNECT_TIMEOUT_S + 5)
         except Exception:  # noqa: BLE001 - the broker is away: nothing this time; the consumer resumes
             return []
+        if msgs:
+            self._prefetch = asyncio.run_coroutine_threadsafe(self._fetch(FETCH_MIN_S), self._loop)
         deliveries = []
         for msg in msgs:
             sender = msg.subject.rsplit(".", 1)[-1]
@@ -181,24 +226,40 @@ class NatsTransport:
 
     async def _fetch(self, timeout_s: float) -> list[Any]:
         try:
-            return list(await self._sub.fetch(batch=16, timeout=timeout_s))
+            return list(await self._sub.fetch(batch=self.batch, timeout=timeout_s))
         except nats.errors.TimeoutError:
             return []
 
     def ack(self, delivery: Delivery) -> None:
         """Acknowledge and wait for the server's confirmation (so a kill after this never redelivers)."""
         self.ack_all([delivery])
+        self._acked()
 
     def ack_all(self, deliveries: list[Delivery]) -> None:
-        """Acknowledge all of ``deliveries`` at once and wait for the server's confirmations (one round trip)."""
-        try:
-            self._call(self._ack_all([delivery.token for delivery in deliveries]), CONNECT_TIMEOUT_S)
-        except Exception:  # noqa: BLE001 - unconfirmed: it comes again and the inbox finds its id
-            return
+        """Acknowledge all of ``deliveries`` at once, without waiting: the server's confirmations come while
+        the kernel goes on (:meth:`close` waits for them). One not confirmed comes again after the ack wait,
+        and the inbox finds its id (no second tick)."""
+        self._acked()  # at most one batch of acks in flight
+        tokens = [delivery.token for delivery in deliveries]
+        self._acking = asyncio.run_coroutine_threadsafe(self._ack_all(tokens), self._loop)
+
+    def _acked(self) -> None:
+        """Wait for the acks in flight (their confirmations, or the time they may take)."""
+        acking, self._acking = self._acking, None
+        if acking is not None:
+            with contextlib.suppress(Exception):  # unconfirmed: it comes again and the inbox finds its id
+                acking.result(CONNECT_TIMEOUT_S + 5)
 
     @staticmethod
     async def _ack_all(msgs: list[Any]) -> None:
-        await asyncio.gather(*(msg.ack_sync(timeout=CONNECT_TIMEOUT_S) for msg in msgs), return_exceptions=True)
+        """Acknowledge ``msgs`` in order on the one connection, the last with a confirmation: the server
+        handles a connection's acks in order, so its confirmation covers those before it."""
+        if not msgs:
+            return
+        with contextlib.suppress(Exception):  # unconfirmed: it comes again and the inbox finds its id
+            for msg in msgs[:-1]:
+                await msg.ack()
+            await msgs[-1].ack_sync(timeout=CONNECT_TIMEOUT_S)
 
     def agents(self) -> list[str] | None:
         """The agents with a durable consumer on this deployment's stream; None when the server does not answer."""
@@ -208,6 +269,14 @@ class NatsTransport:
             return None
         names = (info.config.durable_name or info.name for info in infos)
         return sorted(name.removeprefix("agent_") for name in names if name and name.startswith("agent_"))
+
+    def _give_back(self) -> None:
+        """Negatively acknowledge a prefetched batch, so it comes again at once (not after the ack wait)."""
+        pulling, self._prefetch = self._prefetch, None
+        if pulling is not None:
+            with contextlib.suppress(Exception):  # not given back: it comes again after the ack wait
+                msgs = pulling.result(FETCH_MIN_S + CONNECT_TIMEOUT_S)
+                self._call(_nak_all(msgs), CONNECT_TIMEOUT_S)
 
     async def _shutdown(self) -> None:
         """Close the connection, then cancel what nats-py left running (so the loop closes clean)."""
@@ -222,6 +291,8 @@ class NatsTransport:
 
     def close(self) -> None:
         try:
+            self._acked()
+            self._give_back()
             self._call(self._shutdown(), CONNECT_TIMEOUT_S)
         except Exception:  # noqa: BLE001 - closing a connection to a dead broker: nothing to keep
             pass

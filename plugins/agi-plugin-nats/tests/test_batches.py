@@ -1,0 +1,70 @@
+"""Batches on NATS: a group's messages published at once (acks awaited together) arrive once and in order;
+a prefetched batch that an agent closes on comes again at once, not after the ack wait."""
+
+from __future__ import annotations
+
+import time
+
+from agi_core import Kernel, Plugins
+
+
+def _agent(folder, name, url):
+    import agi_plugin_nats.plugin as nats_plugin
+
+    kernel = Kernel.open(folder / f"{name}.db", messaging=url, plugins=Plugins.builtins(nats_plugin))
+    kernel.command("set_name", {"name": name})
+    return kernel
+
+
+def _taken(kernel, count, within_s):
+    """The inputs of ``count`` message ticks of ``kernel``, waiting at most ``within_s``."""
+    taken, end = [], time.monotonic() + within_s
+    while len(taken) < count and time.monotonic() < end:
+        record = kernel.tick()
+        if record is not None:
+            taken.append(record.input.raw)
+    return taken
+
+
+def test_a_group_of_sends_arrives_once_and_in_order(tmp_path, deployment):
+    alice, bob = _agent(tmp_path, "alice", deployment), _agent(tmp_path, "bob", deployment)
+    with alice.group_commit():
+        for n in range(40):
+            alice.command("send_message", {"to": "bob", "text": f"note {n}"})
+    assert alice.mailbox.flush(leave_in_flight=False) == 40  # all confirmed by JetStream, marked published
+    assert _taken(bob, 40, 30) == [f"note {n}" for n in range(40)]
+    assert _taken(bob, 1, 2.5) == []  # past the ack wait (1 s): nothing comes twice
+    alice.close(), bob.close()
+
+
+def test_a_prefetched_batch_comes_again_at_once_after_a_close(tmp_path, nats_url):
+    url = f"{nats_url}/t{time.monotonic_ns()}?ack_wait=60"  # a redelivery after the ack wait would be too late
+    alice, bob = _agent(tmp_path, "alice", url), _agent(tmp_path, "bob", url)
+    with alice.group_commit():
+        for n in range(20):
+            alice.command("send_message", {"to": "bob", "text": f"note {n}"})
+    alice.mailbox.flush(leave_in_flight=False)
+    assert _taken(bob, 16, 30) == [f"note {n}" for n in range(16)]  # one batch; the next one is being fetched
+    bob.close()
+    bob = _agent(tmp_path, "bob", url)
+    assert _taken(bob, 4, 10) == [f"note {n}" for n in range(16, 20)]
+    alice.close(), bob.close()
+
+
+def test_the_url_sets_the_batch_and_a_bad_one_is_one_line(tmp_path, nats_url):
+    import pytest
+
+    from agi_core.errors import ConfigError
+
+    url = f"{nats_url}/t{time.monotonic_ns()}?ack_wait=1&batch=64"
+    alice, bob = _agent(tmp_path, "alice", url), _agent(tmp_path, "bob", url)
+    with alice.group_commit():
+        for n in range(40):
+            alice.command("send_message", {"to": "bob", "text": f"note {n}"})
+    alice.mailbox.flush(leave_in_flight=False)
+    assert bob.tick().input.raw == "note 0"
+    assert len(bob.mailbox._ready) == 39  # all 40 in one fetch (16 without ?batch=)
+    assert _taken(bob, 39, 30) == [f"note {n}" for n in range(1, 40)]
+    alice.close(), bob.close()
+    with pytest.raises(ConfigError, match=r"batch in .* is not a whole number from 1 to 256; write \?batch=16"):
+        _agent(tmp_path, "carol", f"{nats_url}/x?batch=0")
