@@ -18,7 +18,7 @@ as the external ``module_timeout``, so replay skips the same call without waitin
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from functools import cached_property
+from functools import cached_property, partial
 from itertools import takewhile
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -158,13 +158,7 @@ class ModuleTick:
 
     def _owned(self, call: PhaseCall) -> Callable[[ModuleContext], Any]:
         """:meth:`_function`, its externals kept under the call, so a timeout can take them back."""
-        function, externals = self._function(call), self.externals
-
-        def owned(ctx: ModuleContext) -> Any:
-            with externals.owned_by(call):
-                return function(ctx)
-
-        return owned
+        return partial(self.externals.run_owned, call, self._function(call))
 
     def _traced(self, call: PhaseCall) -> Callable[[ModuleContext], Any]:
         """:meth:`_owned` in a ``module NAME.PHASE`` span, in the tick's trace (docs/tracing.md)."""
