@@ -263,3 +263,35 @@ def test_ctrl_c_while_a_step_runs_on_the_worker_waits_for_the_step_then_starts_n
     assert events == [("start", "a", False), ("step", "begins"), ("step", "ends"), ("closed from", 0)]
     time.sleep(0.2)
     assert events[-1] == ("closed from", 0)
+
+
+def test_the_modules_call_contexts_are_freed_before_the_brain_runs(tmp_path):
+    # fewer objects alive through the tick: the collector does not run in it (about once a tick when they were kept)
+    import weakref
+
+    from agi_core.reasoning import AgentReply
+
+    contexts, seen = [], []
+
+    class Probe:
+        name, rule, priority = "probe_agent", "matched_probe", 1
+
+        def matches(self, text):
+            return text == "probe"
+
+        def handle(self, ctx):  # the brain's step, between the modules' turns
+            seen.append([ref() is not None for ref in contexts])
+            return AgentReply("probed")
+
+    def keep_ref(ctx):
+        contexts.append(weakref.ref(ctx))
+        return ctx.phase
+
+    for inline in (False, True):
+        contexts.clear()
+        seen.clear()
+        plugin = _plugin(_module("watcher", inline=inline, perceive=keep_ref, recall=keep_ref))
+        plugin.agi_register_router_agents = hookimpl(lambda register: register(Probe()))
+        with open_kernel(tmp_path / f"probe_{inline}.db", plugin) as kernel:
+            assert kernel.tick("probe").final_output == "probed"
+        assert seen == [[False, False]]
