@@ -15,7 +15,7 @@ SqliteSaver. Setup (LangGraph lives only in the benchmark environment):
 (default 6) instances of a realistic module using every tick phase (own state read and
 written, facts read through the tick, a contract called, a proposal made), in the same run,
 with the ratio of the median tick; a third row has the N modules marked ``inline`` (run in
-the tick's thread, no timeout):
+the tick's thread, no timeout). The rows' ticks alternate, one tick of each row in turn:
 
     python benchmarks/tick_throughput.py --modules 6 [--module-ticks 2000]
 
