@@ -295,3 +295,22 @@ def test_the_modules_call_contexts_are_freed_before_the_brain_runs(tmp_path):
         with open_kernel(tmp_path / f"probe_{inline}.db", plugin) as kernel:
             assert kernel.tick("probe").final_output == "probed"
         assert seen == [[False, False]]
+
+
+def test_a_hang_in_the_last_call_of_a_tick_leaves_the_rest_of_the_tick_to_a_fresh_worker(tmp_path):
+    # With every module isolated, the journal record is written by the worker the hang took: after the
+    # overrun, a fresh worker finishes the tick (its store step) and it commits like any other.
+    db = tmp_path / "a.db"
+    modules = (_module("a_first", perceive=_write("p"), observe=_write("o")), _module("z_hangs", observe=_hang))
+    with open_kernel(db, _plugin(*modules), module_timeout_s=0.3) as kernel:
+        started = time.perf_counter()
+        record = kernel.tick("2 + 3")
+        assert time.perf_counter() - started < 1.2
+        assert record.final_output == "2 + 3 = 5"
+        assert calls(record)[-2:] == [
+            ("a_first", "observe", "observe"),
+            ("z_hangs", "observe", "TimedOut: z_hangs ran past 0.3 s and was abandoned"),
+        ]
+        assert kernel.tick("3 + 4").final_output == "3 + 4 = 7"  # the next tick runs as usual
+        assert [tick for tick, _id, _text, _chain in kernel.store.journal_rows()] == [1, 2]
+    assert replay(db, plugins=builtin_plugins(_plugin(*modules))).ok
