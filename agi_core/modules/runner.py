@@ -162,9 +162,11 @@ class ModuleTick:
 
     def _traced(self, call: PhaseCall) -> Callable[[ModuleContext], Any]:
         """:meth:`_owned` in a ``module NAME.PHASE`` span, in the tick's trace (docs/tracing.md)."""
-        function = self._owned(call)
         if not tracing.enabled():
-            return function
+            if call.phase != "revise":  # the usual case, built at once: the method, owned by the call
+                return partial(self.reason.externals.run_owned, call, call.module.method(call.phase))
+            return self._owned(call)
+        function = self._owned(call)
 
         limit = 0 if call.module.inline else call.timeout_s  # as run_phases awaits an async phase
 
@@ -218,21 +220,24 @@ class ModuleTick:
 
     def run_due(self, due: list[PhaseCall], done: dict[str, list[tuple[LoadedModule, Any]]]) -> None:
         """Run the calls in this thread (inline ones) or in turn on a worker, each under its own timeout."""
-        while due:
-            if due[0].timeout_s <= 0 or due[0].module.inline:
-                call, due = due[0], due[1:]
+        at = 0  # the next call to run
+        while at < len(due):
+            call = due[at]
+            if call.timeout_s <= 0 or call.module.inline:
+                at += 1
                 try:
                     value, error = invoke(self._traced(call), (call.ctx,), 0), None
                 except BaseException as exc:  # noqa: BLE001 - settled: isolated, or raised if it must
                     value, error = None, exc
                 self._settle(call, value, error, done[call.phase])
                 continue
-            turn = list(takewhile(lambda c: not c.module.inline and c.timeout_s > 0, due))
-            due = due[len(turn) :]
+            turn = list(takewhile(lambda c: not c.module.inline and c.timeout_s > 0, due[at:]))
             overran = self._in_turn(turn, done)
             if overran is not None:
                 self._timed_out(turn[overran])
-                due = turn[overran + 1 :] + due
+                at += overran + 1
+            else:
+                at += len(turn)
 
     def _in_turn(self, turn: list[PhaseCall], done: dict[str, list[tuple[LoadedModule, Any]]]) -> int | None:
         def settle(index: int, value: Any, error: BaseException | None) -> None:
@@ -258,15 +263,16 @@ class ModuleTick:
     ) -> PhaseCall | None:
         """The call's journal entry and context; None when replay skips a recorded timeout."""
         entry: dict[str, Any] = {"module": module.name, "phase": phase}
-        own = module.timeout(phase)
+        own = module.timeout(phase) if module.timeouts else None
         if own is not None:
             entry["timeout_s"] = own  # the module's own limit, journaled (the kernel's is configuration)
         self.log["calls"].append(entry)
-        if self.externals.replaying:
+        externals = self.reason.externals
+        if externals.recorded is not None:  # replaying
             mark = f"{module.name}/{phase}"
-            served = [t for t in (self.externals.recorded or {}).get(TIMEOUT_EXTERNAL, []) if t["call"] == mark]
+            served = [t for t in externals.recorded.get(TIMEOUT_EXTERNAL, []) if t["call"] == mark]
             if served:  # it timed out live: skip it again, without waiting
-                self.externals.log.setdefault(TIMEOUT_EXTERNAL, []).append(served[0])
+                externals.log.setdefault(TIMEOUT_EXTERNAL, []).append(served[0])
                 entry["skipped"] = served[0]["skipped"]
                 return None
         timeout_s = self.timeout_s if own is None else own
