@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import errno
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import sqlite3
+    from pathlib import Path
 
 
 class AgiError(Exception):

@@ -19,7 +19,6 @@ from typing import Any
 
 import pluggy
 
-from agi_core.effects.isolation import must_propagate
 from agi_core.hookspecs import hookimpl
 
 Report = Callable[[str, str, BaseException | str], None]
@@ -134,6 +133,8 @@ def isolated(calls: Calls, plugin: str, obj: object, marked: dict[str, pluggy.Ho
 
 
 def _failed(calls: Calls, plugin: str, hook: str, exc: BaseException) -> None:
+    from agi_core.effects.isolation import must_propagate  # here: agi_core.effects (threads, queues) is not for --help
+
     if must_propagate(exc):
         raise exc
     calls.report(plugin, hook, exc)

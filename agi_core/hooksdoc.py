@@ -68,7 +68,11 @@ A plugin module may also declare `agi_manifest`, a dict validated against
 `schemas/plugin_manifest.json` when the plugin loads: `description`, `requires_agi_core`
 (a version specifier such as `">=0.1,<1"`; a plugin that needs another agi-core is refused
 with a one-line reason), `homepage`, `tags`, and `settings` (a JSON Schema of the plugin's
-settings, see [the tutorial](plugin-tutorial.md#settings)).
+settings, see [the tutorial](plugin-tutorial.md#settings)). For the installed plugins of the
+`agi` command and of a kernel opened without a plugin set, "when it loads" is before the
+first hook other than `agi_register_commands` runs: `agi --help` lists a plugin's commands
+without checking its manifest, and a command does not run until every manifest is checked
+(a plugin refused then loses its commands).
 """
 
 OUTRO = """## Testing a plugin

@@ -9,7 +9,10 @@ by :mod:`agi_core.hookcalls`. Call order is priority (wrappers, ``tryfirst``, pl
 Built-in plugins (``DEFAULT_PLUGINS``) and third-party ones (entry points in the group
 ``agi``) load through the same path. A plugin that fails to import, implements an unknown
 hook, declares something invalid or raises in a hook is reported with its name and the
-cause, then skipped; the kernel and the CLI keep working.
+cause, then skipped; the kernel and the CLI keep working. The process's default set
+(:func:`load_plugins`) checks the entry-point plugins' manifests when a hook other than
+``agi_register_commands`` is first called, so that ``agi --help`` lists commands without
+importing jsonschema-rs (:meth:`Plugins.check_manifests`).
 
 Environment:
   ``AGI_LOAD_PLUGINS``     comma-separated allow list of entry-point plugins ("" loads none)
@@ -26,7 +29,6 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -132,8 +134,10 @@ def _default_name(obj: Any) -> str:
 class Plugins:
     """A pluggy manager plus the bookkeeping that keeps one bad plugin from hurting others."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, defer_manifests: bool = False) -> None:
         self.failures: list[PluginFailure] = []
+        self._defer_manifests = defer_manifests  # check them in check_manifests, not in add_module
+        self._unchecked: dict[str, object] = {}  # loaded plugins whose manifest check_manifests has yet to check
         self._versions: dict[str, str] = {}
         self._builtin: set[str] = set()
         self.calls = Calls(self.report_failure, bool(os.environ.get("AGI_TRACE_PLUGINS")))
@@ -142,9 +146,9 @@ class Plugins:
 
     # -- loading ---------------------------------------------------------------------
     @classmethod
-    def builtins(cls, *extra: Any) -> Plugins:
+    def builtins(cls, *extra: Any, defer_manifests: bool = False) -> Plugins:
         """The built-in plugins (less those in ``AGI_DISABLE_PLUGINS``) plus ``extra`` modules or objects."""
-        plugins = cls()
+        plugins = cls(defer_manifests=defer_manifests)
         blocked = _env_list("AGI_DISABLE_PLUGINS") or set()
         for module_name in DEFAULT_PLUGINS:
             short = module_name.rsplit(".", 1)[1]
@@ -155,9 +159,13 @@ class Plugins:
         return plugins
 
     @classmethod
-    def from_environment(cls) -> Plugins:
-        """Built-ins plus the entry-point plugins the environment allows."""
-        plugins = cls.builtins()
+    def from_environment(cls, *, defer_manifests: bool = False) -> Plugins:
+        """Built-ins plus the entry-point plugins the environment allows.
+
+        ``defer_manifests=True``: their manifests are checked by :meth:`check_manifests`, when a
+        hook other than ``agi_register_commands`` is first called, not as each one loads.
+        """
+        plugins = cls.builtins(defer_manifests=defer_manifests)
         blocked = _env_list("AGI_DISABLE_PLUGINS") or set()
         allowed = _env_list("AGI_LOAD_PLUGINS")
         found = [] if allowed == set() else entry_points(ENTRY_POINT_GROUP)  # AGI_LOAD_PLUGINS="": none to look for
@@ -177,7 +185,8 @@ class Plugins:
     ) -> bool:
         """Load a plugin module (or object); returns False if it was skipped.
 
-        Its hooks are checked here; it enters pluggy with the others when a hook is next called
+        Its hooks are checked here, and its manifest unless the set defers manifests (then
+        :meth:`check_manifests` does); it enters pluggy with the others when a hook is next called
         (:meth:`_build`), where pluggy's own check of each implementation's arguments reports it.
         """
         label = name or (
@@ -193,15 +202,15 @@ class Plugins:
         marked = _marked(obj)
         if not self._check_hook_names(label, obj, marked):
             return False
-        try:
-            if not builtin:  # built-ins' manifests are checked by tests, so agi --help never imports jsonschema
-                self._check_manifest(obj)
-        except Exception as exc:  # noqa: BLE001 - an invalid manifest skips the plugin, with the reason
-            self.report_failure(label, "manifest", exc)
+        # built-ins' manifests are checked by tests, so agi --help never imports jsonschema
+        check = not builtin and getattr(obj, "agi_manifest", None) is not None
+        if check and not self._defer_manifests and not self._manifest_ok(label, obj):
             return False
         if label in self._loaded:
             self.report_failure(label, "register", f"a plugin named {label!r} is already loaded; rename one of them")
             return False
+        if check and self._defer_manifests:
+            self._unchecked[label] = obj
         self._loaded[label] = isolated(self.calls, label, obj, marked)
         self._versions[label] = version or _agi_core_version()
         if builtin:
@@ -230,9 +239,42 @@ class Plugins:
                 )
         return True
 
+    def check_manifests(self) -> list[str]:
+        """Check the manifests a deferring set has not checked yet; the plugins refused for theirs, in load order.
+
+        A refused plugin is reported (``failed in manifest``, as when checked at load) and unloaded.
+        Every hook call but ``agi_register_commands`` runs this first (through :attr:`pm`); the
+        CLI runs it before any command (:class:`agi_core.cli.main.AgiGroup`), then registers the
+        commands again without the refused plugins.
+        """
+        refused = []
+        while self._unchecked:
+            label, obj = next(iter(self._unchecked.items()))
+            del self._unchecked[label]
+            if not self._manifest_ok(label, obj):
+                del self._loaded[label]
+                self._versions.pop(label, None)
+                self._pm = None
+                refused.append(label)
+        return refused
+
+    def _manifest_ok(self, label: str, obj: object) -> bool:
+        try:
+            self._check_manifest(obj)
+        except Exception as exc:  # noqa: BLE001 - an invalid manifest skips the plugin, with the reason
+            self.report_failure(label, "manifest", exc)
+            return False
+        return True
+
     @property
     def pm(self) -> pluggy.PluginManager:
-        """The pluggy manager holding every loaded plugin (its :class:`HookProxy`), built on first use."""
+        """The pluggy manager holding every loaded plugin (its :class:`HookProxy`), built on first use;
+        manifests not checked yet are checked first (:meth:`check_manifests`)."""
+        self.check_manifests()
+        return self._manager()
+
+    def _manager(self) -> pluggy.PluginManager:
+        """The pluggy manager, with manifests checked or not (only ``agi_register_commands`` calls it unchecked)."""
         if self._pm is None:
             self._build()
         assert self._pm is not None
@@ -263,12 +305,13 @@ class Plugins:
     def check_pending(self) -> None:
         """pluggy's ``check_pending()`` after loading: a plugin it names is reported and unregistered."""
         while True:
+            pm = self._manager()
             try:
-                self.pm.check_pending()
+                pm.check_pending()
                 return
             except pluggy.PluginValidationError as exc:
-                name = self.pm.get_name(exc.plugin) or repr(exc.plugin)
-                self.pm.unregister(exc.plugin)
+                name = pm.get_name(exc.plugin) or repr(exc.plugin)
+                pm.unregister(exc.plugin)
                 self._loaded.pop(name, None)
                 self.report_failure(name, "register", str(exc))
 
@@ -431,8 +474,13 @@ class Plugins:
         )
 
     def register_commands(self, *, cli: click.Group) -> list[tuple[str, Any]]:
-        """``agi_register_commands(cli)``."""
-        return self.call_each("agi_register_commands", cli=cli)
+        """``agi_register_commands(cli)``: the one hook that runs before deferred manifests are checked.
+
+        So ``agi --help`` lists the commands without importing jsonschema-rs; a plugin refused
+        later for its manifest loses its commands when the CLI registers them again (:meth:`check_manifests`).
+        """
+        hook = "agi_register_commands"
+        return self.calls.call(getattr(self._manager().hook, hook), hook, {"cli": cli}, ()).results
 
     def before_tick(self, *, kernel: Kernel, state: TickState, skip: Iterable[str] = ()) -> None:
         """``agi_before_tick(kernel, state)``."""
@@ -476,17 +524,20 @@ class Plugins:
         return sorted(rows, key=lambda row: (not row.builtin, row.name))
 
 
-def register_json_files(register: Callable[..., None], folder: Path) -> None:
-    """``register(path, name=path.stem)`` for every ``*.json`` file of ``folder``, in name order.
+def register_json_files(register: Callable[..., None], folder: str | os.PathLike[str]) -> None:
+    """``register(path, name=path.stem)`` for every ``*.json`` file of ``folder`` (each ``path`` a
+    :class:`~pathlib.Path`), in name order.
 
     What a plugin that ships data files does in its registration hook; for contracts,
     :func:`contract_folder_hook` is the whole hook.
     """
-    for path in sorted(folder.glob("*.json")):
+    from pathlib import Path  # when registering (a kernel opens), not for agi --help
+
+    for path in sorted(Path(folder).glob("*.json")):
         register(path, name=path.stem)
 
 
-def contract_folder_hook(folder: Path) -> Callable[..., None]:
+def contract_folder_hook(folder: str | os.PathLike[str]) -> Callable[..., None]:
     """The ``agi_register_contracts`` implementation of a plugin whose contracts are the ``*.json`` files of ``folder``.
 
     A contract pack's plugin module is one assignment, each file registered under its name::
@@ -495,9 +546,10 @@ def contract_folder_hook(folder: Path) -> Callable[..., None]:
 
     A missing folder fails the plugin's import, so the plugin is reported and skipped. This lives
     here, not in :mod:`agi_core.contracts`: ``agi --help`` imports every plugin module, and the
-    contracts package (JSON Schema) would cost more than the whole command may.
+    contracts package (JSON Schema) would cost more than the whole command may. The plugins of
+    this repository pass a ``str`` (``os.path``), which keeps pathlib off ``agi --help`` too.
     """
-    if not folder.is_dir():
+    if not os.path.isdir(folder):
         raise RegistrationError(f"no contract folder at {folder}; ship the contract files inside the package")
 
     def agi_register_contracts(register: hookspecs.Register) -> None:
@@ -525,10 +577,11 @@ _default: Plugins | None = None
 
 
 def load_plugins() -> Plugins:
-    """The process's default plugin set, loaded once (lazy and idempotent)."""
+    """The process's default plugin set, loaded once (lazy and idempotent); manifests are checked
+    when a hook other than ``agi_register_commands`` is first called (:meth:`Plugins.check_manifests`)."""
     global _default
     if _default is None:
-        _default = Plugins.from_environment()
+        _default = Plugins.from_environment(defer_manifests=True)
     return _default
 
 

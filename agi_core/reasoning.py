@@ -10,6 +10,7 @@ the kernel runs it exactly as it acts (policy, isolation, timeout, recorded obse
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -162,6 +163,8 @@ class ReasonContext:
                 self._add_evidence({"id": found, **item})
             else:
                 self._add_evidence({"id": content_id("ev", item), **item})
+        if isinstance(result.value, dict | list):  # the caller's own copy: changing it leaves the journaled read be
+            return attrs.evolve(result, value=copy.deepcopy(result.value))
         return result
 
     def _add_evidence(self, item: dict[str, Any]) -> str:

@@ -33,6 +33,11 @@ social packages installed (their heuristic path, every contract through its fall
 the autonomy and learning packages too:
 
     python benchmarks/tick_throughput.py --conversation-modules [--module-ticks 2000]
+        [--durable] [--langgraph-python benchmarks/.env/bin/python] [--langgraph-ticks 500]
+
+``--durable`` commits with ``synchronous=FULL``; ``--langgraph-python`` adds LangGraph's loop, run
+by the benchmark environment's interpreter in a process of its own during the run, and each row's
+ticks/s against it.
 
 It also measures, with agi-core alone (no LangGraph needed): the per-tick cost with 100,
 10k and 100k facts under the focus entity (the 100-fact run is the baseline, goal: flat
@@ -120,7 +125,7 @@ def build_langgraph(path: Path, durability: str) -> Any:
 
     from agi_core.brain.stage0.agents import STAGE0_AGENTS
     from agi_core.brain.stage0.brain import Stage0Brain
-    from agi_core.default_plugins.synonyms import SYNONYMS
+    from agi_core.default_plugins.synonyms import builtin_synonyms
     from agi_core.determinism import Determinism
     from agi_core.model import Input, TickState
     from agi_core.reasoning import ReasonContext
@@ -156,7 +161,7 @@ def build_langgraph(path: Path, durability: str) -> Any:
             tick=state["tick"],
             store=_StateFacts(facts),  # type: ignore[arg-type]
             determinism=determinism,
-            synonyms=SYNONYMS,
+            synonyms=builtin_synonyms(),
         )
         decision = brain.reason(ctx)
         return {
@@ -397,7 +402,7 @@ GROWTH_MODULES = ("agi_plugin_autonomy.plugin", "agi_plugin_learning.plugin")
 RETRIEVAL_MODULE = "agi_plugin_retrieval.plugin"
 
 
-def bench_conversation_modules(folder: Path, ticks: int) -> dict[str, Any]:
+def bench_conversation_modules(folder: Path, ticks: int, synchronous: str = "NORMAL") -> dict[str, Any]:
     """Per-tick cost of the mixed script with no module (the base), with the conversation modules installed
     (beliefs and social, heuristic path: every contract through its fallback, journaled), then with retrieval
     too (each question recalls from long-term memory, which mirrors and embeds every episode), then with the
@@ -416,7 +421,7 @@ def bench_conversation_modules(folder: Path, ticks: int) -> dict[str, Any]:
     for label, names in rounds:
         plugins = Plugins.builtins(*(importlib.import_module(name) for name in names))
         with Kernel.open(
-            folder / f"conversation_{len(names)}.db", seed="bench", plugins=plugins, synchronous="NORMAL"
+            folder / f"conversation_{len(names)}.db", seed="bench", plugins=plugins, synchronous=synchronous
         ) as k:
             assert len([m for m in k.modules if m.phases]) == len(names)
             k.tick("warm up")  # loads the contract registry once
@@ -429,6 +434,20 @@ def bench_conversation_modules(folder: Path, ticks: int) -> dict[str, Any]:
     for row in rows.values():
         row["p50_ratio_vs_first"] = row["p50_ms"] / rows["0"]["p50_ms"]
     return rows
+
+
+def langgraph_in(python: str, ticks: int) -> dict[str, float]:
+    """LangGraph's loop run by ``python`` (the benchmark environment: agi-core's own environment has no
+    LangGraph), in a process of its own during this run."""
+    import subprocess
+
+    done = subprocess.run(
+        [python, __file__, "--langgraph-only", "--ticks", str(ticks), "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return dict(json.loads(done.stdout)["langgraph_sync"])
 
 
 def print_modules(rows: dict[str, Any]) -> None:
@@ -515,13 +534,42 @@ def main() -> int:
         action="store_true",
         help="only: no module, beliefs + social, + retrieval, + autonomy and learning (synchronous=NORMAL)",
     )
+    parser.add_argument(
+        "--durable",
+        action="store_true",
+        help="with --conversation-modules: synchronous=FULL (a commit waits for the disk, as LangGraph's)",
+    )
+    parser.add_argument(
+        "--langgraph-python",
+        metavar="PYTHON",
+        help="with --conversation-modules: also LangGraph's loop, run by this interpreter (benchmarks/.env/bin/python)",
+    )
+    parser.add_argument("--langgraph-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     results: dict[str, Any] = {"ticks": args.ticks}
-    if args.conversation_modules:
+    if args.langgraph_only:
         with tempfile.TemporaryDirectory() as folder:
-            results["conversation_modules"] = bench_conversation_modules(Path(folder), args.module_ticks)
-        rows = results["conversation_modules"]
-        print(json.dumps(rows, indent=2)) if args.json else print_modules(rows)
+            results["langgraph_sync"] = bench_langgraph(Path(folder) / "lg.db", args.ticks, "sync")
+        print(json.dumps(results))
+        return 0
+    if args.conversation_modules:
+        synchronous = "FULL" if args.durable else "NORMAL"
+        with tempfile.TemporaryDirectory() as folder:
+            rows = bench_conversation_modules(Path(folder), args.module_ticks, synchronous)
+        if args.langgraph_python:
+            lg = langgraph_in(args.langgraph_python, args.langgraph_ticks or args.module_ticks)
+            rows["LangGraph SqliteSaver"] = {**lg, "p50_ratio_vs_first": lg["p50_ms"] / rows["0"]["p50_ms"]}
+            for row in rows.values():
+                row["ticks_per_s_vs_langgraph"] = row["ticks_per_s"] / lg["ticks_per_s"]
+        results["conversation_modules"] = rows
+        if args.json:
+            print(json.dumps(rows, indent=2))
+            return 0
+        print(f"synchronous={synchronous}")
+        print_modules(rows)
+        if args.langgraph_python:
+            for label, row in rows.items():
+                print(f"{label}: {row['ticks_per_s_vs_langgraph']:.1f}x LangGraph's ticks/s")
         return 0
     if args.phase_overhead is not None:
         with tempfile.TemporaryDirectory() as folder:

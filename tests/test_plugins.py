@@ -6,6 +6,7 @@ import json
 import sys
 import types
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -177,6 +178,61 @@ def test_a_valid_manifest_loads_and_an_invalid_one_is_refused_with_its_path():
         "agi_manifest: Additional properties are not allowed ('colour' was "
         "unexpected) @ $"
     )
+
+
+BAD_MANIFEST_PLUGIN = """
+import click
+from agi_core.hookspecs import hookimpl
+
+agi_manifest = {"description": "x", "colour": "blue"}
+
+
+@hookimpl
+def agi_register_commands(cli):
+    @cli.command("badcmd")
+    def badcmd():
+        \"\"\"A command of a plugin refused for its manifest.\"\"\"
+        click.echo("badcmd ran")
+"""
+
+BAD_MANIFEST_CAUSE = (
+    "ValidationError: invalid agi_manifest: Additional properties are not allowed ('colour' was unexpected) @ $"
+)
+BAD_MANIFEST_WARNING = f"agi: warning: plugin 'bad' failed in manifest: {BAD_MANIFEST_CAUSE}"
+
+
+def test_a_deferred_manifest_is_checked_before_any_hook_but_the_command_listing():
+    """The default set lists commands before checking manifests (agi --help); any other hook checks them first."""
+    bad = types.ModuleType("bad_manifest")
+    bad.agi_manifest = {"description": "x", "colour": "blue"}  # type: ignore[attr-defined]
+    plugins = plugins_module.Plugins.builtins(defer_manifests=True)
+    assert plugins.add_module(bad) is True
+    plugins.register_commands(cli=click.Group("agi"))
+    assert plugins.failures == []
+    assert "bad_manifest" not in [info.name for info in plugins.info()]
+    assert [str(failure) for failure in plugins.failures] == [
+        "plugin 'bad_manifest' failed in manifest: ValidationError: invalid "
+        "agi_manifest: Additional properties are not allowed ('colour' was "
+        "unexpected) @ $"
+    ]
+    assert plugins.check_manifests() == []
+
+
+def test_an_installed_plugin_refused_for_its_manifest_has_no_command(tmp_path, plugin_site, run_agi):
+    """A real entry-point plugin with an invalid manifest: its command is refused, the warning says why."""
+    site = plugin_site("bad", BAD_MANIFEST_PLUGIN)
+    db = tmp_path / "a.db"
+    ran = run_agi(db, "badcmd", site=site, plugins="bad")
+    assert ran.returncode == 2 and "badcmd ran" not in ran.stdout
+    assert ran.stderr.splitlines() == [BAD_MANIFEST_WARNING, "Error: No such command 'badcmd'. (see 'agi --help')"]
+    listed = run_agi(db, "plugins", "--json", site=site, plugins="bad")
+    data = json.loads(listed.stdout)
+    bad = [row for row in data["plugins"] if row["name"] == "bad"]
+    assert [(row["loaded"], row["hooks"], row["errors"]) for row in bad] == [
+        (False, [], [f"manifest: {BAD_MANIFEST_CAUSE}"])
+    ]
+    assert [failure["stage"] for failure in data["failures"]] == ["manifest"]
+    assert listed.stderr.splitlines() == [BAD_MANIFEST_WARNING]
 
 
 def test_a_plugin_for_another_agi_core_version_is_skipped():

@@ -9,9 +9,12 @@ older name ``AGI_RAISE_ERRORS``) shows the traceback instead.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agi_core.errors import AgiError, database_problem, os_problem
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _first_line(text: str) -> str:

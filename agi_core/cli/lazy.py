@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from click.shell_completion import CompletionItem
+
+if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
 
 
 # dataclasses, not attrs: this module loads for agi --help, which must not import attrs (benchmarks/startup.py)
@@ -73,6 +75,8 @@ class LazyGroup(click.Group):
                 formatter.write_dl([(name, self.summary_of(name, limit) or "") for name in names])
 
     def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        from click.shell_completion import CompletionItem  # completing only: agi --help does without
+
         found = [
             CompletionItem(name, help=help_text)
             for name in self.list_commands(ctx)

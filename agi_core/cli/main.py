@@ -2,7 +2,8 @@
 
 Every error prints one line naming the problem and the fix, and exits non-zero (see
 :mod:`agi_core.cli.failures`); ``AGI_DEBUG=1`` (or ``AGI_RAISE_ERRORS=1``) shows the traceback
-instead. Commands are imported only when they run (:mod:`agi_core.cli.lazy`), so ``agi --help``
+instead. Commands are imported only when they run (:mod:`agi_core.cli.lazy`), and the plugins'
+manifests are checked only before a command runs (:meth:`AgiGroup.invoke`), so ``agi --help``
 loads nothing heavy.
 """
 
@@ -13,17 +14,18 @@ import copy
 import os
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from agi_core import tracing
 from agi_core.cli.failures import explain, is_storage_failure
 from agi_core.cli.lazy import LazyGroup
 from agi_core.cli.params import Seconds
 from agi_core.errors import AgiError, ConfigError, NoDatabaseError, StorageError, debug_enabled
 from agi_core.plugins import Plugins, load_plugins
+
+if TYPE_CHECKING:
+    from pathlib import Path  # imported where a path is made or checked: agi --help does without pathlib
 
 
 # dataclasses, not attrs: this module loads for agi --help, which must not import attrs (benchmarks/startup.py)
@@ -67,7 +69,7 @@ class CliState:
 
         if existing:
             self.require_db()
-        elif isinstance(self.db, Path) and not new_folder and not self.db.exists() and not self.db.parent.is_dir():
+        elif not isinstance(self.db, str) and not new_folder and not self.db.exists() and not self.db.parent.is_dir():
             raise NoDatabaseError(
                 f"no agent database at {self.db}, and its folder {self.db.parent} does not exist; check the --db "
                 f"path, or create the agent there with 'agi --db {self.db} init --name NAME'"
@@ -99,6 +101,10 @@ class AgiGroup(LazyGroup):
     """The root group: turns every failure into one line on stderr and a non-zero exit."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        plugins = load_plugins()
+        if plugins.check_manifests():  # a plugin refused for its manifest loses the commands --help listed
+            self.commands, self.lazy_commands = {}, {}
+            plugins.register_commands(cli=self)
         try:
             return super().invoke(ctx)
         except BrokenPipeError:
@@ -244,6 +250,8 @@ def cli(
         options["llm_timeout_s"] = llm_timeout
     state = CliState(db=db, seed=seed, brain=brain, plugins=load_plugins(), kernel_options=options)
     ctx.obj = state
+    from agi_core import tracing  # here, not for --help
+
     if tracing.wanted(otel):  # OpenTelemetry is imported only now
         _start_tracing(ctx, asked=otel)
     ctx.call_on_close(state.close)
@@ -255,6 +263,8 @@ def _start_tracing(ctx: click.Context, *, asked: bool) -> None:
     A tracing setup that cannot work is an error with ``--otel``; asked only by ``OTEL_*``
     variables (perhaps meant for another program), it is a one-line notice and the command runs untraced.
     """
+    from agi_core import tracing
+
     try:
         tracing.start()
     except ConfigError as exc:
@@ -273,6 +283,8 @@ def _db_option(value: str) -> Path | str:
     """
     if "://" in value:
         return value
+    from pathlib import Path
+
     return click.Path(dir_okay=False, path_type=Path).convert(value, None, None)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 from typing import TYPE_CHECKING
 
 from agi_core.hookspecs import hookimpl
@@ -11,7 +11,8 @@ from agi_core.plugins import contract_folder_hook
 if TYPE_CHECKING:
     import click
 
-SPECS = Path(__file__).resolve().parent.parent / "contracts" / "specs"
+#: the core contract files' folder (a str, not a Path: pathlib is not imported for agi --help)
+SPECS = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "contracts", "specs")
 
 agi_register_contracts = contract_folder_hook(SPECS)
 

@@ -6,10 +6,10 @@ time something needs long-term memory, and embeddings are computed when somethin
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import click
@@ -60,7 +60,7 @@ def _bar(total: int, show: bool) -> Iterator[Callable[[int], None] | None]:
 
 
 @click.command("ingest")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))  # a str: pathlib is not for agi --help
 @click.option(
     "--format",
     "fmt",
@@ -71,7 +71,7 @@ def _bar(total: int, show: bool) -> Iterator[Callable[[int], None] | None]:
 @click.option("--progress/--no-progress", default=None, help="Show a progress bar (default: when run in a terminal).")
 @click.option("--strict", is_flag=True, help="Store nothing and exit 1 if any line or record is unusable.")
 @click.pass_obj
-def ingest(state: Any, file: Path, fmt: str | None, no_embed: bool, progress: bool | None, strict: bool) -> None:
+def ingest(state: Any, file: str, fmt: str | None, no_embed: bool, progress: bool | None, strict: bool) -> None:
     """Store FILE (text lines, JSONL with a text field, or a LoCoMo conversation) as long-term memories.
 
     The rows are stored by one journaled tick (so replay and rollback cover them); the
@@ -80,18 +80,19 @@ def ingest(state: Any, file: Path, fmt: str | None, no_embed: bool, progress: bo
     """
     from agi_core.longterm.ingest import skipped_summary
 
+    name = os.path.basename(file)
     kernel = state.open_kernel()
-    args = {"path": str(file.resolve()), "format": fmt, **({"strict": True} if strict else {})}
+    args = {"path": os.path.realpath(file), "format": fmt, **({"strict": True} if strict else {})}
     record = kernel.command("ingest", args)
     result = record.agent_outputs["ingest"]
     if result.get("problems"):
-        click.echo(f"{file.name}: {skipped_summary(result['problems'])}", err=True)
+        click.echo(f"{name}: {skipped_summary(result['problems'])}", err=True)
     embedded = 0
     if not no_embed and result["added"]:
         with _bar(result["added"], _interactive() if progress is None else progress) as update:
             embedded = kernel.long_term.catch_up(progress=update)
     click.echo(
-        f"{file.name}: {result['added']} memories added ({result['format']}), "
+        f"{name}: {result['added']} memories added ({result['format']}), "
         f"{result['duplicates']} already stored, {embedded} embedded"
     )
 

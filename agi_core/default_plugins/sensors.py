@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agi_core.hookspecs import Register, hookimpl
-from agi_core.scheduling.clock import DEFAULT_CLOCK_EVERY_MS
+from agi_core.scheduling import DEFAULT_CLOCK_EVERY_MS
 
 if TYPE_CHECKING:  # the sensors load when they register (a kernel opens), not for agi --help
     from agi_core.model import Input

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from agi_core.default_plugins.synonym_groups import synonym_table
+import functools
+
 from agi_core.hookspecs import Register, hookimpl
 
-SYNONYMS = synonym_table()
+
+@functools.cache
+def builtin_synonyms() -> dict[str, str]:
+    """The table, built once, when first registered (a kernel opens), not when the module loads (``agi --help``)."""
+    from agi_core.default_plugins.synonym_groups import synonym_table
+
+    return synonym_table()
 
 
 @hookimpl
 def agi_register_synonyms(register: Register) -> None:
-    register(SYNONYMS, name="builtin")
+    register(builtin_synonyms(), name="builtin")

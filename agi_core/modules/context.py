@@ -64,8 +64,7 @@ class MemoryView:
         listed = self.listings.get(wanted)
         if listed is None:  # the first module to list it asks the store; the others share the listing
             listed = self.listings[wanted] = self.reason.store.facts(prefix, limit=wanted[1])
-        entries = [_copied(entry) for entry in listed]  # each caller its own copy of a list or object value
-        return {entry.key: self.reason.listed_read(entry).value for entry in entries}
+        return {entry.key: self.reason.listed_read(entry).value for entry in listed}  # a list or object: a copy
 
     def episodes(self, limit: int = 4) -> list[EpisodicEntry]:
         """The newest ``limit`` episodes, newest first."""
@@ -76,13 +75,6 @@ class MemoryView:
         """Top-``k`` long-term memories for ``query`` (a recorded external: replay gets the same)."""
         self.check_open()
         return self.reason.recall_long_term(query, k)
-
-
-def _copied(entry: SemanticEntry) -> SemanticEntry:
-    """``entry`` with its value copied when it is a list or an object (a caller may change it)."""
-    if isinstance(entry.value, dict | list):
-        return attrs.evolve(entry, value=orjson.loads(orjson.dumps(entry.value)))
-    return entry
 
 
 @attrs.define

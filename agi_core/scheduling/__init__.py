@@ -7,3 +7,9 @@
 - :mod:`~agi_core.scheduling.sensors`: the clock sensor, the standard-input reader, draining sensors.
 - :mod:`~agi_core.scheduling.follow`: the ``--follow`` loop.
 """
+
+DEFAULT_CLOCK_EVERY_MS = 30_000
+"""The clock sensor's period when the sensors plugin's ``clock_every_s`` is not set (AgentOne's TimeSensor).
+
+Here, not in :mod:`~agi_core.scheduling.clock`: the sensors plugin's manifest reads it without
+importing the clocks (the plugin module loads for ``agi --help``)."""

@@ -17,9 +17,6 @@ from typing import Protocol
 
 from agi_core.externals import TICK_CLOCK, Externals
 
-DEFAULT_CLOCK_EVERY_MS = 30_000
-"""The clock sensor's period when the sensors plugin's ``clock_every_s`` is not set (AgentOne's TimeSensor)."""
-
 CLOCK_EXTERNAL = TICK_CLOCK
 """The externals kind under which a tick's clock reading (ms since the epoch) is recorded."""
 

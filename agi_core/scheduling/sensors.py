@@ -17,7 +17,8 @@ from typing import IO, Any
 
 from agi_core.inputs import Oversized, ReadsLines, normalize, read_lines
 from agi_core.model import Input, JournalRecord, Percept
-from agi_core.scheduling.clock import DEFAULT_CLOCK_EVERY_MS, iso_ms
+from agi_core.scheduling import DEFAULT_CLOCK_EVERY_MS
+from agi_core.scheduling.clock import iso_ms
 
 DRAIN_TICKS_MAX = 100  # ticks one drain may run before it yields to the caller
 

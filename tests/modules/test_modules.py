@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import threading
 import time
 from pathlib import Path
 from typing import ClassVar
@@ -148,12 +149,25 @@ class Raises:
         raise RuntimeError("boom")
 
 
+HANG_S = 10.0
+
+
 class Hangs:
+    """Hangs in ``perceive`` until released (at most :data:`HANG_S`), then tries a late write; the next
+    call hangs again."""
+
     name = "hangs"
 
+    def __init__(self) -> None:
+        self.released, self.tried = threading.Event(), threading.Event()
+
     def perceive(self, ctx):
-        time.sleep(1.5)
-        ctx.own.put("late", 1)  # refused: the tick moved on
+        self.released.wait(HANG_S)
+        self.released.clear()
+        try:
+            ctx.own.put("late", 1)  # refused: the tick moved on
+        finally:
+            self.tried.set()
 
 
 class BadState:
@@ -172,19 +186,23 @@ class BadState:
 
 
 class Faulty:
+    def __init__(self) -> None:
+        self.hangs = Hangs()
+
     @hookimpl
     def agi_register_modules(self, register):
         register(Raises())
-        register(Hangs())
+        register(self.hangs)
         register(BadState())
 
 
 def test_a_module_that_raises_or_hangs_is_skipped_and_recorded_and_the_tick_completes(tmp_path):
     db = tmp_path / "a.db"
-    with open_kernel(db, Faulty(), module_timeout_s=0.3) as kernel:
+    faulty = Faulty()
+    with open_kernel(db, faulty, module_timeout_s=0.3) as kernel:
         started = time.perf_counter()
         record = kernel.tick("2 + 3")
-        assert time.perf_counter() - started < 1.2  # the hang was abandoned at the timeout
+        assert time.perf_counter() - started < HANG_S  # the hang was abandoned at the timeout
         assert record.final_output == "2 + 3 = 5"
         assert calls(record) == [
             ("bad_state", "perceive", {"refused": _refusal("three")}),
@@ -200,12 +218,13 @@ def test_a_module_that_raises_or_hangs_is_skipped_and_recorded_and_the_tick_comp
             ("Faulty", "module raises.deliberate"),
             ("Faulty", "module bad_state.observe"),
         ]
-        time.sleep(1.5)  # the abandoned call wakes up and tries to write: refused
+        faulty.hangs.released.set()  # the abandoned call wakes up and tries to write: refused
+        assert faulty.hangs.tried.wait(HANG_S)
         assert kernel.store.conn.execute("SELECT count(*) FROM module_state").fetchone() == (0,)
         assert kernel.tick("2 + 2").final_output == "2 + 2 = 4"
     started = time.perf_counter()
     assert replay(db, plugins=builtin_plugins(Faulty())).ok  # the recorded timeout is served: no wait
-    assert time.perf_counter() - started < 1.2
+    assert time.perf_counter() - started < HANG_S
 
 
 def _refusal(value):

@@ -88,14 +88,15 @@ class Lister:
 
     def recall(self, ctx: Any) -> None:
         facts = ctx.memory.facts("user/person/self/")
+        one = ctx.memory.fact("user/person/self/colors")
         self.got.append(copy.deepcopy(facts))
         if self.spoil:
-            for value in facts.values():
+            for value in [*facts.values(), one.value]:
                 if isinstance(value, list):
                     value.append("spoiled")
 
 
-def test_modules_share_a_fact_listing_but_not_their_changes_to_its_values(tmp_path):
+def test_modules_share_a_fact_listing_but_not_their_changes_to_its_values_nor_the_journaled_reads(tmp_path):
     first, second = Lister("lister_a", spoil=True), Lister("lister_b", spoil=False)
     with open_kernel(tmp_path / "a.db", plugin_of(first, second)) as kernel:
         with kernel.store.tick_transaction():
@@ -106,8 +107,10 @@ def test_modules_share_a_fact_listing_but_not_their_changes_to_its_values(tmp_pa
         record = kernel.tick("hello")
         assert first.got[-1] == second.got[-1] == {"user/person/self/colors": ["blue"]}
         reads = [read for read in record.sem_reads if read["key"] == "user/person/self/colors"]
-        assert len(reads) == 2  # each module's read is recorded, as if each had asked the store
-        assert reads[1]["value"] == ["blue"]
+        assert len(reads) == 4  # each module's reads are recorded, as if each had asked the store
+        assert [read["value"] for read in reads] == [["blue"]] * 4  # the journal keeps what was read
+        evidence = [item for item in record.evidence_items if item.get("key") == "user/person/self/colors"]
+        assert evidence and all(item["value"] == ["blue"] for item in evidence)
 
 
 class Realistic:

@@ -2,7 +2,10 @@
 
 The modules' candidate replies (``ctx.proposals``) are considered only when no rule
 matched (R4): the best-scored candidate (score > 0; ties to the module that runs first)
-answers instead of F3. A rule's answer always stands, so Stage-0 behaves as before.
+answers instead of F3. A rule's answer stands, so Stage-0 behaves as before, with one
+exception: a rule's F1 miss (the fact it looked for is not stored) gives way to a candidate
+that cites its sources (claims) and is scored at least :data:`ANSWERS_A_MISS`, the module's
+word that its sources hold what the question asks (retrieval's answer from long-term memory).
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ from agi_core.errors import MemoryKeyError
 from agi_core.model import Action, Plan, RouterDecision
 from agi_core.modules.proposals import claim_dict
 from agi_core.reasoning import AgentReply, Decision, ReasonContext
-from agi_core.replies import F3_NO_AGENT, F4_AGENT_FAILURE
+from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT, F4_AGENT_FAILURE
 from agi_core.serialization import from_data
 
 FALLBACK = "generic_agent"
+#: the least score of a sourced candidate that answers in place of a rule's F1 miss
+ANSWERS_A_MISS = 0.75
 
 
 class Stage0Brain:
@@ -91,7 +96,13 @@ class Stage0Brain:
                 reply = AgentReply(F4_AGENT_FAILURE)
         # no rule answered: none matched, or the one that matched could not answer (F3)
         no_rule = agent is None or agent.name == FALLBACK or reply.text == F3_NO_AGENT
-        if no_rule and (picked := best_candidate(ctx.proposals)) is not None:
+        if no_rule:
+            picked = best_candidate(ctx.proposals)
+        elif reply.text == F1_SEM_MISS:
+            picked = best_candidate(ctx.proposals, least=ANSWERS_A_MISS, sourced=True)
+        else:
+            picked = None
+        if picked is not None:
             module, candidate = picked
             decision = RouterDecision(agent=f"module:{module}", why="module_candidate")
             selected = [f"module:{module}"]
@@ -120,11 +131,14 @@ class Stage0Brain:
         """Nothing to release: agents run on the shared daemon workers of :mod:`agi_core.effects`."""
 
 
-def best_candidate(proposals: Iterable[Any]) -> tuple[str, Any] | None:
-    """``(module, candidate)`` with the highest score above 0; the earlier module wins a tie."""
+def best_candidate(proposals: Iterable[Any], *, least: float = 0.0, sourced: bool = False) -> tuple[str, Any] | None:
+    """``(module, candidate)`` with the highest score above 0 and at least ``least`` (``sourced``: only
+    candidates with claims); the earlier module wins a tie."""
     best: tuple[str, Any] | None = None
     for proposal in proposals:
         for candidate in proposal.candidates:
-            if candidate.score > 0 and (best is None or candidate.score > best[1].score):
+            if sourced and not candidate.claims:
+                continue
+            if candidate.score > 0 and candidate.score >= least and (best is None or candidate.score > best[1].score):
                 best = (proposal.module, candidate)
     return best

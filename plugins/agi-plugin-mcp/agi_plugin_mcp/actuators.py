@@ -7,13 +7,17 @@ built-in's (:func:`effect_of`). A call's arguments are checked against the tool'
 timeout or the call fails with one line. The kernel records the observation, so replay asks no
 server.
 
-The listing of each server is kept in ``<db>.state/mcp/<server>.json``: a server that cannot be
-reached (or is no longer configured) keeps its tools registered from there, so old ticks
-replay without it, and a live call to one fails with one line naming the server.
+The listing of each server is kept in ``<db>.state/mcp/<server>.json`` with the configuration it
+was listed under: a kernel that finds one for a server configured the same way registers its
+tools from there and connects at the first call (``agi config``, ``agi facts`` … start no
+server); ``agi mcp tools`` asks every server again. A server that cannot be reached (or is no
+longer configured) keeps its tools registered from there, so old ticks replay without it, and a
+live call to one fails with one line naming the server.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -24,7 +28,7 @@ from agi_plugin_mcp.plugin import NAME
 
 JSON_TYPES = ("string", "integer", "number", "boolean", "object", "array", "null")
 TEXT_CHARS_MAX = 20_000  # of a tool's text content kept in the observation
-_HUBS: dict[int, Any] = {}  # id(kernel) -> its Hub, while it is open
+_CONNECTIONS: dict[int, Connection] = {}  # id(kernel) -> its connection, while it is open
 
 
 def effect_of(annotations: dict[str, Any] | None) -> str:
@@ -101,32 +105,74 @@ def _same_json(text: str, value: Any) -> bool:
 
 
 class Catalog:
-    """The last listing of each server, one JSON file per server in ``<db>.state/mcp/``."""
+    """The last listing of each server and the configuration it was listed under, one JSON file per
+    server in ``<db>.state/mcp/``."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
 
-    def save(self, server: str, tools: list[dict[str, Any]]) -> None:
+    def save(self, server: str, tools: list[dict[str, Any]], spec: dict[str, Any] | None = None) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / f"{server}.json"
         temporary = path.with_suffix(".tmp")
         # keys in the schema's order, not sorted: /tool fills bare arguments in the parameters' order
-        temporary.write_text(json.dumps({"server": server, "tools": tools}, indent=1))
+        kept = {"server": server, "configuration": _fingerprint(spec), "tools": tools}
+        temporary.write_text(json.dumps(kept, indent=1))
         temporary.replace(path)
 
-    def load(self, server: str) -> list[dict[str, Any]]:
+    def _read(self, server: str) -> dict[str, Any]:
         try:
             data = json.loads((self.folder / f"{server}.json").read_text())
         except (OSError, ValueError):
-            return []
-        return list(data.get("tools", [])) if isinstance(data, dict) else []
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def load(self, server: str) -> list[dict[str, Any]]:
+        return list(self._read(server).get("tools") or [])
+
+    def listed_under(self, server: str, spec: dict[str, Any]) -> bool:
+        """Whether the kept listing of ``server`` was made with this configuration (and lists a tool)."""
+        data = self._read(server)
+        return bool(data.get("tools")) and data.get("configuration") == _fingerprint(spec)
 
     def servers(self) -> list[str]:
         return sorted(path.stem for path in self.folder.glob("*.json")) if self.folder.is_dir() else []
 
 
+def _fingerprint(spec: dict[str, Any] | None) -> str | None:
+    """A digest of a server's configuration (its ``env`` may hold secrets: the digest is kept, not it)."""
+    if spec is None:
+        return None
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
+
+
+class Connection:
+    """The kernel's :class:`~agi_plugin_mcp.client.Hub`, started when a server is first asked."""
+
+    def __init__(self, kernel: Any, connect_s: float) -> None:
+        self.kernel, self.connect_s = kernel, connect_s
+        self._hub: Any = None
+
+    @property
+    def hub(self) -> Any:
+        if self._hub is None:
+            from agi_plugin_mcp.client import Hub
+
+            self._hub = Hub(self.kernel.state_dir / "mcp" / "logs", self.connect_s)
+        return self._hub
+
+    def call_tool(self, server: str, spec: dict[str, Any], tool: str, args: dict[str, Any], limit: float) -> Any:
+        return self.hub.call_tool(server, spec, tool, args, limit)
+
+    def close(self) -> None:
+        """Close the hub if it started (stdio servers stop)."""
+        if self._hub is not None:
+            self._hub.close()
+
+
 def make_tool(hub: Any, server: str, spec: dict[str, Any] | None, listed: dict[str, Any], limit: float) -> Tool:
-    """The agent tool for one listed MCP tool; ``spec`` None: the server is not reachable now."""
+    """The agent tool for one listed MCP tool (``hub``: a :class:`Connection`); ``spec`` None: the server
+    is not reachable now."""
     import jsonschema
 
     name, mcp_name = agi_name(server, listed["name"]), listed["name"]
@@ -159,20 +205,30 @@ def make_tool(hub: Any, server: str, spec: dict[str, Any] | None, listed: dict[s
 
 def start(kernel: Any) -> None:
     """Add the agent's own read tools (:mod:`.agent_tools`), then each configured server's tools, to
-    ``kernel.tools``; a failing server is reported and the others go on."""
+    ``kernel.tools``; a failing server is reported and the others go on. A server whose kept listing
+    was made under its present configuration is not asked: it starts at its tools' first call."""
     from agi_plugin_mcp.agent_tools import agent_tools
 
     for tool in agent_tools(kernel):
         _add(kernel, tool)
+    _serve(kernel, ask_all=False)
+
+
+def relist(kernel: Any) -> None:
+    """Ask every configured server for its tools again (``agi mcp tools``), keep the listings, and
+    register the servers' tools anew."""
+    for name in [n for n, plugin in kernel.tool_plugins.items() if plugin == NAME and "." in n]:
+        del kernel.tools[name], kernel.tool_plugins[name]
+    _serve(kernel, ask_all=True)
+
+
+def _serve(kernel: Any, *, ask_all: bool) -> None:
     settings = kernel.settings(NAME)
     catalog = Catalog(kernel.state_dir / "mcp")
     servers: dict[str, dict[str, Any]] = settings["servers"]
-    hub = None
-    if servers:
-        from agi_plugin_mcp.client import Hub
-
-        hub = _HUBS[id(kernel)] = Hub(kernel.state_dir / "mcp" / "logs", float(settings["connect_timeout_s"]))
-    listings = hub.list_tools(servers, float(settings["connect_timeout_s"]), settings["max_tools"]) if hub else {}
+    hub = _CONNECTIONS.setdefault(id(kernel), Connection(kernel, float(settings["connect_timeout_s"])))
+    asked = {name: spec for name, spec in servers.items() if ask_all or not catalog.listed_under(name, spec)}
+    listings = hub.hub.list_tools(asked, hub.connect_s, settings["max_tools"]) if asked else {}
     for server in sorted(set(servers) | set(catalog.servers())):
         spec = servers.get(server)
         limit = float((spec or {}).get("timeout_s") or settings["timeout_s"])
@@ -183,8 +239,8 @@ def start(kernel: Any) -> None:
             spec = None  # its calls fail at once; its last listing keeps old ticks replayable
         elif found is not None:
             listed = [listing_of(tool) for tool in found]
-            catalog.save(server, listed)
-        _register(kernel, hub, server, spec, listed, limit)
+            catalog.save(server, listed, spec)
+        _register(kernel, hub if servers else None, server, spec, listed, limit)
 
 
 def _register(kernel: Any, hub: Any, server: str, spec: Any, listed: list[dict[str, Any]], limit: float) -> None:
@@ -205,6 +261,6 @@ def _add(kernel: Any, tool: Tool) -> None:
 
 
 def stop(kernel: Any) -> None:
-    hub = _HUBS.pop(id(kernel), None)
-    if hub is not None:
-        hub.close()
+    connection = _CONNECTIONS.pop(id(kernel), None)
+    if connection is not None:
+        connection.close()

@@ -53,8 +53,11 @@ def serve(state: Any, port: int | None, allow_tools: tuple[str, ...]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array: name, effect, parameters, description.")
 @click.pass_obj
 def tools(state: Any, as_json: bool) -> None:
-    """List the tools this agent takes from MCP servers (connecting to each configured server)."""
+    """List the tools this agent takes from MCP servers, asking each configured server again."""
+    from agi_plugin_mcp.actuators import relist
+
     kernel = state.open_kernel(existing=True)
+    relist(kernel)
     found = [t for name, t in sorted(kernel.tools.items()) if kernel.tool_plugins.get(name) == NAME and "." in name]
     if as_json:
         rows = [

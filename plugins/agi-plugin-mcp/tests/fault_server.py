@@ -5,7 +5,7 @@ Modes: ``ok`` (well-behaved tools), ``many`` (lists 500 tools), ``dead`` (exits 
 Its tools misbehave on request: ``crash`` kills the process mid-call, ``hang`` never answers,
 ``garbage`` writes a line that is not JSON-RPC to stdout before answering, ``fail`` reports an
 error. ``echo`` counts its calls in the file named by ``FAULT_COUNT`` (to prove a refused call
-never reached the server).
+never reached the server); each start is counted in the file named by ``FAULT_STARTS``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "ok"
+if os.environ.get("FAULT_STARTS"):
+    with Path(os.environ["FAULT_STARTS"]).open("a") as started:
+        started.write("start\n")
 if MODE == "dead":
     sys.exit("fault_server: told to die at start")
 

@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agi_plugin_mcp.actuators import relist
+
 from agi_core import ToolPolicy
 from agi_core.replay import replay
 
@@ -167,3 +169,29 @@ def test_a_streamable_http_server_serves_tools_and_one_that_is_down_costs_one_li
     gone = [line for line in capsys.readouterr().err.splitlines() if "server gone" in line]
     assert len(gone) == 1 and "mcp server 'gone' failed to start (" in gone[0], gone
     assert f"check that `http://127.0.0.1:{down}/mcp` runs" in gone[0]
+
+
+def test_a_server_listed_under_its_configuration_starts_at_its_first_call_not_when_the_agent_opens(
+    tmp_path: Path, mcp: Any
+) -> None:
+    starts = tmp_path / "starts"
+    spec = mcp.fault_server(env={"FAULT_STARTS": str(starts), "API_TOKEN": "s3cr3t"})
+
+    def started() -> int:
+        return len(starts.read_text().splitlines()) if starts.exists() else 0
+
+    db = tmp_path / "agent.db"
+    with mcp.open_agent(db, {"f": spec}) as kernel:  # no listing kept yet: the server is asked
+        assert started() == 1 and "f.echo" in kernel.tools
+    with mcp.open_agent(db, {"f": spec}) as kernel:  # the same configuration: its kept listing serves
+        assert started() == 1 and kernel.tools["f.echo"].effect == "read"
+        assert kernel.tick("/f.echo hi").final_output == 'f.echo: {"text":"hi"}'
+        assert started() == 2  # started by the call
+    with mcp.open_agent(db, {"f": spec}) as kernel:
+        assert started() == 2
+        relist(kernel)  # agi mcp tools: every server asked again, its tools registered anew
+        assert started() == 3 and "f.echo" in kernel.tools
+        assert kernel.tick("/f.echo again").final_output == 'f.echo: {"text":"again"}'
+    with mcp.open_agent(db, {"f": {**spec, "timeout_s": 5}}):  # configured otherwise: asked when it opens
+        assert started() == 4
+    assert "s3cr3t" not in (db.parent / "agent.db.state" / "mcp" / "f.json").read_text()  # a digest, not the env

@@ -1,8 +1,8 @@
 """Retrieval LLM output contracts for agi-core (registered by :mod:`agi_plugin_retrieval.plugin`)."""
 
-from pathlib import Path
+import os
 
-#: the folder holding this distribution's contract files
-CONTRACTS = Path(__file__).resolve().parent / "contracts"
+#: the folder holding this distribution's contract files (a str: pathlib is not imported for agi --help)
+CONTRACTS = os.path.join(os.path.dirname(os.path.realpath(__file__)), "contracts")
 
 __all__ = ["CONTRACTS"]

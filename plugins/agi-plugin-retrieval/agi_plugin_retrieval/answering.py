@@ -6,6 +6,8 @@ import re
 from datetime import date, timedelta
 from typing import Any
 
+import Stemmer
+
 #: a hit counts as evidence when its cosine similarity to the question reaches this (BM25 is
 #: relative to the best candidate, so the top hit always has 1.0: it cannot be a threshold)
 MIN_DENSE = 0.3
@@ -19,6 +21,9 @@ STOPWORDS = frozenset(
     s t don now ever yet up down out off again once like get got go going went really oh yeah well um hey wow
     what's that's it's i'm you're i've""".split()
 )
+#: words a question frames what it asks with ("my favorite food", "the names of…"): they do not name it
+FRAMING = frozenset("favorite favourite name names main new old one thing things something kind type sort".split())
+_STEM = Stemmer.Stemmer("english")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _WHEN = re.compile(r"^\s*(when|what (year|month|date|day|time)|how long ago)\b", re.IGNORECASE)
@@ -37,6 +42,36 @@ def keywords(text: str) -> set[str]:
 
 def is_question(text: str) -> bool:
     return text.rstrip().endswith("?")
+
+
+def _bare(word: str) -> str:
+    return word.removesuffix("'s").strip("'")
+
+
+def names_in(question: str) -> set[str]:
+    """The names ``question`` says: its capitalised words after the first ("What is Maya's job?" → ``{"maya"}``)."""
+    said = [w.lower().replace("’", "'") for w in _WORD.findall(question)[1:] if w[0].isupper()]
+    return {_bare(w) for w in said} - STOPWORDS
+
+
+def asked_about(question: str) -> set[str]:
+    """The stems of what ``question`` asks about: its keywords, less the names it says and the words
+    that only frame it ("What is Maya's job?" → ``{"job"}``)."""
+    kept = {_bare(w) for w in keywords(question)} - names_in(question) - FRAMING
+    return set(_STEM.stemWords(sorted(kept)))
+
+
+def names_what_is_asked(question: str, sentence: str, *, text: str = "", said_by: str = "") -> bool:
+    """Whether ``sentence`` (of a memory holding ``text``, said by ``said_by``) is a statement that names
+    what ``question`` asks about, and every name the question says is in the memory or its speaker: the
+    bar for a memory to answer a question the agent's facts could not. "my favourite colour is green" does
+    not answer "what is my favorite food?", "My sister Maya lives in Lyon" does not answer "What is Maya's
+    job?", "the capital of France is Paris" does not answer "what is the capital of Peru?"."""
+    if is_question(sentence):
+        return False
+    stems = set(_STEM.stemWords([_bare(w) for w in words(sentence)]))
+    known = {_bare(w) for w in words(f"{text or sentence} {said_by}")}
+    return bool(asked_about(question) & stems) and names_in(question) <= known
 
 
 def is_evidence(hit: dict[str, Any]) -> bool:
@@ -62,10 +97,14 @@ def best_sentence(question: str, text: str) -> str:
 
 
 def span(question: str, sentence: str, max_words: int = 12) -> str:
-    """The words of ``sentence`` the question did not already say: the answer, without its frame."""
-    asked = {w for w in words(question)}
-    kept = [w for w in _WORD.findall(sentence) if w.lower() not in asked and w.lower() not in STOPWORDS]
-    return " ".join(kept[:max_words]) or sentence
+    """The words of ``sentence`` the question did not already say, each once: the answer, without its frame."""
+    asked = set(words(question))
+    kept: dict[str, str] = {}  # lower case -> the word as said, first said first
+    for word in _WORD.findall(sentence):
+        low = word.lower()
+        if low not in asked and low not in STOPWORDS:
+            kept.setdefault(low, word)
+    return " ".join(list(kept.values())[:max_words]) or sentence
 
 
 def day_text(day: date) -> str:

@@ -29,6 +29,10 @@ STATE_SCHEMA: dict[str, Any] = json.loads(
     (Path(__file__).resolve().parent / "schemas" / "retrieval_state.json").read_text(encoding="utf-8")
 )
 RECALL_K = 10
+ANSWER_SCORE = 0.6
+#: an answer whose best memory names what the question asks: enough to answer in place of a rule's F1
+#: miss (the Stage-0 brain's ``ANSWERS_A_MISS``)
+NAMED_ANSWER_SCORE = 0.8
 LLM_WEIGHT = 0.35  # the share of the model's score in a reranked item's score (the contract's own rule)
 _TALKED = re.compile(r"^\s*what\s+(?:have|did)\s+we\s+(?:talk(?:ed)?|discuss(?:ed)?)\s+about\s*\?*\s*$", re.I)
 NO_DIGEST = "I have not put our conversation together yet."
@@ -122,7 +126,10 @@ class RetrievalModule(CognitiveModule):
         ]
         labels = [answering.label(hit) for hit, _ in used]
         self._count(ctx, "answered", {"question": question[:300], "answer": text[:300], "citations": labels})
-        return Candidate(answering.cited(text, labels), score=0.6, claims=claims)
+        named = bool(used) and answering.names_what_is_asked(
+            question, used[0][1], text=used[0][0]["text"], said_by=str(used[0][0].get("speaker") or "")
+        )
+        return Candidate(answering.cited(text, labels), NAMED_ANSWER_SCORE if named else ANSWER_SCORE, claims=claims)
 
     def _current_fact(self, ctx: ModuleContext, question: str) -> tuple[str, Any] | None:
         """The fact the question asks about, if the agent holds one: its attribute's words (and the
@@ -159,7 +166,7 @@ class RetrievalModule(CognitiveModule):
             claims.append(Claim(hit["id"], sentence, f"{answering.label(hit)}: {sentence}", hit["id"]))
         labels = [f"fact {key}", *(answering.label(h) for h in agreeing[: MAX_CITATIONS - 1])]
         self._count(ctx, "answered", {"question": question[:300], "answer": said[:300], "citations": labels})
-        return Candidate(answering.cited(said, labels), score=0.6, claims=claims)
+        return Candidate(answering.cited(said, labels), score=ANSWER_SCORE, claims=claims)
 
     def maintain(self, ctx: ModuleContext) -> Any:
         """Memory upkeep while the user is idle (:mod:`agi_plugin_retrieval.upkeep`)."""

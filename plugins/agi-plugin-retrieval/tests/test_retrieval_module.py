@@ -15,7 +15,7 @@ from pathlib import Path
 import agi_plugin_retrieval.plugin as retrieval
 import jsonschema
 import pytest
-from agi_plugin_retrieval.answering import resolve_date
+from agi_plugin_retrieval.answering import names_what_is_asked, resolve_date, span
 from agi_plugin_retrieval.module import NOTHING, STATE_SCHEMA
 
 from agi_core import checkpoints
@@ -23,6 +23,7 @@ from agi_core.council import convene
 from agi_core.longterm import ingest_file
 from agi_core.modules.state import dump_state
 from agi_core.replay import replay
+from agi_core.replies import F1_SEM_MISS
 from agi_core.testing import builtin_plugins, open_kernel
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -181,3 +182,52 @@ def test_a_current_fact_wins_over_an_older_episode_that_said_otherwise(tmp_path)
     assert teal and not cited & teal  # the older episodes were recalled, and not cited
     assert {vote["vote"] for vote in asked.council_votes} == {"approve"}
     assert replay(db, plugins=builtin_plugins(retrieval)).ok
+
+
+def test_a_rules_f1_miss_gives_way_only_to_a_memory_that_names_what_is_asked(tmp_path):
+    db = tmp_path / "agent.db"
+    with open_kernel(db, retrieval) as kernel:
+        ingest_file(kernel.long_term, diary(tmp_path), progress=False)
+        kernel.store.conn.commit()
+        kernel.tick("my favourite colour is green")
+        kernel.tick("my sister Maya lives in Lyon")
+        food = kernel.tick("what is my favorite food?")  # memory holds a colour, not a food: F1 stands
+        job = kernel.tick("What is Maya's job?")  # memory names Maya, not her job: F1 stands
+        kernel.tick("the capital of France is Paris")
+        peru = kernel.tick("what is the capital of Peru?")  # memory names a capital, not Peru's: F1 stands
+        kernel.tick("I had sushi for dinner, it is my favorite food")
+        named = kernel.tick("what is my favorite food?")  # a memory names the food: it answers, cited
+        kernel.tick("the instrument of lena is the viola")
+        held = kernel.tick("What is Lena's instrument?")  # a stored fact: the rule's answer stands
+    assert food.final_output == F1_SEM_MISS and job.final_output == F1_SEM_MISS
+    assert peru.final_output == F1_SEM_MISS
+    assert named.router_decision.agent == "module:retrieval"
+    assert "sushi" in named.final_output and "[ltm-" in named.final_output and named.claims
+    assert {vote["vote"] for vote in named.council_votes} == {"approve"}
+    assert held.router_decision.agent != "module:retrieval" and "viola" in held.final_output
+    assert replay(db, plugins=builtin_plugins(retrieval)).ok
+    with open_kernel(tmp_path / "plain.db") as plain:  # without the module, Stage-0 as before
+        plain.tick("I had sushi for dinner, it is my favorite food")
+        assert plain.tick("what is my favorite food?").final_output == F1_SEM_MISS
+
+
+@pytest.mark.parametrize(
+    ("question", "memory", "said_by", "names"),
+    [
+        ("what is my favorite food?", "my favourite colour is green", "", False),  # the framing word only
+        ("What is Maya's job?", "My sister Maya lives in Lyon", "", False),  # the name only
+        ("what is the capital of Peru?", "the capital of France is Paris", "", False),  # another name
+        ("What are Nate's favorite desserts?", "Any favorite dairy-free desserts?", "Nate", False),  # a question
+        ("What is Caroline's identity?", "Painting helps me explore my identity.", "Caroline", True),  # her words
+        ("What is Caroline's identity?", "Painting helps me explore my identity.", "Melanie", False),  # not hers
+        ("What are Melanie's pets' names?", "Melanie's pet is a dog named Luna.", "", True),  # plural, possessive
+        ("what is my favorite food?", "I had sushi, it is my favorite food", "", True),
+    ],
+)
+def test_a_memory_answers_a_missed_fact_only_when_it_states_what_the_question_asks(question, memory, said_by, names):
+    assert names_what_is_asked(question, memory, said_by=said_by) is names
+
+
+def test_the_answer_span_leaves_out_the_questions_words_and_says_each_word_once():
+    assert span("what is my favorite food?", "I had ramen yesterday, ramen is my favorite food") == "ramen yesterday"
+    assert span("Where does Ann hike?", "Ann hikes in the Alps, the Alps in June.") == "hikes Alps June"

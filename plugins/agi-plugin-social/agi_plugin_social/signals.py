@@ -120,11 +120,27 @@ def _has(text: str, phrase: str) -> bool:
     return pattern.search(text) is not None
 
 
+_MARKER_TABLE = tuple(
+    (kind, phrase, phrase.split(" ", 1)[0])
+    for kind, phrases in (("formal", FORMAL), ("informal", INFORMAL), ("rude", RUDE), ("grateful", GRATEFUL))
+    for phrase in phrases
+)
+_RUN = re.compile(r"[a-z']+")
+
+
 def found_markers(text: str) -> list[tuple[str, str]]:
-    """Every built-in marker in ``text`` (lower-cased), as ``(token, kind)``, in a fixed order."""
+    """Every built-in marker in ``text`` (lower-cased), as ``(token, kind)``, in a fixed order.
+
+    A marker's words are runs of ``[a-z']`` joined by spaces, so a whole-word occurrence starts with
+    a run of the text: the text's runs are collected once and only a phrase whose first word is one
+    of them is searched for (a one-word phrase needs no search)."""
     low = text.lower()
-    table = (("formal", FORMAL), ("informal", INFORMAL), ("rude", RUDE), ("grateful", GRATEFUL))
-    return [(phrase, kind) for kind, phrases in table for phrase in phrases if _has(low, phrase)]
+    runs = set(_RUN.findall(low))
+    return [
+        (phrase, kind)
+        for kind, phrase, first in _MARKER_TABLE
+        if first in runs and (first == phrase or _has(low, phrase))
+    ]
 
 
 def shouting(text: str) -> bool:
@@ -155,7 +171,7 @@ def topics_of(text: str, limit: int = 3) -> tuple[str, ...]:
     seen: list[str] = []
     for word in _WORD.findall(text.lower()):
         word = word.strip("'")
-        if len(word) >= 4 and word not in STOPWORDS and word not in seen and not any(word == m for m in RUDE):
+        if len(word) >= 4 and word not in STOPWORDS and word not in seen and word not in RUDE:
             seen.append(word)
     return tuple(seen[:limit])
 
