@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 
 CONTENT_ID_CHARS = 12
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 WRITE_FAILURE = "sem_write_failure"  # the external kind of a fact write the backend failed (F5)
 
 
@@ -114,6 +115,8 @@ class ReasonContext:
     sem_writes: list[dict[str, Any]] = attrs.field(factory=list)
     evidence_items: list[dict[str, Any]] = attrs.field(factory=list)
     closed: bool = False
+    _read_ids: dict[tuple[Any, ...], str] = attrs.field(factory=dict, repr=False, alias="read_ids")
+    """The evidence ids of the fact reads with a scalar value, by (key, last_updated, type, value)."""
     proposals: list[Any] = attrs.field(factory=list)  # the modules' deliberations (agi_core.modules.proposals)
     council: Sequence[Any] | None = None  # council members (objects with vote); None: the Stage-0 voters
     council_settings: Callable[[], Mapping[str, Any]] | None = None  # the stage0 plugin's council_* settings
@@ -151,7 +154,15 @@ class ReasonContext:
         self.sem_reads.append(read if result.source is None else {**read, "source": result.source})
         if result.exists:
             item = {"source": "sem_read", "key": key, "value": result.value, "last_updated": result.last_updated}
-            self._add_evidence({"id": content_id("ev", item), **item})
+            value = result.value
+            if type(value) in _SCALARS:  # a fact read again (each module its read): its evidence id is known
+                seen = (key, result.last_updated, type(value), value)
+                found = self._read_ids.get(seen)
+                if found is None:
+                    found = self._read_ids[seen] = content_id("ev", item)
+                self._add_evidence({"id": found, **item})
+            else:
+                self._add_evidence({"id": content_id("ev", item), **item})
         if isinstance(result.value, dict | list):  # the caller's own copy: changing it leaves the journaled read be
             return attrs.evolve(result, value=copy.deepcopy(result.value))
         return result

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from agi_core.contracts.caller import ContractCaller
     from agi_core.effects.scope import TickScope
+    from agi_core.effects.turns import Steps
     from agi_core.externals import Externals
     from agi_core.model import Goal, Input, Observation, Plan, TickState, WorkingMemory
     from agi_core.plugins import Plugins
@@ -30,20 +31,20 @@ class ModuleRun(Protocol):
     log: dict[str, Any]  # journaled as JournalRecord.modules
     reason: ReasonContext  # the context the phases read and write through
 
-    def before_reasoning(self, state: TickState) -> list[Any]:
+    def before_reasoning_steps(self, state: TickState) -> Steps[list[Any]]:
         """``perceive``, ``recall`` and ``deliberate``; the deliberations' proposals."""
         ...
 
-    def revise(self, state: TickState, decision: Decision, proposals: list[Any]) -> Decision: ...
+    def revise_steps(self, state: TickState, decision: Decision, proposals: list[Any]) -> Steps[Decision]: ...
 
-    def run(
+    def run_steps(
         self,
         phase: str,
         state: TickState,
         *,
         proposals: list[Any] | None = None,
         outcome: Mapping[str, Any] | None = None,
-    ) -> list[tuple[Any, Any]]: ...
+    ) -> Steps[list[tuple[Any, Any]]]: ...
 
 
 class TickParts(Protocol):

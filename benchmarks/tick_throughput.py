@@ -15,7 +15,7 @@ SqliteSaver. Setup (LangGraph lives only in the benchmark environment):
 (default 6) instances of a realistic module using every tick phase (own state read and
 written, facts read through the tick, a contract called, a proposal made), in the same run,
 with the ratio of the median tick; a third row has the N modules marked ``inline`` (run in
-the tick's thread, no timeout):
+the tick's thread, no timeout). The rows' ticks alternate, one tick of each row in turn:
 
     python benchmarks/tick_throughput.py --modules 6 [--module-ticks 2000]
 
@@ -313,21 +313,31 @@ def modules_plugin(count: int, *, inline: bool = False, module_class: Any = None
 
 def _module_rows(folder: Path, runs: list[tuple[str, Any, int]], ticks: int) -> dict[str, Any]:
     """``{label: summary}`` of the mixed script for each ``(label, plugin, modules it registers)``, the
-    first the baseline (``p50_ratio_vs_first``), each on its own database (synchronous=NORMAL)."""
+    first the baseline (``p50_ratio_vs_first``), each on its own database (synchronous=NORMAL).
+
+    The rows' ticks alternate (one tick of each row in turn), so a change of load on a shared machine
+    falls on every row alike instead of on whichever row ran then."""
+    import contextlib
+
     from agi_core import Kernel, Plugins
 
-    rows: dict[str, Any] = {}
-    for label, plugin, loaded in runs:
-        path = folder / f"modules_{label.replace(' ', '_')}.db"
-        with Kernel.open(path, seed="bench", plugins=Plugins.builtins(plugin), synchronous="NORMAL") as k:
+    latencies: dict[str, list[float]] = {label: [] for label, _plugin, _loaded in runs}
+    with contextlib.ExitStack() as stack:
+        kernels = []
+        for label, plugin, loaded in runs:
+            path = folder / f"modules_{label.replace(' ', '_')}.db"
+            k = stack.enter_context(
+                Kernel.open(path, seed="bench", plugins=Plugins.builtins(plugin), synchronous="NORMAL")
+            )
             assert len([m for m in k.modules if m.phases]) == loaded
             k.tick("warm up")  # loads the contract registry once
-            latencies = []
-            for i in range(ticks):
+            kernels.append((latencies[label], k))
+        for i in range(ticks):
+            for taken, k in kernels:
                 start = time.perf_counter()
                 k.tick(SCRIPT[i % len(SCRIPT)])
-                latencies.append(time.perf_counter() - start)
-        rows[label] = _summary(latencies)
+                taken.append(time.perf_counter() - start)
+    rows = {label: _summary(taken) for label, taken in latencies.items()}
     base = rows[runs[0][0]]["p50_ms"]
     for row in rows.values():
         row["p50_ratio_vs_first"] = row["p50_ms"] / base

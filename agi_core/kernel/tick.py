@@ -13,6 +13,7 @@ from agi_core.beliefs import beliefs_for
 from agi_core.effects import acting
 from agi_core.effects.isolation import must_propagate
 from agi_core.effects.scope import TickScope
+from agi_core.effects.turns import Steps, drive
 from agi_core.externals import Externals, wall_reading
 from agi_core.faults import fault_point
 from agi_core.inputs import preview
@@ -81,6 +82,20 @@ def conduct(
     brain: str,
     cursor: dict[str, Any] | None = None,
 ) -> JournalRecord:
+    """The tick's phases (:func:`conduct_steps`), driven: where the modules are isolated, everything from
+    their first call to the journal record runs on their worker, one hand-off (:func:`drive`)."""
+    return drive(conduct_steps(kernel, percept, reason, externals, command, brain, cursor))
+
+
+def conduct_steps(
+    kernel: Kernel,
+    percept: Input,
+    reason: Callable[[ReasonContext], Decision],
+    externals: Externals,
+    command: dict[str, Any] | None,
+    brain: str,
+    cursor: dict[str, Any] | None = None,
+) -> Steps[JournalRecord]:
     started, tick, parts = stopwatch.start(), kernel.tick_count + 1, kernel.parts
     with tracing.phase("perceive"):
         kernel.tick_now_ms = parts.begin_tick(kernel.store, kernel.config.clock, percept, externals)
@@ -120,7 +135,7 @@ def conduct(
     phased = command is None and any(module.phases for module in kernel.modules)  # sem_council only votes
     with tracing.phase("reason"):
         if phased:
-            ctx.proposals = modules.before_reasoning(state)  # perceive, recall, deliberate: one hand-off
+            ctx.proposals = yield from modules.before_reasoning_steps(state)  # perceive, recall, deliberate
             held = parts.module_beliefs(ctx.proposals)
             if held:  # the modules' belief proposals join the facts' beliefs before the brain reasons
                 state = ctx.state = attrs.evolve(state, beliefs=beliefs_for(state, held))
@@ -130,7 +145,7 @@ def conduct(
         decision = plan_of(kernel, decision, ctx.goal_plan)
         if phased and kernel._revisers:  # modules may rewrite, replace or veto the reply before it is acted on
             modules.reason = attrs.evolve(ctx, closed=False)  # shares ctx's read/write logs; ctx stays closed
-            decision = modules.revise(state, decision, ctx.proposals)
+            decision = yield from modules.revise_steps(state, decision, ctx.proposals)
             modules.reason.closed = True
     with tracing.phase("act"):
         if decision.acted is not None:  # a read tool the brain already ran (and answered from)
@@ -147,7 +162,7 @@ def conduct(
             }
             modules.reason = attrs.evolve(ctx, closed=False)  # shares ctx's read/write logs; ctx stays closed
             observed = attrs.evolve(state, action=decision.action, observation=observation)
-            modules.run("observe", observed, proposals=ctx.proposals, outcome=outcome)
+            yield from modules.run_steps("observe", observed, proposals=ctx.proposals, outcome=outcome)
             modules.reason.closed = True
         agent_outputs = decision.agent_outputs
         sent = outbox.reply(kernel, tick, message, final_output) + outbox.from_tool(

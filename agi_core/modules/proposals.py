@@ -113,6 +113,8 @@ def checked_proposals(value: Any, module: str) -> tuple[Proposals, dict[str, Any
         if candidate.action is not None:
             from_data(candidate.action, Action)
     data["module"] = module
+    if type(value) is Proposals:  # built directly: attrs.evolve costs several times more
+        return Proposals(value.beliefs, value.goals, value.candidates, value.claims, module), data
     return attrs.evolve(value, module=module), data
 
 

@@ -4,7 +4,9 @@ Consecutive phase calls of modules that are not ``inline`` run in turn on one wo
 (:func:`agi_core.effects.turns.call_in_turn`, each call under its timeout from its own start:
 the module's ``timeout_s`` / ``phase_timeouts``, else the kernel's ``module_timeout_s``): ``perceive``,
 ``recall`` and ``deliberate`` of all modules are one hand-off,
-``observe`` another. A call's state writes are held by its :class:`ModuleState` (its own reads
+``observe`` another. When every module with a phase is isolated, the tick's steps between the
+calls run on the worker too (the ``*_steps`` methods, :func:`agi_core.effects.turns.drive`):
+one hand-off a tick. A call's state writes are held by its :class:`ModuleState` (its own reads
 see them) and written into the tick's transaction when it succeeds, before the next call starts. A
 module that raises, overruns or returns something unusable is skipped for that phase: its
 writes never reach the store, the skip and its reason are recorded, and the tick goes on.
@@ -16,7 +18,7 @@ as the external ``module_timeout``, so replay skips the same call without waitin
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from functools import cached_property
+from functools import cached_property, partial
 from itertools import takewhile
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -27,7 +29,7 @@ from agi_core import tracing
 from agi_core.effects.isolation import describe, must_propagate
 from agi_core.effects.scope import TickScope
 from agi_core.effects.timeouts import TimedOut, invoke
-from agi_core.effects.turns import call_in_turn
+from agi_core.effects.turns import Steps, call_in_turn, drive
 from agi_core.externals import Externals
 from agi_core.memory.backend import ModuleStateStore
 from agi_core.model import SemanticEntry, TickState, WorkingMemory
@@ -93,6 +95,20 @@ class ModuleTick:
     def externals(self) -> Externals:
         return self.reason.externals
 
+    @cached_property
+    def on_worker(self) -> bool:
+        """Whether the tick's steps may run on the modules' worker between their calls (:func:`drive`):
+        every module with a phase is isolated (not ``inline``, a timeout on each phase) and tracing is off."""
+        return not tracing.enabled() and all(
+            not module.inline and all(self._limit(module, phase) > 0 for phase in module.phases)
+            for module in self.modules
+            if module.phases
+        )
+
+    def _limit(self, module: LoadedModule, phase: str) -> float:
+        own = module.timeout(phase)
+        return self.timeout_s if own is None else own
+
     def run(
         self,
         phase: str,
@@ -102,12 +118,28 @@ class ModuleTick:
         outcome: Mapping[str, Any] | None = None,
     ) -> list[tuple[LoadedModule, Any]]:
         """Call ``phase`` of every module that has it; ``[(module, output)]`` of those that succeeded."""
-        return self.run_phases((phase,), state, proposals=proposals, outcome=outcome)[phase]
+        return drive(self.run_steps(phase, state, proposals=proposals, outcome=outcome))
+
+    def run_steps(
+        self,
+        phase: str,
+        state: TickState,
+        *,
+        proposals: list[Proposals] | None = None,
+        outcome: Mapping[str, Any] | None = None,
+    ) -> Steps[list[tuple[LoadedModule, Any]]]:
+        """:meth:`run` as steps (:func:`drive` runs them)."""
+        done = yield PhaseTurn(self, (phase,), state, proposals or [], outcome or {})
+        return done[phase]  # type: ignore[no-any-return]
 
     def revise(self, state: TickState, decision: Decision, proposals: list[Proposals]) -> Decision:
         """``revise`` of every module that has it, in order, each seeing the draft as the ones before left it."""
+        return drive(self.revise_steps(state, decision, proposals))
+
+    def revise_steps(self, state: TickState, decision: Decision, proposals: list[Proposals]) -> Steps[Decision]:
+        """:meth:`revise` as steps (:func:`drive` runs them)."""
         self.draft = draft_of(decision)
-        self.run_phases(("revise",), state, proposals=proposals)
+        yield PhaseTurn(self, ("revise",), state, proposals, {})
         return apply_draft(decision, self.draft)
 
     def _function(self, call: PhaseCall) -> Callable[[ModuleContext], Any]:
@@ -126,19 +158,15 @@ class ModuleTick:
 
     def _owned(self, call: PhaseCall) -> Callable[[ModuleContext], Any]:
         """:meth:`_function`, its externals kept under the call, so a timeout can take them back."""
-        function, externals = self._function(call), self.externals
-
-        def owned(ctx: ModuleContext) -> Any:
-            with externals.owned_by(call):
-                return function(ctx)
-
-        return owned
+        return partial(self.externals.run_owned, call, self._function(call))
 
     def _traced(self, call: PhaseCall) -> Callable[[ModuleContext], Any]:
         """:meth:`_owned` in a ``module NAME.PHASE`` span, in the tick's trace (docs/tracing.md)."""
-        function = self._owned(call)
         if not tracing.enabled():
-            return function
+            if call.phase != "revise":  # the usual case, built at once: the method, owned by the call
+                return partial(self.reason.externals.run_owned, call, call.module.method(call.phase))
+            return self._owned(call)
+        function = self._owned(call)
 
         limit = 0 if call.module.inline else call.timeout_s  # as run_phases awaits an async phase
 
@@ -155,7 +183,11 @@ class ModuleTick:
 
     def before_reasoning(self, state: TickState) -> list[Proposals]:
         """``perceive``, ``recall`` then ``deliberate`` of every module; the deliberations' proposals."""
-        done = self.run_phases(("perceive", "recall", "deliberate"), state)
+        return drive(self.before_reasoning_steps(state))
+
+    def before_reasoning_steps(self, state: TickState) -> Steps[list[Proposals]]:
+        """:meth:`before_reasoning` as steps (:func:`drive` runs them)."""
+        done = yield PhaseTurn(self, ("perceive", "recall", "deliberate"), state, [], {})
         return [value for _module, value in done["deliberate"]]
 
     def run_phases(
@@ -171,31 +203,41 @@ class ModuleTick:
         Consecutive calls of modules that are not ``inline`` run in one hand-off to a worker,
         each under its own timeout; after a timeout the rest go on in a fresh worker.
         """
-        done: dict[str, list[tuple[LoadedModule, Any]]] = {phase: [] for phase in phases}
+        return PhaseTurn(self, phases, state, proposals or [], outcome or {}).run()
+
+    def due(
+        self, phases: tuple[str, ...], state: TickState, proposals: list[Proposals], outcome: Mapping[str, Any]
+    ) -> list[PhaseCall]:
+        """The calls of ``phases``, phase after phase, each prepared (its journal entry and context)."""
         self.listings = {}  # no fact is written between these calls: they share the listings they make
-        due = [
+        return [
             call
             for phase in phases
             for module in self.modules
             if phase in module.phases
-            if (call := self._prepare(module, phase, state, proposals or [], outcome or {}))
+            if (call := self._prepare(module, phase, state, proposals, outcome))
         ]
-        while due:
-            if due[0].timeout_s <= 0 or due[0].module.inline:
-                call, due = due[0], due[1:]
+
+    def run_due(self, due: list[PhaseCall], done: dict[str, list[tuple[LoadedModule, Any]]]) -> None:
+        """Run the calls in this thread (inline ones) or in turn on a worker, each under its own timeout."""
+        at = 0  # the next call to run
+        while at < len(due):
+            call = due[at]
+            if call.timeout_s <= 0 or call.module.inline:
+                at += 1
                 try:
                     value, error = invoke(self._traced(call), (call.ctx,), 0), None
                 except BaseException as exc:  # noqa: BLE001 - settled: isolated, or raised if it must
                     value, error = None, exc
                 self._settle(call, value, error, done[call.phase])
                 continue
-            turn = list(takewhile(lambda c: not c.module.inline and c.timeout_s > 0, due))
-            due = due[len(turn) :]
+            turn = list(takewhile(lambda c: not c.module.inline and c.timeout_s > 0, due[at:]))
             overran = self._in_turn(turn, done)
             if overran is not None:
                 self._timed_out(turn[overran])
-                due = turn[overran + 1 :] + due
-        return done
+                at += overran + 1
+            else:
+                at += len(turn)
 
     def _in_turn(self, turn: list[PhaseCall], done: dict[str, list[tuple[LoadedModule, Any]]]) -> int | None:
         def settle(index: int, value: Any, error: BaseException | None) -> None:
@@ -221,15 +263,16 @@ class ModuleTick:
     ) -> PhaseCall | None:
         """The call's journal entry and context; None when replay skips a recorded timeout."""
         entry: dict[str, Any] = {"module": module.name, "phase": phase}
-        own = module.timeout(phase)
+        own = module.timeout(phase) if module.timeouts else None
         if own is not None:
             entry["timeout_s"] = own  # the module's own limit, journaled (the kernel's is configuration)
         self.log["calls"].append(entry)
-        if self.externals.replaying:
+        externals = self.reason.externals
+        if externals.recorded is not None:  # replaying
             mark = f"{module.name}/{phase}"
-            served = [t for t in (self.externals.recorded or {}).get(TIMEOUT_EXTERNAL, []) if t["call"] == mark]
+            served = [t for t in externals.recorded.get(TIMEOUT_EXTERNAL, []) if t["call"] == mark]
             if served:  # it timed out live: skip it again, without waiting
-                self.externals.log.setdefault(TIMEOUT_EXTERNAL, []).append(served[0])
+                externals.log.setdefault(TIMEOUT_EXTERNAL, []).append(served[0])
                 entry["skipped"] = served[0]["skipped"]
                 return None
         timeout_s = self.timeout_s if own is None else own
@@ -346,6 +389,48 @@ class ModuleTick:
 
         settings = self._settings  # not self: what the tick keeps must not refer back to it (no cycle)
         return new_state, lambda: settings.of(module.plugin)
+
+
+class PhaseTurn:
+    """The calls of some phases of a tick's modules, as :func:`drive` runs them (a :class:`Turn`)."""
+
+    def __init__(
+        self,
+        tick: ModuleTick,
+        phases: tuple[str, ...],
+        state: TickState,
+        proposals: list[Proposals],
+        outcome: Mapping[str, Any],
+    ) -> None:
+        self.tick, self.on_worker = tick, tick.on_worker
+        self.done: dict[str, list[tuple[LoadedModule, Any]]] = {phase: [] for phase in phases}
+        self.due = tick.due(phases, state, proposals, outcome)
+        self.timeouts: list[float] = [call.timeout_s for call in self.due]
+
+    @cached_property
+    def calls(self) -> list[tuple[Callable[..., Any], tuple[Any, ...]]]:
+        return [(self.tick._traced(call), (call.ctx,)) for call in self.due]
+
+    @property
+    def result(self) -> dict[str, list[tuple[LoadedModule, Any]]]:
+        return self.done
+
+    def run(self) -> dict[str, list[tuple[LoadedModule, Any]]]:
+        self.tick.run_due(self.due, self.done)
+        return self.done
+
+    def settle(self, index: int, value: Any, error: BaseException | None) -> None:
+        call = self.due[index]
+        self.tick._settle(call, value, error, self.done[call.phase])
+
+    def timed_out(self, index: int) -> None:
+        self.tick._timed_out(self.due[index])
+
+    def close_from(self, index: int) -> None:
+        for call in self.due[index:]:
+            call.ctx.closed = True
+            if (own := call.ctx.used_state) is not None:
+                own.close()
 
 
 @attrs.define

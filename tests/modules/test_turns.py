@@ -185,3 +185,144 @@ def test_ctrl_c_while_waiting_lets_the_call_under_way_end_but_settles_and_starts
         call_in_turn([(step, ("a",)), (step, ("b",))], 5.0, settle)
     time.sleep(0.6)  # the worker ends "a", then stops
     assert events == [("start", "a"), ("end", "a")]
+
+
+class _Turn:
+    """A turn of plain calls for drive(): settles into ``events``; its result is what was settled."""
+
+    def __init__(self, events, *names, timeout_s=0.3, wait=None):
+        self.events, self.names, self.wait = events, names, wait
+        self.calls = [(self._call, (name,)) for name in names]
+        self.timeouts = [timeout_s] * len(names)
+        self.on_worker = True
+        self.result = []
+
+    def _call(self, name):
+        self.events.append(("start", name, threading.current_thread() is threading.main_thread()))
+        if name == "hang":
+            self.wait.wait(2)
+        return name
+
+    def run(self):
+        raise AssertionError("an on_worker turn is run by drive's worker")
+
+    def settle(self, index, value, error):
+        self.result.append(value)
+
+    def timed_out(self, index):
+        self.events.append(("timed out", self.names[index]))
+
+    def close_from(self, index):
+        self.events.append(("closed from", index))
+
+
+def test_drive_runs_the_steps_after_an_isolated_turn_on_its_worker_and_a_hang_skips_only_its_call():
+    from agi_core.effects.turns import drive
+
+    events, release = [], threading.Event()
+
+    def steps():
+        first = yield _Turn(events, "a", "hang", "b", wait=release)  # this thread runs the code before it
+        events.append(("step", first, threading.current_thread() is threading.main_thread()))
+        second = yield _Turn(events, "c")
+        return [first, second]
+
+    assert drive(steps()) == [["a", "b"], ["c"]]
+    release.set()
+    time.sleep(0.1)  # the abandoned call returns: nothing is settled for it
+    assert events == [
+        ("start", "a", False),
+        ("start", "hang", False),
+        ("timed out", "hang"),
+        ("start", "b", False),
+        ("step", ["a", "b"], False),
+        ("start", "c", False),
+    ]
+
+
+def test_drive_raises_what_a_step_raises_in_the_caller():
+    from agi_core.effects.turns import drive
+
+    def steps():
+        yield _Turn([], "a")
+        raise ValueError("the brain failed")
+
+    with pytest.raises(ValueError, match="the brain failed"):
+        drive(steps())
+
+
+def test_ctrl_c_while_a_step_runs_on_the_worker_waits_for_the_step_then_starts_nothing_more():
+    import os
+    import signal
+
+    from agi_core.effects.turns import drive
+
+    events = []
+
+    def steps():
+        yield _Turn(events, "a")
+        events.append(("step", "begins"))
+        time.sleep(0.4)  # it works in the caller's transaction: the caller must not end it before this ends
+        events.append(("step", "ends"))
+        yield _Turn(events, "never")
+        events.append(("step", "never"))
+
+    threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGINT)).start()  # a real Ctrl-C
+    started = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        drive(steps())
+    assert time.perf_counter() - started >= 0.4
+    assert events == [("start", "a", False), ("step", "begins"), ("step", "ends"), ("closed from", 0)]
+    time.sleep(0.2)
+    assert events[-1] == ("closed from", 0)
+
+
+def test_the_modules_call_contexts_are_freed_before_the_brain_runs(tmp_path):
+    # fewer objects alive through the tick: the collector does not run in it (about once a tick when they were kept)
+    import weakref
+
+    from agi_core.reasoning import AgentReply
+
+    contexts, seen = [], []
+
+    class Probe:
+        name, rule, priority = "probe_agent", "matched_probe", 1
+
+        def matches(self, text):
+            return text == "probe"
+
+        def handle(self, ctx):  # the brain's step, between the modules' turns
+            seen.append([ref() is not None for ref in contexts])
+            return AgentReply("probed")
+
+    def keep_ref(ctx):
+        contexts.append(weakref.ref(ctx))
+        return ctx.phase
+
+    for inline in (False, True):
+        contexts.clear()
+        seen.clear()
+        plugin = _plugin(_module("watcher", inline=inline, perceive=keep_ref, recall=keep_ref))
+        plugin.agi_register_router_agents = hookimpl(lambda register: register(Probe()))
+        with open_kernel(tmp_path / f"probe_{inline}.db", plugin) as kernel:
+            assert kernel.tick("probe").final_output == "probed"
+        assert seen == [[False, False]]
+
+
+def test_a_hang_in_the_last_call_of_a_tick_leaves_the_rest_of_the_tick_to_a_fresh_worker(tmp_path):
+    # With every module isolated, the journal record is written by the worker the hang took: after the
+    # overrun, a fresh worker finishes the tick (its store step) and it commits like any other.
+    db = tmp_path / "a.db"
+    modules = (_module("a_first", perceive=_write("p"), observe=_write("o")), _module("z_hangs", observe=_hang))
+    with open_kernel(db, _plugin(*modules), module_timeout_s=0.3) as kernel:
+        started = time.perf_counter()
+        record = kernel.tick("2 + 3")
+        assert time.perf_counter() - started < 1.2
+        assert record.final_output == "2 + 3 = 5"
+        assert calls(record)[-2:] == [
+            ("a_first", "observe", "observe"),
+            ("z_hangs", "observe", "TimedOut: z_hangs ran past 0.3 s and was abandoned"),
+        ]
+        assert kernel.tick("3 + 4").final_output == "3 + 4 = 7"  # the next tick runs as usual
+        assert [tick for tick, _id, _text, _chain in kernel.store.journal_rows()] == [1, 2]
+    assert replay(db, plugins=builtin_plugins(_plugin(*modules))).ok
