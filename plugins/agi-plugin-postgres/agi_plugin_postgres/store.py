@@ -112,6 +112,7 @@ class PostgresStore(PostgresGoals, StoredText):
         try:
             self.url.home.mkdir(parents=True, exist_ok=True)
             self.pool = pool_for(self.url.dsn)
+            self.pool.check()  # the process's pool may hold connections a server restart broke: replace them
             with self.pool.connection(timeout=max(lock_timeout_s, 1.0)) as conn, conn.transaction():
                 schema.migrate(conn, WORLD_SCHEMA, schema.WORLD_STEPS)
                 schema.migrate(conn, self.s, schema.AGENT_STEPS)
@@ -233,11 +234,17 @@ class PostgresStore(PostgresGoals, StoredText):
         self._lazy_next = True
 
     def sync(self) -> None:
-        """Make every commit so far durable: a transaction with an id commits with ``synchronous_commit`` on,
-        so the server flushes its write-ahead log up to that commit record, past every earlier commit."""
+        """Make every commit so far durable: a transaction that writes commits with ``synchronous_commit`` on,
+        so the server flushes its write-ahead log up to that commit record, past every earlier commit.
+
+        It must write: PostgreSQL commits a transaction that wrote no WAL record (an id alone is not
+        one) asynchronously, whatever ``synchronous_commit`` says, and the lazy commits before it were
+        lost by a server crash (``pg_ctl restart -m immediate``). It rewrites the version row with its
+        own value (the data version does not move)."""
         try:
             with self.pool.connection() as conn, conn.transaction():
-                conn.execute("SELECT set_config('synchronous_commit', 'on', true), pg_current_xact_id()")
+                conn.execute("SELECT set_config('synchronous_commit', 'on', true)")
+                conn.execute(f"UPDATE {self.s}._version SET v = v WHERE id = 1")
         except psycopg.Error as exc:
             raise self._failure(exc) from None
 

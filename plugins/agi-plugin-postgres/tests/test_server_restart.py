@@ -165,6 +165,25 @@ def test_agi_run_survives_two_restarts_with_every_line_ticked_once(server, tmp_p
     assert _verified(db) == "journal OK: 40 records, chain intact"
 
 
+def test_a_groups_ticks_survive_a_server_crash_once_the_group_ends(server, tmp_path):
+    """Ticks inside ``Kernel.group_commit`` commit lazily; leaving the block makes them durable (the sync
+    must write, or PostgreSQL commits it asynchronously too and a crash loses the group)."""
+    import agi_plugin_postgres.plugin as postgres_plugin
+
+    db = server.url("group", tmp_path)
+    said = [f"fact {n}: the colour of box {n} is red" for n in range(5)]
+    kernel = open_kernel(db, postgres_plugin)
+    try:
+        with kernel.group_commit():
+            for line in said:
+                kernel.tick(line)
+        server.restart()  # immediate, the agent still open: what the server had not flushed is gone
+    finally:
+        with contextlib.suppress(Exception):
+            kernel.close()
+    assert _verified(db) == "journal OK: 5 records, chain intact"
+
+
 def test_follow_keeps_running_across_a_restart(server, tmp_path):
     db = server.url("follower", tmp_path)
     agent = _agi(db, "run", "--follow", "--jsonl", "--clock-every", "0", "--maintain-every", "0")
