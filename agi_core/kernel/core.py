@@ -653,7 +653,7 @@ class Kernel:
         brain: str,
         cursor: dict[str, Any] | None,
     ) -> JournalRecord:
-        waiting = Reconnect(self.store, self.config.reconnect_s)
+        waiting: Reconnect | None = None  # made when the server first goes away (its Event costs every tick)
         while True:
             externals = Externals(recorded)
             done: JournalRecord | None = None
@@ -670,6 +670,8 @@ class Kernel:
                 raise
             finally:
                 self.plugin_settings.end_tick()
+            if waiting is None:
+                waiting = Reconnect(self.store, self.config.reconnect_s)
             if self._committed_after(failure, waiting, done, chain):
                 break
             if self._due is not None:  # the intent it decided was not stored: the retry decides again
