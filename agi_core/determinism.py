@@ -21,6 +21,31 @@ _EPOCH_FLOOR = datetime(2025, 1, 1, tzinfo=UTC)
 _EPOCH_SPAN_S = 365 * 24 * 3600
 
 
+class HmacSha256:
+    """HMAC-SHA256 under one key (RFC 2104), as hex: ``hmac.new(key, message, sha256).hexdigest()``, three
+    times as fast for the short messages of a tick (ids, stamps, the journal chain): the key's inner and
+    outer SHA-256 states are computed once and copied per message."""
+
+    __slots__ = ("_inner", "_outer")
+
+    def __init__(self, key: bytes) -> None:
+        if len(key) > _BLOCK:
+            key = hashlib.sha256(key).digest()  # a key longer than the block is its hash (RFC 2104)
+        key = key.ljust(_BLOCK, b"\0")
+        self._inner = hashlib.sha256(bytes(byte ^ 0x36 for byte in key))
+        self._outer = hashlib.sha256(bytes(byte ^ 0x5C for byte in key))
+
+    def hex(self, message: str) -> str:
+        inner = self._inner.copy()
+        inner.update(message.encode("utf-8"))
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return outer.hexdigest()
+
+
+_BLOCK = 64  # SHA-256's block size in bytes
+
+
 def _hmac_hex(key: bytes, message: str) -> str:
     return hmac.new(key, message.encode("utf-8"), hashlib.sha256).hexdigest()
 
@@ -32,11 +57,12 @@ class Determinism:
     restores it on reopen and rollback (``counter`` is read/write for that reason).
     """
 
-    __slots__ = ("_epoch", "_key", "counter", "seed")
+    __slots__ = ("_epoch", "_key", "_mac", "counter", "seed")
 
     def __init__(self, seed: str | int, counter: int = 0) -> None:
         self.seed = str(seed)
         self._key = self.seed.encode("utf-8")
+        self._mac = HmacSha256(self._key)
         self.counter = counter
         offset = int(_hmac_hex(self._key, "epoch")[:8], 16) % _EPOCH_SPAN_S
         self._epoch = _EPOCH_FLOOR + timedelta(seconds=offset)
@@ -44,7 +70,7 @@ class Determinism:
     def new_id(self, namespace: str, payload: str = "") -> str:
         """Next id: ``HMAC_SHA256(seed, namespace|payload|counter)`` as hex (D3)."""
         self.counter += 1
-        return _hmac_hex(self._key, f"{namespace}|{payload}|{self.counter}")
+        return self._mac.hex(f"{namespace}|{payload}|{self.counter}")
 
     def short_id(self, prefix: str, payload: str = "", length: int = 8) -> str:
         """A prefixed short id such as ``mut-1a2b3c4d`` (same derivation, truncated)."""
@@ -53,10 +79,13 @@ class Determinism:
     def now(self) -> str:
         """Next timestamp, ISO 8601 UTC with milliseconds (D2); strictly increasing."""
         self.counter += 1
-        jitter_ms = int(_hmac_hex(self._key, str(self.counter))[:8], 16) % 1000
+        jitter_ms = int(self._mac.hex(str(self.counter))[:8], 16) % 1000
         moment = self._epoch + timedelta(seconds=self.counter, milliseconds=jitter_ms)
-        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+        return (  # strftime("%Y-%m-%dT%H:%M:%S.") and the milliseconds, written out (twice as fast)
+            f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}T{moment.hour:02d}:{moment.minute:02d}:"
+            f"{moment.second:02d}.{moment.microsecond // 1000:03d}Z"
+        )
 
     def sign(self, message: str) -> str:
         """HMAC of ``message`` keyed by the seed; does not advance the counter."""
-        return _hmac_hex(self._key, message)
+        return self._mac.hex(message)

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import contextlib
 import glob
-import hashlib
 import hmac
 import os
 import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agi_core.determinism import HmacSha256
 from agi_core.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -35,14 +35,15 @@ _SOURCE = "journal_key_source"
 class JournalKey:
     """A MAC key; ``mac(message)`` is HMAC-SHA256 as hex."""
 
-    __slots__ = ("_key", "source")
+    __slots__ = ("_key", "_mac", "source")
 
     def __init__(self, key: bytes, source: str) -> None:
         self._key = key
+        self._mac = HmacSha256(key)  # the chain link and the head of every tick: the key's states kept
         self.source = source
 
     def mac(self, message: str) -> str:
-        return hmac.new(self._key, message.encode("utf-8"), hashlib.sha256).hexdigest()
+        return self._mac.hex(message)
 
 
 KEY_MAX_CHARS = 1024

@@ -484,11 +484,13 @@ class Plugins:
 
     def before_tick(self, *, kernel: Kernel, state: TickState, skip: Iterable[str] = ()) -> None:
         """``agi_before_tick(kernel, state)``."""
-        self.call_each("agi_before_tick", kernel=kernel, state=state, skip=skip)
+        if self.caller("agi_before_tick").get_hookimpls():  # none (the usual case): nothing would run or be logged
+            self.call_each("agi_before_tick", kernel=kernel, state=state, skip=skip)
 
     def after_tick(self, *, kernel: Kernel, record: JournalRecord, replaying: bool, skip: Iterable[str] = ()) -> None:
         """``agi_after_tick(kernel, record, replaying)``."""
-        self.call_each("agi_after_tick", kernel=kernel, record=record, replaying=replaying, skip=skip)
+        if self.caller("agi_after_tick").get_hookimpls():  # none (the usual case): nothing would run or be logged
+            self.call_each("agi_after_tick", kernel=kernel, record=record, replaying=replaying, skip=skip)
 
     def restore_checkpoint(self, *, kernel: Kernel, tick: int, skip: Iterable[str] = ()) -> None:
         """``agi_restore_checkpoint(kernel, tick)``."""

@@ -30,7 +30,7 @@ from agi_core.memory.backend import GroupCommit, MemoryBackend, TickTimingStore
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.reconnect import Reconnect, journal_holds
 from agi_core.messaging import inbox
-from agi_core.messaging.address import agent_name
+from agi_core.messaging.address import NAME_META, agent_name, default_name
 from agi_core.messaging.mailbox import Mailbox
 from agi_core.model import (
     Input,
@@ -168,6 +168,7 @@ class Kernel:
         """Re-read what the kernel caches of its stored state (on open, after a rollback or a failed tick,
         and under the write lock when another process wrote: see :meth:`write_lock`)."""
         self._data_version = self.store.data_version()  # first: a commit after this forces another reload
+        self._stored_name: str | None = None  # own_name()'s, read again after a reload (rollback, another process)
         self.determinism.counter = int(self.store.meta_get("counter", "0") or 0)
         self.tick_count = int(self.store.meta_get("tick", "0") or 0)
         self._last_chain = self.store.last_chain()
@@ -176,6 +177,16 @@ class Kernel:
         self._recent_episodes = [to_data(entry) for entry in self.store.episodes(RECALL_EPISODES, newest_first=True)]
         if hasattr(self, "plugin_settings"):  # stored settings may have changed too
             self.plugin_settings.forget()
+
+    def own_name(self) -> str:
+        """The agent's name (:func:`~agi_core.messaging.address.agent_name`) for the messages its ticks send. Once
+        stored it is kept here (``set_name`` refuses another, so it never changes) until :meth:`reload` forgets it:
+        a rollback, or another process's commit, may have undone the naming; unnamed, it is read each time."""
+        if self._stored_name is None:
+            self._stored_name = self.store.meta_get(NAME_META)
+            if self._stored_name is None:
+                return default_name(self.store)
+        return self._stored_name
 
     @contextlib.contextmanager
     def write_lock(self) -> Iterator[None]:
@@ -642,7 +653,7 @@ class Kernel:
         brain: str,
         cursor: dict[str, Any] | None,
     ) -> JournalRecord:
-        waiting = Reconnect(self.store, self.config.reconnect_s)
+        waiting: Reconnect | None = None  # made when the server first goes away (its Event costs every tick)
         while True:
             externals = Externals(recorded)
             done: JournalRecord | None = None
@@ -659,6 +670,8 @@ class Kernel:
                 raise
             finally:
                 self.plugin_settings.end_tick()
+            if waiting is None:
+                waiting = Reconnect(self.store, self.config.reconnect_s)
             if self._committed_after(failure, waiting, done, chain):
                 break
             if self._due is not None:  # the intent it decided was not stored: the retry decides again

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agi_core.messaging.address import agent_name, check_name
+from agi_core.messaging.address import check_name
 from agi_core.messaging.envelope import Message, encode, fitted
 from agi_core.serialization import dumps
 
@@ -34,7 +34,7 @@ def send(
     sends it cut to fit instead (a reply)."""
     check_name(recipient)
     message_id = message_id or kernel.determinism.new_id("message", f"{tick}|{recipient}")
-    message = Message(message_id, agent_name(kernel.store), recipient, text, conversation or message_id, reply_to)
+    message = Message(message_id, kernel.own_name(), recipient, text, conversation or message_id, reply_to)
     if shorten:
         message = fitted(message)
     encode(message)

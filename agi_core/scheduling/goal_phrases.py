@@ -124,6 +124,8 @@ def goal_request(text: str) -> tuple[str, str] | None:
         if what and (hhmm := clock_time(when)) is not None:
             return "remind_at", f"{what}\x1f{hhmm}"
     for kind, prefixes in (("set", SET_PREFIXES), ("finish", FINISH_PREFIXES), ("abandon", ABANDON_PREFIXES)):
+        if not low.startswith(prefixes):  # one C call: the usual line begins with none of them
+            continue
         for prefix in prefixes:
             if low.startswith(prefix) and body[len(prefix) :].strip():
                 return kind, body[len(prefix) :].strip()

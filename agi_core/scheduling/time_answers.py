@@ -100,7 +100,7 @@ def time_request(text: str) -> tuple[str, str] | None:
         return "day", ""
     if phrase in LAST_TALK_PHRASES:
         return "last_talk", ""
-    for prefix in TOLD_PREFIXES:
+    for prefix in TOLD_PREFIXES if phrase.startswith(TOLD_PREFIXES) else ():
         if phrase.startswith(prefix) and phrase[len(prefix) :].strip():
             return "told", normalized[len(prefix) :].strip()  # lowering keeps every index
     return None

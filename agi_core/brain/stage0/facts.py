@@ -104,6 +104,12 @@ ROLES = (
     ("sang", "sung", "singer"),
     ("produced", "produced", "producer"),
 )
+#: ROLES as the statement parser looks for them: `` wrote ``, `` was written by ``, `` were written by ``
+ROLE_FORMS = tuple(
+    (f" {active} ", f" was {passive} by ", f" were {passive} by ", role) for active, passive, role in ROLES
+)
+SET_VERBS = ("set ", "change ", "update ", "make ")
+NAMING_PREFIXES = ("call me ", "i am called ", "i'm called ", "i am named ", "i'm named ", "my name's ")
 #: ``what day is my meeting?``: a question word naming the kind of answer, then a copula
 KIND_WORDS = ("day", "time", "date", "year", "color", "colour", "kind of", "type of", "place", "city")
 
@@ -153,6 +159,8 @@ def _clean(text: str) -> tuple[str, str]:
     text = text[: end_start(text)]
     for _ in range(3):  # "oh, actually, no, …"
         low = lower_ascii(text)
+        if not low.startswith(FILLERS):  # the usual line: no filler, no loop
+            break
         for filler in FILLERS:
             if low.startswith(filler) and low[len(filler) : len(filler) + 1] in (" ", ","):
                 text = text[len(filler) :].lstrip(" ,")
@@ -327,12 +335,15 @@ def _born(ref_subject: Subject, attribute: str, value: str) -> Ref:
 
 
 def _statement(text: str, low: str) -> Parsed | None:
-    for verb in ("set ", "change ", "update ", "make "):
-        if low.startswith(verb) and (to := low.find(" to ", len(verb))) > 0:
-            return _write(noun_ref(text[len(verb) : to]), text[to + 4 :])
-    for prefix in ("call me ", "i am called ", "i'm called ", "i am named ", "i'm named ", "my name's "):
-        if low.startswith(prefix):
-            return _write(Ref(ME, "name"), text[len(prefix) :])
+    # each loop runs only when one of its words begins the line (one C call first: the usual line has none)
+    if low.startswith(SET_VERBS):
+        for verb in SET_VERBS:
+            if low.startswith(verb) and (to := low.find(" to ", len(verb))) > 0:
+                return _write(noun_ref(text[len(verb) : to]), text[to + 4 :])
+    if low.startswith(NAMING_PREFIXES):
+        for prefix in NAMING_PREFIXES:
+            if low.startswith(prefix):
+                return _write(Ref(ME, "name"), text[len(prefix) :])
     for prefix in ("i am ", "i'm "):
         if low.startswith(prefix) and low.endswith(" years old") and low[len(prefix)].isdigit():
             return _write(Ref(ME, "age"), text[len(prefix) : -10])
@@ -348,13 +359,13 @@ def _statement(text: str, low: str) -> Parsed | None:
         value = text[at + len(verb) :]
         if owner is not None:
             return _write(_born(owner, attribute, value), value)
-    for active, passive, role in ROLES:
-        if (at := low.find(f" was {passive} by ")) > 0 or (at := low.find(f" were {passive} by ")) > 0:
+    for active, was_by, were_by, role in ROLE_FORMS:
+        if (at := low.find(was_by)) > 0 or (at := low.find(were_by)) > 0:
             by = low.find(" by ", at)
             work, author = subject_of(text[:at]), text[by + 4 :]
             return _write(Ref(work, role), author) if work is not None and work.kind == WORLD else None
-        if (at := low.find(f" {active} ")) > 0 and subject_of(text[:at]) not in (None, ME):
-            work = subject_of(text[at + len(active) + 2 :])
+        if (at := low.find(active)) > 0 and subject_of(text[:at]) not in (None, ME):
+            work = subject_of(text[at + len(active) :])
             return _write(Ref(work, role), text[:at]) if work is not None and work.kind == WORLD else None
     found = [(at, copula) for copula in COPULAS if (at := low.find(copula)) > 0]
     if not found:

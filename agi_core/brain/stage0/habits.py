@@ -72,6 +72,8 @@ def file_request(text: str) -> tuple[str, str] | None:
     if low in LIST_PHRASES:
         return "file_list", "."
     for prefixes, tool in ((READ_PREFIXES, "file_read"), (LIST_PREFIXES, "file_list")):
+        if not low.startswith(prefixes):  # one C call: the usual line begins with none of them
+            continue
         for prefix in prefixes:
             if low.startswith(prefix) and (path := _unquote(body[len(prefix) :])):
                 return tool, path

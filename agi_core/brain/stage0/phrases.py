@@ -104,6 +104,8 @@ def strip_trailing(text: str, *, bare: bool = True) -> str:
     text = strip_end(text)
     for _ in range(TRAILING_MAX):
         low = lower_ascii(text[-20:])  # the longest filler fits: no copy of a long line
+        if not low.endswith(TRAILING_FILLERS):  # one C call: the usual line ends with none of them
+            return text
         for filler in TRAILING_FILLERS:
             if not low.endswith(filler):
                 continue
