@@ -27,13 +27,39 @@ Settle = Callable[[int, Any, BaseException | None], None]
 """``settle(index, value, error)``: runs on the worker after call ``index`` returned or raised."""
 
 
-class _Turns:
+class _Watched:
+    """What a worker runs while the caller waits, watching the timeout of the call under way."""
+
+    lock: threading.Lock
+    moved: threading.Condition  # a call started, or the work finished: the waiter re-checks
+    finished: bool
+    current: int | None  # the call under its timeout now
+    started: float
+    timeout_s: float  # the limit of the call under way
+    abandoned: bool
+
+    def wait(self) -> int | None:  # in the caller's thread
+        """None when the work ended (every call settled, or it raised); else the index of the call that
+        overran (abandoned)."""
+        with self.lock:
+            while not self.finished:
+                left = self.timeout_s
+                if self.current is not None:
+                    left = self.started + self.timeout_s - time.monotonic()
+                    if left <= 0:
+                        self.abandoned = True
+                        return self.current
+                self.moved.wait(left)
+            return None
+
+
+class _Turns(_Watched):
     def __init__(self, calls: Sequence[Call], timeouts: Sequence[float], settle: Settle) -> None:
         self.calls, self.timeouts, self.settle = calls, timeouts, settle
         self.timeout_s = timeouts[0]  # the limit of the call under way
         self.lock = threading.Lock()
         self.moved = threading.Condition(self.lock)  # a call started, or the turn finished: the waiter re-checks
-        self.finished = threading.Event()
+        self.finished = False
         self.current: int | None = None  # the call under its timeout now
         self.started = 0.0
         self.abandoned = False
@@ -63,21 +89,8 @@ class _Turns:
             self.error = exc
         finally:
             with self.lock:
-                self.finished.set()
+                self.finished = True
                 self.moved.notify()
-
-    def wait(self) -> int | None:  # in the caller's thread
-        """None when every call is settled; else the index of the call that overran (abandoned)."""
-        with self.lock:
-            while not self.finished.is_set():
-                left = self.timeout_s
-                if self.current is not None:
-                    left = self.started + self.timeout_s - time.monotonic()
-                    if left <= 0:
-                        self.abandoned = True
-                        return self.current
-                self.moved.wait(left)
-            return None
 
 
 def call_in_turn(calls: Sequence[Call], timeout_s: float | Sequence[float], settle: Settle) -> int | None:
@@ -210,7 +223,7 @@ class _Settled:
 _SETTLED = _Settled()
 
 
-class _Driver:
+class _Driver(_Watched):
     """The steps and calls one worker runs, from call ``index`` of ``turn`` on."""
 
     def __init__(self, steps: Generator[Turn, Any, Any], turn: Turn, index: int) -> None:
@@ -281,19 +294,6 @@ class _Driver:
                 turn.settle(index, value, error)
                 self.index = index + 1
         return True
-
-    def wait(self) -> int | None:  # in the caller's thread
-        """None when the steps ended (returned or raised); else the index of the call that overran."""
-        with self.lock:
-            while not self.finished:
-                left = self.timeout_s
-                if self.current is not None:
-                    left = self.started + self.timeout_s - time.monotonic()
-                    if left <= 0:
-                        self.abandoned = True
-                        return self.current
-                self.moved.wait(left)
-            return None
 
     def interrupt(self) -> None:
         """The caller stops waiting: the step under way, if any, ends first; nothing starts after it."""
