@@ -104,12 +104,14 @@ class Stage0Brain:
             picked = None
         if picked is not None:
             module, candidate = picked
-            decision = RouterDecision(agent=f"module:{module}", why="module_candidate")
-            selected = [f"module:{module}"]
+            name = f"module:{module}"
+            decision = RouterDecision(agent=name, why="module_candidate" if no_rule else "module_candidate_after_f1")
+            # a rule's F1 stays in the record beside the answer that replaced it
+            selected, outputs = ([name], failed_rules) if no_rule else ([*selected, name], outputs)
             reply = AgentReply(candidate.reply, claims=[claim_dict(claim) for claim in candidate.claims])
             if candidate.action is not None:
                 reply.action = from_data(candidate.action, Action)
-            outputs = {**failed_rules, f"module:{module}": reply.text}
+            outputs = {**outputs, name: reply.text}
         final, votes = ctx.convene(reply.text, reply.claims)
         action = reply.action or Action(type="response", name="respond", args={"text": final})
         steps = [f"route:{decision.agent}", f"{action.type}:{action.name}"]

@@ -202,6 +202,9 @@ def test_a_rules_f1_miss_gives_way_only_to_a_memory_that_names_what_is_asked(tmp
     assert food.final_output == F1_SEM_MISS and job.final_output == F1_SEM_MISS
     assert peru.final_output == F1_SEM_MISS
     assert named.router_decision.agent == "module:retrieval"
+    assert named.router_decision.why == "module_candidate_after_f1"
+    assert named.selected_agents == ["profile_agent", "module:retrieval"]  # the rule's F1 stays recorded
+    assert named.agent_outputs["profile_agent"] == F1_SEM_MISS
     assert "sushi" in named.final_output and "[ltm-" in named.final_output and named.claims
     assert {vote["vote"] for vote in named.council_votes} == {"approve"}
     assert held.router_decision.agent != "module:retrieval" and "viola" in held.final_output
