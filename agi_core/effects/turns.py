@@ -256,10 +256,9 @@ class _Driver(_Watched):
                     self.value = stop.value
                 finally:
                     with self.lock:  # the step ended: an interrupted caller closes the turn it yielded
-                        self.stepping = False
-                        if turn is not None:
+                        self.stepping = False  # (no wake-up: an interrupted caller is woken as the run ends,
+                        if turn is not None:  # right below; any other wake-up costs the worker a GIL switch)
                             self.turn, self.index = turn, 0
-                        self.moved.notify()
                 if turn is None:
                     return
         except BaseException as exc:  # noqa: BLE001 - raised in the caller's thread
