@@ -29,12 +29,17 @@ TEXT_CHARS_MAX = 200
 
 
 def beliefs_for(
-    state: TickState, proposals: Iterable[dict[str, Any]] = (), sem_reads: Iterable[dict[str, Any]] = ()
+    state: TickState,
+    proposals: Iterable[dict[str, Any]] = (),
+    sem_reads: Iterable[dict[str, Any]] = (),
+    *,
+    checked: Iterable[dict[str, Any]] = (),
 ) -> Beliefs:
     """The beliefs of a tick from its state, the modules' ``proposals`` and this tick's ``sem_reads``.
 
     A proposal is ``{"key" or "text", "value"?, "confidence"?, "source"?}`` (confidence
-    defaults to 0.5; ``source`` names the module).
+    defaults to 0.5; ``source`` names the module). ``checked`` are proposals :func:`as_belief`
+    already made usable (the kernel's, made once a tick), taken after ``proposals`` as they are.
     """
     held: dict[str, dict[str, Any]] = {}
     doubts: list[str] = []
@@ -57,10 +62,8 @@ def beliefs_for(
             hold(str(read["key"]), read.get("value"), READ, "sem_read")
         else:
             doubts.append(f"nothing stored under {read.get('key')}")
-    for proposal in proposals:
-        belief = _proposal(proposal)
-        if belief is None:
-            continue
+    usable = (belief for belief in map(as_belief, proposals) if belief is not None)
+    for belief in (*usable, *checked):
         if belief["confidence"] < ASSUMED:
             doubts.append(f"{belief['key']} (confidence {belief['confidence']:g}, {belief['source']})")
         if belief["key"] not in proposed:  # a module's belief replaces the store's default confidence
@@ -71,8 +74,9 @@ def beliefs_for(
     return Beliefs(facts=facts, uncertainties=list(dict.fromkeys(doubts))[:UNCERTAINTIES_MAX])
 
 
-def _proposal(proposal: Any) -> dict[str, Any] | None:
-    """A module's belief proposal as a belief, or None when it is unusable."""
+def as_belief(proposal: Any) -> dict[str, Any] | None:
+    """A module's belief proposal as a belief (``key``, ``value``, ``confidence``, ``source``), or None when
+    it is unusable."""
     if not isinstance(proposal, dict):
         return None
     key = proposal.get("key", proposal.get("text"))

@@ -133,12 +133,13 @@ def conduct_steps(
     )
     modules = ctx.module_tick = parts.module_run(scope, ctx, working, lambda: kernel.contract_caller(externals))
     phased = command is None and any(module.phases for module in kernel.modules)  # sem_council only votes
+    held: list[dict[str, Any]] = []  # the modules' belief proposals, checked
     with tracing.phase("reason"):
         if phased:
             ctx.proposals = yield from modules.before_reasoning_steps(state)  # perceive, recall, deliberate
-            held = parts.module_beliefs(ctx.proposals)
+            held = parts.module_beliefs(ctx.proposals)  # checked once a tick, used twice
             if held:  # the modules' belief proposals join the facts' beliefs before the brain reasons
-                state = ctx.state = attrs.evolve(state, beliefs=beliefs_for(state, held))
+                state = ctx.state = attrs.evolve(state, beliefs=beliefs_for(state, checked=held))
         decision = reason(ctx)
         ctx.closed = True
     with tracing.phase("plan"):
@@ -200,7 +201,7 @@ def conduct_steps(
             modules=modules.log,
             hook_order=lifecycle.hook_order(kernel, kernel._hook_log),
             goal=working.active_goal,
-            beliefs=beliefs_for(state, parts.module_beliefs(ctx.proposals), sem_reads=ctx.sem_reads),
+            beliefs=beliefs_for(state, sem_reads=ctx.sem_reads, checked=held),
         )
         store(kernel, tick, record, percept, working, started)
         ctx.module_tick = modules.reason.module_tick = None  # no reference cycle left: the tick is freed at once

@@ -13,6 +13,7 @@ from typing import Any
 
 import attrs
 
+from agi_core.beliefs import as_belief
 from agi_core.errors import ValidationError
 from agi_core.model import JSON, Action
 from agi_core.serialization import from_data, non_finite_path, to_data
@@ -119,9 +120,11 @@ def checked_proposals(value: Any, module: str) -> tuple[Proposals, dict[str, Any
 
 
 def module_beliefs(proposals: list[Proposals]) -> list[dict[str, Any]]:
-    """Every module's belief proposals, as the tick's beliefs take them (``key``, value, confidence, source)."""
-    return [
+    """Every module's usable belief proposals, as the tick's beliefs take them (``key``, value, confidence,
+    source; :func:`agi_core.beliefs.as_belief`: ``beliefs_for(..., checked=...)``)."""
+    offered = (
         {"key": belief.about, "value": belief.value, "confidence": belief.confidence, "source": f"module:{p.module}"}
         for p in proposals
         for belief in p.beliefs
-    ]
+    )
+    return [belief for belief in map(as_belief, offered) if belief is not None]
