@@ -27,97 +27,56 @@ Settle = Callable[[int, Any, BaseException | None], None]
 """``settle(index, value, error)``: runs on the worker after call ``index`` returned or raised."""
 
 
-class _Watched:
-    """What a worker runs while the caller waits, watching the timeout of the call under way."""
-
-    lock: threading.Lock
-    moved: threading.Condition  # a call started, or the work finished: the waiter re-checks
-    finished: bool
-    current: int | None  # the call under its timeout now
-    started: float
-    timeout_s: float  # the limit of the call under way
-    abandoned: bool
-
-    def wait(self) -> int | None:  # in the caller's thread
-        """None when the work ended (every call settled, or it raised); else the index of the call that
-        overran (abandoned)."""
-        with self.lock:
-            while not self.finished:
-                left = self.timeout_s
-                if self.current is not None:
-                    left = self.started + self.timeout_s - time.monotonic()
-                    if left <= 0:
-                        self.abandoned = True
-                        return self.current
-                self.moved.wait(left)
-            return None
-
-
-class _Turns(_Watched):
-    def __init__(self, calls: Sequence[Call], timeouts: Sequence[float], settle: Settle) -> None:
-        self.calls, self.timeouts, self.settle = calls, timeouts, settle
-        self.timeout_s = timeouts[0]  # the limit of the call under way
-        self.lock = threading.Lock()
-        self.moved = threading.Condition(self.lock)  # a call started, or the turn finished: the waiter re-checks
-        self.finished = False
-        self.current: int | None = None  # the call under its timeout now
-        self.started = 0.0
-        self.abandoned = False
-        self.error: BaseException | None = None  # what settle raised: the caller raises it
-
-    def run(self) -> None:  # on the worker
-        try:
-            for index, (function, args) in enumerate(self.calls):
-                with self.lock:
-                    if self.abandoned:  # the caller stopped waiting (Ctrl-C): start nothing more
-                        return
-                    self.current, self.started = index, time.monotonic()
-                    if self.timeouts[index] != self.timeout_s:  # its deadline may come before the one waited for
-                        self.timeout_s = self.timeouts[index]
-                        self.moved.notify()
-                value, error = None, None
-                try:
-                    value = invoke(function, args, self.timeout_s)
-                except BaseException as exc:  # noqa: BLE001 - settled by the caller's code
-                    error = exc
-                with self.lock:  # settled under the lock: the caller never gives up halfway through a settle
-                    if self.abandoned:  # the caller gave up on this call: it counts as timed out
-                        return
-                    self.current = None
-                    self.settle(index, value, error)
-        except BaseException as exc:  # noqa: BLE001 - raised in the caller's thread
-            self.error = exc
-        finally:
-            with self.lock:
-                self.finished = True
-                self.moved.notify()
-
-
 def call_in_turn(calls: Sequence[Call], timeout_s: float | Sequence[float], settle: Settle) -> int | None:
     """Run ``function(*args)`` of each call in order on one worker, each under ``timeout_s`` (one
     limit for all, or one per call).
 
     Returns None when every call ran and was settled, or the index of the call that
     overran (it and the calls after it were not settled). What ``settle`` raises is raised
-    here, after the worker stopped.
+    here, after the worker stopped. (A :func:`drive` of one turn with no step after it.)
     """
     if not calls:
         return None
     timeouts = [timeout_s] * len(calls) if isinstance(timeout_s, int | float) else list(timeout_s)
-    turns = _Turns(calls, timeouts, settle)
+    driver = _Driver(_no_steps(), _Calls(calls, timeouts, settle), 0)
     worker = take_worker()
-    worker.jobs.put(turns)
+    worker.jobs.put(driver)
     try:
-        overran = turns.wait()
-    except BaseException:  # Ctrl-C while waiting: the worker starts and settles nothing more
-        with turns.lock:
-            turns.abandoned = True
+        overran = driver.wait()
+    except BaseException:  # Ctrl-C while waiting: the worker settles the call under way, starts nothing more
+        with driver.lock:
+            driver.abandoned = True
         raise
     if overran is None:
         give_back(worker)
-        if turns.error is not None:
-            raise turns.error
+        if driver.error is not None:
+            raise driver.error
     return overran
+
+
+class _Calls:
+    """The turn :func:`call_in_turn` hands its driver: the calls, each settled by ``settle``."""
+
+    on_worker = True
+    result = None  # what the (absent) step after the calls is sent
+
+    def __init__(self, calls: Sequence[Call], timeouts: Sequence[float], settle: Settle) -> None:
+        self.calls, self.timeouts, self.settle = calls, timeouts, settle
+
+    def run(self) -> Any:
+        raise AssertionError("call_in_turn's calls run on its worker")
+
+    def timed_out(self, index: int) -> None:
+        pass  # the caller records it: call_in_turn returns the index
+
+    def close_from(self, index: int) -> None:
+        pass  # the caller closes what it handed over
+
+
+def _no_steps() -> Steps[None]:
+    """Steps that end at once: after call_in_turn's calls there is nothing more to run."""
+    return
+    yield  # (a generator)
 
 
 class Turn(Protocol):
@@ -223,14 +182,14 @@ class _Settled:
 _SETTLED = _Settled()
 
 
-class _Driver(_Watched):
+class _Driver:
     """The steps and calls one worker runs, from call ``index`` of ``turn`` on."""
 
     def __init__(self, steps: Generator[Turn, Any, Any], turn: Turn, index: int) -> None:
         self.steps, self.turn, self.index = steps, turn, index
         self.timeout_s = turn.timeouts[index] if index < len(turn.timeouts) else 1.0  # the limit the waiter uses
         self.lock = threading.Lock()
-        self.moved = threading.Condition(self.lock)
+        self.moved = threading.Condition(self.lock)  # a call started, or the run finished: the waiter re-checks
         self.finished = False
         self.current: int | None = None  # the call under its timeout now
         self.started = 0.0
@@ -238,6 +197,20 @@ class _Driver(_Watched):
         self.abandoned = False
         self.error: BaseException | None = None
         self.value: Any = None  # what the steps returned
+
+    def wait(self) -> int | None:  # in the caller's thread
+        """None when the work ended (every call settled, or it raised); else the index of the call that
+        overran (abandoned)."""
+        with self.lock:
+            while not self.finished:
+                left = self.timeout_s
+                if self.current is not None:
+                    left = self.started + self.timeout_s - time.monotonic()
+                    if left <= 0:
+                        self.abandoned = True
+                        return self.current
+                self.moved.wait(left)
+            return None
 
     def run(self) -> None:  # on the worker
         try:
