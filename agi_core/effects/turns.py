@@ -14,6 +14,7 @@ starts nothing more.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable, Generator, Sequence
@@ -23,6 +24,10 @@ from agi_core.effects.timeouts import give_back, invoke, take_worker
 
 Call = tuple[Callable[..., Any], tuple[Any, ...]]
 R = TypeVar("R")
+STEP_UNDER_WAY = (
+    "agi: stopping once the step under way ends (it holds the tick's transaction); "
+    "SIGKILL (kill -9) stops at once and stores nothing of the tick"
+)
 Settle = Callable[[int, Any, BaseException | None], None]
 """``settle(index, value, error)``: runs on the worker after call ``index`` returned or raised."""
 
@@ -268,9 +273,20 @@ class _Driver:
         return True
 
     def interrupt(self) -> None:
-        """The caller stops waiting: the step under way, if any, ends first; nothing starts after it."""
+        """The caller stops waiting: the step under way, if any, ends first; nothing starts after it.
+
+        The step works in the caller's transaction, so another Ctrl-C meanwhile only says so: a
+        caller leaving first would roll the transaction back while the step goes on writing, each
+        later statement then committed on its own. (The plugin calls of a step run under their
+        timeouts; SIGKILL stores nothing of the tick.)"""
         with self.lock:
             self.abandoned = True
-            while self.stepping:
-                self.moved.wait()
+        while True:
+            try:
+                with self.lock:
+                    while self.stepping:
+                        self.moved.wait()  # woken as the run ends, right after the step
+                break
+            except KeyboardInterrupt:
+                print(STEP_UNDER_WAY, file=sys.stderr, flush=True)
         self.turn.close_from(self.index)

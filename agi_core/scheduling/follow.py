@@ -143,7 +143,8 @@ def stop_on_signals(stop: threading.Event) -> Iterator[None]:
     """SIGINT and SIGTERM set ``stop`` instead of killing the process; the old handlers come back after.
 
     A second signal while the tick under way has not finished acts as it would without the
-    loop (SIGINT interrupts, SIGTERM terminates): a hung tick can still be stopped.
+    loop (SIGINT interrupts, SIGTERM terminates): a hung tick can still be stopped. (A step
+    running on the modules' worker ends first on SIGINT: it holds the tick's transaction.)
 
     The handler takes no lock: it writes a byte on a pipe and a relay thread sets ``stop``.
     ``stop.set()`` in the handler itself deadlocked when the signal landed while the main

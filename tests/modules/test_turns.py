@@ -277,6 +277,33 @@ def test_ctrl_c_while_a_step_runs_on_the_worker_waits_for_the_step_then_starts_n
     assert events[-1] == ("closed from", 0)
 
 
+def test_a_second_ctrl_c_while_a_step_runs_still_waits_for_the_step_and_says_why(capfd):
+    """The step works in the caller's transaction: a caller leaving before it ends would roll the
+    transaction back while the step goes on writing (its later statements committed on their own)."""
+    import os
+    import signal
+
+    from agi_core.effects.turns import drive
+
+    events = []
+
+    def steps():
+        yield _Turn(events, "a")
+        events.append(("step", "begins"))
+        time.sleep(0.6)
+        events.append(("step", "ends"))
+        yield _Turn(events, "never")
+
+    for delay in (0.1, 0.3):  # two real Ctrl-Cs while the step runs
+        threading.Timer(delay, os.kill, (os.getpid(), signal.SIGINT)).start()
+    started = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        drive(steps())
+    assert time.perf_counter() - started >= 0.6
+    assert events == [("start", "a", False), ("step", "begins"), ("step", "ends"), ("closed from", 0)]
+    assert "stopping once the step under way ends" in capfd.readouterr().err
+
+
 def test_the_modules_call_contexts_are_freed_before_the_brain_runs(tmp_path):
     # fewer objects alive through the tick: the collector does not run in it (about once a tick when they were kept)
     import weakref
