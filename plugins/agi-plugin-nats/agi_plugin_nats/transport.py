@@ -14,6 +14,7 @@ import concurrent.futures
 import contextlib
 import re
 import threading
+import time
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
@@ -34,6 +35,7 @@ AGENTS_TIMEOUT_S = 1.0  # listing the deployment's agents (a recipient check) wa
 FETCH_BATCH = 16  # messages a fetch takes at once (?batch=N): the message box's batch, one durable point
 FETCH_BATCH_MAX = 256
 FETCH_MIN_S = 0.1  # a poll waits this long for the server; a lingering pull gathers until then: keep it short
+HELD_MAX_S = 900.0  # a delivery is kept in progress at most this long (a lost one then comes again, not never)
 _DEPLOYMENT = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 
 
@@ -99,6 +101,8 @@ class NatsTransport:
         self._nc: Any = None
         self._acking: concurrent.futures.Future[None] | None = None  # acks sent, confirmations awaited
         self._prefetch: concurrent.futures.Future[list[Any]] | None = None  # the next batch, being fetched
+        self._held: dict[int, tuple[float, Any]] = {}  # fetched, not yet acknowledged: (when, message) by id
+        self._held_lock = threading.Lock()
         try:
             self._call(self._connect(), CONNECT_TIMEOUT_S * 3)
         except BaseException:
@@ -138,6 +142,7 @@ class NatsTransport:
         self._sub = await self._js.pull_subscribe(
             consumer.filter_subject, durable=consumer.durable_name, stream=self.stream, config=consumer
         )
+        self._keeping = asyncio.get_running_loop().create_task(self._keep_in_progress())
 
     def subject(self, recipient: str) -> str:
         return f"{self.prefix}.to.{recipient}.from.{self.agent}"
@@ -219,6 +224,7 @@ class NatsTransport:
                 message = decode(msg.data, sender=sender, recipient=self.agent)
             except MessageRejected as exc:
                 self.rejected.append(str(exc))
+                self._let_go([msg])
                 self._call(msg.term(), CONNECT_TIMEOUT_S)
                 continue
             deliveries.append(Delivery(message, msg))
@@ -226,9 +232,33 @@ class NatsTransport:
 
     async def _fetch(self, timeout_s: float) -> list[Any]:
         try:
-            return list(await self._sub.fetch(batch=self.batch, timeout=timeout_s))
+            msgs = list(await self._sub.fetch(batch=self.batch, timeout=timeout_s))
         except nats.errors.TimeoutError:
             return []
+        now = time.monotonic()
+        with self._held_lock:
+            self._held.update((id(msg), (now, msg)) for msg in msgs)
+        return msgs
+
+    def _let_go(self, msgs: list[Any]) -> None:
+        """``msgs`` are acknowledged, refused or given back: no longer kept in progress."""
+        with self._held_lock:
+            for msg in msgs:
+                self._held.pop(id(msg), None)
+
+    async def _keep_in_progress(self) -> None:
+        """Tell the broker, every third of the ack wait, that the deliveries fetched and not yet acknowledged
+        are being worked on: a batch (and the one prefetched behind it) whose ticks take longer than the ack
+        wait, an LLM brain's, is not delivered again meanwhile. Only while this process lives: a kill
+        stops it, and they come again after the ack wait."""
+        while True:
+            await asyncio.sleep(self.ack_wait / 3)
+            now = time.monotonic()
+            with self._held_lock:
+                held = [msg for since, msg in self._held.values() if now - since < HELD_MAX_S]
+            for msg in held:
+                with contextlib.suppress(Exception):  # the broker is away: it redelivers after the ack wait
+                    await msg.in_progress()
 
     def ack(self, delivery: Delivery) -> None:
         """Acknowledge and wait for the server's confirmation (so a kill after this never redelivers)."""
@@ -241,6 +271,7 @@ class NatsTransport:
         and the inbox finds its id (no second tick)."""
         self._acked()  # at most one batch of acks in flight
         tokens = [delivery.token for delivery in deliveries]
+        self._let_go(tokens)
         self._acking = asyncio.run_coroutine_threadsafe(self._ack_all(tokens), self._loop)
 
     def _acked(self) -> None:
@@ -276,6 +307,7 @@ class NatsTransport:
         if pulling is not None:
             with contextlib.suppress(Exception):  # not given back: it comes again after the ack wait
                 msgs = pulling.result(FETCH_MIN_S + CONNECT_TIMEOUT_S)
+                self._let_go(msgs)
                 self._call(_nak_all(msgs), CONNECT_TIMEOUT_S)
 
     async def _shutdown(self) -> None:

@@ -68,3 +68,25 @@ def test_the_url_sets_the_batch_and_a_bad_one_is_one_line(tmp_path, nats_url):
     alice.close(), bob.close()
     with pytest.raises(ConfigError, match=r"batch in .* is not a whole number from 1 to 256; write \?batch=16"):
         _agent(tmp_path, "carol", f"{nats_url}/x?batch=0")
+
+
+def test_a_batch_held_past_the_ack_wait_is_not_delivered_again(tmp_path, deployment):
+    """An agent whose ticks are slow (an LLM brain) holds a fetched batch, and the prefetched one, past the
+    ack wait (1 s here): the broker is told they are in progress, so nothing is delivered twice meanwhile."""
+    alice, bob = _agent(tmp_path, "alice", deployment), _agent(tmp_path, "bob", deployment)
+    with alice.group_commit():
+        for n in range(3):
+            alice.command("send_message", {"to": "bob", "text": f"note {n}"})
+    alice.mailbox.flush(leave_in_flight=False)
+    transport = bob.mailbox.transport
+    held, end = [], time.monotonic() + 10
+    while len(held) < 3 and time.monotonic() < end:
+        held += transport.fetch(0.5)
+    assert [d.message.text for d in held] == ["note 0", "note 1", "note 2"]
+    time.sleep(2.5)  # the ticks of the batch: 2.5 ack waits
+    transport.ack_all(held)
+    again, end = [], time.monotonic() + 2.5  # past another ack wait
+    while time.monotonic() < end:
+        again += transport.fetch(0.5)
+    assert again == []
+    alice.close(), bob.close()
