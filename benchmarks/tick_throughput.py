@@ -26,7 +26,9 @@ phase call ((p50 with N − p50 without) / (5 N)):
     python benchmarks/tick_throughput.py --phase-overhead 6 [--module-ticks 2000]
 
 The LangGraph run also has a row with the 6 realistic modules loaded (synchronous=FULL),
-against the same LangGraph loop.
+against the same LangGraph loop, and two rows of the disk alone: one ``synchronous=FULL`` commit a
+tick of one row as large as the mean journal record (without modules, with the 6), nothing else:
+the ceiling of any durable tick on this disk, as a multiple of LangGraph's loop.
 
 ``--conversation-modules`` measures the same script with no module, with the beliefs and
 social packages installed (their heuristic path, every contract through its fallback), and with
@@ -50,6 +52,7 @@ for 1 MB inputs. ``--quick`` runs only those two, small, in under a minute:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import sys
@@ -92,6 +95,35 @@ def bench_agi(path: Path, ticks: int, synchronous: str, *extra: Any) -> dict[str
             kernel.tick(SCRIPT[i % len(SCRIPT)])
             latencies.append(time.perf_counter() - start)
     return _summary(latencies)
+
+
+def bench_commit_floor(path: Path, ticks: int, row_bytes: int) -> dict[str, float]:
+    """The disk's share alone: one ``synchronous=FULL`` commit a tick of one journal-sized row (WAL, as the
+    store), nothing else. No durable tick here can go faster than this loop."""
+    import sqlite3
+
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("CREATE TABLE journal (tick INTEGER PRIMARY KEY, record TEXT NOT NULL)")
+    record = "x" * row_bytes
+    latencies = []
+    for tick in range(ticks):
+        start = time.perf_counter()
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("INSERT INTO journal VALUES (?, ?)", (tick, record))
+        conn.execute("COMMIT")
+        latencies.append(time.perf_counter() - start)
+    conn.close()
+    return _summary(latencies)
+
+
+def journal_bytes(path: Path) -> int:
+    """The mean size of the journal records in the agent database at ``path``."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        return int(conn.execute("SELECT avg(length(record)) FROM journal").fetchone()[0])
 
 
 class _StateFacts:
@@ -601,6 +633,9 @@ def main() -> int:
         results["agi_sync_full_6_modules"] = bench_agi(
             Path(folder) / "agi_mod.db", args.ticks, "FULL", modules_plugin(6)
         )
+        for name, db in (("disk_floor", "agi_FULL.db"), ("disk_floor_6_modules", "agi_mod.db")):
+            size = journal_bytes(Path(folder) / db)
+            results[name] = {**bench_commit_floor(Path(folder) / f"{name}.db", args.ticks, size), "row_bytes": size}
         try:
             import langgraph  # noqa: F401
         except ImportError:
@@ -615,17 +650,25 @@ def main() -> int:
     results["ratio_full_vs_langgraph"] = results["agi_sync_full"]["ticks_per_s"] / base
     results["ratio_normal_vs_langgraph"] = results["agi_sync_normal"]["ticks_per_s"] / base
     results["ratio_full_6_modules_vs_langgraph"] = results["agi_sync_full_6_modules"]["ticks_per_s"] / base
+    results["ratio_disk_floor_vs_langgraph"] = results["disk_floor"]["ticks_per_s"] / base
+    results["ratio_disk_floor_6_modules_vs_langgraph"] = results["disk_floor_6_modules"]["ticks_per_s"] / base
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
     print_scale_and_storage(results)
     print(f"{'loop':<28}{'ticks/s':>10}{'p50 ms':>10}{'p99 ms':>10}")
-    for name in ("agi_sync_full", "agi_sync_normal", "agi_sync_full_6_modules", "langgraph_sync"):
+    loops = ("agi_sync_full", "agi_sync_normal", "agi_sync_full_6_modules", "disk_floor", "disk_floor_6_modules")
+    for name in (*loops, "langgraph_sync"):
         row = results[name]
         print(f"{name:<28}{row['ticks_per_s']:>10.0f}{row['p50_ms']:>10.3f}{row['p99_ms']:>10.3f}")
     print(f"agi (synchronous=FULL) / LangGraph SqliteSaver: {results['ratio_full_vs_langgraph']:.1f}x")
     print(f"agi (synchronous=NORMAL) / LangGraph SqliteSaver: {results['ratio_normal_vs_langgraph']:.1f}x")
     print(f"agi (FULL, 6 modules) / LangGraph SqliteSaver: {results['ratio_full_6_modules_vs_langgraph']:.1f}x")
+    for name, label in (("disk_floor", "no module"), ("disk_floor_6_modules", "6 modules")):
+        print(
+            f"the disk alone ({label}: one FULL commit of a {results[name]['row_bytes']:,}-byte record a tick) / "
+            f"LangGraph: {results[f'ratio_{name}_vs_langgraph']:.1f}x (no durable tick can beat this)"
+        )
     return 0
 
 
