@@ -431,7 +431,7 @@ def bench_contract_call(calls: int, rounds: int = 5) -> dict[str, Any]:
             batch = texts[first : first + 6]
             start = time.perf_counter()
             for text in batch:
-                externals.run_owned(owner, lambda t: caller.call("dialogue_state", {"text": t}), text)
+                externals.run_owned(owner, lambda t, c=caller: c.call("dialogue_state", {"text": t}), text)
             taken += time.perf_counter() - start
         return taken
 
