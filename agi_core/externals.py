@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, NoReturn
 
 from agi_core.errors import AgiError, ReplayMismatch
 
@@ -71,13 +71,19 @@ class Externals:
         :class:`CallAbandoned`."""
         owner = _owner.get()
         if self.recorded is None:
-            with self._lock:
-                self._check_not_withdrawn(owner, kind)  # do not even ask
+            if owner is not None and id(owner) in self._withdrawn:  # do not even ask (a read: no lock needed)
+                self._refuse(kind)
             value = compute()  # outside the lock: it may ask a model or a tool for seconds
-            with self._lock:
-                self._check_not_withdrawn(owner, kind)
-                self.log.setdefault(kind, []).append(value)
-                self._keep(owner, kind, value)
+            with self._lock:  # the check and the record are one step against withdraw()
+                if owner is not None:
+                    if id(owner) in self._withdrawn:
+                        self._refuse(kind)
+                    self._by_owner.setdefault(id(owner), []).append((kind, value))
+                taken = self.log.get(kind)
+                if taken is None:
+                    self.log[kind] = [value]
+                else:
+                    taken.append(value)
             return value
         with self._lock:
             self._check_not_withdrawn(owner, kind)
@@ -128,4 +134,8 @@ class Externals:
 
     def _check_not_withdrawn(self, owner: object | None, kind: str) -> None:
         if owner is not None and id(owner) in self._withdrawn:
-            raise CallAbandoned(f"a {kind} read came after its call was abandoned (it overran); not recorded")
+            self._refuse(kind)
+
+    @staticmethod
+    def _refuse(kind: str) -> NoReturn:
+        raise CallAbandoned(f"a {kind} read came after its call was abandoned (it overran); not recorded")

@@ -25,6 +25,13 @@ phase call ((p50 with N − p50 without) / (5 N)):
 
     python benchmarks/tick_throughput.py --phase-overhead 6 [--module-ticks 2000]
 
+``--contract-call`` measures one module's contract call on the heuristic path (no provider):
+µs per ``ContractCaller.call("dialogue_state", {"text": …})`` (owned by a call, as a module's
+phase runs it, a fresh tick's externals every 6 calls), against the bare heuristic
+(``conversation_fallbacks.dialogue_state``) on the same variables, in the same run:
+
+    python benchmarks/tick_throughput.py --contract-call [--calls 20000]
+
 The LangGraph run also has a row with the 6 realistic modules loaded (synchronous=FULL),
 against the same LangGraph loop, and two rows of the disk alone: one ``synchronous=FULL`` commit a
 tick of one row as large as the mean journal record (without modules, with the 6), nothing else:
@@ -429,6 +436,46 @@ def bench_phase_overhead(folder: Path, count: int, ticks: int) -> dict[str, Any]
     return rows
 
 
+def bench_contract_call(calls: int, rounds: int = 5) -> dict[str, Any]:
+    """µs per heuristic-path contract call against the bare heuristic, best of ``rounds`` rounds each (the
+    two alternate, so a change of load on a shared machine falls on both)."""
+    from agi_core import Plugins
+    from agi_core.contracts import registry_from_plugins
+    from agi_core.contracts.caller import ContractCaller
+    from agi_core.contracts.conversation_fallbacks import dialogue_state
+    from agi_core.externals import Externals
+
+    registry = registry_from_plugins(Plugins.builtins())
+    texts = [SCRIPT[i % len(SCRIPT)] for i in range(calls)]
+    owner = object()  # a module's phase call, on whose behalf the caller fetches
+
+    def bare() -> float:
+        start = time.perf_counter()
+        for text in texts:
+            dialogue_state({"text": text})
+        return time.perf_counter() - start
+
+    def contract() -> float:
+        taken = 0.0
+        for first in range(0, calls, 6):
+            externals = Externals()  # one tick's
+            caller = ContractCaller(registry, externals)
+            batch = texts[first : first + 6]
+            start = time.perf_counter()
+            for text in batch:
+                externals.run_owned(owner, lambda t, c=caller: c.call("dialogue_state", {"text": t}), text)
+            taken += time.perf_counter() - start
+        return taken
+
+    contract()  # warm up: the contract's validator and fallback are built on first use
+    bare_s, contract_s = [], []
+    for _ in range(rounds):
+        bare_s.append(bare())
+        contract_s.append(contract())
+    bare_us, call_us = min(bare_s) * 1e6 / calls, min(contract_s) * 1e6 / calls
+    return {"calls": calls, "bare_heuristic_us": bare_us, "contract_call_us": call_us, "overhead_us": call_us - bare_us}
+
+
 CONVERSATION_MODULES = ("agi_plugin_beliefs.plugin", "agi_plugin_social.plugin")
 GROWTH_MODULES = ("agi_plugin_autonomy.plugin", "agi_plugin_learning.plugin")
 RETRIEVAL_MODULE = "agi_plugin_retrieval.plugin"
@@ -562,6 +609,12 @@ def main() -> int:
         help="only: the protocol's cost per phase call, with 0 and N do-nothing modules (isolated, inline)",
     )
     parser.add_argument(
+        "--contract-call",
+        action="store_true",
+        help="only: µs per heuristic-path contract call (dialogue_state) against the bare heuristic",
+    )
+    parser.add_argument("--calls", type=int, default=20_000, help="calls per round of --contract-call")
+    parser.add_argument(
         "--conversation-modules",
         action="store_true",
         help="only: no module, beliefs + social, + retrieval, + autonomy and learning (synchronous=NORMAL)",
@@ -602,6 +655,16 @@ def main() -> int:
         if args.langgraph_python:
             for label, row in rows.items():
                 print(f"{label}: {row['ticks_per_s_vs_langgraph']:.1f}x LangGraph's ticks/s")
+        return 0
+    if args.contract_call:
+        row = bench_contract_call(args.calls)
+        if args.json:
+            print(json.dumps(row, indent=2))
+        else:
+            print(
+                f"dialogue_state, {row['calls']} calls: bare heuristic {row['bare_heuristic_us']:.1f} µs, "
+                f"ContractCaller.call {row['contract_call_us']:.1f} µs (+{row['overhead_us']:.1f} µs)"
+            )
         return 0
     if args.phase_overhead is not None:
         with tempfile.TemporaryDirectory() as folder:

@@ -51,6 +51,12 @@ def test_tick_throughput_phase_overhead_option_prints_a_cost_per_phase_call():
     assert rows["0"]["us_per_phase_call"] == 0.0 and "us_per_phase_call" in rows["2 no-op"]
 
 
+def test_tick_throughput_contract_call_option_prints_us_per_call_against_the_bare_heuristic():
+    row = run_benchmark("tick_throughput.py", "--contract-call", "--calls", "12")
+    assert sorted(row) == ["bare_heuristic_us", "calls", "contract_call_us", "overhead_us"]
+    assert row["contract_call_us"] > 0 and row["bare_heuristic_us"] > 0
+
+
 def test_goals_scale_benchmark_runs_and_the_reply_stays_short():
     figures = run_benchmark("goals_scale.py", "--goals", "60", "--depth", "20", "--repeat", "1")
     assert sorted(figures["ops"]) == ["add", "done", "list", "move", "reply", "seal"]

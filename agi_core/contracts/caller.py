@@ -12,8 +12,10 @@ A :class:`ContractCaller` answers ``call(name, variables)`` with a :class:`Contr
 
 The whole outcome (value, source, errors, one summary per model attempt) is recorded as the
 tick's ``contract_call`` external, so ``agi replay`` serves it back and never calls the model
-or re-runs the heuristic. The provider is separate from the LLM brain's on purpose: the
-embedded SmolLM2 takes seconds per call, so contract calls in every tick need an opt-in.
+or re-runs the heuristic. The record is plain data nothing else holds (a heuristic's output is
+checked into a copy, never frozen and thawed); the caller gets a copy of its own. The provider
+is separate from the LLM brain's on purpose: the embedded SmolLM2 takes seconds per call, so
+contract calls in every tick need an opt-in.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from typing import Any, Literal
 import attrs
 
 from agi_core.contracts.errors import ContractViolation
-from agi_core.contracts.frozen import thaw
-from agi_core.contracts.pipeline import Budget, call_contract, run_fallback
+from agi_core.contracts.frozen import plain_copy, thaw
+from agi_core.contracts.model import Contract
+from agi_core.contracts.pipeline import Budget, call_contract, run_fallback_plain
 from agi_core.contracts.provider import Provider
 from agi_core.contracts.registry import ContractRegistry
 from agi_core.externals import Externals
@@ -56,7 +59,7 @@ class ContractOutcome:
         return self.value is not None
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data (the recorded external); ``value`` is shared, not copied: it is plain JSON already."""
+        """Plain data (the recorded external); ``value`` is shared, not copied (see :meth:`ContractCaller.call`)."""
         return {
             "contract": self.contract,
             "value": self.value,
@@ -78,6 +81,7 @@ class ContractOutcome:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ContractOutcome:
+        """The outcome of a recorded external; ``value`` and ``attempts`` are shared with ``data``, not copied."""
         return cls(
             contract=str(data["contract"]),
             value=data.get("value"),
@@ -114,9 +118,12 @@ class ContractCaller:
 
         ``model=False``: the contract's heuristic answers even with a provider configured (a caller
         that bounds its model calls); the outcome is recorded all the same.
+
+        The outcome's ``value`` and ``attempts`` are the caller's own copies: changing them leaves
+        the recorded external (what the journal keeps, what replay serves) as it was.
         """
         contract = self.contracts[name]
-        served = self.externals.fetch(EXTERNAL, lambda: self._compute(name, variables, model).to_dict())
+        served = self.externals.fetch(EXTERNAL, lambda: self._record(contract, variables, model))
         if served.get("contract") != contract.name:
             from agi_core.errors import ReplayMismatch
 
@@ -124,24 +131,38 @@ class ContractCaller:
                 f"replay asked for contract {name!r} but the journal recorded {served.get('contract')!r}; "
                 "the run is not the one that was recorded"
             )
-        return ContractOutcome.from_dict(served)
+        value, attempts = served.get("value"), served.get("attempts")
+        return ContractOutcome(
+            contract.name,
+            None if value is None else plain_copy(value),
+            served["source"],
+            list(served.get("errors", [])),
+            plain_copy(attempts) if attempts else [],
+        )
 
-    def _compute(self, name: str, variables: Mapping[str, Any], model: bool = True) -> ContractOutcome:
-        contract = self.contracts[name]
-        if self.provider is None or not model:
-            if not contract.fallback:
-                return ContractOutcome(name, None, "none", [f"no provider configured and {name!r} has no fallback"])
-            try:
-                result = run_fallback(contract, variables)
-            except Exception as exc:  # noqa: BLE001 - a broken heuristic is an outcome, not a crash
-                return ContractOutcome(name, None, "none", [f"fallback failed: {type(exc).__name__}: {exc}"[:300]])
-            if result.value is None:
-                return ContractOutcome(name, None, "none", [f"fallback output refused: {e}" for e in result.errors])
-            return ContractOutcome(name, thaw(result.value), "fallback")
+    def _record(self, contract: Contract, variables: Mapping[str, Any], model: bool) -> dict[str, Any]:
+        """The external to record: the heuristic's output checked into a plain copy of its own (no
+        outcome object, no freeze and thaw), or the model's outcome."""
+        if self.provider is not None and model:
+            return self._ask_model(contract, self.provider(), variables).to_dict()
+        name = contract.name
+        if not contract.fallback:
+            return _record(name, None, "none", [f"no provider configured and {name!r} has no fallback"])
+        try:
+            value, problems = run_fallback_plain(contract, variables)
+        except Exception as exc:  # noqa: BLE001 - a broken heuristic is an outcome, not a crash
+            return _record(name, None, "none", [f"fallback failed: {type(exc).__name__}: {exc}"[:300]])
+        if value is None:
+            return _record(name, None, "none", [f"fallback output refused: {e}" for e in problems])
+        return _record(name, value, "fallback", [])
+
+    def _ask_model(self, contract: Contract, provider: Provider, variables: Mapping[str, Any]) -> ContractOutcome:
+        """The model's outcome (its heuristic's when the model's output is refused)."""
+        name = contract.name
         attempts: list[dict[str, Any]] = []
         try:
             done = call_contract(
-                contract, self.provider(), variables, budget=self.budget, journal=lambda r: attempts.append(_summary(r))
+                contract, provider, variables, budget=self.budget, journal=lambda r: attempts.append(_summary(r))
             )
         except ContractViolation as violation:
             errors = [str(issue) for issue in violation.errors]
@@ -151,6 +172,11 @@ class ContractCaller:
                 errors.append(f"fallback failed: {violation.fallback_error}")
             return ContractOutcome(name, None, "none", errors, attempts)
         return ContractOutcome(name, thaw(done.value), "llm", [], attempts)
+
+
+def _record(contract: str, value: Any, source: Source, errors: list[str]) -> dict[str, Any]:
+    """:meth:`ContractOutcome.to_dict` of an outcome with no model attempt, built directly."""
+    return {"contract": contract, "value": value, "source": source, "errors": errors, "attempts": []}
 
 
 def _summary(record: Mapping[str, Any]) -> dict[str, Any]:

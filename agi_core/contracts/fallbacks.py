@@ -1,8 +1,9 @@
 """Heuristic fallbacks of the core contracts, used when the model cannot satisfy them.
 
 Each takes the call's variables (a read-only mapping that may hold anything) and returns a
-plain object that satisfies its contract; the pipeline validates and freezes it like a
-model's output. They are deliberately modest: "no advice" is better than a made-up one.
+plain object that satisfies its contract; the pipeline validates it like a model's output
+(into a frozen result, or a checked plain copy for a contract call's record). They are
+deliberately modest: "no advice" is better than a made-up one.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from agi_core.contracts.errors import ContractError, ContractViolation, ReplayEx
 from agi_core.contracts.model import Contract, Issue, Result
 from agi_core.contracts.prompt import build_messages, estimate_tokens, feedback_messages, truncation_message
 from agi_core.contracts.provider import Completion, Provider, completion_to_dict, messages_digest
-from agi_core.contracts.validate import validate_and_normalize
+from agi_core.contracts.validate import validate_and_normalize, validate_plain
 from agi_core.errors import ReplayMismatch
 
 Journal = Callable[[dict[str, Any]], Any]
@@ -188,6 +188,12 @@ def run_fallback(contract: Contract, variables: Mapping[str, Any]) -> Result:
     return validate_and_normalize(contract, resolve_fallback(contract)(MappingProxyType(dict(variables))))
 
 
+def run_fallback_plain(contract: Contract, variables: Mapping[str, Any]) -> tuple[Any, tuple[Issue, ...]]:
+    """:func:`run_fallback` with the value as a plain copy (see :func:`validate_plain`): ``(value, ())``
+    or ``(None, errors)``."""
+    return validate_plain(contract, resolve_fallback(contract)(MappingProxyType(dict(variables))))
+
+
 def _run_fallback(
     contract: Contract, variables: Mapping[str, Any], journal: Journal | None
 ) -> tuple[Mapping[str, Any] | None, str | None]:
@@ -208,4 +214,4 @@ def _run_fallback(
     return result.value, None
 
 
-__all__ = ["Budget", "CallResult", "Journal", "call_contract", "resolve_fallback", "run_fallback"]
+__all__ = ["Budget", "CallResult", "Journal", "call_contract", "resolve_fallback", "run_fallback", "run_fallback_plain"]

@@ -88,6 +88,30 @@ def validate_and_normalize(contract: Contract, raw: str | bytes | Mapping[str, A
     return _checked(eng, eng.normalize(value), (), unfit=False)
 
 
+def validate_plain(contract: Contract, raw: Any) -> tuple[Any, tuple[Issue, ...]]:
+    """:func:`validate_and_normalize` for a value the caller keeps as plain data (a heuristic's output
+    to journal): ``(value, ())`` with ``value`` a normalized ``dict``/``list`` copy nothing else holds,
+    not frozen (no freeze and thaw walks), or ``(None, errors)``.
+
+    Same checks and result: the one copy refuses what :func:`~agi_core.contracts.frozen.copy_checked`
+    refuses, and normalization keeps a fit value fit (its numbers are finite), so what passes the
+    schema here passes :func:`validate_and_normalize` too."""
+    if isinstance(raw, (str, bytes, bytearray)):
+        result = validate_and_normalize(contract, raw)
+        return (None if result.value is None else frozen.thaw(result.value)), result.errors
+    eng = contract._cache.get("engine") or engine(contract)
+    value, problems = frozen.copy_checked(raw)
+    if problems:
+        return None, problems
+    value = eng.normalize(value)
+    try:
+        if eng.validator.is_valid(value):
+            return value, ()
+    except (ValueError, UnicodeError, OverflowError):  # unconvertible for the validator
+        return None, _issues(eng.validator, value, True)
+    return None, _issues(eng.validator, value, False)
+
+
 def _from_text(eng: Engine, text: str) -> Result:
     """The exact path: ``json``, the cheap repairs, Unicode checks, then :func:`_checked`."""
     repairs: tuple[str, ...] = ()
@@ -220,4 +244,12 @@ def _clip_text(text: str) -> str:
     return text if len(text) <= _CLIP else text[: _CLIP - 1] + "…"
 
 
-__all__ = ["Engine", "compile_schema", "engine", "json_type", "schema_issues", "validate_and_normalize"]
+__all__ = [
+    "Engine",
+    "compile_schema",
+    "engine",
+    "json_type",
+    "schema_issues",
+    "validate_and_normalize",
+    "validate_plain",
+]

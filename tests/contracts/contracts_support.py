@@ -38,3 +38,30 @@ def all_plugins() -> Plugins:
     for entry_point, module in DISTRIBUTIONS.values():
         assert plugins.add_module(module, name=entry_point), plugins.failures
     return plugins
+
+
+def echo_output(variables):
+    """The fallback of :func:`echo_contract`: returns ``variables["output"]`` itself (not a copy)."""
+    return variables["output"]
+
+
+def echo_contract():
+    """A contract whose heuristic answers whatever the test passes as ``output``: a summary and a list."""
+    from agi_core.contracts import contract_from_dict
+
+    return contract_from_dict(
+        {
+            "name": "echo",
+            "version": 1,
+            "family": "tests",
+            "owner_module": "tests/contracts",
+            "description": "Echo the output the test chose.",
+            "output_schema": {
+                "type": "object",
+                "properties": {"summary": {"type": "string"}, "items": {"type": "array"}},
+                "required": ["summary", "items"],
+            },
+            "prompt": {"goal": "Echo.", "instructions": ["Echo."], "example": {"summary": "s", "items": []}},
+            "fallback": "contracts_support:echo_output",
+        }
+    )

@@ -3,10 +3,17 @@ and the outcome recorded so replay serves it back."""
 
 from __future__ import annotations
 
-import pytest
+import copy
+import math
 
-from agi_core.contracts import UnknownContract
+import pytest
+from contracts_support import echo_contract
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agi_core.contracts import ContractRegistry, UnknownContract, validate_and_normalize
 from agi_core.contracts.caller import EXTERNAL, ContractCaller, ContractOutcome
+from agi_core.contracts.frozen import plain_copy
 from agi_core.contracts.testing import ScriptedProvider
 from agi_core.errors import ConfigError, ReplayMismatch
 from agi_core.externals import Externals
@@ -92,3 +99,130 @@ def test_the_kernel_names_an_unknown_contract_provider(tmp_path):
 def test_the_kernel_caller_uses_heuristics_by_default(tmp_path):
     with Kernel.open(tmp_path / "a.db") as kernel:
         assert kernel.contract_caller(Externals()).call("planner_support", GOAL).source == "fallback"
+
+
+def _echo() -> ContractRegistry:
+    registry = ContractRegistry()
+    registry.add(echo_contract())
+    return registry
+
+
+def _deep(depth: int) -> object:
+    value: object = "bottom"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        {"items": []},  # the schema requires a summary
+        {"summary": 3, "items": []},
+        {"summary": "s", "items": [math.nan]},
+        {"summary": "s", "items": [], "extra": -math.inf},
+        {"summary": "s", "items": [{"x": math.nan}]},
+        {"summary": "s", "items": [{1, 2}]},
+        {"summary": "\ud800", "items": []},
+        {"summary": "s", "items": [{1: "a key that is not a string"}]},
+        {"summary": "s", "items": [], "\udfff": "a key that is not valid Unicode"},
+        {"summary": "s", "items": ["x\ud800"]},
+        {"summary": "s", "items": _deep(100)},
+        "not json",
+    ],
+    ids=[
+        "missing",
+        "type",
+        "nan_item",
+        "inf_value",
+        "nan_value",
+        "set",
+        "surrogate",
+        "int_key",
+        "surrogate_key",
+        "surrogate_item",
+        "too_deep",
+        "text",
+    ],
+)
+def test_a_heuristic_output_that_is_refused_gives_none_with_the_reasons_and_is_recorded(output):
+    externals = Externals()
+    outcome = ContractCaller(_echo(), externals).call("echo", {"output": output})
+    reasons = validate_and_normalize(echo_contract(), output).errors  # the reference: a model's output checked
+    assert reasons
+    assert (outcome.source, outcome.value) == ("none", None)
+    assert outcome.errors == [f"fallback output refused: {reason}" for reason in reasons]
+    assert externals.log[EXTERNAL] == [outcome.to_dict()]
+
+
+def test_a_heuristic_output_is_normalized_checked_and_recorded_as_plain_data():
+    externals = Externals()
+    output = {"summary": "s", "items": ({"what": "call"}, 2.5, True, None, 2**70)}
+    outcome = ContractCaller(_echo(), externals).call("echo", {"output": output})
+    expected = {"summary": "s", "items": [{"what": "call"}, 2.5, True, None, 2**70]}
+    assert (outcome.source, outcome.value, outcome.errors) == ("fallback", expected, [])
+    assert externals.log[EXTERNAL] == [outcome.to_dict()]
+    assert type(externals.log[EXTERNAL][0]["value"]["items"]) is list  # plain, as the journal writes it
+
+
+def test_the_callers_copy_is_its_own_and_the_journal_keeps_what_was_recorded(registry):
+    output = {"summary": "s", "items": [{"what": "call"}]}
+    externals = Externals()
+    outcome = ContractCaller(_echo(), externals).call("echo", {"output": output})
+    kept = copy.deepcopy(externals.log[EXTERNAL])
+    outcome.value["items"][0]["what"] = "changed by the caller"
+    outcome.value["summary"] = "changed too"
+    output["items"][0]["what"] = "changed in the heuristic's input, which it returned"
+    assert externals.log[EXTERNAL] == kept
+
+    recorded = copy.deepcopy(kept)
+    served = ContractCaller(_echo(), Externals({EXTERNAL: recorded})).call("echo", {"output": output})
+    served.value["items"].append("changed by the replayed caller")
+    assert recorded == kept
+
+    provider = ScriptedProvider(["not json", "still not json"])  # a fake: garbage is hard to get on demand
+    externals = Externals()
+    outcome = ContractCaller(registry, externals, lambda: provider).call("planner_support", GOAL)
+    kept = copy.deepcopy(externals.log[EXTERNAL])
+    outcome.value["plan"].clear()
+    outcome.attempts[0]["errors"].append("changed by the caller")
+    assert externals.log[EXTERNAL] == kept
+
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(2**64, 2**80)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20).filter(lambda text: not any("\ud800" <= c <= "\udfff" for c in text)),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal with the same types all the way down, floats bit for bit (-0.0 is not 0.0)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return a.hex() == b.hex() if isinstance(a, float) else a == b
+
+
+def _containers(value: object) -> list[int]:
+    if isinstance(value, dict):
+        return [id(value), *(i for item in value.values() for i in _containers(item))]
+    if isinstance(value, list):
+        return [id(value), *(i for item in value for i in _containers(item))]
+    return []
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(JSON)
+def test_the_callers_copy_is_exact_and_shares_no_container(value):
+    copied = plain_copy(value)
+    assert _same(copied, value)
+    assert not set(_containers(copied)) & set(_containers(value))
