@@ -42,11 +42,13 @@ social packages installed (their heuristic path, every contract through its fall
 the autonomy and learning packages too:
 
     python benchmarks/tick_throughput.py --conversation-modules [--module-ticks 2000]
-        [--durable] [--langgraph-python benchmarks/.env/bin/python] [--langgraph-ticks 500]
+        [--durable] [--think-ms 200] [--langgraph-python benchmarks/.env/bin/python] [--langgraph-ticks 500]
 
-``--durable`` commits with ``synchronous=FULL``; ``--langgraph-python`` adds LangGraph's loop, run
-by the benchmark environment's interpreter in a process of its own during the run, and each row's
-ticks/s against it.
+``--durable`` commits with ``synchronous=FULL``; ``--think-ms`` pauses before each tick, untimed (a
+person reading and typing: the long-term memories encoded ahead between ticks are then ready);
+``--langgraph-python`` adds LangGraph's loop, run by the benchmark environment's interpreter in a
+process of its own during the run, and each row's ticks/s against it. Each row also gives the p50 of
+the question ticks (the input ends with ``?``: with retrieval, they recall) and of the others.
 
 It also measures, with agi-core alone (no LangGraph needed): the per-tick cost with 100,
 10k and 100k facts under the focus entity (the 100-fact run is the baseline, goal: flat
@@ -88,6 +90,16 @@ def _summary(latencies: list[float]) -> dict[str, float]:
         "ticks_per_s": len(ordered) / sum(ordered),
         "p50_ms": statistics.median(ordered) * 1000,
         "p99_ms": ordered[int(len(ordered) * 0.99) - 1] * 1000,
+    }
+
+
+def _by_kind(latencies: list[float], texts: list[str]) -> dict[str, float]:
+    """p50 of the question ticks (the input ends with ``?``: with retrieval, they recall) and of the others."""
+    asked = [taken for taken, text in zip(latencies, texts, strict=True) if text.endswith("?")]
+    told = [taken for taken, text in zip(latencies, texts, strict=True) if not text.endswith("?")]
+    return {
+        "question_p50_ms": statistics.median(asked) * 1000 if asked else 0.0,
+        "other_p50_ms": statistics.median(told) * 1000 if told else 0.0,
     }
 
 
@@ -481,11 +493,15 @@ GROWTH_MODULES = ("agi_plugin_autonomy.plugin", "agi_plugin_learning.plugin")
 RETRIEVAL_MODULE = "agi_plugin_retrieval.plugin"
 
 
-def bench_conversation_modules(folder: Path, ticks: int, synchronous: str = "NORMAL") -> dict[str, Any]:
+def bench_conversation_modules(
+    folder: Path, ticks: int, synchronous: str = "NORMAL", think_s: float = 0.0
+) -> dict[str, Any]:
     """Per-tick cost of the mixed script with no module (the base), with the conversation modules installed
     (beliefs and social, heuristic path: every contract through its fallback, journaled), then with retrieval
     too (each question recalls from long-term memory, which mirrors and embeds every episode), then with the
-    growth modules too (autonomy, learning: user ticks only, no maintenance tick), in the same run."""
+    growth modules too (autonomy, learning: user ticks only, no maintenance tick), in the same run.
+    ``think_s``: a pause before each tick, not timed (a person reading the reply and typing: what the
+    kernel does between ticks, such as encoding new memories ahead, happens then)."""
     import importlib
 
     from agi_core import Kernel, Plugins
@@ -505,11 +521,13 @@ def bench_conversation_modules(folder: Path, ticks: int, synchronous: str = "NOR
             assert len([m for m in k.modules if m.phases]) == len(names)
             k.tick("warm up")  # loads the contract registry once
             latencies = []
-            for i in range(ticks):
+            texts = [SCRIPT[i % len(SCRIPT)] for i in range(ticks)]
+            for text in texts:
+                time.sleep(think_s)
                 start = time.perf_counter()
-                k.tick(SCRIPT[i % len(SCRIPT)])
+                k.tick(text)
                 latencies.append(time.perf_counter() - start)
-        rows[label] = _summary(latencies)
+        rows[label] = {**_summary(latencies), **_by_kind(latencies, texts)}
     for row in rows.values():
         row["p50_ratio_vs_first"] = row["p50_ms"] / rows["0"]["p50_ms"]
     return rows
@@ -530,11 +548,14 @@ def langgraph_in(python: str, ticks: int) -> dict[str, float]:
 
 
 def print_modules(rows: dict[str, Any]) -> None:
-    print(f"{'modules loaded':<30}{'ticks/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'p50 ratio':>11}")
+    kinds = all("question_p50_ms" in row for row in rows.values())
+    extra = f"{'question p50':>14}{'other p50':>11}" if kinds else ""
+    print(f"{'modules loaded':<30}{'ticks/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'p50 ratio':>11}{extra}")
     for label, row in rows.items():
+        by_kind = f"{row['question_p50_ms']:>14.3f}{row['other_p50_ms']:>11.3f}" if kinds else ""
         print(
             f"{label:<30}{row['ticks_per_s']:>10.0f}{row['p50_ms']:>10.3f}{row['p99_ms']:>10.3f}"
-            f"{row['p50_ratio_vs_first']:>10.2f}x"
+            f"{row['p50_ratio_vs_first']:>10.2f}x{by_kind}"
         )
 
 
@@ -629,6 +650,12 @@ def main() -> int:
         metavar="PYTHON",
         help="with --conversation-modules: also LangGraph's loop, run by this interpreter (benchmarks/.env/bin/python)",
     )
+    parser.add_argument(
+        "--think-ms",
+        type=float,
+        default=0.0,
+        help="with --conversation-modules: a pause before each tick, not timed (a person typing)",
+    )
     parser.add_argument("--langgraph-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     results: dict[str, Any] = {"ticks": args.ticks}
@@ -640,7 +667,7 @@ def main() -> int:
     if args.conversation_modules:
         synchronous = "FULL" if args.durable else "NORMAL"
         with tempfile.TemporaryDirectory() as folder:
-            rows = bench_conversation_modules(Path(folder), args.module_ticks, synchronous)
+            rows = bench_conversation_modules(Path(folder), args.module_ticks, synchronous, args.think_ms / 1000)
         if args.langgraph_python:
             lg = langgraph_in(args.langgraph_python, args.langgraph_ticks or args.module_ticks)
             rows["LangGraph SqliteSaver"] = {**lg, "p50_ratio_vs_first": lg["p50_ms"] / rows["0"]["p50_ms"]}
@@ -650,7 +677,9 @@ def main() -> int:
         if args.json:
             print(json.dumps(rows, indent=2))
             return 0
-        print(f"synchronous={synchronous}")
+        print(
+            f"synchronous={synchronous}" + (f", {args.think_ms:g} ms pause before each tick" if args.think_ms else "")
+        )
         print_modules(rows)
         if args.langgraph_python:
             for label, row in rows.items():

@@ -662,6 +662,8 @@ class Kernel:
             try:
                 with self.write_lock(), self.plugins.recording_order() as self._hook_log:
                     done = conduct(self, percept, reason, externals, command, brain, cursor)
+                    if self._long_term is not None and not externals.replaying:
+                        self._long_term.after_tick(self.store)  # mirror the episodes, store vectors encoded ahead
                 break
             except BackendUnavailable as exc:  # the server went away: wait, then retry unless it committed
                 failure, chain = exc, self._last_chain  # set by _store once done: the chain it committed
@@ -685,6 +687,8 @@ class Kernel:
             self.mailbox.after_commit(record)  # ack the message this tick received, publish what it sent
         elif self.grouped and record.observation.payload.get("intent") == "pending":
             self.store.sync()  # type: ignore[attr-defined]  # durable before its tool runs
+        if self._long_term is not None and not externals.replaying:
+            self._long_term.encode_ahead()  # the new memories' vectors, computed before a recall needs them
         return record
 
     def _committed_after(

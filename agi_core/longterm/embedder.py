@@ -23,7 +23,10 @@ class Embedder(Protocol):
     """Turns texts into unit vectors. Heavy imports must wait for the first ``encode``.
 
     ``name`` keys the stored vectors: two embedders with one name must give the same
-    vectors, and vectors of another name are never mixed into an index.
+    vectors, and vectors of another name are never mixed into an index. ``encode`` is also
+    called from background threads (queries, memories encoded between ticks:
+    :mod:`agi_core.longterm.prefetch`), beside calls from the caller's thread; onnxruntime,
+    torch and tokenizers allow that.
     """
 
     name: str

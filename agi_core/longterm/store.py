@@ -2,7 +2,9 @@
 
 Writes on the tick path (:meth:`LongTermMemory.add`) insert one row (and its FTS5 row,
 by trigger) and never commit or embed: the kernel owns the transaction and wraps each
-tick in one transaction. Embedding happens on catch-up, just before a search, in batches.
+tick in one transaction. Embedding happens on catch-up, just before a search, in batches;
+once the kernel has opened the memory, the batches of each tick's new items are encoded in
+the background after the tick (:meth:`LongTermMemory.after_tick`, :mod:`.prefetch`).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -18,12 +20,16 @@ from agi_core.longterm import vectors
 from agi_core.longterm.embedder import Embedder, embedder_from_plugins
 from agi_core.longterm.importance import clamp_importance, score_importance
 from agi_core.longterm.model import Hit, MemoryItem, WorkingMemory, item_id, row_to_item
+from agi_core.longterm.prefetch import Prefetch
 from agi_core.longterm.query_vectors import QueryVectors
 from agi_core.longterm.ranking import RankWeights, weights_for
 from agi_core.longterm.search import Searcher
 from agi_core.longterm.vindex import IndexPolicy, VectorIndex
 from agi_core.memory.backend import LtmRows
 from agi_core.memory.sqlite.ltm_rows import SqliteLtmRows, open_connection
+
+if TYPE_CHECKING:
+    from agi_core.memory.backend import MemoryBackend
 
 #: Vectors added by catch-ups before the index file is rewritten (ingestion, a long session):
 #: a crash then costs at most this many vectors re-read from the rows at the next open.
@@ -67,6 +73,10 @@ class LongTermMemory:
         self._unsaved = 0  # vectors added to the index since its file was written
         #: Single queries' vectors, by text (they depend on nothing memory holds).
         self.query_vectors = QueryVectors()
+        #: New items' vectors computed between ticks (:meth:`after_tick`); ``prefetching = False`` stops it.
+        self.prefetch = Prefetch()
+        self.prefetching = True
+        self._searched = False  # a catch-up ran: new items are worth encoding ahead
 
     @classmethod
     def open(cls, path: str | Path, embedder: Embedder | None = None, **options: Any) -> LongTermMemory:
@@ -90,6 +100,11 @@ class LongTermMemory:
             found = found()  # type: ignore[operator]
         self._embedder = found
         return found  # type: ignore[return-value]
+
+    @embedder.setter
+    def embedder(self, embedder: Embedder) -> None:
+        """Use ``embedder`` from now on (its ``name`` keys the vectors: they are not recomputed)."""
+        self._embedder = embedder
 
     # -- writing (tick path: no commit, no embedding) ---------------------------------
     def add(
@@ -188,7 +203,9 @@ class LongTermMemory:
     def _build(self, progress: Callable[[int], None] | None = None) -> VectorIndex:
         """A fresh index from every stored vector (embedding only items that lack one)."""
         emb = self.embedder
-        self._embedded += vectors.embed_and_store(self.rows, emb, vectors.missing(self.rows, emb.name), progress)
+        todo = vectors.missing(self.rows, emb.name)
+        self._embedded += vectors.embed_and_store(self.rows, emb, todo, progress, self.prefetch.take)
+        self.prefetch.clear()  # what it still holds is for items that are gone or have a vector
         total = self.rows.vector_count(emb.name)
         index = VectorIndex(emb.name, emb.dim, self.policy.kind_for(total), self.policy)
         for seqs, vecs in vectors.read(self.rows, emb.name, emb.dim):
@@ -248,13 +265,15 @@ class LongTermMemory:
         costs one ``max(seq)`` lookup and one lookup of the id at the index's ``max_seq``.
         """
         self._embedded = 0
+        self._searched = True
         realigned = self._realign(self.index(progress))
         index = realigned if realigned is not None else self._build(progress)
         top = self.rows.max_seq()
         if top is not None and top > index.meta.max_seq:
             emb = self.embedder
             todo = vectors.missing(self.rows, emb.name, index.meta.max_seq)
-            self._embedded += vectors.embed_and_store(self.rows, emb, todo, progress)
+            self._embedded += vectors.embed_and_store(self.rows, emb, todo, progress, self.prefetch.take)
+            self.prefetch.clear()  # what it still holds is for items that are gone or have a vector
             added = 0
             for seqs, vecs in vectors.read(self.rows, emb.name, emb.dim, index.meta.max_seq):
                 index.add(seqs, vecs, None)
@@ -266,6 +285,45 @@ class LongTermMemory:
             elif self._unsaved >= SAVE_AFTER:
                 self.save_index()
         return self._embedded
+
+    # -- between ticks -----------------------------------------------------------------
+    def after_tick(self, store: MemoryBackend) -> None:
+        """The kernel's last step of a tick, in its transaction: mirror the tick's episodes
+        (:func:`~agi_core.longterm.episodes.mirror_episodes`) and store the vectors the background
+        encoder finished for batches no later item can join (:mod:`.prefetch`), if their rows still
+        hold those texts (another process may have rolled them back, and their seqs gone to others)."""
+        from agi_core.longterm.episodes import mirror_episodes
+
+        mirror_episodes(store, self)
+        for batch, found in self.prefetch.finished():
+            now = self.items([seq for seq, _ in batch])
+            if all(seq in now and now[seq].embedding_text() == text for seq, text in batch):  # not rolled back since
+                self.rows.put_vectors(
+                    self.embedder.name, ((seq, found[i].tobytes()) for i, (seq, _) in enumerate(batch))
+                )
+
+    def encode_ahead(self) -> None:
+        """Hand the items without a vector to the background encoder, in the batches a catch-up
+        would encode (the kernel calls it after a tick commits; :mod:`.prefetch`).
+
+        Nothing is handed before the first catch-up (a memory that is never searched, such as one
+        opened by a rollback, never loads a model) or when :attr:`prefetching` is False. It never
+        raises: whatever fails here (the embedder cannot be built, the database is away) is left
+        to the catch-up, which encodes what was not handed.
+        """
+        if not self.prefetching or not self._searched or self._index is None:
+            return
+        try:
+            emb = self.embedder
+            seq, id = self.prefetch.mark
+            start = seq if seq and self._last_id(seq) == id else self._index.meta.max_seq
+            listed = vectors.batches(vectors.missing(self.rows, emb.name, start))
+            self.prefetch.hand(emb, listed)
+            if len(listed) > 1:
+                last = listed[-2][-1][0]
+                self.prefetch.mark = (last, self._last_id(last))
+        except Exception:  # noqa: BLE001 - the tick has committed; the catch-up reports what is wrong
+            return
 
     def save_index(self) -> None:
         """Write the index file beside the database (no-op without ``index_dir``)."""
@@ -303,6 +361,7 @@ class LongTermMemory:
         """
         removed = self.rows.delete_after(tick)
         self._speakers = None
+        self.prefetch.clear()  # a batch's seqs may come back with other texts
         has_file = self.index_dir is not None and VectorIndex.paths(self.index_dir, self.embedder.name)[0].exists()
         if self._index is None and not has_file:
             return removed
@@ -321,7 +380,8 @@ class LongTermMemory:
         return removed
 
     def close(self) -> None:
-        """Save the index; commit and close the connection if :meth:`open` made it."""
+        """Stop the background encoder, save the index; commit and close the connection if :meth:`open` made it."""
+        self.prefetch.close()
         self.save_index()
         if self._owns_conn:
             self.rows.close()  # type: ignore[attr-defined]  # a SqliteLtmRows made by open()

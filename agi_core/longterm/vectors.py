@@ -14,42 +14,80 @@ from agi_core.longterm.embedder import Embedder
 from agi_core.longterm.model import embedding_text
 from agi_core.memory.backend import LtmRows
 
-#: Texts per ``encode`` call while catching up: large enough that sentence-transformers'
-#: length sorting keeps batches dense, small enough to show progress.
+#: Most texts in one ``encode`` call: large enough that sentence-transformers' length sorting
+#: keeps batches dense, small enough to show progress.
 ENCODE_CHUNK = 2048
 READ_CHUNK = 50_000
 
 
-def missing(rows: LtmRows, model: str, after_seq: int = 0) -> list[tuple[int, str]]:
-    """``(seq, text to embed)`` of items above ``after_seq`` that have no ``model`` vector."""
-    return [(seq, embedding_text(text, speaker)) for seq, text, speaker in rows.missing_vectors(model, after_seq)]
+#: One ``encode`` call: ``(seq, text)`` of consecutive items of one tick (see :func:`batches`).
+Batch = tuple[tuple[int, str], ...]
+
+
+def missing(rows: LtmRows, model: str, after_seq: int = 0) -> list[tuple[int, int, str]]:
+    """``(seq, tick, text to embed)`` of items above ``after_seq`` that have no ``model`` vector."""
+    return [
+        (seq, tick, embedding_text(text, speaker))
+        for seq, tick, text, speaker in rows.missing_vectors(model, after_seq)
+    ]
+
+
+def batches(todo: Sequence[tuple[int, int, str]]) -> list[Batch]:
+    """``todo`` (in seq order) cut into ``encode`` calls: each run of items of one tick with
+    consecutive seqs, cut every ``ENCODE_CHUNK`` items from the start of the run.
+
+    An embedder's vector of a text may depend on the other texts of its call (ONNX MiniLM: about
+    1e-8), so the calls are a function of the items alone, never of when they are embedded: the
+    prefetch between ticks (:mod:`agi_core.longterm.prefetch`) encodes exactly these batches, and
+    an item stored between two others (or its vector) splits their run whether or not it is in
+    ``todo``.
+    """
+    out: list[Batch] = []
+    run: list[tuple[int, str]] = []
+    for i, (seq, tick, text) in enumerate(todo):
+        if run and (tick != todo[i - 1][1] or seq != todo[i - 1][0] + 1 or len(run) == ENCODE_CHUNK):
+            out.append(tuple(run))
+            run = []
+        run.append((seq, text))
+    if run:
+        out.append(tuple(run))
+    return out
 
 
 def embed_and_store(
     rows: LtmRows,
     embedder: Embedder,
-    todo: Sequence[tuple[int, str]],
+    todo: Sequence[tuple[int, int, str]],
     progress: Callable[[int], None] | None = None,
+    ready: Callable[[Batch], np.ndarray | None] | None = None,
 ) -> int:
-    """Encode ``todo`` in chunks and insert the blobs; returns how many.
+    """Encode ``todo`` in :func:`batches` and insert the blobs; returns how many.
 
-    The inserts join the caller's transaction, or take the write lock once per chunk.
+    :param ready: a batch's vectors computed ahead (:meth:`~agi_core.longterm.prefetch.Prefetch.take`),
+        or None to encode it here.
+
+    The inserts join the caller's transaction, or take the write lock once per batch.
     """
     done = 0
-    for start in range(0, len(todo), ENCODE_CHUNK):
-        chunk = todo[start : start + ENCODE_CHUNK]
-        vectors = embedder.encode([text for _, text in chunk])
-        if vectors.shape != (len(chunk), embedder.dim):
-            raise ValueError(
-                f"embedder {embedder.name!r} returned shape {vectors.shape} for {len(chunk)} texts, "
-                f"expected ({len(chunk)}, {embedder.dim})"
-            )
-        vectors = np.ascontiguousarray(vectors, dtype="<f4")
-        rows.put_vectors(embedder.name, ((seq, vectors[i].tobytes()) for i, (seq, _) in enumerate(chunk)))
-        done += len(chunk)
+    for batch in batches(todo):
+        found = ready(batch) if ready is not None else None
+        vectors = found if found is not None else encode(embedder, batch)
+        rows.put_vectors(embedder.name, ((seq, vectors[i].tobytes()) for i, (seq, _) in enumerate(batch)))
+        done += len(batch)
         if progress is not None:
-            progress(len(chunk))
+            progress(len(batch))
     return done
+
+
+def encode(embedder: Embedder, batch: Batch) -> np.ndarray:
+    """The batch's vectors as contiguous little-endian float32, their shape checked."""
+    vectors = embedder.encode([text for _, text in batch])
+    if vectors.shape != (len(batch), embedder.dim):
+        raise ValueError(
+            f"embedder {embedder.name!r} returned shape {vectors.shape} for {len(batch)} texts, "
+            f"expected ({len(batch)}, {embedder.dim})"
+        )
+    return np.ascontiguousarray(vectors, dtype="<f4")
 
 
 def read(rows: LtmRows, model: str, dim: int, after_seq: int = 0) -> Iterator[tuple[np.ndarray, np.ndarray]]:

@@ -490,8 +490,8 @@ class LtmRows(Protocol):
         """Delete items (and their vectors) of ticks after ``tick``; returns how many."""
         ...
 
-    def missing_vectors(self, model: str, after_seq: int = 0) -> list[tuple[int, str, str | None]]:
-        """``(seq, text, speaker)`` of items above ``after_seq`` without a ``model`` vector, in seq order."""
+    def missing_vectors(self, model: str, after_seq: int = 0) -> list[tuple[int, int, str, str | None]]:
+        """``(seq, tick, text, speaker)`` of items above ``after_seq`` without a ``model`` vector, in seq order."""
         ...
 
     def pending(self, model: str) -> int: ...

@@ -84,9 +84,9 @@ class SqliteLtmRows:
         return int(self.conn.execute("DELETE FROM ltm_items WHERE tick > ?", (tick,)).rowcount)
 
     # -- vectors -----------------------------------------------------------------------
-    def missing_vectors(self, model: str, after_seq: int = 0) -> list[tuple[int, str, str | None]]:
+    def missing_vectors(self, model: str, after_seq: int = 0) -> list[tuple[int, int, str, str | None]]:
         return self.conn.execute(
-            "SELECT i.seq, i.text, i.speaker FROM ltm_items i "
+            "SELECT i.seq, i.tick, i.text, i.speaker FROM ltm_items i "
             "LEFT JOIN ltm_vectors v ON v.model = ? AND v.seq = i.seq "
             "WHERE i.seq > ? AND v.seq IS NULL ORDER BY i.seq",
             (model, after_seq),

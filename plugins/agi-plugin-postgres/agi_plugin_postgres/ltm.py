@@ -87,13 +87,13 @@ class PostgresLtmRows:
         return self.store._run("DELETE FROM {s}.ltm_items WHERE tick > %s", (tick,))
 
     # -- vectors -----------------------------------------------------------------------
-    def missing_vectors(self, model: str, after_seq: int = 0) -> list[tuple[int, str, str | None]]:
+    def missing_vectors(self, model: str, after_seq: int = 0) -> list[tuple[int, int, str, str | None]]:
         rows = self.store._all(
-            "SELECT i.seq, i.text, i.speaker FROM {s}.ltm_items i LEFT JOIN {s}.ltm_vectors v "
+            "SELECT i.seq, i.tick, i.text, i.speaker FROM {s}.ltm_items i LEFT JOIN {s}.ltm_vectors v "
             "ON v.model = %s AND v.seq = i.seq WHERE i.seq > %s AND v.seq IS NULL ORDER BY i.seq",
             (model, after_seq),
         )
-        return [(int(seq), text, speaker) for seq, text, speaker in rows]
+        return [(int(seq), int(tick), text, speaker) for seq, tick, text, speaker in rows]
 
     def pending(self, model: str) -> int:
         row = self.store._one(

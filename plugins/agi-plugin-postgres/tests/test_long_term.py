@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import agi_plugin_postgres.plugin as postgres_plugin
+
+from agi_core import Kernel, Plugins
+from agi_core.hookspecs import hookimpl
+
 
 def test_long_term_memory_search_finds_the_episode_on_postgres(agent_url, agi):
     db = agent_url("ltm")
@@ -13,3 +18,43 @@ def test_long_term_memory_search_finds_the_episode_on_postgres(agent_url, agi):
     agi(db, "run", stdin="the dog park closes at nine\n")
     agi(db, "rollback", "before")  # the memories of undone ticks go with them
     assert not any("nine" in line for line in agi(db, "memory", "search", "dog park").stdout.splitlines())
+
+
+class Recaller:
+    """Recalls from long-term memory on every question, as the retrieval module does."""
+
+    name = "recaller"
+    priority = 100
+
+    def recall(self, ctx):
+        if ctx.text.endswith("?"):
+            ctx.memory.long_term(ctx.text, 3)
+
+
+class RecallPlugin:
+    @hookimpl
+    def agi_register_modules(self, register):
+        register(Recaller())
+
+
+def _vectors_after(url, prefetching):
+    """Every stored vector (by item text) after a short conversation with questions, the new memories
+    encoded between ticks (stored in a later tick's transaction, listed after the commit) or not."""
+    with Kernel.open(url, plugins=Plugins.builtins(postgres_plugin, RecallPlugin()), seed="pg") as kernel:
+        memory = kernel.long_term_memory(caught_up=False)
+        memory.prefetching = prefetching
+        for text in ("my cat is called Tom", "what is my cat called?", "I walked the dog", "it rained", "who is Tom?"):
+            kernel.tick(text)
+            memory.prefetch.wait()
+        used = memory.prefetch.used
+        memory.catch_up()
+        items = memory.items(range(1, memory.rows.max_seq() + 1))
+        blobs = memory.rows.vectors_for(memory.embedder.name, list(items))
+    return used, {items[seq].text: blob for seq, blob in blobs.items()}
+
+
+def test_new_memories_encoded_between_ticks_get_the_same_vectors_on_postgres(agent_url):
+    used, ahead = _vectors_after(agent_url("ahead"), True)
+    _, in_tick = _vectors_after(agent_url("in_tick"), False)
+    assert used > 2 and len(ahead) == 7  # 5 inputs, 2 replies that say something (as above)
+    assert ahead == in_tick
