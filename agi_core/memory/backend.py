@@ -262,7 +262,9 @@ class MessageStore(Protocol):
         """The JSON of sent messages not yet published, in tick order."""
         ...
 
-    def outbox_published(self, message_id: str) -> None: ...
+    def outbox_published(self, *message_ids: str) -> None:
+        """Mark the sent messages ``message_ids`` published (a flush's rows: one statement where it can)."""
+        ...
 
 
 @runtime_checkable

@@ -57,6 +57,7 @@ class SqliteStore(StoredText):
         self.path = Path(path)
         self.synchronous = synchronous
         self._lazy_next = False  # lazy_commit(): the next transaction commits without waiting for the disk
+        self._relaxed = False  # synchronous=NORMAL is set (since a lazy transaction; _relax)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = connect(self.path, lock_timeout_s)
@@ -83,19 +84,25 @@ class SqliteStore(StoredText):
         """BEGIN IMMEDIATE … COMMIT, rolled back entirely if anything raises.
 
         Waits up to the lock timeout for another writer, then raises :class:`DatabaseLocked`.
-        After :meth:`lazy_commit` this one transaction commits with ``synchronous=NORMAL``.
+        After :meth:`lazy_commit` this one transaction commits with ``synchronous=NORMAL`` (:meth:`_relax`).
         """
         lazy, self._lazy_next = self._lazy_next, False
-        if not lazy or self.synchronous.upper() not in ("FULL", "EXTRA"):
-            with write_transaction(self.conn, self.path):
-                yield
-            return
-        self.conn.execute("PRAGMA synchronous=NORMAL")  # not inside a transaction: SQLite refuses it there
+        self._relax(lazy and self.synchronous.upper() in ("FULL", "EXTRA"))
         try:
             with write_transaction(self.conn, self.path):
                 yield
-        finally:
-            self.conn.execute(f"PRAGMA synchronous={self.synchronous}")
+        except BaseException:
+            if not self.conn.in_transaction:
+                self._relax(False)
+            raise
+
+    def _relax(self, lazy: bool) -> None:
+        """``synchronous=NORMAL`` for a lazy transaction, the configured level otherwise. NORMAL stays set from
+        one lazy transaction to the next (a batch switches twice, not twice a tick) and is put back before a
+        transaction that is not lazy (:meth:`tick_transaction`, :meth:`write_block`) and by :meth:`sync`."""
+        if lazy != self._relaxed:
+            self.conn.execute("PRAGMA synchronous=NORMAL" if lazy else f"PRAGMA synchronous={self.synchronous}")
+            self._relaxed = lazy  # (a PRAGMA outside any transaction: SQLite refuses it inside one)
 
     def lazy_commit(self) -> None:
         """Let the next :meth:`tick_transaction` commit without waiting for the disk (WAL, ``synchronous=NORMAL``):
@@ -105,20 +112,26 @@ class SqliteStore(StoredText):
 
     def sync(self) -> None:
         """Make every commit so far durable: fsync the write-ahead log, what a ``synchronous=FULL`` commit does.
-        Without a log file everything is in the database file, synced by the checkpoint that emptied the log."""
+        Without a log file everything is in the database file, synced by the checkpoint that emptied the log.
+        Commits after this wait for the disk again (until the next :meth:`lazy_commit`)."""
         try:
             fd = os.open(f"{self.path}-wal", os.O_RDONLY)
         except FileNotFoundError:
-            return
-        try:
-            os.fsync(fd)
-        except OSError as exc:
-            raise StorageError(os_problem(exc, self.path)) from None
-        finally:
-            os.close(fd)
+            fd = None
+        if fd is not None:
+            try:
+                os.fsync(fd)
+            except OSError as exc:
+                raise StorageError(os_problem(exc, self.path)) from None
+            finally:
+                os.close(fd)
+        if not self.conn.in_transaction:
+            self._relax(False)
 
     def write_block(self) -> contextlib.AbstractContextManager[None]:
         """Inside the open transaction if there is one, else a :meth:`tick_transaction` of its own."""
+        if not self.conn.in_transaction:
+            self._relax(False)  # a transaction of its own waits for the disk
         return write_block(self.conn, self.path)
 
     @contextlib.contextmanager
@@ -319,8 +332,11 @@ class SqliteStore(StoredText):
         rows = self.conn.execute("SELECT message FROM messages_out WHERE published = 0 ORDER BY tick, rowid")
         return [row[0] for row in rows]
 
-    def outbox_published(self, message_id: str) -> None:
-        self.conn.execute("UPDATE messages_out SET published = 1 WHERE id = ?", (message_id,))
+    def outbox_published(self, *message_ids: str) -> None:
+        self.conn.execute(  # one statement for a flush's rows
+            "UPDATE messages_out SET published = 1 WHERE id IN (SELECT value FROM json_each(?))",
+            (orjson.dumps(message_ids).decode(),),
+        )
 
     # -- module state (agi_core.modules) -------------------------------------------------
     def module_state_get(self, module: str, key: str) -> Any | None:

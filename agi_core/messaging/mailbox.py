@@ -209,8 +209,7 @@ class Mailbox:
             if self._group_commit:
                 store.lazy_commit()
             with store.tick_transaction():
-                for message_id in sent:
-                    store.outbox_published(message_id)
+                store.outbox_published(*sent)
         return len(sent)
 
     def _tell_rejections(self) -> None:

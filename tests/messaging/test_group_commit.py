@@ -35,7 +35,8 @@ def _watch(kernel, *, publishes: bool = False) -> list[str]:
     """The kernel's commits (``lazy``, ``durable`` or ``mark``: marking outbox rows published), syncs, acks
     and recipient checks (a tool running), in order; with ``publishes``, the hand-overs to the broker too."""
     events: list[str] = []
-    state = {"lazy": False, "mark": False}
+    relaxed = kernel.conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL stays set after a lazy commit
+    state = {"lazy": relaxed, "mark": False}
 
     def trace(sql: str) -> None:
         if sql.startswith("PRAGMA synchronous="):
@@ -140,6 +141,26 @@ def test_a_lazy_commit_is_one_transaction_even_when_it_fails(tmp_path):
     store.close()
 
 
+def test_lazy_commits_in_a_row_keep_normal_until_a_transaction_that_is_not_lazy(tmp_path):
+    from agi_core.memory.sqlite_store import SqliteStore
+
+    store = SqliteStore(tmp_path / "lazy.db")
+    level = lambda: store.conn.execute("PRAGMA synchronous").fetchone()[0]  # noqa: E731 - 1 NORMAL, 2 FULL
+    for ends in (store.tick_transaction, store.write_block, None):  # None: a sync ends the lazy run
+        for _ in range(2):
+            store.lazy_commit()
+            with store.tick_transaction():
+                assert level() == 1
+        assert level() == 1  # still NORMAL between lazy commits (a batch switches twice, not twice a tick)
+        if ends is None:
+            store.sync()
+        else:
+            with ends():
+                assert level() == 2  # a commit that is not lazy waits for the disk
+        assert level() == 2
+    store.close()
+
+
 def _queued(kernel) -> int:
     """Messages in ``kernel``'s queue on the hub (published to it, not yet acknowledged)."""
     return _unacked(kernel)
@@ -200,5 +221,8 @@ def test_a_group_without_a_message_box_syncs_once_at_its_end(tmp_path):
     with kernel.group_commit():
         kernel.tick("my name is Ada")
         kernel.tick("what is my name?")
-    assert commits == ["PRAGMA synchronous=NORMAL", "COMMIT", "PRAGMA synchronous=FULL"] * 2 + ["sync"]
+    # NORMAL is set once for the group's lazy commits; its sync puts FULL back, so a tick after the group waits
+    assert commits == ["PRAGMA synchronous=NORMAL", "COMMIT", "COMMIT", "sync", "PRAGMA synchronous=FULL"]
+    kernel.tick("hello")
+    assert commits[5:] == ["COMMIT"] and kernel.conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
     kernel.close()

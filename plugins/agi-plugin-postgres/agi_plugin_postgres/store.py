@@ -501,8 +501,8 @@ class PostgresStore(PostgresGoals, StoredText):
         rows = self._all("SELECT message FROM {s}.messages_out WHERE NOT published ORDER BY tick, id")
         return [row[0] for row in rows]
 
-    def outbox_published(self, message_id: str) -> None:
-        self._run("UPDATE {s}.messages_out SET published = TRUE WHERE id = %s", (message_id,))
+    def outbox_published(self, *message_ids: str) -> None:
+        self._run("UPDATE {s}.messages_out SET published = TRUE WHERE id = ANY(%s)", (list(message_ids),))
 
     # -- tick timings (agi_core.memory.tick_timings) ---------------------------------------
     def tick_timing_put(self, tick: int, duration_us: int) -> None:
