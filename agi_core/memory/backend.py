@@ -256,6 +256,10 @@ class MessageStore(Protocol):
 
     def inbox_has(self, message_id: str) -> bool: ...
 
+    def inbox_known(self, message_ids: list[str]) -> set[str]:
+        """The ids of ``message_ids`` the inbox holds (a fetched batch's duplicates, in one query)."""
+        ...
+
     def outbox_add(self, message_id: str, tick: int, recipient: str, message_json: str) -> None: ...
 
     def outbox_unpublished(self) -> list[str]:

@@ -322,6 +322,11 @@ class SqliteStore(StoredText):
     def inbox_has(self, message_id: str) -> bool:
         return self.conn.execute("SELECT 1 FROM messages_in WHERE id = ?", (message_id,)).fetchone() is not None
 
+    def inbox_known(self, message_ids: list[str]) -> set[str]:
+        ids = orjson.dumps(message_ids).decode()
+        rows = self.conn.execute("SELECT id FROM messages_in WHERE id IN (SELECT value FROM json_each(?))", (ids,))
+        return {row[0] for row in rows}
+
     def outbox_add(self, message_id: str, tick: int, recipient: str, message_json: str) -> None:
         self.conn.execute(
             "INSERT INTO messages_out (id, tick, recipient, message) VALUES (?, ?, ?, ?)",

@@ -1,7 +1,8 @@
 """The kernel's message box: the sensor that turns deliveries into ticks, acks after commit, the publisher.
 
 Receiving: :meth:`Mailbox.poll` (the ``message_box`` sensor) takes the next delivery; one whose
-id the inbox holds already (its tick committed, its ack was lost) is acknowledged and skipped.
+id the inbox holds already (its tick committed, its ack was lost) is acknowledged and skipped (the
+inbox is asked once for the ids in hand; one received in between is refused by the tick's insert).
 Otherwise it becomes the tick's input (``source`` ``message:<sender>``); the tick writes the id
 to the inbox (:func:`agi_core.messaging.inbox.receive`) and :meth:`after_commit` acknowledges it.
 
@@ -63,6 +64,8 @@ class Mailbox:
         self.where = public_url(url) or "this transport"
         self.current: Delivery | None = None  # the delivery the tick under way is for
         self._ready: collections.deque[Delivery] = collections.deque()
+        self._checked: set[str] = set()  # the ids of the deliveries in hand when the inbox was last asked …
+        self._held: set[str] = set()  # … and those of them it held (received before)
         self._pending: list[Delivery] = []  # taken (their ticks committed, or duplicates), not yet acknowledged
         self._lazy = False  # the tick under way commits lazily (more of the batch is in hand)
         self._unsynced = False  # a lazy commit (or a duplicate's earlier tick) may not be on disk yet
@@ -101,11 +104,15 @@ class Mailbox:
             if not self._ready:
                 self._settle()  # the batch taken so far: durable, acknowledged, its replies published
                 self._ready.extend(self.transport.fetch(0))
+                self._checked = set()  # a new batch: its ids are asked for afresh (a redelivery of one ticked since)
                 self._tell_rejections()
                 if not self._ready:
                     return None
             delivery = self._ready.popleft()
-            if kernel.store.inbox_has(delivery.message.id):  # received before: its ack was lost
+            if delivery.message.id not in self._checked:  # the batch's ids: one query, not one a tick
+                ids = [delivery.message.id, *(waiting.message.id for waiting in self._ready)]
+                self._checked, self._held = set(ids), kernel.store.inbox_known(ids)
+            if delivery.message.id in self._held:  # received before: its ack was lost
                 self._pending.append(delivery)  # acknowledged once that tick is surely on disk
                 self._unsynced = True  # (a lazy commit of an earlier life of this agent, perhaps)
                 continue
@@ -133,6 +140,7 @@ class Mailbox:
         fault_point("message.committed")  # a kill here: the tick committed, the delivery is not acknowledged
         if delivery is not None and (record is None or record.input.source.startswith(SOURCE_PREFIX)):
             self._pending.append(delivery)
+            self._held.add(delivery.message.id)  # the inbox holds it now: a second copy in this batch is skipped
         # a durable commit makes every earlier one durable; None: another process's tick, maybe a lazy one
         self._unsynced = record is None or lazy
         if lazy and not _records_intent(record):

@@ -64,6 +64,25 @@ def test_a_redelivered_message_is_acknowledged_without_a_second_tick(tmp_path, h
     alice.close(), bob.close()
 
 
+def test_a_batch_asks_the_inbox_once_and_skips_each_message_received_before(tmp_path, hub):
+    alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
+    alice.command("send_message", {"to": "bob", "text": "1+1"})
+    old = bob.mailbox.transport.fetch(0)[0]
+    bob.mailbox._ready.append(old)
+    bob.tick()
+    for text in ("2+2", "3+3"):
+        alice.command("send_message", {"to": "bob", "text": text})
+    new = bob.mailbox.transport.fetch(0)
+    asked: list[int] = []
+    known = bob.store.inbox_known
+    bob.store.inbox_known = lambda ids: (asked.append(len(ids)), known(ids))[1]
+    bob.mailbox._ready.extend([new[0], old, new[0], old, new[1]])  # 1+1 again, twice; 2+2 twice in the batch
+    assert [bob.tick().final_output for _ in range(2)] == ["2+2 = 4", "3+3 = 6"]
+    assert asked == [5]  # one query for the batch, not one a tick
+    assert sorted(_inbox(bob)) == sorted([old.message.id, *(delivery.message.id for delivery in new)])
+    alice.close(), bob.close()
+
+
 def test_the_inbox_refuses_a_second_tick_for_one_message_id(tmp_path, hub):
     alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
     alice.command("send_message", {"to": "bob", "text": "hello"})

@@ -132,6 +132,7 @@ class KernelContract(Harness):
         assert kernel.store.rlm_rows().state_ids() == states
         # messages too: an undone tick's received id is gone, its send and publication undone
         assert (store.inbox_has("m-kept"), store.inbox_has("m-undone")) == (True, False)
+        assert store.inbox_known(["m-undone", "m-kept", "m-never"]) == {"m-kept"}
         assert store.outbox_unpublished() == ['{"id": "o-kept"}']
         assert [row[1:] for row in kernel.store.archived_rows()] == undone
         assert [info.name for info in checkpoints.list_checkpoints(kernel.store)] == ["two"]

@@ -491,6 +491,9 @@ class PostgresStore(PostgresGoals, StoredText):
     def inbox_has(self, message_id: str) -> bool:
         return self._one("SELECT 1 FROM {s}.messages_in WHERE id = %s", (message_id,)) is not None
 
+    def inbox_known(self, message_ids: list[str]) -> set[str]:
+        return {row[0] for row in self._all("SELECT id FROM {s}.messages_in WHERE id = ANY(%s)", (message_ids,))}
+
     def outbox_add(self, message_id: str, tick: int, recipient: str, message_json: str) -> None:
         self._run(
             "INSERT INTO {s}.messages_out (id, tick, recipient, message) VALUES (%s, %s, %s, %s)",
