@@ -262,8 +262,8 @@ class MessageStore(Protocol):
 
     def outbox_add(self, message_id: str, tick: int, recipient: str, message_json: str) -> None: ...
 
-    def outbox_unpublished(self) -> list[str]:
-        """The JSON of sent messages not yet published, in tick order."""
+    def outbox_unpublished(self, through_tick: int | None = None) -> list[str]:
+        """The JSON of sent messages not yet published, in tick order (only those of ticks up to ``through_tick``)."""
         ...
 
     def outbox_published(self, *message_ids: str) -> None:
@@ -283,6 +283,16 @@ class GroupCommit(Protocol):
 
     def sync(self) -> None:
         """Make every commit so far durable (what a durable commit would have done)."""
+        ...
+
+
+@runtime_checkable
+class BackgroundSync(Protocol):
+    """Optional, beside :class:`GroupCommit`: a sync that may run on another thread while the store's
+    connection goes on (the message box makes a batch durable while it ticks the next one)."""
+
+    def sync_log(self) -> None:
+        """Make every commit that returned before this call durable; safe on any thread."""
         ...
 
 

@@ -114,19 +114,26 @@ class SqliteStore(StoredText):
         """Make every commit so far durable: fsync the write-ahead log, what a ``synchronous=FULL`` commit does.
         Without a log file everything is in the database file, synced by the checkpoint that emptied the log.
         Commits after this wait for the disk again (until the next :meth:`lazy_commit`)."""
+        self._fsync_log()
+        if not self.conn.in_transaction:
+            self._relax(False)
+
+    def sync_log(self) -> None:
+        """fsync the write-ahead log: every commit that returned before is durable (a checkpoint that emptied
+        the log synced the database file first). It uses no connection, so it may run on another thread."""
+        self._fsync_log()
+
+    def _fsync_log(self) -> None:
         try:
             fd = os.open(f"{self.path}-wal", os.O_RDONLY)
         except FileNotFoundError:
-            fd = None
-        if fd is not None:
-            try:
-                os.fsync(fd)
-            except OSError as exc:
-                raise StorageError(os_problem(exc, self.path)) from None
-            finally:
-                os.close(fd)
-        if not self.conn.in_transaction:
-            self._relax(False)
+            return
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            raise StorageError(os_problem(exc, self.path)) from None
+        finally:
+            os.close(fd)
 
     def write_block(self) -> contextlib.AbstractContextManager[None]:
         """Inside the open transaction if there is one, else a :meth:`tick_transaction` of its own."""
@@ -333,8 +340,11 @@ class SqliteStore(StoredText):
             (message_id, tick, recipient, message_json),
         )
 
-    def outbox_unpublished(self) -> list[str]:
-        rows = self.conn.execute("SELECT message FROM messages_out WHERE published = 0 ORDER BY tick, rowid")
+    def outbox_unpublished(self, through_tick: int | None = None) -> list[str]:
+        rows = self.conn.execute(
+            "SELECT message FROM messages_out WHERE published = 0 AND tick <= ? ORDER BY tick, rowid",
+            (_LAST_TICK if through_tick is None else through_tick,),
+        )
         return [row[0] for row in rows]
 
     def outbox_published(self, *message_ids: str) -> None:
@@ -474,6 +484,9 @@ class SqliteStore(StoredText):
     def store_text(self, text: str) -> str:
         """``text`` (lone surrogates as U+FFFD), or its blob reference when it is large (the blob is written now)."""
         return blobs.put_text(clean_text(text), self.put_blob)
+
+
+_LAST_TICK = 2**63 - 1  # every tick (SQLite's largest integer)
 
 
 def _fact_text(fact: str) -> str:

@@ -103,6 +103,10 @@ class MemoryTransport:
                 deliveries.append(Delivery(message, seq))
             return deliveries
 
+    def ready(self) -> bool:
+        with self.hub.lock:
+            return any(entry[3] == "ready" for entry in self.hub.queues.get(self.agent, {}).values())
+
     @staticmethod
     def _ready(queue: dict[int, list[Any]]) -> list[list[Any]]:
         return list(itertools.islice((entry for entry in queue.values() if entry[3] == "ready"), FETCH_BATCH))

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import collections
 import sys
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import orjson
@@ -35,7 +35,7 @@ import orjson
 from agi_core.errors import ToolError, ValidationError
 from agi_core.faults import fault_point
 from agi_core.inputs import normalize
-from agi_core.memory.backend import GroupCommit
+from agi_core.memory.backend import BackgroundSync, GroupCommit
 from agi_core.messaging.address import check_name, ensure_named
 from agi_core.messaging.envelope import from_data
 from agi_core.messaging.inbox import SOURCE_PREFIX
@@ -74,6 +74,10 @@ class Mailbox:
         self.publish_failure: str | None = None
         self._known: set[str] = set()  # recipients the transport has confirmed
         self._group_commit = isinstance(kernel.store, GroupCommit)  # (a runtime Protocol check is slow: once)
+        # a batch's sync on another thread while the next batch is ticked: (its future, its deliveries, last tick)
+        self._overlaps = self._group_commit and isinstance(kernel.store, BackgroundSync)
+        self._syncing: tuple[Future[None], list[Delivery], int] | None = None
+        self._syncer: ThreadPoolExecutor | None = None
 
     @classmethod
     def open(cls, kernel: Any, url: str) -> Mailbox:
@@ -102,11 +106,13 @@ class Mailbox:
         """The sensor: the next new message as an input, or None."""
         while True:
             if not self._ready:
-                self._settle()  # the batch taken so far: durable, acknowledged, its replies published
+                if not self._overlap():  # the next batch is not in hand:
+                    self._settle()  # the batch taken so far: durable, acknowledged, its replies published
                 self._ready.extend(self.transport.fetch(0))
                 self._checked = set()  # a new batch: its ids are asked for afresh (a redelivery of one ticked since)
                 self._tell_rejections()
                 if not self._ready:
+                    self._settle()
                     return None
             delivery = self._ready.popleft()
             if delivery.message.id not in self._checked:  # the batch's ids: one query, not one a tick
@@ -117,8 +123,11 @@ class Mailbox:
                 self._unsynced = True  # (a lazy commit of an earlier life of this agent, perhaps)
                 continue
             self.current = delivery
-            # more of the batch follows (or the kernel groups its ticks): this tick need not wait for the disk
-            self._lazy = self._group_commit and (bool(self._ready) or kernel.grouped)
+            # more of the batch follows, or the next batch is in hand (its durable point then covers this
+            # tick), or the kernel groups its ticks: this tick need not wait for the disk
+            self._lazy = self._group_commit and (
+                bool(self._ready) or kernel.grouped or (self._overlaps and self.transport.ready())
+            )
             if self._lazy:
                 kernel.store.lazy_commit()
             message = delivery.message
@@ -156,22 +165,53 @@ class Mailbox:
     def _settle(self) -> None:
         """Make the ticks taken so far durable (a sync when the last commit was lazy), acknowledge their
         deliveries, publish the outbox."""
+        pending = self._synced()
         if self._unsynced and self._group_commit:
             self.kernel.store.sync()
         self._unsynced = False
-        pending, self._pending = self._pending, []
+        pending += self._pending
+        self._pending = []
         if pending:
             self.transport.ack_all(pending)
         self.flush()
 
-    def flush(self, *, leave_in_flight: bool = True) -> int:
+    def _overlap(self) -> bool:
+        """At the end of a lazily committed batch with the next one in hand: start its durable point (a sync of
+        the log on another thread) and go on to the next batch at once. The batch before, whose sync has
+        returned by now, is acknowledged and its replies published (rows of ticks up to its last only).
+        False (nothing done) when the next batch is not in hand or nothing waits for the disk."""
+        if not (self._overlaps and self._unsynced and self.transport.ready()):
+            return False
+        through = self._syncing[2] if self._syncing is not None else None
+        synced = self._synced()
+        if synced:
+            self.transport.ack_all(synced)
+        if through is not None:
+            self.flush(through_tick=through)
+        if self._syncer is None:
+            self._syncer = ThreadPoolExecutor(1, thread_name_prefix="agi-sync")
+        pending, self._pending = self._pending, []
+        self._syncing = (self._syncer.submit(self.kernel.store.sync_log), pending, self.kernel.tick_count)
+        return True
+
+    def _synced(self) -> list[Delivery]:
+        """The deliveries of the batch being synced on another thread, once its sync has returned (waits);
+        a failed sync raises, and they are not acknowledged (they come again; the inbox knows them)."""
+        syncing, self._syncing = self._syncing, None
+        if syncing is None:
+            return []
+        syncing[0].result()
+        return syncing[1]
+
+    def flush(self, *, leave_in_flight: bool = True, through_tick: int | None = None) -> int:
         """Publish the committed outbox rows not yet published, once durable, in order; the count confirmed.
+        ``through_tick``: only the rows of ticks up to it (those a sync covered; later ones may not be durable).
 
         The rows go to the transport in one hand-over and stay in flight (``leave_in_flight``): a later
         flush marks those the broker has confirmed by then and publishes the new rows behind them on the
         same connection without waiting (:meth:`close` waits for all), so the ticks overlap the round trips.
         After a failure (the broker away) this flush publishes nothing more; a later one sends the rows again."""
-        if self._unsynced:
+        if self._unsynced and through_tick is None:
             return 0  # rows of a lazy commit: published after the batch's durable point
         sent: list[str] = []
         flying, failed = [], False
@@ -184,7 +224,7 @@ class Mailbox:
         if failed:  # the broker is away: the next flush (a poll's, the next tick's) tries again
             return self._mark(sent)
         busy = set(sent).union(*(ids for ids, _ in flying))
-        rows = [from_data(orjson.loads(text)) for text in self.kernel.store.outbox_unpublished()]
+        rows = [from_data(orjson.loads(text)) for text in self.kernel.store.outbox_unpublished(through_tick)]
         rows = [message for message in rows if message.id not in busy]
         if rows:
             confirmation = self.transport.publish_async(rows)
@@ -231,6 +271,8 @@ class Mailbox:
             self._settle()
             self.flush(leave_in_flight=False)
         finally:
+            if self._syncer is not None:
+                self._syncer.shutdown()
             self.transport.close()
 
 

@@ -51,6 +51,9 @@ class Transport(Protocol):
     def fetch(self, timeout_s: float) -> list[Delivery]:
         """The next messages for this agent (waiting at most ``timeout_s``); empty when none."""
 
+    def ready(self) -> bool:
+        """True when the next :meth:`fetch` returns messages at once (a batch already in hand); never waits."""
+
     def ack(self, delivery: Delivery) -> None:
         """Acknowledge ``delivery``: it is never delivered again."""
 

@@ -51,6 +51,8 @@ def _watch(kernel, *, publishes: bool = False) -> list[str]:
     store, transport = kernel.store, kernel.mailbox.transport
     sync, ack_all, agents = store.sync, transport.ack_all, transport.agents
     store.sync = lambda: (events.append("sync"), sync())[1]
+    sync_log = store.sync_log  # a batch's sync on another thread, beside the next batch's ticks: logged once done
+    store.sync_log = lambda: (sync_log(), events.append("background sync"))[0]
     transport.ack_all = lambda deliveries: (events.append(f"ack {len(deliveries)}"), ack_all(deliveries))[1]
     transport.agents = lambda: (events.append("tool"), agents())[1]
     if publishes:
@@ -89,6 +91,27 @@ def test_a_batch_commits_lazily_but_its_last_tick_then_acknowledges_and_answers_
     assert bob.tick().final_output == "2+1 = 3"
     assert events == ["lazy", "lazy", "durable", "ack 3", "mark"] and _unacked(bob) == 0
     assert [alice.tick().input.raw for _ in range(3)] == ["0+1 = 1", "1+1 = 2", "2+1 = 3"]
+    alice.close(), bob.close()
+
+
+def test_a_batch_with_the_next_in_hand_is_synced_beside_the_next_and_answered_after_its_sync(tmp_path, hub):
+    """40 messages: batches of 16, 16 and 8. A batch whose next one is in hand ends lazily and is synced on
+    another thread while the next is ticked; it is acknowledged and answered at the next batch's end (only
+    its own replies: the next batch's rows are not durable yet); the last batch ends with a durable tick."""
+    alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
+    for n in range(40):
+        alice.command("send_message", {"to": "bob", "text": f"{n}+1"})
+    events = _watch(bob, publishes=True)
+    assert [bob.tick().final_output for _ in range(40)] == [f"{n}+1 = {n + 1}" for n in range(40)]
+    commits = [event for event in events if event in ("lazy", "durable")]
+    assert commits == ["lazy"] * 39 + ["durable"]
+    handed = [event for event in events if event.startswith(("ack", "publish"))]
+    assert handed == ["ack 16", "publish 16", "ack 24", "publish 24"]  # batch 1, then batches 2 and 3
+    assert events.count("background sync") == 2  # batches 1 and 2
+    assert events.index("background sync") < events.index("ack 16")  # batch 1 synced before it is acknowledged
+    assert events.index("ack 16") > 16 + 16  # … at the end of batch 2 (after its 16 ticks)
+    assert [alice.tick().input.raw for _ in range(40)] == [f"{n}+1 = {n + 1}" for n in range(40)]
+    assert _unacked(bob) == 0
     alice.close(), bob.close()
 
 

@@ -134,6 +134,10 @@ class KernelContract(Harness):
         assert (store.inbox_has("m-kept"), store.inbox_has("m-undone")) == (True, False)
         assert store.inbox_known(["m-undone", "m-kept", "m-never"]) == {"m-kept"}
         assert store.outbox_unpublished() == ['{"id": "o-kept"}']
+        assert (store.outbox_unpublished(through_tick=1), store.outbox_unpublished(through_tick=0)) == (
+            ['{"id": "o-kept"}'],
+            [],
+        )
         assert [row[1:] for row in kernel.store.archived_rows()] == undone
         assert [info.name for info in checkpoints.list_checkpoints(kernel.store)] == ["two"]
         assert tick(kernel, "remember green").tick == 3

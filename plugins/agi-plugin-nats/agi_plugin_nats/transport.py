@@ -230,6 +230,13 @@ class NatsTransport:
             deliveries.append(Delivery(message, msg))
         return deliveries
 
+    def ready(self) -> bool:
+        """True when the prefetched batch has come with messages (the next :meth:`fetch` returns it at once)."""
+        pulling = self._prefetch
+        if pulling is None or not pulling.done() or pulling.cancelled() or pulling.exception() is not None:
+            return False
+        return bool(pulling.result())
+
     async def _fetch(self, timeout_s: float) -> list[Any]:
         try:
             msgs = list(await self._sub.fetch(batch=self.batch, timeout=timeout_s))

@@ -500,8 +500,12 @@ class PostgresStore(PostgresGoals, StoredText):
             (message_id, tick, recipient, message_json),
         )
 
-    def outbox_unpublished(self) -> list[str]:
-        rows = self._all("SELECT message FROM {s}.messages_out WHERE NOT published ORDER BY tick, id")
+    def outbox_unpublished(self, through_tick: int | None = None) -> list[str]:
+        rows = self._all(
+            "SELECT message FROM {s}.messages_out WHERE NOT published AND (%s::bigint IS NULL OR tick <= %s) "
+            "ORDER BY tick, id",
+            (through_tick, through_tick),
+        )
         return [row[0] for row in rows]
 
     def outbox_published(self, *message_ids: str) -> None:
