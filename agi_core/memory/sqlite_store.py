@@ -120,8 +120,10 @@ class SqliteStore(StoredText):
 
     def sync_log(self) -> None:
         """fsync the write-ahead log: every commit that returned before is durable (a checkpoint that emptied
-        the log synced the database file first). It uses no connection, so it may run on another thread."""
-        self._fsync_log()
+        the log synced the database file first). It uses no connection, so it may run on another thread.
+        With ``synchronous`` below FULL no commit waits for the disk, so this does not either."""
+        if self.synchronous.upper() in ("FULL", "EXTRA"):
+            self._fsync_log()
 
     def _fsync_log(self) -> None:
         try:

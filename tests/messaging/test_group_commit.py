@@ -184,6 +184,24 @@ def test_lazy_commits_in_a_row_keep_normal_until_a_transaction_that_is_not_lazy(
     store.close()
 
 
+def test_a_background_sync_waits_for_the_disk_only_where_commits_do(tmp_path, monkeypatch):
+    import os
+
+    from agi_core.memory import sqlite_store
+
+    synced: list[int] = []
+    fsync = os.fsync
+    monkeypatch.setattr(sqlite_store.os, "fsync", lambda fd: (synced.append(fd), fsync(fd))[1])  # counted, real
+    for level, fsyncs in (("FULL", 1), ("NORMAL", 0), ("OFF", 0)):
+        store = sqlite_store.SqliteStore(tmp_path / f"{level}.db", synchronous=level)
+        with store.tick_transaction():
+            store.meta_set("k", "v")
+        synced.clear()
+        store.sync_log()
+        assert len(synced) == fsyncs, level
+        store.close()
+
+
 def _queued(kernel) -> int:
     """Messages in ``kernel``'s queue on the hub (published to it, not yet acknowledged)."""
     return _unacked(kernel)
