@@ -14,7 +14,11 @@ published. A crash of the process keeps lazy commits (a redelivery finds their i
 loss can lose the batch's ticks, but then none of them was acknowledged or answered: the
 messages come again. A tick that recorded a write/external intent is made durable before
 its tool runs. ``Kernel.group_commit`` makes every tick inside it lazy the same way (a host's
-list of inputs), with its durable point (:meth:`settle`) where the block ends.
+list of inputs), with its durable point (:meth:`settle`) where the block ends. When the next
+batch is already in hand (:meth:`Transport.ready`) and the store can sync on another thread
+(:class:`~agi_core.memory.backend.BackgroundSync`), the last tick is lazy too and the batch's
+durable point runs beside the next batch's ticks (:meth:`_overlap`); it is acknowledged and
+answered once that sync has returned.
 
 Sending: a tick writes outbox rows (:mod:`agi_core.messaging.outbox`); :meth:`flush` publishes
 the durable, unpublished ones with their id as the duplicate key (all in one hand-over, left in
