@@ -22,7 +22,8 @@ Two agents (two kernels on SQLite files, ``synchronous=FULL``) in one process:
 Each throughput run also prints messages/s of each 1,000-message stretch (alice's sends, then
 bob's ticks): flat when the cost per message does not grow with the history.
 
-The baseline of each transport, measured in the same run, is the transport without agents: the
+The baseline of each transport, measured in the same run before and after the agents (the two runs
+taken as one, so a change of the machine's load falls on both sides), is the transport without agents: the
 raw hub of memory:// (publish, fetch, ack), and raw nats-py on JetStream (publish awaiting the
 stream's ack, a durable pull consumer, explicit acks), in the same shapes. The ratio is agent /
 raw (messages/s) and raw / agent (latency), so 1.0 is "as fast as the transport alone".
@@ -369,6 +370,19 @@ async def _raw_nats(server: str, args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def around(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """The raw baseline measured before and after the agents, as one: messages/s over both runs, p50s
+    averaged, the worse p99 (a change of the machine's load during the agents' runs falls on both sides)."""
+    merged = {**before}
+    merged["messages_per_s"] = (before["messages"] + after["messages"]) / (before["seconds"] + after["seconds"])
+    merged["p50_ms"] = (before["p50_ms"] + after["p50_ms"]) / 2
+    merged["p99_ms"] = max(before["p99_ms"], after["p99_ms"])
+    if "grouped_messages_per_s" in before:
+        merged["grouped_messages_per_s"] = (before["grouped_messages_per_s"] + after["grouped_messages_per_s"]) / 2
+    merged["before_after_messages_per_s"] = [before["messages_per_s"], after["messages_per_s"]]
+    return merged
+
+
 def start_nats(folder: Path) -> dict[str, str]:
     done = subprocess.run(
         [str(ROOT / "scripts" / "start_nats.sh"), str(folder)], capture_output=True, text=True, check=True, timeout=300
@@ -383,6 +397,7 @@ def measure(transport: str, args: argparse.Namespace) -> dict[str, Any]:
         agents = run_agents(f"memory://bench-{uuid.uuid4().hex[:8]}", Plugins.builtins(), args, None)
         # the floor: the same agents with no fsync at all (synchronous=OFF): the ticks' own cost
         unsynced = run_agents(f"memory://bench-{uuid.uuid4().hex[:8]}", Plugins.builtins(), args, None, "OFF")
+        raw = around(raw, raw_memory(args))
         return {"transport": transport, "raw": raw, "agents": agents, "agents_no_fsync": unsynced}
     import agi_plugin_nats.plugin as nats_plugin
 
@@ -411,6 +426,7 @@ def measure(transport: str, args: argparse.Namespace) -> dict[str, Any]:
                     args.kill_bob,
                     restart if args.restart else None,
                 )
+            raw = around(raw, asyncio.run(_raw_nats(server["URL"], args)))
         finally:
             subprocess.run([server["STOP"]], check=False, timeout=60)
     row = {
@@ -481,6 +497,8 @@ def main() -> int:
                 f"{'':<10}{'ratio':<8}{row['throughput_ratio']:>9.3f}{row['round_trip_ratio']:>11.3f}"
                 + ("   (broker restarted half-way)" if row.get("broker_restarted") else "")
             )
+            before, after = row["raw"]["before_after_messages_per_s"]
+            print(f"{'':<10}{'':<8}{'':>9}  (raw: {before:.0f} msg/s before the agents, {after:.0f} after)")
             if "grouped_messages_per_s" in row["raw"]:
                 print(
                     f"{'':<10}{'raw G':<8}{row['raw']['grouped_messages_per_s']:>9.0f}{'':>22}  "
