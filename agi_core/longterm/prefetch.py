@@ -14,14 +14,51 @@ within :attr:`Prefetch.wait_s` is encoded by the caller, as without the prefetch
 from __future__ import annotations
 
 import os
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+import queue
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, wait
 from concurrent.futures import TimeoutError as NotDone
+from typing import Any
 
 import numpy as np
 
 from agi_core.longterm import vectors
 from agi_core.longterm.embedder import Embedder
 from agi_core.longterm.vectors import Batch
+
+
+class _Encoder:
+    """One daemon thread running the encodes handed to it, in order. Not a ``ThreadPoolExecutor``:
+    Python joins its threads at exit, so an embedder that never returns (a plugin's remote call)
+    would keep the process from exiting; a daemon thread is left behind instead."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple[Any, ...]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._thread = threading.Thread(target=self._run, name="agi-ltm-prefetch", daemon=True)
+        self._thread.start()
+
+    def submit(self, function: Callable[..., Any], *args: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        self._jobs.put((future, function, args))
+        return future
+
+    def _run(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            future, function, args = job
+            if future.set_running_or_notify_cancel():  # a cancelled one is skipped
+                try:
+                    future.set_result(function(*args))
+                except BaseException as exc:  # noqa: BLE001 - handed to whoever takes the batch
+                    future.set_exception(exc)
+
+    def shutdown(self, *, wait: bool) -> None:
+        """Stop after the encode under way (``wait``: return once it has)."""
+        self._jobs.put(None)
+        if wait:
+            self._thread.join()
 
 
 class Prefetch:
@@ -38,7 +75,7 @@ class Prefetch:
     wait_s = 60.0
 
     def __init__(self) -> None:
-        self._pool: ThreadPoolExecutor | None = None
+        self._pool: _Encoder | None = None
         self._pid = os.getpid()
         self._handed: dict[Batch, Future[np.ndarray]] = {}
         self._closed: set[Batch] = set()
@@ -58,9 +95,9 @@ class Prefetch:
             self._pid, self._pool, self._handed, self._closed = os.getpid(), None, {}, set()
             self.mark, self._late = (0, None), None
 
-    def _executor(self) -> ThreadPoolExecutor:
+    def _executor(self) -> _Encoder:
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agi-ltm-prefetch")
+            self._pool = _Encoder()
         return self._pool
 
     def hand(self, embedder: Embedder, listed: list[Batch]) -> None:
@@ -79,7 +116,7 @@ class Prefetch:
             if batch not in self._handed:
                 try:
                     self._handed[batch] = self._executor().submit(vectors.encode, embedder, batch)
-                except RuntimeError:  # the interpreter is shutting down: the catch-up encodes it
+                except RuntimeError:  # the interpreter is shutting down (no new thread): the catch-up encodes it
                     return
             if i < len(listed) - 1:
                 self._closed.add(batch)
@@ -135,7 +172,7 @@ class Prefetch:
         """:meth:`clear`, then stop the thread (after the encode it is running, unless a catch-up gave up on it)."""
         self.clear()
         if self._pool is not None:
-            self._pool.shutdown(wait=self._late is None or self._late.done(), cancel_futures=True)
+            self._pool.shutdown(wait=self._late is None or self._late.done())  # what was queued is cancelled
             self._pool = None
 
     def __len__(self) -> int:

@@ -224,7 +224,7 @@ def test_a_hung_background_encode_costs_the_ticks_one_wait(tmp_path, _minilm_loa
             for text in ["what do you know?", *BEFORE, *AFTER]:
                 kernel.tick(text)
         finally:
-            release.set()  # else the process could not exit: Python joins the thread at exit
+            release.set()  # the thread goes on with the batches queued behind the hung one
         assert memory.prefetch.timeouts == 1 and memory.prefetch.used == 0
         memory.catch_up()
         assert memory.pending() == 0
@@ -282,3 +282,29 @@ def test_a_forked_child_encodes_ahead_on_a_thread_of_its_own(embedder):
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
     assert prefetch.take(batch) is not None  # the parent's batch is still its own
+
+
+def test_a_hung_background_encode_does_not_keep_the_process_from_exiting():
+    """An embedder that never returns (a plugin's remote call, say; the class below fakes that hang) leaves
+    the prefetch's thread behind at exit instead of holding the process: the thread is a daemon."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import threading
+        from agi_core.longterm.prefetch import Prefetch
+
+        class Hung:
+            name, dim = "hung", 3
+
+            def encode(self, texts):
+                threading.Event().wait()
+
+        Prefetch().hand(Hung(), [((1, "a"),)])
+        print("handed", flush=True)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout.strip()) == (0, "handed"), done.stderr
