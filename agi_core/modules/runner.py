@@ -132,12 +132,9 @@ class ModuleTick:
         done = yield PhaseTurn(self, (phase,), state, proposals or [], outcome or {})
         return done[phase]  # type: ignore[no-any-return]
 
-    def revise(self, state: TickState, decision: Decision, proposals: list[Proposals]) -> Decision:
-        """``revise`` of every module that has it, in order, each seeing the draft as the ones before left it."""
-        return drive(self.revise_steps(state, decision, proposals))
-
     def revise_steps(self, state: TickState, decision: Decision, proposals: list[Proposals]) -> Steps[Decision]:
-        """:meth:`revise` as steps (:func:`drive` runs them)."""
+        """``revise`` of every module that has it, in order, each seeing the draft as the ones before left it
+        (steps: :func:`drive` runs them)."""
         self.draft = draft_of(decision)
         yield PhaseTurn(self, ("revise",), state, proposals, {})
         return apply_draft(decision, self.draft)
@@ -168,7 +165,7 @@ class ModuleTick:
             return self._owned(call)
         function = self._owned(call)
 
-        limit = 0 if call.module.inline else call.timeout_s  # as run_phases awaits an async phase
+        limit = 0 if call.module.inline else call.timeout_s  # as run_due awaits an async phase
 
         def traced(ctx: ModuleContext) -> Any:
             attributes: dict[str, tracing.Value] = {
@@ -181,29 +178,11 @@ class ModuleTick:
 
         return tracing.carry(traced)
 
-    def before_reasoning(self, state: TickState) -> list[Proposals]:
-        """``perceive``, ``recall`` then ``deliberate`` of every module; the deliberations' proposals."""
-        return drive(self.before_reasoning_steps(state))
-
     def before_reasoning_steps(self, state: TickState) -> Steps[list[Proposals]]:
-        """:meth:`before_reasoning` as steps (:func:`drive` runs them)."""
+        """``perceive``, ``recall`` then ``deliberate`` of every module; the deliberations' proposals (steps:
+        :func:`drive` runs them)."""
         done = yield PhaseTurn(self, ("perceive", "recall", "deliberate"), state, [], {})
         return [value for _module, value in done["deliberate"]]
-
-    def run_phases(
-        self,
-        phases: tuple[str, ...],
-        state: TickState,
-        *,
-        proposals: list[Proposals] | None = None,
-        outcome: Mapping[str, Any] | None = None,
-    ) -> dict[str, list[tuple[LoadedModule, Any]]]:
-        """Each phase of every module that has it, phase after phase; ``{phase: [(module, output)]}``.
-
-        Consecutive calls of modules that are not ``inline`` run in one hand-off to a worker,
-        each under its own timeout; after a timeout the rest go on in a fresh worker.
-        """
-        return PhaseTurn(self, phases, state, proposals or [], outcome or {}).run()
 
     def due(
         self, phases: tuple[str, ...], state: TickState, proposals: list[Proposals], outcome: Mapping[str, Any]
