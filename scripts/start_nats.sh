@@ -41,8 +41,12 @@ port="$(cat "$folder/port")"
 cat >"$folder/stop.sh" <<STOP
 #!/usr/bin/env bash
 # Stops the server started by start_nats.sh in $folder (SIGKILL) and removes the folder; --keep keeps it.
-[ -f "$folder/pid" ] && kill -9 "\$(cat "$folder/pid")" 2>/dev/null
-for _ in \$(seq 1 50); do [ -f "$folder/pid" ] && kill -0 "\$(cat "$folder/pid")" 2>/dev/null || break; sleep 0.1; done
+# Waits until the process has exited. An exited one that its parent (PID 1 here) has not reaped yet is a
+# zombie: its port and files are already released, so it counts as gone (some inits reap only every second).
+alive() { [ -f "$folder/pid" ] && [ -r "/proc/\$1/stat" ] && [ "\$(cut -d' ' -f3 "/proc/\$1/stat" 2>/dev/null)" != Z ]; }
+pid="\$(cat "$folder/pid" 2>/dev/null || true)"
+[ -n "\$pid" ] && kill -9 "\$pid" 2>/dev/null
+for _ in \$(seq 1 500); do [ -n "\$pid" ] && alive "\$pid" || break; sleep 0.01; done
 rm -f "$folder/pid"
 [ "\${1:-}" = "--keep" ] || rm -rf "$folder"
 STOP
