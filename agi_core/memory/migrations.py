@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import sqlite_utils
+if TYPE_CHECKING:  # imported when a step runs: sqlite-utils brings numpy (about 0.1 s), and most opens migrate nothing
+    import sqlite_utils
 
-Step = Callable[[sqlite_utils.Database], None]
+Step = Callable[["sqlite_utils.Database"], None]
 
 
 def m001_core_tables(db: sqlite_utils.Database) -> None:
@@ -209,6 +211,8 @@ def migrate(conn: sqlite3.Connection, *, commit: bool = True) -> list[str]:
 
 
 def _apply(conn: sqlite3.Connection) -> list[str]:
+    import sqlite_utils
+
     db = sqlite_utils.Database(conn)
     conn.execute("CREATE TABLE IF NOT EXISTS _agi_migrations (step INTEGER PRIMARY KEY, name TEXT NOT NULL)")
     done = set(applied(conn))  # re-read under the write lock: another process may have migrated meanwhile
