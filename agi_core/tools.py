@@ -75,14 +75,16 @@ class Tool:
 
 def validate_tool(name: str, obj: Any) -> Tool:
     """Registration check: a :class:`Tool` whose definition matches its schema."""
-    from agi_core.schemas import validate  # here: jsonschema and cattrs load when a kernel opens, not for --help
+    from agi_core.schemas import is_valid, validate  # here: they load when a kernel opens, not for --help
     from agi_core.serialization import to_data
 
     if not isinstance(obj, Tool):
         raise ToolError(
             f"tool {name!r} is a {type(obj).__name__}, not agi_core.Tool; wrap it with Tool(definition, run)"
         )
-    validate("tool_definition", to_data(obj.definition), what=f"tool definition {name!r}")
+    definition = to_data(obj.definition)
+    if not is_valid("tool_definition", definition):  # jsonschema-rs; Python jsonschema only to name the problem
+        validate("tool_definition", definition, what=f"tool definition {name!r}")
     if obj.name != name:
         raise ToolError(f"tool registered as {name!r} but its definition says {obj.name!r}; make them equal")
     from agi_core.effects.params import check_declared_types

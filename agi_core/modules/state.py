@@ -11,9 +11,8 @@ from __future__ import annotations
 import copy
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import orjson
 
 from agi_core.errors import ValidationError
@@ -21,6 +20,9 @@ from agi_core.inputs import clean_text
 from agi_core.memory.backend import ModuleStateStore
 from agi_core.modules.delta import DELTA_MIN_CHARS, delta
 from agi_core.serialization import dumps
+
+if TYPE_CHECKING:
+    import jsonschema
 
 MAX_KEY_CHARS = 200
 
@@ -44,6 +46,8 @@ class KeyValidator:
 
     def best_error(self, instance: Any) -> jsonschema.ValidationError | None:
         """The error Python jsonschema names first for ``instance`` (None if it finds none)."""
+        import jsonschema
+
         return jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(self.schema).iter_errors(instance))
 
 

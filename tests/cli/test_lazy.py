@@ -106,15 +106,15 @@ def test_completion_imports_nothing_heavy() -> None:
 
 
 def test_a_tick_on_an_up_to_date_database_imports_neither_sqlite_utils_nor_numpy(tmp_path) -> None:
-    """sqlite-utils (and the numpy it brings, about 0.1 s a start) is for the schema's steps: an agent started
-    again on its database (agi run --follow after a kill, every agi command) migrates nothing."""
+    """sqlite-utils (and the numpy it brings, about 0.1 s a start) is for the schema's steps, Python jsonschema
+    (about 35 ms) for naming what jsonschema-rs refused or for a module's state schema: an agent started again
+    on its database (agi run --follow after a kill, every agi command) migrates nothing."""
     db = str(tmp_path / "a.db")
-    assert "sqlite_utils" in imported_by(
-        "--db", db, "init", "--name", "alice", heavy=("sqlite_utils",)
-    )  # a new database: built
-    assert (
-        imported_by("--db", db, "memory", "put", "user/person/self/name", "Ada", heavy=("sqlite_utils", "numpy")) == []
-    )
+    built = imported_by("--db", db, "init", "--name", "alice", heavy=("sqlite_utils",))
+    assert "sqlite_utils" in built  # a new database: its schema is built
+    put = ("--db", db, "memory", "put", "user/person/self/name", "Ada")
+    assert imported_by(*put, heavy=("sqlite_utils", "numpy")) == []  # the installed plugins loaded
+    assert imported_by(*put, heavy=("sqlite_utils", "numpy", "jsonschema"), AGI_LOAD_PLUGINS="") == []
 
 
 def test_a_command_is_imported_when_it_runs() -> None:
