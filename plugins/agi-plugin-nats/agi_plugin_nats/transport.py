@@ -103,6 +103,7 @@ class NatsTransport:
         self._prefetch: concurrent.futures.Future[list[Any]] | None = None  # the next batch, being fetched
         self._held: dict[int, tuple[float, Any]] = {}  # fetched, not yet acknowledged: (when, message) by id
         self._held_lock = threading.Lock()
+        self._lost = asyncio.Event()  # set while the connection is down: a confirmation the old server owed never comes
         try:
             self._call(self._connect(), CONNECT_TIMEOUT_S * 3)
         except BaseException:
@@ -120,6 +121,8 @@ class NatsTransport:
                 max_reconnect_attempts=-1,
                 reconnect_time_wait=0.2,
                 allow_reconnect=True,
+                disconnected_cb=self._disconnected,
+                reconnected_cb=self._reconnected,
                 error_cb=_quiet,  # a lost broker shows as a failed publish or an empty fetch, not a traceback
             )
         except Exception as exc:  # noqa: BLE001 - nats-py raises OSError, asyncio and its own errors
@@ -143,6 +146,26 @@ class NatsTransport:
             consumer.filter_subject, durable=consumer.durable_name, stream=self.stream, config=consumer
         )
         self._keeping = asyncio.get_running_loop().create_task(self._keep_in_progress())
+
+    async def _disconnected(self) -> None:
+        self._lost.set()
+
+    async def _reconnected(self) -> None:
+        self._lost.clear()
+
+    async def _until_lost(self, waits: list[asyncio.Future[Any]]) -> None:
+        """Wait for all of ``waits`` (at most :data:`CONNECT_TIMEOUT_S`), or until the connection drops: the answer
+        to a publish or an ack the server had not answered when it went away never comes (a broker restart cost
+        every wait its whole timeout, 5 s of stopped ticks). What is left unanswered counts as not done."""
+        if not waits:
+            return
+        every = asyncio.ensure_future(asyncio.wait(waits, timeout=CONNECT_TIMEOUT_S))  # leaves ``waits`` as they are
+        lost = asyncio.ensure_future(self._lost.wait())
+        try:
+            await asyncio.wait([every, lost], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            every.cancel()
+            lost.cancel()
 
     def subject(self, recipient: str) -> str:
         return f"{self.prefix}.to.{recipient}.from.{self.agent}"
@@ -176,15 +199,18 @@ class NatsTransport:
             except Exception as exc:  # noqa: BLE001 - broker down: the outbox rows stay, published later
                 acks.append(_failed(exc))
                 break
-        if acks:
-            await asyncio.wait(acks, timeout=CONNECT_TIMEOUT_S)  # futures, not a task each
+        await self._until_lost(acks)
         for count, ((subject, _, _), ack) in enumerate(zip(items, acks, strict=False)):
             if not ack.done():
                 ack.cancel()  # no answer in time: counted as not held (published again, dropped by id)
             if ack.cancelled() or ack.exception() is not None:
                 for rest in acks[count:]:
                     rest.cancel()
-                error = "TimeoutError" if ack.cancelled() else ack.exception().__class__.__name__
+                error = (
+                    "no answer: the connection dropped, or none in time"
+                    if ack.cancelled()
+                    else ack.exception().__class__.__name__
+                )
                 failure = f"publishing to {subject} on {self.server} failed ({error})"
                 return Published(count, StorageError(failure))
         return Published(len(items), refused)
@@ -288,8 +314,7 @@ class NatsTransport:
             with contextlib.suppress(Exception):  # unconfirmed: it comes again and the inbox finds its id
                 acking.result(CONNECT_TIMEOUT_S + 5)
 
-    @staticmethod
-    async def _ack_all(msgs: list[Any]) -> None:
+    async def _ack_all(self, msgs: list[Any]) -> None:
         """Acknowledge ``msgs`` in order on the one connection, the last with a confirmation: the server
         handles a connection's acks in order, so its confirmation covers those before it."""
         if not msgs:
@@ -297,7 +322,12 @@ class NatsTransport:
         with contextlib.suppress(Exception):  # unconfirmed: it comes again and the inbox finds its id
             for msg in msgs[:-1]:
                 await msg.ack()
-            await msgs[-1].ack_sync(timeout=CONNECT_TIMEOUT_S)
+            confirming = asyncio.ensure_future(msgs[-1].ack_sync(timeout=CONNECT_TIMEOUT_S))
+            await self._until_lost([confirming])
+            if not confirming.done():
+                confirming.cancel()
+            elif not confirming.cancelled():
+                confirming.exception()  # retrieved: a failed confirmation is not logged as unhandled
 
     def agents(self) -> list[str] | None:
         """The agents with a durable consumer on this deployment's stream; None when the server does not answer."""

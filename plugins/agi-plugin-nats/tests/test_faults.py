@@ -14,6 +14,7 @@ import dataclasses
 import importlib.util
 import os
 import shutil
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -335,6 +336,46 @@ def partition(request, tmp_path, nats_url):  # nats_url: installs nats-server (s
         yield network
     finally:
         network.close()
+
+
+def test_a_broker_that_dies_owing_a_confirmation_does_not_hold_the_agent_for_its_timeout(
+    tmp_path, start_nats, monkeypatch
+):
+    """The acks of a batch are sent and their confirmation awaited; the broker dies before it answers. The wait
+    ends when the connection drops, not after the confirmation's timeout (set to 60 s here; with the 5 s
+    default a broker restart stopped every tick for 5 s). The batch, unconfirmed, comes again after the ack wait."""
+    from agi_plugin_nats import transport as nats_transport
+
+    from agi_core.messaging.envelope import Message
+
+    monkeypatch.setattr(nats_transport, "CONNECT_TIMEOUT_S", 60.0)
+    folder = tmp_path / "nats"
+    server = start_nats(folder)
+    url = server["URL"] + "/owed?ack_wait=1"
+    alice = nats_transport.NatsTransport(url, agent="alice")
+    bob = nats_transport.NatsTransport(url, agent="bob")
+    try:
+        for n in range(3):
+            alice.publish(Message(id=f"m{n}", sender="alice", recipient="bob", conversation="c", text=f"{n}"))
+        deliveries = bob.fetch(5)
+        assert [d.message.id for d in deliveries] == ["m0", "m1", "m2"]
+        pid = int((folder / "pid").read_text())
+        os.kill(pid, signal.SIGSTOP)  # the broker takes the acks and answers nothing
+        bob.ack_all(deliveries)  # sent; the confirmation is awaited by the next ack, or by close
+        time.sleep(0.2)
+        subprocess.run([server["STOP"], "--keep"], check=True, timeout=60)  # SIGKILL: the connection drops
+        began = time.monotonic()
+        bob.ack_all([])  # waits for the confirmation in flight
+        assert time.monotonic() - began < 30, "the wait outlived the connection it was owed on"
+        assert start_nats(folder)["URL"] == server["URL"]
+        again, end = [], time.monotonic() + 30
+        while len(again) < 3 and time.monotonic() < end:
+            again += [d.message.id for d in bob.fetch(1)]
+        assert sorted(again) == ["m0", "m1", "m2"]  # unconfirmed: delivered again (the inbox would find the ids)
+    finally:
+        alice.close()
+        bob.close()
+        subprocess.run([server["STOP"]], check=False, timeout=60)
 
 
 def test_a_partition_keeps_messages_in_the_outbox_and_delivers_them_once_after(tmp_path, partition):
