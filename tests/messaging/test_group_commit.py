@@ -115,12 +115,9 @@ def test_a_batch_with_the_next_in_hand_is_synced_beside_the_next_and_answered_af
     alice.close(), bob.close()
 
 
-def test_a_duplicate_that_ends_a_batch_is_acknowledged_after_a_sync(tmp_path, hub):
+def test_a_duplicate_that_ends_a_batch_is_acknowledged_after_a_sync(tmp_path, hub, take_one):
     alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
-    alice.command("send_message", {"to": "bob", "text": "hello"})
-    first = bob.mailbox.transport.fetch(0)[0]
-    bob.mailbox._ready.append(first)
-    bob.tick()
+    first, _ = take_one(alice, bob, "hello")
     alice.command("send_message", {"to": "bob", "text": "again"})
     events = _watch(bob)
     bob.mailbox._ready.extend([*bob.mailbox.transport.fetch(0), first])  # "again", then a redelivery of "hello"

@@ -50,12 +50,9 @@ def test_ask_and_answer_from_memory_then_each_replays_equal(tmp_path, hub):
         assert report.ok and report.ticks == 3, report.summary()
 
 
-def test_a_redelivered_message_is_acknowledged_without_a_second_tick(tmp_path, hub):
+def test_a_redelivered_message_is_acknowledged_without_a_second_tick(tmp_path, hub, take_one):
     alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
-    alice.command("send_message", {"to": "bob", "text": "hello"})
-    delivery = bob.mailbox.transport.fetch(0)[0]
-    bob.mailbox._ready.append(delivery)
-    first = bob.tick()
+    delivery, first = take_one(alice, bob, "hello")
     assert first.input.source == "message:alice"
     bob.mailbox._ready.append(delivery)  # the same delivery again, as after a lost ack
     ticks = bob.tick_count
@@ -64,12 +61,9 @@ def test_a_redelivered_message_is_acknowledged_without_a_second_tick(tmp_path, h
     alice.close(), bob.close()
 
 
-def test_a_batch_asks_the_inbox_once_and_skips_each_message_received_before(tmp_path, hub):
+def test_a_batch_asks_the_inbox_once_and_skips_each_message_received_before(tmp_path, hub, take_one):
     alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
-    alice.command("send_message", {"to": "bob", "text": "1+1"})
-    old = bob.mailbox.transport.fetch(0)[0]
-    bob.mailbox._ready.append(old)
-    bob.tick()
+    old, _ = take_one(alice, bob, "1+1")
     for text in ("2+2", "3+3"):
         alice.command("send_message", {"to": "bob", "text": text})
     new = bob.mailbox.transport.fetch(0)
@@ -83,12 +77,9 @@ def test_a_batch_asks_the_inbox_once_and_skips_each_message_received_before(tmp_
     alice.close(), bob.close()
 
 
-def test_the_inbox_refuses_a_second_tick_for_one_message_id(tmp_path, hub):
+def test_the_inbox_refuses_a_second_tick_for_one_message_id(tmp_path, hub, take_one):
     alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
-    alice.command("send_message", {"to": "bob", "text": "hello"})
-    delivery = bob.mailbox.transport.fetch(0)[0]
-    bob.mailbox._ready.append(delivery)
-    bob.tick()
+    delivery, _ = take_one(alice, bob, "hello")
     bob.mailbox.current = delivery  # past the sensor's check: the unique id in the tick's transaction refuses it
     ticks = bob.tick_count
     assert bob.tick("hello", source="message:alice") is None
