@@ -350,6 +350,20 @@ class Kernel:
             if self.mailbox is not None:
                 self.mailbox.settle(synced=True)  # … before their messages are acknowledged and published
 
+    @property
+    def holding(self) -> bool:
+        """True while the last ticks sit in a transaction not yet committed: a fetched batch of messages is one
+        transaction, committed by its last tick (docs/messaging.md). A kill before that undoes them (the
+        messages come again): show what they returned once this is False (``agi run`` waits), or call
+        :meth:`settle`."""
+        return self.mailbox is not None and self.mailbox.holding
+
+    def settle(self) -> None:
+        """Commit the message ticks held so far (:attr:`holding`) and make them durable; their messages are then
+        acknowledged and their replies published. Nothing to do without a message box."""
+        if self.mailbox is not None:
+            self.mailbox.settle()
+
     def submit(self, text: str, source: str = "user") -> None:
         """Queue an input for the built-in ``input_queue`` sensor."""
         text = clean_text(text)

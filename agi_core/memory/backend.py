@@ -287,6 +287,32 @@ class GroupCommit(Protocol):
 
 
 @runtime_checkable
+class HeldBatch(Protocol):
+    """Optional, beside :class:`GroupCommit`: the ticks of one fetched batch of messages in one transaction
+    (their inputs come again if they are lost: a message is acknowledged only once its tick is durable)."""
+
+    def hold(self, more: bool) -> None:
+        """The next tick joins the transaction the tick before it held open; with ``more`` it is held open in
+        turn instead of committing. Any other transaction, :meth:`GroupCommit.sync` and closing commit it first."""
+        ...
+
+    def commit_held(self) -> None:
+        """Commit the held transaction, if there is one (a failed commit loses it)."""
+        ...
+
+    @property
+    def holding(self) -> bool:
+        """True while a transaction is held open: the ticks in it are not committed yet."""
+        ...
+
+    @property
+    def lost(self) -> int:
+        """How many held transactions were rolled back (a tick in one raised, or its commit failed): their
+        ticks are gone, and the messages they took must be ticked again."""
+        ...
+
+
+@runtime_checkable
 class BackgroundSync(Protocol):
     """Optional, beside :class:`GroupCommit`: a sync that may run on another thread while the store's
     connection goes on (the message box makes a batch durable while it ticks the next one)."""

@@ -46,18 +46,23 @@ def lock_error(conn: sqlite3.Connection, path: str | Path | None = None) -> Data
     )
 
 
-@contextlib.contextmanager
-def write_transaction(conn: sqlite3.Connection, path: str | Path | None = None) -> Iterator[None]:
-    """``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back entirely if anything raises.
-
-    Waiting longer than the busy timeout for the write lock raises :class:`DatabaseLocked`.
-    """
+def begin_immediate(conn: sqlite3.Connection, path: str | Path | None = None) -> None:
+    """``BEGIN IMMEDIATE``: the write lock, waited for up to the busy timeout, then :class:`DatabaseLocked`."""
     try:
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as exc:
         if is_lock_error(exc):
             raise lock_error(conn, path) from None
         raise
+
+
+@contextlib.contextmanager
+def write_transaction(conn: sqlite3.Connection, path: str | Path | None = None) -> Iterator[None]:
+    """``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back entirely if anything raises.
+
+    Waiting longer than the busy timeout for the write lock raises :class:`DatabaseLocked`.
+    """
+    begin_immediate(conn, path)
     try:
         yield
     except BaseException:

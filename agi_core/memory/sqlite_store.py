@@ -26,6 +26,7 @@ from agi_core.memory.backend import CheckpointInfo, RollbackReport
 from agi_core.memory.keys import check_key
 from agi_core.memory.locking import (
     DEFAULT_LOCK_TIMEOUT_S,
+    begin_immediate,
     connect,
     data_version,
     is_lock_error,
@@ -58,6 +59,9 @@ class SqliteStore(StoredText):
         self.synchronous = synchronous
         self._lazy_next = False  # lazy_commit(): the next transaction commits without waiting for the disk
         self._relaxed = False  # synchronous=NORMAL is set (since a lazy transaction; _relax)
+        self._hold_next: bool | None = None  # hold(): the next tick may join a held transaction (and be held)
+        self._held = False  # a tick's transaction is open, held for the next tick of its batch (hold)
+        self._lost = 0  # held transactions lost (rolled back): data_version changes with each
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = connect(self.path, lock_timeout_s)
@@ -77,7 +81,10 @@ class SqliteStore(StoredText):
             raise StorageError(os_problem(exc, self.path)) from None
 
     def close(self) -> None:
-        self.conn.close()  # rolls back an open transaction; closing twice is harmless
+        try:
+            self.commit_held()
+        finally:
+            self.conn.close()  # rolls back an open transaction; closing twice is harmless
 
     @contextlib.contextmanager
     def tick_transaction(self) -> Iterator[None]:
@@ -85,9 +92,29 @@ class SqliteStore(StoredText):
 
         Waits up to the lock timeout for another writer, then raises :class:`DatabaseLocked`.
         After :meth:`lazy_commit` this one transaction commits with ``synchronous=NORMAL`` (:meth:`_relax`).
+        After :meth:`hold` it joins the transaction the tick before it held open, if any, and may be held
+        open itself instead of committing; any other transaction commits a held one first.
         """
+        hold, self._hold_next = self._hold_next, None
+        if self._held and hold is None:
+            self.commit_held()
         lazy, self._lazy_next = self._lazy_next, False
+        if self._held:
+            with self._joined(hold=bool(hold), lazy=lazy):
+                yield
+            return
         self._relax(lazy and self.synchronous.upper() in ("FULL", "EXTRA"))
+        if hold:
+            begin_immediate(self.conn, self.path)
+            try:
+                yield
+            except BaseException:
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                self._relax(False)
+                raise
+            self._held = True
+            return
         try:
             with write_transaction(self.conn, self.path):
                 yield
@@ -95,6 +122,62 @@ class SqliteStore(StoredText):
             if not self.conn.in_transaction:
                 self._relax(False)
             raise
+
+    @contextlib.contextmanager
+    def _joined(self, *, hold: bool, lazy: bool) -> Iterator[None]:
+        """A tick inside the held transaction: held again (``hold``), or the transaction's commit, durable
+        unless ``lazy``. A tick that raises loses the whole transaction: every tick in it is rolled back."""
+        self._held = False
+        try:
+            yield
+        except BaseException:
+            self._lose()
+            raise
+        if hold:
+            self._held = True
+            return
+        try:
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self._lose()
+            raise
+        if not lazy and self._relaxed:
+            self.sync()  # begun relaxed by the batch's first tick: this commit waits for the disk, as asked
+
+    def hold(self, more: bool) -> None:
+        """The next tick's input comes again if that tick is lost (a message, acknowledged only once its tick
+        is durable): it joins the transaction a tick before it held open, and with ``more`` (more of its batch
+        in hand) it is held open in turn instead of committing. A fetched batch is then one transaction
+        (one commit, each page written once). A process killed before that commit loses the batch's ticks
+        (they come again); so does a tick that raises in it (:attr:`lost` counts those transactions)."""
+        self._hold_next = more
+
+    def commit_held(self) -> None:
+        """Commit the transaction a tick held open (:meth:`hold`), if one is; lost if the commit fails."""
+        if not self._held:
+            return
+        self._held = False
+        try:
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self._lose()
+            raise
+
+    @property
+    def holding(self) -> bool:
+        """True while a tick's transaction is held open (:meth:`hold`): its ticks are not committed yet."""
+        return self._held
+
+    @property
+    def lost(self) -> int:
+        """How many held transactions were rolled back (a tick in one raised, or its commit failed)."""
+        return self._lost
+
+    def _lose(self) -> None:
+        self._held = False
+        self._lost += 1
+        if self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
 
     def _relax(self, lazy: bool) -> None:
         """``synchronous=NORMAL`` for a lazy transaction, the configured level otherwise. NORMAL stays set from
@@ -113,14 +196,17 @@ class SqliteStore(StoredText):
     def sync(self) -> None:
         """Make every commit so far durable: fsync the write-ahead log, what a ``synchronous=FULL`` commit does.
         Without a log file everything is in the database file, synced by the checkpoint that emptied the log.
-        Commits after this wait for the disk again (until the next :meth:`lazy_commit`)."""
+        Commits after this wait for the disk again (until the next :meth:`lazy_commit`). A held
+        transaction (:meth:`hold`) is committed first."""
+        self.commit_held()
         self._fsync_log()
         if not self.conn.in_transaction:
             self._relax(False)
 
     def sync_log(self) -> None:
         """fsync the write-ahead log: every commit that returned before is durable (a checkpoint that emptied
-        the log synced the database file first). It uses no connection, so it may run on another thread.
+        the log synced the database file first). It uses no connection, so it may run on another thread (it
+        does not commit a held transaction: :meth:`commit_held` first, on the connection's thread).
         With ``synchronous`` below FULL no commit waits for the disk, so this does not either."""
         if self.synchronous.upper() in ("FULL", "EXTRA"):
             self._fsync_log()
@@ -138,7 +224,9 @@ class SqliteStore(StoredText):
             os.close(fd)
 
     def write_block(self) -> contextlib.AbstractContextManager[None]:
-        """Inside the open transaction if there is one, else a :meth:`tick_transaction` of its own."""
+        """Inside the open transaction if there is one (a held one is committed first), else a
+        :meth:`tick_transaction` of its own."""
+        self.commit_held()
         if not self.conn.in_transaction:
             self._relax(False)  # a transaction of its own waits for the disk
         return write_block(self.conn, self.path)
@@ -156,8 +244,9 @@ class SqliteStore(StoredText):
                 self.conn.execute("ROLLBACK")
 
     def data_version(self) -> int:
-        """Changes whenever another connection (another process) commits to this database."""
-        return data_version(self.conn)
+        """Changes whenever another connection (another process) commits to this database, and when a
+        held transaction is lost (:meth:`hold`): what a cache read from it holds is gone."""
+        return data_version(self.conn) + (self._lost << 32)
 
     def savepoint(self, name: str) -> contextlib.AbstractContextManager[None]:
         """A nested step that can fail alone (F5: a failed SEM write keeps the tick)."""
@@ -450,6 +539,7 @@ class SqliteStore(StoredText):
         return checkpoints.list_checkpoints(self)
 
     def checkpoint_rollback(self, name: str, key: JournalKey, rollback_id: Callable[[int, int], str]) -> RollbackReport:
+        self.commit_held()  # (it attaches the checkpoint's file: outside any transaction)
         return checkpoints.rollback(self, name, key, rollback_id)
 
     def checkpoint_prune(self, keep: int) -> list[str]:

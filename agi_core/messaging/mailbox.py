@@ -12,8 +12,11 @@ without waiting for the disk; the last one's durable commit (or :meth:`GroupComm
 makes them all durable, and only then are the batch's deliveries acknowledged and its replies
 published. A crash of the process keeps lazy commits (a redelivery finds their ids); a power
 loss can lose the batch's ticks, but then none of them was acknowledged or answered: the
-messages come again. A tick that recorded a write/external intent is made durable before
-its tool runs. ``Kernel.group_commit`` makes every tick inside it lazy the same way (a host's
+messages come again. On a store that holds a batch in one transaction
+(:class:`agi_core.memory.backend.HeldBatch`: SQLite) the ticks but the last leave it open and
+the last commits it; a lost one (a kill, a tick that raised in it) undoes them, and the
+deliveries they took are ticked again (:meth:`_take_back_lost`). A tick that recorded a
+write/external intent is made durable before its tool runs. ``Kernel.group_commit`` makes every tick inside it lazy the same way (a host's
 list of inputs), with its durable point (:meth:`settle`) where the block ends. When the next
 batch is already in hand (:meth:`Transport.ready`) and the store can sync on another thread
 (:class:`~agi_core.memory.backend.BackgroundSync`), the last tick is lazy too and the batch's
@@ -39,7 +42,7 @@ import orjson
 from agi_core.errors import ToolError, ValidationError
 from agi_core.faults import fault_point
 from agi_core.inputs import normalize
-from agi_core.memory.backend import BackgroundSync, GroupCommit
+from agi_core.memory.backend import BackgroundSync, GroupCommit, HeldBatch
 from agi_core.messaging.address import check_name, ensure_named
 from agi_core.messaging.envelope import from_data
 from agi_core.messaging.inbox import SOURCE_PREFIX
@@ -80,12 +83,20 @@ class Mailbox:
         self._group_commit = isinstance(kernel.store, GroupCommit)  # (a runtime Protocol check is slow: once)
         # a batch's sync on another thread while the next batch is ticked: (its future, its deliveries, last tick)
         self._overlaps = self._group_commit and isinstance(kernel.store, BackgroundSync)
+        # a batch's ticks in one transaction, and how many such transactions the store had lost when last asked
+        self._holds = self._group_commit and isinstance(kernel.store, HeldBatch)
+        self._lost_seen = kernel.store.lost if self._holds else 0
         self._syncing: tuple[Future[None], list[Delivery], int] | None = None
         self._syncer: ThreadPoolExecutor | None = None
 
     @classmethod
     def open(cls, kernel: Any, url: str) -> Mailbox:
         return cls(kernel, open_transport(url, ensure_named(kernel), kernel.plugins), url)
+
+    @property
+    def holding(self) -> bool:
+        """True while the last ticks (of a fetched batch) sit in a transaction not yet committed."""
+        return self._holds and self.kernel.store.holding
 
     def check_recipient(self, name: str) -> None:
         """Refuse (:class:`ToolError`, one line) a name that is no agent on the transport; a broker
@@ -108,6 +119,7 @@ class Mailbox:
 
     def poll(self, kernel: Any) -> Input | None:
         """The sensor: the next new message as an input, or None."""
+        self._take_back_lost()
         while True:
             if not self._ready:
                 if not self._overlap():  # the next batch is not in hand:
@@ -134,6 +146,8 @@ class Mailbox:
             )
             if self._lazy:
                 kernel.store.lazy_commit()
+            if self._holds:  # the batch's ticks in one transaction, committed by its last tick
+                kernel.store.hold(bool(self._ready))
             message = delivery.message
             return Input(
                 raw=message.text,
@@ -150,7 +164,7 @@ class Mailbox:
         delivery, self.current = self.current, None
         lazy = self._lazy or (self.kernel.grouped and self._group_commit)
         self._lazy = False
-        fault_point("message.committed")  # a kill here: the tick committed, the delivery is not acknowledged
+        fault_point("message.committed")  # a kill here: the tick ended (committed or held), not acknowledged
         if delivery is not None and (record is None or record.input.source.startswith(SOURCE_PREFIX)):
             self._pending.append(delivery)
             self._held.add(delivery.message.id)  # the inbox holds it now: a second copy in this batch is skipped
@@ -169,6 +183,7 @@ class Mailbox:
     def _settle(self) -> None:
         """Make the ticks taken so far durable (a sync when the last commit was lazy), acknowledge their
         deliveries, publish the outbox."""
+        self._commit_held()
         pending = self._synced()
         if self._unsynced and self._group_commit:
             self.kernel.store.sync()
@@ -186,6 +201,7 @@ class Mailbox:
         False (nothing done) when the next batch is not in hand or nothing waits for the disk."""
         if not (self._overlaps and self._unsynced and self.transport.ready()):
             return False
+        self._commit_held()  # (what the sync covers: commits that returned before it)
         through = self._syncing[2] if self._syncing is not None else None
         synced = self._synced()
         if synced:
@@ -197,6 +213,25 @@ class Mailbox:
         pending, self._pending = self._pending, []
         self._syncing = (self._syncer.submit(self.kernel.store.sync_log), pending, self.kernel.tick_count)
         return True
+
+    def _commit_held(self) -> None:
+        """Commit the batch's held transaction (:class:`~agi_core.memory.backend.HeldBatch`), then take back
+        the deliveries of ticks a lost one undid."""
+        if self._holds:
+            self.kernel.store.commit_held()
+            self._take_back_lost()
+
+    def _take_back_lost(self) -> None:
+        """After the store lost a held transaction (a tick in it raised, or its commit failed): the deliveries
+        taken whose ticks it held (the inbox lacks their ids) are ticked again, first and in order."""
+        if not self._holds or self.kernel.store.lost == self._lost_seen:
+            return
+        self._lost_seen = self.kernel.store.lost
+        known = self.kernel.store.inbox_known([delivery.message.id for delivery in self._pending])
+        undone = [delivery for delivery in self._pending if delivery.message.id not in known]
+        self._pending = [delivery for delivery in self._pending if delivery.message.id in known]
+        self._held.difference_update(delivery.message.id for delivery in undone)
+        self._ready.extendleft(reversed(undone))
 
     def _synced(self) -> list[Delivery]:
         """The deliveries of the batch being synced on another thread, once its sync has returned (waits);

@@ -121,7 +121,19 @@ class Follow:
         return self.kernel.tick(line)
 
     def run(self, until: Callable[[], bool] | None = None) -> Iterator[JournalRecord]:
-        """Step until :attr:`stop` is set (or ``until()`` is true), sleeping on the clock when idle."""
+        """Step until :attr:`stop` is set (or ``until()`` is true), sleeping on the clock when idle. A tick is
+        yielded once it has committed: those of a batch of messages wait for the batch's (``Kernel.holding``)."""
+        unshown: list[JournalRecord] = []
+        for ticks in self._turns(until):
+            unshown += ticks
+            if unshown and not self.kernel.holding:
+                yield from unshown
+                unshown = []
+        if unshown:  # stopped inside a batch: its ticks are committed now
+            self.kernel.settle()
+            yield from unshown
+
+    def _turns(self, until: Callable[[], bool] | None) -> Iterator[list[JournalRecord]]:
         while not self.stop.is_set() and not (until is not None and until()):
             try:
                 ticks = self.turn()
@@ -133,7 +145,7 @@ class Follow:
                         return
                     raise
                 continue
-            yield from ticks
+            yield ticks
             if not ticks:
                 self.clock.sleep(self.idle_sleep_s, self.stop)
 

@@ -1,5 +1,7 @@
-"""Group commit in the message box: the ticks of one fetched batch commit without waiting for the disk
-but the last; no delivery is acknowledged, no reply published and no tool run before a durable point.
+"""Group commit in the message box: the ticks of one fetched batch are one transaction, committed by the
+last (durably, unless the next batch is in hand: then its sync runs beside the next batch's ticks); no
+delivery is acknowledged, no reply published and no tool run before a durable point. A tick that raises
+inside a batch undoes the batch's earlier ticks too: their messages are ticked again, once.
 ``Kernel.group_commit`` does the same for a host's list of inputs (a sender's batch of messages).
 
 The agents are real kernels on SQLite files and the memory:// hub. What the database does is read
@@ -10,11 +12,14 @@ store's ``sync`` and the transport's acks and recipient checks are wrapped to lo
 from __future__ import annotations
 
 import itertools
+import sqlite3
 
 import pytest
 
 from agi_core import Kernel
 from agi_core.errors import ValidationError
+from agi_core.scheduling.clock import PinnedClock, SimulatedClock
+from agi_core.scheduling.follow import Follow
 from agi_core.tools import ToolPolicy
 
 _hubs = itertools.count()
@@ -79,18 +84,68 @@ def _unacked(kernel) -> int:
     return len(transport.hub.queues.get(transport.agent, {}))
 
 
-def test_a_batch_commits_lazily_but_its_last_tick_then_acknowledges_and_answers_all(tmp_path, hub):
+def _committed_ticks(path) -> int:
+    """The ticks another connection sees in the database at ``path`` (what is committed)."""
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT count(*) FROM journal").fetchone()[0]
+
+
+def test_a_batch_is_one_transaction_its_last_tick_commits_then_all_are_acknowledged_and_answered(tmp_path, hub):
     alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
     for n in range(3):
         alice.command("send_message", {"to": "bob", "text": f"{n}+1"})
-    events = _watch(bob)
+    events, before = _watch(bob), _committed_ticks(tmp_path / "bob.db")
     assert bob.tick().final_output == "0+1 = 1"
     assert bob.tick().final_output == "1+1 = 2"
-    assert events == ["lazy", "lazy"] and _unacked(bob) == 3  # nothing acknowledged, nothing published yet
+    assert events == [] and bob.holding and _unacked(bob) == 3  # nothing committed, acknowledged or published
+    assert _committed_ticks(tmp_path / "bob.db") == before
     assert alice.tick() is None
     assert bob.tick().final_output == "2+1 = 3"
-    assert events == ["lazy", "lazy", "durable", "ack 3", "mark"] and _unacked(bob) == 0
+    # one commit for the three ticks, made durable (it began without waiting for the disk: a sync follows)
+    assert events == ["lazy", "sync", "ack 3", "mark"] and _unacked(bob) == 0 and not bob.holding
+    assert _committed_ticks(tmp_path / "bob.db") == before + 3
     assert [alice.tick().input.raw for _ in range(3)] == ["0+1 = 1", "1+1 = 2", "2+1 = 3"]
+    alice.close(), bob.close()
+
+
+def test_a_tick_that_raises_inside_a_batch_undoes_the_batch_and_its_messages_are_ticked_again_once(tmp_path, hub):
+    """A real disk-full (SQLite's ``max_page_count``) fails a tick inside a batch: the batch's earlier ticks
+    are undone with it and ticked again first, in order; none is acknowledged before its tick is stored. The
+    message whose tick raised is not acknowledged either: it comes again after the ack wait."""
+    alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
+    for n in range(6):
+        alice.command("send_message", {"to": "bob", "text": f"{n}+1"})
+    assert [bob.tick().final_output for _ in range(2)] == ["0+1 = 1", "1+1 = 2"] and bob.holding
+    before = _committed_ticks(tmp_path / "bob.db")
+    pages = bob.conn.execute("PRAGMA page_count").fetchone()[0]
+    bob.conn.execute(f"PRAGMA max_page_count={pages}")  # the database is full: the tick that needs a page fails
+    ticked = 2  # the messages ticked so far in this batch: the next one's tick fails
+    with pytest.raises(sqlite3.OperationalError, match="full"):
+        while bob.tick() is not None:
+            ticked += 1
+    failed = ticked
+    assert not bob.holding and bob.store.lost == 1 and _committed_ticks(tmp_path / "bob.db") == before
+    bob.conn.execute("PRAGMA max_page_count=1073741823")
+    taken = []
+    while (record := bob.tick()) is not None:
+        taken.append(record.final_output)
+    assert taken == [f"{n}+1 = {n + 1}" for n in range(6) if n != failed]
+    assert _committed_ticks(tmp_path / "bob.db") == before + 5 and _unacked(bob) == 1  # the one that raised
+    assert sorted(alice.tick().input.raw for _ in range(5)) == sorted(taken) and alice.tick() is None
+    alice.close(), bob.close()
+
+
+def test_the_follow_loop_shows_a_batch_s_ticks_once_they_are_committed(tmp_path, hub):
+    """``agi run --follow``'s loop yields (prints) a message tick only once its batch's transaction has
+    committed: a kill before that undoes ticks nobody was shown."""
+    alice = _agent(tmp_path, "alice", hub)
+    bob = _agent(tmp_path, "bob", hub, clock=PinnedClock(SimulatedClock(1_795_000_000_000)))
+    for n in range(3):
+        alice.command("send_message", {"to": "bob", "text": f"{n}+1"})
+    before, shown = _committed_ticks(tmp_path / "bob.db"), []
+    for record in Follow(bob, idle_sleep_s=0.01).run(until=lambda: len(shown) == 3):
+        shown.append((record.final_output, bob.holding, _committed_ticks(tmp_path / "bob.db")))
+    assert shown == [(f"{n}+1 = {n + 1}", False, before + 3) for n in range(3)]
     alice.close(), bob.close()
 
 
@@ -103,13 +158,14 @@ def test_a_batch_with_the_next_in_hand_is_synced_beside_the_next_and_answered_af
         alice.command("send_message", {"to": "bob", "text": f"{n}+1"})
     events = _watch(bob, publishes=True)
     assert [bob.tick().final_output for _ in range(40)] == [f"{n}+1 = {n + 1}" for n in range(40)]
-    commits = [event for event in events if event in ("lazy", "durable")]
-    assert commits == ["lazy"] * 39 + ["durable"]
+    commits = [event for event in events if event in ("lazy", "durable", "sync")]
+    assert commits == ["lazy", "lazy", "lazy", "sync"]  # a transaction a batch; the last made durable at once
     handed = [event for event in events if event.startswith(("ack", "publish"))]
     assert handed == ["ack 16", "publish 16", "ack 24", "publish 24"]  # batch 1, then batches 2 and 3
     assert events.count("background sync") == 2  # batches 1 and 2
     assert events.index("background sync") < events.index("ack 16")  # batch 1 synced before it is acknowledged
-    assert events.index("ack 16") > 16 + 16  # … at the end of batch 2 (after its 16 ticks)
+    batch_commits = [at for at, event in enumerate(events) if event == "lazy"]
+    assert events.index("ack 16") > batch_commits[1]  # … at the end of batch 2 (after its commit)
     assert [alice.tick().input.raw for _ in range(40)] == [f"{n}+1 = {n + 1}" for n in range(40)]
     assert _unacked(bob) == 0
     alice.close(), bob.close()
