@@ -20,13 +20,20 @@ from agi_core.effects import intents
 from agi_core.effects.inflight import InFlight
 from agi_core.effects.isolation import describe, isolated_reason, must_propagate
 from agi_core.effects.scope import TickScope
-from agi_core.errors import BackendUnavailable, ConfigError, JobAlreadyRan, PluginError, ValidationError
+from agi_core.errors import (
+    BackendUnavailable,
+    ConfigError,
+    JobAlreadyRan,
+    PluginError,
+    StorageError,
+    ValidationError,
+)
 from agi_core.externals import Externals
 from agi_core.hookcalls import OrderLog
 from agi_core.inputs import PREVIEW_CHARS, Oversized, clean_text, normalize, preview, utf8_size
 from agi_core.journal import HEAD
 from agi_core.labels import input_labels
-from agi_core.memory.backend import GroupCommit, MemoryBackend, TickTimingStore
+from agi_core.memory.backend import GroupCommit, HeldBatch, MemoryBackend, TickTimingStore
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.reconnect import Reconnect, journal_holds
 from agi_core.messaging import inbox
@@ -103,6 +110,7 @@ class Kernel:
         self.disabled_plugins = lifecycle.start(self)
         self.mailbox: Mailbox | None = None
         self.grouped = False  # inside group_commit(): ticks commit without waiting for the disk
+        self._holds = isinstance(store, HeldBatch)  # its ticks may share one held transaction (a runtime check: once)
         if config.messaging:
             try:
                 self.mailbox = Mailbox.open(self, config.messaging)
@@ -332,7 +340,11 @@ class Kernel:
     def group_commit(self) -> Iterator[None]:
         """Run several ticks with one durable point: each tick inside commits without waiting for the disk,
         and leaving the block makes them all durable (one fsync) before the messages they received are
-        acknowledged and those they sent are published, all at once (docs/messaging.md).
+        acknowledged and those they sent are published, all at once (docs/messaging.md). On a store that
+        can (:class:`~agi_core.memory.backend.HeldBatch`: SQLite) the block is one transaction, committed
+        when it is left: a kill inside it stores none of its ticks. A tick that raises inside it is undone
+        alone (a savepoint); if the transaction itself is lost (a full disk), leaving the block raises
+        :class:`~agi_core.errors.StorageError`.
 
         A tick that records a write/external intent is made durable before its tool runs. What the
         ticks inside return is durable once the block is left: show it to anyone only then. On a store
@@ -341,6 +353,7 @@ class Kernel:
         if self.grouped or not isinstance(self.store, GroupCommit):
             yield
             return
+        lost = self.store.lost if self._holds else 0  # type: ignore[attr-defined]
         self.grouped = True
         try:
             yield
@@ -349,20 +362,27 @@ class Kernel:
             self.store.sync()  # every tick of the group durable (even one whose after-commit work raised) …
             if self.mailbox is not None:
                 self.mailbox.settle(synced=True)  # … before their messages are acknowledged and published
+        if self._holds and self.store.lost != lost:  # type: ignore[attr-defined]
+            raise StorageError(
+                "the transaction of a Kernel.group_commit() block was lost (its commit, or a tick in it, failed "
+                "in the database): nothing the block returned before that error is stored; run those inputs again"
+            )
 
     @property
     def holding(self) -> bool:
         """True while the last ticks sit in a transaction not yet committed: a fetched batch of messages is one
-        transaction, committed by its last tick (docs/messaging.md). A kill before that undoes them (the
-        messages come again): show what they returned once this is False (``agi run`` waits), or call
-        :meth:`settle`."""
-        return self.mailbox is not None and self.mailbox.holding
+        transaction, committed by its last tick, and so is a :meth:`group_commit` block (docs/messaging.md). A
+        kill before that undoes them (messages come again): show what they returned once this is False
+        (``agi run`` waits), or call :meth:`settle`."""
+        return self._holds and self.store.holding  # type: ignore[attr-defined]
 
     def settle(self) -> None:
-        """Commit the message ticks held so far (:attr:`holding`) and make them durable; their messages are then
-        acknowledged and their replies published. Nothing to do without a message box."""
+        """Commit the ticks held so far (:attr:`holding`) and make them durable; the messages they took are then
+        acknowledged and those they sent published."""
         if self.mailbox is not None:
             self.mailbox.settle()
+        elif self._holds:
+            self.store.sync()  # type: ignore[attr-defined]  # (a HeldBatch store is a GroupCommit store)
 
     def submit(self, text: str, source: str = "user") -> None:
         """Queue an input for the built-in ``input_queue`` sensor."""
@@ -673,6 +693,8 @@ class Kernel:
             done: JournalRecord | None = None
             if self.grouped:
                 self.store.lazy_commit()  # type: ignore[attr-defined]  # a GroupCommit store (group_commit)
+                if self._holds:
+                    self.store.hold(True, isolated=True)  # type: ignore[attr-defined]  # the block: one transaction
             try:
                 with self.write_lock(), self.plugins.recording_order() as self._hook_log:
                     done = conduct(self, percept, reason, externals, command, brain, cursor)

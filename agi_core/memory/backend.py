@@ -291,9 +291,10 @@ class HeldBatch(Protocol):
     """Optional, beside :class:`GroupCommit`: the ticks of one fetched batch of messages in one transaction
     (their inputs come again if they are lost: a message is acknowledged only once its tick is durable)."""
 
-    def hold(self, more: bool) -> None:
+    def hold(self, more: bool, *, isolated: bool = False) -> None:
         """The next tick joins the transaction the tick before it held open; with ``more`` it is held open in
-        turn instead of committing. Any other transaction, :meth:`GroupCommit.sync` and closing commit it first."""
+        turn instead of committing. A tick that raises in it loses it all, unless ``isolated`` (then only that
+        tick is undone). Any other transaction, :meth:`GroupCommit.sync` and closing commit it first."""
         ...
 
     def commit_held(self) -> None:

@@ -59,7 +59,7 @@ class SqliteStore(StoredText):
         self.synchronous = synchronous
         self._lazy_next = False  # lazy_commit(): the next transaction commits without waiting for the disk
         self._relaxed = False  # synchronous=NORMAL is set (since a lazy transaction; _relax)
-        self._hold_next: bool | None = None  # hold(): the next tick may join a held transaction (and be held)
+        self._hold_next: tuple[bool, bool] | None = None  # hold(more, isolated): for the next tick
         self._held = False  # a tick's transaction is open, held for the next tick of its batch (hold)
         self._lost = 0  # held transactions lost (rolled back): data_version changes with each
         try:
@@ -95,12 +95,13 @@ class SqliteStore(StoredText):
         After :meth:`hold` it joins the transaction the tick before it held open, if any, and may be held
         open itself instead of committing; any other transaction commits a held one first.
         """
-        hold, self._hold_next = self._hold_next, None
-        if self._held and hold is None:
+        holding, self._hold_next = self._hold_next, None
+        if self._held and holding is None:
             self.commit_held()
+        hold, isolated = holding or (False, False)
         lazy, self._lazy_next = self._lazy_next, False
         if self._held:
-            with self._joined(hold=bool(hold), lazy=lazy):
+            with self._joined(hold=hold, lazy=lazy, isolated=isolated):
                 yield
             return
         self._relax(lazy and self.synchronous.upper() in ("FULL", "EXTRA"))
@@ -124,15 +125,25 @@ class SqliteStore(StoredText):
             raise
 
     @contextlib.contextmanager
-    def _joined(self, *, hold: bool, lazy: bool) -> Iterator[None]:
+    def _joined(self, *, hold: bool, lazy: bool, isolated: bool) -> Iterator[None]:
         """A tick inside the held transaction: held again (``hold``), or the transaction's commit, durable
-        unless ``lazy``. A tick that raises loses the whole transaction: every tick in it is rolled back."""
+        unless ``lazy``. A tick that raises loses the whole transaction (every tick in it is rolled back), or
+        only itself when ``isolated`` (a savepoint: each page it changes is copied first, a cost)."""
         self._held = False
+        if isolated:
+            self.conn.execute("SAVEPOINT agi_held_tick")
         try:
             yield
         except BaseException:
-            self._lose()
+            if isolated and self.conn.in_transaction:  # (SQLite may have rolled it all back: a full disk)
+                self.conn.execute("ROLLBACK TO agi_held_tick")
+                self.conn.execute("RELEASE agi_held_tick")
+                self._held = True  # the ticks before it stay held
+            else:
+                self._lose()
             raise
+        if isolated:
+            self.conn.execute("RELEASE agi_held_tick")
         if hold:
             self._held = True
             return
@@ -144,13 +155,14 @@ class SqliteStore(StoredText):
         if not lazy and self._relaxed:
             self.sync()  # begun relaxed by the batch's first tick: this commit waits for the disk, as asked
 
-    def hold(self, more: bool) -> None:
-        """The next tick's input comes again if that tick is lost (a message, acknowledged only once its tick
-        is durable): it joins the transaction a tick before it held open, and with ``more`` (more of its batch
-        in hand) it is held open in turn instead of committing. A fetched batch is then one transaction
-        (one commit, each page written once). A process killed before that commit loses the batch's ticks
-        (they come again); so does a tick that raises in it (:attr:`lost` counts those transactions)."""
-        self._hold_next = more
+    def hold(self, more: bool, *, isolated: bool = False) -> None:
+        """The next tick joins the transaction a tick before it held open, and with ``more`` (more of its batch
+        in hand) it is held open in turn instead of committing: a batch is one transaction (one commit, each
+        page written once). A process killed before that commit loses the batch's ticks, and so does a tick
+        that raises in it (:attr:`lost` counts those transactions), unless it is ``isolated``: then it is
+        undone alone. For inputs that come again when lost (a message, acknowledged once its tick is durable),
+        and for a host's :meth:`Kernel.group_commit` block (isolated: an input it refuses undoes nothing else)."""
+        self._hold_next = (more, isolated)
 
     def commit_held(self) -> None:
         """Commit the transaction a tick held open (:meth:`hold`), if one is; lost if the commit fails."""

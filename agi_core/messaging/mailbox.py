@@ -16,8 +16,9 @@ messages come again. On a store that holds a batch in one transaction
 (:class:`agi_core.memory.backend.HeldBatch`: SQLite) the ticks but the last leave it open and
 the last commits it; a lost one (a kill, a tick that raised in it) undoes them, and the
 deliveries they took are ticked again (:meth:`_take_back_lost`). A tick that recorded a
-write/external intent is made durable before its tool runs. ``Kernel.group_commit`` makes every tick inside it lazy the same way (a host's
-list of inputs), with its durable point (:meth:`settle`) where the block ends. When the next
+write/external intent is made durable before its tool runs. ``Kernel.group_commit`` makes every
+tick inside it lazy the same way (a host's list of inputs; one transaction too, each tick undone
+alone if it raises), with its durable point (:meth:`settle`) where the block ends. When the next
 batch is already in hand (:meth:`Transport.ready`) and the store can sync on another thread
 (:class:`~agi_core.memory.backend.BackgroundSync`), the last tick is lazy too and the batch's
 durable point runs beside the next batch's ticks (:meth:`_overlap`); it is acknowledged and

@@ -90,15 +90,15 @@ def test_stdin_lines_become_ticks_and_a_due_job_goes_first(kernel, sim):
 
 
 def test_queued_stdin_lines_are_ticks_with_one_durable_point(kernel, sim):
-    """Lines standard input has queued run in one turn, committed without waiting for the disk but for
-    one sync at the end (Kernel.group_commit); a line alone commits durably, as before."""
+    """Lines standard input has queued run in one turn, as one transaction committed without waiting for the
+    disk, then one sync (Kernel.group_commit); a line alone commits durably, as before."""
     read_fd, write_fd = os.pipe()
     commits: list[str] = []
     kernel.conn.set_trace_callback(
         lambda sql: commits.append(sql) if sql.startswith(("PRAGMA synchronous=N", "COMMIT")) else None
     )
     sync = kernel.store.sync
-    kernel.store.sync = lambda: (commits.append("sync"), sync())[1]
+    kernel.store.sync = lambda: (sync(), commits.append("sync"))[0]  # logged once done
     with os.fdopen(read_fd, "rb") as stream:
         reader = StdinReader(stream, max_bytes=100)
         with os.fdopen(write_fd, "wb") as pipe:
@@ -106,7 +106,7 @@ def test_queued_stdin_lines_are_ticks_with_one_durable_point(kernel, sim):
         reader.closed.wait(10)
         loop = Follow(kernel, stdin=reader)
         assert [record.final_output for record in loop.turn()] == ["1+1 = 2", "2+2 = 4", "3+3 = 6"]
-        assert commits == ["PRAGMA synchronous=NORMAL"] + ["COMMIT"] * 3 + ["sync"]  # NORMAL set once for the group
+        assert commits == ["PRAGMA synchronous=NORMAL", "COMMIT", "sync"]  # one transaction for the group
     commits.clear()
     kernel.tick("4+4")
     assert commits == ["COMMIT"]

@@ -17,7 +17,7 @@ import sqlite3
 import pytest
 
 from agi_core import Kernel
-from agi_core.errors import ValidationError
+from agi_core.errors import StorageError, ValidationError
 from agi_core.scheduling.clock import PinnedClock, SimulatedClock
 from agi_core.scheduling.follow import Follow
 from agi_core.tools import ToolPolicy
@@ -55,7 +55,7 @@ def _watch(kernel, *, publishes: bool = False) -> list[str]:
     kernel.conn.set_trace_callback(trace)
     store, transport = kernel.store, kernel.mailbox.transport
     sync, ack_all, agents = store.sync, transport.ack_all, transport.agents
-    store.sync = lambda: (events.append("sync"), sync())[1]
+    store.sync = lambda: (sync(), events.append("sync"))[0]  # logged once done: a held transaction commits in it
     sync_log = store.sync_log  # a batch's sync on another thread, beside the next batch's ticks: logged once done
     store.sync_log = lambda: (sync_log(), events.append("background sync"))[0]
     transport.ack_all = lambda deliveries: (events.append(f"ack {len(deliveries)}"), ack_all(deliveries))[1]
@@ -262,14 +262,34 @@ def _queued(kernel) -> int:
 
 def test_a_group_of_sends_is_published_at_once_after_one_durable_point(tmp_path, hub):
     alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
-    events = _watch(alice, publishes=True)
+    events, before = _watch(alice, publishes=True), _committed_ticks(tmp_path / "alice.db")
     with alice.group_commit():
         for n in range(3):
             alice.command("send_message", {"to": "bob", "text": f"{n}+1"})
-        assert events == ["lazy", "lazy", "lazy"] and _queued(bob) == 0  # nothing published before it is durable
-    assert events == ["lazy", "lazy", "lazy", "sync", "publish 3", "mark"] and not _exposed(events)
+        assert events == [] and alice.holding and _queued(bob) == 0  # one transaction, not committed yet
+        assert _committed_ticks(tmp_path / "alice.db") == before
+    assert events == ["lazy", "sync", "publish 3", "mark"] and not _exposed(events)  # one commit, one sync
+    assert _committed_ticks(tmp_path / "alice.db") == before + 3
     assert [bob.tick().input.raw for _ in range(3)] == ["0+1", "1+1", "2+1"]  # in order
     alice.close(), bob.close()
+
+
+def test_a_group_whose_transaction_the_database_drops_says_so_when_it_is_left(tmp_path):
+    """A real full disk (SQLite's ``max_page_count``) inside a ``group_commit`` block: SQLite rolls the whole
+    transaction back, so the block's earlier ticks are gone too. The failing tick raises; a host that caught
+    that and went on is told when it leaves the block, in one line that names the fix."""
+    kernel = Kernel.open(tmp_path / "full.db")
+    kernel.tick("hello")
+    with pytest.raises(StorageError, match=r"group_commit.*was lost.*run those inputs again"), kernel.group_commit():
+        assert kernel.tick("1+1").final_output == "1+1 = 2"
+        pages = kernel.conn.execute("PRAGMA page_count").fetchone()[0]
+        kernel.conn.execute(f"PRAGMA max_page_count={pages}")
+        with pytest.raises(sqlite3.OperationalError, match="full"):
+            for n in range(20):
+                kernel.tick(f"note {n}: " + "a longer line, to fill pages " * 40)
+        kernel.conn.execute("PRAGMA max_page_count=1073741823")
+    assert _committed_ticks(tmp_path / "full.db") == 1 and kernel.tick_count == 1  # "1+1" went with the rest
+    kernel.close()
 
 
 def test_a_single_send_is_published_right_after_its_own_durable_tick(tmp_path, hub):
@@ -299,7 +319,7 @@ def test_an_intent_in_a_group_is_durable_before_its_tool_runs(tmp_path, hub):
         receipt = alice.tick("tell bob that the meeting moved")  # the intent's tick, its tool, the receipt tick
         alice.command("send_message", {"to": "bob", "text": "see you"})
     assert receipt.observation.payload["to"] == "bob"
-    assert events == ["lazy", "sync", "tool", "lazy", "lazy", "sync", "publish 2", "mark"]
+    assert events == ["lazy", "sync", "tool", "lazy", "sync", "publish 2", "mark"]  # the intent commits the block
     assert not _exposed(events)
     assert [bob.tick().input.raw for _ in range(2)] == ["the meeting moved", "see you"]
     alice.close(), bob.close()
@@ -311,12 +331,12 @@ def test_a_group_without_a_message_box_syncs_once_at_its_end(tmp_path):
     watched = ("PRAGMA synchronous=", "COMMIT")
     kernel.conn.set_trace_callback(lambda sql: commits.append(sql) if sql.startswith(watched) else None)
     sync = kernel.store.sync
-    kernel.store.sync = lambda: (commits.append("sync"), sync())[1]
+    kernel.store.sync = lambda: (sync(), commits.append("sync"))[0]  # logged once done
     with kernel.group_commit():
         kernel.tick("my name is Ada")
         kernel.tick("what is my name?")
-    # NORMAL is set once for the group's lazy commits; its sync puts FULL back, so a tick after the group waits
-    assert commits == ["PRAGMA synchronous=NORMAL", "COMMIT", "COMMIT", "sync", "PRAGMA synchronous=FULL"]
+    # the group is one transaction, begun with NORMAL; its sync commits it, fsyncs and puts FULL back
+    assert commits == ["PRAGMA synchronous=NORMAL", "COMMIT", "PRAGMA synchronous=FULL", "sync"]
     kernel.tick("hello")
-    assert commits[5:] == ["COMMIT"] and kernel.conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert commits[4:] == ["COMMIT"] and kernel.conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
     kernel.close()
