@@ -111,6 +111,7 @@ class Kernel:
         self.mailbox: Mailbox | None = None
         self.grouped = False  # inside group_commit(): ticks commit without waiting for the disk
         self._holds = isinstance(store, HeldBatch)  # its ticks may share one held transaction (a runtime check: once)
+        self.batches_held = False  # inside held_batches(): a fetched batch of messages is one transaction
         if config.messaging:
             try:
                 self.mailbox = Mailbox.open(self, config.messaging)
@@ -367,6 +368,21 @@ class Kernel:
                 "the transaction of a Kernel.group_commit() block was lost (its commit, or a tick in it, failed "
                 "in the database): nothing the block returned before that error is stored; run those inputs again"
             )
+
+    @contextlib.contextmanager
+    def held_batches(self) -> Iterator[None]:
+        """For a caller that ticks back to back (``agi run``, the follow loop): inside this block a fetched
+        batch of messages is one transaction, held open from one tick to the next and committed by its last
+        (on a :class:`~agi_core.memory.backend.HeldBatch` store: SQLite; docs/messaging.md). Another process's
+        write waits for the batch, so a caller that pauses between ticks stays outside (each tick commits); a
+        batch still held when the block is left is committed then (:meth:`settle`)."""
+        outer, self.batches_held = self.batches_held, True
+        try:
+            yield
+        finally:
+            self.batches_held = outer
+            if not outer and self.holding:
+                self.settle()
 
     @property
     def holding(self) -> bool:

@@ -288,8 +288,9 @@ class GroupCommit(Protocol):
 
 @runtime_checkable
 class HeldBatch(Protocol):
-    """Optional, beside :class:`GroupCommit`: the ticks of one fetched batch of messages in one transaction
-    (their inputs come again if they are lost: a message is acknowledged only once its tick is durable)."""
+    """Optional, beside :class:`GroupCommit`: several ticks in one transaction, held open from one to the next:
+    a fetched batch of messages (their inputs come again if they are lost: a message is acknowledged only once
+    its tick is durable), or a host's ``Kernel.group_commit`` block (each tick isolated by a savepoint)."""
 
     def hold(self, more: bool, *, isolated: bool = False) -> None:
         """The next tick joins the transaction the tick before it held open; with ``more`` it is held open in

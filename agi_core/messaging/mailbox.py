@@ -13,7 +13,8 @@ makes them all durable, and only then are the batch's deliveries acknowledged an
 published. A crash of the process keeps lazy commits (a redelivery finds their ids); a power
 loss can lose the batch's ticks, but then none of them was acknowledged or answered: the
 messages come again. On a store that holds a batch in one transaction
-(:class:`agi_core.memory.backend.HeldBatch`: SQLite) the ticks but the last leave it open and
+(:class:`agi_core.memory.backend.HeldBatch`: SQLite), for a caller that ticks back to back
+(``Kernel.held_batches``: ``agi run``, the follow loop), the ticks but the last leave it open and
 the last commits it; a lost one (a kill, a tick that raised in it) undoes them, and the
 deliveries they took are ticked again (:meth:`_take_back_lost`). A tick that recorded a
 write/external intent is made durable before its tool runs. ``Kernel.group_commit`` makes every
@@ -147,7 +148,7 @@ class Mailbox:
             )
             if self._lazy:
                 kernel.store.lazy_commit()
-            if self._holds:  # the batch's ticks in one transaction, committed by its last tick
+            if self._holds and kernel.batches_held:  # the batch in one transaction, committed by its last tick
                 kernel.store.hold(bool(self._ready))
             message = delivery.message
             return Input(

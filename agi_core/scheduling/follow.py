@@ -124,14 +124,13 @@ class Follow:
         """Step until :attr:`stop` is set (or ``until()`` is true), sleeping on the clock when idle. A tick is
         yielded once it has committed: those of a batch of messages wait for the batch's (``Kernel.holding``)."""
         unshown: list[JournalRecord] = []
-        for ticks in self._turns(until):
-            unshown += ticks
-            if unshown and not self.kernel.holding:
-                yield from unshown
-                unshown = []
-        if unshown:  # stopped inside a batch: its ticks are committed now
-            self.kernel.settle()
-            yield from unshown
+        with self.kernel.held_batches():  # back to back: a batch of messages is one transaction
+            for ticks in self._turns(until):
+                unshown += ticks
+                if unshown and not self.kernel.holding:
+                    yield from unshown
+                    unshown = []
+        yield from unshown  # stopped inside a batch: committed as the block ended
 
     def _turns(self, until: Callable[[], bool] | None) -> Iterator[list[JournalRecord]]:
         while not self.stop.is_set() and not (until is not None and until()):

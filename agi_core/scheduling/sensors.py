@@ -95,17 +95,16 @@ def drain(kernel: Any, limit: int = DRAIN_TICKS_MAX) -> Iterator[JournalRecord]:
     """Tick on sensor percepts until no sensor has one (at most ``limit`` ticks). A tick is yielded once it
     has committed: those of a batch of messages wait for the batch's commit (``Kernel.holding``)."""
     unshown: list[JournalRecord] = []
-    for _ in range(limit):
-        record = kernel.tick()
-        if record is None:
-            break
-        unshown.append(record)
-        if not kernel.holding:
-            yield from unshown
-            unshown = []
-    if unshown:  # the limit, inside a batch
-        kernel.settle()
-        yield from unshown
+    with kernel.held_batches():  # back to back: a batch of messages is one transaction
+        for _ in range(limit):
+            record = kernel.tick()
+            if record is None:
+                break
+            unshown.append(record)
+            if not kernel.holding:
+                yield from unshown
+                unshown = []
+    yield from unshown  # the limit, inside a batch: committed as the block ended
 
 
 class FdReader:

@@ -95,16 +95,33 @@ def test_a_batch_is_one_transaction_its_last_tick_commits_then_all_are_acknowled
     for n in range(3):
         alice.command("send_message", {"to": "bob", "text": f"{n}+1"})
     events, before = _watch(bob), _committed_ticks(tmp_path / "bob.db")
-    assert bob.tick().final_output == "0+1 = 1"
-    assert bob.tick().final_output == "1+1 = 2"
-    assert events == [] and bob.holding and _unacked(bob) == 3  # nothing committed, acknowledged or published
-    assert _committed_ticks(tmp_path / "bob.db") == before
-    assert alice.tick() is None
-    assert bob.tick().final_output == "2+1 = 3"
+    with bob.held_batches():  # ticked back to back, as agi run does
+        assert bob.tick().final_output == "0+1 = 1"
+        assert bob.tick().final_output == "1+1 = 2"
+        assert events == [] and bob.holding and _unacked(bob) == 3  # nothing committed, acknowledged or published
+        assert _committed_ticks(tmp_path / "bob.db") == before
+        assert alice.tick() is None
+        assert bob.tick().final_output == "2+1 = 3"
     # one commit for the three ticks, made durable (it began without waiting for the disk: a sync follows)
     assert events == ["lazy", "sync", "ack 3", "mark"] and _unacked(bob) == 0 and not bob.holding
     assert _committed_ticks(tmp_path / "bob.db") == before + 3
     assert [alice.tick().input.raw for _ in range(3)] == ["0+1 = 1", "1+1 = 2", "2+1 = 3"]
+    alice.close(), bob.close()
+
+
+def test_a_host_that_ticks_a_batch_at_its_own_pace_commits_each_tick(tmp_path, hub):
+    """Outside ``held_batches`` (a host that may pause between ticks) each tick of a batch commits, lazily but
+    the last: another process's write never waits for the rest of the batch."""
+    alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
+    for n in range(3):
+        alice.command("send_message", {"to": "bob", "text": f"{n}+1"})
+    events, before = _watch(bob), _committed_ticks(tmp_path / "bob.db")
+    assert [bob.tick().final_output for _ in range(2)] == ["0+1 = 1", "1+1 = 2"]
+    assert events == ["lazy", "lazy"] and not bob.holding and _committed_ticks(tmp_path / "bob.db") == before + 2
+    with Kernel.open(tmp_path / "bob.db", lock_timeout_s=0.5) as other:  # (no messaging: another process's write)
+        other.tick("hello")
+    assert bob.tick().final_output == "2+1 = 3"
+    assert events[2:] == ["durable", "ack 3", "mark"] and _unacked(bob) == 0
     alice.close(), bob.close()
 
 
@@ -115,20 +132,20 @@ def test_a_tick_that_raises_inside_a_batch_undoes_the_batch_and_its_messages_are
     alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
     for n in range(6):
         alice.command("send_message", {"to": "bob", "text": f"{n}+1"})
-    assert [bob.tick().final_output for _ in range(2)] == ["0+1 = 1", "1+1 = 2"] and bob.holding
-    before = _committed_ticks(tmp_path / "bob.db")
-    pages = bob.conn.execute("PRAGMA page_count").fetchone()[0]
-    bob.conn.execute(f"PRAGMA max_page_count={pages}")  # the database is full: the tick that needs a page fails
-    ticked = 2  # the messages ticked so far in this batch: the next one's tick fails
-    with pytest.raises(sqlite3.OperationalError, match="full"):
-        while bob.tick() is not None:
-            ticked += 1
-    failed = ticked
-    assert not bob.holding and bob.store.lost == 1 and _committed_ticks(tmp_path / "bob.db") == before
-    bob.conn.execute("PRAGMA max_page_count=1073741823")
-    taken = []
-    while (record := bob.tick()) is not None:
-        taken.append(record.final_output)
+    before, taken = _committed_ticks(tmp_path / "bob.db"), []
+    with bob.held_batches():
+        assert [bob.tick().final_output for _ in range(2)] == ["0+1 = 1", "1+1 = 2"] and bob.holding
+        pages = bob.conn.execute("PRAGMA page_count").fetchone()[0]
+        bob.conn.execute(f"PRAGMA max_page_count={pages}")  # the database is full: the tick that needs a page fails
+        ticked = 2  # the messages ticked so far in this batch: the next one's tick fails
+        with pytest.raises(sqlite3.OperationalError, match="full"):
+            while bob.tick() is not None:
+                ticked += 1
+        failed = ticked
+        assert not bob.holding and bob.store.lost == 1 and _committed_ticks(tmp_path / "bob.db") == before
+        bob.conn.execute("PRAGMA max_page_count=1073741823")
+        while (record := bob.tick()) is not None:
+            taken.append(record.final_output)
     assert taken == [f"{n}+1 = {n + 1}" for n in range(6) if n != failed]
     assert _committed_ticks(tmp_path / "bob.db") == before + 5 and _unacked(bob) == 1  # the one that raised
     assert sorted(alice.tick().input.raw for _ in range(5)) == sorted(taken) and alice.tick() is None
@@ -157,7 +174,8 @@ def test_a_batch_with_the_next_in_hand_is_synced_beside_the_next_and_answered_af
     for n in range(40):
         alice.command("send_message", {"to": "bob", "text": f"{n}+1"})
     events = _watch(bob, publishes=True)
-    assert [bob.tick().final_output for _ in range(40)] == [f"{n}+1 = {n + 1}" for n in range(40)]
+    with bob.held_batches():
+        assert [bob.tick().final_output for _ in range(40)] == [f"{n}+1 = {n + 1}" for n in range(40)]
     commits = [event for event in events if event in ("lazy", "durable", "sync")]
     assert commits == ["lazy", "lazy", "lazy", "sync"]  # a transaction a batch; the last made durable at once
     handed = [event for event in events if event.startswith(("ack", "publish"))]
