@@ -147,11 +147,7 @@ class SqliteStore(StoredText):
         if hold:
             self._held = True
             return
-        try:
-            self.conn.execute("COMMIT")
-        except BaseException:
-            self._lose()
-            raise
+        self._commit_or_lose()
         if not lazy and self._relaxed:
             self.sync()  # begun relaxed by the batch's first tick: this commit waits for the disk, as asked
 
@@ -166,9 +162,11 @@ class SqliteStore(StoredText):
 
     def commit_held(self) -> None:
         """Commit the transaction a tick held open (:meth:`hold`), if one is; lost if the commit fails."""
-        if not self._held:
-            return
-        self._held = False
+        if self._held:
+            self._held = False
+            self._commit_or_lose()
+
+    def _commit_or_lose(self) -> None:
         try:
             self.conn.execute("COMMIT")
         except BaseException:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,3 +22,14 @@ def _take_one(sender: Any, receiver: Any, text: str) -> tuple[Any, Any]:
 @pytest.fixture
 def take_one() -> Callable[[Any, Any, str], tuple[Any, Any]]:
     return _take_one
+
+
+def _committed_ticks(path: Path) -> int:
+    """The ticks another connection sees in the database at ``path`` (what is committed)."""
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT count(*) FROM journal").fetchone()[0]
+
+
+@pytest.fixture
+def committed_ticks() -> Callable[[Path], int]:
+    return _committed_ticks

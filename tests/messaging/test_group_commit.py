@@ -84,40 +84,36 @@ def _unacked(kernel) -> int:
     return len(transport.hub.queues.get(transport.agent, {}))
 
 
-def _committed_ticks(path) -> int:
-    """The ticks another connection sees in the database at ``path`` (what is committed)."""
-    with sqlite3.connect(path) as conn:
-        return conn.execute("SELECT count(*) FROM journal").fetchone()[0]
-
-
-def test_a_batch_is_one_transaction_its_last_tick_commits_then_all_are_acknowledged_and_answered(tmp_path, hub):
+def test_a_batch_is_one_transaction_its_last_tick_commits_then_all_are_acknowledged_and_answered(
+    tmp_path, hub, committed_ticks
+):
     alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
     for n in range(3):
         alice.command("send_message", {"to": "bob", "text": f"{n}+1"})
-    events, before = _watch(bob), _committed_ticks(tmp_path / "bob.db")
+    events, before = _watch(bob), committed_ticks(tmp_path / "bob.db")
     with bob.held_batches():  # ticked back to back, as agi run does
         assert bob.tick().final_output == "0+1 = 1"
         assert bob.tick().final_output == "1+1 = 2"
         assert events == [] and bob.holding and _unacked(bob) == 3  # nothing committed, acknowledged or published
-        assert _committed_ticks(tmp_path / "bob.db") == before
+        assert committed_ticks(tmp_path / "bob.db") == before
         assert alice.tick() is None
         assert bob.tick().final_output == "2+1 = 3"
     # one commit for the three ticks, made durable (it began without waiting for the disk: a sync follows)
     assert events == ["lazy", "sync", "ack 3", "mark"] and _unacked(bob) == 0 and not bob.holding
-    assert _committed_ticks(tmp_path / "bob.db") == before + 3
+    assert committed_ticks(tmp_path / "bob.db") == before + 3
     assert [alice.tick().input.raw for _ in range(3)] == ["0+1 = 1", "1+1 = 2", "2+1 = 3"]
     alice.close(), bob.close()
 
 
-def test_a_host_that_ticks_a_batch_at_its_own_pace_commits_each_tick(tmp_path, hub):
+def test_a_host_that_ticks_a_batch_at_its_own_pace_commits_each_tick(tmp_path, hub, committed_ticks):
     """Outside ``held_batches`` (a host that may pause between ticks) each tick of a batch commits, lazily but
     the last: another process's write never waits for the rest of the batch."""
     alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
     for n in range(3):
         alice.command("send_message", {"to": "bob", "text": f"{n}+1"})
-    events, before = _watch(bob), _committed_ticks(tmp_path / "bob.db")
+    events, before = _watch(bob), committed_ticks(tmp_path / "bob.db")
     assert [bob.tick().final_output for _ in range(2)] == ["0+1 = 1", "1+1 = 2"]
-    assert events == ["lazy", "lazy"] and not bob.holding and _committed_ticks(tmp_path / "bob.db") == before + 2
+    assert events == ["lazy", "lazy"] and not bob.holding and committed_ticks(tmp_path / "bob.db") == before + 2
     with Kernel.open(tmp_path / "bob.db", lock_timeout_s=0.5) as other:  # (no messaging: another process's write)
         other.tick("hello")
     assert bob.tick().final_output == "2+1 = 3"
@@ -125,14 +121,16 @@ def test_a_host_that_ticks_a_batch_at_its_own_pace_commits_each_tick(tmp_path, h
     alice.close(), bob.close()
 
 
-def test_a_tick_that_raises_inside_a_batch_undoes_the_batch_and_its_messages_are_ticked_again_once(tmp_path, hub):
+def test_a_tick_that_raises_inside_a_batch_undoes_the_batch_and_its_messages_are_ticked_again_once(
+    tmp_path, hub, committed_ticks
+):
     """A real disk-full (SQLite's ``max_page_count``) fails a tick inside a batch: the batch's earlier ticks
     are undone with it and ticked again first, in order; none is acknowledged before its tick is stored. The
     message whose tick raised is not acknowledged either: it comes again after the ack wait."""
     alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
     for n in range(6):
         alice.command("send_message", {"to": "bob", "text": f"{n}+1"})
-    before, taken = _committed_ticks(tmp_path / "bob.db"), []
+    before, taken = committed_ticks(tmp_path / "bob.db"), []
     with bob.held_batches():
         assert [bob.tick().final_output for _ in range(2)] == ["0+1 = 1", "1+1 = 2"] and bob.holding
         pages = bob.conn.execute("PRAGMA page_count").fetchone()[0]
@@ -142,26 +140,26 @@ def test_a_tick_that_raises_inside_a_batch_undoes_the_batch_and_its_messages_are
             while bob.tick() is not None:
                 ticked += 1
         failed = ticked
-        assert not bob.holding and bob.store.lost == 1 and _committed_ticks(tmp_path / "bob.db") == before
+        assert not bob.holding and bob.store.lost == 1 and committed_ticks(tmp_path / "bob.db") == before
         bob.conn.execute("PRAGMA max_page_count=1073741823")
         while (record := bob.tick()) is not None:
             taken.append(record.final_output)
     assert taken == [f"{n}+1 = {n + 1}" for n in range(6) if n != failed]
-    assert _committed_ticks(tmp_path / "bob.db") == before + 5 and _unacked(bob) == 1  # the one that raised
+    assert committed_ticks(tmp_path / "bob.db") == before + 5 and _unacked(bob) == 1  # the one that raised
     assert sorted(alice.tick().input.raw for _ in range(5)) == sorted(taken) and alice.tick() is None
     alice.close(), bob.close()
 
 
-def test_the_follow_loop_shows_a_batch_s_ticks_once_they_are_committed(tmp_path, hub):
+def test_the_follow_loop_shows_a_batch_s_ticks_once_they_are_committed(tmp_path, hub, committed_ticks):
     """``agi run --follow``'s loop yields (prints) a message tick only once its batch's transaction has
     committed: a kill before that undoes ticks nobody was shown."""
     alice = _agent(tmp_path, "alice", hub)
     bob = _agent(tmp_path, "bob", hub, clock=PinnedClock(SimulatedClock(1_795_000_000_000)))
     for n in range(3):
         alice.command("send_message", {"to": "bob", "text": f"{n}+1"})
-    before, shown = _committed_ticks(tmp_path / "bob.db"), []
+    before, shown = committed_ticks(tmp_path / "bob.db"), []
     for record in Follow(bob, idle_sleep_s=0.01).run(until=lambda: len(shown) == 3):
-        shown.append((record.final_output, bob.holding, _committed_ticks(tmp_path / "bob.db")))
+        shown.append((record.final_output, bob.holding, committed_ticks(tmp_path / "bob.db")))
     assert shown == [(f"{n}+1 = {n + 1}", False, before + 3) for n in range(3)]
     alice.close(), bob.close()
 
@@ -278,21 +276,21 @@ def _queued(kernel) -> int:
     return _unacked(kernel)
 
 
-def test_a_group_of_sends_is_published_at_once_after_one_durable_point(tmp_path, hub):
+def test_a_group_of_sends_is_published_at_once_after_one_durable_point(tmp_path, hub, committed_ticks):
     alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
-    events, before = _watch(alice, publishes=True), _committed_ticks(tmp_path / "alice.db")
+    events, before = _watch(alice, publishes=True), committed_ticks(tmp_path / "alice.db")
     with alice.group_commit():
         for n in range(3):
             alice.command("send_message", {"to": "bob", "text": f"{n}+1"})
         assert events == [] and alice.holding and _queued(bob) == 0  # one transaction, not committed yet
-        assert _committed_ticks(tmp_path / "alice.db") == before
+        assert committed_ticks(tmp_path / "alice.db") == before
     assert events == ["lazy", "sync", "publish 3", "mark"] and not _exposed(events)  # one commit, one sync
-    assert _committed_ticks(tmp_path / "alice.db") == before + 3
+    assert committed_ticks(tmp_path / "alice.db") == before + 3
     assert [bob.tick().input.raw for _ in range(3)] == ["0+1", "1+1", "2+1"]  # in order
     alice.close(), bob.close()
 
 
-def test_a_group_whose_transaction_the_database_drops_says_so_when_it_is_left(tmp_path):
+def test_a_group_whose_transaction_the_database_drops_says_so_when_it_is_left(tmp_path, committed_ticks):
     """A real full disk (SQLite's ``max_page_count``) inside a ``group_commit`` block: SQLite rolls the whole
     transaction back, so the block's earlier ticks are gone too. The failing tick raises; a host that caught
     that and went on is told when it leaves the block, in one line that names the fix."""
@@ -306,7 +304,7 @@ def test_a_group_whose_transaction_the_database_drops_says_so_when_it_is_left(tm
             for n in range(20):
                 kernel.tick(f"note {n}: " + "a longer line, to fill pages " * 40)
         kernel.conn.execute("PRAGMA max_page_count=1073741823")
-    assert _committed_ticks(tmp_path / "full.db") == 1 and kernel.tick_count == 1  # "1+1" went with the rest
+    assert committed_ticks(tmp_path / "full.db") == 1 and kernel.tick_count == 1  # "1+1" went with the rest
     kernel.close()
 
 

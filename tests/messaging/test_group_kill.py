@@ -5,20 +5,13 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 
 from agi_core import Kernel, journal
 
 
-def _committed_ticks(path) -> int:
-    """The ticks another connection sees in the database at ``path`` (what is committed)."""
-    with sqlite3.connect(path) as conn:
-        return conn.execute("SELECT count(*) FROM journal").fetchone()[0]
-
-
-def test_a_kill_inside_a_group_stores_none_of_its_ticks(tmp_path):
+def test_a_kill_inside_a_group_stores_none_of_its_ticks(tmp_path, committed_ticks):
     """A real SIGKILL (``AGI_FAULT``) inside a ``group_commit`` block, at the third tick's commit: the block is one
     transaction, so none of its ticks is stored (nothing it returned had been shown) and the journal verifies."""
     db = tmp_path / "host.db"
@@ -33,6 +26,6 @@ def test_a_kill_inside_a_group_stores_none_of_its_ticks(tmp_path):
     env = {**os.environ, "AGI_FAULT": "tick.before_commit:4"}  # the first tick, then the block's third
     killed = subprocess.run([sys.executable, "-c", host, str(db)], env=env, capture_output=True, timeout=120)
     assert killed.returncode == -signal.SIGKILL, killed.stderr
-    assert _committed_ticks(db) == 1  # the tick before the block only
+    assert committed_ticks(db) == 1  # the tick before the block only
     with Kernel.open(db) as kernel:
         assert journal.verify(kernel.store, kernel.journal_key).ok and kernel.tick_count == 1
