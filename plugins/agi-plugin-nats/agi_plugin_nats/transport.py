@@ -31,6 +31,7 @@ T = TypeVar("T")
 ACK_WAIT_S = 30.0  # an unacknowledged delivery comes again after this long (and after a restart)
 DUPLICATE_WINDOW_S = 600.0  # a message id published again within this window is dropped by JetStream
 CONNECT_TIMEOUT_S = 5.0
+DEFAULT_PORT = 4222  # nats-server's, for a URL without one
 AGENTS_TIMEOUT_S = 1.0  # listing the deployment's agents (a recipient check) waits this long for the server
 FETCH_BATCH = 16  # messages a fetch takes at once (?batch=N): the message box's batch, one durable point
 FETCH_BATCH_MAX = 256
@@ -78,6 +79,24 @@ def _failed(error: BaseException) -> asyncio.Future[Any]:
     return future
 
 
+def _unreachable(server: str, why: str) -> str:
+    return (
+        f"cannot reach the NATS server at {server} ({why}); start it (scripts/start_nats.sh) or fix AGI_MESSAGING_URL"
+    )
+
+
+async def _reachable(server: str) -> None:
+    """Open and close a TCP connection to ``server`` (``nats://HOST:PORT``), or raise :class:`StorageError`."""
+    parts = urlsplit(server)
+    try:
+        connecting = asyncio.open_connection(parts.hostname, parts.port or DEFAULT_PORT)
+        _, writer = await asyncio.wait_for(connecting, CONNECT_TIMEOUT_S)
+    except OSError as exc:  # (a timeout is an OSError too)
+        raise StorageError(_unreachable(server, exc.strerror or exc.__class__.__name__)) from None
+    writer.close()
+    await writer.wait_closed()
+
+
 async def _nak_all(msgs: list[Any]) -> None:
     await asyncio.gather(*(msg.nak() for msg in msgs), return_exceptions=True)
 
@@ -106,6 +125,9 @@ class NatsTransport:
         self._lost = asyncio.Event()  # set while the connection is down: a confirmation the old server owed never comes
         try:
             self._call(self._connect(), CONNECT_TIMEOUT_S * 3)
+        except concurrent.futures.TimeoutError:  # the server took the connection but never answered
+            self.close()
+            raise StorageError(_unreachable(self.server, f"no answer in {CONNECT_TIMEOUT_S * 3 + 5:g} s")) from None
         except BaseException:
             self.close()
             raise
@@ -114,6 +136,7 @@ class NatsTransport:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout_s + 5)
 
     async def _connect(self) -> None:
+        await _reachable(self.server)  # nats-py retries a first connection for ever when reconnects are on
         try:
             self._nc = await nats.connect(
                 self.server,
@@ -126,10 +149,7 @@ class NatsTransport:
                 error_cb=_quiet,  # a lost broker shows as a failed publish or an empty fetch, not a traceback
             )
         except Exception as exc:  # noqa: BLE001 - nats-py raises OSError, asyncio and its own errors
-            raise StorageError(
-                f"cannot reach the NATS server at {self.server} ({exc.__class__.__name__}); start it "
-                "(scripts/start_nats.sh) or fix AGI_MESSAGING_URL"
-            ) from None
+            raise StorageError(_unreachable(self.server, exc.__class__.__name__)) from None
         self._js = self._nc.jetstream()
         try:
             await self._js.stream_info(self.stream)

@@ -90,6 +90,19 @@ def test_an_unknown_recipient_is_refused_in_one_line_and_nothing_is_sent(tmp_pat
         assert conn.execute("SELECT count(*) FROM messages_out").fetchone()[0] == 0
 
 
+def test_an_agent_started_with_no_broker_listening_says_so_in_one_line(tmp_path):
+    """No nats-server on the URL's port: the real ``agi`` says so in one line that names the server and the
+    fix, at once (nats-py alone retries a first connection for ever; this took 20 s and said nothing)."""
+    (port,) = _free_ports(1)
+    named = agi(tmp_path / "alice.db", "init", "--name", "alice")
+    assert named.returncode == 0, named.stderr
+    failed = agi(tmp_path / "alice.db", "send", "bob", "hello", url=f"nats://127.0.0.1:{port}/t")
+    assert failed.returncode == 1 and failed.stdout == ""
+    (line,) = failed.stderr.strip().splitlines()
+    assert line.startswith(f"Error: cannot reach the NATS server at nats://127.0.0.1:{port} (")
+    assert line.endswith("start it (scripts/start_nats.sh) or fix AGI_MESSAGING_URL")
+
+
 def test_a_broker_restart_mid_conversation_loses_and_duplicates_nothing(tmp_path, start_nats):
     folder = tmp_path / "nats"
     server = start_nats(folder)
