@@ -63,6 +63,11 @@ class ReplayMismatch(AgiError):
     """A replayed tick differs from the recorded one."""
 
 
+class TransactionLost(StorageError):
+    """The database rolled back the open transaction by itself after an error (SQLite does for a full disk, an
+    I/O error, no memory): nothing the transaction wrote is stored, and the tick cannot go on and be stored."""
+
+
 class DatabaseLocked(StorageError):
     """Another process held the database's write lock longer than the lock timeout."""
 

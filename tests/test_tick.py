@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
+from agi_core.errors import StorageError
 from agi_core.hookspecs import hookimpl
 from agi_core.model import PLAN_STEPS_MAX, Plan
 from agi_core.testing import open_kernel
@@ -24,7 +23,7 @@ def test_a_failing_journal_write_rolls_back_the_whole_tick(agi_kernel):
     agi_kernel.store.conn.execute(
         "CREATE TRIGGER fail_journal BEFORE INSERT ON journal BEGIN SELECT RAISE(ABORT, 'journal full'); END"
     )
-    with pytest.raises(sqlite3.IntegrityError, match="journal full"):
+    with pytest.raises(StorageError, match="journal full"):
         agi_kernel.tick("my favorite color is blue")
     assert _counts(agi_kernel) == before
     assert agi_kernel.get_fact("user/person/self/favorite_color").value == "red"

@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agi_core.errors import BackendUnavailable, ReplayMismatch
+from agi_core.errors import BackendUnavailable, ReplayMismatch, TransactionLost
 
 
 def must_propagate(exc: BaseException) -> bool:
-    """True for the exceptions a plugin call lets through: Ctrl-C, a replay mismatch, and the store's
-    server gone away (the plugin is not at fault: the tick cannot be stored, it waits and runs again)."""
-    return isinstance(exc, KeyboardInterrupt | ReplayMismatch | BackendUnavailable)
+    """True for the exceptions a plugin call lets through: Ctrl-C, a replay mismatch, the store's server
+    gone away (the plugin is not at fault: the tick cannot be stored, it waits and runs again), and the
+    tick's transaction rolled back by the database (a full disk: the tick cannot be stored)."""
+    return isinstance(exc, KeyboardInterrupt | ReplayMismatch | BackendUnavailable | TransactionLost)
 
 
 def describe(exc: BaseException) -> str:

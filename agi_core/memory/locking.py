@@ -7,6 +7,11 @@ would fail with ``SQLITE_BUSY_SNAPSHOT`` instead of waiting). Every connection h
 timeout: a writer waits that long for the lock, then gets :class:`DatabaseLocked`, a
 one-line error naming the database and the fix. ``PRAGMA data_version`` tells a
 connection cheaply whether another connection committed since it last looked.
+
+SQLite rolls a transaction back by itself on some errors (a full disk, an I/O error, no
+memory). A connection in autocommit mode would then commit each later statement on its own:
+the rest of a tick, stored without its start. :class:`GuardedConnection` refuses every
+statement after that with :class:`TransactionLost` until the transaction's owner rolls back.
 """
 
 from __future__ import annotations
@@ -15,15 +20,73 @@ import contextlib
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-from agi_core.errors import DatabaseLocked
+from agi_core.errors import DatabaseLocked, TransactionLost, database_problem
 
 DEFAULT_LOCK_TIMEOUT_S = 30.0
 
 
+class GuardedConnection(sqlite3.Connection):
+    """An autocommit connection that never goes on in autocommit mode inside a transaction SQLite dropped.
+
+    After a ``BEGIN`` it expects a transaction until ``COMMIT`` or ``ROLLBACK``. If SQLite rolled it back
+    by itself (the statement that failed raised), every later statement raises :class:`TransactionLost`
+    instead of committing on its own, a ``COMMIT`` included; the owner's :meth:`rollback` (or ``ROLLBACK``)
+    ends it quietly.
+    """
+
+    opened = False  # a BEGIN of ours opened a transaction that no COMMIT or ROLLBACK ended yet
+    failed: sqlite3.Error | None = None  # the last statement's error: what made SQLite roll back
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        if self.opened and not self.in_transaction:
+            return self._after_lost(sql)
+        try:
+            cursor = super().execute(sql, parameters)
+        except sqlite3.Error as exc:
+            self.failed = exc
+            raise
+        self.opened = self.in_transaction
+        return cursor
+
+    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
+        if self.opened and not self.in_transaction:
+            return self._after_lost(sql)
+        try:
+            cursor = super().executemany(sql, parameters)
+        except sqlite3.Error as exc:
+            self.failed = exc
+            raise
+        self.opened = self.in_transaction
+        return cursor
+
+    def rollback(self) -> None:
+        """ROLLBACK the open transaction; none open (SQLite rolled it back itself) is no error."""
+        self.opened = False
+        super().rollback()
+
+    def _after_lost(self, sql: str) -> sqlite3.Cursor:
+        if sql.lstrip()[:8].upper() == "ROLLBACK" and " TO " not in sql.upper():
+            self.opened = False  # the owner ends the transaction SQLite ended: nothing left to undo
+            return self.cursor()
+        raise TransactionLost(lost_transaction(self))
+
+
+def lost_transaction(conn: sqlite3.Connection) -> str:
+    """The line for a transaction SQLite rolled back by itself: the cause, and the fix."""
+    failed = getattr(conn, "failed", None)
+    listed = sqlite3.Connection.execute(conn, "PRAGMA database_list")  # past the guard: it only reads
+    path = next((row[2] for row in listed if row[1] == "main"), "") or ":memory:"
+    cause = database_problem(failed, path) if failed is not None else f"the database {path} failed"
+    return f"{cause} (SQLite rolled the transaction back: nothing of it is stored)"
+
+
 def connect(path: str | Path, lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S) -> sqlite3.Connection:
     """An autocommit connection (transactions are explicit) that waits ``lock_timeout_s`` for a lock."""
-    return sqlite3.connect(path, timeout=lock_timeout_s, isolation_level=None, check_same_thread=False)
+    return sqlite3.connect(
+        path, timeout=lock_timeout_s, isolation_level=None, check_same_thread=False, factory=GuardedConnection
+    )
 
 
 def is_lock_error(exc: BaseException) -> bool:
@@ -66,7 +129,7 @@ def write_transaction(conn: sqlite3.Connection, path: str | Path | None = None) 
     try:
         yield
     except BaseException:
-        conn.execute("ROLLBACK")
+        conn.rollback()  # none open if SQLite rolled it back itself (a full disk): then it only ends
         raise
     conn.execute("COMMIT")
 

@@ -94,7 +94,17 @@ class SqliteStore(StoredText):
         After :meth:`lazy_commit` this one transaction commits with ``synchronous=NORMAL`` (:meth:`_relax`).
         After :meth:`hold` it joins the transaction the tick before it held open, if any, and may be held
         open itself instead of committing; any other transaction commits a held one first.
+        A SQLite error that ends the tick (a full disk, a corrupt page) is raised as a :class:`StorageError`
+        whose one line names the problem and the fix (:func:`~agi_core.errors.database_problem`).
         """
+        try:
+            with self._tick_transaction():
+                yield
+        except sqlite3.Error as exc:
+            raise StorageError(database_problem(exc, self.path)) from exc
+
+    @contextlib.contextmanager
+    def _tick_transaction(self) -> Iterator[None]:
         holding, self._hold_next = self._hold_next, None
         if self._held and holding is None:
             self.commit_held()
@@ -110,8 +120,7 @@ class SqliteStore(StoredText):
             try:
                 yield
             except BaseException:
-                if self.conn.in_transaction:
-                    self.conn.execute("ROLLBACK")
+                self.conn.rollback()  # (none open if SQLite rolled it back itself: a full disk)
                 self._relax(False)
                 raise
             self._held = True
@@ -186,8 +195,7 @@ class SqliteStore(StoredText):
     def _lose(self) -> None:
         self._held = False
         self._lost += 1
-        if self.conn.in_transaction:
-            self.conn.execute("ROLLBACK")
+        self.conn.rollback()  # (none open if SQLite rolled it back itself: a full disk)
 
     def _relax(self, lazy: bool) -> None:
         """``synchronous=NORMAL`` for a lazy transaction, the configured level otherwise. NORMAL stays set from
@@ -251,7 +259,7 @@ class SqliteStore(StoredText):
             yield
         finally:
             if began:
-                self.conn.execute("ROLLBACK")
+                self.conn.rollback()
 
     def data_version(self) -> int:
         """Changes whenever another connection (another process) commits to this database, and when a
