@@ -131,11 +131,20 @@ def _default_name(obj: Any) -> str:
     return name
 
 
+FAILURES_KEPT = 1000  # distinct plugin failures a process remembers (Plugins.report_failure)
+
+
+def _power_of_ten(n: int) -> bool:
+    while n % 10 == 0:
+        n //= 10
+    return n == 1
+
+
 class Plugins:
     """A pluggy manager plus the bookkeeping that keeps one bad plugin from hurting others."""
 
     def __init__(self, *, defer_manifests: bool = False) -> None:
-        self.failures: list[PluginFailure] = []
+        self._failures: dict[PluginFailure, int] = {}  # each distinct failure: how often, the last reported last
         self._defer_manifests = defer_manifests  # check them in check_manifests, not in add_module
         self._unchecked: dict[str, object] = {}  # loaded plugins whose manifest check_manifests has yet to check
         self._versions: dict[str, str] = {}
@@ -510,12 +519,34 @@ class Plugins:
         self.call_each("agi_stop_plugin", kernel=kernel, skip=skip)
 
     # -- reporting -------------------------------------------------------------------
+    @property
+    def failures(self) -> list[PluginFailure]:
+        """Each distinct failure reported (plugin, stage and cause alike count once), the last reported last."""
+        return list(self._failures)
+
+    def failure_count(self, failure: PluginFailure) -> int:
+        """How many times ``failure`` was reported (0 if never, or if it is older than the newest
+        :data:`FAILURES_KEPT` distinct ones)."""
+        return self._failures.get(failure, 0)
+
     def report_failure(self, plugin: str, stage: str, cause: BaseException | str) -> None:
-        """Record and print that ``plugin`` failed in ``stage``; the caller skips what failed."""
+        """Record and print that ``plugin`` failed in ``stage``; the caller skips what failed.
+
+        An agent that runs for months next to a plugin failing every tick must neither grow nor flood
+        stderr: a failure met again is counted, not kept twice, and printed again only at its 10th,
+        100th, 1000th … time (``(N times)``); at most :data:`FAILURES_KEPT` distinct failures are kept,
+        the oldest dropped. The journal keeps every tick's skip with its reason.
+        """
         text = cause if isinstance(cause, str) else f"{type(cause).__name__}: {cause}"
         failure = PluginFailure(plugin, stage, text.splitlines()[0] if text else "")
-        self.failures.append(failure)
-        print(f"agi: warning: {failure}", file=sys.stderr)
+        times = self._failures.pop(failure, 0) + 1
+        self._failures[failure] = times  # (re)inserted last: failures[-1] is the one just reported
+        if len(self._failures) > FAILURES_KEPT:
+            del self._failures[next(iter(self._failures))]
+        if times == 1:
+            print(f"agi: warning: {failure}", file=sys.stderr)
+        elif _power_of_ten(times):
+            print(f"agi: warning: {failure} ({times} times)", file=sys.stderr)
 
     def info(self) -> list[PluginInfo]:
         """Name, version and implemented hooks of every loaded plugin."""
