@@ -76,18 +76,18 @@ class Inspector:
         before = _int(query.get("before"))
         store = self.kernel.store
         with self.lock:
-            rows = views.timeline(store, filters, before)
+            found = views.timeline(store, filters, before)
             menus = views.choices(store)
             count = views.tick_count(store)
-        older = rows[-1]["tick"] if rows and rows[-1]["tick"] > 1 else None
         return self.page(
             request,
             "timeline.html",
-            rows=rows,
+            rows=found.rows,
             filters=filters,
             menus=menus,
             count=count,
-            older=older,
+            older=found.older,
+            searched=found.searched,
             live=before is None,
         )
 

@@ -25,6 +25,8 @@ F_SENTENCES = {
     "F5": replies.F5_SEM_WRITE_FAILURE,
 }
 PAGE_TICKS = 50
+SCAN_TICKS = 10_000  # a filtered timeline page reads at most this many ticks, newest first (timeline)
+SCAN_WINDOW = 200  # journal records read at once while a filtered page searches
 MENU_TICKS = 500  # the filter menus offer the sources and agents of this many newest ticks
 COMPARED = REPLAY_FIELDS  # what replay compares (agi_core.model)
 
@@ -130,23 +132,49 @@ def shown_ms(duration_us: int | None) -> str | None:
     return f"{ms:.2f} ms" if ms < 1 else f"{ms:.1f} ms" if ms < 10 else f"{ms:,.0f} ms"
 
 
-def timeline(store: Any, filters: Filters, before: int | None = None, limit: int = PAGE_TICKS) -> list[dict[str, Any]]:
+@attrs.frozen
+class TimelinePage:
+    """A page of the timeline: its rows, newest first; ``older``, the ``before`` of the next page (None once
+    tick 1 was read); ``searched`` the ticks read for it (``(oldest, newest)``), when a filtered page read
+    :data:`SCAN_TICKS` of them before it filled (the page says which ticks it searched)."""
+
+    rows: list[dict[str, Any]]
+    older: int | None
+    searched: tuple[int, int] | None = None
+
+
+def timeline(
+    store: Any, filters: Filters, before: int | None = None, limit: int = PAGE_TICKS, scan: int | None = None
+) -> TimelinePage:
     """The newest ``limit`` ticks (before tick ``before``) that pass ``filters``, newest first.
 
-    Without filters only those ticks are read; with filters the journal is read up to ``before``.
+    The journal is read backwards from ``before`` in windows, and only until the page is full: without
+    filters that is ``limit`` records; with filters, at most ``scan`` (a rare match in a journal of
+    months stops the page there, and its "older ticks" link searches on, instead of one request reading
+    the whole journal under the inspector's lock); ``scan`` defaults to :data:`SCAN_TICKS`.
     """
-    end = tick_count(store) + 1 if before is None else before
-    start = max(end - 1 - limit, 0) if filters == Filters() else 0
+    scan = SCAN_TICKS if scan is None else scan
+    newest = tick_count(store)
+    end = newest + 1 if before is None else min(before, newest + 1)
+    window = limit if filters == Filters() else SCAN_WINDOW
     kept: list[dict[str, Any]] = []
-    for found in journal(store, start):
-        if found["tick"] >= end:
-            break
-        row = timeline_row(found)
-        if filters.keeps(row):
-            kept.append(row)
-            if len(kept) > limit:
-                kept.pop(0)
-    return timed(store, kept[::-1])
+    oldest = end  # the oldest tick read so far
+    view = JournalView(store, lambda: None)
+    while oldest > 1 and len(kept) < limit and end - oldest < scan:
+        start = max(oldest - window, 1, end - scan)
+        for found in reversed(view.records(since=start - 1, limit=oldest - start)):
+            if found["tick"] >= oldest:
+                continue
+            oldest = found["tick"]
+            row = timeline_row(found)
+            if filters.keeps(row):
+                kept.append(row)
+                if len(kept) == limit:
+                    break
+        else:
+            oldest = start
+    cut = len(kept) < limit and oldest > 1  # the scan bound stopped it, not a full page or tick 1
+    return TimelinePage(timed(store, kept), oldest if oldest > 1 else None, (oldest, end - 1) if cut else None)
 
 
 def choices(store: Any, recent: int = MENU_TICKS) -> dict[str, list[str]]:

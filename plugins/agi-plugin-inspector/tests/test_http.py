@@ -87,6 +87,39 @@ def test_timeline_filters_by_f_code_agent_source_and_text(agent_db: Path, client
     assert ticks_shown(web.get("/?before=3").text) == [2, 1]
 
 
+def test_a_filtered_page_reads_the_journal_backwards_only_until_it_is_full(
+    agent_db: Path, client: Callable[..., TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A filter that matches often reads only the newest ticks; one that matches rarely stops after
+    ``SCAN_TICKS`` ticks and says which it searched, its "older ticks" link searching on: a page never
+    reads a journal of months under the inspector's lock."""
+    from agi_plugin_inspector import views
+
+    read: list[int] = []
+    records = views.JournalView.records
+
+    def counted(self: Any, since: int = 0, limit: int = 100) -> list[dict[str, Any]]:
+        found = records(self, since, limit)
+        read.extend(record["tick"] for record in found)
+        return found
+
+    monkeypatch.setattr(views.JournalView, "records", counted)
+    monkeypatch.setattr(views, "SCAN_WINDOW", 3)  # records read at once
+    with open_kernel(agent_db, seed="insp") as kernel:
+        page = views.timeline(kernel.store, views.Filters(source="event"), limit=2)
+        assert [row["tick"] for row in page.rows] == [11, 10] and page.older == 10 and page.searched is None
+        assert min(read) >= 10  # ticks 1 to 9 were never read
+    monkeypatch.setattr(views, "SCAN_TICKS", 4)
+    web = client(agent_db)
+    first = web.get("/?code=F1").text  # tick 4 only: ticks 12 to 9 hold no F1
+    assert ticks_shown(first) == [] and "Searched ticks 9–12: 0 matches." in first
+    assert 'href="/?before=9&source=&agent=&code=F1&q="' in first
+    second = web.get("/?before=9&code=F1").text
+    assert ticks_shown(second) == [] and "Searched ticks 5–8: 0 matches." in second
+    third = web.get("/?before=5&code=F1").text  # down to tick 1: no bound met, no "older ticks"
+    assert ticks_shown(third) == [4] and "Searched" not in third and 'id="older"' not in third
+
+
 def test_tick_page_shows_input_decision_modules_evidence_votes_and_what_replay_compares(
     agent_db: Path, client: Callable[..., TestClient]
 ) -> None:
