@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from click.testing import CliRunner
 
 from agi_core.cli.main import make_cli
@@ -84,8 +85,10 @@ def test_wrong_seed_is_one_line(tmp_path):
     )
 
 
-def test_not_a_database_is_one_line(tmp_path):
-    (tmp_path / "a.db").write_text("this is not sqlite")
+@pytest.mark.parametrize("content", ["this is not sqlite", "x"], ids=["text", "one byte"])
+def test_not_a_database_is_one_line(tmp_path, content):
+    """SQLite itself takes a one-byte file for an empty database and writes over it: refused before."""
+    (tmp_path / "a.db").write_text(content)
     result = subprocess.run(
         [sys.executable, "-m", "agi_core", "--db", str(tmp_path / "a.db"), "run"],
         input="1+1\n",
@@ -98,7 +101,7 @@ def test_not_a_database_is_one_line(tmp_path):
         f"Error: {tmp_path / 'a.db'} is not an agi database or is corrupt (file is not a database); "
         "restore it from a checkpoint or pass --db with another file\n"
     )
-    assert (tmp_path / "a.db").read_text() == "this is not sqlite"
+    assert (tmp_path / "a.db").read_text() == content
 
 
 def test_help_does_not_import_torch_or_sentence_transformers():

@@ -47,6 +47,22 @@ if TYPE_CHECKING:
     from agi_core.journal_key import JournalKey
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _refuse_other_file(path: Path) -> None:
+    """Raise (the one line SQLite's own refusal gets) for a file that is there, not empty, and no SQLite
+    database. SQLite refuses most such files itself, but takes a one-byte file for an empty database and
+    writes over it."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return
+    if head and head != SQLITE_HEADER:
+        raise sqlite3.DatabaseError("file is not a database")
+
+
 class SqliteStore(StoredText):
     """All of an agent's stores in one SQLite database file."""
 
@@ -64,6 +80,7 @@ class SqliteStore(StoredText):
         self._lost = 0  # held transactions lost (rolled back): data_version changes with each
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            _refuse_other_file(self.path)
             self.conn = connect(self.path, lock_timeout_s)
             self.conn.text_factory = _decode  # stored invalid UTF-8 reads as U+FFFD, never a crash
             self.conn.execute("PRAGMA journal_mode=WAL")
