@@ -94,3 +94,20 @@ def test_a_connection_whose_transaction_sqlite_dropped_refuses_to_write_on_its_o
     conn.execute("INSERT INTO t VALUES ('after')")  # autocommit again, as asked
     assert conn.execute("SELECT count(*) FROM t").fetchone()[0] == 2
     conn.close()
+
+
+def test_a_transaction_dropped_outside_a_tick_does_not_wedge_the_next_tick(tmp_path):
+    """A write outside any tick whose transaction SQLite dropped (RLM state opens its own) fails and its
+    owner never rolls back; the connection refuses statements until then, yet the next tick runs: a tick
+    is a new owner."""
+    with open_kernel(tmp_path / "a.db") as kernel:
+        kernel.tick("hello")
+        kernel.conn.execute("CREATE TABLE filler (v TEXT)")
+        _fill(kernel)
+        rows = kernel.store.rlm_rows()
+        with pytest.raises(TransactionLost), rows.atomic():  # BEGIN IMMEDIATE, SAVEPOINT, then the disk is full
+            rows.conn.execute("INSERT INTO filler VALUES (?)", ("x" * 100_000,))
+        with pytest.raises(TransactionLost):
+            kernel.conn.execute("SELECT 1")  # its owner has not rolled back: refused
+        sqlite3.Connection.execute(kernel.conn, "PRAGMA max_page_count=1073741823")  # space again (past the guard)
+        assert kernel.tick("2+2").final_output == "2+2 = 4" and kernel.tick_count == 2

@@ -114,6 +114,8 @@ class SqliteStore(StoredText):
         A SQLite error that ends the tick (a full disk, a corrupt page) is raised as a :class:`StorageError`
         whose one line names the problem and the fix (:func:`~agi_core.errors.database_problem`).
         """
+        if getattr(self.conn, "opened", False) and not self.conn.in_transaction:
+            self.conn.rollback()  # an earlier transaction SQLite dropped, its owner gone: over, as a tick begins
         try:
             with self._tick_transaction():
                 yield
