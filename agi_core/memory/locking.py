@@ -131,7 +131,11 @@ def write_transaction(conn: sqlite3.Connection, path: str | Path | None = None) 
     except BaseException:
         conn.rollback()  # none open if SQLite rolled it back itself (a full disk): then it only ends
         raise
-    conn.execute("COMMIT")
+    try:
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.rollback()  # a COMMIT that failed (a full disk) leaves the transaction open, or SQLite dropped it
+        raise
 
 
 @contextlib.contextmanager

@@ -24,7 +24,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agi_core.errors import StorageError
+from agi_core.errors import StorageError, TransactionLost
 from agi_core.faults import fault_point
 from agi_core.journal_key import JournalKey, fsync_folder
 from agi_core.memory.backend import CheckpointError, CheckpointInfo, RollbackReport
@@ -111,6 +111,16 @@ def create(store: SqliteStore, name: str, key: JournalKey) -> CheckpointInfo:
 def _check_free(store: SqliteStore, name: str) -> None:
     if store.conn.execute("SELECT 1 FROM checkpoints WHERE name = ?", (name,)).fetchone():
         raise CheckpointError(f"a checkpoint named {name!r} exists; choose another name")
+
+
+def _sqlite_cause(exc: BaseException, conn: sqlite3.Connection) -> BaseException | None:
+    """The SQLite error behind ``exc``: itself, the one a tick's StorageError was raised from, or for
+    :class:`TransactionLost` the one that made SQLite roll back; None for any other error."""
+    if isinstance(exc, sqlite3.Error):
+        return exc
+    if isinstance(exc, TransactionLost):
+        return getattr(conn, "failed", None) or exc
+    return exc.__cause__ if isinstance(exc.__cause__, sqlite3.Error) else None
 
 
 def _reason(exc: BaseException) -> str:
@@ -275,8 +285,11 @@ def rollback(store: SqliteStore, name: str, key: JournalKey, rollback_id: Callab
                 [(made_id, *row) for row in undone],
             )
             fault_point("rollback.copied")
-    except sqlite3.Error as exc:
-        raise StorageError(f"rollback to {name!r} failed ({_reason(exc)}); the agent is unchanged") from None
+    except (sqlite3.Error, StorageError) as exc:
+        cause = _sqlite_cause(exc, conn)
+        if cause is None:
+            raise  # not SQLite's refusal (the write lock not had in time: DatabaseLocked says so)
+        raise StorageError(f"rollback to {name!r} failed ({_reason(cause)}); the agent is unchanged") from None
     finally:
         with contextlib.suppress(sqlite3.Error):
             conn.execute("DETACH DATABASE snap")
