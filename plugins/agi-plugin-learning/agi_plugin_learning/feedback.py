@@ -1,5 +1,6 @@
 """Feedback in a user's line about the previous reply: explicit ("thanks", "that's wrong", "no, I meant …")
-and implicit (the same question again, a reply corrected), each with its reward in [-1, 1]."""
+and implicit (the same question again, a reply corrected), each with its reward in [-1, 1]. A line like the
+one before that says something new ("my weight is 71 kg" after "my weight is 70 kg") is news, not a repeat."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ NEGATIVE = re.compile(
 )
 MEANT = re.compile(r"^\s*no\s*[,.!]?\s*i meant\b\s*(.*)$", re.I)
 REPEAT_RATIO = 0.85
+#: words a line said again may add and still say nothing new ("tell me a joke, please")
+FILLER = frozenset("please again so ok okay now just well hey um uh come on i said asked".split())
 REWARDS = {"thanks": 1.0, "wrong": -1.0, "meant": -1.0, "repeated": -0.5}
 
 
@@ -30,6 +33,7 @@ def read(line: str, previous_line: str | None) -> tuple[str, str] | None:
         return "thanks", ""
     if previous_line is not None:
         now, before = normalized(line), normalized(previous_line)
-        if now and difflib.SequenceMatcher(None, now, before).ratio() >= REPEAT_RATIO:
+        says_more = set(now.split()) - set(before.split()) - FILLER  # "my weight is 71 kg" after "… 70 kg": news
+        if now and not says_more and difflib.SequenceMatcher(None, now, before).ratio() >= REPEAT_RATIO:
             return "repeated", ""
     return None

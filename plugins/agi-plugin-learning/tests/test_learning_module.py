@@ -84,6 +84,16 @@ def test_feedback_moves_the_weights_and_the_next_choice_follows_them_and_replays
     assert (report.ok, report.ticks) == (True, 7)
 
 
+def test_a_fact_said_again_with_a_new_value_is_news_not_a_repeat(tmp_path):
+    """Updating a fact is no complaint about the reply before: four updates left the profile agent's weight
+    below the avoid bar, and the next question's right answer was replaced by an older memory's."""
+    lines = [f"my weight is {kg} kg" for kg in (70, 71, 72, 73)] + ["my dog is called Rex", "my dog is named Max"]
+    with open_kernel(tmp_path / "a.db", learning) as kernel:
+        assert [(perceived(kernel.tick(line)) or {}).get("feedback") for line in lines] == [None] * len(lines)
+        assert kernel.tick("what is my dog called?").final_output == "Your dog's name is Max."
+        assert perceived(kernel.tick("what is my dog called ?"))["feedback"] == "repeated"  # the same, asked again
+
+
 def test_the_same_feedback_gives_the_same_weights_in_a_fresh_agent(tmp_path):
     lines = [JOKE, "that's wrong", JOKE, "thanks", "what is the capital of Peru?", "that is wrong", "thank you"]
     states = []
