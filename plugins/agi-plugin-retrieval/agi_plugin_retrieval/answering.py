@@ -25,6 +25,10 @@ STOPWORDS = frozenset(
 FRAMING = frozenset("favorite favourite name names main new old one thing things something kind type sort".split())
 _STEM = Stemmer.Stemmer("english")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
+#: a number as written, kept whole in an answer (-3, 72.5, 1,250.75, 10:30, 2023-06-13), else a word
+_TOKEN = re.compile(r"(?:(?<![\w.,-])[-+])?\d+(?:[.,:/-]\d+)*%?|[A-Za-z0-9][A-Za-z0-9'’-]*")
+#: words that say whose thing a question asks about ("my brother", "her job")
+POSSESSIVES = frozenset("my your his her their our".split())
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _WHEN = re.compile(r"^\s*(when|what (year|month|date|day|time)|how long ago)\b", re.IGNORECASE)
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -54,11 +58,42 @@ def names_in(question: str) -> set[str]:
     return {_bare(w) for w in said} - STOPWORDS
 
 
+def owned_in(question: str) -> set[str]:
+    """Whose thing ``question`` asks about, by relation: the word after a possessive that is no framing
+    word ("where does my brother live?" → ``{"brother"}``, "what is my favorite food?" → ``{"food"}``)."""
+    said = [_bare(w) for w in words(question)]
+    owned = set()
+    for at, word in enumerate(said[:-1]):
+        if word in POSSESSIVES:
+            following = next((w for w in said[at + 1 :] if w not in FRAMING and w not in STOPWORDS), None)
+            if following is not None:
+                owned.add(following)
+    return owned
+
+
 def asked_about(question: str) -> set[str]:
     """The stems of what ``question`` asks about: its keywords, less the names it says and the words
     that only frame it ("What is Maya's job?" → ``{"job"}``)."""
     kept = {_bare(w) for w in keywords(question)} - names_in(question) - FRAMING
     return set(_STEM.stemWords(sorted(kept)))
+
+
+#: a memory this close to the question may answer it in other words ("what did she paint?" — "a sunset, in oils")
+CLOSE_DENSE = 0.4  # chosen on LoCoMo (benchmarks/locomo_answers.py): 0.4 / 0.5 / 0.6 cite 62.6 / 62.0 / 60.8 %
+
+
+def holds_what_is_asked(question: str, hit: dict[str, Any]) -> bool:
+    """A memory that may answer ``question``: it holds a word of what is asked, or says it in other words
+    (its dense similarity reaches :data:`CLOSE_DENSE`)."""
+    close = (hit.get("breakdown") or {}).get("dense", 0.0) >= CLOSE_DENSE
+    return close or shares_what_is_asked(question, hit["text"])
+
+
+def shares_what_is_asked(question: str, sentence: str) -> bool:
+    """Whether ``sentence`` holds a word (stem) of what ``question`` asks about: the least a memory must
+    have to answer it ("my favorite food is sushi" does not answer "what did I eat yesterday?"; "?" or
+    "!!!" asks about nothing)."""
+    return bool(asked_about(question) & set(_STEM.stemWords([_bare(w) for w in words(sentence)])))
 
 
 def names_what_is_asked(question: str, sentence: str, *, text: str = "", said_by: str = "") -> bool:
@@ -71,7 +106,10 @@ def names_what_is_asked(question: str, sentence: str, *, text: str = "", said_by
         return False
     stems = set(_STEM.stemWords([_bare(w) for w in words(sentence)]))
     known = {_bare(w) for w in words(f"{text or sentence} {said_by}")}
-    return bool(asked_about(question) & stems) and names_in(question) <= known
+    owned = owned_in(question)
+    # what is asked about whom: "where does my brother live?" needs "brother" said, and "live" beside it
+    about = asked_about(question) - set(_STEM.stemWords(sorted(owned)))
+    return bool((about or asked_about(question)) & stems) and (names_in(question) | owned) <= known
 
 
 def is_evidence(hit: dict[str, Any]) -> bool:
@@ -100,7 +138,7 @@ def span(question: str, sentence: str, max_words: int = 12) -> str:
     """The words of ``sentence`` the question did not already say, each once: the answer, without its frame."""
     asked = set(words(question))
     kept: dict[str, str] = {}  # lower case -> the word as said, first said first
-    for word in _WORD.findall(sentence):
+    for word in _TOKEN.findall(sentence):  # a number stays whole: 72.5, not "72 5"
         low = word.lower()
         if low not in asked and low not in STOPWORDS:
             kept.setdefault(low, word)

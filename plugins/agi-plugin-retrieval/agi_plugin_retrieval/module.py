@@ -118,6 +118,7 @@ class RetrievalModule(CognitiveModule):
         hits = self._rerank(ctx, question, self._recall(ctx, [question, *expansions]))
         if (held := self._current_fact(ctx, question)) is not None:
             return self._from_fact(ctx, question, *held, hits)
+        hits = [h for h in hits if answering.holds_what_is_asked(question, h)]
         if not hits:
             return self._nothing(ctx, question, "no memory close enough")
         text, used = self._written(ctx, question, hits)

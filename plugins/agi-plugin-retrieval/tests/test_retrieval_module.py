@@ -225,10 +225,33 @@ def test_a_rules_f1_miss_gives_way_only_to_a_memory_that_names_what_is_asked(tmp
         ("What is Caroline's identity?", "Painting helps me explore my identity.", "Melanie", False),  # not hers
         ("What are Melanie's pets' names?", "Melanie's pet is a dog named Luna.", "", True),  # plural, possessive
         ("what is my favorite food?", "I had sushi, it is my favorite food", "", True),
+        ("where does my brother live?", "my sister lives in Lyon", "", False),  # someone else's home
+        ("where does my brother live?", "I went hiking last weekend with my brother", "", False),  # not his home
+        ("what is my brother's job?", "I went hiking last weekend with my brother", "", False),
+        ("where does my sister live?", "my sister lives in Lyon", "", True),
     ],
 )
 def test_a_memory_answers_a_missed_fact_only_when_it_states_what_the_question_asks(question, memory, said_by, names):
     assert names_what_is_asked(question, memory, said_by=said_by) is names
+
+
+def test_the_answer_span_keeps_every_number_as_it_was_said():
+    assert span("what is my score?", "My score is -3.") == "-3"
+    assert span("what is my weight?", "My weight is 72.5 kg.") == "72.5 kg"
+    assert span("what is my budget?", "My budget is 1,250.75 dollars.") == "1,250.75 dollars"
+    assert span("when is it?", "On 2023-06-13 at 10:30, for 10-20 people.") == "2023-06-13 10:30 10-20 people"
+
+
+def test_a_memory_with_nothing_of_what_is_asked_answers_nothing(tmp_path):
+    """Close is not enough: "?" asks about nothing, and "my favorite food is sushi" does not say what was
+    eaten yesterday; before, both got a memory's words back, cited."""
+    with open_kernel(tmp_path / "agent.db", retrieval) as kernel:
+        for line in ("!!!", "...", "my favorite food is sushi"):
+            kernel.tick(line)
+        assert kernel.tick("?").final_output == NOTHING
+        assert kernel.tick("what did I eat yesterday?").final_output == NOTHING
+        kernel.tick("my weight is 72.5 kg")
+        assert kernel.tick("what do I weigh?").final_output != NOTHING  # said in other words: still found
 
 
 def test_the_answer_span_leaves_out_the_questions_words_and_says_each_word_once():
