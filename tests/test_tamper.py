@@ -112,6 +112,16 @@ def test_edits_to_episodes_working_memory_meta_and_the_seal_are_named(tmp_path, 
     assert problem in _problems(db)
 
 
+def test_reading_long_term_memory_outside_a_tick_leaves_the_agent_verifying(tmp_path):
+    """``agi memory search`` mirrors the new episodes into long-term memory and writes its progress row:
+    outside any tick, that row was unsealed, and journal verify (and agi export) refused the agent."""
+    db = tmp_path / "a.db"
+    _agent(db, SCRIPT[:2])
+    with open_kernel(db, seed="t") as kernel:
+        assert kernel.long_term.search("Peru", 1)  # the mirror runs here, outside any tick
+    assert _problems(db) == []
+
+
 def test_an_edited_rlm_variable_is_named(tmp_path):
     db = tmp_path / "a.db"
     with open_kernel(db, seed="t") as kernel:

@@ -102,6 +102,7 @@ class Kernel:
         self.tick_timings: TickTimingStore | None = store if isinstance(store, TickTimingStore) else None
         self._check_seed()
         self._opened_at_tick = self.tick_count
+        self._locked = 0  # write_lock()s entered and not left (a tick under way): > 0 inside one
         if self.store.meta_get(SEAL) is None and self.store.meta_get(HEAD) is None:
             self.seal()  # a new database (or one from before seals): its first seal
         self.disabled_plugins: frozenset[str] = frozenset()  # plugins whose agi_start_plugin raised
@@ -208,7 +209,11 @@ class Kernel:
         with self.store.tick_transaction():
             if self.store.data_version() != self._data_version:
                 self.reload()
-            yield
+            self._locked += 1
+            try:
+                yield
+            finally:
+                self._locked -= 1
 
     @property
     def long_term(self) -> Any:
@@ -234,7 +239,8 @@ class Kernel:
         if caught_up:
             from agi_core.longterm.episodes import mirror_episodes
 
-            mirror_episodes(self.store, self._long_term)
+            if mirror_episodes(self.store, self._long_term) and not self._locked:
+                self.seal()  # its progress row was written outside any tick (agi memory search): sealed too
         return self._long_term
 
     def recall_long_term(self, query: str, k: int, externals: Externals) -> list[dict[str, Any]]:
