@@ -98,6 +98,40 @@ def _writing(folder: Path, out: Path, size: int) -> bool:
     return False
 
 
+@pytest.mark.parametrize("command", [["export"], ["journal", "export"]], ids=["export", "journal export"])
+@pytest.mark.parametrize("own", ["a.db", "a.db.key", "a.db-wal", "a.db.checkpoints/x.jsonl", "sub/../a.db"])
+def test_an_export_over_the_agents_own_files_is_refused_and_changes_nothing(
+    tmp_path: Path, command: list[str], own: str
+):
+    """Both exports renamed (agi export) or truncated (agi journal export) their file over the agent's own
+    database or key and said "exported": the agent could not be opened again."""
+    db = tmp_path / "a.db"
+    assert agi(db, "run", stdin=SAID).returncode == 0
+    (tmp_path / "sub").mkdir()
+    before = {name: (tmp_path / name).read_bytes() for name in ("a.db", "a.db.key")}
+    done = agi(db, *command, "-o", str(tmp_path / own))
+    assert done.returncode == 1 and done.stderr.count("\n") == 1
+    assert "is the agent's own" in done.stderr or "is inside the agent's own" in done.stderr
+    assert {name: (tmp_path / name).read_bytes() for name in before} == before
+    assert agi(db, "journal", "verify").returncode == 0
+
+
+def test_a_kill_during_journal_export_leaves_the_previous_file_whole(tmp_path: Path):
+    """agi journal export wrote its file in place: a kill left a shorter journal, which imported as good."""
+    db, out = tmp_path / "big.db", tmp_path / "j.jsonl"
+    notes = "".join(f"note {i}: " + "x" * 50_000 + "\n" for i in range(60))  # records that resolve to 50 KB each
+    assert agi(db, "run", stdin=notes).returncode == 0
+    assert agi(db, "journal", "export", "-o", str(out)).returncode == 0
+    before = out.read_bytes()
+    for trial in range(4):  # killed once the new export is being written
+        process = popen(db, "journal", "export", "-o", str(out))
+        while process.poll() is None and not _writing(tmp_path, out, len(before)):
+            time.sleep(0.0005)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        assert process.returncode == -signal.SIGKILL and out.read_bytes() == before, f"trial {trial}"
+
+
 def test_export_to_stdout_is_unchanged_and_equals_the_file(source: tuple[Path, Path]):
     db, export = source
     done = agi(db, "export")

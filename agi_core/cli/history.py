@@ -78,23 +78,32 @@ def journal_verify(state: Any) -> None:
 @journal_group.command("export")
 @click.option("--jsonl", is_flag=True, default=True, help="JSON Lines (the only format).")
 @click.option("--archived", is_flag=True, help="Export the ticks undone by rollbacks instead.")
-@click.option("-o", "--output", type=click.File("w", encoding="utf-8"), default="-", help="File (default stdout).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File (default stdout).")
 @click.pass_obj
-def journal_export(state: Any, jsonl: bool, archived: bool, output: Any) -> None:
-    """Write the journal as one JSON object per line."""
+def journal_export(state: Any, jsonl: bool, archived: bool, output: Path | None) -> None:
+    """Write the journal as one JSON object per line. A file is replaced only once the new export is complete."""
+    from agi_core.cli.transfer import refuse_own_file, write_atomically
     from agi_core.opening import open_store
 
     store = open_store(state.require_db(), plugins=state.plugins)
     rows: Any = ()
-    try:
+
+    def write(out: Any) -> int:
+        nonlocal rows
         rows = store.archived_rows() if archived else store.journal_rows()
         with contextlib.closing(rows):  # type: ignore[type-var]  # generators have close()
-            count = journal.export_jsonl(rows, output, archived=archived, store=store)
-        output.flush()
+            count = journal.export_jsonl(rows, out, archived=archived, store=store)
+        out.flush()
+        return count
+
+    try:
+        if output is not None:
+            refuse_own_file(output, store)
+        count = write(sys.stdout) if output is None else write_atomically(output, write)
     except BrokenPipeError:
         raise  # the reader went away: `agi` exits quietly
     except OSError as exc:
-        raise StorageError(os_problem(exc, getattr(output, "name", "the output"))) from exc
+        raise StorageError(os_problem(exc, output or "the output")) from exc
     finally:
         getattr(rows, "close", lambda: None)()  # a generator left open would read a closed store later
         store.close()

@@ -11,8 +11,35 @@ from typing import IO, Any
 
 import click
 
-from agi_core.errors import StorageError, ValidationError, os_problem
+from agi_core.errors import ConfigError, StorageError, ValidationError, os_problem
 from agi_core.opening import shown
+
+OWN_SUFFIXES = {"": "database", "-wal": "write-ahead log", "-shm": "shared memory", "-journal": "rollback journal"}
+OWN_FOLDERS = {".checkpoints": "checkpoints", ".ltm": "long-term memory index"}
+
+
+def refuse_own_file(output: Path, store: Any) -> None:
+    """A :class:`ConfigError` when ``output`` is one of the agent's own files (its database and the files
+    beside it, its journal key, its checkpoints or its long-term memory index): an export renamed over it
+    would destroy the agent it exports."""
+    from agi_core.journal_key import key_file
+
+    target = Path(os.path.realpath(output))
+    db = Path(os.path.realpath(store.path))
+    owned = {db.with_name(db.name + suffix): what for suffix, what in OWN_SUFFIXES.items()}
+    owned[Path(os.path.realpath(key_file(store)))] = "journal key"
+    what = owned.get(target)
+    if what is None:
+        inside = (w for end, w in OWN_FOLDERS.items() if db.with_name(db.name + end) in target.parents)
+        what = next((f"{w} folder" for w in inside), None)
+        where = "inside"
+    else:
+        where = ""
+    if what is not None:
+        raise ConfigError(
+            f"-o {output} is {where + ' ' if where else ''}the agent's own {what}; "
+            "writing the export there would destroy it: choose another file"
+        )
 
 
 @click.command("export")
@@ -40,6 +67,8 @@ def export_command(state: Any, output: Path | None) -> None:
                 )
             return write_export(store, out, key)
 
+    if output is not None:
+        refuse_own_file(output, store)
     try:
         count = write(sys.stdout) if output is None else write_atomically(output, write)
     except OSError as exc:
