@@ -95,6 +95,8 @@ def database_problem(exc: sqlite3.Error, db: Path | str) -> str:
         return f"{db} is read-only ({text}); make the file and its folder writable, or pass --db with another file"
     if "unable to open" in lowered:
         return f"cannot open {db} ({text}); check that its folder exists and is writable"
+    if "another program's tables" in lowered:
+        return f"{db} is not an agi database ({text}); pass --db with another file"
     corrupt = isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
     if corrupt and not isinstance(exc, sqlite3.IntegrityError):
         return (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 
@@ -102,6 +103,37 @@ def test_not_a_database_is_one_line(tmp_path, content):
         "restore it from a checkpoint or pass --db with another file\n"
     )
     assert (tmp_path / "a.db").read_text() == content
+
+
+@pytest.mark.parametrize("command", [["run"], ["journal", "verify"], ["import"]])
+def test_another_programs_sqlite_database_is_refused_and_left_as_it_was(tmp_path, command):
+    """Every command ran agi's migrations into any SQLite file: WAL mode, 29 tables and a key file added
+    to another program's database, even by commands that only read, and by an import it then refused."""
+    source, shop = tmp_path / "agent", tmp_path / "shop"
+    source.mkdir(), shop.mkdir()
+    if command == ["import"]:  # a real export, with its key: the import gets as far as opening the database
+        agi = [sys.executable, "-m", "agi_core", "--db", str(source / "a.db")]
+        subprocess.run([*agi, "run"], input="1+1\n", text=True, capture_output=True, timeout=60, check=True)
+        subprocess.run([*agi, "export", "-o", str(source / "a.jsonl")], capture_output=True, timeout=60, check=True)
+        command = ["import", str(source / "a.jsonl"), "--key-file", str(source / "a.db.key")]
+    db = shop / "shop.sqlite"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE customers (name TEXT)")
+    result = subprocess.run(
+        [sys.executable, "-m", "agi_core", "--db", str(db), *command],
+        input="1+1\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1 and result.stderr == (
+        f"Error: {db} is not an agi database (it holds another program's tables (customers) and no agent); "
+        "pass --db with another file\n"
+    )
+    assert sorted(p.name for p in shop.iterdir()) == ["shop.sqlite"]  # no key, no -wal or -shm
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT name FROM sqlite_master").fetchall() == [("customers",)]
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("delete",)
 
 
 def test_help_does_not_import_torch_or_sentence_transformers():

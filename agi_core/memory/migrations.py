@@ -210,6 +210,19 @@ def migrate(conn: sqlite3.Connection, *, commit: bool = True) -> list[str]:
     return ran
 
 
+AGI_TABLES = ("_agi_migrations", "journal", "meta", "facts", "episodes")  # any of them: an agent's (or an old one's)
+
+
+def refuse_other_programs_database(conn: sqlite3.Connection) -> None:
+    """A SQLite database that holds tables and none of an agent's is another program's: refused before
+    anything is changed in it (WAL mode, agi's tables), as ``sqlite3.DatabaseError``, which the store words."""
+    tables = [row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    theirs = [name for name in tables if not name.startswith("sqlite_")]
+    if theirs and not set(AGI_TABLES) & set(tables):
+        shown = ", ".join(theirs[:5]) + (", …" if len(theirs) > 5 else "")
+        raise sqlite3.DatabaseError(f"it holds another program's tables ({shown}) and no agent")
+
+
 def _apply(conn: sqlite3.Connection) -> list[str]:
     import sqlite_utils
 

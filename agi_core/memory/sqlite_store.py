@@ -34,7 +34,7 @@ from agi_core.memory.locking import (
     write_block,
     write_transaction,
 )
-from agi_core.memory.migrations import migrate
+from agi_core.memory.migrations import migrate, refuse_other_programs_database
 from agi_core.memory.savepoint import savepoint
 from agi_core.memory.sqlite import checkpoints, raw_rows, seal
 from agi_core.memory.sqlite.ltm_rows import SqliteLtmRows
@@ -83,6 +83,7 @@ class SqliteStore(StoredText):
             _refuse_other_file(self.path)
             self.conn = connect(self.path, lock_timeout_s)
             self.conn.text_factory = _decode  # stored invalid UTF-8 reads as U+FFFD, never a crash
+            refuse_other_programs_database(self.conn)
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute(f"PRAGMA synchronous={synchronous}")
             self.conn.execute("PRAGMA foreign_keys=ON")
