@@ -83,7 +83,7 @@ def run_follow(
     stream = getattr(sys.stdin, "buffer", None)
     stdin = StdinReader(stream, kernel.config.max_input_bytes) if stream is not None else None
     stop = threading.Event()
-    with stop_on_signals(stop):
+    with stop_on_signals(stop) as closing:
         if clock_every_ms is None:  # no --clock-every: the sensors plugin's clock_every_s setting
             clock_every_ms = getattr(kernel.sensors.get("clock"), "configured_ms", None)
         loop = Follow(
@@ -98,4 +98,7 @@ def run_follow(
         for record in loop.run():
             click.echo(dumps(to_data(record)) if jsonl else record.final_output)
             sys.stdout.flush()
-    click.echo(f"agi: stopped at tick {kernel.tick_count}", err=True)
+        closing.set()  # a second SIGTERM now waits for the seal instead of killing the process before it
+        ticks = kernel.tick_count
+        state.close()  # seals the ticks of this run
+    click.echo(f"agi: stopped at tick {ticks}", err=True)

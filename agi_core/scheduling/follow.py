@@ -150,12 +150,14 @@ class Follow:
 
 
 @contextmanager
-def stop_on_signals(stop: threading.Event) -> Iterator[None]:
+def stop_on_signals(stop: threading.Event) -> Iterator[threading.Event]:
     """SIGINT and SIGTERM set ``stop`` instead of killing the process; the old handlers come back after.
 
     A second signal while the tick under way has not finished acts as it would without the
     loop (SIGINT interrupts, SIGTERM terminates): a hung tick can still be stopped. (A step
     running on the modules' worker ends first on SIGINT: it holds the tick's transaction.)
+    Once the caller sets the event this yields (the loop is over: the agent is sealing and
+    closing, local work that ends), further signals are ignored until the block is left.
 
     The handler takes no lock: it writes a byte on a pipe and a relay thread sets ``stop``.
     ``stop.set()`` in the handler itself deadlocked when the signal landed while the main
@@ -163,10 +165,13 @@ def stop_on_signals(stop: threading.Event) -> Iterator[None]:
     """
     reader, writer = os.pipe()
     signals = 0
+    closing = threading.Event()
 
     def handler(signum: int, frame: Any) -> None:
         nonlocal signals
         signals += 1
+        if closing.is_set():
+            return  # the loop is over; the agent seals and closes, then exits 0
         if signals > 1:
             for sig, old in previous.items():
                 signal.signal(sig, old)
@@ -182,7 +187,7 @@ def stop_on_signals(stop: threading.Event) -> Iterator[None]:
     relay_thread.start()
     previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        yield
+        yield closing
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)

@@ -35,3 +35,26 @@ def test_the_old_handlers_come_back_and_no_signal_leaves_stop_unset():
         assert signal.getsignal(signal.SIGINT) is not before
     assert signal.getsignal(signal.SIGINT) is before
     assert not stop.is_set()
+
+
+def test_signals_once_the_loop_is_over_wait_for_the_close(monkeypatch):
+    """After the loop ended, ``agi run --follow`` seals and closes (about 250 ms). A second SIGTERM then
+    killed it (exit 143) before the seal: the ticks of the run stayed unsealed. Once ``closing`` is set,
+    signals are ignored until the block is left (the handler is called directly, and re-raising the
+    signal is caught: a real one would end this process)."""
+
+    def terminate(signum: int) -> None:
+        raise AssertionError(f"signal {signum} would have ended the process before the seal")
+
+    monkeypatch.setattr(signal, "raise_signal", terminate)
+    stop = threading.Event()
+    with stop_on_signals(stop) as closing:
+        handler = signal.getsignal(signal.SIGTERM)
+        assert callable(handler)
+        handler(signal.SIGTERM, None)  # the first: stop after the tick
+        assert stop.wait(timeout=10)
+        closing.set()  # the loop is over: sealing
+        before = signal.getsignal(signal.SIGTERM)
+        handler(signal.SIGTERM, None)  # a second one: ignored, the handlers stay
+        handler(signal.SIGINT, None)
+        assert signal.getsignal(signal.SIGTERM) is before
