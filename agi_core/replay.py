@@ -27,6 +27,12 @@ from agi_core.model import REPLAY_FIELDS, TICK_STATE_FIELDS, JournalRecord
 from agi_core.plugins import Plugins, load_plugins
 from agi_core.serialization import dumps, to_data
 
+REPLAY_STOPPED = (
+    "replay stopped: {reason}. The replayed tick asked for something the journal does not hold: the code or "
+    "plugins differ from those that wrote it (another version of agi or of a plugin), or a plugin is not "
+    "deterministic; replay with the versions that wrote the journal"
+)
+
 
 @attrs.frozen
 class Mismatch:
@@ -34,12 +40,15 @@ class Mismatch:
     field: str
     expected: Any
     actual: Any
+    reason: str | None = None  # replay could not go on (an external the journal does not hold): no values to diff
 
     def headline(self) -> str:
         return f"REPLAY_MISMATCH tick={self.tick} field={self.field}"
 
     def diff(self) -> str:
-        """A unified diff of the expected and actual values, pretty-printed as JSON."""
+        """A unified diff of the expected and actual values, pretty-printed as JSON; or why replay stopped."""
+        if self.reason is not None:
+            return REPLAY_STOPPED.format(reason=self.reason.rstrip("."))
 
         def lines(value: Any) -> list[str]:
             return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False).splitlines()
@@ -197,7 +206,7 @@ def replay_records(
                     return ReplayReport(count, first, mismatch, fields)
         except ReplayMismatch as exc:
             tick = first + count
-            return ReplayReport(count, first, Mismatch(tick, "externals", str(exc), None), fields)
+            return ReplayReport(count, first, Mismatch(tick, "externals", None, None, reason=str(exc)), fields)
         finally:
             kernel.close()
     return ReplayReport(count, first, fields=fields if count else len(REPLAY_FIELDS))

@@ -68,7 +68,5 @@ def replay(
     if report.mismatch is not None:  # the changed run asked the outside for something the journal does not hold
         from agi_core.errors import ReplayMismatch
 
-        raise ReplayMismatch(
-            f"counterfactual replay stopped at tick {report.mismatch.tick}: {report.mismatch.expected}"
-        )
+        raise ReplayMismatch(f"counterfactual replay stopped at tick {report.mismatch.tick}: {report.mismatch.reason}")
     return produced

@@ -110,6 +110,41 @@ def test_a_non_deterministic_plugin_is_caught_at_its_tick_and_field(tmp_path):
     assert report.mismatch.headline() == "REPLAY_MISMATCH tick=4 field=agent_outputs"
 
 
+class _Asker:
+    """A module that asks one contract a tick; which one is the version's choice (``asks``)."""
+
+    name, priority = "asker", 50
+
+    def __init__(self, asks: str) -> None:
+        self.asks = asks
+
+    def deliberate(self, ctx):
+        ctx.contracts.call(self.asks, {"text": ctx.text})
+
+
+def _asker_plugin(asks: str):
+    class Plugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(_Asker(asks))
+
+    return Plugin()
+
+
+def test_a_journal_from_other_code_says_why_replay_stopped_not_a_diff(tmp_path):
+    """A module of another version asks another contract: replay cannot serve it. The report showed that
+    message as the journal's value ("--- expected (journal)" then the message, "+null") and said nothing
+    of versions."""
+    db = tmp_path / "a.db"
+    with open_kernel(db, _asker_plugin("dialogue_state"), seed="r") as kernel:
+        kernel.tick("hello there")
+    report = replay(db, seed="r", plugins=builtin_plugins(_asker_plugin("intent_ingestion")))
+    assert report.mismatch.headline() == "REPLAY_MISMATCH tick=1 field=externals"
+    said = report.mismatch.diff()
+    assert said.startswith("replay stopped: replay asked for contract 'intent_ingestion' but the journal")
+    assert "another version of agi or of a plugin" in said and "expected (journal)" not in said
+
+
 def test_replay_serves_tool_observations_and_never_reruns_tools(tmp_path):
     from agi_core.tools import ToolPolicy
 
