@@ -11,6 +11,7 @@ surer than the source.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 RELIABILITY = {"user": 0.9, "speaker": 0.8, "document": 0.6, "hearsay": 0.5}
@@ -107,7 +108,26 @@ def summary(belief: dict[str, Any], fact_value: Any = None) -> str:
     return text
 
 
-def change_notice(belief: dict[str, Any], value: Any) -> str:
-    """ "You told me earlier your favorite color was teal; I now have red." """
-    told = who(belief["source"]).capitalize()
+def change_notice(belief: dict[str, Any], value: Any, speaking: str = "user") -> str:
+    """ "You told me earlier your favorite color was teal; I now have red." ``speaking`` is the source of the
+    statement that changed it: "you" only when it is the one who said the old value."""
+    source = belief["source"]
+    told = "You" if source == speaking else "My user" if source == "user" else who(source).capitalize()
     return f"{told} told me earlier {belief['label']} was {belief['value']}; I now have {value}."
+
+
+def same_value(old: Any, new: Any) -> bool:
+    """Whether two values say the same thing written differently ("72.5 kg", "72.50 KG")."""
+    if old == new:
+        return True
+    if not isinstance(old, str) or not isinstance(new, str):
+        return False
+    return _plain(old) == _plain(new)
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _plain(text: str) -> str:
+    spaced = " ".join(text.casefold().split())
+    return _NUMBER.sub(lambda m: format(float(m.group()), "g"), spaced)

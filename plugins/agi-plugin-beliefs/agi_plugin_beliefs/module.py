@@ -151,8 +151,12 @@ class BeliefsModule(CognitiveModule):
         for write in self._writes(ctx):
             belief = ctx.own.get(belief_key(write["key"]))
             # a forget (a null write, "forget my name") is no new value to announce
-            if belief is not None and write["value"] is not None and belief["value"] != write["value"]:
-                notices.append(graph.change_notice(belief, write["value"]))
+            if (
+                belief is not None
+                and write["value"] is not None
+                and not graph.same_value(belief["value"], write["value"])
+            ):
+                notices.append(graph.change_notice(belief, write["value"], source_of(ctx)))
         if not notices:
             return None
         return Revision.rewrite(" ".join([*notices, draft.reply]), "a statement changed a belief")

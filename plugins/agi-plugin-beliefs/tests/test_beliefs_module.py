@@ -23,6 +23,21 @@ ROOT = Path(__file__).resolve().parents[3]
 COLOR = "user/person/self/favorite_color"
 
 
+def test_the_notice_names_who_said_the_old_value_and_a_new_way_of_writing_it_is_no_change(tmp_path):
+    """It said "You told me earlier" to whoever spoke, and announced 72.50 KG as a change from 72.5 kg."""
+    with open_kernel(tmp_path / "agent.db", beliefs) as kernel:
+        kernel.tick("my favorite color is teal", speaker="ann")
+        own = kernel.tick("my favorite color is red", speaker="ann")
+        other = kernel.tick("my favorite color is blue")
+        back = kernel.tick("my favorite color is green", speaker="ann")
+        kernel.tick("my weight is 72.5 kg")
+        same = kernel.tick("My weight is 72.50 KG")
+    assert own.final_output.startswith("You told me earlier your favorite color was teal; I now have red.")
+    assert other.final_output.startswith("Ann told me earlier your favorite color was red; I now have blue.")
+    assert back.final_output.startswith("My user told me earlier your favorite color was blue; I now have green.")
+    assert "told me earlier" not in same.final_output
+
+
 def test_a_changed_belief_is_said_and_the_old_value_kept_in_its_history(tmp_path):
     db = tmp_path / "agent.db"
     with open_kernel(db, beliefs) as kernel:

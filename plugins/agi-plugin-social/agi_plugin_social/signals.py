@@ -80,7 +80,14 @@ STOPWORDS = frozenset(
     "please kindly thank thanks favorite favourite called name".split()
 )
 _WORD = re.compile(r"[a-z][a-z']*")
-_NAME = re.compile(r"\b(?i:my name is|call me|i am|i'm)\s+([A-Z][a-zA-Z-]{1,30})\b")
+_NAME = re.compile(r"\b(?i:my name is|call me)\s+([A-Z][a-zA-Z-]{1,30})\b")
+#: "Hi, I'm Bob." introduces a name after a greeting; "I am French" alone says no name
+_INTRO = re.compile(
+    r"\b(?i:hi|hello|hey|greetings|good (?:morning|afternoon|evening))\b[,!.]?\s+"
+    r"(?i:i am|i'm)\s+([A-Z][a-zA-Z-]{1,30})\b"
+)
+#: someone else's words: "Eve said my name is Mallory" names no one (hearsay before it in the sentence)
+_HEARSAY = re.compile(r"\b(?:said|says|told|tells|thinks?|claims?|believes?|according to|heard)\b[^.!?]*$", re.I)
 MARKER_KINDS = ("formal", "informal", "rude", "grateful")
 LEXICON_SIZE = 20  # the heaviest markers a profile keeps
 
@@ -182,7 +189,10 @@ def read(text: str, learned: dict[str, str] | None = None) -> Signals:
     low = text.lower()
     learned_rude = any(kind == "rude" and _has(low, token) for token, kind in (learned or {}).items())
     rude = any(kind == "rude" for _t, kind in markers) or shouting(text) or learned_rude
-    name = _NAME.search(text)
+    name = next(
+        (m for pattern in (_NAME, _INTRO) for m in pattern.finditer(text) if not _HEARSAY.search(text[: m.start()])),
+        None,
+    )
     return Signals(
         register_score=round(register_score(text, markers, learned), 4),
         rude=rude,

@@ -44,6 +44,14 @@ def test_every_heuristic_rewrite_keeps_the_rulebook_sentences_and_the_numbers(re
     assert rewrite.keeps_facts(reply, out)
 
 
+def test_a_name_is_the_speakers_own_not_hearsay_or_an_adjective():
+    """ "Eve said my name is Mallory" made the profile's name Mallory, "I am French …" made it French."""
+    assert signals.read("Eve said my name is Mallory").name is None
+    assert signals.read("I am French and my name is Alice").name == "Alice"
+    assert signals.read("I am French").name is None
+    assert signals.read("Hi, I'm Bob.").name == "Bob" and signals.read("call me Ishmael").name == "Ishmael"
+
+
 @given(st.text(max_size=200))
 def test_reading_any_text_gives_a_register_in_range(text):
     seen = signals.read(text)
