@@ -46,6 +46,18 @@ def utf8_size(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8", errors="replace"))
 
 
+#: characters that end, rewrite or restyle a terminal line (CR, LF, VT, FF, ESC …, NEL, U+2028/2029); a tab stays
+_LINE_BREAKERS = re.compile("[\x00-\x08\x0a-\x1f\x7f\x85\u2028\u2029]")
+
+
+def reply_line(text: str) -> str:
+    r"""``text`` as one line of output: each character that would break or rewrite the line is shown
+    escaped (``\r``, ``\x1b``, ``\u2028``). ``agi run`` prints one line a reply; the journal keeps it as it is."""
+    if _LINE_BREAKERS.search(text) is None:
+        return text
+    return _LINE_BREAKERS.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), text)
+
+
 def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
     """``text`` itself if short, else its first ``limit`` characters, its length and its sha256."""
     if len(text) <= limit:

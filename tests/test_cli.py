@@ -161,3 +161,23 @@ def test_chat_asks_before_a_write_tool_and_records_the_refusal(tmp_path):
     confirmed = _agi(tmp_path, "chat", input="/file_write notes.txt hello\ny\nexit\n")
     assert 'agent> file_write: {"bytes":5,"path":"notes.txt"}' in confirmed.output
     assert (tmp_path / "workspace" / "notes.txt").read_text() == "hello"
+
+
+def test_each_reply_is_one_printed_line_whatever_the_fact_holds(tmp_path):
+    """A fact holding a carriage return, an escape sequence or U+2028 came back raw in the reply: the
+    terminal rewrote the line (or took the escape as a command) and a line counter saw two replies."""
+    said = "my favorite color is red\rblue\nwhat is my favorite color?\nmy motto is \x1b[31mbold\u2028go\n"
+    result = subprocess.run(
+        [sys.executable, "-m", "agi_core", "--db", str(tmp_path / "a.db"), "run"],
+        input=said,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "AGI_LOAD_PLUGINS": ""},
+    )
+    assert result.returncode == 0
+    assert result.stdout.split("\n")[:-1] == [
+        "Got it: your favorite color is red\\rblue.",
+        "Your favorite color is red\\rblue.",
+        "Got it: your motto is \\x1b[31mbold\\u2028go.",
+    ]

@@ -157,3 +157,23 @@ def test_semantic_relations_name_the_entities_a_fact_links(agi_kernel):
         "world/entity/paris/population": ["world/entity/paris"],
         "world/entity/france/capital": ["world/entity/france", "world/entity/paris"],
     }
+
+
+@pytest.mark.parametrize(
+    ("asked", "reply"),
+    [
+        ("you stupid bot what is my weight?", "Your weight is 70 kg."),
+        ("Greetings. What is my dog called?", "Your dog's name is Rex."),
+        ("ok so, where does my sister live?", "Your sister's home is Lyon."),
+    ],
+)
+def test_a_question_after_other_words_is_asked_never_stored(agi_kernel, asked, reply):
+    """A line ending with "?" states no fact: "you stupid bot what is my weight?" stored the weight "you stupid
+    bot what" (the "Maria is my wife" form), and "Greetings. What is my dog called?" a dog named "Greetings"."""
+    for told in ("my weight is 70 kg", "my dog is called Rex", "my sister lives in Lyon"):
+        agi_kernel.tick(told)
+    facts = [(f.key, f.value) for f in agi_kernel.store.facts("")]
+    assert agi_kernel.tick(asked).final_output == reply
+    assert [(f.key, f.value) for f in agi_kernel.store.facts("")] == facts
+    agi_kernel.tick("my favorite color is blue?")  # asked, not told
+    assert agi_kernel.tick("what is my favorite color?").final_output == F1_SEM_MISS

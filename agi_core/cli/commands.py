@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from agi_core.cli.params import Seconds
-from agi_core.inputs import MAX_INPUT_BYTES, Oversized, read_lines
+from agi_core.inputs import MAX_INPUT_BYTES, Oversized, read_lines, reply_line
 from agi_core.model import ToolDefinition
 from agi_core.serialization import dumps, to_data
 from agi_core.tools import ToolPolicy
@@ -169,11 +169,11 @@ def run(
         else:
             continue
         if record is not None:
-            click.echo(dumps(to_data(record)) if jsonl else record.final_output)
+            click.echo(dumps(to_data(record)) if jsonl else reply_line(record.final_output))
         for record in drain(kernel):  # other sensors' percepts become ticks too
-            click.echo(dumps(to_data(record)) if jsonl else record.final_output)
+            click.echo(dumps(to_data(record)) if jsonl else reply_line(record.final_output))
     for record in drain(kernel):  # and once more when standard input ends (or was empty)
-        click.echo(dumps(to_data(record)) if jsonl else record.final_output)
+        click.echo(dumps(to_data(record)) if jsonl else reply_line(record.final_output))
 
 
 @click.command()
@@ -228,9 +228,9 @@ def chat(
             click.echo("\n".join(shown))
         elif line.strip():
             record = kernel.tick(line)
-            click.echo(f"agent> {record.final_output}")
+            click.echo(f"agent> {reply_line(record.final_output)}")
         for record in [*due_jobs(kernel), *drain(kernel)]:  # due reminders and jobs, other sensors' percepts
-            click.echo(f"agent> [{record.input.source}] {record.final_output}")
+            click.echo(f"agent> [{record.input.source}] {reply_line(record.final_output)}")
 
 
 @click.command()

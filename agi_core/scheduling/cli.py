@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from agi_core.errors import ValidationError
+from agi_core.inputs import reply_line
 from agi_core.scheduling.clock import PinnedClock, WallClock, wall_clock
 from agi_core.scheduling.commands import list_jobs
 from agi_core.scheduling.when import check_cron, parse_at_ms, parse_every_ms
@@ -96,7 +97,7 @@ def run_follow(
         )
         click.echo("agi: following; SIGINT (Ctrl-C) or SIGTERM stops after the current tick", err=True)
         for record in loop.run():
-            click.echo(dumps(to_data(record)) if jsonl else record.final_output)
+            click.echo(dumps(to_data(record)) if jsonl else reply_line(record.final_output))
             sys.stdout.flush()
         closing.set()  # a second SIGTERM now waits for the seal instead of killing the process before it
         ticks = kernel.tick_count

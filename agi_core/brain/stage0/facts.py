@@ -18,6 +18,7 @@ or ``startswith`` over the line, a fixed number of them: the cost is linear in t
 from __future__ import annotations
 
 import functools
+import re
 
 import attrs
 
@@ -397,11 +398,24 @@ def _forget(text: str, low: str) -> Parsed | None:
     return Parsed("forget", (ref,)) if ref is not None else None
 
 
+_ASKED_INSIDE = re.compile(r"(?:^|[\s,.;:!])((?:what|who|where|when|which|how)\b.*)$", re.IGNORECASE)
+
+
+def _asked_inside(text: str, low: str) -> Parsed | None:
+    """The question a line asks after something else ("Greetings. What is my dog called?"); None if none."""
+    found = _ASKED_INSIDE.search(text)
+    if found is None:
+        return None
+    question = strip_trailing(found.group(1))
+    return _question(question, lower_ascii(question))
+
+
 @functools.lru_cache(maxsize=64)  # a pure function of the line, asked by several agents' matches in one tick
 def parse(text: str) -> Parsed | None:
     """The fact a line states, asks or asks to forget; None when it is none of these (frozen: cached)."""
     if "\n" in text.strip():
         return None
+    asked = text.rstrip().endswith("?")
     text, low = _clean(text)
     if not text:
         return None
@@ -414,6 +428,8 @@ def parse(text: str) -> Parsed | None:
     if low.startswith(WH_WORDS) or low.startswith(ASKING):
         text = strip_trailing(text)  # "what was my favorite color again?" asks "what was my favorite color"
         return _question(text, lower_ascii(text))
+    if asked:  # a question never states a fact: "you bot, what is my weight?" stored "you bot, what" as it
+        return _asked_inside(text, low)
     text = strip_trailing(text, bare=False)  # "my name is Ada, by the way"
     return _statement(text, lower_ascii(text))
 
