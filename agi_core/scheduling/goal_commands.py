@@ -62,7 +62,13 @@ def _add_split(
 
 
 def goal_set(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
-    """Set a goal's status (done, failed, blocked, open, active)."""
+    """Set a goal's status (done, failed, blocked, open, active); a done or failed goal keeps it (the user's
+    ``goals fail`` after ``goals done`` made a finished goal failed, and ``goals block`` one active again)."""
+    before = goals.require(ctx.store, args["id"])
+    if before.status in goals.FINISHED and args["status"] != before.status:
+        raise ValidationError(
+            f"goal {before.id} is {before.status}; it stays so: add a new goal instead of marking it {args['status']}"
+        )
     planner = planner_for(ctx)
     goal = goals.set_status(ctx, args["id"], args["status"], planner.choose if planner else None)
     active = goals.active(ctx.store)

@@ -166,10 +166,13 @@ def add(
     return goal
 
 
+FINISHED = ("done", "failed")  # final: a goal that ends so is not changed again (abandoned may be taken up again)
+
+
 def make_active(ctx: ReasonContext, goal_id: str) -> Goal:
     """Make ``goal_id`` the active goal; the one active before becomes ``open``."""
     goal = require(ctx.store, goal_id)
-    if goal.status in ("done", "failed"):
+    if goal.status in FINISHED:
         raise ValidationError(f"goal {goal_id} is {goal.status}; add a new goal instead of reactivating it")
     current = active(ctx.store)
     if current is not None and current.id != goal_id:

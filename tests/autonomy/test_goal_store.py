@@ -186,3 +186,23 @@ def test_a_step_said_in_conversation_that_fails_replans_and_the_plan_goes_on(tmp
         [goal] = all_goals(kernel.store)
         assert (goal.status, goal.progress, goal.replans) == ("done", 1.0, 1)
     assert replay(tmp_path / "a.db").ok
+
+
+def test_a_done_or_failed_goal_stays_so(tmp_path):
+    """``goals done`` then ``goals abandon`` then ``goals fail`` gave "[failed] … progress 100%", and ``goals
+    block`` then ``goals activate`` made a done goal active again: each is refused, nothing stored."""
+    import pytest
+
+    from agi_core.errors import ValidationError
+
+    with Kernel.open(tmp_path / "g.db", seed="goals") as kernel:
+        done = kernel.command("goal_add", {"title": "alpha", "steps": ["say: a"]}).agent_outputs["goal_add"]["id"]
+        failed = kernel.command("goal_add", {"title": "beta", "steps": ["say: b"]}).agent_outputs["goal_add"]["id"]
+        kernel.command("goal_set", {"id": done, "status": "done"})
+        kernel.command("goal_set", {"id": failed, "status": "failed"})
+        ticks = kernel.tick_count
+        for goal, status in [(done, "abandoned"), (done, "failed"), (done, "blocked"), (failed, "open")]:
+            with pytest.raises(ValidationError, match=r"is (done|failed); it stays so: add a new goal"):
+                kernel.command("goal_set", {"id": goal, "status": status})
+        assert kernel.tick_count == ticks
+        assert {g.id: g.status for g in all_goals(kernel.store)} == {done: "done", failed: "failed"}
