@@ -27,7 +27,8 @@ class ClockSensor:
     """A percept every ``every_ms`` of the kernel's clock (off until ``every_ms`` is set: ``--follow``).
 
     Its percept says the time (``clock 2026-11-23T13:00:00.000Z``, source ``clock``); a
-    period missed while the agent was busy gives one percept, not one per period.
+    period missed while the agent was busy gives one percept, not one per period. A clock that
+    steps back starts a period from its new time (it stayed silent for as long as it stepped).
     """
 
     name = "clock"
@@ -42,7 +43,8 @@ class ClockSensor:
         if not self.every_ms or clock is None:
             return None
         now = int(clock())
-        if self.next_ms is None:
+        if self.next_ms is None or self.next_ms - now > self.every_ms:
+            # first poll, or the wall clock stepped back (NTP, a VM resumed): a period from now, not from then
             self.next_ms = now + self.every_ms
         if now < self.next_ms:
             return None

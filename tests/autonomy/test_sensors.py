@@ -72,6 +72,19 @@ def test_the_clock_sensor_coalesces_and_is_off_without_a_period(kernel, sim):
     assert loop.step().input.source == "clock"  # the period after 120 s: one tick for 3 missed
 
 
+def test_a_clock_that_steps_back_keeps_the_clock_sensor_ticking(kernel, sim):
+    """A wall clock stepped back an hour (NTP, a VM resumed) silenced the clock sensor for that hour: its
+    next percept stayed due at the old time. A period now starts from the new time."""
+    loop = Follow(kernel, clock_every_ms=30 * S)
+    assert loop.step() is None
+    sim.advance(31)
+    assert loop.step().input.source == "clock"
+    sim.ms -= 3600 * S  # the clock steps back an hour
+    assert loop.step() is None  # a period from now …
+    sim.advance(31)
+    assert loop.step().input.raw == f"clock {iso_ms(sim.ms)}"  # … not an hour from now
+
+
 def test_stdin_lines_become_ticks_and_a_due_job_goes_first(kernel, sim):
     read_fd, write_fd = os.pipe()
     with os.fdopen(read_fd, "rb") as stream:
