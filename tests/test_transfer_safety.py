@@ -372,6 +372,20 @@ def test_a_bad_line_leaves_no_file(source, tmp_path: Path):
     assert _files(tmp_path, "b.db") == []
 
 
+@pytest.mark.parametrize("after", ["GARBAGE\n", "twice"], ids=["appended", "two exports joined"])
+def test_data_after_the_end_line_is_refused_and_leaves_no_file(source, tmp_path: Path, after: str):
+    """Lines after the end line were never read: an appended line, or a second export, imported silently."""
+    db, export = source
+    text = export.read_text(encoding="utf-8")
+    (tmp_path / "more.jsonl").write_text(text + (text if after == "twice" else after), encoding="utf-8")
+    done = agi(tmp_path / "b.db", "import", str(tmp_path / "more.jsonl"), "--key-file", f"{db}.key")
+    lines = len(text.splitlines())
+    assert done.returncode == 1
+    refused = f"Error: the export goes on after its end line (line {lines + 1}); import the file agi export wrote\n"
+    assert done.stderr == refused
+    assert _files(tmp_path, "b.db") == []
+
+
 def test_a_line_over_the_cap_is_refused_without_reading_it_whole(source, tmp_path: Path):
     db, export = source
     header = export.read_text(encoding="utf-8").splitlines()[0]

@@ -173,6 +173,11 @@ class ExportFile:
                         "the export was edited: a row or a table was added, removed or moved (its end MAC does "
                         "not match); import the file agi export wrote"
                     )
+                after = next((found for found in self.lines if found[1].strip()), None)
+                if after is not None:  # two exports joined, or something appended: not the file agi export wrote
+                    raise TransferError(
+                        f"the export goes on after its end line (line {after[0]}); import the file agi export wrote"
+                    )
                 return
             if not isinstance(item, dict) or not isinstance(item.get("table"), str) or item["table"] not in TABLES:
                 raise TransferError(f"line {number}: expected a table header naming one of {', '.join(TABLES)}")
