@@ -327,6 +327,29 @@ def test_kernel_api_raises_database_locked(tmp_path):
         assert kernel.tick("3 + 3").tick == 2  # the failed tick left nothing behind
 
 
+def test_an_agent_that_lives_for_ever_waits_for_a_writer_past_the_lock_timeout(tmp_path, capfd):
+    """``agi run --follow`` (reconnect_s=inf: the agent's life outlasts its database's hiccups) died with
+    DatabaseLocked when another process held the write lock past the lock timeout (a slow checkpoint, a
+    backup tool). Its tick had not begun: it now waits, said once, and runs when the lock is free."""
+    db = tmp_path / "agent.db"
+    with Kernel.open(db, plugins=Plugins.builtins(), lock_timeout_s=0.1, reconnect_s=float("inf")) as kernel:
+        kernel.tick("1 + 1")
+        done: list[str] = []
+        with hold_lock(db, "write"):
+            ticking = threading.Thread(target=lambda: done.append(kernel.tick("2 + 2").final_output))
+            ticking.start()
+            ticking.join(timeout=1.0)  # ten lock timeouts: still waiting
+            assert ticking.is_alive() and done == []
+        ticking.join(timeout=30)
+        assert done == ["2 + 2 = 4"] and kernel.tick_count == 2
+    waited = [line for line in capfd.readouterr().err.splitlines() if "waiting for it" in line]
+    assert waited == [
+        f"agi: database {db} is locked by another writer for more than 0.1 s; retry, or raise --lock-timeout "
+        "(KernelConfig.lock_timeout_s); waiting for it (the tick has not begun)"
+    ]
+    assert_consistent(db, ["1 + 1", "2 + 2"])
+
+
 def test_checkpoint_records_the_tick_it_copied(tmp_path):
     """A kernel opened before another process ticked checkpoints the stored tick, not its stale copy."""
     db = tmp_path / "agent.db"

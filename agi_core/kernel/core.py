@@ -6,6 +6,8 @@ from __future__ import annotations
 import collections
 import contextlib
 import hashlib
+import math
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +25,7 @@ from agi_core.effects.scope import TickScope
 from agi_core.errors import (
     BackendUnavailable,
     ConfigError,
+    DatabaseLocked,
     JobAlreadyRan,
     PluginError,
     StorageError,
@@ -710,21 +713,32 @@ class Kernel:
         cursor: dict[str, Any] | None,
     ) -> JournalRecord:
         waiting: Reconnect | None = None  # made when the server first goes away (its Event costs every tick)
+        locked_out = False  # another writer held the database past the lock timeout (said once)
         while True:
             externals = Externals(recorded)
             done: JournalRecord | None = None
+            began = False
             if self.grouped:
                 self.store.lazy_commit()  # type: ignore[attr-defined]  # a GroupCommit store (group_commit)
                 if self._holds:
                     self.store.hold(True, isolated=True)  # type: ignore[attr-defined]  # the block: one transaction
             try:
                 with self.write_lock(), self.plugins.recording_order() as self._hook_log:
+                    began = True
                     done = conduct(self, percept, reason, externals, command, brain, cursor)
                     if self._long_term is not None and not externals.replaying:
                         self._long_term.after_tick(self.store)  # mirror the episodes, store vectors encoded ahead
                 break
             except BackendUnavailable as exc:  # the server went away: wait, then retry unless it committed
                 failure, chain = exc, self._last_chain  # set by _store once done: the chain it committed
+            except DatabaseLocked as exc:
+                if began or not math.isinf(self.config.reconnect_s):
+                    self.reload()
+                    raise
+                if not locked_out:  # an agent that lives for ever (run --follow) waits for the other writer
+                    locked_out = True
+                    print(f"agi: {exc}; waiting for it (the tick has not begun)", file=sys.stderr, flush=True)
+                continue  # each try waits the lock timeout again
             except BaseException:
                 self.reload()
                 raise
