@@ -7,9 +7,7 @@ without the journal record): the next statement raises, and the tick fails with 
 
 from __future__ import annotations
 
-import importlib.util
 import sqlite3
-from pathlib import Path
 
 import pytest
 
@@ -18,16 +16,7 @@ from agi_core.integrity import verify_agent
 from agi_core.journal_key import load as load_key
 from agi_core.memory.locking import connect
 from agi_core.testing import open_kernel
-
-NOTEBOOK = Path(__file__).parent / "modules" / "notebook_plugin.py"
-
-
-def _notebook():
-    """The module test plugin: it writes its state in ``perceive`` and again in ``observe``, after the brain."""
-    spec = importlib.util.spec_from_file_location("notebook_plugin", NOTEBOOK)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.modules.test_modules import notebook_plugin  # writes its state in perceive, and in observe
 
 
 def _stored(path):
@@ -45,7 +34,7 @@ def _fill(kernel):
 
 def test_a_full_disk_mid_tick_stores_nothing_of_it_and_says_so_in_one_line(tmp_path):
     path = tmp_path / "full.db"
-    with open_kernel(path, _notebook()) as kernel:
+    with open_kernel(path, notebook_plugin()) as kernel:
         kernel.tick("my name is Ada")
         before = _stored(path)
         _fill(kernel)
