@@ -25,7 +25,11 @@ class MessageRejected(ValidationError):
 
 @attrs.frozen
 class Message:
-    """One message: ``id`` is unique (the inbox's and JetStream's duplicate key); ``reply_to`` the id answered."""
+    """One message: ``id`` is unique among its sender's messages; ``reply_to`` the id answered.
+
+    Ids are minted from each agent's seed and tick (deterministic), so two agents with one seed (the
+    default) mint the same ids: :attr:`key` (sender and id) is what the inbox and JetStream deduplicate on.
+    """
 
     id: str
     sender: str
@@ -33,6 +37,11 @@ class Message:
     text: str
     conversation: str
     reply_to: str | None = None
+
+    @property
+    def key(self) -> str:
+        """``SENDER/ID``: unique across agents (an agent's name holds no ``/``); the duplicate key."""
+        return f"{self.sender}/{self.id}"
 
     def to_data(self) -> dict[str, Any]:
         """The fields in order (``attrs.asdict``'s result, without its generic walk: a few per message tick)."""

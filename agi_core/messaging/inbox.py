@@ -31,7 +31,7 @@ def receive(kernel: Any, percept: Input, externals: Externals, tick: int) -> Mes
         return mailbox.current.message.to_data()
 
     message = from_data(externals.fetch("message", delivered))
-    added = kernel.store.inbox_add(message.id, tick, message.sender, message.conversation)
+    added = kernel.store.inbox_add(message.key, tick, message.sender, message.conversation)
     if not added and not externals.replaying:
         raise MessageAlreadyReceived(f"message {message.id} from {message.sender} was received at an earlier tick")
     return message

@@ -65,7 +65,7 @@ class MemoryTransport:
 
     def publish(self, message: Message) -> None:
         check_sender(self, message)
-        self.hub.put(self.agent, message.recipient, encode(message), message.id)
+        self.hub.put(self.agent, message.recipient, encode(message), message.key)
 
     def publish_async(self, messages: list[Message]) -> Future[Published]:
         """:meth:`publish` each in order, done already (the hub holds them at once)."""

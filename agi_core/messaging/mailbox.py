@@ -133,10 +133,10 @@ class Mailbox:
                     self._settle()
                     return None
             delivery = self._ready.popleft()
-            if delivery.message.id not in self._checked:  # the batch's ids: one query, not one a tick
-                ids = [delivery.message.id, *(waiting.message.id for waiting in self._ready)]
+            if delivery.message.key not in self._checked:  # the batch's ids: one query, not one a tick
+                ids = [delivery.message.key, *(waiting.message.key for waiting in self._ready)]
                 self._checked, self._held = set(ids), kernel.store.inbox_known(ids)
-            if delivery.message.id in self._held:  # received before: its ack was lost
+            if delivery.message.key in self._held:  # received before: its ack was lost
                 self._pending.append(delivery)  # acknowledged once that tick is surely on disk
                 self._unsynced = True  # (a lazy commit of an earlier life of this agent, perhaps)
                 continue
@@ -169,7 +169,7 @@ class Mailbox:
         fault_point("message.committed")  # a kill here: the tick ended (committed or held), not acknowledged
         if delivery is not None and (record is None or record.input.source.startswith(SOURCE_PREFIX)):
             self._pending.append(delivery)
-            self._held.add(delivery.message.id)  # the inbox holds it now: a second copy in this batch is skipped
+            self._held.add(delivery.message.key)  # the inbox holds it now: a second copy in this batch is skipped
         # a durable commit makes every earlier one durable; None: another process's tick, maybe a lazy one
         self._unsynced = record is None or lazy
         if lazy and not _records_intent(record):
@@ -229,10 +229,10 @@ class Mailbox:
         if not self._holds or self.kernel.store.lost == self._lost_seen:
             return
         self._lost_seen = self.kernel.store.lost
-        known = self.kernel.store.inbox_known([delivery.message.id for delivery in self._pending])
-        undone = [delivery for delivery in self._pending if delivery.message.id not in known]
-        self._pending = [delivery for delivery in self._pending if delivery.message.id in known]
-        self._held.difference_update(delivery.message.id for delivery in undone)
+        known = self.kernel.store.inbox_known([delivery.message.key for delivery in self._pending])
+        undone = [delivery for delivery in self._pending if delivery.message.key not in known]
+        self._pending = [delivery for delivery in self._pending if delivery.message.key in known]
+        self._held.difference_update(delivery.message.key for delivery in undone)
         self._ready.extendleft(reversed(undone))
 
     def _synced(self) -> list[Delivery]:

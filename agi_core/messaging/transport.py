@@ -42,7 +42,8 @@ class Transport(Protocol):
     rejected: list[str]  # one line per malformed or oversized message dropped
 
     def publish(self, message: Message) -> None:
-        """Send ``message`` (its sender must be this transport's agent); ``message.id`` is the duplicate key."""
+        """Send ``message`` (its sender must be this transport's agent); ``message.key`` (sender and id) is
+        the duplicate key."""
 
     def publish_async(self, messages: list[Message]) -> Future[Published]:
         """Start publishing ``messages`` in order (a broker may be sent them all at once, on one connection);

@@ -50,6 +50,27 @@ def test_ask_and_answer_from_memory_then_each_replays_equal(tmp_path, hub):
         assert report.ok and report.ticks == 3, report.summary()
 
 
+def test_two_senders_with_one_seed_mint_the_same_ids_and_both_messages_are_ticked(tmp_path, hub):
+    """Ids come from each agent's seed and tick, so carol and dave (the default seed) send the same id: the
+    inbox and JetStream deduplicated on it, and dave's message was dropped without a word. The duplicate
+    key is the sender and the id."""
+    bob, carol, dave = (_agent(tmp_path, name, hub) for name in ("bob", "carol", "dave"))
+    said = [
+        kernel.command("send_message", {"to": "bob", "text": text}) for kernel, text in ((carol, "1+1"), (dave, "2+2"))
+    ]
+    assert said[0].agent_outputs["send_message"]["id"] == said[1].agent_outputs["send_message"]["id"]  # one seed
+    taken = [bob.tick(), bob.tick()]
+    assert [(r.input.source, r.final_output) for r in taken] == [
+        ("message:carol", "1+1 = 2"),
+        ("message:dave", "2+2 = 4"),
+    ]
+    assert bob.tick() is None and sorted(_inbox(bob)) == sorted(
+        f"{m.input.source[8:]}/{said[0].agent_outputs['send_message']['id']}" for m in taken
+    )
+    for kernel in (bob, carol, dave):
+        kernel.close()
+
+
 def test_a_redelivered_message_is_acknowledged_without_a_second_tick(tmp_path, hub, take_one):
     alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
     delivery, first = take_one(alice, bob, "hello")
@@ -57,7 +78,7 @@ def test_a_redelivered_message_is_acknowledged_without_a_second_tick(tmp_path, h
     bob.mailbox._ready.append(delivery)  # the same delivery again, as after a lost ack
     ticks = bob.tick_count
     assert bob.tick() is None and bob.tick_count == ticks
-    assert _inbox(bob) == [delivery.message.id]
+    assert _inbox(bob) == [delivery.message.key]
     alice.close(), bob.close()
 
 
@@ -73,7 +94,7 @@ def test_a_batch_asks_the_inbox_once_and_skips_each_message_received_before(tmp_
     bob.mailbox._ready.extend([new[0], old, new[0], old, new[1]])  # 1+1 again, twice; 2+2 twice in the batch
     assert [bob.tick().final_output for _ in range(2)] == ["2+2 = 4", "3+3 = 6"]
     assert asked == [5]  # one query for the batch, not one a tick
-    assert sorted(_inbox(bob)) == sorted([old.message.id, *(delivery.message.id for delivery in new)])
+    assert sorted(_inbox(bob)) == sorted([old.message.key, *(delivery.message.key for delivery in new)])
     alice.close(), bob.close()
 
 
@@ -83,7 +104,7 @@ def test_the_inbox_refuses_a_second_tick_for_one_message_id(tmp_path, hub, take_
     bob.mailbox.current = delivery  # past the sensor's check: the unique id in the tick's transaction refuses it
     ticks = bob.tick_count
     assert bob.tick("hello", source="message:alice") is None
-    assert bob.tick_count == ticks and _inbox(bob) == [delivery.message.id]
+    assert bob.tick_count == ticks and _inbox(bob) == [delivery.message.key]
     alice.close(), bob.close()
 
 

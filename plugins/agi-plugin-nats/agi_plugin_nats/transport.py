@@ -193,7 +193,7 @@ class NatsTransport:
     def publish(self, message: Message) -> None:
         check_sender(self, message)
         payload = encode(message)
-        self._publish(self.subject(message.recipient), payload, message.id)
+        self._publish(self.subject(message.recipient), payload, message.key)
 
     def publish_async(self, messages: list[Message]) -> concurrent.futures.Future[Published]:
         """Publish ``messages`` on the transport's loop, all at once and in order on the one connection, then
@@ -203,7 +203,7 @@ class NatsTransport:
         for message in messages:
             try:
                 check_sender(self, message)
-                items.append((self.subject(message.recipient), encode(message), message.id))
+                items.append((self.subject(message.recipient), encode(message), message.key))
             except AgiError as exc:  # an oversized message: it and those after it stay in the outbox
                 refused = exc
                 break

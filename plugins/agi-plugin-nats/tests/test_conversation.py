@@ -97,6 +97,19 @@ def test_two_agents_hold_a_conversation_then_replay_equal_with_the_broker_stoppe
         assert _ok(agi(db, "replay")).startswith("replay equal: 3 ticks")
 
 
+def test_two_senders_with_one_seed_both_reach_the_recipient(tmp_path, deployment):
+    """carol and dave (the default seed) mint the same message id for their first send: JetStream's duplicate
+    window (Nats-Msg-Id) dropped dave's, and 'agi send' had said 'queued'. The duplicate key is sender/id."""
+    url = deployment
+    for name in ("bob", "carol", "dave"):
+        _ok(agi(tmp_path / f"{name}.db", "init", "--name", name))
+    assert _ok(agi(tmp_path / "bob.db", "run", url=url)) == ""  # bob joins the deployment
+    queued = [_ok(agi(tmp_path / f"{name}.db", "send", "bob", "1+1", url=url)) for name in ("carol", "dave")]
+    assert queued[0] == queued[1]  # the same id, printed by each
+    assert _ok(agi(tmp_path / "bob.db", "run", url=url)) == "1+1 = 2\n1+1 = 2\n"
+    assert sorted(inbox(tmp_path / "bob.db")) == ["carol", "dave"]
+
+
 def test_a_kill_between_commit_and_ack_redelivers_without_a_second_tick(tmp_path, deployment):
     alice, bob = tmp_path / "alice.db", tmp_path / "bob.db"
     _ok(agi(alice, "init", "--name", "alice"))
