@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agi_core.messaging.address import check_name
-from agi_core.messaging.envelope import Message, encode, fitted
+from agi_core.messaging.envelope import Message, MessageRejected, encode, fitted
 from agi_core.serialization import dumps
 
 SEND_TOOL = "send_message"  # the external tool a brain calls to send a message (agi_core.default_plugins.messaging)
@@ -64,5 +64,7 @@ def from_tool(kernel: Any, tick: int, action: Any, observation: Any) -> list[dic
 
 def send_command(kernel: Any, ctx: Any, args: dict[str, Any]) -> tuple[str, Any]:
     """Kernel command ``send_message`` {to, text}: one message to the outbox (``agi send NAME TEXT``)."""
+    if not str(args["text"]).strip():  # the recipient drops a message with no text: refuse it here, as the tool does
+        raise MessageRejected(f"the message to {str(args['to'])!r} is empty; say what to send")
     message = send(kernel, ctx.tick, str(args["to"]), str(args["text"]))
     return f"message to {message.recipient} queued ({message.id})", message.to_data()

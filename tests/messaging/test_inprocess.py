@@ -204,3 +204,14 @@ def test_a_messages_data_is_every_field_in_order():
     message = Message("m1", "alice", "bob", "hello", "c1", "m0")
     assert list(message.to_data().items()) == list(attrs.asdict(message).items())
     assert from_data(message.to_data()) == message
+
+
+@pytest.mark.parametrize("text", ["", "   "])
+def test_an_empty_message_is_refused_by_the_sender_not_dropped_by_the_recipient(tmp_path, hub, text):
+    """agi send bob "" said "queued"; bob then dropped it with a warning (a message with no text)."""
+    alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
+    ticks = alice.tick_count
+    with pytest.raises(MessageRejected, match="the message to 'bob' is empty; say what to send"):
+        alice.command("send_message", {"to": "bob", "text": text})
+    assert alice.tick_count == ticks and bob.tick() is None
+    alice.close(), bob.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import math
 import re
 import threading
 import time
@@ -40,6 +41,9 @@ HELD_MAX_S = 900.0  # a delivery is kept in progress at most this long (a lost o
 _DEPLOYMENT = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 
 
+ACK_WAIT_MIN_S = 0.1  # an ack wait shorter than this redelivers before a tick can end
+
+
 def parse_url(url: str) -> tuple[str, str, float, int]:
     """``(server URL, deployment, ack wait, batch)`` from
     ``nats://HOST:PORT[/DEPLOYMENT][?ack_wait=SECONDS][&batch=N]``."""
@@ -49,6 +53,11 @@ def parse_url(url: str) -> tuple[str, str, float, int]:
         ack_wait = float(query.get("ack_wait", [ACK_WAIT_S])[0])
     except ValueError:
         raise ConfigError(f"ack_wait in {url!r} is not a number of seconds; write ?ack_wait=30") from None
+    if not math.isfinite(ack_wait) or ack_wait < ACK_WAIT_MIN_S:  # 0 or less: the in-progress loop never slept
+        raise ConfigError(f"ack_wait in {url!r} must be at least {ACK_WAIT_MIN_S:g} s; write ?ack_wait=30")
+    unknown = sorted(set(query) - {"ack_wait", "batch"})
+    if unknown:  # a typo (?batc=32) was ignored: the default stood, unsaid
+        raise ConfigError(f"unknown option {unknown[0]!r} in {url!r}; the options are ack_wait and batch")
     batch = query.get("batch", [str(FETCH_BATCH)])[0]
     if not batch.isdigit() or not 1 <= int(batch) <= FETCH_BATCH_MAX:
         raise ConfigError(f"batch in {url!r} is not a whole number from 1 to {FETCH_BATCH_MAX}; write ?batch=16")

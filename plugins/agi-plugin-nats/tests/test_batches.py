@@ -68,6 +68,12 @@ def test_the_url_sets_the_batch_and_a_bad_one_is_one_line(tmp_path, nats_url):
     alice.close(), bob.close()
     with pytest.raises(ConfigError, match=r"batch in .* is not a whole number from 1 to 256; write \?batch=16"):
         _agent(tmp_path, "carol", f"{nats_url}/x?batch=0")
+    # an ack wait of 0 or less (or NaN) made an idle agent spin a core (its in-progress loop slept ack_wait / 3)
+    for wait in ("0", "-1", "nan", "inf"):
+        with pytest.raises(ConfigError, match=r"ack_wait in .* must be at least 0.1 s; write \?ack_wait=30"):
+            _agent(tmp_path, "carol", f"{nats_url}/x?ack_wait={wait}")
+    with pytest.raises(ConfigError, match=r"unknown option 'batc' in .*; the options are ack_wait and batch"):
+        _agent(tmp_path, "carol", f"{nats_url}/x?batc=32")  # a typo was ignored: the default stood
 
 
 def test_a_batch_held_past_the_ack_wait_is_not_delivered_again(tmp_path, deployment):
