@@ -47,19 +47,20 @@ if TYPE_CHECKING:
     from agi_core.journal_key import JournalKey
 
 
-SQLITE_HEADER = b"SQLite format 3\x00"
+SQLITE_MIN_BYTES = 512  # the smallest page: a database file holds none (0 bytes) or at least one
 
 
 def _refuse_other_file(path: Path) -> None:
-    """Raise (the one line SQLite's own refusal gets) for a file that is there, not empty, and no SQLite
-    database. SQLite refuses most such files itself, but takes a one-byte file for an empty database and
-    writes over it."""
+    """Raise (the line SQLite's own refusal gets) for a file that is there, not empty, and too short to be a
+    database: SQLite takes a one-byte file for an empty database and writes over it (it refuses longer files
+    that are not databases itself). Only the file's size is read: opening and closing the file would drop
+    every POSIX lock this process's other connections hold on it (SQLite's own warning), and another process
+    could then reset the write-ahead log under them."""
     try:
-        with path.open("rb") as file:
-            head = file.read(len(SQLITE_HEADER))
-    except FileNotFoundError:
+        size = path.stat().st_size
+    except (FileNotFoundError, NotADirectoryError):
         return
-    if head and head != SQLITE_HEADER:
+    if 0 < size < SQLITE_MIN_BYTES:
         raise sqlite3.DatabaseError("file is not a database")
 
 
