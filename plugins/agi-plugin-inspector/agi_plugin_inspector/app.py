@@ -93,6 +93,8 @@ class Inspector:
 
     def tick(self, request: Request) -> Response:
         number = int(request.path_params["tick"])
+        if number > TICK_MAX:
+            raise HTTPException(404, f"no tick {number} in this agent's journal")
         with self.lock:
             found = views.record(self.kernel.store, number)
             receipts = {row["tick"]: row for row in views.intents(self.kernel.store)}
@@ -166,7 +168,10 @@ class Inspector:
         """Server-sent events: a ``tick`` event with the rendered timeline rows of every new tick."""
         from sse_starlette.sse import EventSourceResponse
 
-        after = _int(request.query_params.get("after"))
+        # a browser that reconnects sends the last event's id: it has the rows up to that tick already
+        after = _int(request.headers.get("last-event-id"))
+        if after is None:
+            after = _int(request.query_params.get("after"))
         if after is None:
             after = self.read(views.tick_count, self.kernel.store)
         return EventSourceResponse(self._new_ticks(request, after), ping=15)
@@ -174,18 +179,22 @@ class Inspector:
     async def _new_ticks(self, request: Request, after: int) -> AsyncIterator[dict[str, Any]]:
         row_template = self.templates.get_template("_rows.html")
         while not await request.is_disconnected():
-            rows = await anyio.to_thread.run_sync(self._rows_after, after)
+            after, rows = await anyio.to_thread.run_sync(self._rows_after, after)
             if rows:
                 after = rows[-1]["tick"]
                 yield {"event": "tick", "id": str(after), "data": row_template.render(rows=rows[::-1])}
             await anyio.sleep(self.poll_s)
 
-    def _rows_after(self, after: int) -> list[dict[str, Any]]:
+    def _rows_after(self, after: int) -> tuple[int, list[dict[str, Any]]]:
+        """``(after, rows)``: the rows of the ticks after ``after``; ``after`` lowered to the journal's end when a
+        rollback shortened it (the ticks that replace the undone ones are sent as they come)."""
         with self.lock:
-            if views.tick_count(self.kernel.store) <= after:
-                return []
+            count = views.tick_count(self.kernel.store)
+            after = min(after, count)
+            if count <= after:
+                return after, []
             rows = [views.timeline_row(found) for found in views.journal(self.kernel.store, after)]
-            return views.timed(self.kernel.store, rows)
+            return after, views.timed(self.kernel.store, rows)
 
 
 def shown_db(db: Any) -> str:
@@ -194,11 +203,16 @@ def shown_db(db: Any) -> str:
     return shown(db)
 
 
+TICK_MAX = 2**62  # past any journal, and inside SQLite's 64-bit integers (a larger one raised OverflowError: a 500)
+
+
 def _int(value: str | None) -> int | None:
+    """A query parameter as a whole number within ±:data:`TICK_MAX`; None when it is absent or none."""
     try:
-        return int(value) if value is not None and value != "" else None
+        number = int(value) if value is not None and value != "" else None
     except ValueError:
         return None
+    return None if number is None or abs(number) > TICK_MAX else number
 
 
 def create_app(
@@ -238,7 +252,9 @@ def create_app(
     ]
     middleware = [Middleware(TokenGate, token=token)]
     if is_loopback(host):  # a page of another site cannot reach it by a name that resolves to 127.0.0.1
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost", "[::1]"]))
+        named = "[::1]" if host in ("::1", "[::1]") else host  # the bound address itself (127.0.0.2 too)
+        allowed = list(dict.fromkeys(["127.0.0.1", "localhost", "[::1]", named]))
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed))
     app = Starlette(
         routes=routes,
         middleware=middleware,

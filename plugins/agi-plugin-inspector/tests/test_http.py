@@ -132,9 +132,33 @@ def test_tick_page_shows_input_decision_modules_evidence_votes_and_what_replay_c
         assert f'id="field-{field}"' in html
 
 
+def test_the_live_stream_resumes_after_a_reconnect_and_goes_on_after_a_rollback(
+    agent_db: Path, inspector_app: Callable[..., Any]
+) -> None:
+    """A browser reconnecting sends Last-Event-ID: it got the rows since page load a second time (the
+    stream started again from ?after=). After a rollback the journal is shorter than the last tick sent:
+    the ticks that replaced the undone ones were never sent (it waited for the old count)."""
+    app = inspector_app(agent_db)
+    web, inspector = TestClient(app, base_url=LOCAL), app.state.inspector
+    assert inspector._rows_after(12) == (12, [])
+    after, rows = inspector._rows_after(10)
+    assert (after, [row["tick"] for row in rows]) == (10, [11, 12])
+    after, rows = inspector._rows_after(40)  # the stream's last tick is past the journal's end: a rollback
+    assert (after, rows) == (12, [])
+    with web.stream("GET", "/events?after=3", headers={"Last-Event-ID": "11"}) as events:
+        for line in events.iter_lines():
+            if line.startswith("id:"):
+                assert line == "id: 12"  # from the reconnect's last id, not from ?after=3
+                break
+
+
 def test_an_unknown_tick_is_a_404_page(agent_db: Path, client: Callable[..., TestClient]) -> None:
     answer = client(agent_db).get("/ticks/999")
     assert answer.status_code == 404 and "no tick 999 in this agent&#39;s journal" in answer.text
+    huge = 10**20  # past SQLite's integers: it was a 500 (OverflowError)
+    answer = client(agent_db).get(f"/ticks/{huge}")
+    assert answer.status_code == 404 and f"no tick {huge} in this agent&#39;s journal" in answer.text
+    assert client(agent_db).get(f"/?before={huge}").status_code == 200  # taken as no bound, like a non-number
 
 
 def test_goal_page_draws_the_dag_with_plan_steps(agent_db: Path, client: Callable[..., TestClient]) -> None:
@@ -263,6 +287,9 @@ def test_another_host_name_is_refused_on_loopback(agent_db: Path, client: Callab
     web = client(agent_db)
     assert web.get("/", headers={"Host": "evil.example"}).status_code == 400
     assert web.get("/", headers={"Host": "127.0.0.1:8377"}).status_code == 200
+    other = client(agent_db, host="127.0.0.2")  # another loopback address: started, then refused every request
+    assert other.get("/", headers={"Host": "127.0.0.2:8377"}).status_code == 200
+    assert other.get("/", headers={"Host": "evil.example"}).status_code == 400
 
 
 def test_binding_beyond_loopback_needs_a_long_enough_token() -> None:
