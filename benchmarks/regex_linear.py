@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agi_core import inputs, plugin_entry_points
 from agi_core.brain import answer
-from agi_core.brain.stage0 import phrases
+from agi_core.brain.stage0 import facts, phrases
 from agi_core.brain.stage0.habits import HABIT_AGENTS, file_request
 from agi_core.brain.stage0.mathparse import expression_in
 from agi_core.checkpoints import _NAME as CHECKPOINT_NAME
@@ -205,8 +205,17 @@ CASES: dict[str, tuple[Callable[[str], object], dict[str, Callable[[int], str]]]
         lambda t: (JOB_NAME.match(t), _refused(parse_duration_ms, t)),
         {**GENERIC, "units": fill("", "1s", "x"), "digits": fill("", "1", "q")},
     ),
+    "stage0 facts parse (a question after other words)": (
+        lambda t: (facts._ASKED_INSIDE.search(t), facts.parse(t + "?")),
+        {
+            **GENERIC,
+            **STAGE0_SHAPES,
+            "separators, no question word": fill("you bot", ", wha", "?"),
+            "question words, no separator": fill("x", "whatwho", "?"),
+        },
+    ),
     "inputs/blobs (surrogates, blob references)": (
-        lambda t: (inputs._SURROGATES.sub("\ufffd", t), blobs.REF_RE.findall(t)),
+        lambda t: (inputs._SURROGATES.sub("\ufffd", t), blobs.REF_RE.findall(t), inputs.reply_line(t)),
         {**GENERIC, "near-ref": fill("", "agi:blob:sha256:" + "a" * 63 + " ", "")},
     ),
     "names (agent name, entry-point value, import leftover)": (
@@ -247,6 +256,7 @@ AUDITED_MODULES = {
     "agi_core/contracts/repair.py": "contracts.repair parse_output",
     "agi_core/contracts/validate.py": "contracts.validate/frozen suspect text",
     "agi_core/inputs.py": "inputs/blobs (surrogates, blob references)",
+    "agi_core/brain/stage0/facts.py": "stage0 facts parse (a question after other words)",
     "agi_core/memory/blobs.py": "inputs/blobs (surrogates, blob references)",
     "agi_core/longterm/dates.py": "longterm.dates query_window",
     "agi_core/longterm/importance.py": "longterm.importance score_importance",

@@ -120,9 +120,10 @@ def test_a_broker_restart_mid_conversation_loses_and_duplicates_nothing(tmp_path
         while bob.tick() is not None:  # what bob fetched before the kill: answered, acks and replies held
             pass
         # the batch's replies wait for its durable end; how many bob had fetched (1 to 3) depends on when alice's
-        # in-flight publishes reached the broker before it died
+        # in-flight publishes reached the broker before it died. If the first fetch held only "0+1", that tick
+        # ended its batch and its reply left before the kill (seen once under a loaded full run): one fewer waits
         taken = len(_received(bob))
-        assert 1 <= taken <= 3 and _unpublished(bob) == taken
+        assert 1 <= taken <= 3 and taken - 1 <= _unpublished(bob) <= taken
         assert start_nats(folder)["URL"] == server["URL"]  # the same port and data folder
         _drain([alice, bob], lambda: len(_received(alice)) == 5 and _unpublished(alice) == 0)
         time.sleep(2)  # past the consumers' ack wait: anything unacknowledged would come again now
