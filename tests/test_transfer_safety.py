@@ -132,6 +132,20 @@ def test_a_kill_during_journal_export_leaves_the_previous_file_whole(tmp_path: P
         assert process.returncode == -signal.SIGKILL and out.read_bytes() == before, f"trial {trial}"
 
 
+def test_an_export_says_the_checkpoints_it_leaves_out(tmp_path: Path):
+    """Checkpoints are files beside the database: an imported agent has none, and the first rollback on it
+    said "no checkpoint named 'base'", nothing having said so before."""
+    db = tmp_path / "a.db"
+    assert agi(db, "run", stdin=SAID).returncode == 0
+    assert "checkpoint" not in agi(db, "export", "-o", str(tmp_path / "a.jsonl")).stderr
+    assert agi(db, "checkpoint", "create", "base").returncode == 0
+    done = agi(db, "export", "-o", str(tmp_path / "a.jsonl"))
+    assert done.returncode == 0 and done.stderr.splitlines()[1] == (
+        "agi: its 1 checkpoint(s) (base) are not in the export; the imported agent starts with none "
+        "(agi checkpoint create there)"
+    )
+
+
 def test_export_to_stdout_is_unchanged_and_equals_the_file(source: tuple[Path, Path]):
     db, export = source
     done = agi(db, "export")

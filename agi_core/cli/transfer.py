@@ -49,7 +49,8 @@ def export_command(state: Any, output: Path | None) -> None:
     """Write the whole agent (every table) as versioned JSON Lines, for agi import on any backend.
 
     Each row carries its MAC with the journal key (only an agent that verifies is exported), so an
-    edited file is refused by agi import. A file is replaced only once the new export is complete."""
+    edited file is refused by agi import. A file is replaced only once the new export is complete.
+    Checkpoints are files beside the database, not rows: they are not exported (it says so)."""
     from agi_core import journal
     from agi_core.memory.transfer import write_export
 
@@ -74,6 +75,14 @@ def export_command(state: Any, output: Path | None) -> None:
     except OSError as exc:
         raise StorageError(os_problem(exc, output or Path("stdout"))) from None
     click.echo(f"exported {count} rows of {store.name} agent {shown(state.db)}", err=True)
+    kept = [info.name for info in store.checkpoint_list()]
+    if kept:  # an imported agent has none: say so now, not at its first rollback
+        names = ", ".join(kept[:5]) + (", …" if len(kept) > 5 else "")
+        click.echo(
+            f"agi: its {len(kept)} checkpoint(s) ({names}) are not in the export; the imported agent starts "
+            "with none (agi checkpoint create there)",
+            err=True,
+        )
 
 
 def write_atomically(path: Path, write: Callable[[IO[str]], int]) -> int:
