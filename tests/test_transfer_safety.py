@@ -146,6 +146,19 @@ def test_an_export_says_the_checkpoints_it_leaves_out(tmp_path: Path):
     )
 
 
+def test_an_import_given_another_seed_succeeds_and_says_the_agents_own(source, tmp_path: Path):
+    """'agi --seed 5 import' built the whole agent, then failed its seed check: exit 1 after a success,
+    and importing again said the database already held an agent."""
+    db, export = source
+    done = agi(tmp_path / "z.db", "--seed", "5", "import", str(export), "--key-file", f"{db}.key")
+    assert done.returncode == 0 and done.stdout.startswith("imported ")
+    assert done.stderr == (
+        f"agi: {tmp_path / 'z.db'} keeps the seed it was exported with ('0'), not --seed 5; "
+        "open it without --seed, or with --seed 0\n"
+    )
+    assert agi(tmp_path / "z.db", "journal", "verify").returncode == 0
+
+
 def test_export_to_stdout_is_unchanged_and_equals_the_file(source: tuple[Path, Path]):
     db, export = source
     done = agi(db, "export")

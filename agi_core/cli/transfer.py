@@ -141,5 +141,12 @@ def import_command(state: Any, file: Path, key_file: Path | None, unverified: bo
     from agi_core.agent_import import import_agent
 
     count, _source = import_agent(state.db, file, key_file=key_file, unverified=unverified, plugins=state.plugins)
+    given, state.seed = state.seed, None  # the imported agent brings its own seed: --seed cannot change it
     kernel = state.open_kernel()  # checks the key against the imported agent
     click.echo(f"imported {count} rows into {shown(state.db)} (tick {kernel.tick_count})")
+    if given is not None and given != kernel.config.seed:  # the import stands; say how to open it
+        click.echo(
+            f"agi: {shown(state.db)} keeps the seed it was exported with ({kernel.config.seed!r}), not --seed "
+            f"{given}; open it without --seed, or with --seed {kernel.config.seed}",
+            err=True,
+        )
