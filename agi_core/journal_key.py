@@ -149,7 +149,10 @@ def write_pending(path: Path, secret: str) -> Path:
     """Write ``secret`` (0600, fsynced) under a temporary name beside ``path``: ``agi import`` links it
     to ``path`` once the agent is committed; a kill in between is finished by :func:`load`."""
     pending = path.with_name(f".{path.name}.import-{os.getpid()}")
-    fd = os.open(pending, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        fd = os.open(pending, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    except OSError as exc:  # name the folder the user gave, not the temporary file's hidden name
+        raise OSError(exc.errno, exc.strerror, str(path.parent)) from None
     try:
         os.write(fd, secret.encode("ascii") + b"\n")
         os.fsync(fd)

@@ -159,6 +159,20 @@ def test_an_import_given_another_seed_succeeds_and_says_the_agents_own(source, t
     assert agi(tmp_path / "z.db", "journal", "verify").returncode == 0
 
 
+def test_an_export_or_import_into_a_missing_folder_names_the_folder(source, tmp_path: Path):
+    """The lines named the hidden temporary file: 'missing/.x.jsonl.export-2396: no such file or directory'."""
+    db, export = source
+    out = agi(db, "export", "-o", str(tmp_path / "missing" / "x.jsonl"))
+    assert (
+        out.returncode == 1
+        and out.stderr == f"Error: {tmp_path / 'missing'}: no such file or directory; check the path\n"
+    )
+    into = agi(tmp_path / "missing" / "x.db", "import", str(export), "--key-file", f"{db}.key")
+    assert (
+        into.returncode == 1 and ".import-" not in into.stderr and "missing: no such file or directory" in into.stderr
+    )
+
+
 def test_export_to_stdout_is_unchanged_and_equals_the_file(source: tuple[Path, Path]):
     db, export = source
     done = agi(db, "export")

@@ -103,7 +103,10 @@ def write_atomically(path: Path, write: Callable[[IO[str]], int]) -> int:
             stale.unlink(missing_ok=True)
     temp = target.with_name(f".{target.name}.export-{os.getpid()}")
     mode = target.stat().st_mode & 0o7777 if target.exists() else None
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    except OSError as exc:  # name the folder the user gave, not the temporary file's hidden name
+        raise OSError(exc.errno, exc.strerror, str(target.parent)) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             count = write(out)
