@@ -80,6 +80,10 @@ def _registrations(plugins: Plugins) -> dict[str, dict[str, list[str]]]:
             super().add_command(cmd, name)
             added.setdefault(plugins.current_plugin, set()).add(name or cmd.name or "")
 
+        def add_lazy_command(self, name: str, target: str, summary: str) -> None:
+            """The CLI's group has it too (docs/hooks.md): a command imported only when it runs."""
+            added.setdefault(plugins.current_plugin, set()).add(name)
+
     plugins.register_commands(cli=Attributing("agi"))
     for plugin, commands in added.items():
         found.setdefault(plugin, {})["commands"] = sorted(commands)

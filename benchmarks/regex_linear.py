@@ -50,6 +50,7 @@ from agi_core.longterm.query import analyze
 from agi_core.memory import blobs
 from agi_core.memory.keys import check_key, words
 from agi_core.messaging import address
+from agi_core.modules import revision
 from agi_core.scheduling.goal_phrases import goal_request
 from agi_core.scheduling.jobs import JOB_NAME
 from agi_core.scheduling.when import parse_duration_ms
@@ -214,6 +215,10 @@ CASES: dict[str, tuple[Callable[[str], object], dict[str, Callable[[int], str]]]
             "question words, no separator": fill("x", "whatwho", "?"),
         },
     ),
+    "modules.revision numbers of a rewrite": (
+        lambda t: revision.changed_facts(t, t[::-1], [{"value": t[:40]}]),
+        {**GENERIC, "digits and dots": fill("", "1.2,", "x"), "digits": fill("", "1", " ")},
+    ),
     "inputs/blobs (surrogates, blob references)": (
         lambda t: (inputs._SURROGATES.sub("\ufffd", t), blobs.REF_RE.findall(t), inputs.reply_line(t)),
         {**GENERIC, "near-ref": fill("", "agi:blob:sha256:" + "a" * 63 + " ", "")},
@@ -257,6 +262,7 @@ AUDITED_MODULES = {
     "agi_core/contracts/validate.py": "contracts.validate/frozen suspect text",
     "agi_core/inputs.py": "inputs/blobs (surrogates, blob references)",
     "agi_core/brain/stage0/facts.py": "stage0 facts parse (a question after other words)",
+    "agi_core/modules/revision.py": "modules.revision numbers of a rewrite",
     "agi_core/memory/blobs.py": "inputs/blobs (surrogates, blob references)",
     "agi_core/longterm/dates.py": "longterm.dates query_window",
     "agi_core/longterm/importance.py": "longterm.importance score_importance",

@@ -97,3 +97,23 @@ def test_an_invalid_tool_and_a_plugin_that_fails_to_import_are_listed_with_their
     ]
     assert reports["bad_tool"].registered == {}
     assert (reports["ghost"].loaded, reports["ghost"].errors[0].split(":")[0]) == (False, "import")
+
+
+LAZY = '''
+from agi_core import hookimpl
+
+
+@hookimpl
+def agi_register_commands(cli):
+    cli.add_lazy_command("forecast", "weather_cli:forecast", "Print the forecast.")
+'''
+
+
+def test_a_plugin_that_adds_a_lazy_command_is_listed_with_it_not_failed(tmp_path, plugin_site, run_agi):
+    """docs/hooks.md documents cli.add_lazy_command; the listing's group lacked it, so agi plugins showed mcp
+    and self_improver FAILED (AttributeError) on a clean install."""
+    site = plugin_site("weather", LAZY)
+    done = run_agi(tmp_path / "a.db", "plugins", site=site, plugins="weather")
+    assert done.returncode == 0 and "FAILED" not in done.stdout and "add_lazy_command" not in done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[lines.index("weather 1.0") + 1] == "  commands: forecast"

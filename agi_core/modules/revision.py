@@ -5,11 +5,15 @@ left it, in run order, and returns None (keep it) or a :class:`Revision`: ``rewr
 reply's form: same claims), ``replace`` (a new reply: its claims go, a tool call becomes
 this reply) or ``veto`` (the reply is withheld and ``reply`` said instead; the modules after
 it are not asked). Every revision is in the journal, in the module's entry of the record's
-``modules`` calls, and the record's ``final_output`` is the revised reply.
+``modules`` calls, and the record's ``final_output`` is the revised reply. A rewrite that changes a
+fact of the reply (drops a number or a claimed value it said) is refused: the module is skipped
+for the phase.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from typing import Any, Literal
 
 import attrs
@@ -74,12 +78,37 @@ def draft_of(decision: Decision) -> Draft:
     return Draft(decision.final_output, decision.action, decision.router_decision.agent, list(decision.claims))
 
 
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def changed_facts(reply: str, rewritten: str, claims: list[dict[str, JSON]]) -> str | None:
+    """What a rewrite of ``reply`` took away that is not form: a number the reply said (a changed number is
+    one dropped), or a claimed value the reply said (None: its facts stand; what it adds, a reminder, is the
+    module's)."""
+    lost = Counter(_NUMBER.findall(reply)) - Counter(_NUMBER.findall(rewritten))
+    if lost:
+        return "it drops " + ", ".join(sorted(lost.elements()))
+    for claim in claims:
+        value = claim.get("value")
+        if isinstance(value, str | int | float) and not isinstance(value, bool):
+            text = str(value)
+            if text and text in reply and text not in rewritten:
+                return f"it drops the claimed value {text!r}"
+    return None
+
+
 def revised(draft: Draft, revision: Revision, module: str) -> Draft:
-    """``draft`` after ``module``'s ``revision``; a rewrite of a tool call is refused (ValidationError)."""
+    """``draft`` after ``module``'s ``revision``; a rewrite of a tool call, or one that drops a fact of the reply
+    (a number, a claimed value), is refused (ValidationError): a rewrite changes the form only."""
     respond = Action(type="response", name="respond", args={"text": revision.text})
     if revision.kind == "rewrite":
         if draft.action.type != "response":
             raise ValidationError("a rewrite changes a reply's form; replace or veto a tool call instead")
+        if (change := changed_facts(draft.reply, revision.text, draft.claims)) is not None:
+            raise ValidationError(
+                f"a rewrite changes a reply's form only, but this one changed its facts ({change}); "
+                "keep them, or return Revision.replace (the claims go)"
+            )
         return attrs.evolve(draft, reply=revision.text, action=respond)
     if revision.kind == "replace":
         return attrs.evolve(draft, reply=revision.text, action=respond, claims=[])
