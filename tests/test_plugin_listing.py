@@ -99,14 +99,14 @@ def test_an_invalid_tool_and_a_plugin_that_fails_to_import_are_listed_with_their
     assert (reports["ghost"].loaded, reports["ghost"].errors[0].split(":")[0]) == (False, "import")
 
 
-LAZY = '''
+LAZY = """
 from agi_core import hookimpl
 
 
 @hookimpl
 def agi_register_commands(cli):
     cli.add_lazy_command("forecast", "weather_cli:forecast", "Print the forecast.")
-'''
+"""
 
 
 def test_a_plugin_that_adds_a_lazy_command_is_listed_with_it_not_failed(tmp_path, plugin_site, run_agi):
