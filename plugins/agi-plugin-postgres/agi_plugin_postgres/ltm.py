@@ -41,6 +41,10 @@ def after_load(conn: Any, schema: str) -> None:
     )
 
 
+def _without_nul(value: Any) -> Any:
+    return value.replace("\x00", "\ufffd") if isinstance(value, str) and "\x00" in value else value
+
+
 class PostgresLtmRows:
     """Long-term memory rows of one agent; the caller owns the transaction."""
 
@@ -52,11 +56,14 @@ class PostgresLtmRows:
 
     # -- items -------------------------------------------------------------------------
     def insert_items(self, rows: Sequence[tuple[Any, ...]]) -> int:
+        """Insert the memories (``ITEM_COLUMNS`` order, less seq). PostgreSQL TEXT holds no NUL: a NUL in a
+        memory's text is searched and shown as U+FFFD (the episode itself keeps it, as a blob); one NUL
+        failed every later mirror and left the agent unable to answer a question."""
         sql = (
             "INSERT INTO {s}.ltm_items (id, tick, kind, text, speaker, timestamp, session, importance, metadata) "
             "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING"
         )
-        return sum(self.store._run(sql, tuple(row)) for row in rows)
+        return sum(self.store._run(sql, tuple(_without_nul(value) for value in row)) for row in rows)
 
     def count(self) -> int:
         row = self.store._one("SELECT count(*) FROM {s}.ltm_items")

@@ -20,6 +20,17 @@ def test_long_term_memory_search_finds_the_episode_on_postgres(agent_url, agi):
     assert not any("nine" in line for line in agi(db, "memory", "search", "dog park").stdout.splitlines())
 
 
+def test_a_nul_in_a_line_leaves_the_agent_answering_on_postgres(agent_url, agi):
+    """PostgreSQL TEXT holds no NUL: the first line with one was stored (the episode as a blob), then every
+    question failed (its mirror into long-term memory raised) for as long as the agent lived."""
+    db = agent_url("nul")
+    assert agi(db, "run", stdin="my name is A\x00da\n").returncode == 0
+    asked = agi(db, "run", stdin="what is my name?\n")
+    assert asked.returncode == 0 and asked.stdout == "Your name is A\\x00da.\n"  # the NUL printed escaped
+    found = agi(db, "memory", "search", "name").stdout
+    assert "A\ufffdda" in found
+
+
 class Recaller:
     """Recalls from long-term memory on every question, as the retrieval module does."""
 
