@@ -76,6 +76,16 @@ def parse(url: str) -> AgentUrl:
     check_agent_name(agent, shown)
     rest = urllib.parse.urlencode([(k, v) for k, v in query if k not in ("agent", "home")])
     dsn = _unsplit(parts.scheme, parts.netloc, parts.path, rest)
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        conninfo_to_dict(dsn)  # libpq's own parse: an unknown parameter was an internal error later
+    except psycopg.Error as exc:
+        raise ConfigError(
+            f"{shown} is not a URL libpq accepts ({' '.join(str(exc).split())}); agent= and home= are agi's, "
+            "the other parameters libpq's"
+        ) from None
     return AgentUrl(dsn=dsn, agent=agent, home=Path(home or ".").resolve(), shown=shown, home_given=bool(home))
 
 

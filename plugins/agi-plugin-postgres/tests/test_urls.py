@@ -50,6 +50,14 @@ def test_a_url_without_a_usable_agent_name_is_refused(url, message):
     assert str(caught.value) == message
 
 
+def test_a_parameter_libpq_does_not_know_is_one_line():
+    """It was 'internal error (ProgrammingError: invalid URI query parameter …)' at the first tick."""
+    from agi_plugin_postgres.url import parse
+
+    with pytest.raises(ConfigError, match=r'is not a URL libpq accepts \(.*"bogusparam".*\); agent= and home= are agi'):
+        parse("postgresql://h/agi?agent=a&bogusparam=1")
+
+
 def test_no_server_at_the_url_is_one_line(tmp_path):
     from agi_plugin_postgres.store import PostgresStore
 
