@@ -237,3 +237,20 @@ def test_the_builtin_manifests_are_valid():
     for name in checked:
         plugins._check_manifest(plugins.pm.get_plugin(name))
     assert sorted(checked) == ["longterm", "sensors", "stage0"]
+
+
+def test_a_choice_among_strings_takes_plain_text_like_a_string_setting():
+    """The docs' own shape, {"enum": ["plain", "warm"]}: 'agi config set mood.style plain' was refused
+    ("'plain' is not a JSON value; give a value of type any"), and so was the environment's plain text."""
+    from agi_core.errors import ValidationError
+    from agi_core.settings.schema import check_value, parse
+
+    style = {"enum": ["plain", "warm"], "default": "plain"}
+    assert parse("mood", "style", style, "warm") == "warm"
+    assert parse("mood", "style", style, '"warm"') == "warm"  # the JSON an earlier agi asked for still works
+    refused = r"invalid value for mood.style: 'cold' is not one of \['plain', 'warm'\]"
+    with pytest.raises(ValidationError, match=refused):
+        check_value("mood", "style", style, parse("mood", "style", style, "cold"))
+    mixed = {"enum": ["auto", 3]}
+    with pytest.raises(ValidationError, match=r"'x' is not a JSON value; give one of \[\"auto\",3\]"):
+        parse("mood", "level", mixed, "x")

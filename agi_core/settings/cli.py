@@ -44,7 +44,7 @@ def config_list(state: Any, as_json: bool) -> None:
 @click.argument("value")
 @click.pass_obj
 def config_set(state: Any, name: str, value: str) -> None:
-    """Store VALUE (JSON, or text for a string setting) as PLUGIN.KEY; a journaled tick."""
+    """Store VALUE (JSON, or text for a string setting or a choice among strings) as PLUGIN.KEY; a journaled tick."""
     kernel = state.open_kernel()
     plugin, key = _split(name)
     prop = schema.schema_for(kernel.plugin_settings.declared, plugin, key)

@@ -67,16 +67,31 @@ def schema_for(settings: dict[str, dict[str, Any]], plugin: str, key: str) -> di
     return settings[plugin][key]
 
 
+def _takes_text(schema: dict[str, Any]) -> bool:
+    """A string setting, or a choice among strings (``{"enum": ["plain", "warm"]}``): text is its value as is."""
+    choices = schema.get("enum")
+    return schema.get("type") == "string" or (
+        isinstance(choices, list) and bool(choices) and all(isinstance(choice, str) for choice in choices)
+    )
+
+
 def parse(plugin: str, key: str, schema: dict[str, Any], text: str) -> Any:
-    """A value given as text (command line, environment): as is for a string setting, else JSON."""
-    if schema.get("type") == "string":
+    """A value given as text (command line, environment): as is for a string setting or a choice among strings
+    (JSON quotes around it are taken off), else JSON."""
+    if _takes_text(schema):
+        if schema.get("type") != "string" and len(text) >= 2 and text[0] == text[-1] == '"':
+            try:
+                return orjson.loads(text)  # '"plain"', as an earlier agi wanted it
+            except orjson.JSONDecodeError:
+                return text
         return text
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
-        raise ValidationError(
-            f"{plugin}.{key}: {text!r} is not a JSON value; give a value of type {schema.get('type', 'any')}"
-        ) from None
+        choices = schema.get("enum")
+        fix = f"one of {orjson.dumps(choices).decode()}" if isinstance(choices, list) else "a value of type "
+        fix += "" if isinstance(choices, list) else str(schema.get("type", "any"))
+        raise ValidationError(f"{plugin}.{key}: {text!r} is not a JSON value; give {fix}") from None
 
 
 def check_value(plugin: str, key: str, schema: dict[str, Any], value: Any) -> Any:
