@@ -40,21 +40,18 @@ class GuardedConnection(sqlite3.Connection):
     failed: sqlite3.Error | None = None  # the last statement's error: what made SQLite roll back
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
-        if self.opened and not self.in_transaction:
-            return self._after_lost(sql)
-        try:
-            cursor = super().execute(sql, parameters)
-        except sqlite3.Error as exc:
-            self.failed = exc
-            raise
-        self.opened = self.in_transaction
-        return cursor
+        return self._guarded(sqlite3.Connection.execute, sql, parameters)
 
     def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
+        return self._guarded(sqlite3.Connection.executemany, sql, parameters)
+
+    def _guarded(self, run: Any, sql: str, parameters: Any) -> sqlite3.Cursor:
+        """``run(self, sql, parameters)`` unless SQLite dropped our transaction; notes a failure, and whether a
+        transaction is open after it (a BEGIN opens one, a COMMIT or ROLLBACK ends it)."""
         if self.opened and not self.in_transaction:
             return self._after_lost(sql)
         try:
-            cursor = super().executemany(sql, parameters)
+            cursor: sqlite3.Cursor = run(self, sql, parameters)
         except sqlite3.Error as exc:
             self.failed = exc
             raise

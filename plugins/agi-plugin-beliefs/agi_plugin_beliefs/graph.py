@@ -12,6 +12,7 @@ surer than the source.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Any
 
 RELIABILITY = {"user": 0.9, "speaker": 0.8, "document": 0.6, "hearsay": 0.5}
@@ -130,4 +131,4 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 def _plain(text: str) -> str:
     spaced = " ".join(text.casefold().split())
-    return _NUMBER.sub(lambda m: format(float(m.group()), "g"), spaced)
+    return _NUMBER.sub(lambda m: str(Decimal(m.group()).normalize()), spaced)  # 72.50 -> 72.5, exactly

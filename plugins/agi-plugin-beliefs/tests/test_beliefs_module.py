@@ -38,6 +38,15 @@ def test_the_notice_names_who_said_the_old_value_and_a_new_way_of_writing_it_is_
     assert "told me earlier" not in same.final_output
 
 
+def test_values_that_differ_past_six_digits_are_a_change():
+    """same_value compared numbers through float's 'g' format (six significant digits): 1234567.1 and
+    1234567.2 read as one value, and the change went unsaid."""
+    from agi_plugin_beliefs.graph import same_value
+
+    assert not same_value("1234567.1 dollars", "1234567.2 dollars")
+    assert same_value("72.5 kg", "72.50 KG") and same_value("3", "3.0")
+
+
 def test_a_changed_belief_is_said_and_the_old_value_kept_in_its_history(tmp_path):
     db = tmp_path / "agent.db"
     with open_kernel(db, beliefs) as kernel:

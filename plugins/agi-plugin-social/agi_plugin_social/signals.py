@@ -183,6 +183,13 @@ def topics_of(text: str, limit: int = 3) -> tuple[str, ...]:
     return tuple(seen[:limit])
 
 
+HEARSAY_WINDOW = 200  # characters before a name looked at for "X said …": bounded, so a long line stays linear
+
+
+def _hearsay_before(text: str, at: int) -> bool:
+    return _HEARSAY.search(text, max(0, at - HEARSAY_WINDOW), at) is not None
+
+
 def read(text: str, learned: dict[str, str] | None = None) -> Signals:
     """The signals of one message; ``learned`` maps lexicon tokens to their kind."""
     markers = found_markers(text)
@@ -190,7 +197,7 @@ def read(text: str, learned: dict[str, str] | None = None) -> Signals:
     learned_rude = any(kind == "rude" and _has(low, token) for token, kind in (learned or {}).items())
     rude = any(kind == "rude" for _t, kind in markers) or shouting(text) or learned_rude
     name = next(
-        (m for pattern in (_NAME, _INTRO) for m in pattern.finditer(text) if not _HEARSAY.search(text[: m.start()])),
+        (m for pattern in (_NAME, _INTRO) for m in pattern.finditer(text) if not _hearsay_before(text, m.start())),
         None,
     )
     return Signals(
