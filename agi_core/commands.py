@@ -120,6 +120,12 @@ def schedule_remove(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) ->
     return remove(kernel, ctx, args)
 
 
+def schedule_realign(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    from agi_core.scheduling.commands import schedule_realign as realign
+
+    return realign(kernel, ctx, args)
+
+
 def maintain(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
     from agi_core.modules.maintenance import maintain as run_maintenance
 
@@ -171,6 +177,7 @@ KERNEL_COMMANDS: dict[str, Handler] = {
     "receipt": receipt,
     "schedule_add": schedule_add,
     "schedule_remove": schedule_remove,
+    "schedule_realign": schedule_realign,
     "maintain": maintain,
     "config_set": config_set,
     "config_unset": config_unset,

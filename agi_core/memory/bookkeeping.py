@@ -34,6 +34,7 @@ COMMAND_NAMES = frozenset(
         "receipt",
         "schedule_add",
         "schedule_remove",
+        "schedule_realign",
         "maintain",
         "config_set",
         "config_unset",

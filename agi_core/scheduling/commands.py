@@ -1,7 +1,7 @@
 """The journaled schedule commands, and what a tick does with its clock reading.
 
-``schedule_add`` and ``schedule_remove`` are kernel commands (each one tick), so replay
-adds and removes the same jobs. :func:`begin_tick` runs at the start of every tick: it
+``schedule_add``, ``schedule_remove`` and ``schedule_realign`` are kernel commands (each one
+tick), so replay adds, removes and realigns the same jobs. :func:`begin_tick` runs at the start of every tick: it
 reads the clock once (recorded) and, in a tick whose source is ``schedule:NAME``, moves
 that job's next due time past the reading, in the tick's transaction.
 """
@@ -16,7 +16,7 @@ from agi_core.externals import Externals
 from agi_core.inputs import utf8_size
 from agi_core.model import Input
 from agi_core.scheduling import jobs
-from agi_core.scheduling.clock import read_tick_clock
+from agi_core.scheduling.clock import iso_ms, read_tick_clock
 from agi_core.serialization import from_data, to_data
 
 if TYPE_CHECKING:
@@ -53,6 +53,11 @@ def next_due(kernel: Kernel, now_ms: int) -> jobs.Job | None:
     return from_data(row, jobs.Job) if row is not None else None
 
 
+def stepped_back(kernel: Kernel, now_ms: int) -> list[jobs.Job]:
+    """The jobs a clock stepped back to ``now_ms`` left due too late (:func:`jobs.realigned`); reads only."""
+    return [job for job in list_jobs(kernel) if jobs.realigned(job, now_ms) is not None]
+
+
 def due_jobs(kernel: Kernel, limit: int = 10) -> list[JournalRecord]:
     """Run the jobs due now, each as its tick (``agi chat`` after each line: a reminder set there fires
     there); at most ``limit``, and none without a clock."""
@@ -87,3 +92,22 @@ def schedule_remove(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) ->
     if not kernel.store.delete_job(name):
         raise ValidationError(f"no job named {name!r}; list the jobs with: agi schedule list")
     return f"removed job {name}", {"removed": name}
+
+
+def schedule_realign(kernel: Kernel, ctx: ReasonContext, args: dict[str, Any]) -> tuple[str, Any]:
+    """Bring back the due times a wall clock that stepped back left in the future (``agi run --follow``
+    runs it when its clock reads less than before): the change is a tick, so replay makes it too."""
+    now_ms = kernel.tick_now_ms
+    if now_ms is None:
+        raise ConfigError("scheduling needs the kernel's clock; open the kernel with clock=wall_clock() (the CLI does)")
+    moved = []
+    for job in list_jobs(kernel):
+        following = jobs.realigned(job, now_ms)
+        if following is not None:
+            kernel.store.put_job(to_data(following))
+            moved.append(following)
+    if not moved:
+        return "no job was due later than its period from now", {"realigned": []}
+    listed = ", ".join(f"{job.name} next {iso_ms(job.next_due_ms or 0)}" for job in moved)
+    data = [{"name": job.name, "next_due_ms": job.next_due_ms} for job in moved]
+    return f"the clock stepped back; due again from now: {listed}", {"realigned": data}

@@ -1,7 +1,9 @@
 """``agi run --follow``: the agent's life between signals.
 
 Each turn of the loop reads the clock once (the kernel records that reading in the tick
-it runs) and runs one tick, in this order: a due scheduled job (source
+it runs) and runs one tick. On its first turn, and when the clock reads less than it did (a
+wall clock stepped back: NTP, a VM restored), a job left due too late is brought back by a
+``schedule_realign`` tick first. Then, in this order: a due scheduled job (source
 ``schedule:NAME``), the next standard-input line (or the lines queued there, up to 16, as
 ticks with one durable point: ``Kernel.group_commit``), a percept of any registered sensor
 (the clock sensor among them), then, when none of those is due, some module has ``maintain``
@@ -30,7 +32,7 @@ from agi_core.memory.reconnect import Reconnect
 from agi_core.model import JournalRecord
 from agi_core.scheduling import plans
 from agi_core.scheduling.clock import PinnedClock
-from agi_core.scheduling.commands import next_due
+from agi_core.scheduling.commands import next_due, stepped_back
 from agi_core.scheduling.goal_commands import StepTaken
 from agi_core.scheduling.sensors import ClockSensor, StdinReader
 
@@ -65,6 +67,7 @@ class Follow:
         self._last_maintain_ms: int | None = None  # the clock reading of the last maintenance (or the first turn)
         self.step_every_ms = step_every_ms or None
         self._last_step_ms: int | None = None  # the clock reading of the last look for a goal step (or the first turn)
+        self._last_reading: int | None = None  # the previous turn's clock reading: less now means it stepped back
         self.stop = stop or threading.Event()
         sensor = kernel.sensors.get("clock")
         if isinstance(sensor, ClockSensor):
@@ -79,10 +82,14 @@ class Follow:
     def turn(self) -> list[JournalRecord]:
         """One turn: the tick that is due, and its receipt tick when it recorded an intent ([] when idle)."""
         now_ms = self.clock.refresh()
-        if self._last_maintain_ms is None:
+        stepped, self._last_reading = self._last_reading is None or now_ms < self._last_reading, now_ms
+        # first turn (or the clock stepped back: NTP, a VM restored): an interval from now, not from then
+        if self._last_maintain_ms is None or now_ms < self._last_maintain_ms:
             self._last_maintain_ms = now_ms
-        if self._last_step_ms is None:
+        if self._last_step_ms is None or now_ms < self._last_step_ms:
             self._last_step_ms = now_ms
+        if stepped and stepped_back(self.kernel, now_ms):
+            return self.kernel.command_ticks("schedule_realign", {})
         due = self._due_ticks(now_ms)
         if due:
             return due

@@ -2,7 +2,9 @@
 
 A job says ``say`` as a tick whose ``input.source`` is ``schedule:NAME`` when it is due.
 Missed runs coalesce: however many periods passed, a due job fires once and its next
-due time moves past now (``missed`` counts the periods skipped).
+due time moves past now (``missed`` counts the periods skipped). A wall clock that steps
+back (NTP, a VM restored) brings an ``every`` or ``cron`` job's due time back with it
+(:func:`realigned`): it stayed due at the old time, silent for as long as the clock stepped.
 """
 
 from __future__ import annotations
@@ -91,6 +93,21 @@ def fired(job: Job, now_ms: int) -> Job:
     else:
         following, missed = cron_next_ms(job.spec, now_ms), _cron_missed(job.spec, due, now_ms)
     return attrs.evolve(job, next_due_ms=following, last_run_ms=now_ms, runs=job.runs + 1, missed=job.missed + missed)
+
+
+def realigned(job: Job, now_ms: int) -> Job | None:
+    """``job`` due again from ``now_ms`` when the clock stepped back past its due time, else None.
+
+    An ``every`` job due more than one period from now gets a period from now; a ``cron`` job
+    due after the expression's next time from now gets that time. An ``at`` job keeps its time.
+    """
+    if job.next_due_ms is None or job.kind == "at":
+        return None
+    if job.kind == "every":
+        following = now_ms + int(job.spec)
+    else:
+        following = cron_next_ms(job.spec, now_ms)
+    return attrs.evolve(job, next_due_ms=following) if job.next_due_ms > following else None
 
 
 def _cron_missed(expr: str, due_ms: int, now_ms: int) -> int:

@@ -139,6 +139,40 @@ def test_replay_reproduces_the_jobs_table_from_recorded_clock_readings(kernel, s
     assert [job["name"] for job in live_jobs] == ["cronjob", "ping"]
 
 
+def test_a_clock_that_steps_back_brings_every_and_cron_jobs_back_and_replay_rebuilds_them(kernel, sim, tmp_path):
+    """A wall clock stepped back an hour (NTP, a VM restored) left a job every 60 s due at its old time:
+    silent for the hour. A journaled schedule_realign tick brings it (and a cron job) back; --at keeps its time."""
+    _add(kernel, "ping", every_ms=60 * S)
+    _add(kernel, "minutely", cron="* * * * *")
+    _add(kernel, "once", at_ms=START_MS + 2 * 3600 * S)
+    _run_until(kernel, sim, START_MS + 61 * S)
+    assert _job(kernel, "ping").next_due_ms == START_MS + 120 * S
+    sim.ms -= 3600 * S  # the clock steps back an hour
+    stepped_ms = sim.ms
+    records = _run_until(kernel, sim, stepped_ms + 150 * S)
+    realign = records[0]
+    assert realign.router_decision.agent == "command:schedule_realign"
+    assert realign.externals[CLOCK_EXTERNAL] == [stepped_ms]
+    assert realign.final_output == (
+        "the clock stepped back; due again from now: "
+        f"minutely next {iso_ms(cron_next_ms('* * * * *', stepped_ms))}, ping next {iso_ms(stepped_ms + 60 * S)}"
+    )
+    pings = [r.externals[CLOCK_EXTERNAL][0] for r in records if r.input.source == "schedule:ping"]
+    assert pings == [stepped_ms + 60 * S, stepped_ms + 120 * S]  # a period from now, not an hour from now
+    assert sum(r.input.source == "schedule:minutely" for r in records) >= 2
+    assert _job(kernel, "once").next_due_ms == START_MS + 2 * 3600 * S
+    assert sum(r.router_decision.agent == "command:schedule_realign" for r in records) == 1
+    live_jobs = jobs_table.all_jobs(kernel.store.conn)
+    rows = [text for _t, _i, text, _c in kernel.store.journal_rows()]
+    import orjson
+
+    with Kernel.open(tmp_path / "replayed.db", seed="autonomy") as offline:  # the realignment replays too
+        for text in rows:
+            offline.replay_tick(orjson.loads(text))
+            assert offline.last_journal_text == text
+        assert jobs_table.all_jobs(offline.store.conn) == live_jobs
+
+
 @pytest.mark.parametrize(
     ("text", "ms"), [("1s", 1000), ("90s", 90_000), ("1h30m", 5_400_000), ("2d", 172_800_000), ("250ms", 250)]
 )

@@ -61,6 +61,19 @@ def test_other_ticks_go_first_but_never_postpone_maintenance_and_no_module_with_
         assert loop.step() is None
 
 
+def test_a_clock_that_steps_back_keeps_maintenance_at_its_interval(tmp_path):
+    """A wall clock stepped back an hour (NTP, a VM restored) postponed maintenance for the hour: the
+    last maintenance stayed in the future. An interval now starts from the new time."""
+    sim = SimulatedClock(START_MS)
+    with open_kernel(tmp_path / "a.db", notebook_plugin(), clock=PinnedClock(sim)) as kernel:
+        loop = Follow(kernel, maintain_every_ms=60 * S, idle_sleep_s=1.0)
+        assert [r.input.source for r in loop.run(until=lambda: sim.ms >= START_MS + 61 * S)] == ["maintain"]
+        sim.ms -= 3600 * S  # the clock steps back an hour
+        stepped_ms = sim.ms
+        records = list(loop.run(until=lambda: sim.ms >= stepped_ms + 130 * S))
+        assert [r.externals["tick_clock"] for r in records] == [[stepped_ms + 60 * S], [stepped_ms + 120 * S]]
+
+
 def test_agi_run_follow_maintain_every_runs_maintenance_ticks_in_a_real_process(tmp_path, plugin_site):
     site = plugin_site("notebook", PLUGIN_FILE.read_text(encoding="utf-8"))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[2]), str(site)])}
