@@ -106,7 +106,7 @@ def _policy(allow_tools: tuple[str, ...], confirm: Any = None) -> ToolPolicy:
     metavar="DURATION",
     default="60s",
     show_default=True,
-    help="With --follow: a maintenance tick (source maintain) at most this often, when idle (modules); 0: off.",
+    help="With --follow: a maintenance tick (source maintain) at most this often; other ticks delay it a turn; 0: off.",
 )
 @click.option(
     "--step-every",

@@ -10,11 +10,11 @@ ticks with one durable point: ``Kernel.group_commit``), a percept of any registe
 and ``maintain_every_ms`` passed since the last maintenance (or the loop's start), a
 maintenance tick (source ``maintain``; Letta's sleep-time agents), else, when
 ``step_every_ms`` passed since the last look, a step of the active goal's plan (source
-``goal:ID``; off by default). Other ticks take precedence but never postpone these, so
-clock ticks cannot starve them. With nothing to do it sleeps briefly. SIGINT or SIGTERM
-sets the stop flag: the tick under way finishes and the loop returns. When a server backend's
-server goes away the loop waits for it (the kernel's ``reconnect_s``; ``agi run --follow``: as long
-as it takes) and goes on.
+``goal:ID``; off by default). A due maintenance gives way to the other ticks for one turn
+only, then goes first: a steady stream of lines (or percepts, or jobs) cannot postpone it.
+With nothing to do it sleeps briefly. SIGINT or SIGTERM sets the stop flag: the tick under
+way finishes and the loop returns. When a server backend's server goes away the loop waits
+for it (the kernel's ``reconnect_s``; ``agi run --follow``: as long as it takes) and goes on.
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ class Follow:
         self.idle_sleep_s = idle_sleep_s
         self.maintain_every_ms = maintain_every_ms if maintain_every_ms and kernel.has_maintenance else None
         self._last_maintain_ms: int | None = None  # the clock reading of the last maintenance (or the first turn)
+        self._maintain_passed_over = False  # a due maintenance gave way to other ticks in the last turn
         self.step_every_ms = step_every_ms or None
         self._last_step_ms: int | None = None  # the clock reading of the last look for a goal step (or the first turn)
         self._last_reading: int | None = None  # the previous turn's clock reading: less now means it stepped back
@@ -90,12 +91,15 @@ class Follow:
             self._last_step_ms = now_ms
         if stepped and stepped_back(self.kernel, now_ms):
             return self.kernel.command_ticks("schedule_realign", {})
+        maintain = self.maintain_every_ms is not None and now_ms - self._last_maintain_ms >= self.maintain_every_ms
+        if maintain and self._maintain_passed_over:  # passed over once: it goes first (a steady stream of lines)
+            return self._maintain(now_ms)
         due = self._due_ticks(now_ms)
         if due:
+            self._maintain_passed_over = maintain
             return due
-        if self.maintain_every_ms is not None and now_ms - self._last_maintain_ms >= self.maintain_every_ms:
-            self._last_maintain_ms = now_ms
-            return [self.kernel.maintain()]
+        if maintain:
+            return self._maintain(now_ms)
         if self.step_every_ms is not None and now_ms - self._last_step_ms >= self.step_every_ms:
             self._last_step_ms = now_ms
             goal = plans.next_runnable(self.kernel.store)
@@ -106,6 +110,10 @@ class Follow:
                 except StepTaken:
                     return []  # another process took this step since we looked; nothing was stored
         return []
+
+    def _maintain(self, now_ms: int) -> list[JournalRecord]:
+        self._last_maintain_ms, self._maintain_passed_over = now_ms, False
+        return [self.kernel.maintain()]
 
     def _due_ticks(self, now_ms: int) -> list[JournalRecord]:
         """A due job's tick; else the lines standard input has queued (up to :data:`STDIN_GROUP`), one

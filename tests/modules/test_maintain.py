@@ -14,6 +14,7 @@ from pathlib import Path
 from agi_core.replay import replay
 from agi_core.scheduling.clock import PinnedClock, SimulatedClock
 from agi_core.scheduling.follow import Follow
+from agi_core.scheduling.sensors import StdinReader
 from agi_core.testing import builtin_plugins, open_kernel
 
 S = 1000
@@ -52,13 +53,35 @@ def test_other_ticks_go_first_but_never_postpone_maintenance_and_no_module_with_
         assert sources.count("maintain") == 2 and sources.count("clock") == 12
         kernel.submit("hello")
         sim.advance(60)
-        assert [loop.step().input.source for _ in range(3)] == ["user", "clock", "maintain"]  # maintenance last
+        assert [loop.step().input.source for _ in range(3)] == ["user", "maintain", "clock"]  # one turn late
         assert loop.step() is None
     with open_kernel(tmp_path / "b.db", clock=PinnedClock(sim)) as kernel:  # only sem_council: no maintain
         loop = Follow(kernel, maintain_every_ms=S, idle_sleep_s=1.0)
         assert loop.maintain_every_ms is None
         sim.advance(3600)
         assert loop.step() is None
+
+
+def test_a_steady_stream_of_lines_does_not_postpone_maintenance(tmp_path):
+    """Lines queued on standard input in every turn postponed maintenance for as long as they came (a
+    real loop under 6 s of piped lines, --maintain-every 1s: 1 maintenance tick). A due maintenance now
+    gives way for one turn, then goes first."""
+    sim = SimulatedClock(START_MS)
+    read_fd, write_fd = os.pipe()
+    with open_kernel(tmp_path / "a.db", notebook_plugin(), clock=PinnedClock(sim)) as kernel:
+        with os.fdopen(read_fd, "rb") as stream:
+            reader = StdinReader(stream, kernel.config.max_input_bytes)
+            with os.fdopen(write_fd, "wb") as pipe:
+                pipe.write(b"".join(b"note %d\n" % n for n in range(16 * 40)))
+            reader.closed.wait(10)
+            loop = Follow(kernel, stdin=reader, maintain_every_ms=60 * S, idle_sleep_s=1.0)
+            turns = []
+            for _ in range(40):  # each turn 16 lines, 10 s: input never runs dry for 400 s
+                turns.append([(record.input.source, record.externals["tick_clock"][0]) for record in loop.turn()])
+                sim.advance(10)
+    maintained = [at for turn in turns for source, at in turn if source == "maintain"]
+    assert maintained == [START_MS + k * S for k in (70, 140, 210, 280, 350)]  # due at 60, one turn late
+    assert sum(source == "user" for turn in turns for source, _ in turn) == 16 * 35
 
 
 def test_a_clock_that_steps_back_keeps_maintenance_at_its_interval(tmp_path):
