@@ -24,7 +24,7 @@ def schedule() -> None:
 
 @schedule.command("add")
 @click.argument("name")
-@click.option("--every", metavar="DURATION", help="Repeat this often: 1s, 30s, 5m, 1h30m, 2d (1s or more).")
+@click.option("--every", metavar="DURATION", help="Repeat this often: 1s, 1.5s, 5m, 1h30m, 2d (1s or more; whole ms).")
 @click.option("--at", "at", metavar="TIME", help="Once, at this ISO 8601 time (2026-11-23T14:00:00Z; no offset: UTC).")
 @click.option("--cron", metavar="EXPR", help="On a cron schedule, in UTC: '*/5 * * * *' (croniter syntax).")
 @click.option("--say", required=True, metavar="TEXT", help="The input the job's tick gets.")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from fractions import Fraction
 
 from agi_core.errors import ValidationError
 
@@ -23,7 +24,8 @@ _CRON_PROBE_START = datetime(2000, 1, 1, tzinfo=UTC)  # an expression that never
 
 
 def parse_duration_ms(text: str) -> int:
-    """``"1s"``, ``"90s"``, ``"1h30m"``, ``"2d"`` … as milliseconds."""
+    """``"1s"``, ``"90s"``, ``"1.5s"``, ``"1h30m"``, ``"2d"`` … as milliseconds, exactly; a fraction of a
+    millisecond (``"1.0005s"``) is refused: it was rounded away without a word."""
     spec = text.strip().lower().replace(" ", "")
     if not spec.isascii():
         raise ValidationError(f"{text!r} is not a duration: write its digits as 0-9 and a unit, e.g. 30s, 5m, 1h30m")
@@ -31,10 +33,14 @@ def parse_duration_ms(text: str) -> int:
     parts = _DURATION.findall(spec) if len(spec) <= MAX_DURATION_CHARS else []
     if not spec or "".join(number + unit for number, unit in parts) != spec:
         raise ValidationError(f"{text!r} is not a duration; write a number and a unit, e.g. 30s, 5m, 1h30m, 2d")
-    ms = sum(float(number) * _UNITS_MS[unit] for number, unit in parts)
+    ms = sum(Fraction(number) * _UNITS_MS[unit] for number, unit in parts)  # exact: 1.1s is 1100 ms, not 1100.0…2
     if ms > MAX_DURATION_MS:
         raise ValidationError(f"{text!r} is longer than 100 years (36500d); give a shorter duration")
-    return round(ms)
+    if ms.denominator != 1:
+        raise ValidationError(
+            f"{text!r} is not a whole number of milliseconds; write e.g. 1.5s or 1500ms (a fraction down to 1 ms)"
+        )
+    return int(ms)
 
 
 def parse_every_ms(text: str) -> int:

@@ -8,7 +8,7 @@ from agi_core.errors import ConfigError, ValidationError
 from agi_core.kernel import Kernel
 from agi_core.memory import jobs_table
 from agi_core.replay import replay
-from agi_core.scheduling.clock import CLOCK_EXTERNAL, PinnedClock, iso_ms
+from agi_core.scheduling.clock import CLOCK_EXTERNAL, PinnedClock, SimulatedClock, iso_ms
 from agi_core.scheduling.commands import list_jobs, next_due
 from agi_core.scheduling.follow import Follow
 from agi_core.scheduling.when import cron_next_ms, parse_at_ms, parse_duration_ms
@@ -178,6 +178,27 @@ def test_a_clock_that_steps_back_brings_every_and_cron_jobs_back_and_replay_rebu
 )
 def test_durations(text, ms):
     assert parse_duration_ms(text) == ms
+
+
+def test_a_fraction_is_exact_and_a_fraction_of_a_millisecond_is_refused(tmp_path):
+    """--every 1.5s is 1500 ms exactly (1.1s: 1100, not float's 1100.0000000000002); 1.0005s and 1000.4ms were
+    rounded to 1000 ms without a word: a fraction of a millisecond is now refused, naming the forms."""
+    assert [parse_duration_ms(text) for text in ("1.5s", "1.1s", "2.5m", "0.1h", "1.25d")] == [
+        1500,
+        1100,
+        150_000,
+        360_000,
+        108_000_000,
+    ]
+    for text in ("1.0005s", "1000.4ms", "1.0000000000000001d"):
+        with pytest.raises(ValidationError) as refused:
+            parse_duration_ms(text)
+        assert str(refused.value) == (
+            f"{text!r} is not a whole number of milliseconds; write e.g. 1.5s or 1500ms (a fraction down to 1 ms)"
+        )
+    with Kernel.open(tmp_path / "a.db", clock=PinnedClock(SimulatedClock(START_MS))) as kernel:
+        _add(kernel, "ping", every_ms=parse_duration_ms("1.5s"))
+        assert (_job(kernel, "ping").spec, _job(kernel, "ping").when()) == ("1500", "every 1500ms")
 
 
 @pytest.mark.parametrize("text", ["", "5", "1x", "s", "1 h 2"])
