@@ -32,6 +32,21 @@ class Seconds(click.ParamType):
         return seconds
 
 
+class Priority(click.ParamType):
+    """A goal's priority: a number from 0 to 1; nan, inf and 1e400 are refused here, not at the journal."""
+
+    name = "FLOAT"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        try:
+            priority = float(value)
+        except (TypeError, ValueError):
+            priority = math.nan
+        if not 0.0 <= priority <= 1.0:  # NaN fails too
+            raise ValidationError(f"--priority {value} is not a number from 0 to 1; give e.g. --priority 0.8")
+        return priority
+
+
 @click.group("goals")
 def goals_group() -> None:
     """Goals: a DAG with one active goal, each with a plan of at most 20 steps; each change is a journaled tick."""
@@ -54,7 +69,7 @@ def goals_list(state: Any, as_json: bool) -> None:
 @goals_group.command("add")
 @click.argument("text")
 @click.option("--parent", metavar="ID", help="Make it a subgoal of goal ID.")
-@click.option("--priority", type=float, default=0.5, show_default=True, help="From 0 to 1.")
+@click.option("--priority", type=Priority(), default=0.5, show_default=True, help="From 0 to 1.")
 @click.option("--step", "steps", multiple=True, metavar="'DO | ASSUMPTION'", help="A plan step (repeat, in order).")
 @click.option("--activate", is_flag=True, help="Make it the active goal (else only when none is active).")
 @click.option("--split", is_flag=True, help="Confirm a plan over 20 steps: split it into subgoals.")

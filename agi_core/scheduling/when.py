@@ -60,6 +60,12 @@ def parse_at_ms(text: str) -> int:
         ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
+    try:
+        moment = moment.astimezone(UTC)  # 0001-01-01T00:00+01:00 is before year 1 in UTC
+    except OverflowError:
+        raise ValidationError(
+            f"--at {text!r} is outside years 1-9999 in UTC; give a time such as 2026-11-23T14:00Z"
+        ) from None
     return round(moment.timestamp() * 1000)
 
 

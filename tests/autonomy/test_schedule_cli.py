@@ -71,6 +71,9 @@ def test_add_list_remove(tmp_path):
         (["--cron", "0 0 31 4 *", "--say", "x"], "--cron '0 0 31 4 *' never fires (no date matches its day and month)"),
         (["--cron", "0 0 30 2 *", "--say", "x"], "--cron '0 0 30 2 *' never fires"),
         (["--cron", "0 0 1 1 * 0 2030", "--say", "x"], "is not a cron expression; write 5 fields (or 6, seconds last)"),
+        # an --at time past year 1-9999 once in UTC was 'internal error (ValueError: year 0 is out of range)'
+        (["--at", "0001-01-01T00:00:00+01:00", "--say", "x"], "is outside years 1-9999 in UTC; give a time such as"),
+        (["--at", "9999-12-31T23:30:00-01:00", "--say", "x"], "is outside years 1-9999 in UTC; give a time such as"),
     ],
 )
 def test_bad_requests_get_one_line_and_store_nothing(tmp_path, capsys, args, message):
@@ -84,3 +87,17 @@ def test_bad_requests_get_one_line_and_store_nothing(tmp_path, capsys, args, mes
 def test_removing_an_unknown_job_names_the_list_command(tmp_path, capsys):
     code, captured = _main(tmp_path, capsys, "schedule", "remove", "nope")
     assert (code, captured.err) == (1, "Error: no job named 'nope'; list the jobs with: agi schedule list\n")
+
+
+@pytest.mark.parametrize("priority", ["nan", "inf", "-inf", "1e400", "-1e400", "2", "-0.1", "high"])
+def test_a_goal_priority_that_is_not_from_0_to_1_is_one_line_naming_the_fix(tmp_path, capsys, priority):
+    """--priority nan (inf, 1e400) said '$.priority is not a finite number (NaN or infinity); store a finite
+    number or null', the journal's wording; 'high' said click's 'is not a valid float'."""
+    assert _agi(tmp_path, "goals", "add", "first").exit_code == 0
+    code, captured = _main(tmp_path, capsys, "goals", "add", "learn French", "--priority", priority)
+    assert (code, captured.err) == (
+        1,
+        f"Error: --priority {priority} is not a number from 0 to 1; give e.g. --priority 0.8\n",
+    )
+    assert [goal["description"] for goal in json.loads(_agi(tmp_path, "goals", "list", "--json").output)] == ["first"]
+    assert _agi(tmp_path, "goals", "add", "learn French", "--priority", "1").exit_code == 0
