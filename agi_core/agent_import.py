@@ -16,10 +16,13 @@ file's header and key. Then:
 
 A kill before the commit leaves no agent and no ``<db>`` or ``<db>.key``; its temporary files
 (hidden, named after the dead process) are removed by the next import into the same path.
+An import that fails on a server backend removes the agent that opening it created (its empty
+schema, through the backend's ``remove_empty_agent``); an agent that existed before is untouched.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import os
 import re
@@ -44,7 +47,7 @@ from agi_core.journal_key import key_file as store_key_file
 from agi_core.memory.backend import MemoryBackend
 from agi_core.memory.sqlite.checkpoints import process_alive
 from agi_core.memory.transfer import ExportFile, TransferError, import_rows
-from agi_core.opening import is_url, open_store
+from agi_core.opening import is_url, open_store, url_agent_exists
 from agi_core.plugins import Plugins
 
 CHECK = "journal_key_check"
@@ -65,16 +68,19 @@ def import_agent(
         secret, source = secrets.token_hex(32), "a new key (imported --unverified, without the exported key)"
     key = JournalKey(secret.encode("utf-8"), source)
     if is_url(db):
+        existed = url_agent_exists(str(db), plugins=plugins)
         store = open_store(db, plugins=plugins)
         target_key = store_key_file(store)
+        pending = None
         try:
             pending = _pending_key(target_key, secret, write=source != KEY_ENV)
-            try:
-                with store.tick_transaction():
-                    count = _fill(store, file, key, given=given, unverified=unverified)
-            except BaseException:
-                _unlink(pending)
-                raise
+            with store.tick_transaction():
+                count = _fill(store, file, key, given=given, unverified=unverified)
+        except BaseException:
+            _unlink(pending)
+            if existed is False:  # opening the store created the agent's (empty) tables: they go too
+                _remove_empty(store)
+            raise
         finally:
             store.close()
     else:
@@ -197,6 +203,15 @@ def _fsync(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _remove_empty(store: MemoryBackend) -> None:
+    """A server backend's agent that a failed import created, removed (``remove_empty_agent``, where the
+    backend has it); a failure to remove it leaves the import's own error to be reported."""
+    remove = getattr(store, "remove_empty_agent", None)
+    if remove is not None:
+        with contextlib.suppress(StorageError):
+            remove()
 
 
 def _unlink(path: Path | None) -> None:

@@ -109,6 +109,8 @@ class PostgresStore(PostgresGoals, StoredText):
         self.lock_timeout_ms = int(lock_timeout_s * 1000)
         self._tx: psycopg.Connection[Any] | None = None
         self._own_commits = 0
+        # the folders this store creates for home=, deepest first (remove_empty_agent removes them again)
+        self._made_folders = [p for p in (self.url.home, *self.url.home.parents) if not p.exists()]
         try:
             self.url.home.mkdir(parents=True, exist_ok=True)
             self.pool = pool_for(self.url.dsn)
@@ -136,6 +138,30 @@ class PostgresStore(PostgresGoals, StoredText):
         except psycopg.Error as exc:
             raise StorageError(_problem(url, exc)) from None
         return bool(row and row[0])
+
+    def remove_empty_agent(self) -> bool:
+        """Drop this agent's schema when it holds no agent (``agi import`` failed after opening it: the
+        import's rows were rolled back, the tables it created were not), and the ``home`` folders this
+        store created if they are empty; True if the schema was dropped. An agent with a tick or a
+        journal row is never dropped."""
+        try:
+            with self.pool.connection() as conn, conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self.url.lock_key,))
+                if conn.execute("SELECT to_regclass(%s)", (f"{self.s}.meta",)).fetchone() == (None,):
+                    return False
+                held = conn.execute(
+                    f"SELECT EXISTS (SELECT 1 FROM {self.s}.journal) "
+                    f"OR EXISTS (SELECT 1 FROM {self.s}.meta WHERE key = 'tick' AND value <> '0')"
+                ).fetchone()
+                if held != (False,):
+                    return False
+                conn.execute(f"DROP SCHEMA {self.s} CASCADE")
+        except psycopg.Error as exc:
+            raise self._failure(exc) from None
+        for folder in self._made_folders:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        return True
 
     def _problem(self, exc: BaseException) -> str:
         return _problem(self.url, exc)
@@ -656,6 +682,7 @@ class PostgresStore(PostgresGoals, StoredText):
         conflict = " ON CONFLICT (key) DO UPDATE SET value = excluded.value" if table == "meta" else ""
         values = [snapshots.TRANSFER_CASTS.get((table, c), (c, "%s"))[1] for c in columns]
         sql = f"INSERT INTO {self.s}.{table} ({', '.join(columns)}) VALUES ({', '.join(values)}){conflict}"
+        rows = [self._without_nul(table, columns, row) for row in rows]
         try:
             with self._conn() as conn:
                 with conn.cursor() as cur:
@@ -671,6 +698,19 @@ class PostgresStore(PostgresGoals, StoredText):
                             world.write(conn, self.s, tuple(row[i] for i in order), self.agent)
         except psycopg.Error as exc:
             raise StorageError(f"importing {table} into agent {self.agent!r} failed ({self._problem(exc)})") from None
+
+    def _without_nul(self, table: str, columns: list[str], row: list[Any]) -> list[Any]:
+        """``row`` as this backend stores it: PostgreSQL TEXT holds no NUL, so an episode's event with one
+        becomes a blob reference (as :meth:`store_text` stores it: read back whole) and a NUL in any other
+        text becomes U+FFFD (as a fact's text and a memory's are stored here). A SQLite export holds them raw."""
+        if not any(isinstance(value, str) and "\x00" in value for value in row):
+            return row
+        return [
+            (self.store_text(value) if (table, column) == ("episodes", "event") else value.replace("\x00", "\ufffd"))
+            if isinstance(value, str) and "\x00" in value
+            else value
+            for column, value in zip(columns, row, strict=False)
+        ]
 
     # -- blobs ---------------------------------------------------------------------------
     def put_blob(self, hex_digest: str, data: bytes) -> None:

@@ -68,3 +68,54 @@ def test_messages_travel_sqlite_postgres_sqlite_unchanged(agent_url, agi, tmp_pa
         '{"table":"messages_out","columns":["id","tick","recipient","message","published"],"rows":2}',
     ]
     assert agi(pg, "replay").stdout.startswith("replay equal: 3 ticks")  # named, received (and replied), sent
+
+
+def test_an_export_holding_a_nul_imports_into_postgres(agent_url, agi, tmp_path: Path):
+    """SQLite keeps a NUL raw in a fact's text, an episode, a goal and a reminder; PostgreSQL TEXT holds none:
+    the import failed ('PostgreSQL text fields cannot contain NUL'). The episode now becomes a blob (read back
+    whole), the other texts keep U+FFFD, as this backend stores them itself."""
+    db = str(tmp_path / "a.db")
+    agi(db, "run", stdin="my name is A\x00da\nmy goal is to learn Sp\x00anish\nremind me to wa\x00ter in 5 minutes\n")
+    agi(db, "export", "-o", str(tmp_path / "a.jsonl"))
+    exported = (tmp_path / "a.jsonl").read_text(encoding="utf-8")
+    assert '"the user\'s name is A\\u0000da"' in exported and '"learn Sp\\u0000anish"' in exported  # raw in rows
+    pg = agent_url("nul")
+    assert agi(pg, "import", str(tmp_path / "a.jsonl"), "--key-file", db + ".key").stdout.strip().endswith("(tick 3)")
+    verified = agi(pg, "journal", "verify").stdout
+    assert "journal OK: 3 records, chain intact" in verified
+    assert "state OK: every row matches the seal at tick 3" in verified
+    assert agi(pg, "replay").stdout.strip() == "replay equal: 3 ticks (1..3), 16 fields each"
+    assert agi(pg, "run", stdin="what is my name?\n").stdout == "Your name is A\\x00da.\n"
+    assert "learn Sp\ufffdanish" in agi(pg, "goals", "list").stdout
+
+
+def _schemas(dsn: str) -> set[str]:
+    import psycopg
+
+    with psycopg.connect(dsn) as conn:
+        return {row[0] for row in conn.execute("SELECT nspname FROM pg_namespace")}
+
+
+def test_a_failed_import_into_postgres_leaves_nothing_and_an_existing_agent_untouched(
+    agent_url, agi, postgres_dsn: str, tmp_path: Path
+):
+    """A failed import left the agent's (empty) schema and its home= folder: the agent then 'existed',
+    holding nothing. As on SQLite, nothing is left now; an agent that existed before keeps every row."""
+    db = str(tmp_path / "a.db")
+    agi(db, "run", stdin="hello\n")
+    agi(db, "export", "-o", str(tmp_path / "a.jsonl"))
+    (tmp_path / "other.key").write_text("f" * 64 + "\n", encoding="ascii")
+    url = agent_url("failed").replace(f"home={tmp_path}", f"home={tmp_path / 'new' / 'home'}")
+    schema = "agent_" + url.split("agent=")[1].split("&")[0]
+    before = _schemas(postgres_dsn)
+    failed = agi(url, "import", str(tmp_path / "a.jsonl"), "--key-file", str(tmp_path / "other.key"), check=False)
+    assert failed.returncode == 1 and "is not the key of the exported agent" in failed.stderr
+    assert _schemas(postgres_dsn) == before and schema not in before
+    assert not (tmp_path / "new").exists()
+    assert agi(url, "status", check=False).returncode == 1  # no agent there: read-only commands refuse it
+
+    kept = agent_url("kept")
+    agi(kept, "import", str(tmp_path / "a.jsonl"), "--key-file", db + ".key")
+    again = agi(kept, "import", str(tmp_path / "a.jsonl"), "--key-file", db + ".key", check=False)
+    assert again.returncode == 1 and "already holds an agent" in again.stderr
+    assert agi(kept, "replay").stdout.strip() == "replay equal: 1 ticks (1..1), 16 fields each"
