@@ -19,7 +19,7 @@ import attrs
 
 from agi_core.errors import AgiError, StorageError
 from agi_core.externals import Externals
-from agi_core.memory.keys import make_key
+from agi_core.memory.keys import SELF_ENTITY, make_key, speaker_entity
 from agi_core.model import Action, Observation, Plan, RouterDecision, SemanticEntry, SemanticRead, TickState
 from agi_core.serialization import dumps, from_data, to_data
 
@@ -101,6 +101,22 @@ class ContextClosed(AgiError):
     """A timed-out agent tried to use its tick after the tick moved on."""
 
 
+SPEAKER_ENTITY = "speaker_entity"
+"""The external that records a named speaker's entity id (journals from before it kept ``self``)."""
+
+
+def user_entity_of(speaker: str | None, externals: Externals) -> str:
+    """The entity id of the tick's speaker (:func:`~agi_core.memory.keys.speaker_entity`): ``self`` for
+    the user who names none. A named speaker's is recorded as the ``speaker_entity`` external; a
+    journal from before that kept every speaker's facts under ``self``, so its replay does too."""
+    if speaker is None:
+        return SELF_ENTITY
+    recorded = externals.recorded
+    if recorded is not None and SPEAKER_ENTITY not in recorded:
+        return SELF_ENTITY
+    return str(externals.fetch(SPEAKER_ENTITY, lambda: speaker_entity(speaker)))
+
+
 @attrs.define
 class ReasonContext:
     state: TickState
@@ -125,6 +141,7 @@ class ReasonContext:
     goal_writes: list[str] = attrs.field(factory=list)  # ids of the goals this tick wrote (agi_core.scheduling.goals)
     on_state_complete: Callable[[Any], None] | None = None  # an RLM state completed: the plugins' hook
     module_tick: Any = None  # the tick's modules (agi_core.modules.runner.ModuleTick): the maintain command runs them
+    user_entity: str = SELF_ENTITY  # whose "my …" this tick's line speaks of: user/person/<this>/… (user_entity_of)
 
     @property
     def text(self) -> str:

@@ -35,7 +35,7 @@ from agi_core.model import (
     TickState,
     WorkingMemory,
 )
-from agi_core.reasoning import Decision, ReasonContext
+from agi_core.reasoning import Decision, ReasonContext, user_entity_of
 from agi_core.serialization import dumps, to_data
 
 if TYPE_CHECKING:
@@ -130,6 +130,7 @@ def conduct_steps(
         on_state_complete=lambda event: kernel.plugins.state_completed(
             kernel=kernel, event=event, replaying=externals.replaying, skip=kernel.disabled_plugins
         ),
+        user_entity=user_entity_of(state.input.speaker, externals),
     )
     modules = ctx.module_tick = parts.module_run(scope, ctx, working, lambda: kernel.contract_caller(externals))
     phased = command is None and any(module.phases for module in kernel.modules)  # sem_council only votes

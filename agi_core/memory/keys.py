@@ -9,7 +9,9 @@ makes it so and :func:`check_key` refuses a plural one.
 
 from __future__ import annotations
 
+import hashlib
 import re
+import unicodedata
 from collections.abc import Mapping
 
 from agi_core.errors import MemoryKeyError
@@ -188,6 +190,36 @@ def check_key(key: str) -> str:
             f"entity type {entity_type!r} of {_shown(key)} is plural; rule S3 wants it singular: use {one!r}"
         )
     return key
+
+
+SELF_ENTITY = "self"
+"""The entity id of the user who names no speaker (the terminal user): ``user/person/self/…``."""
+SPEAKER_ENTITY_CHARS = 60
+"""The longest speaker entity id spelled out; a longer name is known by its hash."""
+
+
+def speaker_entity(speaker: str | None) -> str:
+    """The entity id a speaker's own facts are kept under: ``user/person/<this>/<attribute>``.
+
+    No speaker is :data:`SELF_ENTITY`. A name is lowered and its words joined (accents dropped:
+    "Zoë Martin" → ``zoe_martin``); a name with letters that have no ASCII form ("李雷"), no letters
+    or digits at all, longer than :data:`SPEAKER_ENTITY_CHARS`, or spelled ``self`` (or ``speaker_…``) is
+    ``speaker_<16 hex digits of its SHA-256>``: any text makes a valid key segment, two such names
+    never share one, and no named speaker's facts land on the terminal user's.
+    """
+    if speaker is None:
+        return SELF_ENTITY
+    plain = unicodedata.normalize("NFKD", speaker).encode("ascii", "ignore").decode("ascii")
+    slug = "_".join(words(plain, {}))
+    lossy = any(c.isalnum() and not c.isascii() and not _has_ascii_form(c) for c in speaker)
+    hashed = slug.startswith("speaker_")  # the hashed form's own spelling: a name never takes it
+    if lossy or hashed or not slug or slug == SELF_ENTITY or len(slug) > SPEAKER_ENTITY_CHARS:
+        return "speaker_" + hashlib.sha256(speaker.casefold().encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return slug
+
+
+def _has_ascii_form(char: str) -> bool:
+    return bool(unicodedata.normalize("NFKD", char).encode("ascii", "ignore"))
 
 
 def _shown(value: object) -> str:

@@ -175,6 +175,12 @@ class ModuleContext:
         """The tick's input: text, source, and who said it where (speaker, channel, conversation, metadata)."""
         return self.state.input
 
+    @property
+    def user_entity(self) -> str:
+        """Whose "my …" the tick's line speaks of: ``self`` for the user who names no speaker, else the
+        speaker's entity id (their facts are ``user/person/<this>/…``, as Stage-0 keeps them)."""
+        return self._reason.user_entity
+
     @_gate.default
     def _open_gate(self) -> CallGate:
         return CallGate(self.module)

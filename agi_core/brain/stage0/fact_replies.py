@@ -18,8 +18,12 @@ SELF_ENTITY = ("user", "person", "self")
 
 
 def key_of(ctx: ReasonContext, ref: Ref) -> str:
-    """The canonical key of ``ref`` (synonyms applied, a thing's name kept as written)."""
+    """The canonical key of ``ref`` (synonyms applied, a thing's name kept as written); "my …" is the
+    tick's speaker's: ``user/person/self/…`` for the user who names none, ``user/person/alice/…``
+    for ``--speaker alice`` (:attr:`ReasonContext.user_entity`)."""
     subject = ref.subject
+    if subject.kind == SELF and ctx.user_entity != SELF_ENTITY[2]:
+        return make_key("user", "person", ctx.user_entity, ref.attribute, ctx.synonyms, map_entity_id=False)
     if subject.kind == SELF:
         return make_key(*SELF_ENTITY, ref.attribute, ctx.synonyms)
     if subject.kind == RELATION:
@@ -37,10 +41,11 @@ def shown(ref: Ref) -> str:
     return f"the {attribute.lower()} of {ref.subject.name.strip()}"
 
 
-def fact_subject(ref: Ref) -> str:
-    """The stored fact's wording, about the user in the third person: ``the user's favorite color``."""
+def fact_subject(ref: Ref, speaker: str | None = None) -> str:
+    """The stored fact's wording, about the user in the third person: ``the user's favorite color``,
+    ``Alice's favorite color`` when a named speaker said it (its own words, for long-term memory)."""
     mine = shown(ref)
-    return "the user's" + mine[4:] if mine.startswith("your ") else mine
+    return f"{speaker or 'the user'}'s" + mine[4:] if mine.startswith("your ") else mine
 
 
 def focus_of(key: str) -> str:
@@ -59,7 +64,8 @@ def answer(ctx: ReasonContext, parsed: Parsed) -> AgentReply:
 def _write(ctx: ReasonContext, ref: Ref, value: Any) -> AgentReply:
     key = key_of(ctx, ref)
     what = shown(ref)
-    if not ctx.sem_write(key, value, f"{fact_subject(ref)} is {value}"):
+    speaker = ctx.state.input.speaker if ctx.user_entity != SELF_ENTITY[2] else None
+    if not ctx.sem_write(key, value, f"{fact_subject(ref, speaker)} is {value}"):
         return AgentReply(F5_SEM_WRITE_FAILURE, focus=focus_of(key))
     if ref.subject.kind == SELF or ref.subject.kind == RELATION:
         return AgentReply(f"Got it: {what} is {value}.", focus=focus_of(key))

@@ -40,10 +40,19 @@ def source_of(ctx: ModuleContext) -> str:
     return f"speaker:{ctx.input.speaker.lower()}" if ctx.input.speaker else "user"
 
 
-def label_of(key: str) -> str:
+def label_of(key: str, speaker_entity: str = "self") -> str:
+    """``your favorite color`` for a fact of the tick's speaker (``user/person/<speaker_entity>/…``)."""
     scope, _kind, entity, attribute = key.split("/")
     words = attribute.replace("_", " ")
-    return f"your {words}" if scope == "user" and entity == "self" else f"the {words} of {entity.replace('_', ' ')}"
+    mine = scope == "user" and entity in ("self", speaker_entity)
+    return f"your {words}" if mine else f"the {words} of {entity.replace('_', ' ')}"
+
+
+def others_own(key: str, speaker_entity: str) -> bool:
+    """Whether ``key`` is a fact another speaker told about themself (``user/person/<them>/…``): their
+    "my …" is never this speaker's."""
+    parts = key.split("/")
+    return parts[:2] == ["user", "person"] and len(parts) == 4 and parts[2] != speaker_entity
 
 
 class BeliefsModule(CognitiveModule):
@@ -56,9 +65,11 @@ class BeliefsModule(CognitiveModule):
     timeout_s = 30.0  # the LLM path asks a model; the heuristics take microseconds
 
     def _key(self, ctx: ModuleContext, said: statements.Statement) -> str | None:
+        """The fact's key; "my …" is the tick's speaker's (``user/person/<speaker>/…``, as Stage-0 keeps it)."""
         kind = "person" if said.scope == "user" else "entity"
+        entity = ctx.user_entity if said.scope == "user" else said.entity
         try:
-            return ctx.memory.reason.key(said.scope, kind, said.entity, said.attribute)
+            return ctx.memory.reason.key(said.scope, kind, entity, said.attribute)
         except Exception:  # noqa: BLE001 - a line that makes no canonical key holds no belief
             return None
 
@@ -83,7 +94,8 @@ class BeliefsModule(CognitiveModule):
 
     def _link(self, ctx: ModuleContext, mention: str) -> str | None:
         """The belief ``mention`` names, across spellings (``entity_linker``)."""
-        known = self._beliefs(ctx)
+        mine = ctx.user_entity
+        known = [b for b in self._beliefs(ctx) if not others_own(b["key"], mine)]
         if not known:
             return None
         candidates = [{"id": b["key"], "aliases": [b["label"]]} for b in known]
@@ -175,7 +187,7 @@ class BeliefsModule(CognitiveModule):
                 "value": w["value"],
                 "source": source_of(ctx),
                 "stored": True,
-                "label": said.get("label") if said.get("key") == w["key"] else label_of(w["key"]),
+                "label": said.get("label") if said.get("key") == w["key"] else label_of(w["key"], ctx.user_entity),
             }
             for w in self._writes(ctx)
         ]

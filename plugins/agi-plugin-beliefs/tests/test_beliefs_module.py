@@ -26,16 +26,46 @@ COLOR = "user/person/self/favorite_color"
 def test_the_notice_names_who_said_the_old_value_and_a_new_way_of_writing_it_is_no_change(tmp_path):
     """It said "You told me earlier" to whoever spoke, and announced 72.50 KG as a change from 72.5 kg."""
     with open_kernel(tmp_path / "agent.db", beliefs) as kernel:
-        kernel.tick("my favorite color is teal", speaker="ann")
-        own = kernel.tick("my favorite color is red", speaker="ann")
-        other = kernel.tick("my favorite color is blue")
-        back = kernel.tick("my favorite color is green", speaker="ann")
+        kernel.tick("the capital of Peru is Lima", speaker="ann")
+        own = kernel.tick("the capital of Peru is Cusco", speaker="ann")
+        other = kernel.tick("the capital of Peru is Arequipa")
+        back = kernel.tick("the capital of Peru is Lima", speaker="ann")
         kernel.tick("my weight is 72.5 kg")
         same = kernel.tick("My weight is 72.50 KG")
-    assert own.final_output.startswith("You told me earlier your favorite color was teal; I now have red.")
-    assert other.final_output.startswith("Ann told me earlier your favorite color was red; I now have blue.")
-    assert back.final_output.startswith("My user told me earlier your favorite color was blue; I now have green.")
+    assert own.final_output.startswith("You told me earlier the capital of Peru was Lima; I now have Cusco.")
+    assert other.final_output.startswith("Ann told me earlier the capital of Peru was Cusco; I now have Arequipa.")
+    assert back.final_output.startswith("My user told me earlier the capital of Peru was Arequipa; I now have Lima.")
     assert "told me earlier" not in same.final_output
+
+
+def test_each_speakers_my_is_their_own_belief(tmp_path):
+    """Every speaker's "my favorite color" was one belief (user/person/self): Bob's "red" was announced to
+    the user as a change, and "are you sure about my favorite color?" answered anyone with it."""
+    db = tmp_path / "agent.db"
+    with open_kernel(db, beliefs) as kernel:
+        kernel.tick("my favorite color is teal", speaker="ann")
+        bobs = kernel.tick("my favorite color is red", speaker="bob")
+        users = kernel.tick("my favorite color is blue")
+        sure = "are you sure about my favourite colour?"
+        asked = {who: kernel.tick(sure, speaker=who) for who in ("ann", "bob", None)}
+        nobody = kernel.tick("are you sure about my favorite color?", speaker="carl")
+        heard = kernel.tick("Dan says my favorite color is green", speaker="ann")
+        belief = kernel.store.module_state_get("beliefs", "belief/user/person/ann/favorite_color")
+    assert (bobs.final_output, users.final_output) == (
+        "Got it: your favorite color is red.",
+        "Got it: your favorite color is blue.",
+    )
+    assert {who: tick.final_output.split(" Evidence")[0] for who, tick in asked.items()} == {
+        "ann": "Reasonably sure (confidence 0.8): your favorite color is teal.",
+        "bob": "Reasonably sure (confidence 0.8): your favorite color is red.",
+        None: "Fairly sure (confidence 0.9): your favorite color is blue.",
+    }
+    assert nobody.final_output == "I hold no belief about your favorite color."
+    assert heard.final_output == (
+        "Dan says your favorite color is green; I keep teal, from Ann (confidence 0.8 against 0.5)."
+    )
+    assert (belief["value"], [r["value"] for r in belief["rivals"]]) == ("teal", ["green"])
+    assert replay(db, plugins=builtin_plugins(beliefs)).ok
 
 
 def test_values_that_differ_past_six_digits_are_a_change():

@@ -54,14 +54,14 @@ def test_a_scripted_chat_matches_the_register_de_escalates_and_replays_equal(tmp
 
 def test_each_speaker_gets_a_profile_and_the_form_that_suits_them(tmp_path):
     with open_kernel(tmp_path / "agent.db", social) as kernel:
-        kernel.tick("my favorite color is teal")
+        kernel.tick("the favorite color of Rex is teal")  # a fact every speaker shares ("my …" is each one's own)
         kernel.tick("Good evening. I would like to know something, please.", speaker="ada")
-        formal = kernel.tick("What is my favorite color?", speaker="ada")
+        formal = kernel.tick("What is the favorite color of Rex?", speaker="ada")
         kernel.tick("hey yo lol", speaker="bob")
-        informal = kernel.tick("what is my favorite color", speaker="bob")
+        informal = kernel.tick("what is the favorite color of Rex", speaker="bob")
         state = dump_state(kernel.store, "social")
-    assert formal.final_output == "Certainly. Your favorite color is teal."
-    assert informal.final_output == "Sure, bob! Your favorite color is teal."
+    assert formal.final_output == "Certainly. The favorite color of Rex is teal."
+    assert informal.final_output == "Sure, bob! The favorite color of Rex is teal."
     assert (state["profile/ada"]["register"], state["profile/bob"]["register"]) == ("formal", "informal")
     assert state["profile/bob"]["name"] == "bob" and state["profile/user"]["turns"] == 1
     assert state["profile/ada"]["topics"] == {"evening": 1, "good": 1, "something": 1, "color": 1}

@@ -1,0 +1,68 @@
+"""Each named speaker's "my …" is their own: ``user/person/<speaker>/…``; the terminal user's stays ``self``."""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+from click.testing import CliRunner
+
+from agi_core.cli.main import make_cli
+from agi_core.memory.keys import check_key, speaker_entity
+from agi_core.replay import replay, replay_records
+from agi_core.replies import F1_SEM_MISS
+from agi_core.testing import builtin_plugins, open_kernel
+
+
+def test_a_named_speakers_facts_about_themself_are_theirs_alone(tmp_path):
+    db = tmp_path / "a.db"
+    runner = CliRunner()
+
+    def agi(*args: str, line: str):
+        return runner.invoke(make_cli(), ["--db", str(db), *args], input=line + "\n")
+
+    said = agi("chat", "--speaker", "alice", line="my favorite color is red")
+    assert said.exit_code == 0 and "Got it: your favorite color is red." in said.output
+    asked = agi("run", "--speaker", "bob", line="what is my favorite color?")
+    assert (asked.exit_code, asked.output) == (0, F1_SEM_MISS + "\n")
+    mine = agi("run", "--speaker", "Alice", line="what is my favorite color?")
+    assert (mine.exit_code, mine.output) == (0, "Your favorite color is red.\n")
+    me = agi("run", line="what is my favorite color?")
+    assert (me.exit_code, me.output) == (0, F1_SEM_MISS + "\n")  # the terminal user is nobody's alias
+    with open_kernel(db, seed="0") as kernel:
+        assert [(e.key, e.value) for e in kernel.store.facts("user/")] == [("user/person/alice/favorite_color", "red")]
+    assert replay(db, plugins=builtin_plugins()).ok
+
+
+def test_every_speaker_text_makes_a_key_segment_of_its_own():
+    names = ["alice", "Alice", "Zoë Martin", "李雷", "李明", "self", "!!!", "x" * 200, "speaker 1", "O'Brien"]
+    entities = {name: speaker_entity(name) for name in names}
+    for name, entity in entities.items():
+        assert check_key(f"user/person/{entity}/favorite_color") == f"user/person/{entity}/favorite_color", name
+        assert len(entity) <= 60
+    assert (entities["alice"], entities["Alice"], entities["Zoë Martin"]) == ("alice", "alice", "zoe_martin")
+    assert speaker_entity(None) == "self" and "self" not in [entities[n] for n in names]
+    assert entities["李雷"] != entities["李明"] and entities["李雷"].startswith("speaker_")
+    assert entities["speaker 1"].startswith("speaker_") and entities["speaker 1"] != "speaker_1"
+
+
+def test_a_journal_from_before_speakers_had_their_own_facts_replays_as_it_was_written(tmp_path):
+    """Before, every speaker's "my …" went to ``user/person/self`` and no ``speaker_entity`` external was
+    recorded: such a journal (its inputs labelled, its facts under self) replays equal, under self."""
+    with open_kernel(tmp_path / "a.db") as kernel:
+        kernel.tick("my favorite color is red")
+        kernel.tick("what is my favorite color?")
+        records = [orjson.loads(text) for _t, _i, text, _c in kernel.store.journal_rows()]
+    assert [r["sem_writes"][0]["key"] for r in records[:1]] == ["user/person/self/favorite_color"]
+    for record in records:  # the speaker the journal of `agi run --speaker alice` recorded
+        record["input"]["speaker"] = "alice"
+        record["externals"]["input"] = {**record["externals"]["input"], "speaker": "alice"}
+    report = replay_records([json.dumps(r) for r in records], seed="test", plugins=builtin_plugins())
+    assert (report.ok, report.mismatch) == (True, None)
+    # the same lines said by alice now: her own key, recorded as such, and that journal replays equal too
+    with open_kernel(tmp_path / "b.db") as kernel:
+        kernel.tick("my favorite color is red", speaker="alice")
+        records = [orjson.loads(text) for _t, _i, text, _c in kernel.store.journal_rows()]
+    assert records[0]["sem_writes"][0]["key"] == "user/person/alice/favorite_color"
+    assert records[0]["externals"]["speaker_entity"] == ["alice"]
+    assert replay(tmp_path / "b.db", plugins=builtin_plugins()).ok
