@@ -10,7 +10,7 @@ import pytest
 from agi_core.default_plugins.synonym_groups import SYNONYM_GROUPS
 from agi_core.errors import MemoryKeyError
 from agi_core.memory.keys import check_key, make_key, singular
-from agi_core.replies import F1_SEM_MISS
+from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT
 
 TOLD_AND_ASKED = [
     ("my sister lives in Lyon", "where does my sister live?", "Your sister's home is Lyon."),
@@ -165,12 +165,15 @@ def test_semantic_relations_name_the_entities_a_fact_links(agi_kernel):
         ("you stupid bot what is my weight?", "Your weight is 70 kg."),
         ("Greetings. What is my dog called?", "Your dog's name is Rex."),
         ("ok so, where does my sister live?", "Your sister's home is Lyon."),
+        # "are you sure about …" asks with or without its "?": it stored "are you sure about who" as an author
+        ("are you sure about who wrote Hamlet", "The author of Hamlet is Shakespeare."),
+        ("r u certain of my weight is 80 kg", F3_NO_AGENT),
     ],
 )
 def test_a_question_after_other_words_is_asked_never_stored(agi_kernel, asked, reply):
     """A line ending with "?" states no fact: "you stupid bot what is my weight?" stored the weight "you stupid
     bot what" (the "Maria is my wife" form), and "Greetings. What is my dog called?" a dog named "Greetings"."""
-    for told in ("my weight is 70 kg", "my dog is called Rex", "my sister lives in Lyon"):
+    for told in ("my weight is 70 kg", "my dog is called Rex", "my sister lives in Lyon", "Shakespeare wrote Hamlet"):
         agi_kernel.tick(told)
     facts = [(f.key, f.value) for f in agi_kernel.store.facts("")]
     assert agi_kernel.tick(asked).final_output == reply

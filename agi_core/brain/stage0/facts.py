@@ -111,6 +111,10 @@ ROLE_FORMS = tuple(
 )
 SET_VERBS = ("set ", "change ", "update ", "make ")
 NAMING_PREFIXES = ("call me ", "i am called ", "i'm called ", "i am named ", "i'm named ", "my name's ")
+#: ``are you sure about X``: a question with or without its "?" (the beliefs module answers it)
+SURE_ASKING = tuple(
+    f"{are} {you} {sure} " for are in ("are", "r") for you in ("you", "u") for sure in ("sure", "certain")
+)
 #: ``what day is my meeting?``: a question word naming the kind of answer, then a copula
 KIND_WORDS = ("day", "time", "date", "year", "color", "colour", "kind of", "type of", "place", "city")
 
@@ -428,7 +432,9 @@ def parse(text: str) -> Parsed | None:
     if low.startswith(WH_WORDS) or low.startswith(ASKING):
         text = strip_trailing(text)  # "what was my favorite color again?" asks "what was my favorite color"
         return _question(text, lower_ascii(text))
-    if asked:  # a question never states a fact: "you bot, what is my weight?" stored "you bot, what" as it
+    # a question never states a fact: "you bot, what is my weight?" stored "you bot, what" as it, and
+    # "are you sure about who wrote Hamlet" (no "?") stored "are you sure about who" as Hamlet's author
+    if asked or low.startswith(SURE_ASKING):
         return _asked_inside(text, low)
     text = strip_trailing(text, bare=False)  # "my name is Ada, by the way"
     return _statement(text, lower_ascii(text))

@@ -13,7 +13,7 @@ _HEARSAY = re.compile(
     r"|according to (?P<who2>[A-Za-z][\w-]{0,30}),) (?P<rest>.+)$",
     re.I,
 )
-_SURE = re.compile(r"^(?:are|r) (?:you|u) (?:sure|certain) (?:about|of) (?P<what>.+?)\s*\??$", re.I)
+_SURE = re.compile(r"^(?:are|r) (?:you|u) (?:sure|certain) (?:about|of) (?P<what>.+)$", re.I)
 
 
 @attrs.frozen
@@ -51,6 +51,10 @@ def hearsay(text: str) -> tuple[str, Statement] | None:
 
 
 def sure_about(text: str) -> str | None:
-    """``are you sure about my favorite color?`` → ``my favorite color``."""
+    """``are you sure about my favorite color?`` → ``my favorite color``: the same without the "?" or
+    with other end punctuation ("?!", "...")."""
     found = _SURE.match(text.strip())
-    return found.group("what").strip() if found else None
+    if found is None:
+        return None
+    what = found.group("what").rstrip(" \t?!.").strip()  # in Python: no regex backtracking over the end
+    return what or None

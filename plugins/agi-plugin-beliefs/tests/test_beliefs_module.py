@@ -184,3 +184,39 @@ def test_a_forgotten_fact_is_not_announced_as_a_changed_belief(tmp_path):
     with open_kernel(tmp_path / "a.db", beliefs) as kernel:
         kernel.tick("my favorite color is teal")
         assert kernel.tick("forget my favorite color").final_output == "Done: I forgot your favorite color."
+
+
+def test_are_you_sure_without_its_question_mark_is_the_same_question(tmp_path):
+    """Without the "?", "are you sure about who wrote Hamlet" was a statement: Stage-0 stored "are you sure
+    about who" as Hamlet's author (and the beliefs module announced the change); "…my dog!" echoed the "!"."""
+    db = tmp_path / "agent.db"
+    with open_kernel(db, beliefs) as kernel:
+        kernel.tick("Shakespeare wrote Hamlet")
+        kernel.tick("my favorite color is teal")
+        asked = [
+            "are you sure about who wrote Hamlet",
+            "r u certain of my favourite colour",
+            "are you sure about the capital of France is Lyon",
+            "are you sure about my dog",
+        ]
+        replies = {}
+        for line in asked:
+            for end in ("?", "", "!", "?!", "..."):
+                tick = kernel.tick(line + end)
+                replies.setdefault(line, set()).add(
+                    (tick.router_decision.agent, tick.final_output, len(tick.sem_writes))
+                )
+        author = kernel.get_fact("world/entity/hamlet/author").value
+    assert {line: len(seen) for line, seen in replies.items()} == dict.fromkeys(asked, 1)
+    assert [next(iter(seen)) for seen in replies.values()] == [
+        ("knowledge_agent", "The author of Hamlet is Shakespeare.", 0),
+        (
+            "module:beliefs",
+            "Fairly sure (confidence 0.9): your favorite color is teal. Evidence: told by you at tick 2.",
+            0,
+        ),
+        ("module:beliefs", "I hold no belief about the capital of France is Lyon.", 0),
+        ("module:beliefs", "I hold no belief about your dog.", 0),
+    ]
+    assert author == "Shakespeare"
+    assert replay(db, plugins=builtin_plugins(beliefs)).ok
