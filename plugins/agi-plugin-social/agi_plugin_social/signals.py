@@ -150,9 +150,20 @@ def found_markers(text: str) -> list[tuple[str, str]]:
     ]
 
 
+ACRONYM_MAX = 4  # letters: an all-capital word this short is taken for a name (NASA, FYI, ASAP), not a raised voice
+
+
 def shouting(text: str) -> bool:
+    """A raised voice: most letters capitals, over three or more capitalized words, one longer than an
+    acronym or five of them ("WHY ARE YOU SO SLOW"). "NASA ESA JAXA CNES" names agencies; emphasis
+    punctuation ("!!!", "?!") alone is no rudeness."""
     letters = [c for c in text if c.isalpha()]
-    return (len(letters) >= 8 and sum(c.isupper() for c in letters) >= 0.7 * len(letters)) or "!!!" in text
+    if len(letters) < 8 or sum(c.isupper() for c in letters) < 0.7 * len(letters):
+        return False
+    capital = [
+        w for w in ("".join(c for c in token if c.isalpha()) for token in text.split()) if len(w) >= 2 and w.isupper()
+    ]
+    return len(capital) >= 5 or (len(capital) >= 3 and any(len(word) > ACRONYM_MAX for word in capital))
 
 
 def register_score(text: str, markers: list[tuple[str, str]], learned: dict[str, str] | None = None) -> float:

@@ -121,3 +121,19 @@ def test_agi_modules_show_social_prints_the_profiles_and_rules(tmp_path):
     ]
     assert shown["pending/user"]["tactic"] == "de_escalate"
     jsonschema.Draft202012Validator(STATE_SCHEMA).validate(shown)
+
+
+def test_emphasis_and_acronyms_are_not_rudeness_but_a_shouted_line_is(tmp_path):
+    """ "!!!" alone (anywhere in a line) read as rude, so "thanks!!!" lost its thanks; and any eight capital
+    letters did, so a list of agencies' acronyms was met with "I hear your frustration"."""
+    db = tmp_path / "agent.db"
+    with open_kernel(db, social) as kernel:
+        calm = [kernel.tick(line) for line in ("!!!", "?!", "what is NASA ESA JAXA CNES?", "I GOT THE JOB!!!")]
+        thanks = kernel.tick("thanks!!!")
+        calm_state = dump_state(kernel.store, "social")["profile/user"]
+        shouted = kernel.tick("STOP IGNORING MY QUESTION")
+        rude_state = dump_state(kernel.store, "social")["profile/user"]
+    assert [tick.final_output.startswith("I hear your frustration") for tick in calm] == [False] * 4
+    assert (thanks.final_output, calm_state["rude_turns"]) == ("You’re welcome.", 0)
+    assert shouted.final_output.startswith("I hear your frustration.") and rude_state["rude_turns"] == 1
+    assert replay(db, plugins=builtin_plugins(social)).ok
