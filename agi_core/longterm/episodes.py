@@ -65,7 +65,8 @@ def _mirror(store: MemoryBackend, memory: LongTermMemory) -> int:
             continue
         if kind == "action" and (tick in command_ticks or is_empty_reply(text)):
             continue
-        speaker = "agent" if kind == "action" else details.get("source", "user")
+        # who said it: the named speaker (``--speaker``, another agent), else the input's source
+        speaker = "agent" if kind == "action" else details.get("speaker") or details.get("source", "user")
         if isinstance(details.get("wall_ms"), int):  # the tick's recorded wall clock, when it had one
             stamp = _iso(details["wall_ms"])
         record = {"text": text, "tick": tick, "kind": kind, "speaker": speaker, "timestamp": stamp}

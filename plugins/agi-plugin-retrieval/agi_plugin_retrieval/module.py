@@ -109,13 +109,24 @@ class RetrievalModule(CognitiveModule):
                     hits[hit["id"]] = hit
         return sorted((h for h in hits.values() if answering.is_evidence(h)), key=lambda h: (-h["score"], h["id"]))
 
+    @staticmethod
+    def _own_if_asked(ctx: ModuleContext, question: str, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A question about "my …" is answered from what its asker said (or what names no speaker), never
+        from another speaker's memory: bob's "what is my favorite color?" is not alice's red."""
+        if not set(answering.words(question)) & answering.FIRST_PERSON:
+            return hits
+        asker = ctx.input.speaker or ctx.input.source  # as long-term memory names who said an episode
+        return [h for h in hits if h.get("speaker") in (None, asker)]
+
     def _answer(self, ctx: ModuleContext, question: str) -> Candidate:
         plan = ctx.contracts.call("retrieval_orchestrator", {"question": question, "config": {"k": RECALL_K}})
         value = plan.value or {}
         if plan.source == "llm" and value.get("decision") == "refuse":
             return self._nothing(ctx, question, "refused by the retrieval plan")
         expansions = [q for q in value.get("expansions") or [] if isinstance(q, str) and q.strip()][:2]
-        hits = self._rerank(ctx, question, self._recall(ctx, [question, *expansions]))
+        hits = self._rerank(
+            ctx, question, self._own_if_asked(ctx, question, self._recall(ctx, [question, *expansions]))
+        )
         if (held := self._current_fact(ctx, question)) is not None:
             return self._from_fact(ctx, question, *held, hits)
         hits = [h for h in hits if answering.holds_what_is_asked(question, h)]
@@ -136,6 +147,7 @@ class RetrievalModule(CognitiveModule):
         """The fact the question asks about, if the agent holds one: its attribute's words (and the
         entity's, or "my" for the user) are all in the question. A current fact outranks any episode."""
         wanted, said = answering.keywords(question), set(answering.words(question))
+        mine = ctx.user_entity  # "my …" is the asker's: self, or a named speaker's own entity
         best: tuple[int, str] | None = None
         for entry in ctx.memory.reason.store.facts("", limit=FACTS_SCANNED):
             parts = entry.key.split("/")
@@ -143,7 +155,7 @@ class RetrievalModule(CognitiveModule):
                 continue
             entity, attribute = parts[-2], parts[-1]
             named = set(attribute.split("_")) - answering.STOPWORDS
-            who = bool(said & {"my", "me", "i"}) if entity == "self" else set(entity.split("_")) <= wanted
+            who = bool(said & answering.FIRST_PERSON) if entity == mine else set(entity.split("_")) <= wanted
             if named and named <= wanted and who and (best is None or len(named) > best[0]):
                 best = (len(named), entry.key)
         if best is None:
@@ -158,7 +170,7 @@ class RetrievalModule(CognitiveModule):
         names the attribute with another value is an older state of it and is not cited."""
         said = str(value)
         *_, entity, attribute = key.split("/")
-        text = f"{attribute.replace('_', ' ')} of {'you' if entity == 'self' else entity}: {said}"
+        text = f"{attribute.replace('_', ' ')} of {'you' if entity == ctx.user_entity else entity}: {said}"
         claims = [Claim(key, value, text, ctx.evidence_for(key))]
         same = re.compile(rf"(?<!\w){re.escape(said)}(?!\w)", re.IGNORECASE)
         agreeing = [h for h in hits if same.search(h["text"])]
@@ -249,7 +261,9 @@ class RetrievalModule(CognitiveModule):
             fact = ctx.memory.fact(key)
             if fact.exists:
                 *_, entity, attribute = key.split("/")
-                said = f"{attribute.replace('_', ' ')} of {'you' if entity == 'self' else entity}: {fact.value}"
+                said = (
+                    f"{attribute.replace('_', ' ')} of {'you' if entity == ctx.user_entity else entity}: {fact.value}"
+                )
                 parts.append(f"{said} [fact {key}]")
                 claims.append(Claim(key, fact.value, said, ctx.evidence_for(key)))
         for hit in self._recall(ctx, [what])[:MAX_CITATIONS]:

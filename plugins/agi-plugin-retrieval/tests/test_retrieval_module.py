@@ -257,3 +257,23 @@ def test_a_memory_with_nothing_of_what_is_asked_answers_nothing(tmp_path):
 def test_the_answer_span_leaves_out_the_questions_words_and_says_each_word_once():
     assert span("what is my favorite food?", "I had ramen yesterday, ramen is my favorite food") == "ramen yesterday"
     assert span("Where does Ann hike?", "Ann hikes in the Alps, the Alps in June.") == "hikes Alps June"
+
+
+def test_a_question_about_my_is_answered_from_the_askers_own_facts_and_memories(tmp_path):
+    """alice's favorite color is not bob's: "my …" is the asker's, in the facts and in long-term memory
+    (before, bob got alice's red from a memory, and the terminal user's teal from the facts)."""
+    db = tmp_path / "agent.db"
+    with open_kernel(db, retrieval) as kernel:
+        kernel.tick("my favorite color is teal")  # the terminal user's (user/person/self)
+        kernel.tick("I really love red, my favorite color is red", speaker="alice")
+        kernel.tick("my favorite color is red", speaker="alice")
+        bob = kernel.tick("do you recall my favorite color?", speaker="bob")
+        alice = kernel.tick("do you recall my favorite color?", speaker="alice")
+        me = kernel.tick("do you recall my favorite color?")
+        by_name = kernel.tick("do you recall alice's favorite color?", speaker="bob")
+    assert bob.final_output == NOTHING
+    assert alice.final_output.startswith("red [fact user/person/alice/favorite_color] [ltm-")
+    assert me.final_output.startswith("teal [fact user/person/self/favorite_color]")
+    assert "red" not in me.final_output
+    assert by_name.final_output.startswith("red [") and "teal" not in by_name.final_output  # asked by her name
+    assert replay(db, plugins=builtin_plugins(retrieval)).ok
