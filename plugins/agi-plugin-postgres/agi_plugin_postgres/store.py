@@ -37,6 +37,7 @@ from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMe
 from agi_core.serialization import dumps, from_data, to_data
 from agi_plugin_postgres import ltm, schema, snapshots, world
 from agi_plugin_postgres import seal as sealing
+from agi_plugin_postgres.connect_errors import connect_error, is_connect_failure
 from agi_plugin_postgres.goals import PostgresGoals
 from agi_plugin_postgres.ltm import PostgresLtmRows
 from agi_plugin_postgres.rlm import PostgresRlmRows
@@ -119,7 +120,9 @@ class PostgresStore(PostgresGoals, StoredText):
                 schema.migrate(conn, WORLD_SCHEMA, schema.WORLD_STEPS)
                 schema.migrate(conn, self.s, schema.AGENT_STEPS)
         except psycopg.Error as exc:
-            raise StorageError(self._problem(exc)) from None
+            raise (
+                connect_error(self.url, exc) if is_connect_failure(exc) else StorageError(self._problem(exc))
+            ) from None
         except OSError as exc:
             raise StorageError(f"cannot use the folder {self.url.home} for agent {self.agent!r} ({exc})") from None
         except PoolTimeout:
@@ -136,7 +139,7 @@ class PostgresStore(PostgresGoals, StoredText):
             with pool_for(url.dsn).connection(timeout=10) as conn:
                 row = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (f"{url.schema}.meta",)).fetchone()
         except psycopg.Error as exc:
-            raise StorageError(_problem(url, exc)) from None
+            raise (connect_error(url, exc) if is_connect_failure(exc) else StorageError(_problem(url, exc))) from None
         return bool(row and row[0])
 
     def remove_empty_agent(self) -> bool:
