@@ -13,12 +13,13 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from agi_core.errors import BackendUnavailable
 
 FIRST_DELAY_S = 0.1
 MAX_DELAY_S = 2.0
+T = TypeVar("T")
 
 
 def _stderr(line: str) -> None:
@@ -62,6 +63,29 @@ class Reconnect:
             self.say(f"agi: reconnected after {waited:.1f} s; going on")
             return
         raise BackendUnavailable(f"{error}; gave up after {waited:.0f} s; start the server, then run the command again")
+
+
+def wait_to_open(open_store: Callable[[], T], stop: threading.Event, *, say: Callable[[str], None] = _stderr) -> T:
+    """``open_store()``, tried again while it raises :class:`BackendUnavailable` (a follower started while its
+    server is down): says so once, waits 0.1 s doubling to 2 s between tries as long as it takes, says once
+    that it is up. Raises the last error, one line, when ``stop`` is set first (SIGINT or SIGTERM)."""
+    try:
+        return open_store()
+    except BackendUnavailable as first:
+        error = first
+    say(f"agi: {error}; waiting until it is up")
+    delay, waited = FIRST_DELAY_S, 0.0
+    while not stop.wait(delay):
+        waited += delay
+        delay = min(delay * 2, MAX_DELAY_S)
+        try:
+            opened = open_store()
+        except BackendUnavailable as again:
+            error = again
+            continue
+        say(f"agi: connected after {waited:.1f} s; going on")
+        return opened
+    raise BackendUnavailable(f"{error}; stopped waiting after {waited:.0f} s")
 
 
 def journal_holds(store: Any, tick: int, chain: str | None) -> bool:

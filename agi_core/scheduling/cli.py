@@ -76,15 +76,19 @@ def run_follow(
     """Run the follow loop until SIGINT or SIGTERM; the tick under way finishes first."""
     import threading
 
+    from agi_core.memory.reconnect import wait_to_open
     from agi_core.scheduling.follow import Follow, stop_on_signals
     from agi_core.scheduling.sensors import StdinReader
 
-    # the agent's life outlasts a database restart: ticks wait for a server backend as long as it takes
-    kernel = state.open_kernel(clock=PinnedClock(WallClock()), reconnect_s=math.inf, **options)
-    stream = getattr(sys.stdin, "buffer", None)
-    stdin = StdinReader(stream, kernel.config.max_input_bytes) if stream is not None else None
+    # the agent's life outlasts a database restart: ticks wait for a server backend as long as it takes,
+    # and so does opening it when the server is down at the start
     stop = threading.Event()
     with stop_on_signals(stop) as closing:
+        kernel = wait_to_open(
+            lambda: state.open_kernel(clock=PinnedClock(WallClock()), reconnect_s=math.inf, **options), stop
+        )
+        stream = getattr(sys.stdin, "buffer", None)
+        stdin = StdinReader(stream, kernel.config.max_input_bytes) if stream is not None else None
         if clock_every_ms is None:  # no --clock-every: the sensors plugin's clock_every_s setting
             clock_every_ms = getattr(kernel.sensors.get("clock"), "configured_ms", None)
         loop = Follow(

@@ -55,6 +55,14 @@ class Server:
     def restart(self) -> None:
         subprocess.run([*self.pg_ctl, "-w", "-t", "60", "-m", "immediate", "restart"], check=True, capture_output=True)
 
+    def stop(self) -> None:
+        subprocess.run([*self.pg_ctl, "-w", "-m", "fast", "stop"], check=True, capture_output=True)
+
+    def start(self) -> None:
+        """Start it again as start_postgres.sh does (idempotent on its folder)."""
+        done = subprocess.run([str(ROOT / "scripts" / "start_postgres.sh"), str(self.folder)], capture_output=True)
+        assert done.returncode == 0, done.stderr
+
     def url(self, name: str, home: Path) -> str:
         return f"{self.dsn}&agent={name}_{uuid.uuid4().hex[:8]}&home={home}"
 
@@ -208,6 +216,49 @@ def test_follow_keeps_running_across_a_restart(server, tmp_path):
     assert err[0].startswith("agi: following") and err[-1] == "agi: stopped at tick 10", err
     assert 1 <= len(err) - 2 <= 4 and all(line.startswith("agi: ") for line in err), err
     assert _verified(db) == "journal OK: 10 records, chain intact"
+
+
+def test_follow_started_while_the_server_is_down_waits_for_it(server, tmp_path):
+    """It exited at once (status 1), though a follower whose server goes away mid-run waits for it.
+    Plain agi run still fails fast, in one line."""
+    db = server.url("early", tmp_path)
+    server.stop()
+    try:
+        plain = subprocess.run(
+            [sys.executable, "-m", "agi_core", "--db", db, "run"],
+            input="hello\n",
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert plain.returncode == 1 and plain.stderr.count("\n") == 1, plain.stderr
+        assert plain.stderr.startswith(f"Error: no PostgreSQL server answers at {db} (")
+        agent = _agi(db, "run", "--follow", "--jsonl", "--clock-every", "0", "--maintain-every", "0")
+        err = _lines_of(agent.stderr)
+        first = err.get(timeout=60)
+        assert first.startswith(f"agi: no PostgreSQL server answers at {db} (") and first.endswith(
+            "; waiting until it is up\n"
+        ), first
+        time.sleep(3)  # it keeps trying (0.1 s doubling to 2 s), saying nothing more
+        assert agent.poll() is None and err.empty()
+    finally:
+        server.start()
+    assert err.get(timeout=60).startswith("agi: connected after ")
+    assert err.get(timeout=60).startswith("agi: following")
+    out = _lines_of(agent.stdout)
+    agent.stdin.write("the colour of the box is red\n")
+    agent.stdin.close()
+    _wait_for(out, 1, agent)
+    agent.send_signal(signal.SIGTERM)
+    assert agent.wait(timeout=60) == 0
+    for stream in (agent.stdout, agent.stderr):  # their reader threads are at EOF
+        deadline = time.monotonic() + 10
+        while not stream.closed and time.monotonic() < deadline:
+            with contextlib.suppress(ValueError):
+                stream.close()
+    assert _inputs([out.get()]) == ["the colour of the box is red"]
+    assert _verified(db) == "journal OK: 1 records, chain intact"
 
 
 def test_a_tick_in_flight_when_the_server_restarts_is_run_again_once(server, tmp_path, capfd):
