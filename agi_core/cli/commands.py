@@ -10,6 +10,7 @@ import click
 
 from agi_core.cli.params import Seconds
 from agi_core.inputs import MAX_INPUT_BYTES, Oversized, read_lines, reply_line
+from agi_core.memory.backend import MAX_STATE_VALUE_BYTES
 from agi_core.model import ToolDefinition
 from agi_core.serialization import dumps, to_data
 from agi_core.tools import ToolPolicy
@@ -52,6 +53,16 @@ _module_timeout = click.option(
     show_default=True,
     metavar="SECONDS",
     help="Abandon a module's phase call that runs longer than this, unless the module sets its own (0: no limit).",
+)
+
+_module_state_max = click.option(
+    "--module-state-max",
+    "module_state_max_bytes",
+    type=click.IntRange(min=1),
+    default=MAX_STATE_VALUE_BYTES,
+    show_default=True,
+    metavar="BYTES",
+    help="Largest value (bytes of JSON) a module may store under one key; a larger write is refused.",
 )
 
 
@@ -118,6 +129,7 @@ def _policy(allow_tools: tuple[str, ...], confirm: Any = None) -> ToolPolicy:
 @_allow_tool
 @_timeout
 @_module_timeout
+@_module_state_max
 @_max_input
 @_speaker
 @click.pass_obj
@@ -131,6 +143,7 @@ def run(
     allow_tools: tuple[str, ...],
     timeout_s: float,
     module_timeout_s: float,
+    module_state_max_bytes: int,
     max_input: int | None,
     speaker: str | None,
 ) -> None:
@@ -154,11 +167,18 @@ def run(
         options = {
             "timeout_s": timeout_s,
             "module_timeout_s": module_timeout_s,
+            "module_state_max_bytes": module_state_max_bytes,
             **_kernel_options(allow_tools, max_input, speaker=speaker),
         }
         return run_follow(state, options, every_ms, jsonl, maintain_ms, step_ms)
     options = _kernel_options(allow_tools, max_input, speaker=speaker)
-    kernel = state.open_kernel(timeout_s=timeout_s, module_timeout_s=module_timeout_s, clock=_wall(), **options)
+    kernel = state.open_kernel(
+        timeout_s=timeout_s,
+        module_timeout_s=module_timeout_s,
+        module_state_max_bytes=module_state_max_bytes,
+        clock=_wall(),
+        **options,
+    )
     stream = getattr(sys.stdin, "buffer", None)
     lines = read_lines(stream, kernel.config.max_input_bytes) if stream is not None else iter(sys.stdin)
     for line in lines:
@@ -180,6 +200,7 @@ def run(
 @_allow_tool
 @_timeout
 @_module_timeout
+@_module_state_max
 @_max_input
 @_speaker
 @click.pass_obj
@@ -188,6 +209,7 @@ def chat(
     allow_tools: tuple[str, ...],
     timeout_s: float,
     module_timeout_s: float,
+    module_state_max_bytes: int,
     max_input: int | None,
     speaker: str | None,
 ) -> None:
@@ -207,7 +229,13 @@ def chat(
         return allowed
 
     options = _kernel_options(allow_tools, max_input, confirm, speaker)
-    kernel = state.open_kernel(timeout_s=timeout_s, module_timeout_s=module_timeout_s, clock=_wall(), **options)
+    kernel = state.open_kernel(
+        timeout_s=timeout_s,
+        module_timeout_s=module_timeout_s,
+        module_state_max_bytes=module_state_max_bytes,
+        clock=_wall(),
+        **options,
+    )
     click.echo(f"agi chat ({state.db}, seed {kernel.config.seed}); /help lists the commands, 'exit' quits.")
     save_history = enable_history(state.db)
     if save_history:

@@ -17,7 +17,7 @@ import attrs
 from agi_core.determinism import Determinism
 from agi_core.effects.inflight import InFlight
 from agi_core.externals import Externals
-from agi_core.memory.backend import MemoryBackend
+from agi_core.memory.backend import MAX_STATE_VALUE_BYTES, MemoryBackend
 from agi_core.tools import Tool, ToolPolicy
 
 Report = Callable[[str, str, BaseException | str], None]
@@ -42,6 +42,7 @@ class TickScope:
     settings: Callable[[str], Mapping[str, Any]]  # a loaded plugin's validated settings
     modules: Sequence[Any] = ()  # the cognitive modules (agi_core.modules.protocol.LoadedModule), in run order
     module_timeout_s: float = 2.0  # a module phase call's limit, unless the module sets its own
+    module_state_max_bytes: int = MAX_STATE_VALUE_BYTES  # the largest value a module may store under one key
     now_ms: int | None = None  # the tick's recorded clock reading (None without a clock)
     receipt: dict[str, Any] | None = None  # in a receipt tick: the observation of the call that ran
     check_recipient: Callable[[str], None] | None = None  # the message box's recipient check (None: no messaging)

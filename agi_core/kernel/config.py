@@ -10,6 +10,7 @@ import attrs
 
 from agi_core.errors import ConfigError
 from agi_core.inputs import MAX_INPUT_BYTES
+from agi_core.memory.backend import MAX_STATE_VALUE_BYTES
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
 from agi_core.tools import ToolPolicy
 
@@ -57,5 +58,6 @@ class KernelConfig:
     llm_timeout_s: float | None = None  # the LLM brain's limit per model request (None: the provider's own)
     speaker: str | None = None  # who says the user lines that name no speaker (agi run/chat --speaker)
     module_timeout_s: float = 2.0  # a module phase call's limit, unless the module sets its own (0: none)
+    module_state_max_bytes: int = MAX_STATE_VALUE_BYTES  # the largest value a module may store under one key
     messaging: str | None = None  # a transport URL (memory://HUB, nats://HOST:PORT/DEPLOYMENT): the message box
     reconnect_s: float = 60.0  # how long a tick waits for a server backend that went away (inf: forever; 0: not)

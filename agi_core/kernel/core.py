@@ -484,6 +484,7 @@ class Kernel:
             settings=self.settings,
             modules=self.modules,
             module_timeout_s=config.module_timeout_s,
+            module_state_max_bytes=config.module_state_max_bytes,
             now_ms=self.tick_now_ms,
             receipt=self._receipt,
             check_recipient=mailbox.check_recipient if mailbox is not None else None,

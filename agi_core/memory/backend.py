@@ -563,6 +563,11 @@ class LtmRows(Protocol):
         ...
 
 
+MAX_STATE_VALUE_BYTES = 4 * 1024 * 1024
+"""The largest value (bytes of canonical JSON) a module may store under one key, unless the kernel is
+configured otherwise (``KernelConfig.module_state_max_bytes``, ``--module-state-max``)."""
+
+
 @runtime_checkable
 class ModuleStateStore(Protocol):
     """Per-module, namespaced state (cognitive modules, migration ``m012_module_state``).

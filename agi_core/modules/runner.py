@@ -66,6 +66,7 @@ class ModuleTick:
         self.modules, self.reason, self.working = modules, reason, working
         self.contracts = LazyContracts(contracts)  # one caller per tick, built on the first call
         self.timeout_s, self.report, self.now_ms = scope.module_timeout_s, scope.report, scope.now_ms
+        self.state_max_bytes = scope.module_state_max_bytes
         self.outputs: dict[str, dict[str, Any]] = {}
         self.earlier = MappingProxyType(self.outputs)  # what modules see of it (read only)
         self.listings: dict[tuple[str, int], list[SemanticEntry]] = {}  # fact listings shared by one run's calls
@@ -361,10 +362,10 @@ class ModuleTick:
         self, module: LoadedModule
     ) -> tuple[Callable[[Callable[[], None]], ModuleState], Callable[[], Mapping[str, Any]]]:
         """What every call of ``module`` in this tick builds its state and reads its settings with."""
-        store, tick, keeps = self.reason.store, self.reason.tick, self.keeps_state
+        store, tick, keeps, max_bytes = self.reason.store, self.reason.tick, self.keeps_state, self.state_max_bytes
 
         def new_state(check_open: Callable[[], None]) -> ModuleState:
-            return ModuleState(store, module.name, tick, module.validator, check_open, keeps)
+            return ModuleState(store, module.name, tick, module.validator, check_open, keeps, max_bytes)
 
         settings = self._settings  # not self: what the tick keeps must not refer back to it (no cycle)
         return new_state, lambda: settings.of(module.plugin)

@@ -17,7 +17,7 @@ import orjson
 
 from agi_core.errors import ValidationError
 from agi_core.inputs import clean_text
-from agi_core.memory.backend import ModuleStateStore
+from agi_core.memory.backend import MAX_STATE_VALUE_BYTES, ModuleStateStore
 from agi_core.modules.delta import DELTA_MIN_CHARS, delta
 from agi_core.serialization import dumps
 
@@ -78,11 +78,12 @@ class ModuleState:
         validator: KeyValidator | None,
         check_open: Callable[[], None],
         keeps_state: bool | None = None,
+        max_bytes: int = MAX_STATE_VALUE_BYTES,
     ) -> None:
         self._store, self.module, self._tick = store, module, tick
         # does the backend keep module state? (a slow runtime Protocol check: the runner passes it once per tick)
         self._keeps = isinstance(store, ModuleStateStore) if keeps_state is None else keeps_state
-        self._validator, self._check_open = validator, check_open
+        self._validator, self._check_open, self._max_bytes = validator, check_open, max_bytes
         self.writes: list[dict[str, Any]] = []
         self._pending: dict[str, tuple[Any, str] | object] = {}  # key: (value, its JSON text) or _DELETED
         self._lock = threading.Lock()  # a write and the end of the call never interleave
@@ -150,6 +151,12 @@ class ModuleState:
             raise ModuleStateError(
                 f"module {self.module!r}: state {key!r} is not JSON ({exc}); store JSON values"
             ) from None
+        if len(text) * 4 > self._max_bytes and (size := len(text.encode("utf-8"))) > self._max_bytes:
+            raise ModuleStateError(  # (a character is at most 4 bytes: a small value is settled by its length)
+                f"module {self.module!r}: state {key!r} is {size:,} bytes of JSON, over the limit of "
+                f"{self._max_bytes:,} bytes per value; store less under one key, or raise the limit "
+                "(--module-state-max, KernelConfig.module_state_max_bytes)"
+            )
         stored = orjson.loads(text)
         if self._validator is not None and not self._validator.is_valid(state := {key: stored}):
             error = self._validator.best_error(state)

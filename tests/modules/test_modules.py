@@ -14,6 +14,7 @@ from agi_core import checkpoints
 from agi_core.hookspecs import hookimpl
 from agi_core.integrity import verify_agent
 from agi_core.journal_key import load as load_key
+from agi_core.memory.backend import MAX_STATE_VALUE_BYTES
 from agi_core.modules import ModuleStateError
 from agi_core.replay import replay, replay_records
 from agi_core.replies import F3_NO_AGENT
@@ -392,3 +393,60 @@ def test_a_state_key_no_backend_stores_alike_is_refused_in_one_line(tmp_path):
             )
         ]
         assert dict(kernel.store.module_state_items("keys")) == {"ok": 1}
+
+
+def test_a_state_value_over_the_limit_is_refused_in_one_line_and_the_module_skipped(tmp_path):
+    """A 20 MB value every tick grew the database by 20 MB a tick (80 MB after three). Now a value over
+    the limit (default 4 MiB of JSON, ``module_state_max_bytes`` to change it) is refused in one line,
+    the module is skipped for the phase and what it stored before stays."""
+
+    class Hoarder:
+        name = "hoarder"
+
+        def perceive(self, ctx):
+            ctx.own.put("kept", ctx.own.get("kept", 0) + 1)
+            ctx.own.put("blob", ctx.text * (MAX_STATE_VALUE_BYTES // len(ctx.text)))
+
+    class Plugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(Hoarder())
+
+    assert MAX_STATE_VALUE_BYTES == 4 * 1024 * 1024  # the documented default
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        record = kernel.tick("ab")  # "abab…": 4 MiB of text, 4 MiB + 2 bytes of JSON
+        assert calls(record) == [
+            (
+                "hoarder",
+                "perceive",
+                "ModuleStateError: module 'hoarder': state 'blob' is 4,194,306 bytes of JSON, over the limit of "
+                "4,194,304 bytes per value; store less under one key, or raise the limit "
+                "(--module-state-max, KernelConfig.module_state_max_bytes)",
+            )
+        ]
+        assert kernel.store.module_state_items("hoarder") == []  # the call's writes were all undone
+        assert kernel.tick("2 + 3").final_output == "2 + 3 = 5"
+
+    class Sized:
+        name = "sized"
+
+        def perceive(self, ctx):
+            outcomes = []
+            for value in ("x" * 98, "x" * 99, "é" * 49, "é" * 50):  # JSON: 100, 101, 100 and 102 bytes
+                try:
+                    ctx.own.put("v", value)
+                    outcomes.append("stored")
+                except ModuleStateError as exc:
+                    outcomes.append(str(exc).split(";")[0])
+            return outcomes
+
+    class SizedPlugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(Sized())
+
+    with open_kernel(tmp_path / "b.db", SizedPlugin(), module_state_max_bytes=100) as kernel:
+        record = kernel.tick("hello")
+        over = "module 'sized': state 'v' is {} bytes of JSON, over the limit of 100 bytes per value"
+        assert calls(record) == [("sized", "perceive", ["stored", over.format(101), "stored", over.format(102)])]
+        assert kernel.store.module_state_items("sized") == [("v", "é" * 49)]
