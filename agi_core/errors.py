@@ -38,6 +38,16 @@ class PluginError(AgiError):
 class RegistrationError(PluginError):
     """A plugin registered something twice, or something that does not match its schema."""
 
+    @classmethod
+    def duplicate(cls, kind: str, name: str, first: str, second: str) -> RegistrationError:
+        """``name`` (a ``kind``: module, tool, contract…) registered by plugin ``first``, then by ``second``."""
+        if first == second:
+            return cls(f"plugin {first!r} registers the {kind} {name!r} twice; give each {kind} its own name")
+        return cls(
+            f"{kind} {name!r} is registered by both plugins {first!r} and {second!r}; rename one of the two, "
+            f"or disable one plugin (AGI_DISABLE_PLUGINS={second})"
+        )
+
 
 class ValidationError(AgiError):
     """Data does not match its schema; ``path`` is the JSON path of the first problem."""

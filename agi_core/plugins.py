@@ -124,6 +124,15 @@ def _marked(obj: object) -> dict[str, pluggy.HookimplOpts]:
     return found
 
 
+_KINDS = {"actuators": "tool", "llm_providers": "LLM provider", "synonyms": "synonym table"}
+
+
+def _kind(hook: str) -> str:
+    """What a registration hook registers, in words: ``agi_register_memory_backends`` → ``memory backend``."""
+    plural = hook.removeprefix("agi_register_")
+    return _KINDS.get(plural, plural.removesuffix("s").replace("_", " "))
+
+
 def _default_name(obj: Any) -> str:
     name = getattr(obj, "name", None) or getattr(obj, "__name__", None)
     if not isinstance(name, str) or not name:
@@ -411,10 +420,7 @@ class Plugins:
                         f"{found[key].plugin!r} owns that name; give yours another name"
                     )
                 if key in found:
-                    raise RegistrationError(
-                        f"{key!r} is registered by both {found[key].plugin!r} and {plugin!r}; "
-                        f"rename one or disable a plugin with AGI_DISABLE_PLUGINS"
-                    )
+                    raise RegistrationError.duplicate(_kind(hook), key, found[key].plugin, plugin)
                 value = validate(key, obj) if validate else obj
                 found[key] = Registration(key, obj if value is None else value, plugin)
             except Exception as exc:  # noqa: BLE001 - one bad registration skips only itself

@@ -122,8 +122,8 @@ def test_duplicate_registration_names_both_plugins(tmp_path):
     kernel = open_kernel(tmp_path / "a.db", stock_plugin("shop_a"), stock_plugin("shop_b"))
     failure = kernel.plugins.failures[-1]
     assert failure.cause == (
-        "RegistrationError: 'stock' is registered by both 'shop_a' and 'shop_b'; "
-        "rename one or disable a plugin with AGI_DISABLE_PLUGINS"
+        "RegistrationError: tool 'stock' is registered by both plugins 'shop_a' and 'shop_b'; "
+        "rename one of the two, or disable one plugin (AGI_DISABLE_PLUGINS=shop_b)"
     )
     assert kernel.tools["stock"].definition.description == "shop_a"
     kernel.close()

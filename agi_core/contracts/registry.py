@@ -38,10 +38,7 @@ class ContractRegistry(Mapping[str, Contract]):
         """Add one contract; a name registered twice is an error naming both plugins."""
         previous = self._entries.get(contract.name)
         if previous is not None:
-            raise RegistrationError(
-                f"contract {contract.name!r} is registered by both {previous.plugin!r} and {plugin!r}; "
-                f"rename one or disable a plugin with AGI_DISABLE_PLUGINS"
-            )
+            raise RegistrationError.duplicate("contract", contract.name, previous.plugin, plugin)
         self._entries[contract.name] = Entry(contract, plugin)
 
     def __getitem__(self, name: str) -> Contract:

@@ -154,7 +154,7 @@ def test_duplicate_names_name_both_plugins(tmp_path):
     plugins.add_module(_FilePlugin(write(tmp_path, GOOD)), name="copycat")  # registered without name=
     registry = registry_from_plugins(plugins)
     assert registry.plugin_of("trigger_router") == "contracts"
-    assert "'trigger_router' is registered by both 'contracts' and 'copycat'" in plugins.failures[0].cause
+    assert "'trigger_router' is registered by both plugins 'contracts' and 'copycat'" in plugins.failures[0].cause
 
 
 def test_registration_name_must_be_the_contract_name(tmp_path):
@@ -169,7 +169,7 @@ def test_registry_accepts_contract_objects_and_dicts():
     registry = ContractRegistry()
     registry.add(contract, "mine")
     assert registry["trigger_router"] is contract and list(registry) == ["trigger_router"]
-    with pytest.raises(RegistrationError, match="registered by both 'mine' and 'yours'"):
+    with pytest.raises(RegistrationError, match="registered by both plugins 'mine' and 'yours'"):
         registry.add(contract_from_dict(GOOD), "yours")
     with pytest.raises(UnknownContract, match=r"no contract named 'nope'; `agi contracts list` shows the 1") as info:
         registry["nope"]

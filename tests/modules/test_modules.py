@@ -6,6 +6,7 @@ import importlib.util
 import threading
 import time
 from pathlib import Path
+from types import ModuleType
 from typing import ClassVar
 
 import pytest
@@ -450,3 +451,30 @@ def test_a_state_value_over_the_limit_is_refused_in_one_line_and_the_module_skip
         over = "module 'sized': state 'v' is {} bytes of JSON, over the limit of 100 bytes per value"
         assert calls(record) == [("sized", "perceive", ["stored", over.format(101), "stored", over.format(102)])]
         assert kernel.store.module_state_items("sized") == [("v", "é" * 49)]
+
+
+def test_a_module_name_registered_twice_names_the_module_both_plugins_and_the_fixes(tmp_path):
+    """It said "'notes' is registered by both 'A' and 'A'; ... disable a plugin" for one plugin registering
+    the name twice, and named no kind of thing for two plugins; now one line says which."""
+
+    def notes():
+        return type("Notes", (), {"name": "notes", "perceive": lambda self, ctx: "notes"})()
+
+    def plugin(label, count=1):
+        module = ModuleType(label)
+        module.agi_register_modules = hookimpl(lambda register: [register(notes()) for _ in range(count)])
+        return module
+
+    with open_kernel(tmp_path / "a.db", plugin("alpha_notes"), plugin("beta_notes")) as kernel:
+        assert [(m.name, m.plugin) for m in kernel.modules] == [("sem_council", "stage0"), ("notes", "alpha_notes")]
+        assert [str(failure) for failure in kernel.plugins.failures] == [
+            "plugin 'beta_notes' failed in agi_register_modules: RegistrationError: module 'notes' is registered "
+            "by both plugins 'alpha_notes' and 'beta_notes'; rename one of the two, or disable one plugin "
+            "(AGI_DISABLE_PLUGINS=beta_notes)"
+        ]
+    with open_kernel(tmp_path / "b.db", plugin("twice", count=2)) as kernel:
+        assert [m.name for m in kernel.modules] == ["sem_council", "notes"]
+        assert [failure.cause for failure in kernel.plugins.failures] == [
+            "RegistrationError: plugin 'twice' registers the module 'notes' twice; give each module its own name"
+        ]
+        assert calls(kernel.tick("2 + 3")) == [("notes", "perceive", "notes")]
