@@ -108,14 +108,32 @@ class CallGate:
     so none of them refers back to the context (no reference cycle: each call's objects are freed
     when it ends, not by the garbage collector)."""
 
-    __slots__ = ("closed", "module")
+    __slots__ = ("closed", "module", "phase", "why")
 
-    def __init__(self, module: str) -> None:
-        self.module, self.closed = module, False
+    def __init__(self, module: str, phase: str) -> None:
+        self.module, self.phase, self.closed = module, phase, False
+        self.why = ENDED
 
     def check_open(self) -> None:
         if self.closed:
-            raise ContextClosed(f"module {self.module!r}: this tick has ended (the module timed out); refused")
+            raise ContextClosed(f"module {self.module!r}: its {self.phase} call {self.why}")
+
+
+ENDED = "has ended; this is refused; do the work before the phase returns"
+RETURNED = (
+    "had already returned, so this is refused (a thread it left running?); "
+    "do the work before the phase returns (join the thread)"
+)
+STOPPED = "was stopped with the tick (interrupted), so this is refused"
+RAISED = "had already raised, so this is refused (a thread it left running?); join such a thread before returning"
+
+
+def timed_out(limit_s: float) -> str:
+    """Why a call's context is closed: it overran ``limit_s`` (its fix: a higher limit, or less work)."""
+    return (
+        f"ran past its {limit_s:g} s timeout and was abandoned, so this is refused; "
+        "raise the module's timeout_s / phase_timeouts or --module-timeout"
+    )
 
 
 @attrs.define
@@ -183,7 +201,7 @@ class ModuleContext:
 
     @_gate.default
     def _open_gate(self) -> CallGate:
-        return CallGate(self.module)
+        return CallGate(self.module, self.phase)
 
     @property
     def closed(self) -> bool:
@@ -193,6 +211,14 @@ class ModuleContext:
     @closed.setter
     def closed(self, value: bool) -> None:
         self._gate.closed = value
+
+    def end(self, why: str) -> None:
+        """Close the call, saying why (what a later read or write is told): :data:`RETURNED`, :data:`RAISED`,
+        :func:`timed_out`; the module's state refuses writes too."""
+        if not self._gate.closed:
+            self._gate.why, self._gate.closed = why, True
+        if self._own is not None:
+            self._own.close()
 
     def check_open(self) -> None:
         self._gate.check_open()

@@ -33,7 +33,7 @@ from agi_core.effects.turns import Steps, call_in_turn, drive
 from agi_core.externals import Externals
 from agi_core.memory.backend import ModuleStateStore
 from agi_core.model import SemanticEntry, TickState, WorkingMemory
-from agi_core.modules.context import ModuleContext
+from agi_core.modules.context import RAISED, RETURNED, STOPPED, ModuleContext, timed_out
 from agi_core.modules.proposals import Proposals, checked_proposals
 from agi_core.modules.protocol import LoadedModule
 from agi_core.modules.revision import Draft, apply_draft, as_revision, draft_of, revised
@@ -228,9 +228,7 @@ class ModuleTick:
             return call_in_turn(calls, [c.timeout_s for c in turn], settle)
         except BaseException:  # Ctrl-C, or what a settle raised: no call of this turn may write any more
             for call in turn:
-                call.ctx.closed = True
-                if (own := call.ctx.used_state) is not None:
-                    own.close()
+                call.ctx.end(STOPPED)
             raise
 
     def _prepare(
@@ -261,13 +259,11 @@ class ModuleTick:
     def _settle(self, call: PhaseCall, value: Any, error: BaseException | None, done: list[Any]) -> None:
         """After the call returned or raised (in the thread that ran it): keep or undo, journal."""
         module, phase, entry, ctx = call.module, call.phase, call.entry, call.ctx
-        ctx.closed = True
-        own = ctx.used_state
-        if own is not None:
-            own.close()
         if isinstance(error, TimedOut):  # an async phase overran its own timeout
             self._timed_out(call)
             return
+        ctx.end(RETURNED if error is None else RAISED)
+        own = ctx.used_state
         if value is AFTER_VETO:  # an earlier module vetoed the reply: this one was not asked
             entry["after_veto"] = self.draft.vetoed_by if self.draft is not None else None
             return
@@ -297,10 +293,9 @@ class ModuleTick:
     def _timed_out(self, call: PhaseCall) -> None:
         """The call overran and was abandoned: later writes refused, earlier ones undone, its
         externals taken back (replay skips the call), recorded."""
-        call.ctx.closed = True
+        call.ctx.end(timed_out(call.timeout_s))
         own = call.ctx.used_state
         if own is not None:
-            own.close()
             own.undo()
         self.externals.withdraw(call)
         text = f"TimedOut: {call.module.name} ran past {call.timeout_s:g} s and was abandoned"
@@ -408,9 +403,7 @@ class PhaseTurn:
 
     def close_from(self, index: int) -> None:
         for call in self.due[index:]:
-            call.ctx.closed = True
-            if (own := call.ctx.used_state) is not None:
-                own.close()
+            call.ctx.end(STOPPED)
 
 
 @attrs.define

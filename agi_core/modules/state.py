@@ -97,7 +97,9 @@ class ModuleState:
     def _writable(self) -> None:
         self._check_open()
         if self._closed:
-            raise ModuleStateError(f"module {self.module!r}: its call has ended (timed out); the write is refused")
+            raise ModuleStateError(
+                f"module {self.module!r}: its call has ended, so the write is refused; write before the phase returns"
+            )
 
     def _keeping(self) -> None:
         if not self._keeps:

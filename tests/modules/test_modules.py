@@ -478,3 +478,64 @@ def test_a_module_name_registered_twice_names_the_module_both_plugins_and_the_fi
             "RegistrationError: plugin 'twice' registers the module 'notes' twice; give each module its own name"
         ]
         assert calls(kernel.tick("2 + 3")) == [("notes", "perceive", "notes")]
+
+
+def test_a_write_after_the_call_ended_says_how_it_ended(tmp_path):
+    """A thread a module left behind was told "this tick has ended (the module timed out)" though the
+    module had returned in time; now the line says whether the call returned, raised or timed out."""
+    told = {}
+
+    def later(ctx, label):
+        def write():
+            gates[label].wait(5)  # the call has ended: a later phase began
+            try:
+                ctx.own.put("late", 1)
+            except Exception as exc:  # noqa: BLE001 - the line is what the test looks at
+                told[label] = f"{type(exc).__name__}: {exc}"
+
+        thread = threading.Thread(target=write)
+        threads.append(thread)
+        return thread
+
+    threads = []
+    gates = {"returned": threading.Event(), "raised": threading.Event()}
+
+    class Leaver:
+        name = "leaver"
+
+        def perceive(self, ctx):
+            later(ctx, "returned").start()  # writes once the call has returned
+            return None
+
+        def recall(self, ctx):
+            gates["returned"].set()
+            later(ctx, "raised").start()
+            raise ValueError("boom")
+
+        def observe(self, ctx):
+            gates["raised"].set()
+            time.sleep(0.6)  # past its 0.3 s timeout: abandoned; it tries to write anyway
+            try:
+                ctx.own.put("late", 1)
+            except Exception as exc:  # noqa: BLE001 - the line is what the test looks at
+                told["timed out"] = f"{type(exc).__name__}: {exc}"
+
+    class Plugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(Leaver())
+
+    with open_kernel(tmp_path / "a.db", Plugin(), module_timeout_s=0.3) as kernel:
+        kernel.tick("hello")
+        time.sleep(0.8)
+        for thread in threads:
+            thread.join()
+        assert kernel.store.module_state_items("leaver") == []
+    assert told == {
+        "returned": "ContextClosed: module 'leaver': its perceive call had already returned, so this is refused "
+        "(a thread it left running?); do the work before the phase returns (join the thread)",
+        "raised": "ContextClosed: module 'leaver': its recall call had already raised, so this is refused "
+        "(a thread it left running?); join such a thread before returning",
+        "timed out": "ContextClosed: module 'leaver': its observe call ran past its 0.3 s timeout and was "
+        "abandoned, so this is refused; raise the module's timeout_s / phase_timeouts or --module-timeout",
+    }
