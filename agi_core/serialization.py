@@ -125,6 +125,38 @@ def non_finite_path(data: Any) -> str | None:
     return "$" + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in reversed(trail))
 
 
+def not_json(data: Any) -> tuple[str, str] | None:
+    """The JSON path and type name of the first value in ``data`` that is not JSON (a set, bytes, an
+    object; a dict key that is not a string), or None. For a one-line error after :func:`dumps` refused ``data``."""
+    trail = _not_json(data, set())
+    if trail is None:
+        return None
+    *parts, kind = trail
+    return "$" + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in reversed(parts)), kind
+
+
+def _not_json(data: Any, seen: set[int]) -> list[Any] | None:
+    if data is None or isinstance(data, str | int | float):  # bool is an int
+        return None
+    if id(data) in seen:
+        return ["a circular reference"]
+    if isinstance(data, dict):
+        seen.add(id(data))
+        for key, value in data.items():
+            if key is not None and not isinstance(key, str | int | float):  # json writes these as strings
+                return [key if isinstance(key, int) else repr(key), f"{type(key).__name__} key"]
+            if (trail := _not_json(value, seen)) is not None:
+                return [*trail[:-1], key, trail[-1]] if len(trail) > 1 else [key, trail[-1]]
+        return None
+    if isinstance(data, list | tuple):
+        seen.add(id(data))
+        for index, value in enumerate(data):
+            if (trail := _not_json(value, seen)) is not None:
+                return [*trail[:-1], index, trail[-1]]
+        return None
+    return [type(data).__name__]
+
+
 def _non_finite(data: Any) -> list[Any] | None:
     """Reversed path parts of the first non-finite float (only containers and floats are walked)."""
     kind = type(data)

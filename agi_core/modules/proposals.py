@@ -16,7 +16,7 @@ import attrs
 from agi_core.beliefs import as_belief
 from agi_core.errors import ValidationError
 from agi_core.model import JSON, Action
-from agi_core.serialization import from_data, non_finite_path, to_data
+from agi_core.serialization import dumps, from_data, non_finite_path, not_json, to_data
 
 
 @attrs.frozen
@@ -68,6 +68,16 @@ class Proposals:
     module: str = ""
 
 
+def not_json_error(module: str, what: str, value: Any) -> ValidationError:
+    """The one line for a module's output that is not JSON: the module, the phase, the type, the path and the fix."""
+    found = not_json(value) or ("$", type(value).__name__)
+    where = "" if found[0] == "$" else f" at {found[0]}"
+    return ValidationError(
+        f"module {module!r}: {what} a value of type {found[1]}{where}, which is not JSON; return JSON "
+        "(dict, list, str, number, bool, None): a list for a set, text for bytes, a dict for an object"
+    )
+
+
 def claim_dict(claim: Claim) -> dict[str, Any]:
     """A claim as the journal and the council see it, with its content-derived id."""
     from agi_core.reasoning import content_id
@@ -107,6 +117,10 @@ def checked_proposals(value: Any, module: str) -> tuple[Proposals, dict[str, Any
     bad = non_finite_path(data)
     if bad is not None:
         raise ValidationError(f"deliberate returned NaN or infinity at {bad}; return finite numbers")
+    try:
+        dumps(data)  # the journal record must hold it: a belief's or claim's value that is not JSON skips the module
+    except TypeError:
+        raise not_json_error(module, "deliberate returned proposals with", data) from None
     for belief in value.beliefs:
         _score(belief.confidence, f"belief {belief.about!r} confidence")
     for candidate in value.candidates:

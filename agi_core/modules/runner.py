@@ -34,7 +34,7 @@ from agi_core.externals import Externals
 from agi_core.memory.backend import ModuleStateStore
 from agi_core.model import SemanticEntry, TickState, WorkingMemory
 from agi_core.modules.context import RAISED, RETURNED, STOPPED, ModuleContext, timed_out
-from agi_core.modules.proposals import Proposals, checked_proposals
+from agi_core.modules.proposals import Proposals, checked_proposals, not_json_error
 from agi_core.modules.protocol import LoadedModule
 from agi_core.modules.revision import Draft, apply_draft, as_revision, draft_of, revised
 from agi_core.modules.state import ModuleState
@@ -319,7 +319,10 @@ class ModuleTick:
             return revision, None if revision is None else to_data(revision)
         if value is None:
             return None, None
-        dumps(value)  # JSON or a one-line ValidationError naming the bad path; TypeError for other objects
+        try:
+            dumps(value)  # JSON or a one-line ValidationError naming the bad path (NaN)
+        except TypeError:  # a set, bytes, an object
+            raise not_json_error(module.name, f"{phase} returned", value) from None
         return value, value
 
     def _context(

@@ -16,7 +16,7 @@ from agi_core.hookspecs import hookimpl
 from agi_core.integrity import verify_agent
 from agi_core.journal_key import load as load_key
 from agi_core.memory.backend import MAX_STATE_VALUE_BYTES
-from agi_core.modules import ModuleStateError
+from agi_core.modules import Belief, ModuleStateError, Proposals
 from agi_core.replay import replay, replay_records
 from agi_core.replies import F3_NO_AGENT
 from agi_core.testing import builtin_plugins, open_kernel
@@ -539,3 +539,54 @@ def test_a_write_after_the_call_ended_says_how_it_ended(tmp_path):
         "timed out": "ContextClosed: module 'leaver': its observe call ran past its 0.3 s timeout and was "
         "abandoned, so this is refused; raise the module's timeout_s / phase_timeouts or --module-timeout",
     }
+
+
+def test_an_output_that_is_not_json_is_one_line_naming_module_phase_type_and_fix(tmp_path):
+    """A set returned by perceive was a bare "TypeError: Object of type set is not JSON serializable"; a set
+    in a belief's value got past the checks and stopped the tick when its record was stored."""
+
+    class Sloppy:
+        name = "sloppy"
+
+        def perceive(self, ctx):
+            return {"tags": {"a", "b"}}
+
+        def recall(self, ctx):
+            return [b"raw"]
+
+        def deliberate(self, ctx):
+            return Proposals(beliefs=[Belief("tags", {"a"}, 0.5)])
+
+        def observe(self, ctx):
+            return object()
+
+    class Plugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(Sloppy())
+
+    fix = "which is not JSON; return JSON (dict, list, str, number, bool, None): a list for a set, text for bytes, "
+    fix += "a dict for an object"
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        record = kernel.tick("2 + 3")
+        assert record.final_output == "2 + 3 = 5"
+        assert calls(record) == [
+            (
+                "sloppy",
+                "perceive",
+                f"ValidationError: module 'sloppy': perceive returned a value of type set at $.tags, {fix}",
+            ),
+            (
+                "sloppy",
+                "recall",
+                f"ValidationError: module 'sloppy': recall returned a value of type bytes at $[0], {fix}",
+            ),
+            (
+                "sloppy",
+                "deliberate",
+                "ValidationError: module 'sloppy': deliberate returned proposals with a value of type set at "
+                f"$.beliefs[0].value, {fix}",
+            ),
+            ("sloppy", "observe", f"ValidationError: module 'sloppy': observe returned a value of type object, {fix}"),
+        ]
+        assert kernel.replay().ok
