@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 import attrs
+import orjson
 
 from agi_core.beliefs import as_belief
 from agi_core.errors import ValidationError
@@ -118,9 +119,12 @@ def checked_proposals(value: Any, module: str) -> tuple[Proposals, dict[str, Any
     if bad is not None:
         raise ValidationError(f"deliberate returned NaN or infinity at {bad}; return finite numbers")
     try:
-        dumps(data)  # the journal record must hold it: a belief's or claim's value that is not JSON skips the module
+        orjson.dumps(data)  # plain JSON (the usual case, 0.3 µs); else may the journal record hold it?
     except TypeError:
-        raise not_json_error(module, "deliberate returned proposals with", data) from None
+        try:
+            dumps(data)  # a belief's or claim's value that is not JSON (a set, bytes) skips the module
+        except TypeError:
+            raise not_json_error(module, "deliberate returned proposals with", data) from None
     for belief in value.beliefs:
         _score(belief.confidence, f"belief {belief.about!r} confidence")
     for candidate in value.candidates:
