@@ -304,7 +304,9 @@ def agi_register_transports(register: Register) -> None:
     """Register messaging transport factories `(url, *, agent) -> Transport` under their URL scheme.
     `memory` (several kernels in one process) is built in; agi-plugin-nats registers `nats`. A kernel
     opened with `messaging="SCHEME://…"` (`AGI_MESSAGING_URL`) subscribes through the factory of
-    that scheme. The protocol (publish in order, fetch, ack after commit, close): :mod:`agi_core.messaging.transport`.
+    that scheme. A factory that also takes `holder` (a string: the agent's database) claims the name
+    for it and raises :class:`agi_core.messaging.transport.NameInUse` while another holder has it.
+    The protocol (publish in order, fetch, ack after commit, close): :mod:`agi_core.messaging.transport`.
 
     :param register: call ``register(factory, name=SCHEME)``.
 

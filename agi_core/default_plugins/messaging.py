@@ -13,10 +13,10 @@ if TYPE_CHECKING:  # agi_core.tools loads when the tools register (a kernel open
     from agi_core.tools import Tool, ToolContext
 
 
-def _memory(url: str, *, agent: str) -> Any:
+def _memory(url: str, *, agent: str, holder: str | None = None) -> Any:
     from agi_core.messaging.inprocess import MemoryTransport
 
-    return MemoryTransport(url, agent=agent)
+    return MemoryTransport(url, agent=agent, holder=holder)
 
 
 def _send_message(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:

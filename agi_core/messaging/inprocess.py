@@ -4,19 +4,21 @@ Agents that open ``memory://`` URLs with the same hub name share one :class:`Hub
 queue per recipient, kept for the life of the process. Publishing a message id twice keeps the
 first (JetStream's duplicate window, without an end). A delivery stays unacknowledged until
 :meth:`MemoryTransport.ack`; closing the transport (or another subscription for the same agent)
-makes it deliverable again, as JetStream redelivers after a consumer's restart.
+makes it deliverable again, as JetStream redelivers after a consumer's restart. A name is one queue: while a
+transport of one holder (a database) is open under a name, another holder's is refused (:class:`NameInUse`).
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
+import weakref
 from concurrent.futures import Future
 from typing import Any
 
 from agi_core.errors import AgiError
 from agi_core.messaging.envelope import Message, MessageRejected, decode, encode
-from agi_core.messaging.transport import Delivery, Published, check_sender
+from agi_core.messaging.transport import Delivery, NameInUse, Published, check_sender
 
 _HUBS: dict[str, Hub] = {}
 _HUBS_LOCK = threading.Lock()
@@ -34,6 +36,7 @@ class Hub:
         self.queues: dict[str, dict[int, list[Any]]] = {}
         self.seen: set[str] = set()
         self.members: set[str] = set()  # the agents that subscribed (the recipients it knows)
+        self.open: dict[str, weakref.WeakSet[MemoryTransport]] = {}  # the transports open under each name
         self.seq = 0
 
     def put(self, sender: str, recipient: str, payload: bytes, msg_id: str | None) -> None:
@@ -55,11 +58,20 @@ def hub(name: str) -> Hub:
 class MemoryTransport:
     """A subscription of ``agent`` to the hub named by the URL (``memory://NAME``)."""
 
-    def __init__(self, url: str, *, agent: str) -> None:
+    def __init__(self, url: str, *, agent: str, holder: str | None = None) -> None:
         self.agent = agent
+        self.holder = holder if holder is not None else f"transport-{id(self)}"  # none given: this one alone
         self.hub = hub(url.partition("://")[2] or "default")
         self.rejected: list[str] = []
         with self.hub.lock:
+            holding = self.hub.open.setdefault(agent, weakref.WeakSet())
+            if any(other.holder != self.holder for other in holding):
+                raise NameInUse(
+                    f"agent name {agent!r} is in use on {url.partition('?')[0]} by an agent of another database; "
+                    "close that kernel or open this one on another hub (two databases with one name would take "
+                    "each other's messages)"
+                )
+            holding.add(self)
             self.hub.members.add(agent)
         self._release()  # a new subscription: what an earlier one left unacknowledged comes again
 
@@ -125,6 +137,8 @@ class MemoryTransport:
             return sorted(self.hub.members)
 
     def close(self) -> None:
+        with self.hub.lock:
+            self.hub.open.get(self.agent, weakref.WeakSet()).discard(self)
         self._release()
 
     def _release(self) -> None:

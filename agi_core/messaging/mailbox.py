@@ -48,7 +48,7 @@ from agi_core.memory.backend import BackgroundSync, GroupCommit, HeldBatch
 from agi_core.messaging.address import check_name, ensure_named
 from agi_core.messaging.envelope import from_data
 from agi_core.messaging.inbox import SOURCE_PREFIX
-from agi_core.messaging.transport import Delivery, Published, Transport, open_transport
+from agi_core.messaging.transport import Delivery, Published, Transport, holder_of, open_transport
 from agi_core.model import Input, JournalRecord
 
 CHANNEL = "message"  # the input channel of a message from another agent
@@ -93,7 +93,7 @@ class Mailbox:
 
     @classmethod
     def open(cls, kernel: Any, url: str) -> Mailbox:
-        return cls(kernel, open_transport(url, ensure_named(kernel), kernel.plugins), url)
+        return cls(kernel, open_transport(url, ensure_named(kernel), kernel.plugins, holder_of(kernel.store)), url)
 
     @property
     def holding(self) -> bool:

@@ -7,10 +7,16 @@ ack wait has passed). An agent joins by subscribing once (:meth:`Transport.agent
 them: the recipients ``send_message`` accepts). A malformed or oversized message is
 acknowledged and dropped by the transport with one line in :attr:`Transport.rejected`. Transports are plugins
 (hook ``agi_register_transports``, registered under their URL scheme).
+
+A name is one mailbox: a factory that takes ``holder`` (:func:`holder_of`: the database's, the same for every
+process of one agent) refuses to open while an agent of another database holds ``agent`` on that broker
+(:class:`NameInUse`), so two databases with one name do not take each other's messages.
 """
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 from concurrent.futures import Future
 from typing import Any, Protocol
 
@@ -68,8 +74,28 @@ class Transport(Protocol):
         """The agents that have subscribed here (each is a recipient); None when the broker cannot say now."""
 
 
-def open_transport(url: str, agent: str, plugins: Any) -> Transport:
-    """The transport for ``url`` (its scheme names a registered transport), subscribed for ``agent``."""
+class NameInUse(ConfigError):
+    """Another live agent (another database) holds this agent's name on the transport."""
+
+
+def holder_of(store: Any) -> str:
+    """Who holds a name on a transport: the database (a digest of its journal key's check, so every process of
+    one agent, and the agent moved with its key, is one holder; two databases are two). Not the check itself."""
+    mark = store.meta_get("journal_key_check") or f"path:{getattr(store, 'path', '')}"
+    return hashlib.sha256(f"agi-mailbox-holder:{mark}".encode()).hexdigest()[:32]
+
+
+def _takes_holder(factory: Any) -> bool:
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == "holder" or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+
+
+def open_transport(url: str, agent: str, plugins: Any, holder: str | None = None) -> Transport:
+    """The transport for ``url`` (its scheme names a registered transport), subscribed for ``agent``; a factory
+    that takes ``holder`` claims the name for it (:class:`NameInUse` when another holder has it)."""
     scheme = url.partition("://")[0] if "://" in url else ""
     factories = {name: registration.obj for name, registration in plugins.register_transports().items()}
     if scheme not in factories:
@@ -77,7 +103,9 @@ def open_transport(url: str, agent: str, plugins: Any) -> Transport:
         raise ConfigError(
             f"no messaging transport for {url!r}; installed schemes: {known} (nats:// needs agi-plugin-nats)"
         )
-    transport: Transport = factories[scheme](url, agent=agent)
+    factory = factories[scheme]
+    extra = {"holder": holder} if holder is not None and _takes_holder(factory) else {}
+    transport: Transport = factory(url, agent=agent, **extra)
     return transport
 
 

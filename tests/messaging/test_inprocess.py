@@ -215,3 +215,24 @@ def test_an_empty_message_is_refused_by_the_sender_not_dropped_by_the_recipient(
         alice.command("send_message", {"to": "bob", "text": text})
     assert alice.tick_count == ticks and bob.tick() is None
     alice.close(), bob.close()
+
+
+def test_a_second_database_under_an_open_agents_name_is_refused_until_it_closes(tmp_path, hub):
+    from agi_core.messaging.transport import NameInUse
+
+    (tmp_path / "first").mkdir(), (tmp_path / "second").mkdir()
+    first, bob = _agent(tmp_path / "first", "alice", hub), _agent(tmp_path, "bob", hub)
+    with pytest.raises(NameInUse) as refused:
+        _agent(tmp_path / "second", "alice", hub)
+    assert str(refused.value) == (
+        f"agent name 'alice' is in use on {hub} by an agent of another database; close that kernel or open this one "
+        "on another hub (two databases with one name would take each other's messages)"
+    )
+    again = Kernel.open(tmp_path / "first" / "alice.db", messaging=hub)  # the same database twice: one holder
+    bob.command("send_message", {"to": "alice", "text": "one"})
+    assert first.tick().input.raw == "one"
+    again.close(), first.close()
+    second = _agent(tmp_path / "second", "alice", hub)  # free once the first database's kernels are closed
+    bob.command("send_message", {"to": "alice", "text": "two"})
+    assert second.tick().input.raw == "two"
+    second.close(), bob.close()

@@ -7,10 +7,10 @@ from typing import Any
 from agi_core.hookspecs import Register, hookimpl
 
 
-def _nats(url: str, *, agent: str) -> Any:
+def _nats(url: str, *, agent: str, holder: str | None = None) -> Any:
     from agi_plugin_nats.transport import NatsTransport  # here: `agi --help` does not import nats-py
 
-    return NatsTransport(url, agent=agent)
+    return NatsTransport(url, agent=agent, holder=holder)
 
 
 @hookimpl

@@ -5,6 +5,11 @@ synchronous :class:`agi_core.messaging.transport.Transport` protocol the kernel 
 sender is the subject's ``from.<sender>`` token, written by the sending agent's transport from
 its own name; the payload has no sender field (restrict who may publish on which subject with
 NATS account permissions for a hostile network).
+
+A name is one mailbox: the agent claims its name in the deployment's key-value bucket ``AGI_<DEPLOYMENT>_NAMES``
+(key: the name, value: the database's holder) before it subscribes, and renews the claim every third of the
+bucket's TTL (``?lease=``, default 10 s). Another database's agent under that name is refused while the claim
+lives; a SIGKILLed holder's claim lapses with the TTL (JetStream's ``max_age``: each renewal is a new write).
 """
 
 from __future__ import annotations
@@ -16,17 +21,18 @@ import math
 import re
 import threading
 import time
+import uuid
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 import nats
 from nats.js import api
-from nats.js.errors import NotFoundError
+from nats.js.errors import BadRequestError, KeyNotFoundError, KeyWrongLastSequenceError, NotFoundError
 
 from agi_core.errors import AgiError, ConfigError, StorageError
 from agi_core.messaging.envelope import MAX_MESSAGE_BYTES, Message, MessageRejected, decode, encode
-from agi_core.messaging.transport import Delivery, Published, check_sender
+from agi_core.messaging.transport import Delivery, NameInUse, Published, check_sender
 
 T = TypeVar("T")
 ACK_WAIT_S = 30.0  # an unacknowledged delivery comes again after this long (and after a restart)
@@ -38,6 +44,8 @@ FETCH_BATCH = 16  # messages a fetch takes at once (?batch=N): the message box's
 FETCH_BATCH_MAX = 256
 FETCH_MIN_S = 0.1  # a poll waits this long for the server; a lingering pull gathers until then: keep it short
 HELD_MAX_S = 900.0  # a delivery is kept in progress at most this long (a lost one then comes again, not never)
+LEASE_S = 10.0  # a name's claim lapses this long after its holder's last renewal (a SIGKILLed agent's)
+LEASE_MIN_S, LEASE_MAX_S = 1.0, 3600.0
 _DEPLOYMENT = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 
 
@@ -46,7 +54,7 @@ ACK_WAIT_MIN_S = 0.1  # an ack wait shorter than this redelivers before a tick c
 
 def parse_url(url: str) -> tuple[str, str, float, int]:
     """``(server URL, deployment, ack wait, batch)`` from
-    ``nats://HOST:PORT[/DEPLOYMENT][?ack_wait=SECONDS][&batch=N]``."""
+    ``nats://HOST:PORT[/DEPLOYMENT][?ack_wait=SECONDS][&batch=N][&lease=SECONDS]``."""
     parts = urlsplit(url)
     query = parse_qs(parts.query)
     try:
@@ -55,9 +63,10 @@ def parse_url(url: str) -> tuple[str, str, float, int]:
         raise ConfigError(f"ack_wait in {url!r} is not a number of seconds; write ?ack_wait=30") from None
     if not math.isfinite(ack_wait) or ack_wait < ACK_WAIT_MIN_S:  # 0 or less: the in-progress loop never slept
         raise ConfigError(f"ack_wait in {url!r} must be at least {ACK_WAIT_MIN_S:g} s; write ?ack_wait=30")
-    unknown = sorted(set(query) - {"ack_wait", "batch"})
+    unknown = sorted(set(query) - {"ack_wait", "batch", "lease"})
     if unknown:  # a typo (?batc=32) was ignored: the default stood, unsaid
-        raise ConfigError(f"unknown option {unknown[0]!r} in {url!r}; the options are ack_wait and batch")
+        raise ConfigError(f"unknown option {unknown[0]!r} in {url!r}; the options are ack_wait, batch and lease")
+    parse_lease(url)
     batch = query.get("batch", [str(FETCH_BATCH)])[0]
     if not batch.isdigit() or not 1 <= int(batch) <= FETCH_BATCH_MAX:
         raise ConfigError(f"batch in {url!r} is not a whole number from 1 to {FETCH_BATCH_MAX}; write ?batch=16")
@@ -68,6 +77,20 @@ def parse_url(url: str) -> tuple[str, str, float, int]:
             "(deployment: lower-case letters, digits, _)"
         )
     return f"nats://{parts.netloc}", deployment, ack_wait, int(batch)
+
+
+def parse_lease(url: str) -> float:
+    """The ``?lease=SECONDS`` of ``url`` (:data:`LEASE_S` without one): the TTL of a new names bucket."""
+    text = parse_qs(urlsplit(url).query).get("lease", [str(LEASE_S)])[0]
+    try:
+        lease = float(text)
+    except ValueError:
+        lease = math.nan
+    if not LEASE_MIN_S <= lease <= LEASE_MAX_S:  # (NaN too)
+        raise ConfigError(
+            f"lease in {url!r} must be {LEASE_MIN_S:g} to {LEASE_MAX_S:g} seconds; write ?lease={LEASE_S:g}"
+        )
+    return lease
 
 
 def stream_config(deployment: str) -> api.StreamConfig:
@@ -117,10 +140,14 @@ async def _quiet(error: Exception) -> None:
 class NatsTransport:
     """``agent``'s connection: publishes as ``agent``, reads its durable consumer ``agent_<agent>``."""
 
-    def __init__(self, url: str, *, agent: str) -> None:
+    def __init__(self, url: str, *, agent: str, holder: str | None = None) -> None:
         self.agent = agent
         self.rejected: list[str] = []
         self.server, self.deployment, self.ack_wait, self.batch = parse_url(url)
+        self.lease = parse_lease(url)  # the names bucket's TTL once connected (the bucket's own, if it exists)
+        self.holder = (holder or f"transport-{uuid.uuid4().hex}").encode()  # none given: this connection alone
+        self._revision = 0  # the claim's revision in the names bucket (0: not held)
+        self._taken_by_other = False  # the claim lapsed and another database's agent took the name
         self.stream = f"AGI_{self.deployment.upper()}"
         self.prefix = f"agi.{self.deployment}"
         self._loop = asyncio.new_event_loop()
@@ -164,6 +191,7 @@ class NatsTransport:
             await self._js.stream_info(self.stream)
         except NotFoundError:
             await self._js.add_stream(stream_config(self.deployment))
+        await self._claim_name()
         consumer = api.ConsumerConfig(
             durable_name=f"agent_{self.agent}",
             ack_policy=api.AckPolicy.EXPLICIT,
@@ -175,6 +203,68 @@ class NatsTransport:
             consumer.filter_subject, durable=consumer.durable_name, stream=self.stream, config=consumer
         )
         self._keeping = asyncio.get_running_loop().create_task(self._keep_in_progress())
+        self._leasing = asyncio.get_running_loop().create_task(self._keep_name())
+
+    def where(self) -> str:
+        parts = urlsplit(self.server)
+        return f"nats://{parts.hostname}:{parts.port or DEFAULT_PORT}/{self.deployment}"
+
+    async def _claim_name(self) -> None:
+        """Claim the agent's name for this holder before subscribing, or raise :class:`NameInUse` (one line)."""
+        bucket = f"AGI_{self.deployment.upper()}_NAMES"
+        try:
+            self._names = await self._js.create_key_value(api.KeyValueConfig(bucket=bucket, ttl=self.lease, history=1))
+        except BadRequestError:  # the bucket exists with another TTL (another agent's ?lease=): its TTL holds
+            self._names = await self._js.key_value(bucket)
+        info = await self._js.stream_info(f"KV_{bucket}")
+        self.lease = info.config.max_age or self.lease
+        if await self._claim() is None:
+            return
+        raise NameInUse(
+            f"agent name {self.agent!r} is in use on {self.where()} by an agent of another database; stop that "
+            f"agent (a killed one's claim lapses within {self.lease:g} s) or run this one on another deployment "
+            "(two databases with one name would take each other's messages)"
+        )
+
+    async def _claim(self) -> bytes | None:
+        """Hold the name (create the claim, or renew our own); None when held, else the other holder."""
+        for _ in range(5):  # each turn: the claim changed hands, lapsed or was renewed between two requests
+            try:
+                self._revision = await self._names.create(self.agent, self.holder)
+                return None
+            except KeyWrongLastSequenceError:
+                pass
+            try:
+                entry = await self._names.get(self.agent)
+            except KeyNotFoundError:
+                continue  # it lapsed meanwhile
+            if entry.value != self.holder:
+                return entry.value or b""
+            try:  # ours (another process of this agent, or ours before a lapse): renewed from its revision
+                self._revision = await self._names.update(self.agent, self.holder, last=entry.revision)
+                return None
+            except KeyWrongLastSequenceError:
+                continue
+        return None  # contended by this holder's own processes only: held
+
+    async def _keep_name(self) -> None:
+        """Renew the claim every third of the lease, while this process lives (a kill stops it: the claim lapses).
+        A claim that lapsed (the broker away longer than the lease) is taken again; if another database's agent
+        took the name meanwhile, this one fetches nothing (one warning) until it is free again."""
+        while True:
+            await asyncio.sleep(self.lease / 3)
+            with contextlib.suppress(Exception):  # the broker is away: renewed at the next turn
+                try:
+                    self._revision = await self._names.update(self.agent, self.holder, last=self._revision)
+                    other = None
+                except KeyWrongLastSequenceError:
+                    other = await self._claim()
+                if other is not None and not self._taken_by_other:
+                    self.rejected.append(
+                        f"agent name {self.agent!r} was taken on {self.where()} by an agent of another database "
+                        "while this one's claim had lapsed; this agent takes no messages until that one stops"
+                    )
+                self._taken_by_other = other is not None
 
     async def _disconnected(self) -> None:
         self._lost.set()
@@ -263,6 +353,10 @@ class NatsTransport:
         acknowledged: a process that dies with them gets them again after the ack wait, and :meth:`close`
         gives them back at once)."""
         wait = max(timeout_s, FETCH_MIN_S)
+        if self._taken_by_other:  # another database's agent has the name: its messages are not ours to take
+            self._give_back()
+            time.sleep(timeout_s)
+            return []
         pulling, self._prefetch = self._prefetch, None
         try:
             if pulling is None:
@@ -379,6 +473,9 @@ class NatsTransport:
     async def _shutdown(self) -> None:
         """Close the connection, then cancel what nats-py left running (so the loop closes clean)."""
         try:
+            if self._revision and not self._taken_by_other:  # let go of the name: it is free at once, not in a lease
+                with contextlib.suppress(Exception):  # (only as we last renewed it: another process of ours renews)
+                    await asyncio.wait_for(self._names.delete(self.agent, last=self._revision), CONNECT_TIMEOUT_S)
             if self._nc is not None:
                 await asyncio.wait_for(self._nc.close(), CONNECT_TIMEOUT_S)
         finally:

@@ -72,7 +72,7 @@ def test_the_url_sets_the_batch_and_a_bad_one_is_one_line(tmp_path, nats_url):
     for wait in ("0", "-1", "nan", "inf"):
         with pytest.raises(ConfigError, match=r"ack_wait in .* must be at least 0.1 s; write \?ack_wait=30"):
             _agent(tmp_path, "carol", f"{nats_url}/x?ack_wait={wait}")
-    with pytest.raises(ConfigError, match=r"unknown option 'batc' in .*; the options are ack_wait and batch"):
+    with pytest.raises(ConfigError, match=r"unknown option 'batc' in .*; the options are ack_wait, batch and lease"):
         _agent(tmp_path, "carol", f"{nats_url}/x?batc=32")  # a typo was ignored: the default stood
 
 
