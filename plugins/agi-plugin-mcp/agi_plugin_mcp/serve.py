@@ -92,7 +92,8 @@ def build_server(kernels: KernelThread) -> MCPServer:
         source = source_of(client_name(ctx))
 
         def run(kernel: Any) -> str:
-            record = kernel.tick(text, source=source, speaker=source.removeprefix("mcp:"))
+            # the client is the channel the user speaks through, not a speaker: "my name" is the user's
+            record = kernel.tick(text, source=source, channel=source.removeprefix("mcp:"))
             return str(record.final_output) if record is not None else ""
 
         reply = str(await kernels.run(run))
