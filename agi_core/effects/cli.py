@@ -30,7 +30,7 @@ def warn_pending(kernel: Any) -> None:
 @click.pass_obj
 def intents(state: Any, as_json: bool, retry: int | None, abandon: int | None) -> None:
     """List write/external tool calls committed as intents but never receipted."""
-    kernel = state.open_kernel(warn=False)
+    kernel = state.open_kernel(existing=True, warn=False)
     if retry is not None:
         click.echo(kernel.retry_intent(retry).final_output)
         return

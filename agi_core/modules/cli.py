@@ -36,7 +36,7 @@ def modules(ctx: click.Context, as_json: bool) -> None:
     """List the cognitive modules in run order: plugin, priority, phases, contracts, state size."""
     if ctx.invoked_subcommand is not None:
         return
-    rows = module_rows(ctx.obj.open_kernel(warn=False))
+    rows = module_rows(ctx.obj.open_kernel(existing=True, warn=False))
     if as_json:
         click.echo(json.dumps(rows, ensure_ascii=False))
         return
@@ -55,7 +55,7 @@ def modules(ctx: click.Context, as_json: bool) -> None:
 @click.pass_obj
 def show(state: Any, name: str, as_json: bool) -> None:
     """Print module NAME's stored state (key = value, or --json)."""
-    kernel = state.open_kernel(warn=False)
+    kernel = state.open_kernel(existing=True, warn=False)
     known = [module.name for module in kernel.modules]
     stored = dump_state(kernel.store, name)
     if name not in known and not stored:

@@ -49,7 +49,7 @@ def schedule_add(state: Any, name: str, every: str | None, at: str | None, cron:
 @click.pass_obj
 def schedule_list(state: Any, as_json: bool) -> None:
     """List the jobs, with their next due time, runs and missed (coalesced) runs."""
-    found = list_jobs(state.open_kernel())
+    found = list_jobs(state.open_kernel(existing=True))
     if as_json:
         click.echo(json.dumps([to_data(job) for job in found], indent=2, ensure_ascii=False))
         return

@@ -31,7 +31,7 @@ def _split(name: str) -> tuple[str, str]:
 @click.pass_obj
 def config_list(state: Any, as_json: bool) -> None:
     """Print every plugin setting: value, where it comes from, description."""
-    rows = state.open_kernel().plugin_settings.rows()
+    rows = state.open_kernel(existing=True).plugin_settings.rows()
     if as_json:
         click.echo(json.dumps(rows, ensure_ascii=False))
         return

@@ -21,4 +21,11 @@ READ_ONLY_COMMANDS: list[list[str]] = [
     ["state", "checkpoints"],
     ["state", "history"],
     ["state", "export"],
+    ["status"],
+    ["modules"],
+    ["modules", "--json"],
+    ["modules", "show", "autonomy", "--json"],
+    ["schedule", "list"],
+    ["config", "list"],
+    ["intents"],
 ]

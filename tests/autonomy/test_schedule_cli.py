@@ -77,6 +77,7 @@ def test_add_list_remove(tmp_path):
     ],
 )
 def test_bad_requests_get_one_line_and_store_nothing(tmp_path, capsys, args, message):
+    assert _agi(tmp_path, "init", "--name", "a").exit_code == 0  # an agent: its jobs stay none
     code, captured = _main(tmp_path, capsys, "schedule", "add", "job", *args)
     assert code == 1
     assert captured.err.startswith("Error: ") and message in captured.err

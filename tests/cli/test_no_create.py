@@ -10,9 +10,11 @@ from tests.cli.conftest import Agi, agi_process
 READ_ONLY = READ_ONLY_COMMANDS
 
 
+@pytest.mark.parametrize("folder", ["nested", ""])
 @pytest.mark.parametrize("args", READ_ONLY, ids=" ".join)
-def test_read_only_command_on_a_missing_database_creates_nothing(agi: Agi, tmp_path, args) -> None:
-    db = tmp_path / "nested" / "mistyped.db"
+def test_read_only_command_on_a_missing_database_creates_nothing(agi: Agi, tmp_path, args, folder) -> None:
+    """In a missing folder, and beside other files (``agi modules show`` once made ``typo.db`` and its key)."""
+    db = tmp_path / folder / "mistyped.db"
     result = agi("--db", str(db), *args)
     assert (result.exit_code, result.stdout) == (1, "")
     assert result.stderr == f"Error: no agent database at {db} (create one with agi run)\n"
