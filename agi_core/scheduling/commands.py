@@ -60,9 +60,12 @@ def stepped_back(kernel: Kernel, now_ms: int) -> list[jobs.Job]:
 
 def due_jobs(kernel: Kernel, limit: int = 10) -> list[JournalRecord]:
     """Run the jobs due now, each as its tick (``agi chat`` after each line: a reminder set there fires
-    there); at most ``limit``, and none without a clock."""
+    there); at most ``limit``, and none without a clock. A job a clock stepped back left due too late is
+    brought back first (a ``schedule_realign`` tick, as ``agi run --follow`` does)."""
     records: list[JournalRecord] = []
     clock = kernel.config.clock
+    if clock is not None and stepped_back(kernel, int(clock())):
+        records.extend(kernel.command_ticks("schedule_realign", {}))
     while clock is not None and len(records) < limit and (job := next_due(kernel, int(clock()))) is not None:
         record = kernel.tick(job.say, source=job.source)
         if record is None:  # another process ran it first

@@ -9,7 +9,7 @@ from agi_core.kernel import Kernel
 from agi_core.memory import jobs_table
 from agi_core.replay import replay
 from agi_core.scheduling.clock import CLOCK_EXTERNAL, PinnedClock, SimulatedClock, iso_ms
-from agi_core.scheduling.commands import list_jobs, next_due
+from agi_core.scheduling.commands import due_jobs, list_jobs, next_due
 from agi_core.scheduling.follow import Follow
 from agi_core.scheduling.when import cron_next_ms, parse_at_ms, parse_duration_ms
 from tests.autonomy.conftest import START_MS
@@ -171,6 +171,26 @@ def test_a_clock_that_steps_back_brings_every_and_cron_jobs_back_and_replay_rebu
             offline.replay_tick(orjson.loads(text))
             assert offline.last_journal_text == text
         assert jobs_table.all_jobs(offline.store.conn) == live_jobs
+
+
+def test_agi_chat_brings_jobs_back_after_a_clock_step_back_too(kernel, sim):
+    """agi chat runs due jobs after each line (due_jobs): a clock stepped back an hour left a job every
+    60 s silent for the hour there, though --follow realigned it."""
+    _add(kernel, "ping", every_ms=60 * S)
+
+    def _chat_jobs(kernel):
+        kernel.config.clock.refresh()  # the fixture's clock is pinned; agi chat's reads the wall clock each time
+        return due_jobs(kernel)
+
+    sim.ms += 61 * S
+    assert [r.input.source for r in _chat_jobs(kernel)] == ["schedule:ping"]
+    sim.ms -= 3600 * S  # the clock steps back an hour
+    realigned = _chat_jobs(kernel)
+    assert [r.router_decision.agent for r in realigned] == ["command:schedule_realign"]
+    assert _job(kernel, "ping").next_due_ms == sim.ms + 60 * S
+    sim.ms += 60 * S
+    assert [r.input.source for r in _chat_jobs(kernel)] == ["schedule:ping"]  # a period later, not an hour
+    assert _chat_jobs(kernel) == []
 
 
 @pytest.mark.parametrize(
