@@ -554,6 +554,12 @@ class Plugins:
         elif _power_of_ten(times):
             print(f"agi: warning: {failure} ({times} times)", file=sys.stderr)
 
+    def versions(self) -> dict[str, Any]:
+        """agi-core's version, and each loaded third-party plugin's (``{"agi-core": V, "plugins": {name: V}}``):
+        what the kernel records as the versions that wrote the journal (:mod:`agi_core.memory.versions_meta`)."""
+        plugins = {name: version for name, version in self._versions.items() if name not in self._builtin}
+        return {"agi-core": _agi_core_version(), "plugins": dict(sorted(plugins.items()))}
+
     def info(self) -> list[PluginInfo]:
         """Name, version and implemented hooks of every loaded plugin."""
         rows = []

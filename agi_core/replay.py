@@ -41,6 +41,8 @@ class Mismatch:
     expected: Any
     actual: Any
     reason: str | None = None  # replay could not go on (an external the journal does not hold): no values to diff
+    # "tick N was written by agi-core V with plugins …; this is …" when the journal's recorded versions differ
+    versions: str | None = None
 
     def headline(self) -> str:
         return f"REPLAY_MISMATCH tick={self.tick} field={self.field}"
@@ -48,16 +50,17 @@ class Mismatch:
     def diff(self) -> str:
         """A unified diff of the expected and actual values, pretty-printed as JSON; or why replay stopped."""
         if self.reason is not None:
-            return REPLAY_STOPPED.format(reason=self.reason.rstrip("."))
+            stopped = REPLAY_STOPPED.format(reason=self.reason.rstrip("."))
+            return stopped + (f": {self.versions}" if self.versions else "")
 
         def lines(value: Any) -> list[str]:
             return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False).splitlines()
 
-        return "\n".join(
-            difflib.unified_diff(
-                lines(self.expected), lines(self.actual), "expected (journal)", "actual (replay)", lineterm=""
-            )
+        diff = difflib.unified_diff(
+            lines(self.expected), lines(self.actual), "expected (journal)", "actual (replay)", lineterm=""
         )
+        written = [f"{self.versions}; replay with the versions that wrote the journal"] if self.versions else []
+        return "\n".join([*diff, *written])
 
 
 @attrs.frozen
@@ -143,6 +146,7 @@ def replay_records(
     backend: str = "sqlite",
     produced: list[JournalRecord] | None = None,
     settings: Mapping[str, Mapping[str, Any]] | None = None,
+    written_by: list[dict[str, Any]] | None = None,
 ) -> ReplayReport:
     """Replay journal ``records`` after the state in ``start`` (a checkpoint file), on ``backend``.
 
@@ -155,6 +159,8 @@ def replay_records(
     copied beside the scratch database so services reading them see what they saw live.
     ``resolve`` turns blob references in stored text back into the strings they stand for.
     ``key_file`` is the agent's journal key, needed when ``start`` is one of its checkpoints.
+    ``written_by`` is the journal's version history (:func:`agi_core.memory.versions_meta.history`):
+    a mismatch names the versions that wrote its tick when they are not the running ones.
     """
     from agi_core.kernel import Kernel
 
@@ -203,13 +209,23 @@ def replay_records(
                     continue
                 mismatch = compare(record, to_data(replayed))
                 if mismatch is not None:
-                    return ReplayReport(count, first, mismatch, fields)
+                    versions = _versions_differ(kernel, written_by, mismatch.tick)
+                    return ReplayReport(count, first, attrs.evolve(mismatch, versions=versions), fields)
         except ReplayMismatch as exc:
             tick = first + count
-            return ReplayReport(count, first, Mismatch(tick, "externals", None, None, reason=str(exc)), fields)
+            versions = _versions_differ(kernel, written_by, tick)
+            stopped = Mismatch(tick, "externals", None, None, reason=str(exc), versions=versions)
+            return ReplayReport(count, first, stopped, fields)
         finally:
             kernel.close()
     return ReplayReport(count, first, fields=fields if count else len(REPLAY_FIELDS))
+
+
+def _versions_differ(kernel: Any, written_by: list[dict[str, Any]] | None, tick: int) -> str | None:
+    """Which versions wrote ``tick``, when the journal recorded them and they are not this replay's."""
+    from agi_core.memory import versions_meta
+
+    return versions_meta.difference(written_by or [], tick, kernel.plugins.versions()) if written_by else None
 
 
 def _store_settings(kernel: Any, settings: Mapping[str, Mapping[str, Any]]) -> None:
@@ -243,6 +259,7 @@ def replay(
     from agi_core.errors import ConfigError
     from agi_core.journal_key import key_file, load
     from agi_core.kernel import stored_seed
+    from agi_core.memory import versions_meta
     from agi_core.memory.sqlite_store import SqliteStore
     from agi_core.opening import is_url, open_store
 
@@ -263,6 +280,7 @@ def replay(
         with store.read_snapshot():  # the records replayed are the records verified
             _require_intact_chain(store, key, db)
             records = [text for _tick, _id, text, _chain in store.journal_rows()]
+            written_by = versions_meta.history(store)
         return replay_records(
             records,
             seed=seed,
@@ -272,6 +290,7 @@ def replay(
             resolve=lambda data: blobs.resolve(data, store.get_blob),
             key_file=key_file(store),
             backend=backend,
+            written_by=written_by,
         )
     finally:
         store.close()

@@ -38,6 +38,7 @@ def replay(
     """
     from agi_core.checkpoints import checkpoint_file
     from agi_core.journal_key import key_path
+    from agi_core.memory import versions_meta
     from agi_core.memory.sqlite_store import SqliteStore
     from agi_core.replay import replay_records
 
@@ -62,6 +63,7 @@ def replay(
         key_file=key_path(path),
         produced=None if compare else produced,
         settings=overrides.get("settings"),
+        written_by=versions_meta.history(store),
     )
     if compare:
         return report

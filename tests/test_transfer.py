@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from agi_core.plugins import _agi_core_version
+
 SAID = "the capital of Peru is Lima\nmy favorite color is green\n2*21\nwhat is the capital of Peru?\n"
 
 
@@ -32,6 +34,11 @@ def test_an_exported_agent_imports_with_every_row_identical_and_replays_equal(ru
     verified = run_agi(last, "journal", "verify")
     assert verified.returncode == 0 and "state OK: every row matches the seal at tick 5" in verified.stdout
     assert run_agi(last, "run", stdin="what is the capital of Peru?\n").stdout == "The capital of Peru is Lima.\n"
+    core = _agi_core_version()  # the versions that wrote the ticks moved with them
+    assert (
+        run_agi(last, "status").stdout.splitlines()[-1]
+        == f"written by: ticks 1..6: agi-core {core} with no other plugins"
+    )
 
 
 def test_a_truncated_export_is_refused_and_nothing_is_imported(run_agi, tmp_path: Path):

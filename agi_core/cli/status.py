@@ -1,4 +1,5 @@
-"""``agi status``: what the agent holds, in a few lines (ticks, facts, goals, jobs, modules, last tick).
+"""``agi status``: what the agent holds, in a few lines (ticks, facts, goals, jobs, modules, last tick, and the
+agi-core and plugin versions that wrote its ticks).
 
 A view: it opens the agent read-only (a missing database is an error, nothing is created) and
 runs no tick.
@@ -17,6 +18,7 @@ from agi_core.brain.stage0.habits import quoted
 
 def status_rows(kernel: Any) -> dict[str, Any]:
     """The figures ``agi status`` prints, as plain data."""
+    from agi_core.memory import versions_meta
     from agi_core.scheduling import goals, jobs
     from agi_core.scheduling.clock import iso_ms
     from agi_core.serialization import from_data
@@ -47,6 +49,8 @@ def status_rows(kernel: Any) -> dict[str, Any]:
         "jobs": len(all_jobs),
         "next_job_due": iso_ms(min(due)) if due else None,
         "modules": [module.name for module in kernel.modules],
+        "versions": versions_meta.history(kernel.store),  # which agi-core and plugins wrote the ticks, from which tick
+        "written_by": versions_meta.spans(versions_meta.history(kernel.store), last_tick or 0),
     }
 
 
@@ -54,7 +58,8 @@ def status_rows(kernel: Any) -> dict[str, Any]:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_obj
 def status_command(state: Any, as_json: bool) -> None:
-    """Print the agent's ticks, facts, goals, jobs, modules and last tick (runs no tick)."""
+    """Print the agent's ticks, facts, goals, jobs, modules, last tick and the versions that wrote its ticks
+    (agi-core and plugins; runs no tick)."""
     rows = status_rows(state.open_kernel(existing=True, warn=False))
     if as_json:
         click.echo(json.dumps(rows, ensure_ascii=False))
@@ -73,4 +78,5 @@ def status_command(state: Any, as_json: bool) -> None:
         lines.append(f"last tick: {last['tick']}: {said} → {quoted(last['reply'] or '')}")
     else:
         lines.append("last tick: none")
+    lines += [f"written by: {span}" for span in rows["written_by"]]
     click.echo("\n".join(lines))

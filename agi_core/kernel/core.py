@@ -182,6 +182,7 @@ class Kernel:
         and under the write lock when another process wrote: see :meth:`write_lock`)."""
         self._data_version = self.store.data_version()  # first: a commit after this forces another reload
         self._stored_name: str | None = None  # own_name()'s, read again after a reload (rollback, another process)
+        self.versions_noted = False  # the stored version history ends with this run's versions (read at the next tick)
         self.determinism.counter = int(self.store.meta_get("counter", "0") or 0)
         self.tick_count = int(self.store.meta_get("tick", "0") or 0)
         self._last_chain = self.store.last_chain()

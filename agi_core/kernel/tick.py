@@ -18,6 +18,7 @@ from agi_core.externals import Externals, wall_reading
 from agi_core.faults import fault_point
 from agi_core.inputs import preview
 from agi_core.journal import HEAD, head_value
+from agi_core.memory import versions_meta
 from agi_core.messaging import inbox, outbox
 from agi_core.model import (
     PLAN_STEPS_MAX,
@@ -204,7 +205,7 @@ def conduct_steps(
             goal=working.active_goal,
             beliefs=beliefs_for(state, sem_reads=ctx.sem_reads, checked=held),
         )
-        store(kernel, tick, record, percept, working, started)
+        store(kernel, tick, record, percept, working, started, note_versions=not externals.replaying)
         ctx.module_tick = modules.reason.module_tick = None  # no reference cycle left: the tick is freed at once
         fault_point("tick.before_commit")
         return record
@@ -270,10 +271,22 @@ def remember(
 
 
 def store(
-    kernel: Kernel, tick: int, record: JournalRecord, percept: Input, working: WorkingMemory, started: int
+    kernel: Kernel,
+    tick: int,
+    record: JournalRecord,
+    percept: Input,
+    working: WorkingMemory,
+    started: int,
+    *,
+    note_versions: bool = True,
 ) -> None:
     """Rule 3: episodes, working memory, meta and the journal record, in the tick's transaction; beside them
-    the tick's duration since ``started`` (a :mod:`~agi_core.kernel.stopwatch` reading), where the backend keeps it."""
+    the tick's duration since ``started`` (a :mod:`~agi_core.kernel.stopwatch` reading), where the backend keeps it.
+
+    A run's first live tick (and the first after another process wrote) also appends this run's agi-core and
+    plugin versions to the ``versions`` meta row when they differ from the last recorded
+    (:mod:`agi_core.memory.versions_meta`); a replayed tick records none (its writer's are not this process's).
+    """
     stamp = record.timestamp
     # the tick's recorded wall clock (AgentOne: every interaction is timestamped): the kernel clock's,
     # else a reading the tick took when it needed the time; the deterministic ``timestamp`` stays
@@ -312,12 +325,17 @@ def store(
     kernel.store.append_journal(tick, record.id, text, chain)
     kernel.last_journal_text, kernel._last_chain = text, chain
     kernel._last_observation_ok = record.observation.success
+    versions: dict[str, str] = {}
+    if note_versions and not kernel.versions_noted:
+        versions = versions_meta.note(kernel.store, tick, kernel.plugins.versions())
+        kernel.versions_noted = True  # reset by reload(): a failed tick, a rollback, another process's commit
     kernel.store.meta_update(
         {
             "tick": str(tick),
             "counter": str(kernel.determinism.counter),
             "last_observation_ok": "1" if record.observation.success else "0",
             HEAD: head_value(kernel.journal_key, tick, chain),
+            **versions,
         }
     )
     if kernel.tick_timings is not None:  # last: the measurement covers everything the tick stored

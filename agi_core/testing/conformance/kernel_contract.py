@@ -204,6 +204,57 @@ class KernelContract(Harness):
         assert inputs == expected
         assert verify_agent(kernel.store, kernel.journal_key).ok
 
+    def test_the_versions_that_wrote_the_ticks_are_stored_once_per_change_and_sealed(
+        self, backend: str, tmp_path: Any
+    ) -> None:
+        from agi_core.memory import versions_meta
+
+        def opened(version: str) -> Kernel:
+            plugins = self.plugins()
+            plugins.add_module(brains.PLUGIN, name="brain_pack", version=version)
+            workspace = tmp_path / "workspace"
+            return Kernel.open(
+                tmp_path / "versions.db",
+                seed=SEED,
+                plugins=plugins,
+                backend=backend,
+                brain=brains.NAME,
+                workspace=workspace,
+            )
+
+        with opened("1.0") as kernel:
+            first = kernel.plugins.versions()
+            assert first["plugins"]["brain_pack"] == "1.0"
+            kernel.tick("remember blue")
+            with pytest.raises(KeyboardInterrupt):
+                kernel.tick("interrupt red")
+            kernel.tick("remember red")
+            assert versions_meta.history(kernel.store) == [{"tick": 1, **first}]
+        with opened("1.0") as kernel:  # a run with the same versions adds nothing
+            kernel.tick("remember green")
+            assert versions_meta.history(kernel.store) == [{"tick": 1, **first}]
+        with opened("2.0") as kernel:
+            second = kernel.plugins.versions()
+            kernel.tick("remember gold")
+            kernel.tick("remember grey")
+            records = [text for _tick, _id, text, _chain in kernel.store.journal_rows()]
+        assert second["plugins"]["brain_pack"] == "2.0"
+        with opened("2.0") as kernel:
+            entries = versions_meta.history(kernel.store)
+            assert entries == [{"tick": 1, **first}, {"tick": 4, **second}]
+            assert versions_meta.difference(entries, 3, second) == (
+                f"tick 3 was written by {versions_meta.describe(first)}; this is {versions_meta.describe(second)}"
+            )
+            assert verify_agent(kernel.store, kernel.journal_key).problems() == []  # sealed at each close
+            plugins = self.plugins()
+            plugins.add_module(brains.PLUGIN, name="brain_pack", version="1.0")
+            report = replay_records(records, seed=SEED, plugins=plugins, backend=backend, written_by=entries)
+            assert (report.ok, report.ticks) == (True, 5)  # the records hold no versions: replay compares as before
+            with kernel.store.tick_transaction():  # a history rewritten outside any tick
+                kernel.store.meta_set(versions_meta.KEY, "[]")
+            problems = verify_agent(kernel.store, kernel.journal_key).problems()
+            assert problems == ["STATE_CHANGED meta key 'versions': changed outside the journal"]
+
     def test_tampering_outside_the_journal_is_detected(self, open_agent: Opener) -> None:
         kernel = self._agent(open_agent)
         kernel.tick("remember blue")
