@@ -1,8 +1,10 @@
 """The inspector's Starlette app: server-rendered pages over one open kernel, and a server-sent event stream.
 
 Every page reads through :mod:`agi_plugin_inspector.views` under one lock (the kernel and its
-store serve one caller at a time). Nothing is written unless the app was made with
-``allow_chat=True``, and then only by the chat box's ticks.
+store serve one caller at a time); the memory search's embedding runs beside it, taking the lock
+only to list and to store (:mod:`agi_plugin_inspector.embedding`). Nothing but derived data (the
+memories and their vectors) is written unless the app was made with ``allow_chat=True``, and then
+only by the chat box's ticks.
 """
 
 from __future__ import annotations
@@ -27,10 +29,12 @@ from starlette.templating import Jinja2Templates
 from agi_core.errors import AgiError
 from agi_plugin_inspector import dag, views
 from agi_plugin_inspector.access import TokenGate, is_loopback, new_form_key, same
+from agi_plugin_inspector.embedding import CatchUp
 
 HERE = Path(__file__).resolve().parent
 SHOWN_CHARS = 2000  # a value longer than this is cut in tables (the tick page shows it whole, wrapped)
 CHAT_TURNS = 20
+EMBED_WAIT_S = 2.0  # a search waits this long for the memories to be embedded, then shows how far it got
 
 
 def cut(value: Any, limit: int = SHOWN_CHARS) -> str:
@@ -47,13 +51,17 @@ def templates() -> Jinja2Templates:
 class Inspector:
     """The state one app serves: the CLI state (``db``, ``seed``, ``plugins``, ``open_kernel``) and its options."""
 
-    def __init__(self, state: Any, *, allow_chat: bool = False, poll_s: float = 0.5) -> None:
+    def __init__(
+        self, state: Any, *, allow_chat: bool = False, poll_s: float = 0.5, embed_wait_s: float = EMBED_WAIT_S
+    ) -> None:
         self.state = state
         self.allow_chat = allow_chat
         self.poll_s = poll_s
+        self.embed_wait_s = embed_wait_s
         self.lock = threading.Lock()
         self.form_key = new_form_key()
         self.kernel = state.open_kernel(existing=True, warn=False)
+        self.catch_up = CatchUp(self.kernel, self.lock)
         self.templates = templates()
 
     def page(self, request: Request, name: str, status: int = 200, **context: Any) -> Response:
@@ -128,9 +136,15 @@ class Inspector:
         query = request.query_params.get("q", "").strip()
         prefix = request.query_params.get("prefix", "")
         k = min(max(_int(request.query_params.get("k")) or 10, 1), 100)
-        hits = self.read(views.search, self.kernel, query, k) if query else []
+        # the memories without a vector are embedded outside the lock (other pages keep answering); until
+        # they are, the page says how far it got and reloads
+        embedding = bool(query) and not self.catch_up.ready(self.embed_wait_s)
+        hits = self.read(views.search, self.kernel, query, k) if query and not embedding else []
         facts = self.read(views.facts, self.kernel.store, prefix)
-        return self.page(request, "memory.html", query=query, k=k, hits=hits, facts=facts, prefix=prefix)
+        return self.page(
+            request, "memory.html", query=query, k=k, hits=hits, facts=facts, prefix=prefix,
+            embedding=(self.catch_up.done, self.catch_up.total) if embedding else None,
+        )  # fmt: skip
 
     def checkpoints(self, request: Request) -> Response:
         with self.lock:
@@ -222,9 +236,10 @@ def create_app(
     token: str | None = None,
     host: str = "127.0.0.1",
     poll_s: float = 0.5,
+    embed_wait_s: float = EMBED_WAIT_S,
 ) -> Starlette:
     """The inspector of the agent ``state`` opens (an existing one: nothing is created)."""
-    inspector = Inspector(state, allow_chat=allow_chat, poll_s=poll_s)
+    inspector = Inspector(state, allow_chat=allow_chat, poll_s=poll_s, embed_wait_s=embed_wait_s)
 
     async def error_page(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 400

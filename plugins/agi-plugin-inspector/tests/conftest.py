@@ -96,16 +96,18 @@ def cli_state(db: Path, *extra: Any) -> CliState:
 
 @pytest.fixture
 def serve() -> Iterator[Callable[..., str]]:
-    """``serve(db, *plugins, **create_app options) -> base URL``: the inspector on a real uvicorn, free port."""
+    """``serve(db, *plugins, **create_app options) -> base URL``: the inspector on a real uvicorn, free port
+    (``serve.apps[url]``: the app served there)."""
     import uvicorn
     from agi_plugin_inspector.app import create_app
     from agi_plugin_inspector.cli import listening_socket
 
     running: list[tuple[Any, threading.Thread, CliState]] = []
+    apps: dict[str, Any] = {}
 
     def start(db: Path, *extra: Any, **options: Any) -> str:
         state = cli_state(db, *extra)
-        app = create_app(state, poll_s=0.2, **options)
+        app = create_app(state, **{"poll_s": 0.2, **options})
         sock = listening_socket("127.0.0.1", 0)
         config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=1)
         server = uvicorn.Server(config)
@@ -116,8 +118,11 @@ def serve() -> Iterator[Callable[..., str]]:
             assert time.monotonic() < deadline, "the inspector did not start in 30 s"
             time.sleep(0.05)
         running.append((server, thread, state))
-        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        apps[url] = app
+        return url
 
+    start.apps = apps  # type: ignore[attr-defined]  # the app served at each URL
     yield start
     for server, thread, state in running:
         server.should_exit = True

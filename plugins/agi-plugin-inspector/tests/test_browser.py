@@ -115,10 +115,20 @@ def test_hostile_memory_stays_text(
 ) -> None:
     browser.get(serve(agent_db, allow_chat=True) + path)
     wait(browser, lambda b: b.execute_script("return document.readyState") == "complete")
+    wait(browser, lambda b: not b.find_elements(By.ID, "embedding"))  # a search: the page reloads until it ran
     assert browser.execute_script("return window.__xss === undefined")  # no script, handler or onload ran
     shown = browser.find_element(By.TAG_NAME, "main").text
     assert hostile.script in shown or hostile.svg in shown  # the markup is shown as the text it is
     assert browser.find_elements(By.CSS_SELECTOR, "main script, main img, main iframe") == []
+
+
+def test_a_search_page_reloads_until_the_memories_are_embedded(
+    agent_db: Path, serve: Callable[..., str], browser: Any
+) -> None:
+    browser.get(serve(agent_db, embed_wait_s=0) + "/memory?q=what+is+my+name&k=3")
+    assert browser.find_element(By.ID, "embedding").text.startswith("Embedding the agent's memories for search: ")
+    scores = wait(browser, lambda b: b.find_elements(By.CSS_SELECTOR, "#hits td.score"))
+    assert len(scores) == 3 and browser.find_elements(By.ID, "embedding") == []
 
 
 def test_a_very_long_line_wraps_and_replaced_bytes_show(
