@@ -13,6 +13,7 @@ import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import anyio
 from jinja2 import Environment, FileSystemLoader
@@ -77,10 +78,7 @@ class Inspector:
     # -- pages ---------------------------------------------------------------------------
     def timeline(self, request: Request) -> Response:
         query = request.query_params
-        filters = views.Filters(
-            source=query.get("source", ""), agent=query.get("agent", ""), code=query.get("code", ""),
-            text=query.get("q", ""),
-        )  # fmt: skip
+        filters = _filters(query)
         before = _int(query.get("before"))
         store = self.kernel.store
         with self.lock:
@@ -96,7 +94,8 @@ class Inspector:
             count=count,
             older=found.older,
             searched=found.searched,
-            live=before is None,
+            live=before is None,  # the newest ticks: those journaled later that pass the filters come live
+            filtered=urlencode({key: value for key, value in query.items() if key in FILTER_KEYS and value}),
         )
 
     def tick(self, request: Request) -> Response:
@@ -179,7 +178,8 @@ class Inspector:
             return self.kernel.tick(text)
 
     async def events(self, request: Request) -> Response:
-        """Server-sent events: a ``tick`` event with the rendered timeline rows of every new tick."""
+        """Server-sent events: a ``tick`` event with the rendered timeline rows of every new tick (that passes the
+        timeline's filters, given as its query parameters)."""
         from sse_starlette.sse import EventSourceResponse
 
         # a browser that reconnects sends the last event's id: it has the rows up to that tick already
@@ -188,27 +188,29 @@ class Inspector:
             after = _int(request.query_params.get("after"))
         if after is None:
             after = self.read(views.tick_count, self.kernel.store)
-        return EventSourceResponse(self._new_ticks(request, after), ping=15)
+        return EventSourceResponse(self._new_ticks(request, after, _filters(request.query_params)), ping=15)
 
-    async def _new_ticks(self, request: Request, after: int) -> AsyncIterator[dict[str, Any]]:
+    async def _new_ticks(self, request: Request, after: int, filters: views.Filters) -> AsyncIterator[dict[str, Any]]:
         row_template = self.templates.get_template("_rows.html")
         while not await request.is_disconnected():
-            after, rows = await anyio.to_thread.run_sync(self._rows_after, after)
+            after, rows = await anyio.to_thread.run_sync(self._rows_after, after, filters)
             if rows:
-                after = rows[-1]["tick"]
                 yield {"event": "tick", "id": str(after), "data": row_template.render(rows=rows[::-1])}
             await anyio.sleep(self.poll_s)
 
-    def _rows_after(self, after: int) -> tuple[int, list[dict[str, Any]]]:
-        """``(after, rows)``: the rows of the ticks after ``after``; ``after`` lowered to the journal's end when a
-        rollback shortened it (the ticks that replace the undone ones are sent as they come)."""
+    def _rows_after(self, after: int, filters: views.Filters | None = None) -> tuple[int, list[dict[str, Any]]]:
+        """``(last, rows)``: the rows of the ticks after ``after`` that pass ``filters``, and the last tick read
+        (``after`` lowered to the journal's end when a rollback shortened it: the ticks that replace the undone
+        ones are sent as they come)."""
         with self.lock:
             count = views.tick_count(self.kernel.store)
             after = min(after, count)
             if count <= after:
                 return after, []
             rows = [views.timeline_row(found) for found in views.journal(self.kernel.store, after)]
-            return after, views.timed(self.kernel.store, rows)
+            last = rows[-1]["tick"] if rows else after
+            kept = rows if filters is None else [row for row in rows if filters.keeps(row)]
+            return last, views.timed(self.kernel.store, kept)
 
 
 def shown_db(db: Any) -> str:
@@ -218,6 +220,17 @@ def shown_db(db: Any) -> str:
 
 
 TICK_MAX = 2**62  # past any journal, and inside SQLite's 64-bit integers (a larger one raised OverflowError: a 500)
+
+
+FILTER_KEYS = ("source", "agent", "code", "q")  # the timeline's filters, as query parameters
+
+
+def _filters(query: Any) -> views.Filters:
+    """The timeline's filters in a request's query parameters."""
+    return views.Filters(
+        source=query.get("source", ""), agent=query.get("agent", ""), code=query.get("code", ""),
+        text=query.get("q", ""),
+    )  # fmt: skip
 
 
 def _int(value: str | None) -> int | None:

@@ -161,3 +161,27 @@ def test_ticks_of_agi_run_follow_appear_live(agent_db: Path, serve: Callable[...
     finally:
         follow.terminate()
         follow.communicate(timeout=60)
+
+
+def test_a_filtered_timeline_gets_live_only_the_ticks_that_pass_its_filters(
+    agent_db: Path, serve: Callable[..., str], browser: Any
+) -> None:
+    browser.get(serve(agent_db) + "/?agent=math_agent")
+    wait(browser, lambda b: "live" in b.find_element(By.ID, "live-status").text)
+    follow = subprocess.Popen(
+        [sys.executable, "-m", "agi_core", "--db", str(agent_db), "run", "--follow", "--clock-every", "0",
+         "--maintain-every", "0"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "AGI_LOAD_PLUGINS": ""},
+    )  # fmt: skip
+    try:
+        assert follow.stdin is not None
+        follow.stdin.write("my name is Ann\n3 + 4\n")  # tick 13 (another agent), tick 14 (math_agent)
+        follow.stdin.flush()
+        row = wait(browser, lambda b: b.find_elements(By.ID, "tick-14"))[0]
+        assert "3 + 4 = 7" in row.text
+        shown = [row.get_attribute("id") for row in browser.find_elements(By.CSS_SELECTOR, "#ticks tr")]
+        assert shown == ["tick-14", "tick-12", "tick-3"]  # tick 13 did not pass the filter
+    finally:
+        follow.terminate()
+        follow.communicate(timeout=60)

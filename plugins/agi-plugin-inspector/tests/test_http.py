@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from agi_plugin_inspector.access import check_bind
-from agi_plugin_inspector.views import shown_ms
+from agi_plugin_inspector.views import Filters, shown_ms
 from starlette.testclient import TestClient
 
 from agi_core.errors import ConfigError
@@ -142,7 +142,7 @@ def test_the_live_stream_resumes_after_a_reconnect_and_goes_on_after_a_rollback(
     web, inspector = TestClient(app, base_url=LOCAL), app.state.inspector
     assert inspector._rows_after(12) == (12, [])
     after, rows = inspector._rows_after(10)
-    assert (after, [row["tick"] for row in rows]) == (10, [11, 12])
+    assert (after, [row["tick"] for row in rows]) == (12, [11, 12])  # the last tick read
     after, rows = inspector._rows_after(40)  # the stream's last tick is past the journal's end: a rollback
     assert (after, rows) == (12, [])
     with web.stream("GET", "/events?after=3", headers={"Last-Event-ID": "11"}) as events:
@@ -150,6 +150,31 @@ def test_the_live_stream_resumes_after_a_reconnect_and_goes_on_after_a_rollback(
             if line.startswith("id:"):
                 assert line == "id: 12"  # from the reconnect's last id, not from ?after=3
                 break
+
+
+def test_a_filtered_timeline_is_live_with_the_ticks_that_pass_its_filters(
+    agent_db: Path, inspector_app: Callable[..., Any]
+) -> None:
+    """A filtered timeline said "live: new ticks appear as they are journaled" but never subscribed: no new
+    tick came. It subscribes with its filters, and the stream sends the new ticks that pass them."""
+    app = inspector_app(agent_db)
+    web, inspector = TestClient(app, base_url=LOCAL), app.state.inspector
+    page = web.get("/?agent=math_agent&q=%2B&code=").text
+    assert "live: new ticks that pass the filters appear as they are journaled" in page
+    assert '<script src="/static/live.js" data-after="12" data-filters="agent=math_agent&amp;q=%2B">' in page
+    assert "live: new ticks appear as they are journaled" in web.get("/").text
+    older = web.get("/?before=3&agent=math_agent").text
+    assert 'id="live-status"></p>' in older and "live.js" not in older  # an older page is not live
+    after, rows = inspector._rows_after(2, Filters(agent="math_agent", text="+"))
+    assert (after, [row["tick"] for row in rows]) == (12, [3, 12])  # read to tick 12, two passed
+    assert inspector._rows_after(4, Filters(code="F1")) == (12, [])
+    with web.stream("GET", "/events?after=1&code=F1") as events:
+        event: list[str] = []
+        for line in events.iter_lines():
+            if not line and any(part.startswith("data:") for part in event):
+                break
+            event.append(line)
+    assert "id: 12" in event and ticks_shown("\n".join(event)) == [4]  # the F1 tick only
 
 
 def test_an_unknown_tick_is_a_404_page(agent_db: Path, client: Callable[..., TestClient]) -> None:

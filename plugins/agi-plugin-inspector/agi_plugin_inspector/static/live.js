@@ -1,8 +1,10 @@
-// Live timeline: the server sends each new tick's rows, already rendered (and escaped) by the server.
+// Live timeline: the server sends each new tick's rows (those that pass the page's filters), already rendered
+// (and escaped) by the server.
 (function () {
   var script = document.currentScript;
   var body = document.getElementById("ticks");
-  var source = new EventSource("/events?after=" + encodeURIComponent(script.dataset.after));
+  var filters = script.dataset.filters ? "&" + script.dataset.filters : "";
+  var source = new EventSource("/events?after=" + encodeURIComponent(script.dataset.after) + filters);
   source.addEventListener("tick", function (event) {
     body.insertAdjacentHTML("afterbegin", event.data);
     var empty = document.getElementById("empty");
