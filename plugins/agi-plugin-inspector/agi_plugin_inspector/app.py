@@ -129,7 +129,10 @@ class Inspector:
         )
 
     def modules(self, request: Request) -> Response:
-        return self.page(request, "modules.html", modules=self.read(views.modules, self.kernel))
+        with self.lock:
+            loaded = views.modules(self.kernel)
+            absent = views.absent_modules(self.kernel)
+        return self.page(request, "modules.html", modules=loaded, absent=absent)
 
     def memory(self, request: Request) -> Response:
         query = request.query_params.get("q", "").strip()

@@ -266,6 +266,29 @@ def modules(kernel: Any) -> list[dict[str, Any]]:
     ]
 
 
+def absent_modules(kernel: Any) -> list[dict[str, Any]]:
+    """The modules this agent ran (its newest tick's run order) or keeps state for whose plugin is not loaded in
+    this process (another ``AGI_LOAD_PLUGINS``, or not installed here), each with its stored state."""
+    from agi_core.memory.backend import ModuleStateStore
+    from agi_core.modules.state import dump_state
+
+    loaded = {module.name for module in kernel.modules}
+    newest = record(kernel.store, tick_count(kernel.store))
+    ran = [str(name) for name in ((newest or {}).get("modules") or {}).get("order", [])]
+    sizes = kernel.store.module_state_sizes() if isinstance(kernel.store, ModuleStateStore) else {}
+    names = [name for name in dict.fromkeys([*ran, *sorted(sizes)]) if name not in loaded]
+    return [
+        {
+            "name": name,
+            "ran": name in ran,
+            "state_keys": sizes.get(name, (0, 0))[0],
+            "state_bytes": sizes.get(name, (0, 0))[1],
+            "state": {key: dumps(value) for key, value in dump_state(kernel.store, name).items()},
+        }
+        for name in names
+    ]
+
+
 def search(kernel: Any, query: str, k: int = 10) -> list[dict[str, Any]]:
     """``agi memory search``: long-term memory hits with their score breakdown."""
     memory = kernel.long_term

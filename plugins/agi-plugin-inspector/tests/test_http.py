@@ -207,6 +207,23 @@ def test_modules_page_shows_each_module_and_its_stored_state(tmp_path: Path, cli
     assert re.search(r"<tr><td>social</td><td>perceive</td>.*?<code>profile/user</code>", tick, re.S)
 
 
+def test_modules_page_shows_the_agent_s_modules_whose_plugin_is_not_loaded(
+    tmp_path: Path, client: Callable[..., TestClient]
+) -> None:
+    """An agent run with a module plugin, inspected without it (AGI_LOAD_PLUGINS=inspector): the page listed
+    sem_council alone, as if the agent had no other module, and hid the other one's stored state."""
+    import agi_plugin_social.plugin as social
+
+    with open_kernel(tmp_path / "s.db", social, seed="insp") as kernel:
+        kernel.tick("hi there, my name is Bob")
+    html = client(tmp_path / "s.db").get("/modules").text
+    assert re.findall(r'<section class="module" id="module-(\w+)">', html) == ["sem_council"]
+    assert re.findall(r'<section class="module absent" id="absent-(\w+)">', html) == ["social"]
+    assert "list it in AGI_LOAD_PLUGINS beside inspector" in html
+    assert "ran in the newest tick; state: 3 keys" in html and "&#34;name&#34;:&#34;Bob&#34;" in html
+    assert 'id="absent"' not in client(tmp_path / "s.db", social).get("/modules").text  # loaded: nothing absent
+
+
 def test_a_tool_intent_links_its_receipt(tmp_path: Path, client: Callable[..., TestClient]) -> None:
     from agi_core.tools import ToolPolicy
 
