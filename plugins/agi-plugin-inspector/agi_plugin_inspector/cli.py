@@ -51,7 +51,10 @@ def serve(state: Any, host: str, port: int, token: str | None, allow_chat: bool)
     if not is_loopback(host):
         click.echo("open it once with ?token=TOKEN; the browser then keeps a cookie", err=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
-    uvicorn.Server(config).run(sockets=[sock])
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        app.state.inspector.catch_up.stop()  # a memory search's embedding ends before the process does
 
 
 def listening_socket(host: str, port: int) -> socket.socket:

@@ -23,6 +23,8 @@ from agi_core.longterm import vectors
 
 #: Items encoded between two takings of the lock (each taking stores their vectors).
 GROUP_ITEMS = 256
+#: Seconds :meth:`CatchUp.stop` waits for the group being encoded (an embedder that never returns is left).
+STOP_WAIT_S = 60.0
 
 
 class CatchUp:
@@ -37,28 +39,38 @@ class CatchUp:
         self.lock = lock
         self.done = 0
         self.total = 0
-        self.error: str | None = None
         self._thread: threading.Thread | None = None
         self._start = threading.Lock()
+        self._stopping = threading.Event()
         self._mark: tuple[int, str | None] = (0, None)  # (seq, id) of the last item a finished pass covered
 
     def ready(self, wait_s: float) -> bool:
         """Start a pass unless one runs, wait for it at most ``wait_s`` seconds; True when it has finished."""
         with self._start:
+            if self._stopping.is_set():
+                return False
             if self._thread is None or not self._thread.is_alive():
                 self.done = self.total = 0
-                self.error = None
                 self._thread = threading.Thread(target=self._run, name="agi-inspector-embed", daemon=True)
                 self._thread.start()
             thread = self._thread
         thread.join(wait_s)
         return not thread.is_alive()
 
+    def stop(self) -> None:
+        """End the pass after the group it is encoding, and wait for it (the server is stopping: a thread left
+        in the embedder's native code as the interpreter exits aborts the process)."""
+        with self._start:
+            self._stopping.set()
+            thread = self._thread
+        if thread is not None:
+            thread.join(STOP_WAIT_S)
+
     def _run(self) -> None:
         try:
             self._pass()
-        except Exception as exc:  # noqa: BLE001 - the search's own catch-up meets it again and reports it
-            self.error = f"{type(exc).__name__}: {exc}"
+        except Exception:  # noqa: BLE001 - the search's own catch-up meets it again and reports it
+            return
 
     def _pass(self) -> None:
         with self.lock:
@@ -70,6 +82,8 @@ class CatchUp:
             todo = vectors.missing(memory.rows, embedder.name, start)
         self.total = len(todo)
         for group in _groups(vectors.batches(todo)):
+            if self._stopping.is_set():
+                return  # the next pass lists what this one did not store
             found = [vectors.encode(embedder, batch) for batch in group]  # outside the lock
             with self.lock:
                 self._store(memory, embedder.name, group, found)

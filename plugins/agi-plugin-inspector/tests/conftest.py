@@ -124,9 +124,10 @@ def serve() -> Iterator[Callable[..., str]]:
 
     start.apps = apps  # type: ignore[attr-defined]  # the app served at each URL
     yield start
-    for server, thread, state in running:
+    for (server, thread, state), app in zip(running, apps.values(), strict=True):
         server.should_exit = True
         thread.join(timeout=30)
+        app.state.inspector.catch_up.stop()  # as agi serve does on its way out
         state.close()
 
 
@@ -180,14 +181,16 @@ def inspector_app() -> Iterator[Callable[..., Any]]:
     """``inspector_app(db, *plugins, **create_app options)``: the app ``agi serve`` would serve on ``db``."""
     from agi_plugin_inspector.app import create_app
 
-    states: list[CliState] = []
+    made: list[tuple[CliState, Any]] = []
 
     def make(db: Path, *extra: Any, **options: Any) -> Any:
-        states.append(cli_state(db, *extra))
-        return create_app(states[-1], **options)
+        state = cli_state(db, *extra)
+        made.append((state, create_app(state, **options)))
+        return made[-1][1]
 
     yield make
-    for state in states:
+    for state, app in made:
+        app.state.inspector.catch_up.stop()  # as agi serve does on its way out
         state.close()
 
 

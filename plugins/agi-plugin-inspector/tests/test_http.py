@@ -247,7 +247,7 @@ def test_memory_and_checkpoints_pages(agent_db: Path, client: Callable[..., Test
 
 @pytest.mark.slow  # loads the MiniLM model to embed the memories
 def test_memory_search_shows_hits_with_scores(agent_db: Path, client: Callable[..., TestClient]) -> None:
-    html = client(agent_db).get("/memory?q=what is my name&k=3").text
+    html = client(agent_db, embed_wait_s=120).get("/memory?q=what is my name&k=3").text  # the search, not progress
     scores = [float(score) for score in re.findall(r'<td class="score">([0-9.]+)</td>', html)]
     assert len(scores) == 3 and scores == sorted(scores, reverse=True)
     assert "dense" in html and "bm25" in html

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import signal
+import subprocess
+import sys
 import threading
 import time
 import urllib.request
@@ -108,3 +112,31 @@ def test_memories_rolled_back_while_they_were_embedded_keep_no_vector_of_another
     assert [before[11], items[11].text] == ["2 + 2", "my favourite colour is green"]  # seq 11 went to another text
     for seq, item in items.items():  # each vector is its own text's
         assert np.allclose(stored[seq], held.real.encode([item.embedding_text()])[0], atol=1e-5), (seq, item.text)
+
+
+def test_ctrl_c_while_the_memories_are_embedded_ends_the_server_cleanly(tmp_path: Path) -> None:
+    """Ctrl-C with the embedding under way aborted the process ('terminate called without an active
+    exception', exit 134): the embedding thread was still in onnxruntime as the interpreter exited."""
+    db = tmp_path / "big.db"
+    with open_kernel(db, seed="insp") as kernel:
+        for n in range(1000):  # 1,000 ticks (their inputs and replies): seconds of encoding
+            kernel.tick(f"note {n}: the blue whale number {n} swims past island {n % 97}")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "agi_core", "--db", str(db), "serve", "--port", "0"],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+        env={**os.environ, "AGI_LOAD_PLUGINS": "inspector"},
+    )  # fmt: skip
+    try:
+        assert server.stderr is not None
+        base = re.search(r"http://\S+:\d+", server.stderr.readline()).group(0)  # type: ignore[union-attr]
+        deadline = time.monotonic() + 120
+        while not re.search(r"search: [1-9][0-9,]* of 1,000 done", get(f"{base}/memory?q=whale")):
+            assert time.monotonic() < deadline, "no memory was embedded in 120 s"
+        server.send_signal(signal.SIGINT)
+        _, errors = server.communicate(timeout=120)
+    finally:
+        server.kill()
+    assert (server.returncode, "terminate called" in errors) == (130, False), errors  # 130: as any Ctrl-C'd agi
+    with open_kernel(db, seed="insp") as kernel:  # what was stored is whole; the next search embeds the rest
+        memory = kernel.long_term_memory(caught_up=False)
+        assert 0 < memory.rows.vector_count(memory.embedder.name) < memory.count()
