@@ -63,7 +63,8 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "status": (
         "agi_core.cli.status:status_command",
-        "Print the agent's ticks, facts, goals, jobs, modules and last tick (runs no tick).",
+        "Print the agent's ticks, facts, goals, jobs, modules, last tick and the versions that wrote its ticks "
+        "(agi-core and plugins; runs no tick).",
     ),
     "whoami": ("agi_core.messaging.cli:whoami_command", "Print the agent's name and address."),
     "send": (

@@ -81,4 +81,8 @@ def agi_stop_plugin(kernel: Any) -> None:
 
 @hookimpl
 def agi_register_commands(cli: Any) -> None:
-    cli.add_lazy_command("mcp", "agi_plugin_mcp.cli:mcp_group", "MCP: serve this agent to MCP hosts, list the tools.")
+    cli.add_lazy_command(
+        "mcp",
+        "agi_plugin_mcp.cli:mcp_group",
+        "MCP: serve this agent to MCP hosts; list the tools it takes from MCP servers.",
+    )

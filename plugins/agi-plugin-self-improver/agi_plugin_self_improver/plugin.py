@@ -107,5 +107,7 @@ def _refresh(kernel: Kernel) -> None:
 @hookimpl
 def agi_register_commands(cli: click.Group) -> None:
     cli.add_lazy_command(  # type: ignore[attr-defined]
-        "improve", "agi_plugin_self_improver.cli:improve", "Propose, shadow-replay, promote and revert changes."
+        "improve",
+        "agi_plugin_self_improver.cli:improve",
+        "Propose, evaluate (shadow replay in a sandbox), promote and revert changes to the agent.",
     )
