@@ -7,9 +7,14 @@ them. Two kinds of episode are bookkeeping and are never mirrored:
   as ticks of their own. Their input is the command record (``put_fact {"key": …}``,
   source ``event``) and their action the kernel's receipt (``stored user/…``, ``ingested 12
   memories from notes.txt``). What they change lives elsewhere: facts in semantic memory,
-  ingested lines as memories of their own, variables in RLM state.
+  ingested lines as memories of their own, variables in RLM state. A maintenance tick
+  (:meth:`agi_core.Kernel.maintain`, input ``maintain`` from source ``maintain``, reply
+  ``maintenance: 5 module(s) ran``) is one too.
 - **empty replies**: the rulebook's failure sentences (F1, F3, F4, F5), which say nothing
-  about the user and would otherwise match every query about "information" or "modules".
+  about the user and would otherwise match every query about "information" or "modules";
+  and a reply that says F1 or F3 with a module's words around it ("Hello! I currently don’t
+  have a module … What does Maya do for a living?"): the agent did not answer, and what a
+  module added around it was drawn from memories that are already stored.
 
 The user's inputs and the agent's other replies are the conversation, and are kept.
 """
@@ -20,8 +25,13 @@ from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT, F4_AGENT_FAILURE, F5_SEM_
 
 #: Replies that carry no memory.
 EMPTY_REPLIES = frozenset({F1_SEM_MISS, F3_NO_AGENT, F4_AGENT_FAILURE, F5_SEM_WRITE_FAILURE})
+#: Replies that carry no memory even with a module's words around them: nothing answered (F3), nothing
+#: stored (F1). F4 and F5 precede a partial answer, which is kept.
+UNANSWERED = (F1_SEM_MISS, F3_NO_AGENT)
 #: The input source of kernel commands (:meth:`agi_core.Kernel.command`).
 COMMAND_SOURCE = "event"
+#: The input source, and the input, of a maintenance tick (:meth:`agi_core.Kernel.maintain`).
+MAINTAIN_SOURCE = "maintain"
 #: The kernel commands' names: the keys of :data:`agi_core.commands.KERNEL_COMMANDS`, which a test
 #: checks equal (that table, with its handlers, sits floors above memory).
 COMMAND_NAMES = frozenset(
@@ -49,7 +59,10 @@ COMMAND_NAMES = frozenset(
 
 
 def is_command_record(text: str, source: str | None) -> bool:
-    """True for the input of a command tick: ``<command> {json}`` from source ``event``."""
+    """True for the input of a command tick: ``<command> {json}`` from source ``event``, or
+    ``maintain`` from source ``maintain``."""
+    if source == MAINTAIN_SOURCE:
+        return text == MAINTAIN_SOURCE
     if source != COMMAND_SOURCE:
         return False
     name, _, rest = text.partition(" ")
@@ -57,5 +70,5 @@ def is_command_record(text: str, source: str | None) -> bool:
 
 
 def is_empty_reply(text: str) -> bool:
-    """True for a reply that is one of the rulebook's failure sentences."""
-    return text in EMPTY_REPLIES
+    """True for a reply that is one of the rulebook's failure sentences, or says F1 or F3 among a module's words."""
+    return text in EMPTY_REPLIES or any(sentence in text for sentence in UNANSWERED)

@@ -154,6 +154,14 @@ def m017_ltm_vector_keys(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS ltm_vectors_keys ON ltm_vectors(model, seq)")
 
 
+def m018_ltm_drop_maintenance(db: sqlite_utils.Database) -> None:
+    """Long-term memory rows mirrored from maintenance ticks (``maintain``, ``maintenance: 5 module(s) ran``) and
+    replies that say F1 or F3 among a module's words go, as m011 dropped the other bookkeeping."""
+    from agi_core.memory.sqlite.ltm_schema import drop_bookkeeping
+
+    drop_bookkeeping(db.conn)
+
+
 MIGRATIONS: list[Step] = [
     m001_core_tables,
     m002_checkpoints_and_archive,
@@ -172,6 +180,7 @@ MIGRATIONS: list[Step] = [
     m015_messages,
     m016_tick_timings,
     m017_ltm_vector_keys,
+    m018_ltm_drop_maintenance,
 ]
 
 

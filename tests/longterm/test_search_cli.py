@@ -9,12 +9,20 @@ import subprocess
 import sys
 from pathlib import Path
 
+import agi_plugin_autonomy.plugin as autonomy
+import agi_plugin_beliefs.plugin as beliefs
+import agi_plugin_learning.plugin as learning
+import agi_plugin_retrieval.plugin as retrieval
+import agi_plugin_self_improver.plugin as self_improver
+import agi_plugin_social.plugin as social
 import pytest
 
 from agi_core.brain.stage0.small_talk import GREETING
 from agi_core.longterm import LongTermMemory
 from agi_core.memory.bookkeeping import EMPTY_REPLIES
 from agi_core.memory.migrations import migrate
+from agi_core.replies import F3_NO_AGENT, F4_AGENT_FAILURE
+from agi_core.testing import open_kernel
 
 
 def _agi(db: Path, *args: str, stdin: str = "", **env: str) -> subprocess.CompletedProcess[str]:
@@ -110,3 +118,46 @@ def test_migration_removes_bookkeeping_mirrored_by_older_versions(tmp_path: Path
     assert texts == ["Got it: your cat is Tom.", "a line of x.txt", "hello", "my cat is Tom"]
     fts = conn.execute("SELECT count(*) FROM ltm_fts WHERE ltm_fts MATCH 'stored OR ingested'").fetchone()[0]
     assert fts == 0
+
+
+def test_maintenance_ticks_and_decorated_failure_sentences_are_no_memories(tmp_path: Path) -> None:
+    # The six plugins with modules, as installed: five of them have a maintain phase, and social and
+    # autonomy put words around the rulebook's F3 ("Hello! I currently don't have a module …").
+    plugins = (autonomy, beliefs, learning, retrieval, self_improver, social)
+    with open_kernel(tmp_path / "agent.db", *plugins) as kernel:
+        said = [kernel.tick("my sister Maya is coming over").final_output]
+        said += [kernel.maintain().final_output for _ in range(2)]
+        said += [kernel.tick("hello again").final_output]
+        kernel.long_term_memory()
+        texts = [row[0] for row in kernel.store.conn.execute("SELECT text FROM ltm_items ORDER BY seq")]
+    assert said[1:3] == ["maintenance: 5 module(s) ran"] * 2
+    assert said[3].startswith("Hello! " + F3_NO_AGENT)  # a reply that answered nothing
+    assert texts == ["my sister Maya is coming over", said[0], "hello again"]
+
+
+def test_migration_removes_maintenance_and_decorated_failures_mirrored_by_older_versions(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "old.db")
+    ltm = LongTermMemory(conn, None, embedder=lambda: None)  # type: ignore[arg-type,return-value]
+    conn.execute("DELETE FROM _agi_migrations WHERE name = 'm018_ltm_drop_maintenance'")
+    decorated = f"Hello! {F3_NO_AGENT} What does Maya do for a living?"
+    ltm.add_many(
+        [
+            {"text": "my sister Maya is a nurse", "tick": 1, "speaker": "user"},
+            {"text": "Got it: your sister maya is a nurse.", "tick": 1, "kind": "action", "speaker": "agent"},
+            {"text": "maintain", "tick": 2, "speaker": "maintain"},
+            {"text": "maintenance: 5 module(s) ran", "tick": 2, "kind": "action", "speaker": "agent"},
+            {"text": "hello again", "tick": 3, "speaker": "user"},
+            {"text": decorated, "tick": 3, "kind": "action", "speaker": "agent"},
+            {"text": "maintain", "tick": 4, "speaker": "user"},  # the user said it: kept
+            {"text": f"Partial: {F4_AGENT_FAILURE} She is a nurse.", "tick": 4, "kind": "action", "speaker": "agent"},
+        ]
+    )
+    assert migrate(conn, commit=False) == ["m018_ltm_drop_maintenance"]
+    texts = [row[0] for row in conn.execute("SELECT text FROM ltm_items ORDER BY seq")]
+    assert texts == [
+        "my sister Maya is a nurse",
+        "Got it: your sister maya is a nurse.",
+        "hello again",
+        "maintain",
+        f"Partial: {F4_AGENT_FAILURE} She is a nurse.",
+    ]
