@@ -59,7 +59,7 @@ def agi_register_sensors(register: Register) -> None:
       line of standard input, else a sensor's percept, and sleeps briefly when there is none;
       the built-in clock sensor (source `clock`, every `--clock-every`, else the `sensors`
       plugin's setting `clock_every_s`, 30 s by default) ticks only there. See [autonomy.md](autonomy.md).
-    - A percept is recorded in the tick's journal record (`externals.input`), so `agi replay`
+    - A percept is recorded in the tick's journal record (its `input`), so `agi replay`
       never polls a sensor. A sensor that reads the clock or the outside world is therefore
       replay-safe as long as everything it read ends up in the `Input` it returns.
     - `poll` runs outside the tick's transaction and should return quickly.

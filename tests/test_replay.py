@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 
+import orjson
 import pytest
 from click.testing import CliRunner
 
@@ -253,3 +254,20 @@ def test_an_f5_tick_journaled_without_its_recorded_failure_replays_equal(tmp_pat
     report = replay_records(records, seed="r", plugins=builtin_plugins())
     assert report.ok, report.mismatch and report.mismatch.diff()
     assert report.ticks == 4
+
+
+def test_the_input_is_journaled_once_and_journals_that_held_it_twice_replay_equal(tmp_path):
+    # A maintenance tick with no work journaled its input twice (the record's input and externals.input):
+    # 1,931 bytes a record, one 4 KB page of the journal each; 1,860 now, two records a page.
+    with open_kernel(tmp_path / "a.db") as kernel:
+        kernel.tick("my favorite color is red", speaker="alice")
+        kernel.maintain()
+        kernel.command("put_fact", {"key": "user/person/self/city", "value": "Lyon"})
+        records = [orjson.loads(text) for _t, _i, text, _c in kernel.store.journal_rows()]
+    assert [sorted(r["externals"]) for r in records] == [["speaker_entity"], ["command"], ["command"]]
+    assert records[0]["input"]["speaker"] == "alice"
+    assert replay(tmp_path / "a.db", plugins=builtin_plugins()).ok
+    # the journal as older versions wrote it: replay still serves externals.input first
+    older = [{**r, "externals": {"input": r["input"], **r["externals"]}} for r in records]
+    report = replay_records([json.dumps(r) for r in older], seed="test", plugins=builtin_plugins())
+    assert (report.ok, report.ticks) == (True, 3)

@@ -56,7 +56,6 @@ def test_a_journal_from_before_speakers_had_their_own_facts_replays_as_it_was_wr
     assert [r["sem_writes"][0]["key"] for r in records[:1]] == ["user/person/self/favorite_color"]
     for record in records:  # the speaker the journal of `agi run --speaker alice` recorded
         record["input"]["speaker"] = "alice"
-        record["externals"]["input"] = {**record["externals"]["input"], "speaker": "alice"}
     report = replay_records([json.dumps(r) for r in records], seed="test", plugins=builtin_plugins())
     assert (report.ok, report.mismatch) == (True, None)
     # the same lines said by alice now: her own key, recorded as such, and that journal replays equal too

@@ -174,7 +174,8 @@ def conduct_steps(
         if sent:  # a reply to a message goes back to its sender (same conversation); a send_message receipt sends
             agent_outputs = {**agent_outputs, "messages_out": sent}
     with tracing.phase("store"):
-        recorded: dict[str, Any] = {"input": to_data(percept), **externals.log}
+        # the percept is the record's ``input``, which replay reads (older journals hold it in externals too)
+        recorded: dict[str, Any] = {**externals.log}
         if command:
             recorded["command"] = command
         working = remember(working, percept, final_output, decision, parts.goal_after_tick(ctx, state.goal))

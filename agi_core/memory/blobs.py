@@ -3,7 +3,7 @@
 Any string of ``BLOB_THRESHOLD`` characters or more inside stored JSON (a journal record,
 a fact value, an episode) is replaced by the reference ``agi:blob:sha256:<hex>`` and its
 UTF-8 bytes go to the ``blobs`` table, in the same transaction. Equal strings share one
-blob, so an input that appears in the record, its externals and its episode is stored
+blob, so an input that appears in the record (older journals: in its externals too) and its episode is stored
 once. A string that merely *looks* like a reference is always stored as a blob itself, so
 every reference in the database is a real one. Blobs are immutable, never deleted and
 covered by the journal's chain through their hash.

@@ -56,9 +56,7 @@ def test_speaker_channel_conversation_and_metadata_are_journaled_seen_by_modules
     assert replay(db, plugins=builtin_plugins(Plugin())).ok
     # replay serves the journaled labels: a module reading another speaker would differ
     texts = [
-        json.dumps({**row, "externals": {**row["externals"], "input": {**row["input"], "speaker": "Bob"}}})
-        if row["tick"] == 2
-        else json.dumps(row)
+        json.dumps({**row, "input": {**row["input"], "speaker": "Bob"}}) if row["tick"] == 2 else json.dumps(row)
         for row in rows
     ]
     report = replay_records(texts, seed="test", plugins=builtin_plugins(Plugin()))
