@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextvars
 import os
 import sys
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -48,32 +49,55 @@ NO_SPAN = NoSpan()
 
 
 class Span(NoSpan):
-    """One span of the SDK tracer, current inside its ``with``; never lets tracing stop the caller."""
+    """One span of the SDK tracer, current inside its ``with``; never lets tracing stop the caller.
 
-    __slots__ = ("_entered", "_manager", "_span")
+    Inside an :class:`Abandonable` call it is one of the call's open spans: abandoning the call
+    ends it there and then, and its own ``with`` then leaves it as it was ended."""
+
+    __slots__ = ("_entered", "_manager", "_scope", "_span")
 
     def __init__(self, tracer: Any, name: str, attributes: Mapping[str, Value] | None) -> None:
-        self._manager = tracer.start_as_current_span(name, attributes=attributes)
+        self._manager = tracer.start_as_current_span(name, attributes=attributes, end_on_exit=False)
         self._span: Any = None
         self._entered = False
+        self._scope: Abandonable | None = None
 
     def __enter__(self) -> Span:
+        scope = _scope.get()
+        if scope is not None and scope.abandoned:
+            return self  # what an abandoned call does later is not traced: its trace has ended
         try:
             self._span = self._manager.__enter__()
             self._entered = True
         except Exception as exc:  # noqa: BLE001 - a tracing fault never reaches the tick
             _report(exc)
+        if scope is not None and self._entered:
+            self._scope = scope if scope.add(self) else None
         return self
 
     def __exit__(self, kind: Any, value: Any, traceback: Any) -> None:
         if self._entered:
+            ours = self._scope is None or self._scope.release(self)  # False: ended when its call was abandoned
             try:
-                if value is not None:
+                if value is not None and ours:
                     self._span.set_attribute("error.type", type(value).__name__)
                 self._manager.__exit__(kind, value, traceback)  # records the exception; re-raises it
             except Exception as exc:  # noqa: BLE001 - the body's own exception is re-raised by Python
                 if exc is not value:
                     _report(exc)
+            if ours:
+                self._end()
+
+    def _end(self) -> None:
+        try:
+            self._span.end()
+        except Exception as exc:  # noqa: BLE001 - a tracing fault never reaches the tick
+            _report(exc)
+
+    def abandon(self, error_type: str, message: str) -> None:
+        """Its call was abandoned: ``error.type``, an error status, ended now."""
+        self.fail(error_type, message)
+        self._end()
 
     def set(self, key: str, value: Value | None) -> None:
         if self._span is not None and value is not None:
@@ -85,6 +109,64 @@ class Span(NoSpan):
 
             self._span.set_attribute("error.type", error_type)
             self._span.set_status(Status(StatusCode.ERROR, message or None))
+
+
+_scope: contextvars.ContextVar[Abandonable | None] = contextvars.ContextVar("agi_tracing_call", default=None)
+
+
+class Abandonable:
+    """The spans of one call that its caller may abandon (a plugin call past its timeout, on a
+    worker thread it leaves behind): :meth:`abandon`, in the caller's thread, ends the spans the
+    call has open with ``error.type`` and an error status, inside the trace that is still going
+    on; the spans the call would open afterwards are not made (their trace has ended)."""
+
+    __slots__ = ("_lock", "_open", "abandoned")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open: list[Span | Abandonable] = []  # innermost last: a call it made is an Abandonable
+        self.abandoned = False
+
+    def run(self, function: Callable[..., Any], *args: Any) -> Any:
+        """``function(*args)`` as the call: the spans it opens are this call's."""
+        outer = _scope.get()
+        if outer is not None and not outer.add(self):
+            self.abandoned = True  # the call making this one was abandoned already
+        token = _scope.set(self)
+        try:
+            return function(*args)
+        finally:
+            _scope.reset(token)
+            if outer is not None:
+                outer.release(self)
+
+    def add(self, item: Span | Abandonable) -> bool:
+        with self._lock:
+            if self.abandoned:
+                return False
+            self._open.append(item)
+            return True
+
+    def release(self, item: Span | Abandonable) -> bool:
+        """``item`` ended on its own: whether it was still open (not ended by :meth:`abandon`)."""
+        with self._lock:
+            if item in self._open:
+                self._open.remove(item)
+                return True
+            return False
+
+    def abandon(self, error_type: str, message: str = "") -> None:
+        """The caller gave up on the call: end its open spans, innermost first, as failed."""
+        with self._lock:
+            self.abandoned = True
+            items, self._open = self._open, []
+        for item in reversed(items):
+            item.abandon(error_type, message)
+
+
+def abandonable() -> Abandonable | None:
+    """A new :class:`Abandonable` for a call about to run; None while tracing is off."""
+    return None if _tracer is None else Abandonable()
 
 
 def span(name: str, attributes: Mapping[str, Value] | None = None) -> NoSpan:
@@ -103,12 +185,18 @@ def phase(name: str) -> NoSpan:
     return Span(tracer, name, {"agi.phase": name})
 
 
-def carry(function: F) -> F:
-    """``function``, run in the caller's tracing context wherever it runs (a worker thread);
-    ``function`` itself while tracing is off."""
+def carry(function: F, call: Abandonable | None = None) -> F:
+    """``function``, run in the caller's tracing context wherever it runs (a worker thread), as
+    ``call`` if given (its spans end when the call is abandoned); ``function`` itself while tracing is off."""
     if _tracer is None:
         return function
     context = contextvars.copy_context()
+    if call is not None:
+
+        def as_call(*args: Any) -> Any:
+            return context.run(call.run, function, *args)
+
+        return as_call  # type: ignore[return-value]
 
     def carried(*args: Any, **kwargs: Any) -> Any:
         return context.run(function, *args, **kwargs)

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import StatusCode
 
 from agi_core import tracing
 from agi_core.errors import ConfigError
@@ -230,3 +231,65 @@ def test_a_write_tool_runs_after_its_tick_in_a_trace_naming_the_intents_tick(tmp
     ]
     (tool,) = [s for s in spans.get_finished_spans() if s.name == "execute_tool file_write"]
     assert tool.parent.span_id == roots[1].context.span_id and tool.attributes["agi.tool.effect"] == "write"
+
+
+class Slowpoke:
+    """A real module whose observe overruns its 0.3 s timeout (it sleeps 1 s), then opens a span."""
+
+    name = "slowpoke"
+    timeout_s = 0.3
+
+    def observe(self, ctx):
+        import time
+
+        time.sleep(1.0)
+        with tracing.span("after the tick"):  # the abandoned thread, once its tick's trace has ended
+            return {"late": True}
+
+
+class SlowpokePlugin:
+    @hookimpl
+    def agi_register_modules(self, register):
+        register(Slowpoke())
+
+
+def test_a_module_call_past_its_timeout_ends_its_span_failed_inside_the_ticks_trace(tmp_path: Path, spans) -> None:
+    import time
+
+    with open_kernel(tmp_path / "a.db", SlowpokePlugin()) as kernel:
+        record = kernel.tick("hello")
+    assert record.modules["calls"][0]["skipped"] == "TimedOut: slowpoke ran past 0.3 s and was abandoned"
+    time.sleep(1.2)  # the abandoned thread returns meanwhile
+    finished = spans.get_finished_spans()
+    (root,) = [s for s in finished if s.parent is None]
+    (call,) = [s for s in finished if s.name == "module slowpoke.observe"]
+    assert call.context.trace_id == root.context.trace_id
+    assert call.attributes["error.type"] == "TimedOut"
+    assert call.status.status_code == StatusCode.ERROR
+    assert call.status.description == "TimedOut: slowpoke ran past 0.3 s and was abandoned"
+    assert 0.3e9 <= call.end_time - call.start_time < 0.9e9
+    assert call.end_time <= root.end_time
+    assert [s.name for s in finished if s.name == "after the tick"] == []
+
+
+def test_a_model_request_past_the_llm_timeout_has_its_span_failed_inside_the_ticks_trace(
+    tmp_path: Path, spans, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agi_core.llm.testing import SilentServer
+
+    with SilentServer() as silent:  # accepts the request and never answers
+        monkeypatch.setenv("AGI_LLM_PROVIDER", "openai")
+        monkeypatch.setenv("AGI_OPENAI_BASE_URL", silent.url)
+        monkeypatch.setenv("AGI_OPENAI_MODEL", "silent")  # no /models listing first: the request itself hangs
+        with open_kernel(tmp_path / "a.db", brain="llm", llm_timeout_s=0.3) as kernel:
+            kernel.tick("Say hello.")
+        finished = spans.get_finished_spans()
+    (root,) = [s for s in finished if s.parent is None]
+    chats = [s for s in finished if s.name.startswith("chat ")]
+    assert chats, [s.name for s in finished]
+    for chat in chats:
+        assert chat.context.trace_id == root.context.trace_id
+        assert chat.attributes["error.type"] == "TimedOut"
+        assert chat.status.status_code == StatusCode.ERROR
+        assert chat.status.description == "timed out after 0.3 s and was abandoned"
+        assert chat.end_time <= root.end_time

@@ -23,7 +23,9 @@ class TimedOut(AgiError):
 
 class _Job:
     def __init__(self, function: Callable[..., Any], args: tuple[Any, ...], timeout_s: float) -> None:
-        self.function, self.args, self.timeout_s = tracing.carry(function), args, timeout_s  # spans keep their parent
+        self.traced = tracing.abandonable()  # None while tracing is off
+        self.function = tracing.carry(function, self.traced)  # spans keep their parent; abandoned with the call
+        self.args, self.timeout_s = args, timeout_s
         self.done = threading.Event()
         self.value: Any = None
         self.error: BaseException | None = None
@@ -105,6 +107,8 @@ def call_with_timeout(function: Callable[..., Any], args: tuple[Any, ...], timeo
         worker = take_worker()
         worker.jobs.put(job)
         if not job.done.wait(timeout_s):
+            if job.traced is not None:  # its spans end now, failed, inside the caller's trace
+                job.traced.abandon("TimedOut", f"timed out after {timeout_s:g} s and was abandoned")
             raise TimedOut(f"timed out after {timeout_s:g} s")
         give_back(worker)
     if job.error is not None:

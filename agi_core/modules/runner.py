@@ -165,6 +165,7 @@ class ModuleTick:
                 return partial(self.reason.externals.run_owned, call, call.module.method(call.phase))
             return self._owned(call)
         function = self._owned(call)
+        call.traced = tracing.abandonable()  # _timed_out ends its span
 
         limit = 0 if call.module.inline else call.timeout_s  # as run_due awaits an async phase
 
@@ -177,7 +178,7 @@ class ModuleTick:
             with tracing.span(f"module {call.module.name}.{call.phase}", attributes):
                 return invoke(function, (ctx,), limit)  # an async phase is awaited inside its span
 
-        return tracing.carry(traced)
+        return tracing.carry(traced, call.traced)
 
     def before_reasoning_steps(self, state: TickState) -> Steps[list[Proposals]]:
         """``perceive``, ``recall`` then ``deliberate`` of every module; the deliberations' proposals (steps:
@@ -294,11 +295,13 @@ class ModuleTick:
         """The call overran and was abandoned: later writes refused, earlier ones undone, its
         externals taken back (replay skips the call), recorded."""
         call.ctx.end(timed_out(call.timeout_s))
+        text = f"TimedOut: {call.module.name} ran past {call.timeout_s:g} s and was abandoned"
+        if call.traced is not None:  # its span ends now, failed, inside the tick's trace
+            call.traced.abandon("TimedOut", text)
         own = call.ctx.used_state
         if own is not None:
             own.undo()
         self.externals.withdraw(call)
-        text = f"TimedOut: {call.module.name} ran past {call.timeout_s:g} s and was abandoned"
         self.externals.log.setdefault(TIMEOUT_EXTERNAL, []).append(
             {"call": f"{call.module.name}/{call.phase}", "skipped": text}
         )
@@ -418,6 +421,7 @@ class PhaseCall:
     entry: dict[str, Any]
     ctx: ModuleContext
     timeout_s: float  # its limit: the module's own for the phase, else the kernel's module_timeout_s
+    traced: tracing.Abandonable | None = None  # its span's call, while tracing is on
 
 
 class TickSettings:
