@@ -147,6 +147,7 @@ def replay_records(
     produced: list[JournalRecord] | None = None,
     settings: Mapping[str, Mapping[str, Any]] | None = None,
     written_by: list[dict[str, Any]] | None = None,
+    traced_as: tuple[str, str] | None = None,
 ) -> ReplayReport:
     """Replay journal ``records`` after the state in ``start`` (a checkpoint file), on ``backend``.
 
@@ -161,6 +162,7 @@ def replay_records(
     ``key_file`` is the agent's journal key, needed when ``start`` is one of its checkpoints.
     ``written_by`` is the journal's version history (:func:`agi_core.memory.versions_meta.history`):
     a mismatch names the versions that wrote its tick when they are not the running ones.
+    ``traced_as`` (:func:`trace_names`): the agent and database the replay's traces name, not the scratch copy's.
     """
     from agi_core.kernel import Kernel
 
@@ -180,6 +182,7 @@ def replay_records(
             workspace=Path(scratch) / "workspace",
             backend=backend,
         )
+        kernel.traced_as = traced_as
         if settings:
             _store_settings(kernel, settings)
         modules = {module.name for module in kernel.modules}
@@ -226,6 +229,13 @@ def _versions_differ(kernel: Any, written_by: list[dict[str, Any]] | None, tick:
     from agi_core.memory import versions_meta
 
     return versions_meta.difference(written_by or [], tick, kernel.plugins.versions()) if written_by else None
+
+
+def trace_names(store: Any) -> tuple[str, str]:
+    """The agent (``agi whoami``'s name) and database that the traces of a replay of ``store`` name."""
+    from agi_core.messaging.address import agent_name
+
+    return agent_name(store), str(store.path)
 
 
 def _store_settings(kernel: Any, settings: Mapping[str, Mapping[str, Any]]) -> None:
@@ -291,6 +301,7 @@ def replay(
             key_file=key_file(store),
             backend=backend,
             written_by=written_by,
+            traced_as=trace_names(store),
         )
     finally:
         store.close()

@@ -40,7 +40,7 @@ def replay(
     from agi_core.journal_key import key_path
     from agi_core.memory import versions_meta
     from agi_core.memory.sqlite_store import SqliteStore
-    from agi_core.replay import replay_records
+    from agi_core.replay import replay_records, trace_names
 
     overrides = dict(overrides or {})
     unknown = sorted(set(overrides) - set(OVERRIDES))
@@ -64,6 +64,7 @@ def replay(
         produced=None if compare else produced,
         settings=overrides.get("settings"),
         written_by=versions_meta.history(store),
+        traced_as=trace_names(store),
     )
     if compare:
         return report

@@ -99,6 +99,25 @@ def test_tracing_changes_nothing_journaled_and_replays_equal(tmp_path: Path, spa
     assert [s.attributes["agi.replaying"] for s in replayed] == [True] * len(LINES)
 
 
+def test_a_replays_traces_name_the_replayed_agent_and_its_database(tmp_path: Path) -> None:
+    db = tmp_path / "traced.db"
+    _run(db, LINES[:2])
+    again = InMemorySpanExporter()
+    tracing.start(again, batch=False)
+    try:
+        report = replay(db, plugins=builtin_plugins(notebook_plugin))
+        with open_kernel(db, notebook_plugin) as kernel:
+            report_again = kernel.replay()  # the Python API's replay (agi_core.timeline) too
+    finally:
+        tracing.stop()
+    assert report.ok and report_again.ok
+    roots = [s for s in again.get_finished_spans() if s.parent is None]
+    assert [(s.name, s.attributes["gen_ai.agent.name"], s.attributes["agi.db"]) for s in roots] == [
+        ("invoke_agent traced", "traced", str(db))
+    ] * 4
+    assert all(s.attributes["agi.replaying"] is True for s in roots)
+
+
 class FailingExporter(SpanExporter):
     """A fake, for a fault a real exporter gives only by chance: every export raises."""
 

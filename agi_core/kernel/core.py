@@ -80,6 +80,7 @@ class Kernel:
         self.tool_plugins = {name: reg.plugin for name, reg in actuators.items()}
         self.inflight = InFlight.beside(store.path)  # which intents this process is executing
         self._due: intents.Intent | None = None  # a write/external call to run once its tick commits
+        self.traced_as: tuple[str, str] | None = None  # (agent, db) its traces name: a replay's, the replayed agent's
         self._receipt: dict[str, Any] | None = None  # its observation, served to the receipt tick
         sensors = plugins.register_sensors()
         self.sensors = {name: reg.obj for name, reg in sensors.items()}
@@ -686,11 +687,11 @@ class Kernel:
         """One tick, its trace's root span (``invoke_agent``, docs/tracing.md) around it."""
         if not tracing.enabled():
             return self._attempt_tick(percept, reason, command, recorded, brain, cursor)
-        agent = agent_name(self.store)  # agi whoami's
+        agent, db = self.traced_as or (agent_name(self.store), str(self.store.path))  # agi whoami's
         attributes: dict[str, tracing.Value] = {
             "gen_ai.operation.name": "invoke_agent",
             "gen_ai.agent.name": agent,
-            "agi.db": str(self.store.path),
+            "agi.db": db,
             "agi.input.source": percept.source,
             "agi.replaying": recorded is not None,
         }
