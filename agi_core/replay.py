@@ -235,7 +235,7 @@ def trace_names(store: Any) -> tuple[str, str]:
     """The agent (``agi whoami``'s name) and database that the traces of a replay of ``store`` name."""
     from agi_core.messaging.address import agent_name
 
-    return agent_name(store), str(store.path)
+    return agent_name(store), str(Path(store.path).resolve())
 
 
 def _store_settings(kernel: Any, settings: Mapping[str, Mapping[str, Any]]) -> None:

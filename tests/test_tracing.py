@@ -312,3 +312,22 @@ def test_a_model_request_past_the_llm_timeout_has_its_span_failed_inside_the_tic
         assert chat.status.status_code == StatusCode.ERROR
         assert chat.status.description == "timed out after 0.3 s and was abandoned"
         assert chat.end_time <= root.end_time
+
+
+def test_every_root_names_the_agent_and_its_database_by_absolute_path(
+    tmp_path: Path, spans, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agi_core.tools import ToolPolicy
+
+    monkeypatch.chdir(tmp_path)
+    policy = ToolPolicy(allow_tools=frozenset({"file_write"}))
+    with open_kernel(Path("rel.db"), policy=policy, workspace=tmp_path / "ws") as kernel:  # as typed: relative
+        kernel.tick("/file_write a.txt one")
+        intent_id, receipt_id = [journal_id for _tick, journal_id, _text, _chain in kernel.store.journal_rows()]
+    roots = sorted((s for s in spans.get_finished_spans() if s.parent is None), key=lambda s: s.start_time)
+    assert [s.name for s in roots] == ["invoke_agent rel", "execute_intent file_write", "invoke_agent rel"]
+    for root in roots:
+        assert root.attributes["gen_ai.agent.name"] == "rel"
+        assert root.attributes["agi.db"] == str(tmp_path.resolve() / "rel.db")
+    assert roots[1].attributes["agi.journal.id"] == intent_id  # the intent's record
+    assert [roots[0].attributes["agi.journal.id"], roots[2].attributes["agi.journal.id"]] == [intent_id, receipt_id]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -91,10 +91,13 @@ def _pending_at(store: MemoryBackend, tick: int) -> Intent:
     return found
 
 
-def settle(scope: TickScope, intent: Intent, receipt_tick: ReceiptTick) -> JournalRecord:
+def settle(
+    scope: TickScope, intent: Intent, receipt_tick: ReceiptTick, *, traced: Mapping[str, tracing.Value] | None = None
+) -> JournalRecord:
     """Run the committed intent's tool now and commit its receipt tick with ``receipt_tick`` (returned).
 
-    ``scope``: the tools, their limits and the determinism the call runs with (the receipt tick's).
+    ``scope``: the tools, their limits and the determinism the call runs with (the receipt tick's);
+    ``traced``: more attributes of its ``execute_intent`` root span (the agent, its database, the record).
     """
     tool = scope.tools.get(intent.tool)
     if tool is None:
@@ -108,7 +111,9 @@ def settle(scope: TickScope, intent: Intent, receipt_tick: ReceiptTick) -> Journ
         )
         before = determinism.counter
         try:
-            with tracing.span(f"execute_intent {tool.name}", {"agi.tick": intent.tick, "gen_ai.tool.name": tool.name}):
+            attributes: dict[str, tracing.Value] = {"agi.tick": intent.tick, "gen_ai.tool.name": tool.name}
+            attributes.update(traced or {})
+            with tracing.span(f"execute_intent {tool.name}", attributes):
                 observation = calls.run(  # after the intent's tick committed: a trace of its own (docs/tracing.md)
                     tool,
                     intent.args,

@@ -461,7 +461,13 @@ class Kernel:
                 return [record]
             if record.plan.goal is not None:  # a goal's plan step: its receipt judges the step
                 due = attrs.evolve(due, goal=record.plan.goal, step=record.plan.current_index)
-            return [record, intents.settle(self.tick_scope(), due, self._receipt_tick)]
+            traced: dict[str, tracing.Value] | None = None
+            if tracing.enabled():  # its execute_intent trace leads back to the agent and the intent's record
+                agent, db = self.trace_names()
+                traced = {"gen_ai.agent.name": agent, "agi.db": db}
+                if record.tick == due.tick:
+                    traced["agi.journal.id"] = record.id
+            return [record, intents.settle(self.tick_scope(), due, self._receipt_tick, traced=traced)]
         finally:
             self._due = None
             self.inflight.release_all()  # the receipt committed, or the intent never did
@@ -674,6 +680,11 @@ class Kernel:
         name = recorded.get("brain") or self.config.brain
         return self._run_tick(percept, self._reason(name), recorded=fetched, brain=name)
 
+    def trace_names(self) -> tuple[str, str]:
+        """The agent (``agi whoami``'s name) and the database (absolute) its traces name; a replay's,
+        the replayed agent's (:attr:`traced_as`)."""
+        return self.traced_as or (agent_name(self.store), str(Path(self.store.path).resolve()))
+
     def _run_tick(
         self,
         percept: Input,
@@ -687,7 +698,7 @@ class Kernel:
         """One tick, its trace's root span (``invoke_agent``, docs/tracing.md) around it."""
         if not tracing.enabled():
             return self._attempt_tick(percept, reason, command, recorded, brain, cursor)
-        agent, db = self.traced_as or (agent_name(self.store), str(self.store.path))  # agi whoami's
+        agent, db = self.trace_names()
         attributes: dict[str, tracing.Value] = {
             "gen_ai.operation.name": "invoke_agent",
             "gen_ai.agent.name": agent,
