@@ -148,6 +148,7 @@ def replay_records(
     settings: Mapping[str, Mapping[str, Any]] | None = None,
     written_by: list[dict[str, Any]] | None = None,
     traced_as: tuple[str, str] | None = None,
+    plugin_data: Mapping[str, str] | None = None,
 ) -> ReplayReport:
     """Replay journal ``records`` after the state in ``start`` (a checkpoint file), on ``backend``.
 
@@ -163,6 +164,9 @@ def replay_records(
     ``written_by`` is the journal's version history (:func:`agi_core.memory.versions_meta.history`):
     a mismatch names the versions that wrote its tick when they are not the running ones.
     ``traced_as`` (:func:`trace_names`): the agent and database the replay's traces name, not the scratch copy's.
+    ``plugin_data`` are the agent's ``plugin_data:`` meta rows (what its plugins keep, such as MCP
+    tool listings), stored in the scratch agent before it opens, so its plugins start as they did.
+    The scratch kernel opens with ``replaying=True``: plugins start nothing outside it.
     """
     from agi_core.kernel import Kernel
 
@@ -174,13 +178,17 @@ def replay_records(
                 shutil.copyfile(key_file, db.with_name(db.name + ".key"))
         if files is not None and files.is_dir():
             shutil.copytree(files, db.with_name(db.name + ".state"))
+        plugins = plugins or load_plugins()
+        if plugin_data:
+            _store_plugin_data(db, backend, plugins, plugin_data)
         kernel = Kernel.open(
             db,
             seed=seed,
-            plugins=plugins or load_plugins(),
+            plugins=plugins,
             synchronous="OFF",
             workspace=Path(scratch) / "workspace",
             backend=backend,
+            replaying=True,
         )
         kernel.traced_as = traced_as
         if settings:
@@ -238,6 +246,26 @@ def trace_names(store: Any) -> tuple[str, str]:
     return agent_name(store), str(Path(store.path).resolve())
 
 
+def _store_plugin_data(db: Path, backend: str, plugins: Plugins, rows: Mapping[str, str]) -> None:
+    """The agent's ``plugin_data:`` meta rows, written in the scratch agent before its kernel opens."""
+    from agi_core.memory.settings_meta import DATA_PREFIX
+    from agi_core.opening import open_store
+
+    store = open_store(db, backend, plugins=plugins, synchronous="OFF")
+    try:
+        with store.tick_transaction():
+            store.meta_update({key: value for key, value in rows.items() if key.startswith(DATA_PREFIX)})
+    finally:
+        store.close()
+
+
+def plugin_data_rows(store: Any) -> dict[str, str]:
+    """The ``plugin_data:`` meta rows of ``store`` (:func:`agi_core.memory.settings_meta.put_data`)."""
+    from agi_core.memory.settings_meta import DATA_PREFIX
+
+    return dict(store.meta_items(DATA_PREFIX))
+
+
 def _store_settings(kernel: Any, settings: Mapping[str, Mapping[str, Any]]) -> None:
     """A counterfactual's settings, checked against their plugins' schemas, stored in the scratch agent."""
     from agi_core.memory import settings_meta
@@ -291,6 +319,7 @@ def replay(
             _require_intact_chain(store, key, db)
             records = [text for _tick, _id, text, _chain in store.journal_rows()]
             written_by = versions_meta.history(store)
+            data = plugin_data_rows(store)
         return replay_records(
             records,
             seed=seed,
@@ -302,6 +331,7 @@ def replay(
             backend=backend,
             written_by=written_by,
             traced_as=trace_names(store),
+            plugin_data=data,
         )
     finally:
         store.close()

@@ -40,7 +40,7 @@ def replay(
     from agi_core.journal_key import key_path
     from agi_core.memory import versions_meta
     from agi_core.memory.sqlite_store import SqliteStore
-    from agi_core.replay import replay_records, trace_names
+    from agi_core.replay import plugin_data_rows, replay_records, trace_names
 
     overrides = dict(overrides or {})
     unknown = sorted(set(overrides) - set(OVERRIDES))
@@ -65,6 +65,7 @@ def replay(
         settings=overrides.get("settings"),
         written_by=versions_meta.history(store),
         traced_as=trace_names(store),
+        plugin_data=plugin_data_rows(store),
     )
     if compare:
         return report

@@ -7,12 +7,15 @@ built-in's (:func:`effect_of`). A call's arguments are checked against the tool'
 timeout or the call fails with one line. The kernel records the observation, so replay asks no
 server.
 
-The listing of each server is kept in ``<db>.state/mcp/<server>.json`` with the configuration it
-was listed under: a kernel that finds one for a server configured the same way registers its
-tools from there and connects at the first call (``agi config``, ``agi facts`` … start no
-server); ``agi mcp tools`` asks every server again. A server that cannot be reached (or is no
-longer configured) keeps its tools registered from there, so old ticks replay without it, and a
-live call to one fails with one line naming the server.
+The listing of each server is kept in the agent's database (the plugin's data ``listing:<server>``,
+see :func:`agi_core.memory.settings_meta.put_data`) with the configuration it was listed under, so
+it moves, exports and replays with the agent: a kernel that finds one for a server configured the
+same way registers its tools from there and connects at the first call (``agi config``, ``agi
+facts`` … start no server); ``agi mcp tools`` asks every server again. A server that cannot be
+reached (or is no longer configured) keeps its tools registered from there, so old ticks replay
+without it, and a live call to one fails with one line naming the server. A replay's scratch
+agent (``KernelConfig.replaying``) registers the kept tools and asks no server. Listings an older
+version kept in ``<db>.state/mcp/<server>.json`` are read too, and moved into the database.
 """
 
 from __future__ import annotations
@@ -104,39 +107,64 @@ def _same_json(text: str, value: Any) -> bool:
         return False
 
 
-class Catalog:
-    """The last listing of each server and the configuration it was listed under, one JSON file per
-    server in ``<db>.state/mcp/``."""
+LISTING = "listing:"  # the plugin data key of a server's listing: listing:<server>
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
+
+class Catalog:
+    """The last listing of each server and the configuration it was listed under, kept in the agent's
+    database; ``<db>.state/mcp/<server>.json`` files (an older version's) are read as well."""
+
+    def __init__(self, kernel: Any) -> None:
+        from agi_core.memory.settings_meta import stored_data
+
+        self.kernel = kernel
+        self.folder: Path = kernel.state_dir / "mcp"
+        kept = stored_data(kernel.store, NAME)
+        self._kept: dict[str, dict[str, Any]] = {
+            key[len(LISTING) :]: value
+            for key, value in kept.items()
+            if key.startswith(LISTING) and isinstance(value, dict)
+        }
+        self.only_in_files: set[str] = set()
+        for path in sorted(self.folder.glob("*.json")) if self.folder.is_dir() else []:
+            if path.stem not in self._kept and isinstance(data := _read_json(path), dict):
+                self._kept[path.stem] = data
+                self.only_in_files.add(path.stem)
 
     def save(self, server: str, tools: list[dict[str, Any]], spec: dict[str, Any] | None = None) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        path = self.folder / f"{server}.json"
-        temporary = path.with_suffix(".tmp")
-        # keys in the schema's order, not sorted: /tool fills bare arguments in the parameters' order
-        kept = {"server": server, "configuration": _fingerprint(spec), "tools": tools}
-        temporary.write_text(json.dumps(kept, indent=1))
-        temporary.replace(path)
+        """Keep the listing in the database (one write transaction, then the seal)."""
+        self.keep(server, {"server": server, "configuration": _fingerprint(spec), "tools": tools})
 
-    def _read(self, server: str) -> dict[str, Any]:
-        try:
-            data = json.loads((self.folder / f"{server}.json").read_text())
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
+    def keep(self, server: str, data: dict[str, Any]) -> None:
+        from agi_core.memory.settings_meta import put_data
+
+        # keys in the schema's order, not sorted: /tool fills bare arguments in the parameters' order
+        with self.kernel.write_lock():
+            put_data(self.kernel.store, NAME, LISTING + server, data)
+        self.kernel.seal()
+        self._kept[server] = data
+        self.only_in_files.discard(server)
+
+    def kept(self, server: str) -> dict[str, Any]:
+        return self._kept.get(server) or {}
 
     def load(self, server: str) -> list[dict[str, Any]]:
-        return list(self._read(server).get("tools") or [])
+        return list(self.kept(server).get("tools") or [])
 
     def listed_under(self, server: str, spec: dict[str, Any]) -> bool:
         """Whether the kept listing of ``server`` was made with this configuration (and lists a tool)."""
-        data = self._read(server)
+        data = self.kept(server)
         return bool(data.get("tools")) and data.get("configuration") == _fingerprint(spec)
 
     def servers(self) -> list[str]:
-        return sorted(path.stem for path in self.folder.glob("*.json")) if self.folder.is_dir() else []
+        return sorted(self._kept)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def _fingerprint(spec: dict[str, Any] | None) -> str | None:
@@ -224,8 +252,9 @@ def relist(kernel: Any) -> None:
 
 def _serve(kernel: Any, *, ask_all: bool) -> None:
     settings = kernel.settings(NAME)
-    catalog = Catalog(kernel.state_dir / "mcp")
-    servers: dict[str, dict[str, Any]] = settings["servers"]
+    catalog = Catalog(kernel)
+    replaying = bool(getattr(kernel.config, "replaying", False))
+    servers: dict[str, dict[str, Any]] = {} if replaying else settings["servers"]  # replay asks no server
     hub = _CONNECTIONS.setdefault(id(kernel), Connection(kernel, float(settings["connect_timeout_s"])))
     asked = {name: spec for name, spec in servers.items() if ask_all or not catalog.listed_under(name, spec)}
     listings = hub.hub.list_tools(asked, hub.connect_s, settings["max_tools"]) if asked else {}
@@ -239,8 +268,18 @@ def _serve(kernel: Any, *, ask_all: bool) -> None:
             spec = None  # its calls fail at once; its last listing keeps old ticks replayable
         elif found is not None:
             listed = [listing_of(tool) for tool in found]
-            catalog.save(server, listed, spec)
+            _keep(kernel, catalog, server, lambda s=server, t=listed, c=spec: catalog.save(s, t, c))
+        elif server in catalog.only_in_files and not replaying:  # an older version's file: into the database
+            _keep(kernel, catalog, server, lambda s=server: catalog.keep(s, catalog.kept(s)))
         _register(kernel, hub if servers else None, server, spec, listed, limit)
+
+
+def _keep(kernel: Any, catalog: Catalog, server: str, save: Any) -> None:
+    """Keep a listing; one that cannot be written (the database locked) is reported, and its tools serve."""
+    try:
+        save()
+    except Exception as exc:  # noqa: BLE001 - the tools serve this run; the listing is asked again next time
+        kernel.plugins.report_failure(NAME, f"server {server}", f"its tool listing was not kept: {exc}")
 
 
 def _register(kernel: Any, hub: Any, server: str, spec: Any, listed: list[dict[str, Any]], limit: float) -> None:

@@ -92,3 +92,34 @@ def test_a_configured_server_that_is_gone_leaves_its_tools_replayable_and_failin
         )
         assert kernel.tick("2+2").final_output == "2+2 = 4"  # the agent goes on
     assert replay(db, plugins=mcp.plugins()).ok
+
+
+def test_an_agent_moved_or_exported_and_imported_replays_its_mcp_ticks_and_replay_starts_no_server(
+    tmp_path: Path, mcp: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db, starts = tmp_path / "agent.db", tmp_path / "starts.txt"
+    with mcp.open_agent(db, {"fault": mcp.fault_server(env={"FAULT_STARTS": str(starts)})}) as kernel:
+        assert kernel.tick("/fault.echo hello").final_output == 'fault.echo: {"text":"hello"}'
+    assert starts.read_text() == "start\n"
+    # Moved without its <db>.state folder (the database and its key only): the listing moved with it.
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    for name in ("agent.db", "agent.db.key"):
+        (moved / name).write_bytes((tmp_path / name).read_bytes())
+    report = replay(moved / "agent.db", plugins=mcp.plugins())
+    assert report.ok, report.mismatch
+    assert report.ticks == 1
+    # Exported and imported: the listing is in the export.
+    exported = mcp.agi(db, "export")
+    assert exported.returncode == 0, exported.stderr
+    (tmp_path / "agent.json").write_text(exported.stdout)
+    imported = tmp_path / "imported.db"
+    done = mcp.agi(imported, "import", "--key-file", str(db) + ".key", str(tmp_path / "agent.json"))
+    assert done.returncode == 0, done.stderr
+    replayed = mcp.agi(imported, "replay")
+    assert (replayed.returncode, replayed.stdout.strip()) == (0, "replay equal: 1 ticks (1..1), 16 fields each")
+    # A server configured now that has no listing kept is not started by replay.
+    other = {"other": mcp.fault_server(env={"FAULT_STARTS": str(starts)})}
+    monkeypatch.setenv("AGI_PLUGIN_MCP_SERVERS", json.dumps(other))
+    assert replay(moved / "agent.db", plugins=mcp.plugins()).ok
+    assert starts.read_text() == "start\n"
