@@ -3,6 +3,7 @@ line, and the agent goes on. The server is written in this folder (fault_server.
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -194,4 +195,5 @@ def test_a_server_listed_under_its_configuration_starts_at_its_first_call_not_wh
         assert kernel.tick("/f.echo again").final_output == 'f.echo: {"text":"again"}'
     with mcp.open_agent(db, {"f": {**spec, "timeout_s": 5}}):  # configured otherwise: asked when it opens
         assert started() == 4
-    assert "s3cr3t" not in (db.parent / "agent.db.state" / "mcp" / "f.json").read_text()  # a digest, not the env
+    kept = sqlite3.connect(db).execute("SELECT value FROM meta WHERE key = 'plugin_data:mcp:listing:f'").fetchone()
+    assert '"configuration"' in kept[0] and "s3cr3t" not in kept[0]  # a digest, not the env
