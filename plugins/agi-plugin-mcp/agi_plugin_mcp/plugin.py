@@ -13,6 +13,7 @@ from agi_core.hookspecs import hookimpl
 NAME = "mcp"  # the entry point's name: settings are mcp.<key>, AGI_PLUGIN_MCP_<KEY>
 
 SERVER_NAME = "^[a-z][a-z0-9_]{0,63}$"
+TIMEOUT_MAX_S = 86400  # a day, as agi run --timeout: a larger limit overflows the event loop's timers
 
 agi_manifest = {
     "description": "The tools of MCP servers as agent tools (server.tool), and agi mcp serve.",
@@ -34,7 +35,7 @@ agi_manifest = {
                         "url": {"type": "string", "pattern": "^https?://"},
                         "env": {"type": "object", "additionalProperties": {"type": "string"}},
                         "cwd": {"type": "string"},
-                        "timeout_s": {"type": "number", "exclusiveMinimum": 0},
+                        "timeout_s": {"type": "number", "exclusiveMinimum": 0, "maximum": TIMEOUT_MAX_S},
                     },
                     "additionalProperties": False,
                     "oneOf": [{"required": ["command"]}, {"required": ["url"]}],
@@ -43,12 +44,14 @@ agi_manifest = {
             "timeout_s": {
                 "type": "number",
                 "exclusiveMinimum": 0,
+                "maximum": TIMEOUT_MAX_S,
                 "default": 10,
                 "description": "Seconds one tool call may take (a server's own timeout_s overrides it).",
             },
             "connect_timeout_s": {
                 "type": "number",
                 "exclusiveMinimum": 0,
+                "maximum": TIMEOUT_MAX_S,
                 "default": 20,
                 "description": "Seconds a server may take to start and list its tools.",
             },

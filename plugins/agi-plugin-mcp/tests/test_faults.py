@@ -3,6 +3,7 @@ line, and the agent goes on. The server is written in this folder (fault_server.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import sys
 from pathlib import Path
@@ -197,3 +198,19 @@ def test_a_server_listed_under_its_configuration_starts_at_its_first_call_not_wh
         assert started() == 4
     kept = sqlite3.connect(db).execute("SELECT value FROM meta WHERE key = 'plugin_data:mcp:listing:f'").fetchone()
     assert '"configuration"' in kept[0] and "s3cr3t" not in kept[0]  # a digest, not the env
+
+
+def test_a_timeout_past_a_day_is_refused_in_one_line_and_nothing_is_stored(tmp_path: Path, mcp: Any) -> None:
+    db = tmp_path / "agent.db"
+    refused = mcp.agi(db, "config", "set", "mcp.timeout_s", "1e12")
+    assert (refused.returncode, refused.stdout) == (1, "")
+    assert refused.stderr == (
+        "Error: invalid value for mcp.timeout_s: 1000000000000.0 is greater than the maximum of 86400; "
+        'give a value matching {"type":"number","exclusiveMinimum":0,"maximum":86400}\n'
+    )
+    server = json.dumps({"a": {"url": "http://127.0.0.1:9/mcp", "timeout_s": 1e300}})
+    refused = mcp.agi(db, "config", "set", "mcp.servers", server)
+    assert refused.returncode == 1
+    assert refused.stderr.startswith("Error: invalid value for mcp.servers: 1e+300 is greater than the maximum of 864")
+    listed = mcp.agi(db, "config", "list")
+    assert "mcp.timeout_s = 10" in listed.stdout and '"timeout_s":1e+300' not in listed.stdout
