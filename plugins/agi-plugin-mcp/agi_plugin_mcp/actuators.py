@@ -226,7 +226,8 @@ def make_tool(hub: Any, server: str, spec: dict[str, Any] | None, listed: dict[s
         description=f"{description[0][:300] if description else mcp_name} (MCP server {server})",
         parameters=parameters_of(schema),
         effect=effect_of(listed.get("annotations")),  # type: ignore[arg-type]
-        timeout_s=limit + hub.connect_s + 5 if hub is not None else limit,  # the plugin's limits fire first
+        # the call's limit, plus connect_timeout_s for a server not started yet: the plugin's limits fire first
+        timeout_s=limit + hub.connect_s + 1 if hub is not None else limit,
     )
     return Tool(definition, run)
 
@@ -261,6 +262,8 @@ def _serve(kernel: Any, *, ask_all: bool) -> None:
     for server in sorted(set(servers) | set(catalog.servers())):
         spec = servers.get(server)
         limit = float((spec or {}).get("timeout_s") or settings["timeout_s"])
+        if kernel.config.timeout_s > 0:  # the agent's --timeout bounds a call too; connecting has its own bound
+            limit = min(limit, float(kernel.config.timeout_s))
         listed = catalog.load(server)
         found = listings.get(server)
         if isinstance(found, BaseException):

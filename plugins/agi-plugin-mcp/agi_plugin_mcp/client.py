@@ -113,7 +113,8 @@ class Link:
             await self._wait(ready, "start and connect", connect_s, "the mcp setting connect_timeout_s")
         done: asyncio.Future[Any] = loop.create_future()
         await self._jobs.put((run, done))
-        return await self._wait(done, what, limit, "the mcp setting timeout_s, or the server's own timeout_s")
+        setting = "the agent's --timeout, the mcp setting timeout_s or the server's own timeout_s"
+        return await self._wait(done, what, limit, setting)
 
     async def _wait(self, future: asyncio.Future[Any], what: str, limit: float, setting: str) -> Any:
         try:

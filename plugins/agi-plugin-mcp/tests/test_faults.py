@@ -73,7 +73,7 @@ def test_a_server_that_dies_hangs_or_writes_garbage_fails_the_call_in_one_line_a
         hung = kernel.tick("/f.hang").final_output
         assert hung == (
             "f.hang failed: mcp server 'f' did not answer 'hang' within 2 s; it was stopped "
-            "(raise the mcp setting timeout_s, or the server's own timeout_s)"
+            "(raise the agent's --timeout, the mcp setting timeout_s or the server's own timeout_s)"
         )
         assert kernel.tick("/f.garbage").final_output == 'f.garbage: {"text":"after garbage"}'
         assert kernel.tick("/f.fail").final_output == (
@@ -214,3 +214,15 @@ def test_a_timeout_past_a_day_is_refused_in_one_line_and_nothing_is_stored(tmp_p
     assert refused.stderr.startswith("Error: invalid value for mcp.servers: 1e+300 is greater than the maximum of 864")
     listed = mcp.agi(db, "config", "list")
     assert "mcp.timeout_s = 10" in listed.stdout and '"timeout_s":1e+300' not in listed.stdout
+
+
+def test_a_call_is_bounded_by_the_agents_timeout_and_a_cold_start_by_connect_timeout(tmp_path: Path, mcp: Any) -> None:
+    # the mcp setting timeout_s is 10 s; the agent's --timeout (KernelConfig.timeout_s) is 1 s: 1 s wins
+    with mcp.open_agent(tmp_path / "a.db", {"f": mcp.fault_server()}, timeout_s=1) as kernel:
+        assert kernel.tools["f.hang"].definition.timeout_s == 1 + 20 + 1  # the call, a cold start, a margin
+        hung = kernel.tick("/f.hang").final_output
+        assert hung == (
+            "f.hang failed: mcp server 'f' did not answer 'hang' within 1 s; it was stopped "
+            "(raise the agent's --timeout, the mcp setting timeout_s or the server's own timeout_s)"
+        )
+        assert kernel.tick("/f.echo cold").final_output == 'f.echo: {"text":"cold"}'  # restarted, under 1 s + connect
