@@ -10,6 +10,7 @@ import json
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urldefrag, urljoin
 
 from agi_core.errors import ValidationError
 
@@ -48,7 +49,7 @@ def validator(name: str) -> jsonschema.protocols.Validator:
 def _fast_validator(name: str) -> Any:
     import jsonschema_rs
 
-    return jsonschema_rs.validator_for(load_schema(name))
+    return jsonschema_rs.validator_for(load_schema(name), offline=True)
 
 
 def is_valid(name: str, instance: Any) -> bool:
@@ -73,3 +74,78 @@ def validate(name: str, instance: Any, what: str | None = None) -> None:
         where = json_path(error)
         label = what or name
         raise ValidationError(f"invalid {label}: {error.message} @ {where}", path=where)
+
+
+#: the schema's own URL when it names no ``$id`` (a URL urljoin resolves against; .invalid names no host)
+_DEFAULT_BASE = "https://schema.invalid/"
+#: the meta-schemas jsonschema-rs holds itself: a reference to one is no fetch
+_BUNDLED = ("https://json-schema.org/", "http://json-schema.org/")
+#: keywords whose values are data, not schemas: a "$ref" key inside one is no reference
+_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
+REMOTE_FIX = 'put that schema under "$defs" and refer to it as "#/$defs/NAME"'
+
+
+class RemoteReference(ValidationError):
+    """A schema refers to another document by URL: it is never fetched (agents run offline and replay equal).
+
+    ``ref`` is the reference as written, ``path`` its JSON path in the schema."""
+
+    def __init__(self, what: str, ref: str, path: str) -> None:
+        super().__init__(f"{what} {remote_problem(ref, path)}", path=path)
+        self.ref = ref
+
+
+def remote_problem(ref: str, path: str | None = None, fix: str = REMOTE_FIX) -> str:
+    """What is wrong with a reference to another document, and the fix (no subject)."""
+    where = "" if path is None else f" at {path}"
+    return f"refers to {ref!r}{where}, another document, which agi-core never fetches; {fix}"
+
+
+def offline_validator(schema: Any, what: str, **options: Any) -> Any:
+    """A jsonschema-rs Draft 2020-12 validator of ``schema`` that never reaches the network.
+
+    A reference to another document (``"$ref": "http://…"``, a relative one under an ``$id``) is
+    refused with :class:`RemoteReference`, one line naming ``what``, the reference, its JSON path
+    and the fix; references inside the schema (``#/$defs/…``, an ``$id`` it declares) and to the
+    JSON Schema meta-schemas still work. Other compile errors are jsonschema-rs's ``ValueError``.
+    """
+    import jsonschema_rs
+
+    try:
+        return jsonschema_rs.Draft202012Validator(schema, offline=True, **options)
+    except ValueError:
+        found = remote_reference(schema)
+        if found is None:
+            raise
+        where, ref = found
+        raise RemoteReference(what, ref, where) from None
+
+
+def remote_reference(schema: Any) -> tuple[str, str] | None:
+    """The JSON path and value of the first ``$ref`` / ``$dynamicRef`` / ``$schema`` of ``schema`` that
+    names a document it does not hold (None: every reference stays inside it or names a meta-schema)."""
+    held: set[str] = set()
+    refs: list[tuple[str, str, str]] = []  # (path, value, the URL it resolves to)
+
+    def walk(node: Any, base: str, path: str) -> None:
+        if isinstance(node, list):
+            for index, item in enumerate(node):
+                walk(item, base, f"{path}[{index}]")
+            return
+        if not isinstance(node, dict):
+            return
+        if isinstance(node.get("$id"), str):
+            base = urldefrag(urljoin(base, node["$id"])).url
+            held.add(base)
+        for key, value in node.items():
+            if key in ("$ref", "$dynamicRef", "$schema") and isinstance(value, str):
+                refs.append((f"{path}.{key}", value, urldefrag(urljoin(base, value)).url))
+            elif key not in _DATA_KEYWORDS:
+                walk(value, base, f"{path}.{key}")
+
+    walk(schema, _DEFAULT_BASE, "$")
+    held.add(_DEFAULT_BASE)
+    for where, value, url in refs:
+        if url not in held and not url.startswith(_BUNDLED):
+            return where, value
+    return None

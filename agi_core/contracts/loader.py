@@ -20,7 +20,7 @@ import jsonschema_rs
 from agi_core.contracts.errors import ContractFileError
 from agi_core.contracts.model import Contract, Prompt, Rule
 from agi_core.contracts.validate import compile_schema, schema_issues, validate_and_normalize
-from agi_core.schemas import schemas_dir
+from agi_core.schemas import RemoteReference, remote_problem, schemas_dir
 
 _RANK = {"unevaluatedProperties": 1, "anyOf": 1}
 
@@ -68,6 +68,8 @@ def contract_from_dict(data: Any, *, source: str = "<object>") -> Contract:
         raise ContractFileError(source, issues[0].path, issues[0].message)
     try:
         compile_schema(data["output_schema"])
+    except RemoteReference as exc:
+        raise ContractFileError(source, "$.output_schema" + exc.path[1:], remote_problem(exc.ref)) from None
     except (ValueError, jsonschema_rs.ValidationError) as exc:
         raise ContractFileError(source, "$.output_schema", f"does not compile: {exc}") from None
     rules = tuple(

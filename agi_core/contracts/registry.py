@@ -12,7 +12,9 @@ import attrs
 from agi_core.contracts.errors import UnknownContract
 from agi_core.contracts.loader import contract_from_dict, load_contract
 from agi_core.contracts.model import Contract
+from agi_core.contracts.validate import compile_schema
 from agi_core.errors import RegistrationError
+from agi_core.schemas import RemoteReference
 
 if TYPE_CHECKING:
     from agi_core.plugins import Plugins
@@ -80,6 +82,10 @@ def as_contract(name: str, obj: Any) -> Contract:
     """
     if isinstance(obj, Contract):
         contract = obj
+        try:
+            compile_schema(contract.output_schema, f"contract {contract.name!r}: output_schema")  # as a file's is
+        except RemoteReference as exc:  # refused now, never fetched
+            raise RegistrationError(str(exc)) from None
     elif isinstance(obj, (str, os.PathLike)):
         contract = load_contract(obj)
         if name == Path(obj).name:

@@ -19,13 +19,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
-import jsonschema_rs
 
 from agi_core.contracts import frozen
 from agi_core.contracts.model import Contract, Issue, Result
 from agi_core.contracts.normalize import compile_rules
 from agi_core.contracts.paths import format_path
 from agi_core.contracts.repair import parse_output
+from agi_core.schemas import offline_validator
 
 _MAX_ERRORS = 20
 _CLIP = 160
@@ -58,9 +58,10 @@ def engine(contract: Contract) -> Engine:
     return found
 
 
-def compile_schema(schema: Mapping[str, Any]) -> Any:
-    """A ``jsonschema_rs`` Draft 2020-12 validator that never reaches the network."""
-    return jsonschema_rs.Draft202012Validator(dict(schema), validate_formats=False)
+def compile_schema(schema: Mapping[str, Any], what: str = "the output_schema") -> Any:
+    """A ``jsonschema_rs`` Draft 2020-12 validator that never reaches the network (a reference to another
+    document is :class:`~agi_core.schemas.RemoteReference`)."""
+    return offline_validator(dict(schema), what, validate_formats=False)
 
 
 def validate_and_normalize(contract: Contract, raw: str | bytes | Mapping[str, Any] | Any) -> Result:

@@ -26,6 +26,7 @@ from agi_core.errors import RegistrationError
 from agi_core.modules.base import DEFAULT_PRIORITY, overrides
 from agi_core.modules.ordering import run_order
 from agi_core.modules.state import key_validator
+from agi_core.schemas import RemoteReference
 
 if TYPE_CHECKING:
     from agi_core.plugins import Plugins
@@ -97,7 +98,9 @@ def check_module(name: str, obj: Any, plugin: str = "?") -> LoadedModule:
         raise RegistrationError(f"module {name!r}: contracts must be a list of contract names")
     inline = getattr(obj, "inline", False) is True
     try:
-        validator = key_validator(schema)
+        validator = key_validator(schema, f"module {name!r}: state_schema")
+    except RemoteReference as exc:  # never fetched: refused here, not at the first put
+        raise RegistrationError(str(exc)) from None
     except ValueError as exc:  # jsonschema-rs refuses to compile what jsonschema's meta-schema let through
         raise RegistrationError(f"module {name!r}: state_schema cannot be compiled: {exc}") from None
     before, after = _names(name, obj, "before"), _names(name, obj, "after")

@@ -19,6 +19,7 @@ from agi_core.errors import ValidationError
 from agi_core.inputs import clean_text
 from agi_core.memory.backend import MAX_STATE_VALUE_BYTES, ModuleStateStore
 from agi_core.modules.delta import DELTA_MIN_CHARS, delta
+from agi_core.schemas import offline_validator
 from agi_core.serialization import dumps
 
 if TYPE_CHECKING:
@@ -35,11 +36,9 @@ class KeyValidator:
     """Checks one-key state objects: jsonschema-rs for the check (the hot path, every ``put``),
     Python jsonschema only to name the problem of a value it refuses."""
 
-    def __init__(self, schema: dict[str, Any]) -> None:
-        import jsonschema_rs
-
+    def __init__(self, schema: dict[str, Any], what: str = "state_schema") -> None:
         self.schema = schema
-        self._fast = jsonschema_rs.Draft202012Validator(schema)
+        self._fast = offline_validator(schema, what)  # a remote $ref: RemoteReference, never a fetch
 
     def is_valid(self, instance: Any) -> bool:
         return bool(self._fast.is_valid(instance))
@@ -51,11 +50,12 @@ class KeyValidator:
         return jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(self.schema).iter_errors(instance))
 
 
-def key_validator(schema: dict[str, Any] | None) -> KeyValidator | None:
+def key_validator(schema: dict[str, Any] | None, what: str = "state_schema") -> KeyValidator | None:
     """A validator of one-key state objects: ``schema`` without its top-level ``required``."""
     if schema is None:
         return None
-    return KeyValidator({k: v for k, v in copy.deepcopy(schema).items() if k not in ("required", "minProperties")})
+    one_key = {k: v for k, v in copy.deepcopy(schema).items() if k not in ("required", "minProperties")}
+    return KeyValidator(one_key, what)
 
 
 _DELETED = object()  # a pending delete

@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from agi_core.errors import RegistrationError, ValidationError
+from agi_core.schemas import remote_problem, remote_reference
 
 KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
@@ -24,6 +25,10 @@ def check_declaration(settings: Any) -> None:
     attrs); jsonschema runs only to name the problem of an invalid one."""
     import jsonschema_rs
 
+    remote = remote_reference(settings)  # first: the meta-schema check would fetch a remote "$schema"
+    if remote is not None:
+        fix = "write that schema into the setting's own schema"
+        raise RegistrationError(f"agi_manifest settings {remote_problem(remote[1], remote[0], fix)}")
     if not jsonschema_rs.meta.is_valid(settings):
         import jsonschema
 
@@ -98,7 +103,7 @@ def check_value(plugin: str, key: str, schema: dict[str, Any], value: Any) -> An
     """``value`` if it matches the setting's schema; a one-line error naming plugin, key and the fix otherwise."""
     import jsonschema_rs
 
-    if jsonschema_rs.validator_for(schema).is_valid(value):
+    if jsonschema_rs.validator_for(schema, offline=True).is_valid(value):
         return value
     import jsonschema
 

@@ -1,0 +1,114 @@
+"""What a module author gets wrong is refused when the module registers, in one line naming the fix."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from agi_core.hookspecs import hookimpl
+from agi_core.testing import open_kernel
+
+SPECS = Path(__file__).parents[2] / "agi_core" / "contracts" / "specs"
+FIX = 'another document, which agi-core never fetches; put that schema under "$defs" and refer to it as "#/$defs/NAME"'
+
+
+class SchemaHost(ThreadingHTTPServer):
+    """A real HTTP server serving a schema at any path, keeping the paths it was asked for."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+        host = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                host.asked.append(self.path)
+                body = json.dumps({"type": "integer"}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/schema+json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server_port}"
+
+
+@pytest.fixture
+def schema_host():
+    host = SchemaHost()
+    thread = threading.Thread(target=host.serve_forever, daemon=True)
+    thread.start()
+    yield host
+    host.shutdown()
+    host.server_close()
+    thread.join()
+
+
+def test_a_remote_reference_in_a_schema_is_refused_at_registration_and_never_fetched(tmp_path, schema_host):
+    """A state_schema, a contract's output_schema or a settings declaration with "$ref": "http://…" made
+    jsonschema-rs fetch the URL when the plugin loaded (and each contract call compiled it again)."""
+    url = schema_host.url
+    contract = json.loads((SPECS / "dialogue_state.json").read_text())
+    contract["name"] = "remote_contract"
+    contract["output_schema"] = {"type": "object", "properties": {"a": {"$ref": f"{url}/contract.json"}}}
+    (tmp_path / "remote_contract.json").write_text(json.dumps(contract))
+
+    class Remote:
+        name = "remote"
+        state_schema: ClassVar = {"type": "object", "properties": {"n": {"$ref": f"{url}/count.json"}}}
+
+        def perceive(self, ctx):
+            ctx.own.put("n", 1)
+
+    class Local:  # a reference inside the schema still works
+        name = "local"
+        state_schema: ClassVar = {
+            "type": "object",
+            "properties": {"n": {"$ref": "#/$defs/count"}},
+            "$defs": {"count": {"type": "integer"}},
+        }
+
+        def perceive(self, ctx):
+            ctx.own.put("n", 1)
+            ctx.own.put("n", "one")
+
+    class ModulesAndContract:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(Remote())
+            register(Local())
+
+        @hookimpl
+        def agi_register_contracts(self, register):
+            register(tmp_path / "remote_contract.json")
+
+    class RemoteSettings:
+        agi_manifest: ClassVar = {
+            "settings": {"type": "object", "properties": {"tone": {"$ref": f"{url}/tone.json", "default": 1}}}
+        }
+
+    with open_kernel(tmp_path / "a.db", ModulesAndContract(), RemoteSettings()) as kernel:
+        assert [m.name for m in kernel.modules] == ["sem_council", "local"]
+        assert "remote_contract" not in kernel.contracts  # the registry is built on first use
+        assert sorted(failure.cause for failure in kernel.plugins.failures) == [
+            f"ContractFileError: contract file {tmp_path / 'remote_contract.json'} is invalid @ "
+            f"$.output_schema.properties.a.$ref: refers to '{url}/contract.json', {FIX}",
+            f"RegistrationError: agi_manifest settings refers to '{url}/tone.json' at $.properties.tone.$ref, "
+            "another document, which agi-core never fetches; write that schema into the setting's own schema",
+            f"RegistrationError: module 'remote': state_schema refers to '{url}/count.json' at "
+            f"$.properties.n.$ref, {FIX}",
+        ]
+        (call,) = kernel.tick("hello").modules["calls"]
+        assert call["skipped"] == (
+            "ModuleStateError: module 'local': state value refused at $.n: 'one' is not of type 'integer'; "
+            "store a value its state_schema allows"
+        )
+    assert schema_host.asked == []
