@@ -16,6 +16,7 @@ Modules run in the order ``(priority, name)`` within the ``before`` / ``after`` 
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,12 @@ PHASES: tuple[str, ...] = ("perceive", "recall", "deliberate", "revise", "observ
 # a maintain tick runs maintain only
 TICK_PHASES: tuple[str, ...] = ("perceive", "recall", "deliberate", "revise", "observe")
 NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+#: the arguments the kernel calls each phase (and ``vote``) with, after ``self``
+CALLED_WITH: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(PHASES, ("ctx",)),
+    "revise": ("ctx", "draft"),
+    "vote": ("claims", "evidence_items"),
+}
 
 
 @attrs.frozen
@@ -77,6 +84,8 @@ def check_module(name: str, obj: Any, plugin: str = "?") -> LoadedModule:
     votes = overrides(obj, "vote")
     if not phases and not votes:
         raise RegistrationError(f"module {name!r} has none of the methods {', '.join(PHASES)}, vote; add at least one")
+    for method in phases + (("vote",) if votes else ()):
+        _check_signature(name, obj, method)
     schema = getattr(obj, "state_schema", None)
     if schema is not None:
         if not isinstance(schema, dict):
@@ -108,6 +117,22 @@ def check_module(name: str, obj: Any, plugin: str = "?") -> LoadedModule:
         name, plugin, priority, obj, phases, tuple(contracts), schema, validator, votes, inline, before, after
     )
     return attrs.evolve(loaded, timeouts=_timeouts(name, obj))
+
+
+def _check_signature(name: str, obj: Any, method: str) -> None:
+    """Refuse a phase (or ``vote``) that cannot take the arguments the kernel calls it with."""
+    params = CALLED_WITH[method]
+    try:
+        signature = inspect.signature(getattr(obj, method))
+    except (TypeError, ValueError):  # a callable Python cannot read the signature of: its calls will tell
+        return
+    try:
+        signature.bind(*params)
+    except TypeError:
+        raise RegistrationError(
+            f"module {name!r}: {method}{signature} cannot be called as {method}({', '.join(params)}); "
+            f"define it as def {method}(self, {', '.join(params)})"
+        ) from None
 
 
 def _timeouts(name: str, obj: Any) -> dict[str, float]:

@@ -112,3 +112,36 @@ def test_a_remote_reference_in_a_schema_is_refused_at_registration_and_never_fet
             "store a value its state_schema allows"
         )
     assert schema_host.asked == []
+
+
+def test_a_phase_that_cannot_take_its_arguments_is_refused_at_registration(tmp_path):
+    """def perceive(self) registered fine, then every tick skipped it with a bare "TypeError: X.perceive()
+    takes 1 positional argument but 2 were given"; the same for revise without draft and vote without evidence."""
+
+    def module(name, **methods):
+        return type(name.title(), (), {"name": name, **methods})()
+
+    class Plugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(module("no_ctx", perceive=lambda self: 1))
+            register(module("no_draft", perceive=lambda self, ctx: 1, revise=lambda self, ctx: None))
+            register(module("one_vote", vote=lambda self, claims: []))
+            register(module("too_many", observe=lambda self, ctx, outcome: None))
+            register(module("fine", perceive=lambda self, ctx, *more, extra=None: "ok", vote=lambda self, *a: []))
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        assert [m.name for m in kernel.modules] == ["sem_council", "fine"]
+        assert [failure.cause for failure in kernel.plugins.failures] == [
+            "RegistrationError: module 'no_ctx': perceive() cannot be called as perceive(ctx); "
+            "define it as def perceive(self, ctx)",
+            "RegistrationError: module 'no_draft': revise(ctx) cannot be called as revise(ctx, draft); "
+            "define it as def revise(self, ctx, draft)",
+            "RegistrationError: module 'one_vote': vote(claims) cannot be called as vote(claims, evidence_items); "
+            "define it as def vote(self, claims, evidence_items)",
+            "RegistrationError: module 'too_many': observe(ctx, outcome) cannot be called as observe(ctx); "
+            "define it as def observe(self, ctx)",
+        ]
+        assert [(c["module"], c["phase"], c["output"]) for c in kernel.tick("2 + 3").modules["calls"]] == [
+            ("fine", "perceive", "ok")
+        ]
