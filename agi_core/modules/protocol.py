@@ -27,7 +27,7 @@ from agi_core.errors import RegistrationError
 from agi_core.modules.base import DEFAULT_PRIORITY, overrides
 from agi_core.modules.ordering import run_order
 from agi_core.modules.state import key_validator
-from agi_core.schemas import RemoteReference
+from agi_core.schemas import RemoteReference, json_path
 
 if TYPE_CHECKING:
     from agi_core.plugins import Plugins
@@ -88,16 +88,7 @@ def check_module(name: str, obj: Any, plugin: str = "?") -> LoadedModule:
         _check_signature(name, obj, method)
     schema = getattr(obj, "state_schema", None)
     if schema is not None:
-        if not isinstance(schema, dict):
-            raise RegistrationError(f"module {name!r}: state_schema must be a JSON Schema object (a dict)")
-        import jsonschema  # here: an agent with no module declaring a state schema does without it (~35 ms)
-
-        try:
-            jsonschema.Draft202012Validator.check_schema(schema)
-        except jsonschema.SchemaError as exc:
-            raise RegistrationError(
-                f"module {name!r}: state_schema is not a valid JSON Schema: {exc.message}"
-            ) from None
+        _check_state_schema(name, schema)
     contracts = getattr(obj, "contracts", ())
     if (
         isinstance(contracts, str)
@@ -117,6 +108,33 @@ def check_module(name: str, obj: Any, plugin: str = "?") -> LoadedModule:
         name, plugin, priority, obj, phases, tuple(contracts), schema, validator, votes, inline, before, after
     )
     return attrs.evolve(loaded, timeouts=_timeouts(name, obj))
+
+
+def _check_state_schema(name: str, schema: Any) -> None:
+    """Refuse a state_schema that is not a JSON Schema of an object, naming the JSON path of the problem."""
+    example = '{"type": "object", "properties": {"KEY": {"type": "integer"}}}'
+    if not isinstance(schema, dict):
+        raise RegistrationError(
+            f"module {name!r}: state_schema is {type(schema).__name__} {schema!r}, not a JSON Schema; "
+            f"give a dict describing the state object, e.g. {example}"
+        )
+    import jsonschema  # here: an agent with no module declaring a state schema does without it (~35 ms)
+
+    meta = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA)
+    error = jsonschema.exceptions.best_match(meta.iter_errors(schema))
+    if error is not None:
+        if error.context:  # anyOf / oneOf: "3 is not valid under any of the given schemas" says nothing
+            error = jsonschema.exceptions.best_match(error.context) or error
+        raise RegistrationError(
+            f"module {name!r}: state_schema is not a valid JSON Schema at {json_path(error)}: {error.message}; "
+            "correct that keyword (JSON Schema Draft 2020-12)"
+        )
+    kind = schema.get("type", "object")
+    if kind != "object" and not (isinstance(kind, list) and "object" in kind):
+        raise RegistrationError(
+            f"module {name!r}: state_schema has type {kind!r} at $.type, but a module's state is an object "
+            f"of keys (ctx.own.put(key, value)); describe each key's value under properties, e.g. {example}"
+        )
 
 
 def _check_signature(name: str, obj: Any, method: str) -> None:

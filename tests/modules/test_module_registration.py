@@ -145,3 +145,37 @@ def test_a_phase_that_cannot_take_its_arguments_is_refused_at_registration(tmp_p
         assert [(c["module"], c["phase"], c["output"]) for c in kernel.tick("2 + 3").modules["calls"]] == [
             ("fine", "perceive", "ok")
         ]
+
+
+def test_a_bad_state_schema_is_refused_with_its_path_and_a_state_that_is_no_object_too(tmp_path):
+    """{"type": 3} was "3 is not valid under any of the given schemas" (no path, no fix); {"type": "string"}
+    registered, then every put failed with "state value refused at $: {'v': 'x'} is not of type 'string'"."""
+
+    def module(name, schema):
+        return type(name, (), {"name": name, "state_schema": schema, "perceive": lambda self, ctx: None})()
+
+    class Plugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(module("bad_type", {"type": 3}))
+            register(module("nested", {"type": "object", "properties": {"v": {"type": "strin"}}}))
+            register(module("scalar", {"type": "string"}))
+            register(module("listed", ["type", "object"]))
+            register(module("either", {"type": ["object", "null"], "properties": {"v": {"type": "string"}}}))
+            register(module("untyped", {"properties": {"v": {"type": "string"}}}))
+
+    types = "['array', 'boolean', 'integer', 'null', 'number', 'object', 'string']"
+    example = '{"type": "object", "properties": {"KEY": {"type": "integer"}}}'
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        assert [m.name for m in kernel.modules] == ["sem_council", "either", "untyped"]
+        assert [failure.cause for failure in kernel.plugins.failures] == [
+            f"RegistrationError: module 'bad_type': state_schema is not a valid JSON Schema at $.type: 3 is not "
+            f"one of {types}; correct that keyword (JSON Schema Draft 2020-12)",
+            "RegistrationError: module 'nested': state_schema is not a valid JSON Schema at $.properties.v.type: "
+            f"'strin' is not one of {types}; correct that keyword (JSON Schema Draft 2020-12)",
+            "RegistrationError: module 'scalar': state_schema has type 'string' at $.type, but a module's state is "
+            "an object of keys (ctx.own.put(key, value)); describe each key's value under properties, "
+            f"e.g. {example}",
+            "RegistrationError: module 'listed': state_schema is list ['type', 'object'], not a JSON Schema; "
+            f"give a dict describing the state object, e.g. {example}",
+        ]
