@@ -164,7 +164,11 @@ def _timeouts(name: str, obj: Any) -> dict[str, float]:
         if phase != "*" and phase not in PHASES:
             raise RegistrationError(f"module {name!r}: phase_timeouts names {phase!r}; use one of {', '.join(PHASES)}")
         if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 < seconds < math.inf:
-            raise RegistrationError(f"module {name!r}: timeout {seconds!r} is not a positive number of seconds")
+            which = "timeout_s" if phase == "*" else f"phase_timeouts[{phase!r}]"
+            raise RegistrationError(
+                f"module {name!r}: {which} is {seconds!r}, not a positive number of seconds; set it to a "
+                "number above 0 (e.g. 5.0), or leave it out to use the kernel's --module-timeout"
+            )
     return {phase: float(seconds) for phase, seconds in timeouts.items()}
 
 

@@ -66,10 +66,18 @@ def test_a_modules_own_timeout_per_phase_overrides_the_kernels_and_is_journaled_
     assert time.perf_counter() - started < 2.0  # either abandoned call, run again, would take 2 s
 
 
+SET_IT = "set it to a number above 0 (e.g. 5.0), or leave it out to use the kernel's --module-timeout"
+
+
 @pytest.mark.parametrize(
     ("attributes", "problem"),
     [
-        ({"timeout_s": -1}, "module 'bad': timeout -1 is not a positive number of seconds"),
+        ({"timeout_s": -1}, "module 'bad': timeout_s is -1, not a positive number of seconds; " + SET_IT),
+        (  # which entry is wrong (it said "timeout 0 is not a positive number of seconds", no fix)
+            {"timeout_s": 2, "phase_timeouts": {"recall": 1, "deliberate": 0}},
+            "module 'bad': phase_timeouts['deliberate'] is 0, not a positive number of seconds; " + SET_IT,
+        ),
+        ({"timeout_s": "5"}, "module 'bad': timeout_s is '5', not a positive number of seconds; " + SET_IT),
         ({"phase_timeouts": {"dream": 1}}, "module 'bad': phase_timeouts names 'dream'; use one of perceive"),
     ],
 )
