@@ -114,10 +114,18 @@ def checked_proposals(value: Any, module: str) -> tuple[Proposals, dict[str, Any
         value = from_data(value, Proposals)
     if not isinstance(value, Proposals):
         raise ValidationError(f"deliberate returned {type(value).__name__}; return Proposals, a dict of them or None")
-    data = to_data(value)
+    try:
+        data = to_data(value)
+    except Exception:  # an item of the wrong class (a claim that is no Claim): name it, not the attribute it lacks
+        misplaced = _misplaced(value, module)
+        if misplaced is None:
+            raise
+        raise misplaced from None
     bad = non_finite_path(data)
     if bad is not None:
-        raise ValidationError(f"deliberate returned NaN or infinity at {bad}; return finite numbers")
+        raise ValidationError(
+            f"module {module!r}: deliberate returned NaN or infinity at {bad}; return finite numbers", bad
+        )
     try:
         orjson.dumps(data)  # plain JSON (the usual case, 0.3 µs); else may the journal record hold it?
     except TypeError:
@@ -135,6 +143,41 @@ def checked_proposals(value: Any, module: str) -> tuple[Proposals, dict[str, Any
     if type(value) is Proposals:  # built directly: attrs.evolve costs several times more
         return Proposals(value.beliefs, value.goals, value.candidates, value.claims, module), data
     return attrs.evolve(value, module=module), data
+
+
+_ITEMS: tuple[tuple[str, type], ...] = (
+    ("beliefs", Belief),
+    ("goals", GoalUpdate),
+    ("candidates", Candidate),
+    ("claims", Claim),
+)
+
+
+def _misplaced(proposals: Proposals, module: str) -> ValidationError | None:
+    """The one line for the first item of proposals that is not of its field's class (None: none is)."""
+
+    def listed(items: Any) -> list[Any]:
+        return list(items) if isinstance(items, list | tuple) else []
+
+    found = [
+        (f"$.{field}[{i}]", item, cls)
+        for field, cls in _ITEMS
+        for i, item in enumerate(listed(getattr(proposals, field)))
+    ]
+    for index, candidate in enumerate(listed(proposals.candidates)):
+        if isinstance(candidate, Candidate):
+            claims = enumerate(listed(candidate.claims))
+            found += [(f"$.candidates[{index}].claims[{i}]", claim, Claim) for i, claim in claims]
+    for where, item, cls in found:
+        if not isinstance(item, cls):
+            fields = ", ".join(attribute.name for attribute in attrs.fields(cls))
+            return ValidationError(
+                f"module {module!r}: deliberate returned a value of type {type(item).__name__} at {where}, not a "
+                f"{cls.__name__}; "
+                f"build it with {cls.__name__}({fields}) from agi_core.modules",
+                where,
+            )
+    return None
 
 
 def module_beliefs(proposals: list[Proposals]) -> list[dict[str, Any]]:

@@ -96,7 +96,12 @@ def check_module(name: str, obj: Any, plugin: str = "?") -> LoadedModule:
         or not all(isinstance(c, str) for c in contracts)
     ):
         raise RegistrationError(f"module {name!r}: contracts must be a list of contract names")
-    inline = getattr(obj, "inline", False) is True
+    inline = getattr(obj, "inline", False)
+    if not isinstance(inline, bool):
+        raise RegistrationError(
+            f"module {name!r}: inline is {inline!r}, not True or False; set inline = True to run in the "
+            "tick's thread (no timeout), or leave it out"
+        )
     try:
         validator = key_validator(schema, f"module {name!r}: state_schema")
     except RemoteReference as exc:  # never fetched: refused here, not at the first put
@@ -175,7 +180,10 @@ def _timeouts(name: str, obj: Any) -> dict[str, float]:
 def _names(name: str, obj: Any, attribute: str) -> tuple[str, ...]:
     names = getattr(obj, attribute, ())
     if isinstance(names, str) or not isinstance(names, Sequence) or not all(isinstance(n, str) for n in names):
-        raise RegistrationError(f"module {name!r}: {attribute} must be a list of module names")
+        example = f"({names!r},)" if isinstance(names, str) else '("other_module",)'
+        raise RegistrationError(
+            f"module {name!r}: {attribute} is {names!r}, not a list of module names; write {attribute} = {example}"
+        )
     if name in names:
         raise RegistrationError(f"module {name!r}: {attribute} names the module itself; drop it")
     return tuple(names)

@@ -30,6 +30,7 @@ from agi_core.effects.isolation import describe, must_propagate
 from agi_core.effects.scope import TickScope
 from agi_core.effects.timeouts import TimedOut, invoke
 from agi_core.effects.turns import Steps, call_in_turn, drive
+from agi_core.errors import ValidationError
 from agi_core.externals import Externals
 from agi_core.memory.backend import ModuleStateStore
 from agi_core.model import SemanticEntry, TickState, WorkingMemory
@@ -326,6 +327,12 @@ class ModuleTick:
             dumps(value)  # JSON or a one-line ValidationError naming the bad path (NaN)
         except TypeError:  # a set, bytes, an object
             raise not_json_error(module.name, f"{phase} returned", value) from None
+        except ValidationError as exc:  # NaN or infinity: say whose, and where
+            raise ValidationError(
+                f"module {module.name!r}: {phase} returned NaN or infinity at {exc.path}; return finite numbers "
+                "(or None)",
+                exc.path,
+            ) from None
         return value, value
 
     def _context(

@@ -179,3 +179,52 @@ def test_a_bad_state_schema_is_refused_with_its_path_and_a_state_that_is_no_obje
             "RegistrationError: module 'listed': state_schema is list ['type', 'object'], not a JSON Schema; "
             f"give a dict describing the state object, e.g. {example}",
         ]
+
+
+def test_misshapen_attributes_and_outputs_say_which_module_where_and_the_fix(tmp_path):
+    """A claim that was no Claim gave "AttributeError: 'object' object has no attribute 'key'"; a NaN in perceive's
+    output "$.x is not a finite number" (no module, no phase); inline="yes" ran as not inline without a word;
+    before="odd" said "before must be a list of module names" without the value."""
+    from agi_core.modules import Candidate, Proposals
+
+    class Odd:
+        name = "odd"
+
+        def perceive(self, ctx):
+            return {"x": [1.0, float("nan")]}
+
+        def deliberate(self, ctx):
+            return Proposals(candidates=[Candidate("hi", 0.9, claims=[object()])])
+
+    class Plugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(Odd())
+            register(type("Yes", (), {"name": "yes", "inline": "yes", "perceive": lambda self, ctx: 1})())
+            register(type("Before", (), {"name": "before", "before": "odd", "perceive": lambda self, ctx: 1})())
+            register(type("After", (), {"name": "after", "after": 3, "perceive": lambda self, ctx: 1})())
+
+    with open_kernel(tmp_path / "a.db", Plugin()) as kernel:
+        assert [m.name for m in kernel.modules] == ["sem_council", "odd"]
+        assert [failure.cause for failure in kernel.plugins.failures] == [
+            "RegistrationError: module 'yes': inline is 'yes', not True or False; set inline = True to run in the "
+            "tick's thread (no timeout), or leave it out",
+            "RegistrationError: module 'before': before is 'odd', not a list of module names; write before = ('odd',)",
+            "RegistrationError: module 'after': after is 3, not a list of module names; write after = "
+            '("other_module",)',
+        ]
+        record = kernel.tick("what is the weather")
+        assert [(c["phase"], c.get("skipped")) for c in record.modules["calls"]] == [
+            (
+                "perceive",
+                "ValidationError: module 'odd': perceive returned NaN or infinity at $.x[1]; return finite numbers "
+                "(or None)",
+            ),
+            (
+                "deliberate",
+                "ValidationError: module 'odd': deliberate returned a value of type object at "
+                "$.candidates[0].claims[0], not a Claim; build it with Claim(key, value, text, evidence) from "
+                "agi_core.modules",
+            ),
+        ]
+        assert kernel.replay().ok
