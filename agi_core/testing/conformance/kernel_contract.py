@@ -309,6 +309,26 @@ class KernelContract(Harness):
         assert events[3] == "noted x (before: bad\ufffdbyte) \ufffd"
         assert verify_agent(kernel.store, kernel.journal_key).ok
 
+    def test_a_nul_in_any_stored_text_never_fails_a_tick(self, open_agent: Opener, backend: str) -> None:
+        """PostgreSQL TEXT holds no NUL: a goal or a reminder with one failed its tick there (SQLite keeps it).
+        The texts that come back (a goal listed, a reminder's words) come back whole; replay stays equal."""
+        kernel = open_agent("nul")  # the built-in brain: goals, reminders, names
+        lines = ["my goal is to learn Sp\x00anish", "remind me to wa\x00ter in 5 minutes", "what are my goals?"]
+        said = [tick(kernel, line).action.args["text"] for line in [*lines, "my name is A\x00da"]]
+        assert "learn Sp\x00anish" in said[2] and "wa\x00ter" in said[2] and "A\x00da" in said[3]
+        self.close_agent(kernel)
+        kernel = open_agent("nul")  # reopened: what it reads next comes from the store
+        assert "learn Sp\x00anish" in tick(kernel, "what are my goals?").action.args["text"]
+        store = kernel.store
+        assert [g["description"] for g in store.goals()] == ["learn Sp\x00anish", "wa\x00ter"]  # type: ignore[attr-defined]
+        assert [job["say"][:16] for job in store.all_jobs()] == ["reminder: wa\x00ter"]
+        assert verify_agent(store, kernel.journal_key).ok
+        records = [text for _tick, _id, text, _chain in store.journal_rows()]
+        report = replay_records(
+            records, seed=SEED, plugins=self.plugins(), resolve=lambda data: _resolve(kernel, data), backend=backend
+        )
+        assert (report.ok, report.ticks, report.mismatch) == (True, 5, None)
+
 
 def _resolve(kernel: Kernel, data: Any) -> Any:
     from agi_core.memory import blobs

@@ -343,5 +343,31 @@ class StoreContract(Harness):
         assert [e.event for e in store.episodes()] == ["bad \ufffd end", "\ufffd" + "y" * BLOB_THRESHOLD]
         assert store.sem_read(KEY).value == "x\ufffdy"
 
+    def test_a_nul_in_any_text_is_stored_and_found_again(self, open_store: Opener) -> None:
+        """PostgreSQL TEXT holds no NUL: every such write failed its tick there. A goal's description and a
+        job's texts come back whole; any other text may come back with U+FFFD, and is found by what was written."""
+        store = open_store()
+        parts = [part for part in ("module state", "goals") if self.has(store, part)]
+        with store.tick_transaction():
+            store.meta_set("note", "a\x00b")
+            assert store.inbox_add("m\x001", 1, "bo\x00b", "c\x00")
+            store.intent_add(1, "to\x00ol", "{}")
+            store.put_job({**job("j\x00", 5), "say": "wa\x00ter"})
+            if "module state" in parts:
+                store.module_state_put("no\x00tes", "k\x00", "v\x00", 1)
+            if "goals" in parts:
+                store.put_goal({**goal("g-1", "open"), "description": "learn Sp\x00anish"})
+        either = {"a\x00b", "a\ufffdb"}
+        assert store.meta_get("note") in either and store.inbox_has("m\x001")
+        assert store.intents()[0][1] in {"to\x00ol", "to\ufffdol"}
+        assert store.get_job("j\x00") == {**job("j\x00", 5), "say": "wa\x00ter"} == store.all_jobs()[0]
+        if "module state" in parts:
+            assert store.module_state_get("no\x00tes", "k\x00") == "v\x00"  # JSON text: \u0000
+        if "goals" in parts:
+            assert store.goal("g-1") == {**goal("g-1", "open"), "description": "learn Sp\x00anish"}
+            assert store.goal_titles(("open",)) == [("g-1", "learn Sp\x00anish")]
+        with store.tick_transaction():
+            assert store.delete_job("j\x00")
+
 
 STAMP_1 = "2026-01-01T00:00:01Z"

@@ -17,13 +17,6 @@ _SELECT = f"SELECT {_COLUMNS} FROM {{s}}.goals"
 _JSON_COLUMNS = ("plan", "assumptions")
 
 
-def _goal(row: tuple[Any, ...]) -> dict[str, Any]:
-    goal = dict(zip(goals_table.COLUMNS, row, strict=True))
-    for column in _JSON_COLUMNS:
-        goal[column] = orjson.loads(goal[column])
-    return goal
-
-
 class PostgresGoals:
     """``GoalStore`` on the agent's schema; needs the store's ``_all``, ``_one`` and ``_run``."""
 
@@ -36,12 +29,25 @@ class PostgresGoals:
     def _run(self, sql: str, params: tuple[Any, ...] = ()) -> int:
         raise NotImplementedError
 
+    def keep_text(self, text: str) -> str:
+        raise NotImplementedError
+
+    def text_back(self, text: str) -> str:
+        raise NotImplementedError
+
+    def _goal(self, row: tuple[Any, ...]) -> dict[str, Any]:
+        goal = dict(zip(goals_table.COLUMNS, row, strict=True))
+        for column in _JSON_COLUMNS:
+            goal[column] = orjson.loads(goal[column])
+        goal["description"] = self.text_back(goal["description"])
+        return goal
+
     def goals(self) -> list[dict[str, Any]]:
-        return [_goal(row) for row in self._all(_SELECT + " ORDER BY seq")]
+        return [self._goal(row) for row in self._all(_SELECT + " ORDER BY seq")]
 
     def goal(self, goal_id: str) -> dict[str, Any] | None:
         row = self._one(_SELECT + " WHERE id = %s", (goal_id,))
-        return None if row is None else _goal(row)
+        return None if row is None else self._goal(row)
 
     def goal_child_progress(self, parent: str) -> list[tuple[str, float]]:
         rows = self._all("SELECT status, progress FROM {s}.goals WHERE parent = %s ORDER BY seq", (parent,))
@@ -62,12 +68,12 @@ class PostgresGoals:
             if row[0] in seen:  # a cycle stored outside the goal commands
                 break
             seen.add(row[0])
-            found.append(_goal(row))
+            found.append(self._goal(row))
         return found
 
     def goals_ranked(self, status: str, limit: int | None = None) -> list[dict[str, Any]]:
         rows = self._all(_SELECT + " WHERE status = %s ORDER BY priority DESC, seq LIMIT %s", (status, limit))
-        return [_goal(row) for row in rows]
+        return [self._goal(row) for row in rows]
 
     def goal_counts(self) -> dict[str, int]:
         rows = self._all("SELECT status, count(*) FROM {s}.goals GROUP BY status")
@@ -75,11 +81,13 @@ class PostgresGoals:
 
     def goal_titles(self, statuses: tuple[str, ...]) -> list[tuple[str, str]]:
         rows = self._all("SELECT id, description FROM {s}.goals WHERE status = ANY(%s) ORDER BY seq", (list(statuses),))
-        return [(goal_id, description) for goal_id, description in rows]
+        return [(goal_id, self.text_back(description)) for goal_id, description in rows]
 
     def put_goal(self, goal: dict[str, Any]) -> None:
-        """Insert, or update keeping ``seq`` (the order goals were first put in)."""
+        """Insert, or update keeping ``seq`` (the order goals were first put in). The description is kept
+        whole (``keep_text``: with a NUL, which TEXT cannot hold, as a blob reference): goal listings show it."""
         values = [orjson.dumps(goal[c]).decode() if c in _JSON_COLUMNS else goal[c] for c in goals_table.COLUMNS]
+        values[goals_table.COLUMNS.index("description")] = self.keep_text(goal["description"])
         updates = ", ".join(f"{c} = excluded.{c}" for c in goals_table.COLUMNS[1:])
         marks = ", ".join(["%s"] * len(goals_table.COLUMNS))
         self._run(

@@ -49,6 +49,7 @@ PROBE_TIMEOUT_S = 2  # libpq's connect_timeout (whole seconds, 2 at least) for o
 # application set up no logging: a server restart gave 12-21 such lines. The kernel says it in one line.
 logging.getLogger("psycopg").addHandler(logging.NullHandler())
 _JOB_COLUMNS = ", ".join(jobs_table.COLUMNS)
+_JOB_TEXTS = ("name", "kind", "spec", "say")  # kept whole (a reminder's text): with a NUL, as a blob reference
 _pools: dict[str, ConnectionPool[Any]] = {}
 _pools_lock = threading.Lock()
 
@@ -219,15 +220,15 @@ class PostgresStore(PostgresGoals, StoredText):
 
     def _all(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._conn() as conn:
-            return conn.execute(sql.format(s=self.s, w=WORLD_SCHEMA), params).fetchall()
+            return conn.execute(sql.format(s=self.s, w=WORLD_SCHEMA), _without_nul(params)).fetchall()
 
     def _one(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
         with self._conn() as conn:
-            return conn.execute(sql.format(s=self.s, w=WORLD_SCHEMA), params).fetchone()
+            return conn.execute(sql.format(s=self.s, w=WORLD_SCHEMA), _without_nul(params)).fetchone()
 
     def _run(self, sql: str, params: tuple[Any, ...] = ()) -> int:
         with self._conn() as conn:
-            return conn.execute(sql.format(s=self.s, w=WORLD_SCHEMA), params).rowcount
+            return conn.execute(sql.format(s=self.s, w=WORLD_SCHEMA), _without_nul(params)).rowcount
 
     @contextlib.contextmanager
     def tick_transaction(self) -> Iterator[None]:
@@ -341,7 +342,7 @@ class PostgresStore(PostgresGoals, StoredText):
             cur.executemany(
                 f"INSERT INTO {self.s}.meta (key, value) VALUES (%s, %s) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                list(values.items()),
+                [_without_nul(item) for item in values.items()],
             )
 
     # -- semantic ----------------------------------------------------------------------
@@ -561,24 +562,31 @@ class PostgresStore(PostgresGoals, StoredText):
         return PostgresLtmRows(self)
 
     # -- scheduled jobs (agi_core.scheduling.jobs) -------------------------------------------
+    def _job(self, row: tuple[Any, ...]) -> dict[str, Any]:
+        job = dict(zip(jobs_table.COLUMNS, row, strict=True))
+        for column in _JOB_TEXTS:
+            job[column] = self.text_back(job[column])
+        return job
+
     def all_jobs(self) -> list[dict[str, Any]]:
         rows = self._all(f'SELECT {_JOB_COLUMNS} FROM {{s}}.jobs ORDER BY name COLLATE "C"')
-        return [dict(zip(jobs_table.COLUMNS, row, strict=True)) for row in rows]
+        return [self._job(row) for row in rows]
 
     def get_job(self, name: str) -> dict[str, Any] | None:
-        row = self._one(f"SELECT {_JOB_COLUMNS} FROM {{s}}.jobs WHERE name = %s", (name,))
-        return dict(zip(jobs_table.COLUMNS, row, strict=True)) if row else None
+        row = self._one(f"SELECT {_JOB_COLUMNS} FROM {{s}}.jobs WHERE name = %s", (_text_ref(name),))
+        return self._job(row) if row else None
 
     def put_job(self, job: dict[str, Any]) -> None:
+        """Insert or replace the job ``job["name"]``; its texts kept whole (:meth:`keep_text`)."""
         updates = ", ".join(f"{c} = excluded.{c}" for c in jobs_table.COLUMNS[1:])
         marks = ", ".join(["%s"] * len(jobs_table.COLUMNS))
         self._run(
             f"INSERT INTO {{s}}.jobs ({_JOB_COLUMNS}) VALUES ({marks}) ON CONFLICT (name) DO UPDATE SET {updates}",
-            tuple(job[c] for c in jobs_table.COLUMNS),
+            tuple(self.keep_text(job[c]) if c in _JOB_TEXTS else job[c] for c in jobs_table.COLUMNS),
         )
 
     def delete_job(self, name: str) -> bool:
-        return self._run("DELETE FROM {s}.jobs WHERE name = %s", (name,)) > 0
+        return self._run("DELETE FROM {s}.jobs WHERE name = %s", (_text_ref(name),)) > 0
 
     def earliest_due(self, now_ms: int) -> dict[str, Any] | None:
         row = self._one(
@@ -586,7 +594,7 @@ class PostgresStore(PostgresGoals, StoredText):
             'ORDER BY next_due_ms, name COLLATE "C" LIMIT 1',
             (now_ms,),
         )
-        return dict(zip(jobs_table.COLUMNS, row, strict=True)) if row else None
+        return self._job(row) if row else None
 
     # -- module state (agi_core.modules) --------------------------------------------------
     def module_state_get(self, module: str, key: str) -> Any | None:
@@ -674,7 +682,14 @@ class PostgresStore(PostgresGoals, StoredText):
         order = snapshots.ORDER[table]
         selected = [snapshots.TRANSFER_CASTS.get((table, c), (c,))[0] for c in columns]
         rows = self._all(f"SELECT {', '.join(selected)} FROM {{s}}.{table} ORDER BY {order}")
-        return list(columns), [tuple(bytes(v) if isinstance(v, memoryview) else v for v in row) for row in rows]
+        whole = [i for i, c in enumerate(columns) if (table, c) in _KEPT_WHOLE]
+        return list(columns), [
+            tuple(
+                bytes(v) if isinstance(v, memoryview) else self.text_back(v) if i in whole and v is not None else v
+                for i, v in enumerate(row)
+            )
+            for row in rows
+        ]  # a text kept whole as a blob reference goes out as the SQLite store holds it: raw
 
     def load_table(self, table: str, columns: list[str], rows: list[list[Any]]) -> None:
         """Insert ``rows`` (inside the caller's transaction); ``world/`` facts are also shared, as this agent's."""
@@ -704,16 +719,21 @@ class PostgresStore(PostgresGoals, StoredText):
 
     def _without_nul(self, table: str, columns: list[str], row: list[Any]) -> list[Any]:
         """``row`` as this backend stores it: PostgreSQL TEXT holds no NUL, so an episode's event with one
-        becomes a blob reference (as :meth:`store_text` stores it: read back whole) and a NUL in any other
-        text becomes U+FFFD (as a fact's text and a memory's are stored here). A SQLite export holds them raw."""
-        if not any(isinstance(value, str) and "\x00" in value for value in row):
+        becomes a blob reference (as :meth:`store_text` stores it: read back whole), a goal's description and
+        a job's texts too (:meth:`keep_text`, as a tick stores them), and a NUL in any other text becomes
+        U+FFFD (as a fact's text and a memory's are stored here). A SQLite export holds them raw."""
+        if not any(isinstance(value, str) and ("\x00" in value or value.startswith(blobs.MARKER)) for value in row):
             return row
-        return [
-            (self.store_text(value) if (table, column) == ("episodes", "event") else value.replace("\x00", "\ufffd"))
-            if isinstance(value, str) and "\x00" in value
-            else value
-            for column, value in zip(columns, row, strict=False)
-        ]
+        return [self._stored(table, column, value) for column, value in zip(columns, row, strict=False)]
+
+    def _stored(self, table: str, column: str, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        if (table, column) in _KEPT_WHOLE:
+            return self.keep_text(value)
+        if "\x00" not in value:
+            return value
+        return self.store_text(value) if (table, column) == ("episodes", "event") else value.replace("\x00", "\ufffd")
 
     # -- blobs ---------------------------------------------------------------------------
     def put_blob(self, hex_digest: str, data: bytes) -> None:
@@ -741,9 +761,40 @@ class PostgresStore(PostgresGoals, StoredText):
             return ref
         return blobs.put_text(text, self.put_blob)
 
+    def keep_text(self, text: str) -> str:
+        """``text`` as a TEXT column holds it whole: with a NUL (which TEXT cannot hold), or looking like a
+        reference, its blob's reference (read back by :meth:`text_back`); else ``text`` itself."""
+        ref = _text_ref(text)
+        if ref != text:
+            self.put_blob(ref[len(blobs.MARKER) :], text.encode("utf-8"))
+        return ref
+
+    def text_back(self, text: str) -> str:
+        """The text :meth:`keep_text` stored (``text`` itself unless it is a reference)."""
+        return self.load_text(text) if text.startswith(blobs.MARKER) else text
+
     def load_world_json(self, text: str) -> Any:
         data = orjson.loads(text)
         return blobs.resolve(data, lambda h: self.get_blob(h, "{w}.blobs")) if blobs.MARKER in text else data
+
+
+_KEPT_WHOLE = {("goals", "description"), *(("jobs", c) for c in _JOB_TEXTS)}
+
+
+def _text_ref(text: str) -> str:
+    """What :meth:`PostgresStore.keep_text` stores for ``text`` (a lookup by it needs no write)."""
+    if "\x00" in text or text.startswith(blobs.MARKER):
+        return blobs.MARKER + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return text
+
+
+def _without_nul(params: Any) -> Any:
+    """A statement's parameters with any NUL, which PostgreSQL TEXT cannot hold, as U+FFFD: the backstop
+    that keeps a tick from failing on a text no column keeps whole (a text that must come back whole is
+    stored by :meth:`PostgresStore.keep_text` or :meth:`PostgresStore.store_text` first)."""
+    if not any(isinstance(value, str) and "\x00" in value for value in params):
+        return params
+    return tuple(value.replace("\x00", "\ufffd") if isinstance(value, str) else value for value in params)
 
 
 def _problem(url: AgentUrl, exc: BaseException) -> str:

@@ -73,7 +73,7 @@ def test_messages_travel_sqlite_postgres_sqlite_unchanged(agent_url, agi, tmp_pa
 def test_an_export_holding_a_nul_imports_into_postgres(agent_url, agi, tmp_path: Path):
     """SQLite keeps a NUL raw in a fact's text, an episode, a goal and a reminder; PostgreSQL TEXT holds none:
     the import failed ('PostgreSQL text fields cannot contain NUL'). The episode now becomes a blob (read back
-    whole), the other texts keep U+FFFD, as this backend stores them itself."""
+    whole), a goal kept whole too, the other texts with U+FFFD, as this backend stores them itself."""
     db = str(tmp_path / "a.db")
     agi(db, "run", stdin="my name is A\x00da\nmy goal is to learn Sp\x00anish\nremind me to wa\x00ter in 5 minutes\n")
     agi(db, "export", "-o", str(tmp_path / "a.jsonl"))
@@ -86,7 +86,7 @@ def test_an_export_holding_a_nul_imports_into_postgres(agent_url, agi, tmp_path:
     assert "state OK: every row matches the seal at tick 3" in verified
     assert agi(pg, "replay").stdout.strip() == "replay equal: 3 ticks (1..3), 16 fields each"
     assert agi(pg, "run", stdin="what is my name?\n").stdout == "Your name is A\\x00da.\n"
-    assert "learn Sp\ufffdanish" in agi(pg, "goals", "list").stdout
+    assert "learn Sp\x00anish" in agi(pg, "goals", "list").stdout
 
 
 def _schemas(dsn: str) -> set[str]:
