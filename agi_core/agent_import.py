@@ -73,6 +73,7 @@ def import_agent(
         target_key = store_key_file(store)
         pending = None
         try:
+            target_key.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # a new machine's key folder, as agi run
             pending = _pending_key(target_key, secret, write=source != KEY_ENV)
             with store.tick_transaction():
                 count = _fill(store, file, key, given=given, unverified=unverified)
