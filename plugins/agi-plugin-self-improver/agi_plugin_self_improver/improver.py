@@ -63,7 +63,7 @@ def propose(kernel: Any, *, repeats: int = 2) -> list[dict[str, Any]]:
             {PLUGIN: {"phrasings": current}},
             "heuristic:rephrased_f3",
             ticks,
-            f"{len(ticks) // 2} F3 inputs with {phrase!r} were answered when rephrased as {canonical!r}",
+            f"{len(ticks) // 2} inputs with {phrase!r} no rule answered were answered when rephrased as {canonical!r}",
         )
         if proposal["id"] in known:
             continue

@@ -28,6 +28,12 @@ def is_f3(text: str) -> bool:
     return text.startswith(F3_NO_AGENT)
 
 
+def no_rule_answered(row: Mapping[str, Any]) -> bool:
+    """No rule answered the tick: its reply is F3, or a module's candidate stood in (router ``module_candidate``)."""
+    decision = row.get("router_decision") or {}
+    return is_f3(str(row.get("final_output", ""))) or decision.get("why") == "module_candidate"
+
+
 def _words(text: str) -> list[str]:
     return re.findall(r"[\w'’]+|[^\w\s]", text.lower())
 
@@ -48,16 +54,17 @@ def phrasing_of(asked: str, rephrased: str) -> tuple[str, str] | None:
 
 
 def learned_phrasings(records: Iterable[Mapping[str, Any]], *, repeats: int = 2) -> dict[str, tuple[str, list[int]]]:
-    """``{phrase: (canonical, ticks)}``: F3 inputs the user rephrased and then got answered, seen ``repeats`` times."""
+    """``{phrase: (canonical, ticks)}``: inputs no rule answered (F3, or a module's candidate such as
+    retrieval's) that the user rephrased and then got answered by a rule, seen ``repeats`` times."""
     rows = [r for r in records if r.get("input", {}).get("source") == "user"]
     seen: Counter[tuple[str, str]] = Counter()
     ticks: dict[tuple[str, str], list[int]] = {}
     for i, row in enumerate(rows):
-        if not is_f3(row.get("final_output", "")):
+        if not no_rule_answered(row):
             continue
         for later in rows[i + 1 : i + 1 + WINDOW]:
             answer = later.get("final_output", "")
-            if is_f3(answer) or answer.startswith("I don"):
+            if no_rule_answered(later) or answer.startswith("I don"):
                 continue
             found = phrasing_of(row["input"]["raw"], later["input"]["raw"])
             if found:

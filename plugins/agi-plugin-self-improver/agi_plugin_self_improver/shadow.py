@@ -62,7 +62,16 @@ def main(spec_path: str) -> None:
         recorded = [json.loads(text) for _tick, _id, text, _chain in kernel.store.journal_rows()]
         overrides: dict[str, Any] = {"plugins": plugins, **({"settings": settings} if settings else {})}
         produced = kernel.replay(compare=False, overrides=overrides)
-    print(json.dumps(score(recorded, [{"tick": r.tick, "final_output": r.final_output} for r in produced])))
+    rows = [
+        {
+            "tick": r.tick,
+            "final_output": r.final_output,
+            "claims": r.claims,
+            "router_decision": {"why": r.router_decision.why},
+        }
+        for r in produced
+    ]
+    print(json.dumps(score(recorded, rows)))
 
 
 if __name__ == "__main__":

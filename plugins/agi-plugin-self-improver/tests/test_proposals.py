@@ -37,7 +37,7 @@ def test_cli_lists_and_shows_a_proposal(agi, rephrased):
     proposed = agi("improve", "propose")
     assert proposed.returncode == 0, proposed.stderr
     pid = proposed.stdout.split("\t")[0]
-    why = "2 F3 inputs with 'whats' were answered when rephrased as 'what is'"
+    why = "2 inputs with 'whats' no rule answered were answered when rephrased as 'what is'"
     assert proposed.stdout == f"{pid}\tproposed\t-\t{why}\n"
     listed = json.loads(agi("improve", "list", "--json").stdout)
     assert [(p["id"], p["status"]) for p in listed] == [(pid, "proposed")]

@@ -7,6 +7,7 @@ from agi_plugin_self_improver import improver
 from agi_plugin_self_improver.proposals import code
 from agi_plugin_self_improver.scoring import score
 
+from agi_core import Kernel, Plugins
 from agi_core.checkpoints import list_checkpoints
 from agi_core.errors import ConfigError
 from agi_core.replies import F3_NO_AGENT
@@ -46,6 +47,60 @@ def test_score_counts_improvements_and_regressions():
     worse = score(recorded, [{"tick": 1, "final_output": "five"}, {"tick": 2, "final_output": "5"}])
     assert (worse["regressed"], worse["verdict"]) == ([1], "reject")
     assert score(recorded, recorded)["verdict"] == "reject"  # nothing improves: nothing to promote
+
+
+#: retrieval's reply to "whats the capital of Japan?" (no rule matched), and the rule's reply to the rephrasing
+FROM_MEMORY = {
+    "tick": 4,
+    "final_output": "Tokyo [fact world/entity/japan/capital] [ltm-b53f]",
+    "claims": [
+        {"key": "world/entity/japan/capital", "value": "Tokyo", "evidence": "ev-85de"},
+        {"key": "ltm-b53f", "value": "the capital of Japan is Tokyo", "evidence": "ltm-b53f"},
+    ],
+    "router_decision": {"agent": "module:retrieval", "why": "module_candidate"},
+}
+BY_RULE = {
+    "tick": 4,
+    "final_output": "The capital of Japan is Tokyo.",
+    "claims": [{"key": "world/entity/japan/capital", "value": "Tokyo", "evidence": "ev-85de"}],
+    "router_decision": {"agent": "knowledge_agent", "why": "matched_R3_knowledge"},
+}
+
+
+def test_the_same_facts_in_a_rules_words_improve_and_a_changed_or_lost_answer_regresses():
+    assert score([FROM_MEMORY], [BY_RULE])["improved"] == [4]  # the same answer, now a rule's sentence
+    assert score([FROM_MEMORY], [BY_RULE])["regressed"] == []
+    osaka = {
+        **BY_RULE,
+        "final_output": "The capital of Japan is Osaka.",
+        "claims": [{**BY_RULE["claims"][0], "value": "Osaka"}],
+    }
+    assert score([FROM_MEMORY], [osaka])["regressed"] == [4]  # another value: the answer changed
+    no_claims = {**BY_RULE, "claims": []}
+    assert score([FROM_MEMORY], [no_claims])["regressed"] == [4]  # the facts are no longer claimed
+    assert score([BY_RULE], [FROM_MEMORY])["regressed"] == []  # a rule's answer in retrieval's form: not improved
+    assert score([BY_RULE], [FROM_MEMORY])["improved"] == []
+    f1 = {**BY_RULE, "final_output": "I don’t have this information stored yet.", "claims": []}
+    assert score([BY_RULE], [f1])["regressed"] == [4]  # an answer lost
+    assert score([f1], [BY_RULE])["improved"] == [4]  # an F1 answered
+
+
+def test_with_retrieval_a_rephrasing_that_a_rule_answers_is_learned_and_accepted(
+    tmp_path, rephrased, bwrap, monkeypatch
+):
+    """Retrieval answers "whats the capital of Japan?" from memory (no F3 to learn from); the rephrasing
+    a rule answers with the same facts is still learned, and its shadow replay improves ticks 4 and 6."""
+    monkeypatch.setenv("AGI_LOAD_PLUGINS", "retrieval,self_improver")  # the shadow replay loads the same
+    with Kernel.open(tmp_path / "agent.db", seed="improve", plugins=Plugins.from_environment()) as kernel:
+        said = [kernel.tick(line).final_output for line in rephrased]
+        assert said[3].startswith("Tokyo [fact world/entity/japan/capital]")  # retrieval's answer, no F3
+        (proposal,) = improver.propose(kernel)
+        assert proposal["changes"] == {"self_improver": {"phrasings": {"whats": "what is"}}}
+        scores = improver.evaluate(kernel, proposal["id"])["scores"]
+        assert (scores["improved"], scores["regressed"], scores["verdict"]) == ([4, 6], [], "accept")
+        improver.promote(kernel, proposal["id"])
+        assert kernel.tick("whats the capital of France?").final_output == "The capital of France is Paris."
+        assert kernel.replay().ok
 
 
 def test_rephrasings_lead_to_a_promotion_that_answers_and_a_revert_that_restores(agent, rephrased, bwrap):
