@@ -47,6 +47,18 @@ def answer(name: str, attribute: str, lines: list[str]) -> str | None:
     return None
 
 
+#: "she is", "he's", "they are", "she": the person a question was about, as the subject of the answer
+SUBJECT = re.compile(r"\b(?:she|he|they)('s|’s|'re|’re| is| are)?(?![\w'’])", re.I)
+
+
+def answer_to(name: str, attribute: str, line: str) -> str | None:
+    """The value of ``attribute`` in the user's answer to a question about ``name``: "Maya is a nurse", or
+    "she is a nurse" read as about ``name``; None when the line does not say it."""
+    if attribute not in ANSWERS:
+        return None
+    return answer(name, attribute, [SUBJECT.sub(lambda m: name + (" is" if m.group(1) else ""), line[:2000], count=1)])
+
+
 def pick(gaps: list[str], last_attribute: str | None) -> str:
     """The first unknown attribute, unless it is the one the last question was about and another is unknown."""
     return next((a for a in gaps if a != last_attribute), gaps[0])

@@ -214,28 +214,49 @@ class AutonomyModule(CognitiveModule):
         )
 
     def observe(self, ctx: ModuleContext) -> Any:
-        """An asked question is answered by the user's next line: the goal is done."""
+        """An asked question is settled by the user's next line: answered when the answer is stored (a fact about
+        the person's attribute) or understood in the question's context ("she is a nurse" after "What does Maya do
+        for a living?": kept in ``answers``), ignored when the line speaks of no one; otherwise it stays open."""
         if ctx.input.source != "user":
             return None
         goals = list(ctx.own.get("goals") or [])
-        done = [g["id"] for g in goals if g["status"] == "asked" and g.get("asked_tick", ctx.tick) < ctx.tick]
-        if not done:
+        due = [g for g in goals if g["status"] == "asked" and g.get("asked_tick", ctx.tick) < ctx.tick]
+        if not due:
             return None
-        answered = {
-            g["id"]: not asking.ignored(g["about"].split("/")[1], ctx.input.raw)
-            for g in goals
-            if g["id"] in done and g["kind"] == "question"
+        answers = dict(ctx.own.get("answers") or {})
+        settled: dict[str, dict[str, Any]] = {}
+        for goal in due:
+            if goal["kind"] != "question":
+                settled[goal["id"]] = {"status": "done"}
+                continue
+            _, key, attribute = goal["about"].split("/")
+            if asking.ignored(key, ctx.input.raw):
+                settled[goal["id"]] = {"status": "done", "answered": False}
+                continue
+            name = (ctx.own.get("entities") or {}).get(key, {}).get("name", key.capitalize())
+            value = self._stored(ctx, key, attribute) or asking.answer_to(name, attribute, ctx.input.raw)
+            if value is None:  # spoke of someone, but nothing stored or understood: not answered yet
+                settled[goal["id"]] = {"status": "open"}
+                continue
+            answers.pop(goal["about"], None)
+            answers[goal["about"]] = value
+            settled[goal["id"]] = {"status": "done", "answered": True}
+        ctx.own.put("goals", [{**g, **settled[g["id"]]} if g["id"] in settled else g for g in goals])
+        if answers != (ctx.own.get("answers") or {}):
+            ctx.own.put("answers", dict(list(answers.items())[-40:]))
+        return {
+            "done": [gid for gid, how in settled.items() if how["status"] == "done"],
+            **({"open": open_} if (open_ := [gid for gid, how in settled.items() if how["status"] == "open"]) else {}),
         }
-        ctx.own.put(
-            "goals",
-            [
-                {**g, "status": "done", **({"answered": answered[g["id"]]} if g["id"] in answered else {})}
-                if g["id"] in done
-                else g
-                for g in goals
-            ],
-        )
-        return {"done": done}
+
+    @staticmethod
+    def _stored(ctx: ModuleContext, key: str, attribute: str) -> str | None:
+        """The stored fact that answers the person's ``attribute`` (``user/person/KEY/ATTR``, ``world/entity/…``)."""
+        for prefix in ("user/person", "world/entity"):
+            found = ctx.memory.fact(f"{prefix}/{key}/{attribute}")
+            if found.exists:
+                return str(found.value)[:60]
+        return None
 
     # -- idle maintenance -------------------------------------------------------------
     def maintain(self, ctx: ModuleContext) -> Any:

@@ -74,6 +74,29 @@ def test_a_person_is_asked_about_again_only_when_the_last_question_was_answered(
             assert then["priority"] == round(min(1.0, expected), 4)
 
 
+def test_an_answer_to_the_question_is_understood_in_its_context_or_the_goal_stays_open(tmp_path):
+    """ "she is a nurse" after "What does Maya do for a living?" answers it (kept in ``answers``, the next
+    question follows); a line that speaks of her without saying it leaves the goal open, never done."""
+    with agent(tmp_path) as kernel:
+        kernel.tick("my sister Maya is coming over")
+        maintained(kernel)
+        assert kernel.tick("hello again").final_output.endswith(MAYA_JOB)
+        kernel.tick("she is a nurse")
+        goal = state(kernel)["goals"][0]
+        assert (goal["status"], goal["answered"]) == ("done", True)
+        assert state(kernel)["answers"] == {"person/maya/job": "nurse"}
+        assert maintained(kernel)["why"]["goal"]["text"] == MAYA_CITY
+    with agent(tmp_path, "other.db") as kernel:
+        kernel.tick("my sister Maya is coming over")
+        maintained(kernel)
+        assert kernel.tick("hello again").final_output.endswith(MAYA_JOB)
+        kernel.tick("she will tell you herself")
+        goal = state(kernel)["goals"][0]
+        assert (goal["status"], "answered" in goal) == ("open", False)  # nothing stored or understood: still open
+        assert "answers" not in state(kernel)
+    assert replay(tmp_path / "agent.db", plugins=builtin_plugins(autonomy)).ok
+
+
 def test_no_question_while_the_user_is_busy_or_just_got_an_answer_it_waits_for_a_better_moment(tmp_path):
     with agent(tmp_path) as kernel:
         kernel.tick("my sister Maya is coming over")
