@@ -301,6 +301,28 @@ class FakeRollbackKeepsTimings(SqliteStore):
         return report
 
 
+class FakeNulAsReplacement(SqliteStore):
+    """Stores a goal's and a job's texts with U+FFFD for a NUL (a backend whose TEXT holds none, done the
+    lazy way): "learn Sp\x00anish" comes back changed, so a goal listed live and in replay differ."""
+
+    def put_goal(self, goal: dict[str, Any]) -> None:
+        super().put_goal(_nul_replaced(goal))
+
+    def put_job(self, job: dict[str, Any]) -> None:
+        super().put_job(_nul_replaced(job))
+
+
+class FakeSealSkipsVersions(SqliteStore):
+    """Its seal does not cover the version history: a history rewritten outside the journal goes unnoticed."""
+
+    def seal_problems(self, key: JournalKey, head_tick: int) -> list[str]:
+        return [p for p in super().seal_problems(key, head_tick) if "'versions'" not in p]
+
+
+def _nul_replaced(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: v.replace("\x00", "\ufffd") if isinstance(v, str) else v for k, v in row.items()}
+
+
 def _ints_to_floats(value: Any) -> Any:
     if isinstance(value, int) and not isinstance(value, bool):
         return float(value)
@@ -354,6 +376,8 @@ FAKES = {
     "fake_timings_first_win": FakeTimingsFirstWins,
     "fake_no_tick_timings": FakeNoTickTimings,
     "fake_rollback_keeps_timings": FakeRollbackKeepsTimings,
+    "fake_nul_as_replacement": FakeNulAsReplacement,
+    "fake_seal_skips_versions": FakeSealSkipsVersions,
 }
 
 

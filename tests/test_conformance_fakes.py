@@ -83,6 +83,11 @@ EXPECTED.update(
             "test_each_tick_stores_how_long_it_took_beside_its_record",
         ],
         "fake_rollback_keeps_timings": ["test_rollback_restores_every_store_and_archives_the_undone_ticks"],
+        "fake_nul_as_replacement": [
+            "test_a_nul_in_any_text_is_stored_and_found_again",
+            "test_a_nul_in_any_stored_text_never_fails_a_tick",
+        ],
+        "fake_seal_skips_versions": ["test_the_versions_that_wrote_the_ticks_are_stored_once_per_change_and_sealed"],
     }
 )
 EXPECTED["fake_jsonb_journal"].append("test_a_forged_journal_record_is_detected_at_its_tick")
