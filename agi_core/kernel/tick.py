@@ -174,11 +174,13 @@ def conduct_steps(
         if sent:  # a reply to a message goes back to its sender (same conversation); a send_message receipt sends
             agent_outputs = {**agent_outputs, "messages_out": sent}
     with tracing.phase("store"):
+        kept = keeps_turn(percept, externals)  # before the externals are taken: it may record one
         # the percept is the record's ``input``, which replay reads (older journals hold it in externals too)
         recorded: dict[str, Any] = {**externals.log}
         if command:
             recorded["command"] = command
-        working = remember(working, percept, final_output, decision, parts.goal_after_tick(ctx, state.goal))
+        goal = parts.goal_after_tick(ctx, state.goal)
+        working = remember(working, percept, final_output, decision, goal, turn=kept)
         record = JournalRecord(
             tick=tick,
             id=kernel.determinism.new_id("tick", str(tick)),
@@ -259,11 +261,35 @@ def act(kernel: Kernel, scope: TickScope, action: Action, reply: str) -> tuple[O
     return observation, text
 
 
+NOT_CONVERSATION = frozenset({"clock", "maintain", "event"})
+"""Sources whose ticks are no turns of the conversation: the clock sensor's, maintenance, kernel commands."""
+TURN_SKIPPED = "turn_skipped"
+"""The external that records a tick whose turn working memory did not keep (journals from before kept all)."""
+
+
+def keeps_turn(percept: Input, externals: Externals) -> bool:
+    """Whether the tick's line and reply join working memory's recent turns: a clock, maintenance or command
+    tick does not (an idle ``--follow`` agent's turns were all ``maintain`` and ``clock`` after minutes, the
+    conversation pushed out); a journal from before this rule replays as it was written, keeping them."""
+    if percept.source not in NOT_CONVERSATION:
+        return True
+    if externals.recorded is not None and TURN_SKIPPED not in externals.recorded:
+        return True
+    externals.fetch(TURN_SKIPPED, lambda: True)
+    return False
+
+
 def remember(
-    working: WorkingMemory, percept: Input, reply: str, decision: Decision, active_goal: Goal | None
+    working: WorkingMemory,
+    percept: Input,
+    reply: str,
+    decision: Decision,
+    active_goal: Goal | None,
+    *,
+    turn: bool = True,
 ) -> WorkingMemory:
     said, answered = preview(percept.raw, TURN_CHARS), preview(reply, TURN_CHARS)  # bounded, not copies
-    turns = [*working.recent_turns, f"{percept.source}: {said}", f"agent: {answered}"]
+    turns = [*working.recent_turns, f"{percept.source}: {said}", f"agent: {answered}"] if turn else working.recent_turns
     return WorkingMemory(
         recent_turns=turns[-RECENT_TURNS_MAX:],
         active_goal=active_goal,
