@@ -4,7 +4,10 @@ Each server has one :class:`Link`: a task that holds its ``mcp.Client`` open (en
 that task, as anyio requires) and runs the requests queued to it, one at a time. Every request has
 a limit; a request that overruns it, raises (a connection that broke, an answer that is not MCP) or
 finds the connection closed ends the link (a stdio server is stopped) and the next request
-connects again. Every failure is an :class:`McpFailure` whose message is one line naming the
+connects again. A connection found closed before a request is sent (the server exited, or its
+stream ended, while the agent was idle) is not a failure: the request goes to a new connection.
+Only such a request is sent again; one that may have reached the server never is (a write tool
+must not run twice). Every failure is an :class:`McpFailure` whose message is one line naming the
 server and the fix.
 """
 
@@ -26,6 +29,17 @@ LIST_PAGES_MAX = 50  # a server whose listing never ends is refused after this m
 
 class McpFailure(ToolError):
     """A server that could not be reached, did not answer in time or answered nonsense (one line)."""
+
+
+class _NotSent(Exception):  # not an error: the link had closed before the request was sent
+    """The link found its connection closed before sending the request: it ended, the request can go again."""
+
+
+def closed(client: Any) -> bool:
+    """Whether ``client``'s connection has closed (its stream ended: a stdio server exited): a request
+    would not be sent. Read from the session's dispatcher, which sets it at the end of the stream."""
+    dispatcher = getattr(getattr(client, "_session", None), "_dispatcher", None)
+    return bool(getattr(dispatcher, "_closed", False))
 
 
 def describe(exc: BaseException) -> str:
@@ -66,6 +80,11 @@ class Link:
                     ready.set_result(None)
                     while (job := await jobs.get()) is not None:
                         run, current = job
+                        if closed(client):  # it died while idle: nothing was sent, the request goes again
+                            current.set_exception(_NotSent())
+                            current = None
+                            self._let_go()
+                            return
                         try:
                             current.set_result(await run(client))
                         except McpFailure as exc:  # our own verdict on a good answer: the link goes on
@@ -106,15 +125,20 @@ class Link:
         """``run(client)`` on this server within ``limit`` seconds, after connecting (within ``connect_s``)
         if the link is not up."""
         loop = asyncio.get_running_loop()
-        if self._task is None or self._task.done():
-            self._jobs = asyncio.Queue()
-            ready: asyncio.Future[None] = loop.create_future()
-            self._task = loop.create_task(self._own(ready, self._jobs))
-            await self._wait(ready, "start and connect", connect_s, "the mcp setting connect_timeout_s")
-        done: asyncio.Future[Any] = loop.create_future()
-        await self._jobs.put((run, done))
-        setting = "the agent's --timeout, the mcp setting timeout_s or the server's own timeout_s"
-        return await self._wait(done, what, limit, setting)
+        for _ in range(2):  # a second time only when the link had closed before sending it
+            if self._task is None or self._task.done():
+                self._jobs = asyncio.Queue()
+                ready: asyncio.Future[None] = loop.create_future()
+                self._task = loop.create_task(self._own(ready, self._jobs))
+                await self._wait(ready, "start and connect", connect_s, "the mcp setting connect_timeout_s")
+            done: asyncio.Future[Any] = loop.create_future()
+            await self._jobs.put((run, done))
+            setting = "the agent's --timeout, the mcp setting timeout_s or the server's own timeout_s"
+            try:
+                return await self._wait(done, what, limit, setting)
+            except _NotSent:
+                continue
+        raise McpFailure(f"mcp server {self.name!r} closed the connection as it started; {self.hint()}")
 
     async def _wait(self, future: asyncio.Future[Any], what: str, limit: float, setting: str) -> Any:
         try:

@@ -226,3 +226,43 @@ def test_a_call_is_bounded_by_the_agents_timeout_and_a_cold_start_by_connect_tim
             "(raise the agent's --timeout, the mcp setting timeout_s or the server's own timeout_s)"
         )
         assert kernel.tick("/f.echo cold").final_output == 'f.echo: {"text":"cold"}'  # restarted, under 1 s + connect
+
+
+def test_a_server_that_died_while_the_agent_was_idle_is_restarted_by_the_next_call_and_no_call_is_sent_twice(
+    tmp_path: Path, mcp: Any
+) -> None:
+    import os
+    import signal
+    import time
+
+    starts, calls = tmp_path / "starts", tmp_path / "calls"
+    server = mcp.fault_server(env={**os.environ, "FAULT_STARTS": str(starts), "FAULT_COUNT": str(calls)})
+    server["command"].append(str(tmp_path))  # a mark to find its process by (the server ignores it)
+    with mcp.open_agent(tmp_path / "a.db", {"f": server}) as kernel:
+        assert kernel.tick("/f.echo first").final_output == 'f.echo: {"text":"first"}'
+        (pid,) = server_pids(str(tmp_path))
+        os.kill(pid, signal.SIGKILL)  # the agent is idle: no request is in flight
+        deadline = time.monotonic() + 30
+        while server_pids(str(tmp_path)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.5)  # the link reads the end of the server's output
+        assert kernel.tick("/f.echo second").final_output == 'f.echo: {"text":"second"}'  # restarted, not failed
+        assert (starts.read_text(), calls.read_text()) == ("start\n" * 2, "call\n" * 2)  # one start before, one after
+        died = kernel.tick("/f.crash").final_output  # it dies during the call: the call may have run, never again
+        assert died == "f.crash failed: mcp server 'f' failed to answer 'crash': MCPError: Connection closed"
+        assert starts.read_text() == "start\n" * 2
+    assert replay(tmp_path / "a.db", plugins=mcp.plugins()).ok
+
+
+def server_pids(mark: str) -> list[int]:
+    """The pids of the live (not zombie) fault servers whose command line contains ``mark``."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = cmdline.with_name("stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if mark in text and "fault_server.py" in text and state != "Z":
+            found.append(int(cmdline.parent.name))
+    return found
