@@ -58,12 +58,20 @@ class CliState:
         return self.db
 
     def open_kernel(
-        self, *, existing: bool = False, warn: bool = True, new_folder: bool = False, **options: Any
+        self,
+        *,
+        existing: bool = False,
+        warn: bool = True,
+        new_folder: bool = False,
+        offline: bool | None = None,
+        **options: Any,
     ) -> Any:
         """The kernel on ``--db``; ``existing=True`` (read-only commands) refuses to create a database.
 
         A new database whose folder does not exist is refused too (a mistyped ``--db`` must not
         make a new agent and its folders), except for ``agi init`` (``new_folder=True``).
+        ``offline`` (``KernelConfig.offline``; by default ``existing``): plugins reach no server as it
+        opens, for a command that only reads or configures the agent.
         """
         from agi_core.kernel import Kernel
 
@@ -75,9 +83,8 @@ class CliState:
                 f"path, or create the agent there with 'agi --db {self.db} init --name NAME'"
             )
         if self._kernel is None:
-            self._kernel = Kernel.open(
-                self.db, seed=self.seed, plugins=self.plugins, brain=self.brain, **{**self.kernel_options, **options}
-            )
+            options = {"offline": existing if offline is None else offline, **self.kernel_options, **options}
+            self._kernel = Kernel.open(self.db, seed=self.seed, plugins=self.plugins, brain=self.brain, **options)
             check_model = getattr(self._kernel.brain, "check_model", None)
             if check_model is not None:  # a brain whose model is missing says so now, not with a reply per line
                 try:

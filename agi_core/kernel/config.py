@@ -61,4 +61,5 @@ class KernelConfig:
     module_state_max_bytes: int = MAX_STATE_VALUE_BYTES  # the largest value a module may store under one key
     messaging: str | None = None  # a transport URL (memory://HUB, nats://HOST:PORT/DEPLOYMENT): the message box
     replaying: bool = False  # a replay's scratch agent: plugins start nothing outside (no server, no process)
+    offline: bool = False  # a command that only reads or configures the agent: plugins reach no server as it opens
     reconnect_s: float = 60.0  # how long a tick waits for a server backend that went away (inf: forever; 0: not)

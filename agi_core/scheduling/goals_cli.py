@@ -128,6 +128,6 @@ def goals_step(state: Any, allow_tools: tuple[str, ...], timeout_s: float) -> No
     from agi_core.tools import ToolPolicy
 
     policy = ToolPolicy(allow_tools=frozenset(allow_tools))
-    kernel = state.open_kernel(existing=True, policy=policy, timeout_s=timeout_s)
+    kernel = state.open_kernel(existing=True, offline=False, policy=policy, timeout_s=timeout_s)
     for record in kernel.command_ticks("goal_step", {}):
         click.echo(record.final_output)

@@ -45,7 +45,7 @@ def config_list(state: Any, as_json: bool) -> None:
 @click.pass_obj
 def config_set(state: Any, name: str, value: str) -> None:
     """Store VALUE (JSON, or text for a string setting or a choice among strings) as PLUGIN.KEY; a journaled tick."""
-    kernel = state.open_kernel()
+    kernel = state.open_kernel(offline=True)
     plugin, key = _split(name)
     prop = schema.schema_for(kernel.plugin_settings.declared, plugin, key)
     parsed = schema.check_value(plugin, key, prop, schema.parse(plugin, key, prop, value))
@@ -58,4 +58,4 @@ def config_set(state: Any, name: str, value: str) -> None:
 def config_unset(state: Any, name: str) -> None:
     """Forget the stored PLUGIN.KEY, so its default applies; a journaled tick."""
     plugin, key = _split(name)
-    click.echo(state.open_kernel().command("config_unset", {"plugin": plugin, "key": key}).final_output)
+    click.echo(state.open_kernel(offline=True).command("config_unset", {"plugin": plugin, "key": key}).final_output)

@@ -14,7 +14,10 @@ same way registers its tools from there and connects at the first call (``agi co
 facts`` … start no server); ``agi mcp tools`` asks every server again. A server that cannot be
 reached (or is no longer configured) keeps its tools registered from there, so old ticks replay
 without it, and a live call to one fails with one line naming the server. A replay's scratch
-agent (``KernelConfig.replaying``) registers the kept tools and asks no server. Listings an older
+agent (``KernelConfig.replaying``) registers the kept tools and asks no server; a kernel opened
+for a command that only reads or configures the agent (``KernelConfig.offline``) asks none either:
+a server not listed yet has no tools there. Starting and listing a new server take at most
+``connect_timeout_s`` together. Listings an older
 version kept in ``<db>.state/mcp/<server>.json`` are read too, and moved into the database.
 """
 
@@ -257,7 +260,8 @@ def _serve(kernel: Any, *, ask_all: bool) -> None:
     replaying = bool(getattr(kernel.config, "replaying", False))
     servers: dict[str, dict[str, Any]] = {} if replaying else settings["servers"]  # replay asks no server
     hub = _CONNECTIONS.setdefault(id(kernel), Connection(kernel, float(settings["connect_timeout_s"])))
-    asked = {name: spec for name, spec in servers.items() if ask_all or not catalog.listed_under(name, spec)}
+    offline = bool(getattr(kernel.config, "offline", False)) and not ask_all  # agi status, agi config …: ask none
+    asked = {} if offline else {n: s for n, s in servers.items() if ask_all or not catalog.listed_under(n, s)}
     listings = hub.hub.list_tools(asked, hub.connect_s, settings["max_tools"]) if asked else {}
     for server in sorted(set(servers) | set(catalog.servers())):
         spec = servers.get(server)

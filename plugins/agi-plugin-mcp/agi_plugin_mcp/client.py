@@ -121,10 +121,13 @@ class Link:
         where = self.spec.get("url") or " ".join(self.spec.get("command", []))
         return f"check that `{where}` runs (its stderr is in {self.log})"
 
-    async def request(self, run: Job, limit: float, what: str, connect_s: float) -> Any:
+    async def request(self, run: Job, limit: float, what: str, connect_s: float, *, within: bool = False) -> Any:
         """``run(client)`` on this server within ``limit`` seconds, after connecting (within ``connect_s``)
-        if the link is not up."""
+        if the link is not up; ``within``: connecting and the request together within ``connect_s`` (a
+        listing)."""
         loop = asyncio.get_running_loop()
+        started = loop.time()
+        setting = "the agent's --timeout, the mcp setting timeout_s or the server's own timeout_s"
         for _ in range(2):  # a second time only when the link had closed before sending it
             if self._task is None or self._task.done():
                 self._jobs = asyncio.Queue()
@@ -133,20 +136,24 @@ class Link:
                 await self._wait(ready, "start and connect", connect_s, "the mcp setting connect_timeout_s")
             done: asyncio.Future[Any] = loop.create_future()
             await self._jobs.put((run, done))
-            setting = "the agent's --timeout, the mcp setting timeout_s or the server's own timeout_s"
+            if within:
+                limit, setting = max(connect_s - (loop.time() - started), 0.001), "the mcp setting connect_timeout_s"
             try:
-                return await self._wait(done, what, limit, setting)
+                return await self._wait(done, what, limit, setting, shown=connect_s if within else None)
             except _NotSent:
                 continue
         raise McpFailure(f"mcp server {self.name!r} closed the connection as it started; {self.hint()}")
 
-    async def _wait(self, future: asyncio.Future[Any], what: str, limit: float, setting: str) -> Any:
+    async def _wait(
+        self, future: asyncio.Future[Any], what: str, limit: float, setting: str, shown: float | None = None
+    ) -> Any:
         try:
             return await asyncio.wait_for(asyncio.shield(future), limit)
         except TimeoutError:
+            future.add_done_callback(_retrieved)  # the link's task fails it as it stops: nobody waits any more
             self.abandon()
             raise McpFailure(
-                f"mcp server {self.name!r} did not {what} within {limit:g} s; it was stopped (raise {setting})"
+                f"mcp server {self.name!r} did not {what} within {shown or limit:g} s; it was stopped (raise {setting})"
             ) from None
 
     def abandon(self) -> None:
@@ -168,6 +175,13 @@ class Link:
             task.cancel()
             with suppress(BaseException):
                 await asyncio.wait_for(task, 10)
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """Take the outcome of a future whose waiter gave up (else asyncio prints "Future exception was never
+    retrieved" and a traceback for it)."""
+    if not future.cancelled():
+        future.exception()
 
 
 class Hub:
@@ -219,7 +233,8 @@ class Hub:
 
         async def all_servers() -> dict[str, Any]:
             asked = [
-                self._guarded(name, spec, listing(name), limit, "list its tools") for name, spec in servers.items()
+                self._guarded(name, spec, listing(name), limit, "list its tools", within=True)
+                for name, spec in servers.items()
             ]
             return dict(zip(servers, await asyncio.gather(*asked, return_exceptions=True), strict=True))
 
@@ -230,10 +245,12 @@ class Hub:
         job: Job = lambda client: client.call_tool(tool, args)  # noqa: E731
         return self._run(self._guarded(name, spec, job, limit, f"answer {tool!r}"), limit)
 
-    async def _guarded(self, name: str, spec: dict[str, Any], job: Job, limit: float, what: str) -> Any:
+    async def _guarded(
+        self, name: str, spec: dict[str, Any], job: Job, limit: float, what: str, *, within: bool = False
+    ) -> Any:
         """``job`` on the server's link; every failure an :class:`McpFailure`."""
         try:
-            return await self.link(name, spec).request(job, limit, what, self.connect_s)
+            return await self.link(name, spec).request(job, limit, what, self.connect_s, within=within)
         except McpFailure:
             raise
         except Exception as exc:  # noqa: BLE001 - a protocol error or a malformed answer: one line

@@ -266,3 +266,48 @@ def server_pids(mark: str) -> list[int]:
         if mark in text and "fault_server.py" in text and state != "Z":
             found.append(int(cmdline.parent.name))
     return found
+
+
+def test_a_server_that_never_answers_is_not_reached_by_read_only_commands_or_agi_config_and_costs_one_line(
+    tmp_path: Path, mcp: Any
+) -> None:
+    import socket
+    import threading
+
+    mute = socket.socket()  # accepts connections and never answers (an HTTP endpoint that hangs)
+    mute.bind(("127.0.0.1", 0))
+    mute.listen(50)
+    accepted: list[socket.socket] = []
+
+    def hold() -> None:
+        while True:
+            try:
+                accepted.append(mute.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=hold, daemon=True).start()
+    db = tmp_path / "agent.db"
+    try:
+        assert mcp.agi(db, "run", stdin="hello\n").returncode == 0
+        server = json.dumps({"mute": {"url": f"http://127.0.0.1:{mute.getsockname()[1]}/mcp"}})
+        assert mcp.agi(db, "config", "set", "mcp.servers", server).returncode == 0
+        for command in (
+            ["status"],
+            ["goals", "list"],
+            ["config", "list"],
+            ["config", "set", "mcp.connect_timeout_s", "1"],
+        ):
+            done = mcp.agi(db, *command)
+            assert (done.returncode, done.stderr, len(accepted)) == (0, "", 0), command  # no server reached
+        ran = mcp.agi(db, "run", stdin="2+2\n")  # an agent that acts opens: the new server is asked, within 1 s
+        assert (ran.returncode, ran.stdout.strip().splitlines()[-1]) == (0, "2+2 = 4")
+        assert ran.stderr == (
+            "agi: warning: plugin 'mcp' failed in server mute: mcp server 'mute' did not start and connect "
+            "within 1 s; it was stopped (raise the mcp setting connect_timeout_s)\n"
+        )  # one line: no "Future exception was never retrieved" traceback
+        assert len(accepted) >= 1
+    finally:
+        mute.close()
+        for held in accepted:
+            held.close()
