@@ -229,7 +229,7 @@ def start(exporter: Any = None, *, batch: bool = True, environ: Mapping[str, str
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
     except ImportError as exc:
         raise ConfigError(f"tracing needs OpenTelemetry ({exc}); pip install 'agi-core[otel]'") from None
-    global _tracer, _provider
+    global _tracer, _provider, _sending
     if exporter is None:
         exporter = _configured_exporter(environ)
     stop()
@@ -237,20 +237,123 @@ def start(exporter: Any = None, *, batch: bool = True, environ: Mapping[str, str
     if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):
         resource = resource.merge(Resource({"service.name": "agi"}))  # OTEL_SERVICE_NAME names it otherwise
     provider = TracerProvider(resource=resource)
-    provider.add_span_processor(BatchSpanProcessor(exporter) if batch else SimpleSpanProcessor(exporter))
+    sending = _Sending(exporter, environ)
+    exporting: Any = sending  # a SpanExporter by its methods: the SDK is imported only here
+    provider.add_span_processor(BatchSpanProcessor(exporting) if batch else SimpleSpanProcessor(exporting))
     _quiet_sdk_logs()
-    _provider, _tracer = provider, provider.get_tracer("agi_core")
+    _provider, _tracer, _sending = provider, provider.get_tracer("agi_core"), sending
 
 
 def stop() -> None:
-    """Turn tracing off; the spans still queued are exported first (within the exporter's timeout)."""
-    global _tracer, _provider
-    provider, _provider, _tracer = _provider, None, None
-    if provider is not None:
+    """Turn tracing off; the spans still queued are exported first, one attempt per batch, all
+    of them within one ``OTEL_EXPORTER_OTLP_TIMEOUT``: past it they are given up (one line says so)."""
+    global _tracer, _provider, _sending
+    provider, sending, _provider, _tracer, _sending = _provider, _sending, None, None, None
+    if provider is None or sending is None:
+        return
+    sending.last_attempts()
+
+    def shut_down() -> None:
         try:
             provider.shutdown()
         except Exception as exc:  # noqa: BLE001 - exiting must not fail because a collector did
             _report(exc)
+
+    # on a thread of its own: a collector that accepts and never answers, or a batch still in
+    # flight when stop() came, must not hold the exit longer than one timeout
+    flushing = threading.Thread(target=shut_down, name="agi-tracing-stop", daemon=True)
+    flushing.start()
+    flushing.join(sending.timeout_s)
+    if flushing.is_alive():
+        sending.give_up()
+
+
+class _Sending:
+    """The exporter as ``agi`` drives it: a batch it could not send is one line naming where it
+    went and the fix (the SDK's own lines about it are kept back); :meth:`last_attempts` (at exit)
+    turns its retries off, so a collector that refuses costs one attempt, not the whole deadline."""
+
+    def __init__(self, exporter: Any, environ: Mapping[str, str]) -> None:
+        self._exporter = exporter
+        self.timeout_s = _timeout_s(environ)
+        self._where = _destination(exporter, environ)
+        asked = [name for name in _ASKING if environ.get(name)]
+        self._fix = f"start it, or run untraced (no --otel{''.join(f', no {name}' for name in asked)})"
+        self._given_up = False
+
+    def export(self, spans: Sequence[Any]) -> Any:
+        from opentelemetry.sdk.trace.export import SpanExportResult
+
+        held: list[Any] = []
+        _held.lines = held
+        try:
+            result = self._exporter.export(spans)
+        finally:
+            _held.lines = None
+        if result is not SpanExportResult.SUCCESS and not self._given_up:
+            print(f"agi: tracing: {len(spans)} spans not sent: {self._why(held)}; {self._fix}", file=sys.stderr)
+        return result
+
+    def _why(self, held: list[Any]) -> str:
+        """What went wrong, from the SDK's log records of the export (kept back from stderr)."""
+        for record in held:
+            args = record.args if isinstance(record.args, tuple) else ()
+            if len(args) == 3 and isinstance(args[1], int):  # "Failed to export %s batch code: %s, reason: %s"
+                return f"{self._where} answered HTTP {args[1]} {args[2]}"
+        for record in held:
+            text = " ".join(record.getMessage().split())
+            if "timeout, max retries or shutdown" not in text:
+                return f"{self._where}: {text[:200]}"
+        if self._where.startswith("the collector"):
+            return f"{self._where} refused the connection or did not answer within {self.timeout_s:g} s"
+        return f"{self._where} failed"
+
+    def last_attempts(self) -> None:
+        # opentelemetry-exporter-otlp-common's HTTP client (0.66b2) retries a refused connection with
+        # backoff until its deadline, and waits on this event between tries: set, it tries once.
+        event = getattr(getattr(self._exporter, "_client", None), "_shutdown_event", None)
+        if isinstance(event, threading.Event):
+            event.set()
+
+    def give_up(self) -> None:
+        self._given_up = True
+        print(
+            f"agi: tracing: spans not sent: {self._where} did not answer within {self.timeout_s:g} s"
+            f" (OTEL_EXPORTER_OTLP_TIMEOUT); {self._fix}",
+            file=sys.stderr,
+        )
+
+    def shutdown(self) -> None:
+        self._exporter.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return bool(self._exporter.force_flush(timeout_millis))
+
+
+_sending: _Sending | None = None  # the exporter of the tracing that is on
+_held = threading.local()  # .lines: the SDK's log lines of the export running on this thread
+_ASKING = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_TRACES_EXPORTER")
+
+
+def _timeout_s(environ: Mapping[str, str]) -> float:
+    """The OTLP exporter's timeout, as it reads it: seconds, 10 unless set."""
+    raw = environ.get("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT") or environ.get("OTEL_EXPORTER_OTLP_TIMEOUT") or "10"
+    try:
+        value = float(raw)
+    except ValueError:
+        return 10.0
+    return value if value > 0 else 10.0
+
+
+def _destination(exporter: Any, environ: Mapping[str, str]) -> str:
+    """Where the spans go, as the failure line names it: the collector's URL for OTLP."""
+    if type(exporter).__name__ != "OTLPSpanExporter":
+        return f"the exporter {type(exporter).__name__}"
+    endpoint = environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+    if not endpoint:
+        base = environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") or "http://localhost:4318"
+        endpoint = f"{base.removesuffix('/')}/v1/traces"
+    return f"the collector at {endpoint}"
 
 
 def _configured_exporter(environ: Mapping[str, str]) -> Any:
@@ -280,6 +383,10 @@ def _one_line_handler() -> Any:
 
     class OneLine(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
+            held = getattr(_held, "lines", None)
+            if held is not None and record.name.startswith("opentelemetry.exporter"):
+                held.append(record)  # said in the export's own line, with the collector and the fix
+                return
             text = " ".join(record.getMessage().split())
             if record.exc_info and record.exc_info[1] is not None:
                 text += f" ({type(record.exc_info[1]).__name__}: {' '.join(str(record.exc_info[1]).split())[:200]})"

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -169,3 +172,75 @@ def test_a_tracing_setup_that_cannot_work_refuses_otel_and_only_notes_the_variab
     assert untraced.stderr.strip() == (
         "agi: tracing is off: OTEL_TRACES_EXPORTER='jaeger' is not supported here; use otlp, console or none"
     )
+
+
+FIX = "start it, or run untraced (no --otel, no OTEL_EXPORTER_OTLP_ENDPOINT)"
+
+
+def test_a_refused_collector_costs_a_short_command_one_attempt_at_exit_and_one_line(tmp_path: Path) -> None:
+    nowhere = f"http://127.0.0.1:{free_port()}"
+    began = time.monotonic()
+    done = _agi(tmp_path / "agent.db", "--otel", "run", stdin="hello\n", OTEL_EXPORTER_OTLP_ENDPOINT=nowhere)
+    took = time.monotonic() - began
+    assert done.returncode == 0, done.stderr
+    (line,) = done.stderr.splitlines()
+    assert re.fullmatch(
+        rf"agi: tracing: \d+ spans not sent: the collector at {re.escape(nowhere)}/v1/traces refused the "
+        rf"connection or did not answer within 10 s; {re.escape(FIX)}",
+        line,
+    ), line
+    # retried with backoff until the 10 s deadline this took 7-9 s (0.44 s untraced); one attempt
+    # takes about 1.5 s on a loaded 2-core machine: 5 s leaves room for the load, not for a retry
+    assert took < 5, took
+
+
+@pytest.fixture
+def silent_collector() -> Iterator[str]:
+    """A collector that accepts every connection and never answers."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    accepted: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                accepted.append(listener.accept()[0])
+            except OSError:  # closed: the test is over
+                return
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    listener.shutdown(socket.SHUT_RDWR)
+    listener.close()
+    thread.join()
+    for connection in accepted:
+        connection.close()
+
+
+def test_a_collector_that_never_answers_holds_the_exit_one_timeout_not_one_per_batch(
+    tmp_path: Path, silent_collector: str
+) -> None:
+    began = time.monotonic()
+    done = _agi(
+        tmp_path / "agent.db",
+        "--otel",
+        "run",
+        stdin="\n".join(LINES) + "\n",
+        OTEL_EXPORTER_OTLP_ENDPOINT=silent_collector,
+        OTEL_EXPORTER_OTLP_TIMEOUT="3",
+        OTEL_BSP_SCHEDULE_DELAY="1",  # a batch is in flight when the run ends, the rest queued behind it
+    )
+    took = time.monotonic() - began
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "Your cat is Tom."
+    last = done.stderr.splitlines()[-1]
+    assert last == (
+        f"agi: tracing: spans not sent: the collector at {silent_collector}/v1/traces did not answer within 3 s"
+        f" (OTEL_EXPORTER_OTLP_TIMEOUT); {FIX}"
+    )
+    assert all(line.startswith("agi: tracing: ") and line.endswith(FIX) for line in done.stderr.splitlines())
+    # the batch in flight and the last one each waited the 3 s: 7.0-7.3 s in all; one timeout
+    # and the start take about 4.2-4.6 s on a loaded 2-core machine: 6 s is below two timeouts plus a start
+    assert took < 6, took
