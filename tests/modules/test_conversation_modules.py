@@ -1,21 +1,27 @@
 """The beliefs and social modules together in one scripted chat, through a real kernel and SQLite file:
 the belief change notice, "are you sure about …?", register matching and de-escalation; replay equal, and
-a rollback restores both modules' state. With retrieval too, an answer from memory keeps its sources."""
+a rollback restores both modules' state. With retrieval too, an answer from memory keeps its sources. With
+autonomy, a reply asks one follow-up question at most."""
 
 from __future__ import annotations
 
 import json
 
+import agi_plugin_autonomy.plugin as autonomy
 import agi_plugin_beliefs.plugin as beliefs
 import agi_plugin_retrieval.plugin as retrieval
 import agi_plugin_social.plugin as social
 
 from agi_core import checkpoints
 from agi_core.brain.stage0.small_talk import GREETING
+from agi_core.hookspecs import hookimpl
 from agi_core.longterm import ingest_file
+from agi_core.modules import CognitiveModule, Draft, ModuleContext, Revision
 from agi_core.modules.state import dump_state
 from agi_core.replay import replay
 from agi_core.replies import F3_NO_AGENT
+from agi_core.scheduling.clock import PinnedClock, SimulatedClock
+from agi_core.settings.schema import env_name
 from agi_core.testing import builtin_plugins, open_kernel
 
 SCRIPT = [
@@ -71,3 +77,37 @@ def test_the_three_conversation_modules_together_keep_the_citations_replay_equal
     assert again.final_output == asked.final_output
     assert {vote["vote"] for vote in again.council_votes} == {"approve"}
     assert replay(db, plugins=builtin_plugins(beliefs, social, retrieval)).ok
+
+
+class Aside(CognitiveModule):
+    """Revises before social and autonomy: asks a question in the middle of the reply to "the sea is blue"."""
+
+    name, priority = "aside", 100
+
+    def revise(self, ctx: ModuleContext, draft: Draft) -> Revision | None:
+        if draft.action.type == "response" and ctx.text == "the sea is blue":
+            return Revision.rewrite(f"{draft.reply} Is it blue where you are? I like the sea.", "asks aside")
+        return None
+
+
+class AsidePlugin:
+    @hookimpl
+    def agi_register_modules(self, register):
+        register(Aside())
+
+
+def test_a_reply_asks_one_follow_up_question_at_most(tmp_path, monkeypatch):
+    """social's clarify adds no question to a reply that asks one already: autonomy's at the end, or another
+    module's in the middle; a reply without one still gets it."""
+    monkeypatch.setenv(env_name(autonomy.__name__, "idle_after_s"), "0")
+    db, plugins = tmp_path / "agent.db", (autonomy, social, AsidePlugin())
+    with open_kernel(db, *plugins, clock=PinnedClock(SimulatedClock(1_795_000_000_000))) as kernel:
+        kernel.tick("my sister Maya is coming over")
+        kernel.maintain()  # autonomy proposes its question, social draws the conversation's follow-up
+        back = kernel.tick("hello again")
+        aside = kernel.tick("the sea is blue")
+        plain = kernel.tick("the sky is green")
+    assert back.final_output == f"Hello! {F3_NO_AGENT} You mentioned your sister Maya. What does Maya do for a living?"
+    assert aside.final_output == f"{F3_NO_AGENT} Is it blue where you are? I like the sea."
+    assert plain.final_output == f"{F3_NO_AGENT} Would you like to tell me more about sister?"  # clarify
+    assert replay(db, plugins=builtin_plugins(*plugins)).ok

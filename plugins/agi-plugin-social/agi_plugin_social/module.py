@@ -258,6 +258,7 @@ class SocialModule(CognitiveModule):
             "rude": seen["rude"],
             "grateful": seen["grateful"],
             "reply_kind": rewrite.reply_kind(draft.reply),
+            "asks": rewrite.asks(draft.reply),
             "name": profile["name"],
             "upset": bool(perceived.get("upset")),
             "hostile_history": "hostility" in (ctx.own.get(key("analysis", speaker)) or {}).get("risks", []),
@@ -275,6 +276,9 @@ class SocialModule(CognitiveModule):
         if not isinstance(text, str) or not rewrite.keeps_facts(draft.reply, text):
             if asked.source == "llm":
                 reason += "; the model's rewrite changed a fact and was refused"
+            text = rewrite.rewrite(draft.reply, context)
+        elif context["asks"] and rewrite.questions(text) > rewrite.questions(draft.reply):
+            reason += "; the model's rewrite asked a second question and was refused"
             text = rewrite.rewrite(draft.reply, context)
         ctx.own.put(key("pending", speaker), {"tick": ctx.tick, "tactic": chosen, "reply": text[:500]})
         return text, reason

@@ -23,6 +23,9 @@ FORM_WORDS = frozenset(
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"\w+")
 _ACK = re.compile(r"(?:^|(?<=[.!?] ))(Got it|Noted):\s+")  # a sentence that acknowledges a statement
+#: a sentence that ends in "?" (closing quotes or brackets after it); a quoted question inside a sentence
+#: ('That answers your question "what is my dog called?".') is not one
+_QUESTION = re.compile(r"\?[\"'”’)\]]*(?=\s|$)")
 
 
 def numbers(text: str) -> Counter[str]:
@@ -50,6 +53,18 @@ def keeps_facts(original: str, rewritten: str) -> bool:
     return content_words(original) <= content_words(rewritten)
 
 
+def questions(text: str) -> int:
+    """How many questions ``text`` asks: sentences that end in "?" outside its rulebook replies."""
+    for reply in RULEBOOK_REPLIES:
+        text = text.replace(reply, " ")
+    return len(_QUESTION.findall(text))
+
+
+def asks(text: str) -> bool:
+    """Whether ``text`` asks a question already, anywhere (another module's question after the rule's reply)."""
+    return questions(text) > 0
+
+
 def reply_kind(reply: str) -> str:
     """``unknown`` (no rule: F3), ``missing`` (F1), ``failure`` (F4, F5), ``noted`` (a write), else ``answer``."""
     if F3_NO_AGENT in reply:
@@ -73,6 +88,8 @@ def rewrite(text: str, context: dict[str, Any]) -> str:
     if tactic == "acknowledge":
         return f"Fair enough. {text}" if context.get("rude") else f"Thanks for telling me. {text}"
     if tactic == "clarify":
+        if asks(text):
+            return text  # one question a reply: the draft asks one already (autonomy's, say)
         follow = context.get("follow_up") if isinstance(context.get("follow_up"), str) else None
         ask = follow or ("Could you tell me more about what you need?" if register == "formal" else "What do you mean?")
         return f"{text} {ask}"

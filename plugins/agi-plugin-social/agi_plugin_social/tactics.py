@@ -32,8 +32,9 @@ def fit(tactic: str, context: Mapping[str, Any]) -> float:
         return 0.9 if upset else 0.0
     if tactic == "acknowledge":
         return 0.7 if rude else 0.5 if kind == "noted" and register != "formal" else 0.0
-    if tactic == "clarify":
-        return 0.8 if kind == "unknown" and not rude and not context.get("grateful") else 0.0
+    if tactic == "clarify":  # no answer; not when the reply asks a question already (one question a reply)
+        asks = context.get("asks") or context.get("grateful")
+        return 0.8 if kind == "unknown" and not rude and not asks else 0.0
     if tactic == "match_register":
         return 0.9 if register in ("formal", "informal") and not rude else 0.0
     return 0.0
