@@ -29,6 +29,7 @@ TOPICS_KEPT, OUTCOMES_KEPT = 8, 10
 MOOD_KEPT = 0.6  # the share of the previous mood kept when a turn's valence comes in
 ADOPT_AT = 0.6  # the simulated score from which a mined rule is adopted
 TURNS_READ = 200  # the journal records a conversation's context is drawn from
+FOLLOW_UP_WINDOW = 10  # a speaker's turns before clarify may ask them the same follow-up (or topic) again
 GREETINGS = {"formal": "Good day.", "informal": "Hey!", "neutral": "Hello!"}
 UNANSWERED = ("unknown", "missing", "failure")
 
@@ -262,7 +263,7 @@ class SocialModule(CognitiveModule):
             "name": profile["name"],
             "upset": bool(perceived.get("upset")),
             "hostile_history": "hostility" in (ctx.own.get(key("analysis", speaker)) or {}).get("risks", []),
-            "follow_up": (ctx.own.get(key("conversation", speaker)) or {}).get("follow_up"),
+            "follow_up": self._follow_up(ctx, speaker, profile),
         }
         rules = ctx.own.get("rules") or tactics.default_rules()
         candidates, mined = self._mined(ctx, context, tactics.eligible(rules, context), rules)
@@ -281,7 +282,32 @@ class SocialModule(CognitiveModule):
             reason += "; the model's rewrite asked a second question and was refused"
             text = rewrite.rewrite(draft.reply, context)
         ctx.own.put(key("pending", speaker), {"tick": ctx.tick, "tactic": chosen, "reply": text[:500]})
+        if context["follow_up"] and context["follow_up"] in text and context["follow_up"] not in draft.reply:
+            self._asked(ctx, speaker, profile, context["follow_up"])
         return text, reason
+
+    @staticmethod
+    def _follow_up(ctx: ModuleContext, speaker: str, profile: dict[str, Any]) -> str | None:
+        """The conversation's follow-up question for ``clarify``, unless this speaker was asked it, or asked
+        about its topic, in their last ``FOLLOW_UP_WINDOW`` turns (None: clarify asks what is meant)."""
+        conversation = ctx.own.get(key("conversation", speaker)) or {}
+        follow, topic = conversation.get("follow_up"), (conversation.get("topics") or [None])[0]
+        recent = (ctx.own.get(key("asked", speaker)) or {}).get("follow_ups", [])
+        for entry in recent:
+            if profile["turns"] - entry["turn"] < FOLLOW_UP_WINDOW and (
+                entry["question"] == follow or (topic is not None and entry["topic"] == topic)
+            ):
+                return None
+        return follow if isinstance(follow, str) else None
+
+    @staticmethod
+    def _asked(ctx: ModuleContext, speaker: str, profile: dict[str, Any], question: str) -> None:
+        """Keep the follow-up just asked (and its topic), with the speaker's turn, for ``FOLLOW_UP_WINDOW`` turns."""
+        topic = ((ctx.own.get(key("conversation", speaker)) or {}).get("topics") or [None])[0]
+        recent = (ctx.own.get(key("asked", speaker)) or {}).get("follow_ups", [])
+        kept = [e for e in recent if profile["turns"] - e["turn"] < FOLLOW_UP_WINDOW]
+        entry = {"question": question[:200], "topic": topic, "turn": profile["turns"], "tick": ctx.tick}
+        ctx.own.put(key("asked", speaker), {"follow_ups": [*kept, entry][-FOLLOW_UP_WINDOW:]})
 
     def _mined(
         self,

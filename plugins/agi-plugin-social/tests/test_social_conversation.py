@@ -71,3 +71,24 @@ def test_clarify_asks_about_the_main_topic_once_the_conversation_context_is_draw
     assert state["conversation/user"]["alerts"] == ["asked twice: what is my dog called"]
     assert state["conversation/user"]["topics"][0] == "dog"
     assert replay(db, plugins=builtin_plugins(social)).ok
+
+
+def test_clarify_does_not_ask_a_speaker_the_same_follow_up_again_within_ten_of_their_turns(tmp_path):
+    """The follow-up asked is kept in the state (``asked/SPEAKER``, by the speaker's turn): in the next nine
+    turns clarify asks what is meant, a context drawn again in between included; the tenth asks it again."""
+    db, follow_up = tmp_path / "agent.db", f"{F3_NO_AGENT} Would you like to tell me more about dog?"
+    with open_kernel(db, social) as kernel:
+        kernel.tick("my dog likes the park")
+        kernel.tick("what is my dog called?")
+        kernel.maintain()
+        said = [kernel.tick("the sea is blue").final_output]  # turn 3
+        kernel.maintain()  # new turns: the context is drawn again, about the dog still
+        said += [kernel.tick("the sea is blue").final_output for _ in range(10)]  # turns 4 to 13
+        state = dump_state(kernel.store, "social")
+    assert said[0] == follow_up
+    assert said[1:10] == [f"{F3_NO_AGENT} What do you mean?"] * 9
+    assert said[10] == follow_up  # turn 13: ten turns after the first
+    assert state["conversation/user"]["follow_up"] == "Would you like to tell me more about dog?"
+    assert [(e["topic"], e["turn"]) for e in state["asked/user"]["follow_ups"]] == [("dog", 13)]  # turn 3's is past
+    jsonschema.Draft202012Validator(STATE_SCHEMA).validate(state)
+    assert replay(db, plugins=builtin_plugins(social)).ok
