@@ -8,6 +8,7 @@ or put together.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -47,9 +48,16 @@ def dialogue_state(variables: Variables) -> dict[str, Any]:
     }
 
 
+def said_back(topic: str, turns: list[str]) -> str:
+    """``topic`` as the agent says it back: "your sister" when the user said "my sister", else the word."""
+    mine = re.compile(rf"\bmy\s+{re.escape(topic)}\b", re.I)
+    return f"your {topic}" if any(mine.search(turn) for turn in turns) else topic
+
+
 def conversation_context(variables: Variables) -> dict[str, Any]:
     """Topics (the most frequent content words), the style (how long, how many questions), a
-    follow-up question on the main topic and an alert for a question asked twice."""
+    follow-up question on the main topic ("your sister" when the user said "my sister") and an alert
+    for a question asked twice."""
     turns = [text_of(t, 500) for t in items_of(variables.get("turns")) if text_of(t, 500)]
     if not turns:
         return {"llm_summary": {}}
@@ -63,7 +71,9 @@ def conversation_context(variables: Variables) -> dict[str, Any]:
         "summary_text": f"{len(turns)} turn(s); mostly about {', '.join(topics[:3]) or 'nothing in particular'}",
         "topics": topics,
         "user_style": {"verbosity": "short" if words < 8 else "long", "questions": round(len(asked) / len(turns), 4)},
-        "follow_up_questions": [f"Would you like to tell me more about {topics[0]}?"] if topics else [],
+        "follow_up_questions": (
+            [f"Would you like to tell me more about {said_back(topics[0], turns)}?"] if topics else []
+        ),
         "alerts": [f"asked twice: {q}" for q in repeated],
         "llm_summary": {},
     }
@@ -79,4 +89,4 @@ def language_nlg(variables: Variables) -> dict[str, Any]:
     return {"message": " ".join(p for p in parts if p), "sections": kept}
 
 
-__all__ = ["answers", "conversation_context", "dialogue_state", "language_nlg"]
+__all__ = ["answers", "conversation_context", "dialogue_state", "language_nlg", "said_back"]

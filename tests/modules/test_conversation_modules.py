@@ -109,5 +109,5 @@ def test_a_reply_asks_one_follow_up_question_at_most(tmp_path, monkeypatch):
         plain = kernel.tick("the sky is green")
     assert back.final_output == f"Hello! {F3_NO_AGENT} You mentioned your sister Maya. What does Maya do for a living?"
     assert aside.final_output == f"{F3_NO_AGENT} Is it blue where you are? I like the sea."
-    assert plain.final_output == f"{F3_NO_AGENT} Would you like to tell me more about sister?"  # clarify
+    assert plain.final_output == f"{F3_NO_AGENT} Would you like to tell me more about your sister?"  # clarify
     assert replay(db, plugins=builtin_plugins(*plugins)).ok

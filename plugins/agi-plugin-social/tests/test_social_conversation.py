@@ -10,6 +10,7 @@ import jsonschema
 from agi_plugin_social.module import STATE_SCHEMA
 
 from agi_core.brain.stage0.small_talk import GREETING
+from agi_core.contracts.conversation_fallbacks import said_back
 from agi_core.modules.state import dump_state
 from agi_core.replay import replay
 from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT
@@ -66,17 +67,18 @@ def test_clarify_asks_about_the_main_topic_once_the_conversation_context_is_draw
         after = kernel.tick("the sea is blue")
         state = dump_state(kernel.store, "social")
     assert before.final_output == f"{F3_NO_AGENT} What do you mean?"
-    assert after.final_output == f"{F3_NO_AGENT} Would you like to tell me more about dog?"
+    assert after.final_output == f"{F3_NO_AGENT} Would you like to tell me more about your dog?"
     assert called(done)["conversation_context"] == "fallback" and "conversation_context" not in called(again)
     assert state["conversation/user"]["alerts"] == ["asked twice: what is my dog called"]
     assert state["conversation/user"]["topics"][0] == "dog"
+    assert said_back("sea", ["the sea is blue"]) == "sea"  # "your" only for what the user called theirs
     assert replay(db, plugins=builtin_plugins(social)).ok
 
 
 def test_clarify_does_not_ask_a_speaker_the_same_follow_up_again_within_ten_of_their_turns(tmp_path):
     """The follow-up asked is kept in the state (``asked/SPEAKER``, by the speaker's turn): in the next nine
     turns clarify asks what is meant, a context drawn again in between included; the tenth asks it again."""
-    db, follow_up = tmp_path / "agent.db", f"{F3_NO_AGENT} Would you like to tell me more about dog?"
+    db, follow_up = tmp_path / "agent.db", f"{F3_NO_AGENT} Would you like to tell me more about your dog?"
     with open_kernel(db, social) as kernel:
         kernel.tick("my dog likes the park")
         kernel.tick("what is my dog called?")
@@ -88,7 +90,7 @@ def test_clarify_does_not_ask_a_speaker_the_same_follow_up_again_within_ten_of_t
     assert said[0] == follow_up
     assert said[1:10] == [f"{F3_NO_AGENT} What do you mean?"] * 9
     assert said[10] == follow_up  # turn 13: ten turns after the first
-    assert state["conversation/user"]["follow_up"] == "Would you like to tell me more about dog?"
+    assert state["conversation/user"]["follow_up"] == "Would you like to tell me more about your dog?"
     assert [(e["topic"], e["turn"]) for e in state["asked/user"]["follow_ups"]] == [("dog", 13)]  # turn 3's is past
     jsonschema.Draft202012Validator(STATE_SCHEMA).validate(state)
     assert replay(db, plugins=builtin_plugins(social)).ok
