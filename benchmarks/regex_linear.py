@@ -39,7 +39,7 @@ from agi_core.brain.stage0 import facts, phrases
 from agi_core.brain.stage0.habits import HABIT_AGENTS, file_request
 from agi_core.brain.stage0.mathparse import expression_in
 from agi_core.checkpoints import _NAME as CHECKPOINT_NAME
-from agi_core.contracts import fallbacks, frozen, memory_fallbacks, validate
+from agi_core.contracts import conversation_fallbacks, fallbacks, frozen, memory_fallbacks, validate
 from agi_core.contracts.paths import _IDENT, _SEGMENT
 from agi_core.contracts.repair import parse_output
 from agi_core.errors import AgiError
@@ -188,6 +188,10 @@ CASES: dict[str, tuple[Callable[[str], object], dict[str, Callable[[int], str]]]
         ),
         {**GENERIC, **TEXT_SHAPES, "apostrophes": fill("", "a'’-", "")},
     ),
+    "contracts.conversation_fallbacks said_back (my TOPIC)": (
+        lambda t: conversation_fallbacks.said_back("sister", [t]),
+        {**GENERIC, **TEXT_SHAPES, "my my": fill("", "my ", "sister"), "my spaces": fill("my", " ", "siste")},
+    ),
     "contracts.validate/frozen suspect text": (
         lambda t: (validate._SUSPECT_TEXT.search(t), validate._LONG_DIGITS.search(t), frozen.SURROGATE.search(t)),
         {**GENERIC, "backslash u": fill("", "\\u", "d"), "digits": fill("", "1" * 18 + " ", "")},
@@ -254,6 +258,7 @@ AUDITED_MODULES = {
     "agi_core/scheduling/when.py": "autonomy (job names, durations)",
     "agi_core/brain/answer.py": "brain.answer (words, question, person, negations, sentences)",
     "agi_core/checkpoints.py": "names (variable, checkpoint, tree id, path, contract path)",
+    "agi_core/contracts/conversation_fallbacks.py": "contracts.conversation_fallbacks said_back (my TOPIC)",
     "agi_core/contracts/fallbacks.py": "contracts.fallbacks greeting/request",
     "agi_core/contracts/frozen.py": "contracts.validate/frozen suspect text",
     "agi_core/contracts/memory_fallbacks.py": "contracts.memory_fallbacks (words, preference, personal)",
