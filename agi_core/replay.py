@@ -267,16 +267,21 @@ def plugin_data_rows(store: Any) -> dict[str, str]:
 
 
 def _store_settings(kernel: Any, settings: Mapping[str, Mapping[str, Any]]) -> None:
-    """A counterfactual's settings, checked against their plugins' schemas, stored in the scratch agent."""
+    """A counterfactual's settings, checked against their plugins' schemas, stored in the scratch agent and
+    pinned: they hold in every replayed tick, over an environment value the journal recorded
+    (``AGI_PLUGIN_<PLUGIN>_<KEY>`` set live) and over a ``config set`` the journal replays."""
     from agi_core.memory import settings_meta
     from agi_core.settings import schema
 
     declared = kernel.plugin_settings.declared
+    pinned: dict[str, dict[str, Any]] = {}
     with kernel.store.tick_transaction():
         for plugin, values in settings.items():
             for key, value in values.items():
                 schema.check_value(plugin, key, schema.schema_for(declared, plugin, key), value)
                 settings_meta.put_setting(kernel.store, plugin, key, value)
+                pinned.setdefault(plugin, {})[key] = value
+    kernel.plugin_settings.pinned = pinned
     kernel.plugin_settings.forget()
 
 

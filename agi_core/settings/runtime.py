@@ -2,7 +2,9 @@
 
 Environment values are outside input: a tick reads them as an external (kind
 ``plugin_settings_env``, recorded only when some are set), so ``agi replay`` sees the values
-the live tick saw, whatever its own environment holds.
+the live tick saw, whatever its own environment holds. A counterfactual replay's ``settings``
+overrides are pinned (:attr:`PluginSettings.pinned`): they win over the recorded environment
+and over the ``config set`` commands the journal replays.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ class PluginSettings:
         self.tick_env: dict[str, dict[str, Any]] | None = None  # the environment values of the tick under way
         self._reported: set[tuple[str, str]] = set()
         self._stored: dict[str, dict[str, Any]] = {}  # values() of plugins with no environment value, until forget()
+        self.pinned: dict[str, dict[str, Any]] = {}  # a counterfactual replay's overrides: they win over everything
 
     def begin_tick(self, externals: Externals) -> None:
         """Fix this tick's environment values: read live (recorded when any), served back in replay."""
@@ -55,6 +58,8 @@ class PluginSettings:
                     value, source = stored[plugin][key], "database"
                 if key in env.get(plugin, {}):
                     value, source = env[plugin][key], "environment"
+                if key in self.pinned.get(plugin, {}):
+                    value, source = self.pinned[plugin][key], "override"
                 rows.append(
                     {
                         "plugin": plugin,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import pytest
 
 from agi_core.errors import ConfigError
@@ -84,3 +86,39 @@ def test_counterfactual_replay_runs_in_a_scratch_copy_with_other_plugins_or_sett
             kernel.replay(compare=False, overrides={"brain": "llm"})
         with pytest.raises(ConfigError, match="overrides make a counterfactual replay; pass compare=False"):
             kernel.replay(overrides={"settings": {}})
+
+
+class Tone(CognitiveModule):
+    """Says its reply in the tone its plugin's setting asks for."""
+
+    name = "tone"
+
+    def revise(self, ctx, draft):
+        warm = ctx.settings["tone"] == "warm" and draft.agent == "math_agent"
+        return Revision.rewrite(draft.reply + " Have a nice day.", "tone") if warm else None
+
+
+class TonePlugin:
+    agi_manifest: ClassVar[dict] = {
+        "settings": {"type": "object", "properties": {"tone": {"enum": ["plain", "warm"], "default": "plain"}}}
+    }
+
+    @hookimpl
+    def agi_register_modules(self, register):
+        register(Tone())
+
+
+def test_a_counterfactual_setting_holds_over_a_recorded_environment_value_and_a_replayed_config_set(
+    tmp_path, monkeypatch
+):
+    db = tmp_path / "a.db"
+    monkeypatch.setenv("AGI_PLUGIN_TONEPLUGIN_TONE", "warm")  # an operator's override, recorded by the tick
+    with open_kernel(db, TonePlugin()) as kernel:
+        assert kernel.tick("2 + 3").final_output == "2 + 3 = 5 Have a nice day."
+    monkeypatch.delenv("AGI_PLUGIN_TONEPLUGIN_TONE")
+    with open_kernel(db, TonePlugin()) as kernel:
+        kernel.command("config_set", {"plugin": "TonePlugin", "key": "tone", "value": "warm"})  # a journaled tick
+        assert kernel.tick("2 + 2").final_output == "2 + 2 = 4 Have a nice day."
+        plain = kernel.replay(compare=False, overrides={"settings": {"TonePlugin": {"tone": "plain"}}})
+        assert [r.final_output for r in plain] == ["2 + 3 = 5", 'TonePlugin.tone = "warm"', "2 + 2 = 4"]
+        assert kernel.replay().ok  # the agent itself still replays as it ran
