@@ -36,6 +36,9 @@ class ContractCalls(Protocol):
 
 RECALL_FACTS_MAX = 50
 READ_EXTERNAL = "module_read"
+OWN_READ_CITED = "module_read_cited"
+"""The external that records a module citing its own newest ``ctx.external`` read of a kind the tick had read
+before with another value (journals from before it cited the tick's first item of that kind)."""
 
 
 class ExternalReadError(AgiError):
@@ -163,6 +166,7 @@ class ModuleContext:
     _gate: CallGate = attrs.field(repr=False, init=False)
     _own: ModuleState | None = attrs.field(repr=False, init=False, default=None)
     _memory: MemoryView | None = attrs.field(repr=False, init=False, default=None)
+    _reads: dict[str, str] | None = attrs.field(repr=False, init=False, default=None)  # kind: its newest read's id
 
     @property
     def own(self) -> ModuleState:
@@ -234,8 +238,18 @@ class ModuleContext:
         return self._reason.determinism.now()
 
     def evidence_for(self, key: str) -> str | None:
-        """The id of this tick's evidence item for ``key`` (a fact's key, an external read's kind), if any."""
-        return self._reason.evidence_for(key)
+        """The id of this tick's evidence item for ``key`` (a fact's key, an external read's kind), if any:
+        for a kind this call read with :meth:`external`, its newest read (what the module was given), even
+        when the tick read that kind before with another value (another city, another module's read)."""
+        first = self._reason.evidence_for(key)
+        own = None if self._reads is None else self._reads.get(key)
+        if own is None or own == first:
+            return first
+        recorded = self._reason.externals.recorded
+        if recorded is not None and OWN_READ_CITED not in recorded:
+            return first  # a journal from before: its claim cited the tick's first item, and replays so
+        self._reason.externals.fetch(OWN_READ_CITED, lambda: {"module": self.module, "kind": key})
+        return own
 
     @property
     def journal(self) -> JournalView:
@@ -255,7 +269,8 @@ class ModuleContext:
     def external(self, kind: str, fetch: Callable[[], JSON]) -> JSON:
         """Read the outside world replay-safely: ``fetch()`` runs live and what it returns (JSON) is
         recorded (the external ``module_read``); replay serves the recorded value without calling it.
-        The value is an evidence item (source ``module:NAME``, key ``kind``) a claim can cite. A
+        The value is an evidence item (source ``module:NAME``, key ``kind``) a claim can cite
+        (:meth:`evidence_for` ``(kind)`` gives this call's newest read of ``kind``). A
         ``fetch`` that raises is recorded too: :class:`ExternalReadError` live and in replay."""
         self.check_open()
 
@@ -275,5 +290,8 @@ class ModuleContext:
             )
         if "error" in served:
             raise ExternalReadError(f"module {self.module!r}: reading {kind!r} failed: {served['error']}")
-        self._reason.add_evidence(f"module:{self.module}", kind, served["value"])
+        cited = self._reason.add_evidence(f"module:{self.module}", kind, served["value"])
+        if self._reads is None:
+            self._reads = {}
+        self._reads[kind] = cited
         return served["value"]

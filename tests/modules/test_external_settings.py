@@ -8,6 +8,7 @@ from agi_core.errors import ConfigError
 from agi_core.hookspecs import hookimpl
 from agi_core.modules import Candidate, Claim, CognitiveModule, ModuleContext, Proposals
 from agi_core.replay import replay
+from agi_core.replies import F1_SEM_MISS
 from agi_core.testing import builtin_plugins, open_kernel
 
 
@@ -72,3 +73,55 @@ def test_settings_of_a_plugin_that_is_not_loaded_is_an_error_not_empty(tmp_path)
         assert kernel.settings("tools") == {}  # loaded, declares none
         with pytest.raises(ConfigError, match="no plugin named 'weathr' is loaded, so it has no settings; loaded: "):
             kernel.settings("weathr")
+
+
+TEMPERATURES = {"paris": 21, "london": 14, "oslo": 3}
+
+
+class Temperature(CognitiveModule):
+    """Reads the temperature of its cities (one kind, ``temperature``, a read per city) and claims the last."""
+
+    def __init__(self, name, *cities) -> None:
+        self.name, self.cities = name, cities
+
+    def deliberate(self, ctx: ModuleContext) -> Proposals | None:
+        if ctx.text != "how cold is it?":
+            return None
+        for city in self.cities:
+            read = ctx.external("temperature", lambda city=city: {"city": city, "c": TEMPERATURES[city]})
+        reply = f"It is {read['c']} C in {read['city']}."
+        claim = Claim(f"world/place/{read['city']}/temperature", read["c"], reply, ctx.evidence_for("temperature"))
+        return Proposals(candidates=[Candidate(reply, 0.9 if self.cities[-1] == "london" else 0.5, claims=[claim])])
+
+
+def temperature_plugin():
+    class TemperaturePlugin:
+        @hookimpl
+        def agi_register_modules(self, register):
+            register(Temperature("oslo_first", "oslo"))  # another module reading the kind first
+            register(Temperature("weather_uk", "paris", "london"))  # a comparison read, then its own city
+
+    return TemperaturePlugin()
+
+
+def test_a_claim_cites_the_modules_own_newest_read_of_a_kind_the_tick_read_before(tmp_path):
+    db = tmp_path / "a.db"
+    with open_kernel(db, temperature_plugin()) as kernel:
+        record = kernel.tick("how cold is it?")
+    assert record.final_output == "It is 14 C in london."
+    london = [item for item in record.evidence_items if item["value"] == {"city": "london", "c": 14}]
+    assert record.claims[0]["evidence"] == london[0]["id"]
+    assert [v["vote"] for v in record.council_votes] == ["approve", "approve"]
+    assert record.externals["module_read_cited"] == [{"module": "weather_uk", "kind": "temperature"}]
+    assert replay(db, plugins=builtin_plugins(temperature_plugin())).ok
+
+
+def test_a_journal_from_before_that_cited_the_first_read_of_a_kind_replays_equal(tmp_path, monkeypatch):
+    """The journal older code wrote: the claim cites the tick's first ``temperature`` read, the council refuses."""
+    db = tmp_path / "old.db"
+    with monkeypatch.context() as patched:
+        patched.setattr(ModuleContext, "evidence_for", lambda ctx, key: ctx._reason.evidence_for(key))
+        with open_kernel(db, temperature_plugin()) as kernel:
+            record = kernel.tick("how cold is it?")
+    assert record.final_output == F1_SEM_MISS and "module_read_cited" not in record.externals
+    assert replay(db, plugins=builtin_plugins(temperature_plugin())).ok
