@@ -6,7 +6,10 @@ rejecting votes weigh at least ``council_reject_weight`` (1 by default: one reje
 voter weighs 1 unless the ``stage0`` plugin's setting ``council_weights`` says otherwise (0
 silences a voter, which is how a module replaces one). A rejected reply is replaced by F1,
 since the agent may only say what it holds evidence for (S9). A member that raises abstains
-(a vote ``abstain`` with the reason).
+(a vote ``abstain`` with the reason), and so does one whose votes are misshapen: not a list of
+votes, or a ``vote`` other than ``approve`` / ``reject`` (``"Reject"``, ``"no"``), which was
+recorded as it was and never counted (recorded as the external ``council_vote_refused``; a
+journal from before it replays as it was written).
 
 Evidence is whatever the tick read: fact reads (``sem_read``), long-term memory hits
 (``ltm``, cited by their ``ltm-…`` id), tool observations (``tool``) and modules' recorded
@@ -18,18 +21,23 @@ in what was read).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
 from agi_core.effects.isolation import describe, must_propagate
+from agi_core.errors import ValidationError
 from agi_core.replies import F1_SEM_MISS
 from agi_core.serialization import dumps
 
 Claims = list[dict[str, Any]]
 Evidence = dict[str, dict[str, Any]]
 SEM = "sem_read"
+VOTES = ("approve", "reject")
+VOTE_REFUSED = "council_vote_refused"
+"""The external that records a member's misshapen votes refused (journals from before kept them as cast)."""
+VOTE_SHAPE = '[{"voter": NAME, "vote": "approve" or "reject", "reason": TEXT}]'
 
 
 def _all_sem(claims: Claims, evidence: Evidence) -> bool:
@@ -93,11 +101,15 @@ def convene(
     evidence_items: list[dict[str, Any]],
     members: Sequence[Any] = DEFAULT_MEMBERS,
     settings: Mapping[str, Any] | None = None,
+    refuse: Callable[[], bool] | None = None,
+    failed: Callable[[Any, str], None] | None = None,
 ) -> tuple[str, list[dict[str, Any]]]:
     """``(final_output, votes)``; with no claims there is nothing to vote on.
 
     ``settings``: ``council_weights`` ({voter: weight}) and ``council_reject_weight``; a vote
-    whose voter weighs other than 1 carries its ``weight``.
+    whose voter weighs other than 1 carries its ``weight``. ``refuse()``: whether a member's misshapen
+    votes are refused (it abstains) rather than kept as cast, as a journal from before did (None: refused);
+    ``failed(member, reason)`` is told of each member that abstained (the kernel reports it on stderr).
     """
     if not claims:
         return reply, []
@@ -107,15 +119,44 @@ def convene(
     for member in members:
         try:
             cast = member.vote(claims, evidence_items)
-            votes.extend(
-                {"voter": str(v["voter"]), "vote": str(v["vote"]), "reason": str(v.get("reason", ""))} for v in cast
-            )
+            try:
+                checked = cast_votes(member, cast)
+            except ValidationError:
+                if refuse is not None and not refuse():  # a journal from before: kept as cast
+                    votes.extend(
+                        {"voter": str(v["voter"]), "vote": str(v["vote"]), "reason": str(v.get("reason", ""))}
+                        for v in cast
+                    )
+                    continue
+                raise
+            votes.extend(checked)
         except BaseException as exc:  # a failing member abstains; the others still decide
             if must_propagate(exc):
                 raise
             votes.append({"voter": getattr(member, "name", "?"), "vote": "abstain", "reason": describe(exc)})
+            if failed is not None:
+                failed(member, describe(exc))
     for vote in votes:
         if vote["voter"] in weights and weights[vote["voter"]] != 1:
             vote["weight"] = weights[vote["voter"]]
     against = sum(vote.get("weight", 1) for vote in votes if vote["vote"] == "reject")
     return (reply if against < threshold else F1_SEM_MISS), votes
+
+
+def cast_votes(member: Any, cast: Any) -> list[dict[str, Any]]:
+    """``member``'s votes, checked; a :class:`ValidationError` in one line naming the member, the vote and the fix."""
+    name = getattr(member, "name", type(member).__name__)
+    if not isinstance(cast, list | tuple):
+        raise ValidationError(
+            f"module {name!r}: vote returned {type(cast).__name__} {cast!r:.80}, not a list of votes; "
+            f"return {VOTE_SHAPE}"
+        )
+    votes = []
+    for at, vote in enumerate(cast):
+        if not isinstance(vote, Mapping) or not isinstance(vote.get("voter"), str) or vote.get("vote") not in VOTES:
+            raise ValidationError(
+                f"module {name!r}: vote returned {vote!r:.80} at [{at}], not a vote (a voter's name and "
+                f'"vote": "approve" or "reject"); return {VOTE_SHAPE}'
+            )
+        votes.append({"voter": vote["voter"], "vote": vote["vote"], "reason": str(vote.get("reason", ""))})
+    return votes

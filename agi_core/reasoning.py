@@ -136,6 +136,7 @@ class ReasonContext:
     proposals: list[Any] = attrs.field(factory=list)  # the modules' deliberations (agi_core.modules.proposals)
     council: Sequence[Any] | None = None  # council members (objects with vote); None: the Stage-0 voters
     council_settings: Callable[[], Mapping[str, Any]] | None = None  # the stage0 plugin's council_* settings
+    council_failed: Callable[[Any, str], None] | None = None  # a member abstained for this failure: report it
     contracts: Any = None  # the tick's ContractCaller when a contract provider is configured, else None
     goal_plan: Plan | None = None  # set when the tick runs a goal's plan step (agi_core.scheduling.plans)
     goal_writes: list[str] = attrs.field(factory=list)  # ids of the goals this tick wrote (agi_core.scheduling.goals)
@@ -271,11 +272,18 @@ class ReasonContext:
 
     def convene(self, reply: str, claims: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
         """The council's verdict on ``reply``: ``(final_output, council_votes)``."""
-        from agi_core.council import DEFAULT_MEMBERS, convene
+        from agi_core.council import DEFAULT_MEMBERS, VOTE_REFUSED, convene
+
+        def refuse() -> bool:  # a member's misshapen votes: refused (recorded), or kept as a journal from before did
+            recorded = self.externals.recorded
+            if recorded is not None and VOTE_REFUSED not in recorded:
+                return False
+            self.externals.fetch(VOTE_REFUSED, lambda: True)
+            return True
 
         members = DEFAULT_MEMBERS if self.council is None else self.council
         weights = self.council_settings() if (claims and self.council_settings is not None) else None
-        return convene(reply, claims, self.evidence_items, members, weights)
+        return convene(reply, claims, self.evidence_items, members, weights, refuse, self.council_failed)
 
     def run_read_tool(self, name: str, args: dict[str, Any]) -> Observation:
         """Run the ``read`` tool ``name`` now, through the kernel (recorded; replay serves it).

@@ -88,6 +88,7 @@ class Kernel:
         self.parts = plugins.tick_parts()  # modules' runner, goals and plans, jobs, commands (agi_core.tickparts)
         self.modules = self.parts.load_modules(plugins)  # cognitive modules, in run order (priority, name)
         self._council = [module.obj for module in self.modules if module.votes]
+        self._voters = {id(module.obj): module for module in self.modules if module.votes}
         self._revisers = any("revise" in module.phases for module in self.modules)
         self.router_agents = {name: reg.obj for name, reg in plugins.register_router_agents().items()}
         tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.register_synonyms().items()}
@@ -601,6 +602,13 @@ class Kernel:
             loaded = ", ".join(sorted(name for name, _ in self.plugins.pm.list_name_plugin()))
             raise ConfigError(f"no plugin named {plugin!r} is loaded, so it has no settings; loaded: {loaded}")
         return self.plugin_settings.values(plugin)
+
+    def _voter_failed(self, member: Any, cause: str) -> None:
+        """A council member abstained for a failure (it raised, or its votes were misshapen): reported on
+        stderr with its plugin, as a module's skipped phase is (the journal's vote says why)."""
+        module = self._voters.get(id(member))
+        name = getattr(member, "name", "?") if module is None else module.name
+        self.plugins.report_failure("?" if module is None else module.plugin, f"module {name}.vote", cause)
 
     # -- the tick --------------------------------------------------------------------
     def tick(
