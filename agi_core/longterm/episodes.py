@@ -4,8 +4,9 @@ Ticks store episodes only. The kernel calls :func:`mirror_episodes` whenever som
 needs long-term memory, so every input and action becomes a memory without rule-only
 ticks paying for it, except the kernel's bookkeeping (:mod:`agi_core.memory.bookkeeping`).
 Idempotent: progress is kept in the ``meta`` table, and memory ids are content-derived.
-An input's importance follows AgentOne's rules (:func:`importance_of`): clock percepts are
-time updates (0.4), and a tick whose action was a tool call adds the +0.3 tool-call bonus.
+An input's importance follows AgentOne's rules (:func:`importance_of`): a clock percept would be a
+time update (0.4), but clock ticks are bookkeeping and not mirrored; a tick whose action was a tool
+call adds the +0.3 tool-call bonus.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from agi_core.longterm.importance import score_importance
-from agi_core.memory.bookkeeping import is_command_record, is_empty_reply
+from agi_core.memory.bookkeeping import is_bookkeeping_input, is_empty_reply
 
 if TYPE_CHECKING:
     from agi_core.longterm.store import LongTermMemory
@@ -60,7 +61,7 @@ def _mirror(store: MemoryBackend, memory: LongTermMemory) -> int:
     tool_calls = {tick: int(d.get("tool_calls", 0)) for tick, _text, d, _stamp in loaded if d.get("kind") == "action"}
     for tick, text, details, stamp in loaded:
         kind = "action" if details.get("kind") == "action" else "message"
-        if kind == "message" and is_command_record(text, details.get("source")):
+        if kind == "message" and is_bookkeeping_input(text, details.get("source")):
             command_ticks.add(tick)
             continue
         if kind == "action" and (tick in command_ticks or is_empty_reply(text)):

@@ -15,6 +15,11 @@ them. Two kinds of episode are bookkeeping and are never mirrored:
   and a reply that says F1 or F3 with a module's words around it ("Hello! I currently don’t
   have a module … What does Maya do for a living?"): the agent did not answer, and what a
   module added around it was drawn from memories that are already stored.
+- **clock ticks**: the clock sensor's percept (``clock 2026-11-23T13:00:00.000Z``, source
+  ``clock``) and its reply (``Time noted: …``). Under ``agi run --follow`` one comes every 30 s:
+  mirrored, an idle day made 5,760 memories that said only the time, and the first question after
+  it embedded them all inside its tick (58 s, holding the write lock). Each episode keeps its
+  tick's wall clock, which is what "when did we last talk?" reads.
 
 The user's inputs and the agent's other replies are the conversation, and are kept.
 """
@@ -30,6 +35,8 @@ EMPTY_REPLIES = frozenset({F1_SEM_MISS, F3_NO_AGENT, F4_AGENT_FAILURE, F5_SEM_WR
 UNANSWERED = (F1_SEM_MISS, F3_NO_AGENT)
 #: The input source of kernel commands (:meth:`agi_core.Kernel.command`).
 COMMAND_SOURCE = "event"
+#: The input source of the clock sensor's percepts (:class:`agi_core.scheduling.sensors.ClockSensor`).
+CLOCK_SOURCE = "clock"
 #: The input source, and the input, of a maintenance tick (:meth:`agi_core.Kernel.maintain`).
 MAINTAIN_SOURCE = "maintain"
 #: The kernel commands' names: the keys of :data:`agi_core.commands.KERNEL_COMMANDS`, which a test
@@ -67,6 +74,12 @@ def is_command_record(text: str, source: str | None) -> bool:
         return False
     name, _, rest = text.partition(" ")
     return name in COMMAND_NAMES and rest.startswith("{")
+
+
+def is_bookkeeping_input(text: str, source: str | None) -> bool:
+    """True for an input long-term memory leaves out, with its tick's reply: a command tick's
+    (:func:`is_command_record`) or a clock tick's."""
+    return source == CLOCK_SOURCE or is_command_record(text, source)
 
 
 def is_empty_reply(text: str) -> bool:

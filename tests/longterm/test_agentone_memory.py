@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from agi_core.brain import llm_context
+from agi_core.longterm.episodes import importance_of
 from agi_core.longterm.importance import BASE, TIME_BASE, TOOL_CALL_BONUS
 from agi_core.longterm.short_term import SHORT_TERM_ITEMS, short_term
 from agi_core.testing import open_kernel
@@ -52,16 +53,43 @@ def _importances(db: Path) -> dict[str, float]:
         return {item.text: item.importance for item in memory.items(range(1, 50)).values()}
 
 
-def test_clock_percepts_and_tool_calls_get_the_seeds_importance(tmp_path: Path) -> None:
+def test_clock_ticks_are_no_memories_and_tool_calls_get_the_seeds_importance(tmp_path: Path) -> None:
+    """An idle ``agi run --follow`` ticks the clock every 30 s: mirrored, an idle day was 5,760 memories that
+    said only the time, all embedded inside the first question's tick (58 s). A clock tick is bookkeeping."""
     db = tmp_path / "a.db"
     with open_kernel(db, seed="a1") as kernel:
-        kernel.tick("clock 2026-11-25T16:00:00.000Z", source="clock")
+        for second in ("00", "30"):
+            assert kernel.tick(f"clock 2026-11-25T16:00:{second}.000Z", source="clock").final_output.startswith(
+                "Time noted: "
+            )
         kernel.tick("/clock")  # a tool call: the +0.3 bonus, which was never applied before
         kernel.tick("the sky looks grey today")
     importance = _importances(db)
-    assert importance["clock 2026-11-25T16:00:00.000Z"] == TIME_BASE == 0.4
+    assert [text for text in importance if text.startswith(("clock ", "Time noted"))] == []
     assert importance["/clock"] == pytest.approx(BASE + TOOL_CALL_BONUS)
     assert importance["the sky looks grey today"] == BASE
+    assert importance_of("clock 2026-11-25T16:00:00.000Z", "clock", 0) == TIME_BASE == 0.4  # a time update's base
+
+
+def test_a_journal_whose_clock_ticks_were_memories_replays_equal(tmp_path: Path, monkeypatch) -> None:
+    """Searches are recorded externals: a journal written while clock ticks were mirrored replays equal."""
+    import agi_plugin_retrieval.plugin as retrieval
+
+    from agi_core.longterm import episodes
+    from agi_core.memory.bookkeeping import is_command_record
+    from agi_core.replay import replay
+    from agi_core.testing import builtin_plugins
+
+    db = tmp_path / "old.db"
+    with monkeypatch.context() as patched:
+        patched.setattr(episodes, "is_bookkeeping_input", is_command_record)  # the rule before
+        with open_kernel(db, retrieval, seed="a1") as kernel:
+            kernel.tick("my sister Maya plays the cello")
+            kernel.tick("clock 2026-11-25T16:00:00.000Z", source="clock")
+            asked = kernel.tick("what time was noted?")
+            clocked = [item.text for item in kernel.long_term_memory(caught_up=True).items(range(1, 50)).values()]
+    assert "clock 2026-11-25T16:00:00.000Z" in clocked and "ltm" in str(asked.externals)
+    assert replay(db, plugins=builtin_plugins(retrieval)).ok
 
 
 def test_agentone_ranking_is_selectable_by_option_and_by_setting(tmp_path: Path) -> None:
