@@ -7,9 +7,13 @@ from datetime import UTC, datetime
 import pytest
 
 from agi_core.kernel import Kernel
+from agi_core.replay import replay_records
+from agi_core.scheduling import time_answers
 from agi_core.scheduling.clock import CLOCK_EXTERNAL, PinnedClock, SimulatedClock
+from agi_core.scheduling.follow import Follow
 from agi_core.scheduling.time_answers import ago
 from agi_core.scheduling.wall_time import time_text
+from agi_core.testing import builtin_plugins
 
 START_MS = 1_795_000_000_000  # 2026-11-18T…Z
 
@@ -140,3 +144,37 @@ def test_remind_me_at_5pm_sets_a_reminder_that_fires_then(kernel, sim):
         True,
     )
     assert kernel.replay().ok
+
+
+def _idle_for_three_hours(kernel, sim):
+    """``agi run --follow`` with the default clock (a tick every 30 s) and nobody talking: 359 clock ticks."""
+    tick(kernel, sim, "my name is Ada")
+    loop = Follow(kernel, clock_every_ms=30_000, idle_sleep_s=30.0)
+    assert len(list(loop.run(until=lambda: sim.ms >= START_MS + 3 * 3600_000))) == 359
+    return tick(kernel, sim, "when did we last talk?", after_s=1)
+
+
+def test_when_did_we_last_talk_looks_past_an_idle_follow_agents_clock_ticks(kernel, sim):
+    """The answer read the newest 400 episodes, which an idle agent's clock ticks fill in 100 minutes
+    (with maintenance, in about an hour): three hours later it said "This is the first time we talk."."""
+    record = _idle_for_three_hours(kernel, sim)
+    moment, offset = local(START_MS)
+    gap = ago((record.externals[CLOCK_EXTERNAL][0] - START_MS) / 1000)
+    assert record.final_output == (
+        f"Before this conversation, we last talked {gap} ago ({day(moment)} {moment:%H:%M} {offset}), "
+        "when you said “my name is Ada”."
+    )
+    assert record.externals["last_talk_scan"] == [4000]
+    records = [text for _t, _i, text, _c in kernel.store.journal_rows()]
+    assert replay_records(records, seed="time", plugins=builtin_plugins()).ok
+
+
+def test_a_journal_from_before_the_wider_last_talk_scan_replays_equal(kernel, sim, monkeypatch):
+    """Journals written when the answer read 400 episodes only (no ``last_talk_scan``) replay as written."""
+    with monkeypatch.context() as patched:
+        patched.setattr(time_answers, "_look_further", lambda ctx, limit: False)  # the rule before
+        record = _idle_for_three_hours(kernel, sim)
+    assert record.final_output == "This is the first time we talk."
+    records = [text for _t, _i, text, _c in kernel.store.journal_rows()]
+    report = replay_records(records, seed="time", plugins=builtin_plugins())
+    assert (report.ok, report.mismatch) == (True, None)

@@ -145,25 +145,63 @@ def _when(ctx: ReasonContext, then_ms: int) -> str:
 
 
 def _last_talk(ctx: ReasonContext) -> str:
-    """The last line of the previous conversation: user lines less than ``GAP_MS`` apart are one conversation."""
-    lines = []
-    for episode in ctx.store.episodes(LAST_TALK_SCAN, newest_first=True):
-        context = episode.context or {}
-        if context.get("kind") == "input" and context.get("source", "user") == "user":
-            lines.append((context.get("wall_ms"), episode.event))
+    """The last line of the previous conversation: user lines less than ``GAP_MS`` apart are one conversation.
+
+    The newest ``LAST_TALK_SCAN`` episodes are read first; when they hold no line of an earlier conversation,
+    ten times as many, and so on (an idle ``agi run --follow`` agent's clock and maintenance ticks fill 400
+    episodes in about an hour). A tick that looks further records ``last_talk_scan``; a journal from before,
+    which never looked further, replays as it was written.
+    """
+    limit = LAST_TALK_SCAN
+    while True:
+        episodes = ctx.store.episodes(limit, newest_first=True)
+        lines: list[tuple[Any, str]] = []  # (the line's wall-clock reading, the line), newest first
+        for episode in episodes:
+            context = episode.context or {}
+            if context.get("kind") == "input" and context.get("source", "user") == "user":
+                lines.append((context.get("wall_ms"), episode.event))
+        told = _previous_conversation(ctx, lines)
+        if told is not None or len(episodes) < limit or not _look_further(ctx, limit):
+            break
+        limit *= 10
+    if told is not None:
+        return told
     if not lines:
         return "This is the first time we talk."
+    since = _local(ctx, lines[-1][0])  # an int: _previous_conversation found each line's
+    return f"We have been talking since {since:%H:%M} {offset_text(since)}; I remember no conversation before this one."
+
+
+LAST_TALK_WIDER = "last_talk_scan"
+"""The external a tick records when "when did we last talk?" read past the newest ``LAST_TALK_SCAN`` episodes."""
+
+
+def _look_further(ctx: ReasonContext, limit: int) -> bool:
+    """Whether to read past ``limit`` episodes: yes, recorded, unless this replays a journal from before."""
+    if ctx.externals.recorded is not None and LAST_TALK_WIDER not in ctx.externals.recorded:
+        return False
+    ctx.externals.fetch(LAST_TALK_WIDER, lambda: limit * 10)
+    return True
+
+
+def _previous_conversation(ctx: ReasonContext, lines: list[tuple[Any, str]]) -> str | None:
+    """The answer ``lines`` (the user's, newest first) give; None when they are all one conversation."""
+    if not lines:
+        return None
     if not isinstance(lines[0][0], int):
         return f"We last talked when you said {quoted(lines[0][1])}, but I have no clock reading for it."
     newer = recorded_now(ctx) or now_ms(ctx)
     for wall, event in lines:
         if not isinstance(wall, int):
-            break
+            since = _local(ctx, newer)
+            return (
+                f"We have been talking since {since:%H:%M} {offset_text(since)}; "
+                "I remember no conversation before this one."
+            )
         if newer - wall >= GAP_MS:
             return f"Before this conversation, we last talked {_when(ctx, wall)}, when you said {quoted(event)}."
         newer = wall
-    since = _local(ctx, newer)
-    return f"We have been talking since {since:%H:%M} {offset_text(since)}; I remember no conversation before this one."
+    return None
 
 
 def _told_keys(ctx: ReasonContext, what: str) -> list[str]:
