@@ -243,19 +243,41 @@ def _told(ctx: ReasonContext, what: str) -> str:
     keys = _told_keys(ctx, what)
     if not keys:
         return f"I can't tell which fact {quoted(what)} is; ask about one, e.g. “how long ago did I tell you my name?”"
-    for _tick, _id, text, *_rest in reversed(list(ctx.store.journal_rows())):
+    found = _last_write(ctx, keys)
+    if found is None:
+        return "You haven't told me that yet."
+    record, writes = found
+    if writes[-1].get("value") is None:
+        return "You asked me to forget that, so I no longer know it."
+    stamp = recorded_in(record.get("externals") or {})
+    told = quoted((record.get("input") or {}).get("raw", ""))
+    if stamp is None:
+        return f"You told me in tick {record.get('tick')} ({told}), but I have no clock reading for that tick."
+    return f"You told me {_when(ctx, int(stamp))}: {told}."
+
+
+WRITES = '"sem_writes":'
+NO_WRITES = WRITES + "[]"  # a tick that wrote no fact, as canonical JSON stores it
+
+
+def _last_write(ctx: ReasonContext, keys: list[str]) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    """The newest journal record that wrote one of ``keys`` (a write that succeeded), with those writes.
+
+    One pass over the stored texts, oldest first, keeping only the newest match: a text is parsed only if it
+    holds a key (canonical keys are ``[a-z0-9_/]``, never escaped in JSON, and never a blob) and may hold a
+    write (its one ``"sem_writes":`` is not ``[]``; every tick recalls the focus entity's facts, so most
+    texts hold the keys). Reading the whole journal into a list and parsing it newest first held every
+    record at once: 227 MB and 4.7 s on 100,000 ticks.
+    """
+    found: tuple[dict[str, Any], list[dict[str, Any]]] | None = None
+    for _tick, _id, text, *_rest in ctx.store.journal_rows():
+        if not any(key in text for key in keys) or (NO_WRITES in text and text.count(WRITES) == 1):
+            continue
         record = ctx.store.load_json(text)
         writes = [w for w in record.get("sem_writes") or [] if w.get("key") in keys and w.get("ok", True)]
-        if not writes:
-            continue
-        if writes[-1].get("value") is None:
-            return "You asked me to forget that, so I no longer know it."
-        stamp = recorded_in(record.get("externals") or {})
-        told = quoted((record.get("input") or {}).get("raw", ""))
-        if stamp is None:
-            return f"You told me in tick {record.get('tick')} ({told}), but I have no clock reading for that tick."
-        return f"You told me {_when(ctx, int(stamp))}: {told}."
-    return "You haven't told me that yet."
+        if writes:
+            found = (record, writes)
+    return found
 
 
 __all__ = ["ago", "answer", "time_request"]
