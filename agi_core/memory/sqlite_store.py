@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
 
 SQLITE_MIN_BYTES = 512  # the smallest page: a database file holds none (0 bytes) or at least one
+WAL_SIZE_LIMIT = 64 * 2**20  # the -wal file is cut back to this once checkpointed (PRAGMA journal_size_limit)
 
 
 def _refuse_other_file(path: Path) -> None:
@@ -86,6 +87,9 @@ class SqliteStore(StoredText):
             self.conn.text_factory = _decode  # stored invalid UTF-8 reads as U+FFFD, never a crash
             refuse_other_programs_database(self.conn)
             self.conn.execute("PRAGMA journal_mode=WAL")
+            # a large transaction (a rollback, an import, a 1 MB fact) grows the -wal file; without a limit it
+            # never shrinks back (268 MB after a rollback of a 100k-tick agent, for good)
+            self.conn.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
             self.conn.execute(f"PRAGMA synchronous={synchronous}")
             self.conn.execute("PRAGMA foreign_keys=ON")
             self.conn.execute("PRAGMA recursive_triggers=ON")
