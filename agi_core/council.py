@@ -9,7 +9,9 @@ since the agent may only say what it holds evidence for (S9). A member that rais
 (a vote ``abstain`` with the reason), and so does one whose votes are misshapen: not a list of
 votes, or a ``vote`` other than ``approve`` / ``reject`` (``"Reject"``, ``"no"``), which was
 recorded as it was and never counted (recorded as the external ``council_vote_refused``; a
-journal from before it replays as it was written).
+journal from before it replays as it was written). A module's vote runs under its timeout
+(:func:`bounded_vote`); one that overruns is abandoned and abstains, recorded as the external
+``council_vote_timeout`` so replay abstains without calling it.
 
 Evidence is whatever the tick read: fact reads (``sem_read``), long-term memory hits
 (``ltm``, cited by their ``ltm-…`` id), tool observations (``tool``) and modules' recorded
@@ -27,7 +29,9 @@ from typing import Any
 import attrs
 
 from agi_core.effects.isolation import describe, must_propagate
+from agi_core.effects.timeouts import TimedOut, call_with_timeout
 from agi_core.errors import ValidationError
+from agi_core.externals import Externals
 from agi_core.replies import F1_SEM_MISS
 from agi_core.serialization import dumps
 
@@ -37,6 +41,8 @@ SEM = "sem_read"
 VOTES = ("approve", "reject")
 VOTE_REFUSED = "council_vote_refused"
 """The external that records a member's misshapen votes refused (journals from before kept them as cast)."""
+VOTE_TIMEOUT = "council_vote_timeout"
+"""The external that records a member's vote abandoned at its timeout (replay abstains without calling it)."""
 VOTE_SHAPE = '[{"voter": NAME, "vote": "approve" or "reject", "reason": TEXT}]'
 
 
@@ -103,13 +109,16 @@ def convene(
     settings: Mapping[str, Any] | None = None,
     refuse: Callable[[], bool] | None = None,
     failed: Callable[[Any, str], None] | None = None,
+    cast_by: Callable[[Any, Claims, list[dict[str, Any]]], Any] | None = None,
 ) -> tuple[str, list[dict[str, Any]]]:
     """``(final_output, votes)``; with no claims there is nothing to vote on.
 
     ``settings``: ``council_weights`` ({voter: weight}) and ``council_reject_weight``; a vote
     whose voter weighs other than 1 carries its ``weight``. ``refuse()``: whether a member's misshapen
     votes are refused (it abstains) rather than kept as cast, as a journal from before did (None: refused);
-    ``failed(member, reason)`` is told of each member that abstained (the kernel reports it on stderr).
+    ``failed(member, reason)`` is told of each member that abstained (the kernel reports it on stderr);
+    ``cast_by(member, claims, evidence_items)`` casts a member's votes (None: ``member.vote`` in this thread;
+    the kernel's bounds a module's by its timeout, :func:`bounded_vote`).
     """
     if not claims:
         return reply, []
@@ -118,7 +127,7 @@ def convene(
     votes: list[dict[str, Any]] = []
     for member in members:
         try:
-            cast = member.vote(claims, evidence_items)
+            cast = member.vote(claims, evidence_items) if cast_by is None else cast_by(member, claims, evidence_items)
             try:
                 checked = cast_votes(member, cast)
             except ValidationError:
@@ -160,3 +169,32 @@ def cast_votes(member: Any, cast: Any) -> list[dict[str, Any]]:
             )
         votes.append({"voter": vote["voter"], "vote": vote["vote"], "reason": str(vote.get("reason", ""))})
     return votes
+
+
+def bounded_vote(
+    member: Any, claims: Claims, evidence_items: list[dict[str, Any]], limit_s: float, externals: Externals
+) -> Any:
+    """``member.vote(claims, evidence_items)`` on a worker under ``limit_s`` (0: in this thread, unbounded).
+
+    One that overruns is abandoned (its thread left behind) and :class:`TimedOut` is raised in one line
+    naming the module and the fix, recorded as the external ``council_vote_timeout``. Replay raises the
+    recorded one without calling the vote, and calls any other unbounded: it ended in time live, or the
+    journal is from before votes had a timeout (a slow vote was waited for then), so it replays equal.
+    """
+    name = getattr(member, "name", type(member).__name__)
+    mark = f"{name}/vote"
+    if externals.replaying:
+        if externals.next_matches(VOTE_TIMEOUT, lambda item: item.get("call") == mark):
+            raise TimedOut(str(externals.fetch(VOTE_TIMEOUT, dict)["timed_out"]))
+        return member.vote(claims, evidence_items)
+    if limit_s <= 0:
+        return member.vote(claims, evidence_items)
+    try:  # in a tuple: a coroutine a vote returns is not awaited (it abstains as misshapen, as in this thread)
+        return call_with_timeout(lambda: (member.vote(claims, evidence_items),), (), limit_s)[0]
+    except TimedOut:
+        text = (
+            f"module {name!r}: vote ran past {limit_s:g} s and was abandoned; make it return sooner, or raise "
+            "its phase_timeouts['vote'] / timeout_s or --module-timeout"
+        )
+        externals.fetch(VOTE_TIMEOUT, lambda: {"call": mark, "timed_out": text})
+        raise TimedOut(text) from None

@@ -137,6 +137,7 @@ class ReasonContext:
     council: Sequence[Any] | None = None  # council members (objects with vote); None: the Stage-0 voters
     council_settings: Callable[[], Mapping[str, Any]] | None = None  # the stage0 plugin's council_* settings
     council_failed: Callable[[Any, str], None] | None = None  # a member abstained for this failure: report it
+    council_limit: Callable[[Any], float] | None = None  # a member's vote timeout in seconds (0, or None: none)
     contracts: Any = None  # the tick's ContractCaller when a contract provider is configured, else None
     goal_plan: Plan | None = None  # set when the tick runs a goal's plan step (agi_core.scheduling.plans)
     goal_writes: list[str] = attrs.field(factory=list)  # ids of the goals this tick wrote (agi_core.scheduling.goals)
@@ -272,7 +273,7 @@ class ReasonContext:
 
     def convene(self, reply: str, claims: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
         """The council's verdict on ``reply``: ``(final_output, council_votes)``."""
-        from agi_core.council import DEFAULT_MEMBERS, VOTE_REFUSED, convene
+        from agi_core.council import DEFAULT_MEMBERS, VOTE_REFUSED, bounded_vote, convene
 
         def refuse() -> bool:  # a member's misshapen votes: refused (recorded), or kept as a journal from before did
             recorded = self.externals.recorded
@@ -283,7 +284,12 @@ class ReasonContext:
 
         members = DEFAULT_MEMBERS if self.council is None else self.council
         weights = self.council_settings() if (claims and self.council_settings is not None) else None
-        return convene(reply, claims, self.evidence_items, members, weights, refuse, self.council_failed)
+        limit = self.council_limit
+
+        def vote(member: Any, claims: list[dict[str, Any]], evidence_items: list[dict[str, Any]]) -> Any:
+            return bounded_vote(member, claims, evidence_items, 0 if limit is None else limit(member), self.externals)
+
+        return convene(reply, claims, self.evidence_items, members, weights, refuse, self.council_failed, vote)
 
     def run_read_tool(self, name: str, args: dict[str, Any]) -> Observation:
         """Run the ``read`` tool ``name`` now, through the kernel (recorded; replay serves it).

@@ -49,7 +49,7 @@ from agi_core.model import (
     WorkingMemory,
 )
 from agi_core.opening import open_store
-from agi_core.plugins import Plugins, load_plugins
+from agi_core.plugins import DEFAULT_PLUGINS, Plugins, load_plugins
 from agi_core.reasoning import Decision, ReasonContext, failed_decision, recorded_write_failures
 from agi_core.seal import SEAL
 from agi_core.serialization import dumps, from_data, non_finite_path, to_data
@@ -60,6 +60,8 @@ if TYPE_CHECKING:
     from agi_core.contracts.registry import ContractRegistry
 from agi_core.kernel.config import RECALL_EPISODES, SENSOR_CURSOR, KernelConfig, stored_seed
 from agi_core.kernel.tick import command_decision, conduct, perceive
+
+BUILTIN_PLUGINS = frozenset(path.rsplit(".", 1)[1] for path in DEFAULT_PLUGINS)  # their voters have no timeout
 
 
 class Kernel:
@@ -609,6 +611,15 @@ class Kernel:
         module = self._voters.get(id(member))
         name = getattr(member, "name", "?") if module is None else module.name
         self.plugins.report_failure("?" if module is None else module.plugin, f"module {name}.vote", cause)
+
+    def _vote_limit(self, member: Any) -> float:
+        """A council member's vote timeout in seconds (0: none): a module's ``phase_timeouts["vote"]``, else its
+        ``timeout_s``, else ``module_timeout_s``; none for an ``inline`` module and the built-in voters."""
+        module = self._voters.get(id(member))
+        if module is None or module.inline or module.plugin in BUILTIN_PLUGINS:
+            return 0.0
+        own = module.timeout("vote")
+        return self.config.module_timeout_s if own is None else own
 
     # -- the tick --------------------------------------------------------------------
     def tick(

@@ -124,6 +124,7 @@ def conduct_steps(
         long_term=lambda query, k: kernel.recall_long_term(query, k, externals),
         council=kernel._council,
         council_failed=kernel._voter_failed,
+        council_limit=kernel._vote_limit,
         council_settings=lambda: kernel.plugin_settings.values("stage0"),
         read_tool=lambda name, args: acting.read_tool(scope, name, args),
         contracts=parts.plan_caller(

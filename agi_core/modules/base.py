@@ -29,8 +29,8 @@ class CognitiveModule:
     ``after`` (names of modules this one must run before / after, whatever their
     priority), ``state_schema`` (JSON Schema of its state object), ``contracts`` (the LLM
     contracts it calls), ``inline`` (run in the tick's thread, no timeout), ``timeout_s`` (its
-    own limit per phase call, instead of the kernel's ``module_timeout_s``) and
-    ``phase_timeouts`` (``{phase: seconds}``, over ``timeout_s``).
+    own limit per phase call and ``vote``, instead of the kernel's ``module_timeout_s``) and
+    ``phase_timeouts`` (``{phase or "vote": seconds}``, over ``timeout_s``).
     """
 
     name: ClassVar[str] = ""

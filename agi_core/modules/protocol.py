@@ -159,15 +159,17 @@ def _check_signature(name: str, obj: Any, method: str) -> None:
 
 
 def _timeouts(name: str, obj: Any) -> dict[str, float]:
-    """``timeout_s`` (every phase) and ``phase_timeouts`` ({phase: seconds}), checked."""
+    """``timeout_s`` (every phase, and ``vote``) and ``phase_timeouts`` ({phase or "vote": seconds}), checked."""
     own = getattr(obj, "timeout_s", None)
     per_phase = getattr(obj, "phase_timeouts", None) or {}
     if not isinstance(per_phase, Mapping):
         raise RegistrationError(f"module {name!r}: phase_timeouts must be a dict {{phase: seconds}}")
     timeouts = dict(per_phase) if own is None else {"*": own, **per_phase}
     for phase, seconds in timeouts.items():
-        if phase != "*" and phase not in PHASES:
-            raise RegistrationError(f"module {name!r}: phase_timeouts names {phase!r}; use one of {', '.join(PHASES)}")
+        if phase != "*" and phase not in (*PHASES, "vote"):
+            raise RegistrationError(
+                f"module {name!r}: phase_timeouts names {phase!r}; use one of {', '.join(PHASES)}, vote"
+            )
         if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 < seconds < math.inf:
             which = "timeout_s" if phase == "*" else f"phase_timeouts[{phase!r}]"
             raise RegistrationError(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from agi_core import council
 from agi_core.hookspecs import hookimpl
 from agi_core.modules import CognitiveModule
@@ -73,6 +75,59 @@ def test_a_journal_from_before_that_kept_a_misshapen_vote_as_cast_replays_equal(
     assert record.council_votes[2:] == [{"voter": "strict", "vote": "Reject", "reason": "never trust a name"}]
     assert "council_vote_refused" not in record.externals
     assert replay(db, plugins=builtin_plugins(_only(Strict()))).ok
+
+
+class Hanging(CognitiveModule):
+    """A voter that hangs (a lost server) until ``released``, then rejects every claim."""
+
+    name = "hanging"
+
+    def __init__(self, hang_s: float = 30.0) -> None:
+        self.phase_timeouts = {"vote": 0.2}
+        self.released, self.hang_s, self.calls = threading.Event(), hang_s, 0
+
+    def vote(self, claims, evidence_items):
+        self.calls += 1
+        self.released.wait(self.hang_s)
+        return [{"voter": "hanging", "vote": "reject", "reason": "it took its time"}]
+
+
+def test_a_vote_past_its_timeout_abstains_in_one_line_naming_the_module_and_the_fix_and_replays_without_waiting(
+    tmp_path, capsys
+):
+    db, hanging = tmp_path / "a.db", Hanging()
+    try:
+        with open_kernel(db, _only(hanging)) as kernel:
+            record = _name_asked(kernel)
+    finally:
+        hanging.released.set()  # the abandoned vote ends (had it been waited for, it rejected the reply)
+    assert record.final_output == "Your name is Ada."
+    reason = (
+        "TimedOut: module 'hanging': vote ran past 0.2 s and was abandoned; make it return sooner, or raise its "
+        "phase_timeouts['vote'] / timeout_s or --module-timeout"
+    )
+    assert record.council_votes[2:] == [{"voter": "hanging", "vote": "abstain", "reason": reason}]
+    recorded = {"call": "hanging/vote", "timed_out": reason.removeprefix("TimedOut: ")}
+    assert record.externals["council_vote_timeout"] == [recorded]
+    assert capsys.readouterr().err.splitlines() == [
+        f"agi: warning: plugin 'Plugin' failed in module hanging.vote: {reason}"
+    ]
+    calls = hanging.calls
+    assert replay(db, plugins=builtin_plugins(_only(hanging))).ok  # released now: called, it would reject
+    assert hanging.calls == calls
+
+
+def test_a_journal_from_before_that_waited_for_a_slow_vote_replays_equal(tmp_path, monkeypatch):
+    """The journal older code wrote: the vote waited for past its module's timeout, no timeout recorded."""
+    db, slow = tmp_path / "old.db", Hanging(hang_s=0.5)
+    with monkeypatch.context() as patched:
+        patched.setattr(council, "call_with_timeout", lambda function, args, limit_s: function(*args))
+        with open_kernel(db, _only(slow)) as kernel:
+            record = _name_asked(kernel)
+    assert record.final_output == "I don’t have this information stored yet."
+    assert record.council_votes[2:] == [{"voter": "hanging", "vote": "reject", "reason": "it took its time"}]
+    assert "council_vote_timeout" not in record.externals
+    assert replay(db, plugins=builtin_plugins(_only(slow))).ok
 
 
 def _only(module):
