@@ -8,7 +8,10 @@ A :class:`ContractCaller` answers ``call(name, variables)`` with a :class:`Contr
   heuristic;
 - without one, or when the caller asks with ``model=False``, the contract's heuristic fallback
   answers at once (no model is loaded);
-- a contract with neither gives ``source="none"`` and the reasons in ``errors``.
+- a contract with neither gives ``source="none"`` and the reasons in ``errors``;
+- once a call of the tick finds the provider unreachable (no connection, a timeout, no model:
+  ``ProviderError.unreachable``), the tick's later calls do not ask it: the heuristic answers at
+  once, its ``errors`` saying why, and ``report`` says it on one line (the next tick asks again).
 
 The whole outcome (value, source, errors, one summary per model attempt) is recorded as the
 tick's ``contract_call`` external, so ``agi replay`` serves it back and never calls the model
@@ -98,6 +101,7 @@ class ContractCaller:
     :param externals: the tick's externals (live: recorded; replaying: served back).
     :param provider: builds the provider on first use, or ``None`` for heuristics only.
     :param budget: attempts and tokens of one call.
+    :param report: told, once, the one-line reason when the provider is found unreachable.
     """
 
     def __init__(
@@ -107,11 +111,15 @@ class ContractCaller:
         provider: Callable[[], Provider] | None = None,
         *,
         budget: Budget = DEFAULT_BUDGET,
+        report: Callable[[str], None] | None = None,
     ) -> None:
         self.contracts = contracts
         self.externals = externals
         self.provider = provider
         self.budget = budget
+        self.report = report
+        #: why the provider cannot answer, once a call found it so: later calls do not ask it
+        self.unreachable: str | None = None
 
     def call(self, name: str, variables: Mapping[str, Any], *, model: bool = True) -> ContractOutcome:
         """The outcome of contract ``name`` on ``variables`` (an unknown name raises ``UnknownContract``).
@@ -143,28 +151,36 @@ class ContractCaller:
     def _record(self, contract: Contract, variables: Mapping[str, Any], model: bool) -> dict[str, Any]:
         """The external to record: the heuristic's output checked into a plain copy of its own (no
         outcome object, no freeze and thaw), or the model's outcome."""
-        if self.provider is not None and model:
-            return self._ask_model(contract, self.provider(), variables).to_dict()
+        asks = self.provider is not None and model
+        if asks and self.unreachable is None:
+            return self._ask_model(contract, self.provider(), variables).to_dict()  # type: ignore[misc]
         name = contract.name
+        skipped = [f"model not asked: {self.unreachable}"] if asks else []
         if not contract.fallback:
-            return _record(name, None, "none", [f"no provider configured and {name!r} has no fallback"])
+            why = "the model was not asked" if asks else "no provider configured"
+            return _record(name, None, "none", [*skipped, f"{why} and {name!r} has no fallback"])
         try:
             value, problems = run_fallback_plain(contract, variables)
         except Exception as exc:  # noqa: BLE001 - a broken heuristic is an outcome, not a crash
-            return _record(name, None, "none", [f"fallback failed: {type(exc).__name__}: {exc}"[:300]])
+            return _record(name, None, "none", [*skipped, f"fallback failed: {type(exc).__name__}: {exc}"[:300]])
         if value is None:
-            return _record(name, None, "none", [f"fallback output refused: {e}" for e in problems])
-        return _record(name, value, "fallback", [])
+            return _record(name, None, "none", [*skipped, *(f"fallback output refused: {e}" for e in problems)])
+        return _record(name, value, "fallback", skipped)
 
     def _ask_model(self, contract: Contract, provider: Provider, variables: Mapping[str, Any]) -> ContractOutcome:
         """The model's outcome (its heuristic's when the model's output is refused)."""
         name = contract.name
         attempts: list[dict[str, Any]] = []
+        watched = _Watched(provider)
         try:
             done = call_contract(
-                contract, provider, variables, budget=self.budget, journal=lambda r: attempts.append(_summary(r))
+                contract, watched, variables, budget=self.budget, journal=lambda r: attempts.append(_summary(r))
             )
         except ContractViolation as violation:
+            if watched.unreachable is not None and self.unreachable is None:
+                self.unreachable = watched.unreachable
+                if self.report is not None:
+                    self.report(f"{watched.unreachable}; the contracts' heuristics answer for the rest of the tick")
             errors = [str(issue) for issue in violation.errors]
             if violation.fallback is not None:
                 return ContractOutcome(name, thaw(violation.fallback), "fallback", errors, attempts)
@@ -172,6 +188,24 @@ class ContractCaller:
                 errors.append(f"fallback failed: {violation.fallback_error}")
             return ContractOutcome(name, None, "none", errors, attempts)
         return ContractOutcome(name, thaw(done.value), "llm", [], attempts)
+
+
+class _Watched:
+    """The provider, keeping the one-line cause of a failure that says it cannot answer now
+    (``unreachable`` on the error: ``agi_core.llm.ProviderError``); every call goes through unchanged."""
+
+    def __init__(self, provider: Provider) -> None:
+        self.provider = provider
+        self.name = getattr(provider, "name", "?")
+        self.unreachable: str | None = None
+
+    def complete(self, messages: list[dict[str, Any]], **options: Any) -> Any:
+        try:
+            return self.provider.complete(messages, **options)
+        except Exception as exc:
+            if getattr(exc, "unreachable", False) is True:
+                self.unreachable = f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:300]
+            raise
 
 
 def _record(contract: str, value: Any, source: Source, errors: list[str]) -> dict[str, Any]:

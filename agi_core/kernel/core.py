@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import hashlib
 import math
 import sys
@@ -103,6 +104,7 @@ class Kernel:
         self._contracts: ContractRegistry | None = None  # the contract registry, loaded on first use
         self._llm_providers: dict[str, Any] | None = None  # the provider factories, loaded on first use
         self._contract_provider: Any = None
+        self._tick_caller: ContractCaller | None = None  # the last tick's (see contract_caller)
         self.brain = self.get_brain(config.brain)
         self.tick_now_ms: int | None = None  # this tick's recorded clock reading (None without a clock)
         # where each tick's measured duration goes (agi_core.kernel.stopwatch); None: the backend keeps none
@@ -282,8 +284,13 @@ class Kernel:
         return self._llm_providers
 
     def contract_caller(self, externals: Externals) -> ContractCaller:
-        """A :class:`ContractCaller` for one tick: the model of ``contract_provider`` when one is
-        configured, the contracts' heuristic fallbacks otherwise; every outcome recorded in ``externals``."""
+        """The :class:`ContractCaller` of the tick whose externals are ``externals`` (one per tick, shared by
+        planning and the modules): the model of ``contract_provider`` when one is configured, the contracts'
+        heuristic fallbacks otherwise; every outcome recorded in ``externals``. A provider found unreachable
+        is reported once (``plugins.report_failure``) and not asked again in that tick."""
+        kept = self._tick_caller
+        if kept is not None and kept.externals is externals:
+            return kept
         name = self.config.contract_provider
         if name and self._contract_provider is None:
             from agi_core.llm.lazy import LazyProvider
@@ -295,7 +302,12 @@ class Kernel:
                     f"installed: {', '.join(sorted(providers)) or 'none'}"
                 )
             self._contract_provider = LazyProvider(name, providers[name])
-        return ContractCaller(self.contracts, externals, self._contract_provider)
+        report = None
+        if name:
+            stage = f"contract provider {name!r}"
+            report = functools.partial(self.plugins.report_failure, "contracts", stage)
+        caller = self._tick_caller = ContractCaller(self.contracts, externals, self._contract_provider, report=report)
+        return caller
 
     def seal(self) -> None:
         """Seal the stored state (see :mod:`agi_core.seal`); incremental, in its own write transaction.

@@ -100,12 +100,15 @@ class LlamaCppProvider:
                 f"GGUF model file {endpoint} does not exist; pass model_path= "
                 f"(or set AGI_LLAMA_CPP_MODEL) to an existing .gguf file",
                 endpoint=endpoint,
+                unreachable=True,
             )
         try:
             import llama_cpp
         except ImportError as exc:
             raise ProviderError(
-                f"the llama-cpp provider needs llama-cpp-python ({exc}); {INSTALL_HINT}", endpoint=endpoint
+                f"the llama-cpp provider needs llama-cpp-python ({exc}); {INSTALL_HINT}",
+                endpoint=endpoint,
+                unreachable=True,
             ) from None
         try:
             self._llama = llama_cpp.Llama(
@@ -122,6 +125,7 @@ class LlamaCppProvider:
                 f"llama.cpp could not load {endpoint} ({one_line(exc, 160)}); "
                 f"check that it is a GGUF model this llama-cpp-python supports",
                 endpoint=endpoint,
+                unreachable=True,
             ) from None
         return self._llama
 

@@ -301,6 +301,7 @@ class OpenAIProvider:
                 f"{what} at {url} timed out after {self.timeout:g} s; raise timeout= "
                 f"(AGI_OPENAI_TIMEOUT), lower max_tokens, or check the server's load",
                 endpoint=url,
+                unreachable=True,
             )
         if isinstance(exc, openai.APIConnectionError):
             return ProviderError(
@@ -308,6 +309,7 @@ class OpenAIProvider:
                 f"start the server (scripts/llama_server.sh runs a local one) or set "
                 f"AGI_OPENAI_BASE_URL to its URL",
                 endpoint=url,
+                unreachable=True,
             )
         if isinstance(exc, openai.APIStatusError):
             status, detail = exc.status_code, _status_detail(exc)

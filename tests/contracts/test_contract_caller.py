@@ -226,3 +226,43 @@ def test_the_callers_copy_is_exact_and_shares_no_container(value):
     copied = plain_copy(value)
     assert _same(copied, value)
     assert not set(_containers(copied)) & set(_containers(value))
+
+
+def test_a_provider_found_unreachable_is_said_once_and_not_asked_again_in_the_tick(tmp_path, monkeypatch, capsys):
+    """A real connection refused (nothing listens on the port): the tick's first call asks the server (and
+    the openai client's retries), the tick's later calls go to their heuristics at once, saying why; one
+    warning line for the whole run; the next tick asks again; the journal replays equal."""
+    import agi_plugin_social.plugin as social
+
+    from agi_core.llm import OpenAIProvider
+    from agi_core.llm.testing import free_port
+    from agi_core.replay import replay
+    from agi_core.testing import builtin_plugins, open_kernel
+
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    monkeypatch.setenv("AGI_OPENAI_BASE_URL", url)
+    OpenAIProvider.forget_negotiated()
+    with open_kernel(tmp_path / "agent.db", social, contract_provider="openai") as kernel:
+        records = [kernel.tick("hello, I'm Sam"), kernel.tick("my sister Maya lives in Lyon")]
+    for record in records:
+        first, *later = record.externals[EXTERNAL]
+        assert len(later) >= 2  # social asks several contracts a tick
+        assert [(a["kind"], a["outcome"]) for a in first["attempts"]] == [
+            ("contract_attempt", "provider"),
+            ("contract_fallback", "ok"),
+        ]
+        assert first["source"] == "fallback" and first["value"] is not None
+        assert first["errors"] == [
+            f"$: provider failed: ProviderError: cannot reach the OpenAI-compatible server at {url} ([Errno 111] "
+            "Connection refused); start the server (scripts/llama_server.sh runs a local one) or set "
+            "AGI_OPENAI_BASE_URL to its URL"
+        ]
+        for call in later:
+            assert call["attempts"] == [] and call["source"] == "fallback" and call["value"] is not None
+            assert call["errors"] == [first["errors"][0].replace("$: provider failed:", "model not asked:")]
+    assert capsys.readouterr().err == (
+        "agi: warning: plugin 'contracts' failed in contract provider 'openai': "
+        f"{first['errors'][0].removeprefix('$: provider failed: ')}; "
+        "the contracts' heuristics answer for the rest of the tick\n"
+    )
+    assert replay(tmp_path / "agent.db", plugins=builtin_plugins(social)).ok
