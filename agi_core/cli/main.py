@@ -230,8 +230,8 @@ def _click_problem(exc: click.ClickException) -> str:
     default=None,
     envvar="AGI_LLM_TIMEOUT",
     metavar="SECONDS",
-    help="With --brain llm: abandon a model request that runs longer (the reply is then F4); "
-    "default: the provider's own limit.",
+    help="Abandon a model request that runs longer: with --brain llm the reply is then F4; a contract call "
+    "(--contract-provider) gets its heuristic. Default: the provider's own limit.",
 )
 @click.option(
     "--otel",

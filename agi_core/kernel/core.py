@@ -58,6 +58,7 @@ from agi_core.settings.runtime import PluginSettings
 from agi_core.tools import Tool, validate_tool
 
 if TYPE_CHECKING:
+    from agi_core.contracts.provider import Provider
     from agi_core.contracts.registry import ContractRegistry
 from agi_core.kernel.config import RECALL_EPISODES, SENSOR_CURSOR, KernelConfig, stored_seed
 from agi_core.kernel.tick import command_decision, conduct, perceive
@@ -301,13 +302,20 @@ class Kernel:
                     f"no LLM provider named {name!r} for contract calls (--contract-provider); "
                     f"installed: {', '.join(sorted(providers)) or 'none'}"
                 )
-            self._contract_provider = LazyProvider(name, providers[name])
+            self._contract_provider = LazyProvider(name, providers[name], timeout_s=self.config.llm_timeout_s)
         report = None
         if name:
             stage = f"contract provider {name!r}"
             report = functools.partial(self.plugins.report_failure, "contracts", stage)
-        caller = self._tick_caller = ContractCaller(self.contracts, externals, self._contract_provider, report=report)
+        provider = None if self._contract_provider is None else self._timed_contract_provider
+        caller = self._tick_caller = ContractCaller(self.contracts, externals, provider, report=report)
         return caller
+
+    def _timed_contract_provider(self) -> Provider:
+        """The contract provider, its requests under ``--llm-timeout`` (else an in-process model's own limit)."""
+        from agi_core.llm.lazy import TimedRequests
+
+        return TimedRequests(self._contract_provider(), self.config.llm_timeout_s)
 
     def seal(self) -> None:
         """Seal the stored state (see :mod:`agi_core.seal`); incremental, in its own write transaction.

@@ -6,8 +6,10 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from agi_core.contracts.provider import Provider
+from agi_core.contracts.provider import Completion, Provider
+from agi_core.effects.timeouts import TimedOut, call_with_timeout
 from agi_core.errors import ConfigError
+from agi_core.llm.errors import ProviderError
 
 #: llama.cpp threads for the embedded model: its workers spin, and on a small shared
 #: machine one thread is several times faster than two (docs/llm-providers.md).
@@ -46,6 +48,42 @@ class LazyProvider:
         closer = getattr(provider, "close", None)
         if closer is not None:
             closer()
+
+
+class TimedRequests:
+    """``provider``'s requests under a time limit, for callers that do not journal them as
+    :class:`~agi_core.llm.journaled.JournaledProvider` does (the contract calls of modules and planning).
+
+    The limit is ``timeout_s`` (``--llm-timeout``), else an in-process provider's own ``timeout``
+    (llama-cpp: ``AGI_LLAMA_CPP_TIMEOUT``, 30 s); a server's provider without ``timeout_s`` keeps its
+    HTTP client's. A request past it is abandoned (its worker thread left behind) and raised as an
+    unreachable :class:`ProviderError`. Loading a model is not counted.
+    """
+
+    def __init__(self, provider: Provider, timeout_s: float | None) -> None:
+        self.provider = provider
+        self.name = getattr(provider, "name", "?")
+        limit = timeout_s
+        if limit is None and self.name == "llama-cpp":
+            limit = getattr(provider, "timeout", None)  # in-process: nothing else would stop it
+        self.timeout_s = limit
+
+    def complete(self, messages: list[dict[str, Any]], **options: Any) -> Completion:
+        limit = self.timeout_s
+        if limit is None:
+            return self.provider.complete(messages, **options)
+        prepare = getattr(self.provider, "prepare", None)
+        if callable(prepare):
+            prepare()  # an in-process model loads here, in this thread, never in an abandoned one
+        try:
+            return call_with_timeout(lambda: self.provider.complete(messages, **options), (), limit)  # type: ignore[no-any-return]
+        except TimedOut:
+            raise ProviderError(
+                f"the {self.name} request took longer than {limit:g} s and was abandoned; "
+                "raise --llm-timeout (AGI_LLM_TIMEOUT)",
+                endpoint=self.name,
+                unreachable=True,
+            ) from None
 
 
 def _positive_int(raw: str, variable: str) -> int:

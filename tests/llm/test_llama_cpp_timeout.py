@@ -50,3 +50,31 @@ def test_the_model_loads_outside_the_limit_so_an_abandoned_request_never_swaps_s
     assert provider._lock.acquire(timeout=60)  # the abandoned request generates on, holding it: let it finish
     provider._lock.release()
     assert sys.stdout is before
+
+
+@pytest.mark.llm
+def test_a_contract_call_to_the_in_process_model_is_abandoned_past_the_llm_timeout(tmp_path, monkeypatch):
+    """``--contract-provider llama-cpp --llm-timeout 0.05`` with the social module: the packaged SmolLM2 cannot
+    answer a contract in 50 ms (loading is not counted), so the first call is abandoned and recorded as failed,
+    the tick's later calls get their heuristics without asking, and the tick completes with the rulebook reply.
+    Before, the limit was never applied to contract calls: each ran to its 256 tokens (40 s for one tick)."""
+    import agi_plugin_social.plugin as social
+
+    from agi_core.contracts.caller import EXTERNAL
+    from agi_core.replay import replay
+    from agi_core.testing import builtin_plugins, open_kernel
+
+    monkeypatch.delenv("AGI_LLAMA_CPP_MODEL", raising=False)
+    db = tmp_path / "agent.db"
+    with open_kernel(db, social, contract_provider="llama-cpp", llm_timeout_s=0.05) as kernel:
+        record = kernel.tick("my sister Maya lives in Lyon")
+    assert record.final_output == "Thanks for telling me. Got it: your sister maya's home is Lyon."
+    first, *later = record.externals[EXTERNAL]
+    abandoned = (
+        "ProviderError: the llama-cpp request took longer than 0.05 s and was abandoned; "
+        "raise --llm-timeout (AGI_LLM_TIMEOUT)"
+    )
+    assert first["attempts"][0]["outcome"] == "provider" and first["source"] == "fallback"
+    assert first["errors"] == [f"$: provider failed: {abandoned}"]
+    assert later and all(call["errors"] == [f"model not asked: {abandoned}"] for call in later)
+    assert replay(db, plugins=builtin_plugins(social)).ok
