@@ -147,6 +147,9 @@ class NatsTransport:
         self.lease = parse_lease(url)  # the names bucket's TTL once connected (the bucket's own, if it exists)
         self.holder = (holder or f"transport-{uuid.uuid4().hex}").encode()  # none given: this connection alone
         self._revision = 0  # the claim's revision in the names bucket (0: not held)
+        # this process's mark beside the claim (key NAME.<id>, renewed with it): a clean stop lets go of the
+        # name only when no other process of the holder has its mark there (an `agi send` beside `agi run`)
+        self._presence = f"{agent}.{uuid.uuid4().hex}"
         self._taken_by_other = False  # the claim lapsed and another database's agent took the name
         self.stream = f"AGI_{self.deployment.upper()}"
         self.prefix = f"agi.{self.deployment}"
@@ -219,6 +222,7 @@ class NatsTransport:
         info = await self._js.stream_info(f"KV_{bucket}")
         self.lease = info.config.max_age or self.lease
         if await self._claim() is None:
+            await self._names.put(self._presence, self.holder)
             return
         raise NameInUse(
             f"agent name {self.agent!r} is in use on {self.where()} by an agent of another database; stop that "
@@ -259,12 +263,33 @@ class NatsTransport:
                     other = None
                 except KeyWrongLastSequenceError:
                     other = await self._claim()
+                if other is None:
+                    await self._names.put(self._presence, self.holder)
                 if other is not None and not self._taken_by_other:
                     self.rejected.append(
                         f"agent name {self.agent!r} was taken on {self.where()} by an agent of another database "
                         "while this one's claim had lapsed; this agent takes no messages until that one stops"
                     )
                 self._taken_by_other = other is not None
+
+    async def _let_go_of_name(self) -> None:
+        """At a clean stop: take this process's mark away, and delete the claim when no other process of this
+        holder has its mark beside it (a killed one's lapses with the lease) and the claim is still the holder's.
+        Deleting it whenever this process renewed it last let an `agi send` of the agent free the name of its
+        live `agi run --follow` until that one's next renewal, for another database to take."""
+        await self._names.delete(self._presence)
+        watcher = await self._names.watch(f"{self.agent}.*", ignore_deletes=True, meta_only=True)
+        try:
+            async for entry in watcher:
+                if entry is None:
+                    break
+                if entry.key != self._presence:
+                    return  # another process of this agent is there: the name stays held
+        finally:
+            await watcher.stop()
+        entry = await self._names.get(self.agent)
+        if entry.value == self.holder:
+            await self._names.delete(self.agent, last=entry.revision)
 
     async def _disconnected(self) -> None:
         self._lost.set()
@@ -474,8 +499,8 @@ class NatsTransport:
         """Close the connection, then cancel what nats-py left running (so the loop closes clean)."""
         try:
             if self._revision and not self._taken_by_other:  # let go of the name: it is free at once, not in a lease
-                with contextlib.suppress(Exception):  # (only as we last renewed it: another process of ours renews)
-                    await asyncio.wait_for(self._names.delete(self.agent, last=self._revision), CONNECT_TIMEOUT_S)
+                with contextlib.suppress(Exception):  # (unless another process of this agent holds it too)
+                    await asyncio.wait_for(self._let_go_of_name(), CONNECT_TIMEOUT_S)
             if self._nc is not None:
                 await asyncio.wait_for(self._nc.close(), CONNECT_TIMEOUT_S)
         finally:

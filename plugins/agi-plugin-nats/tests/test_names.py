@@ -93,6 +93,35 @@ def test_a_clean_stop_lets_go_of_the_name_at_once(tmp_path, deployment):
     assert time.monotonic() - began < 30  # not the 60 s lease
 
 
+def test_another_process_of_the_live_agent_stopping_does_not_free_its_name(tmp_path, deployment):
+    """`agi send` (or a plain `agi run`) of alice's own database beside her `agi run --follow` claims the name too;
+    its clean stop deleted the claim it had renewed last, and another database's alice took the name (and the
+    mailbox) until the follow process renewed it, a third of the lease later (20 s here)."""
+    url = deployment + "&lease=60"
+    first, second = tmp_path / "first" / "alice.db", tmp_path / "second" / "alice.db"
+    for db in (first, second):
+        db.parent.mkdir()
+        assert agi(db, "init", "--name", "alice").returncode == 0
+    holder = _follow(first, url)
+    try:
+        for command in (("send", "alice", "a note to self"), ("run",)):
+            assert agi(first, *command, url=url).returncode == 0  # another process of the same database
+            refused = agi(second, "run", url=url, stdin="hello\n")
+            assert (refused.returncode, refused.stdout) == (1, ""), command
+            assert "agent name 'alice' is in use on nats://" in refused.stderr
+        holder.send_signal(signal.SIGTERM)  # the last process of the agent stops: the name is free at once
+        assert holder.wait(30) == 0
+        began = time.monotonic()
+        done = agi(second, "run", url=url, stdin="hello\n")
+        assert done.returncode == 0, done.stderr
+        assert time.monotonic() - began < 30  # not the 60 s lease
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+            holder.wait(10)
+        holder.stderr.close()
+
+
 def test_a_lease_out_of_range_is_one_line(tmp_path, nats_url):
     from agi_plugin_nats.transport import NatsTransport
 
