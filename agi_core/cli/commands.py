@@ -155,6 +155,7 @@ def run(
     and maintenance ticks when idle (docs/modules.md); with --step-every, the active goal's plan
     advances one step per tick when idle.
     """
+    from agi_core.scheduling.cli import show_tick
     from agi_core.scheduling.sensors import drain
 
     if follow:
@@ -191,9 +192,9 @@ def run(
         if record is not None:
             click.echo(dumps(to_data(record)) if jsonl else reply_line(record.final_output))
         for record in drain(kernel):  # other sensors' percepts become ticks too
-            click.echo(dumps(to_data(record)) if jsonl else reply_line(record.final_output))
+            show_tick(record, jsonl)
     for record in drain(kernel):  # and once more when standard input ends (or was empty)
-        click.echo(dumps(to_data(record)) if jsonl else reply_line(record.final_output))
+        show_tick(record, jsonl)
 
 
 @click.command()
@@ -220,6 +221,7 @@ def chat(
     """
 
     from agi_core.cli.chat import enable_history, forget_last_line, slash_command
+    from agi_core.messaging.inbox import heard
     from agi_core.scheduling.commands import due_jobs
     from agi_core.scheduling.sensors import drain
 
@@ -258,6 +260,8 @@ def chat(
             record = kernel.tick(line)
             click.echo(f"agent> {reply_line(record.final_output)}")
         for record in [*due_jobs(kernel), *drain(kernel)]:  # due reminders and jobs, other sensors' percepts
+            if (said := heard(record)) is not None:  # another agent's message: what it said, then the reply
+                click.echo(said)
             click.echo(f"agent> [{record.input.source}] {reply_line(record.final_output)}")
 
 

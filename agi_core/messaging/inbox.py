@@ -7,6 +7,7 @@ from typing import Any
 
 from agi_core.errors import AgiError, ConfigError
 from agi_core.externals import Externals
+from agi_core.inputs import reply_line
 from agi_core.messaging.envelope import Message, from_data
 from agi_core.model import Input
 
@@ -15,6 +16,17 @@ SOURCE_PREFIX = "message:"
 
 class MessageAlreadyReceived(AgiError):
     """A live tick for a message whose id is in the inbox (another process, or a redelivery): nothing is stored."""
+
+
+def heard(record: Any) -> str | None:
+    """The line that tells the user what another agent said, shown before the reply of its tick
+    (``message from bob: The capital of Peru is Lima.``); None for a tick that is no message's. The reply alone
+    ("I currently don’t have a module for this type of request.") left the user of ``agi run`` never seeing
+    bob's answer to "ask bob …"."""
+    source = record.input.source
+    if not source.startswith(SOURCE_PREFIX):
+        return None
+    return f"message from {source[len(SOURCE_PREFIX) :]}: {reply_line(record.input.raw)}"
 
 
 def receive(kernel: Any, percept: Input, externals: Externals, tick: int) -> Message | None:

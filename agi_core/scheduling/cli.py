@@ -65,6 +65,19 @@ def schedule_remove(state: Any, name: str) -> None:
     click.echo(state.open_kernel().command("schedule_remove", {"name": name}).final_output)
 
 
+def show_tick(record: Any, jsonl: bool) -> None:
+    """Print a tick as ``agi run`` does: its record as one JSON line, or its reply, after the line that says what
+    another agent's message said (the reply alone never showed the user bob's answer)."""
+    from agi_core.messaging.inbox import heard
+
+    if jsonl:
+        click.echo(dumps(to_data(record)))
+        return
+    if (said := heard(record)) is not None:
+        click.echo(said)
+    click.echo(reply_line(record.final_output))
+
+
 def run_follow(
     state: Any,
     options: dict[str, Any],
@@ -101,7 +114,7 @@ def run_follow(
         )
         click.echo("agi: following; SIGINT (Ctrl-C) or SIGTERM stops after the current tick", err=True)
         for record in loop.run():
-            click.echo(dumps(to_data(record)) if jsonl else reply_line(record.final_output))
+            show_tick(record, jsonl)
             sys.stdout.flush()
         closing.set()  # a second SIGTERM now waits for the seal instead of killing the process before it
         ticks = kernel.tick_count

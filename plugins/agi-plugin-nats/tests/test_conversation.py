@@ -88,8 +88,12 @@ def test_two_agents_hold_a_conversation_then_replay_equal_with_the_broker_stoppe
         _ok(agi(bob, "run", url=url, stdin="the capital of Peru is Lima\n")) == "Noted: the capital of Peru is Lima.\n"
     )
     assert _ok(agi(alice, "send", "bob", "what is the capital of Peru?", url=url)).startswith("message to bob queued")
-    assert _ok(agi(bob, "run", url=url)) == "The capital of Peru is Lima.\n"  # answered from bob's own memory
-    assert _ok(agi(alice, "run", url=url)) == "Noted: the capital of Peru is Lima.\n"  # bob's reply, told
+    assert _ok(agi(bob, "run", url=url)) == (  # answered from bob's own memory, after what alice asked
+        "message from alice: what is the capital of Peru?\nThe capital of Peru is Lima.\n"
+    )
+    assert _ok(agi(alice, "run", url=url)) == (  # bob's reply, told to alice's user before her own reply
+        "message from bob: The capital of Peru is Lima.\nNoted: the capital of Peru is Lima.\n"
+    )
     assert ticks(alice)[-1] == (3, "message:bob") and ticks(bob)[-1] == (3, "message:alice")
     assert _ok(agi(bob, "run", url=url)) == "" and _ok(agi(alice, "run", url=url)) == ""  # nothing more
     subprocess.run([server["STOP"]], check=True, timeout=60)
@@ -106,7 +110,9 @@ def test_two_senders_with_one_seed_both_reach_the_recipient(tmp_path, deployment
     assert _ok(agi(tmp_path / "bob.db", "run", url=url)) == ""  # bob joins the deployment
     queued = [_ok(agi(tmp_path / f"{name}.db", "send", "bob", "1+1", url=url)) for name in ("carol", "dave")]
     assert queued[0] == queued[1]  # the same id, printed by each
-    assert _ok(agi(tmp_path / "bob.db", "run", url=url)) == "1+1 = 2\n1+1 = 2\n"
+    assert _ok(agi(tmp_path / "bob.db", "run", url=url)) == (
+        "message from carol: 1+1\n1+1 = 2\nmessage from dave: 1+1\n1+1 = 2\n"
+    )
     assert sorted(inbox(tmp_path / "bob.db")) == ["carol", "dave"]
 
 
@@ -141,9 +147,11 @@ def test_a_kill_inside_a_batch_loses_and_duplicates_nothing(tmp_path, deployment
     with sqlite3.connect(bob) as conn:
         assert conn.execute("SELECT count(*) FROM messages_out").fetchone()[0] == 0
     time.sleep(1.5)  # past the consumer's ack wait: JetStream delivers the three again
-    assert _ok(agi(bob, "run", url=deployment)) == "1+1 = 2\n2+2 = 4\n3+3 = 6\n"
+    assert _ok(agi(bob, "run", url=deployment)) == "".join(
+        f"message from alice: {n}+{n}\n{n}+{n} = {2 * n}\n" for n in (1, 2, 3)
+    )
     assert [s for _, s in ticks(bob)].count("message:alice") == 3 and len(inbox(bob)) == 3
-    assert len(_ok(agi(alice, "run", url=deployment)).splitlines()) == 3  # each reply is one tick of alice's
+    assert len(_ok(agi(alice, "run", url=deployment)).splitlines()) == 6  # each reply is one tick of alice's
     assert sorted(_replies(alice)) == ["1+1 = 2", "2+2 = 4", "3+3 = 6"]
     time.sleep(1.5)
     assert _ok(agi(bob, "run", url=deployment)) == "" and len(inbox(bob)) == 3
@@ -157,7 +165,7 @@ def test_a_kill_after_publish_before_marking_sends_once(tmp_path, deployment):
     killed = agi(alice, "send", "bob", "2+2", url=deployment, AGI_FAULT="message.published:1")
     assert killed.returncode == -9
     _ok(agi(alice, "run", url=deployment))  # publishes the unmarked row again: same Nats-Msg-Id, dropped
-    assert _ok(agi(bob, "run", url=deployment)) == "2+2 = 4\n"
+    assert _ok(agi(bob, "run", url=deployment)) == "message from alice: 2+2\n2+2 = 4\n"
     time.sleep(1.5)
     assert _ok(agi(bob, "run", url=deployment)) == "" and [s for _, s in ticks(bob)].count("message:alice") == 1
 
@@ -177,7 +185,7 @@ def test_malformed_and_oversized_messages_are_refused_and_the_consumer_keeps_goi
     finally:
         mallory.close()
     done = agi(bob, "run", url=deployment)
-    assert done.returncode == 0 and done.stdout == "2+2 = 4\n"
+    assert done.returncode == 0 and done.stdout == "message from mallory: 2+2\n2+2 = 4\n"
     assert [line for line in done.stderr.splitlines() if "message from" in line] == [
         "agi: warning: message from mallory to bob is not a JSON object; dropped",
         f"agi: warning: message from mallory to bob is {MAX_MESSAGE_BYTES + 46:,} bytes, over the "
