@@ -170,7 +170,7 @@ def conduct_steps(
             yield from modules.run_steps("observe", observed, proposals=ctx.proposals, outcome=outcome)
             modules.reason.closed = True
         agent_outputs = decision.agent_outputs
-        sent = outbox.reply(kernel, tick, message, final_output) + outbox.from_tool(
+        sent = outbox.reply(kernel, tick, message, final_output, externals) + outbox.from_tool(
             kernel, tick, decision.action, observation
         )
         if sent:  # a reply to a message goes back to its sender (same conversation); a send_message receipt sends

@@ -14,6 +14,32 @@ from agi_core.messaging.envelope import Message, MessageRejected, encode, fitted
 from agi_core.serialization import dumps
 
 SEND_TOOL = "send_message"  # the external tool a brain calls to send a message (agi_core.default_plugins.messaging)
+MESSAGE_SALT = "message_salt"
+"""The external that makes a message id this database's, after this many rollbacks: ids come from the seed and the
+tick, so an agent recreated under its name (the same seed) or rolled back minted the ids of messages already
+delivered, and the broker's duplicate window and the recipient's inbox dropped the new messages unsaid. A journal
+from before it (no such external) replays with the ids it recorded, unsalted."""
+
+
+def message_salt(store: Any) -> str:
+    """This database's holder (:func:`~agi_core.messaging.transport.holder_of`) and how many journal rows its
+    rollbacks archived: different for another database, and after every rollback that undid a tick."""
+    from agi_core.messaging.transport import holder_of
+
+    archived = sum(1 for _ in store.archived_rows())
+    return f"{holder_of(store)}:{archived}"
+
+
+def _salted(kernel: Any, externals: Any) -> str:
+    """The salt of this tick's message ids (recorded once a tick: replay serves it), or "" in a journal from before."""
+    if externals is None:
+        return ""
+    recorded = externals.recorded
+    if recorded is not None and MESSAGE_SALT not in recorded:
+        return ""
+    taken = externals.log.get(MESSAGE_SALT)  # a tick that sends two messages fetches (and records) it once
+    salt = taken[0] if taken else externals.fetch(MESSAGE_SALT, lambda: message_salt(kernel.store))
+    return f"|{salt}"
 
 
 def send(
@@ -26,6 +52,7 @@ def send(
     reply_to: str | None = None,
     message_id: str | None = None,
     shorten: bool = False,
+    externals: Any = None,
 ) -> Message:
     """Write a message to the outbox in the tick under way; its id, unless given, from the kernel's determinism.
 
@@ -33,7 +60,7 @@ def send(
     line), so no row the transport cannot send ever waits at the head of the outbox; ``shorten``
     sends it cut to fit instead (a reply)."""
     check_name(recipient)
-    message_id = message_id or kernel.determinism.new_id("message", f"{tick}|{recipient}")
+    message_id = message_id or kernel.determinism.new_id("message", f"{tick}|{recipient}{_salted(kernel, externals)}")
     message = Message(message_id, kernel.own_name(), recipient, text, conversation or message_id, reply_to)
     if shorten:
         message = fitted(message)
@@ -42,12 +69,19 @@ def send(
     return message
 
 
-def reply(kernel: Any, tick: int, received: Message | None, text: str) -> list[dict[str, Any]]:
+def reply(kernel: Any, tick: int, received: Message | None, text: str, externals: Any = None) -> list[dict[str, Any]]:
     """The reply to ``received`` (none to a reply, so two agents never answer each other forever)."""
     if received is None or received.reply_to is not None or not text:
         return []
     sent = send(
-        kernel, tick, received.sender, text, conversation=received.conversation, reply_to=received.id, shorten=True
+        kernel,
+        tick,
+        received.sender,
+        text,
+        conversation=received.conversation,
+        reply_to=received.id,
+        shorten=True,
+        externals=externals,
     )
     return [sent.to_data()]
 
@@ -66,5 +100,5 @@ def send_command(kernel: Any, ctx: Any, args: dict[str, Any]) -> tuple[str, Any]
     """Kernel command ``send_message`` {to, text}: one message to the outbox (``agi send NAME TEXT``)."""
     if not str(args["text"]).strip():  # the recipient drops a message with no text: refuse it here, as the tool does
         raise MessageRejected(f"the message to {str(args['to'])!r} is empty; say what to send")
-    message = send(kernel, ctx.tick, str(args["to"]), str(args["text"]))
+    message = send(kernel, ctx.tick, str(args["to"]), str(args["text"]), externals=ctx.externals)
     return f"message to {message.recipient} queued ({message.id})", message.to_data()

@@ -51,22 +51,21 @@ def test_ask_and_answer_from_memory_then_each_replays_equal(tmp_path, hub):
 
 
 def test_two_senders_with_one_seed_mint_the_same_ids_and_both_messages_are_ticked(tmp_path, hub):
-    """Ids come from each agent's seed and tick, so carol and dave (the default seed) send the same id: the
+    """Ids came from each agent's seed and tick, so carol and dave (the default seed) sent the same id: the
     inbox and JetStream deduplicated on it, and dave's message was dropped without a word. The duplicate
-    key is the sender and the id."""
+    key is the sender and the id (and the ids of two databases now differ too: the message_salt)."""
     bob, carol, dave = (_agent(tmp_path, name, hub) for name in ("bob", "carol", "dave"))
     said = [
         kernel.command("send_message", {"to": "bob", "text": text}) for kernel, text in ((carol, "1+1"), (dave, "2+2"))
     ]
-    assert said[0].agent_outputs["send_message"]["id"] == said[1].agent_outputs["send_message"]["id"]  # one seed
+    sent = [record.agent_outputs["send_message"]["id"] for record in said]
+    assert sent[0] != sent[1]  # one seed, two databases: each its own ids
     taken = [bob.tick(), bob.tick()]
     assert [(r.input.source, r.final_output) for r in taken] == [
         ("message:carol", "1+1 = 2"),
         ("message:dave", "2+2 = 4"),
     ]
-    assert bob.tick() is None and sorted(_inbox(bob)) == sorted(
-        f"{m.input.source[8:]}/{said[0].agent_outputs['send_message']['id']}" for m in taken
-    )
+    assert bob.tick() is None and sorted(_inbox(bob)) == sorted([f"carol/{sent[0]}", f"dave/{sent[1]}"])
     for kernel in (bob, carol, dave):
         kernel.close()
 
@@ -236,3 +235,31 @@ def test_a_second_database_under_an_open_agents_name_is_refused_until_it_closes(
     bob.command("send_message", {"to": "alice", "text": "two"})
     assert second.tick().input.raw == "two"
     second.close(), bob.close()
+
+
+def test_messages_sent_after_a_rollback_or_by_an_agent_recreated_under_its_name_arrive(tmp_path, hub):
+    """Message ids came from the seed and the tick alone: after a rollback, or from a new database under the
+    same name (the default seed), bob minted the id of a message alice had received, and his new message was
+    dropped as a duplicate (by the hub, JetStream's duplicate window, and alice's inbox) after "queued"."""
+    alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
+    bob.checkpoint("before")
+    first = bob.command("send_message", {"to": "alice", "text": "the meeting is at 3"})
+    assert alice.tick().input.raw == "the meeting is at 3"
+    bob.rollback("before")
+    second = bob.command("send_message", {"to": "alice", "text": "the meeting moved to 5"})
+    assert (
+        second.tick == first.tick
+        and second.agent_outputs["send_message"]["id"] != first.agent_outputs["send_message"]["id"]
+    )
+    assert alice.tick().input.raw == "the meeting moved to 5"
+    bob.close()
+    (tmp_path / "new").mkdir()
+    again = _agent(tmp_path / "new", "bob", hub)  # a new database under bob's name: the same seed, the same ticks
+    third = again.command("send_message", {"to": "alice", "text": "hello from the new bob"})
+    assert third.tick == first.tick
+    assert alice.tick().input.raw == "hello from the new bob"
+    again.close()
+    alice.close()
+    for db in (tmp_path / "bob.db", tmp_path / "new" / "bob.db", tmp_path / "alice.db"):
+        report = replay(db)  # the salt is recorded: replay mints the same ids without a transport
+        assert report.ok, report.summary()

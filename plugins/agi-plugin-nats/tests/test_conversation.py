@@ -102,14 +102,15 @@ def test_two_agents_hold_a_conversation_then_replay_equal_with_the_broker_stoppe
 
 
 def test_two_senders_with_one_seed_both_reach_the_recipient(tmp_path, deployment):
-    """carol and dave (the default seed) mint the same message id for their first send: JetStream's duplicate
-    window (Nats-Msg-Id) dropped dave's, and 'agi send' had said 'queued'. The duplicate key is sender/id."""
+    """carol and dave (the default seed) minted the same message id for their first send: JetStream's duplicate
+    window (Nats-Msg-Id) dropped dave's, and 'agi send' had said 'queued'. The duplicate key is sender/id, and
+    the ids of two databases differ (the message_salt)."""
     url = deployment
     for name in ("bob", "carol", "dave"):
         _ok(agi(tmp_path / f"{name}.db", "init", "--name", name))
     assert _ok(agi(tmp_path / "bob.db", "run", url=url)) == ""  # bob joins the deployment
     queued = [_ok(agi(tmp_path / f"{name}.db", "send", "bob", "1+1", url=url)) for name in ("carol", "dave")]
-    assert queued[0] == queued[1]  # the same id, printed by each
+    assert queued[0] != queued[1]  # one seed, two databases: each its own ids (the message_salt)
     assert _ok(agi(tmp_path / "bob.db", "run", url=url)) == (
         "message from carol: 1+1\n1+1 = 2\nmessage from dave: 1+1\n1+1 = 2\n"
     )
