@@ -62,6 +62,8 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "agi_core.default_plugins.messaging",
     "agi_core.default_plugins.tick_parts",
 )
+BUILTIN_PLUGINS = frozenset(path.rsplit(".", 1)[1] for path in DEFAULT_PLUGINS)
+"""The built-in plugins' names (always installed: not journaled as a module's plugin; their voters have no timeout)."""
 
 ENTRY_POINT_GROUP = "agi"
 

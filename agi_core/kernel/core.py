@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import functools
 import hashlib
 import math
 import sys
@@ -50,7 +49,7 @@ from agi_core.model import (
     WorkingMemory,
 )
 from agi_core.opening import open_store
-from agi_core.plugins import DEFAULT_PLUGINS, Plugins, load_plugins
+from agi_core.plugins import Plugins, load_plugins
 from agi_core.reasoning import Decision, ReasonContext, failed_decision, recorded_write_failures
 from agi_core.seal import SEAL
 from agi_core.serialization import dumps, from_data, non_finite_path, to_data
@@ -58,12 +57,11 @@ from agi_core.settings.runtime import PluginSettings
 from agi_core.tools import Tool, validate_tool
 
 if TYPE_CHECKING:
-    from agi_core.contracts.provider import Provider
     from agi_core.contracts.registry import ContractRegistry
 from agi_core.kernel.config import RECALL_EPISODES, SENSOR_CURSOR, KernelConfig, stored_seed
+from agi_core.kernel.contract_calls import ContractCalls
 from agi_core.kernel.tick import command_decision, conduct, perceive
-
-BUILTIN_PLUGINS = frozenset(path.rsplit(".", 1)[1] for path in DEFAULT_PLUGINS)  # their voters have no timeout
+from agi_core.kernel.voters import Voters
 
 
 class Kernel:
@@ -91,8 +89,7 @@ class Kernel:
         self.sensor_plugins = {name: reg.plugin for name, reg in sensors.items()}
         self.parts = plugins.tick_parts()  # modules' runner, goals and plans, jobs, commands (agi_core.tickparts)
         self.modules = self.parts.load_modules(plugins)  # cognitive modules, in run order (priority, name)
-        self._council = [module.obj for module in self.modules if module.votes]
-        self._voters = {id(module.obj): module for module in self.modules if module.votes}
+        self.voters = Voters(self.modules, plugins.report_failure, lambda: self.config.module_timeout_s)
         self._revisers = any("revise" in module.phases for module in self.modules)
         self.router_agents = {name: reg.obj for name, reg in plugins.register_router_agents().items()}
         tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.register_synonyms().items()}
@@ -102,10 +99,7 @@ class Kernel:
         self._brain_plugins = {name: reg.plugin for name, reg in brains.items()}
         self._brains: dict[str, Any] = {}
         self._long_term: Any = None
-        self._contracts: ContractRegistry | None = None  # the contract registry, loaded on first use
-        self._llm_providers: dict[str, Any] | None = None  # the provider factories, loaded on first use
-        self._contract_provider: Any = None
-        self._tick_caller: ContractCaller | None = None  # the last tick's (see contract_caller)
+        self._calls = ContractCalls(plugins, lambda: self.config)  # contracts, providers, the tick's caller
         self.brain = self.get_brain(config.brain)
         self.tick_now_ms: int | None = None  # this tick's recorded clock reading (None without a clock)
         # where each tick's measured duration goes (agi_core.kernel.stopwatch); None: the backend keeps none
@@ -271,51 +265,16 @@ class Kernel:
     @property
     def contracts(self) -> ContractRegistry:
         """The contracts the plugins register, collected on first use (``agi_register_contracts`` runs once)."""
-        if self._contracts is None:
-            from agi_core.contracts.registry import registry_from_plugins
-
-            self._contracts = registry_from_plugins(self.plugins)
-        return self._contracts
+        return self._calls.registry
 
     @property
     def llm_providers(self) -> dict[str, Any]:
-        """The LLM provider factories, by name, collected on first use (``agi_register_llm_providers`` runs once)."""
-        if self._llm_providers is None:
-            self._llm_providers = {name: reg.obj for name, reg in self.plugins.register_llm_providers().items()}
-        return self._llm_providers
+        """The LLM provider factories, by name, collected on first use."""
+        return self._calls.providers
 
     def contract_caller(self, externals: Externals) -> ContractCaller:
-        """The :class:`ContractCaller` of the tick whose externals are ``externals`` (one per tick, shared by
-        planning and the modules): the model of ``contract_provider`` when one is configured, the contracts'
-        heuristic fallbacks otherwise; every outcome recorded in ``externals``. A provider found unreachable
-        is reported once (``plugins.report_failure``) and not asked again in that tick."""
-        kept = self._tick_caller
-        if kept is not None and kept.externals is externals:
-            return kept
-        name = self.config.contract_provider
-        if name and self._contract_provider is None:
-            from agi_core.llm.lazy import LazyProvider
-
-            providers = self.llm_providers
-            if name not in providers:
-                raise ConfigError(
-                    f"no LLM provider named {name!r} for contract calls (--contract-provider); "
-                    f"installed: {', '.join(sorted(providers)) or 'none'}"
-                )
-            self._contract_provider = LazyProvider(name, providers[name], timeout_s=self.config.llm_timeout_s)
-        report = None
-        if name:
-            stage = f"contract provider {name!r}"
-            report = functools.partial(self.plugins.report_failure, "contracts", stage)
-        provider = None if self._contract_provider is None else self._timed_contract_provider
-        caller = self._tick_caller = ContractCaller(self.contracts, externals, provider, report=report)
-        return caller
-
-    def _timed_contract_provider(self) -> Provider:
-        """The contract provider, its requests under ``--llm-timeout`` (else an in-process model's own limit)."""
-        from agi_core.llm.lazy import TimedRequests
-
-        return TimedRequests(self._contract_provider(), self.config.llm_timeout_s)
+        """The tick's :class:`ContractCaller`, shared by planning and the modules (:class:`ContractCalls`)."""
+        return self._calls.caller(externals)
 
     def seal(self) -> None:
         """Seal the stored state (see :mod:`agi_core.seal`); incremental, in its own write transaction.
@@ -344,8 +303,7 @@ class Kernel:
                 self.seal()
         if self._long_term is not None:
             self._long_term.close()
-        if self._contract_provider is not None:
-            self._contract_provider.close()
+        self._calls.close()
         for brain in self._brains.values():
             close = getattr(brain, "close", None)
             if close is not None:
@@ -624,22 +582,6 @@ class Kernel:
             loaded = ", ".join(sorted(name for name, _ in self.plugins.pm.list_name_plugin()))
             raise ConfigError(f"no plugin named {plugin!r} is loaded, so it has no settings; loaded: {loaded}")
         return self.plugin_settings.values(plugin)
-
-    def _voter_failed(self, member: Any, cause: str) -> None:
-        """A council member abstained for a failure (it raised, or its votes were misshapen): reported on
-        stderr with its plugin, as a module's skipped phase is (the journal's vote says why)."""
-        module = self._voters.get(id(member))
-        name = getattr(member, "name", "?") if module is None else module.name
-        self.plugins.report_failure("?" if module is None else module.plugin, f"module {name}.vote", cause)
-
-    def _vote_limit(self, member: Any) -> float:
-        """A council member's vote timeout in seconds (0: none): a module's ``phase_timeouts["vote"]``, else its
-        ``timeout_s``, else ``module_timeout_s``; none for an ``inline`` module and the built-in voters."""
-        module = self._voters.get(id(member))
-        if module is None or module.inline or module.plugin in BUILTIN_PLUGINS:
-            return 0.0
-        own = module.timeout("vote")
-        return self.config.module_timeout_s if own is None else own
 
     # -- the tick --------------------------------------------------------------------
     def tick(

@@ -122,9 +122,9 @@ def conduct_steps(
         synonyms=kernel.synonyms,
         externals=externals,
         long_term=lambda query, k: kernel.recall_long_term(query, k, externals),
-        council=kernel._council,
-        council_failed=kernel._voter_failed,
-        council_limit=kernel._vote_limit,
+        council=kernel.voters.members,
+        council_failed=kernel.voters.failed,
+        council_limit=kernel.voters.limit,
         council_settings=lambda: kernel.plugin_settings.values("stage0"),
         read_tool=lambda name, args: acting.read_tool(scope, name, args),
         contracts=parts.plan_caller(

@@ -39,7 +39,7 @@ from agi_core.modules.proposals import Proposals, checked_proposals, not_json_er
 from agi_core.modules.protocol import LoadedModule
 from agi_core.modules.revision import Draft, apply_draft, as_revision, draft_of, revised
 from agi_core.modules.state import ModuleState
-from agi_core.plugins import DEFAULT_PLUGINS
+from agi_core.plugins import BUILTIN_PLUGINS
 from agi_core.reasoning import Decision, ReasonContext
 from agi_core.serialization import dumps, to_data
 
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
 
 TIMEOUT_EXTERNAL = "module_timeout"
 _KEEPS_STATE: dict[type, bool] = {}  # backend class: whether it keeps module state (its methods are its class's)
-BUILTIN_PLUGINS = frozenset(path.rsplit(".", 1)[1] for path in DEFAULT_PLUGINS)  # always installed: not journaled
 AFTER_VETO = object()  # what a revise call gives when an earlier module vetoed the reply
 Report = Callable[[str, str, BaseException | str], None]
 
