@@ -35,12 +35,13 @@ from agi_core.memory.stored_text import StoredText
 from agi_core.memory.tick_timings import check_duration
 from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMemory
 from agi_core.serialization import dumps, from_data, to_data
-from agi_plugin_postgres import ltm, schema, snapshots, world
+from agi_plugin_postgres import schema, snapshots, world
 from agi_plugin_postgres import seal as sealing
 from agi_plugin_postgres.connect_errors import connect_error, is_connect_failure
 from agi_plugin_postgres.goals import PostgresGoals
 from agi_plugin_postgres.ltm import PostgresLtmRows
 from agi_plugin_postgres.rlm import PostgresRlmRows
+from agi_plugin_postgres.transfer import JOB_TEXTS, PostgresTransfer
 from agi_plugin_postgres.url import WORLD_SCHEMA, AgentUrl, from_path, parse
 
 POOL_MAX = 32
@@ -49,7 +50,6 @@ PROBE_TIMEOUT_S = 2  # libpq's connect_timeout (whole seconds, 2 at least) for o
 # application set up no logging: a server restart gave 12-21 such lines. The kernel says it in one line.
 logging.getLogger("psycopg").addHandler(logging.NullHandler())
 _JOB_COLUMNS = ", ".join(jobs_table.COLUMNS)
-_JOB_TEXTS = ("name", "kind", "spec", "say")  # kept whole (a reminder's text): with a NUL, as a blob reference
 _pools: dict[str, ConnectionPool[Any]] = {}
 _pools_lock = threading.Lock()
 
@@ -93,7 +93,7 @@ def close_pools() -> None:
         _pools.clear()
 
 
-class PostgresStore(PostgresGoals, StoredText):
+class PostgresStore(PostgresGoals, PostgresTransfer, StoredText):
     """One agent's stores in its PostgreSQL schema, plus the shared ``world/`` facts."""
 
     name = "postgres"
@@ -564,7 +564,7 @@ class PostgresStore(PostgresGoals, StoredText):
     # -- scheduled jobs (agi_core.scheduling.jobs) -------------------------------------------
     def _job(self, row: tuple[Any, ...]) -> dict[str, Any]:
         job = dict(zip(jobs_table.COLUMNS, row, strict=True))
-        for column in _JOB_TEXTS:
+        for column in JOB_TEXTS:
             job[column] = self.text_back(job[column])
         return job
 
@@ -582,7 +582,7 @@ class PostgresStore(PostgresGoals, StoredText):
         marks = ", ".join(["%s"] * len(jobs_table.COLUMNS))
         self._run(
             f"INSERT INTO {{s}}.jobs ({_JOB_COLUMNS}) VALUES ({marks}) ON CONFLICT (name) DO UPDATE SET {updates}",
-            tuple(self.keep_text(job[c]) if c in _JOB_TEXTS else job[c] for c in jobs_table.COLUMNS),
+            tuple(self.keep_text(job[c]) if c in JOB_TEXTS else job[c] for c in jobs_table.COLUMNS),
         )
 
     def delete_job(self, name: str) -> bool:
@@ -672,69 +672,6 @@ class PostgresStore(PostgresGoals, StoredText):
         with self._conn() as conn:
             return snapshots.problems(conn, self.s, name, key)
 
-    # -- raw rows, for agi export / agi import (agi_core.memory.transfer) -----------------
-    def table_names(self) -> set[str]:
-        return set(snapshots.TRANSFER_TABLES)
-
-    def dump_table(self, table: str) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """``(columns, rows)`` of ``table`` exactly as stored, in primary-key order."""
-        columns = snapshots.TRANSFER_TABLES[table]
-        order = snapshots.ORDER[table]
-        selected = [snapshots.TRANSFER_CASTS.get((table, c), (c,))[0] for c in columns]
-        rows = self._all(f"SELECT {', '.join(selected)} FROM {{s}}.{table} ORDER BY {order}")
-        whole = [i for i, c in enumerate(columns) if (table, c) in _KEPT_WHOLE]
-        return list(columns), [
-            tuple(
-                bytes(v) if isinstance(v, memoryview) else self.text_back(v) if i in whole and v is not None else v
-                for i, v in enumerate(row)
-            )
-            for row in rows
-        ]  # a text kept whole as a blob reference goes out as the SQLite store holds it: raw
-
-    def load_table(self, table: str, columns: list[str], rows: list[list[Any]]) -> None:
-        """Insert ``rows`` (inside the caller's transaction); ``world/`` facts are also shared, as this agent's."""
-        mine = snapshots.TRANSFER_TABLES[table]
-        unknown = [c for c in columns if c not in mine]
-        if unknown:
-            raise StorageError(f"{table} has no column {unknown[0]!r} in the postgres backend; update the plugin")
-        conflict = " ON CONFLICT (key) DO UPDATE SET value = excluded.value" if table == "meta" else ""
-        values = [snapshots.TRANSFER_CASTS.get((table, c), (c, "%s"))[1] for c in columns]
-        sql = f"INSERT INTO {self.s}.{table} ({', '.join(columns)}) VALUES ({', '.join(values)}){conflict}"
-        rows = [self._without_nul(table, columns, row) for row in rows]
-        try:
-            with self._conn() as conn:
-                with conn.cursor() as cur:
-                    cur.executemany(sql, rows)
-                if table == "ltm_items":
-                    ltm.after_load(conn, self.s)
-                if table == "facts":
-                    order = [
-                        columns.index(c) for c in ("key", "id", "value", "fact", "relations", "updated_at", "tick")
-                    ]
-                    for row in rows:
-                        if world.is_shared(row[order[0]]):
-                            world.write(conn, self.s, tuple(row[i] for i in order), self.agent)
-        except psycopg.Error as exc:
-            raise StorageError(f"importing {table} into agent {self.agent!r} failed ({self._problem(exc)})") from None
-
-    def _without_nul(self, table: str, columns: list[str], row: list[Any]) -> list[Any]:
-        """``row`` as this backend stores it: PostgreSQL TEXT holds no NUL, so an episode's event with one
-        becomes a blob reference (as :meth:`store_text` stores it: read back whole), a goal's description and
-        a job's texts too (:meth:`keep_text`, as a tick stores them), and a NUL in any other text becomes
-        U+FFFD (as a fact's text and a memory's are stored here). A SQLite export holds them raw."""
-        if not any(isinstance(value, str) and ("\x00" in value or value.startswith(blobs.MARKER)) for value in row):
-            return row
-        return [self._stored(table, column, value) for column, value in zip(columns, row, strict=False)]
-
-    def _stored(self, table: str, column: str, value: Any) -> Any:
-        if not isinstance(value, str):
-            return value
-        if (table, column) in _KEPT_WHOLE:
-            return self.keep_text(value)
-        if "\x00" not in value:
-            return value
-        return self.store_text(value) if (table, column) == ("episodes", "event") else value.replace("\x00", "\ufffd")
-
     # -- blobs ---------------------------------------------------------------------------
     def put_blob(self, hex_digest: str, data: bytes) -> None:
         self._run("INSERT INTO {s}.blobs (hash, data) VALUES (%s, %s) ON CONFLICT DO NOTHING", (hex_digest, data))
@@ -776,9 +713,6 @@ class PostgresStore(PostgresGoals, StoredText):
     def load_world_json(self, text: str) -> Any:
         data = orjson.loads(text)
         return blobs.resolve(data, lambda h: self.get_blob(h, "{w}.blobs")) if blobs.MARKER in text else data
-
-
-_KEPT_WHOLE = {("goals", "description"), *(("jobs", c) for c in _JOB_TEXTS)}
 
 
 def _text_ref(text: str) -> str:
