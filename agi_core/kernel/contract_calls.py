@@ -44,7 +44,7 @@ class ContractCalls:
             self._providers = {name: reg.obj for name, reg in self._plugins.register_llm_providers().items()}
         return self._providers
 
-    def caller(self, externals: Externals) -> ContractCaller:
+    def for_tick(self, externals: Externals) -> ContractCaller:
         """The :class:`ContractCaller` of the tick whose externals are ``externals`` (one per tick, shared by
         planning and the modules): the model of ``contract_provider`` when one is configured, the contracts'
         heuristic fallbacks otherwise; every outcome recorded in ``externals``. A provider found unreachable

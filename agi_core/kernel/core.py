@@ -274,7 +274,7 @@ class Kernel:
 
     def contract_caller(self, externals: Externals) -> ContractCaller:
         """The tick's :class:`ContractCaller`, shared by planning and the modules (:class:`ContractCalls`)."""
-        return self._calls.caller(externals)
+        return self._calls.for_tick(externals)
 
     def seal(self) -> None:
         """Seal the stored state (see :mod:`agi_core.seal`); incremental, in its own write transaction.
