@@ -33,6 +33,12 @@ contexts = st.fixed_dictionaries(
 )
 
 
+def test_a_blank_reply_rewritten_blank_keeps_its_facts_and_a_blank_rewrite_of_words_does_not():
+    # found by the property below (reply=' ', match_register): a blank rewrite was refused for a blank reply
+    assert rewrite.keeps_facts(" ", " ") and rewrite.keeps_facts("", "")
+    assert not rewrite.keeps_facts("Your age is 35.", " ") and not rewrite.keeps_facts("hi", "")
+
+
 @settings(max_examples=400, deadline=None)
 @given(st.lists(sentences, min_size=1, max_size=3).map(" ".join), contexts)
 def test_every_heuristic_rewrite_keeps_the_rulebook_sentences_and_the_numbers(reply, context):
