@@ -80,6 +80,7 @@ def observe(scope: TickScope, tool: Tool, args: dict[str, Any]) -> Observation:
         check_recipient=scope.check_recipient,
     )
     tick = scope.tick
+    salt = scope.intent_salt or str
 
     def run_tool() -> dict[str, Any]:
         if receipt is not None:  # the receipt tick: the call already ran, after its intent's commit
@@ -93,7 +94,7 @@ def observe(scope: TickScope, tool: Tool, args: dict[str, Any]) -> Observation:
             timeout_s=scope.timeout_s,
             plugin=scope.tool_plugins.get(tool.name, "?"),
             report=scope.report,
-            idempotency_value=lambda: intents.idempotency_value(determinism, tick, tool.name),
+            idempotency_value=lambda: intents.idempotency_value(determinism, tick, tool.name, salt()),
         )
         return {**to_data(observed), "draws": determinism.counter - before}
 

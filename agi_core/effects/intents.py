@@ -59,9 +59,11 @@ class Intent:
 ReceiptTick = Callable[[dict[str, Any], dict[str, Any]], JournalRecord]
 
 
-def idempotency_value(determinism: Determinism, tick: int, tool: str) -> str:
-    """The key given to a tool's ``idempotency_key`` parameter when the caller gave none (same on retry)."""
-    return "agi-" + determinism.sign(f"intent|{tick}|{tool}")[:32]
+def idempotency_value(determinism: Determinism, tick: int, tool: str, salt: str = "") -> str:
+    """The key given to a tool's ``idempotency_key`` parameter when the caller gave none (same on retry: the intent
+    keeps its args). ``salt`` (:attr:`~agi_core.effects.scope.TickScope.intent_salt`) makes it this database's after
+    this many rollbacks, so a tick number used again does not repeat a key an executed intent had."""
+    return "agi-" + determinism.sign(f"intent|{tick}|{tool}" + (f"|{salt}" if salt else ""))[:32]
 
 
 def record(store: MemoryBackend, tick: int, tool: str, args: dict[str, Any]) -> Intent:

@@ -46,6 +46,10 @@ class TickScope:
     now_ms: int | None = None  # the tick's recorded clock reading (None without a clock)
     receipt: dict[str, Any] | None = None  # in a receipt tick: the observation of the call that ran
     check_recipient: Callable[[str], None] | None = None  # the message box's recipient check (None: no messaging)
+    intent_salt: Callable[[], str] | None = None
+    """This database and its rollbacks (:func:`agi_core.messaging.outbox.message_salt`), in an intent's default
+    idempotency key: a tick number repeated by a rollback, or by another database with the seed, gets a new key. Read
+    live only; the key is in the recorded tool observation, so replay serves it (a journal from before: unsalted)."""
 
 
 __all__ = ["Report", "TickScope"]

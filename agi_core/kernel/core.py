@@ -39,7 +39,7 @@ from agi_core.labels import input_labels
 from agi_core.memory.backend import GroupCommit, HeldBatch, MemoryBackend, TickTimingStore
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.reconnect import Reconnect, journal_holds
-from agi_core.messaging import inbox
+from agi_core.messaging import inbox, outbox
 from agi_core.messaging.address import NAME_META, agent_name, default_name
 from agi_core.messaging.mailbox import Mailbox
 from agi_core.model import (
@@ -192,6 +192,11 @@ class Kernel:
         self._recent_episodes = [to_data(entry) for entry in self.store.episodes(RECALL_EPISODES, newest_first=True)]
         if hasattr(self, "plugin_settings"):  # stored settings may have changed too
             self.plugin_settings.forget()
+
+    def message_salt(self) -> str:
+        """This database and its rollbacks (:func:`~agi_core.messaging.outbox.message_salt`): salts the ids of the
+        messages its ticks send and its intents' default idempotency keys."""
+        return outbox.message_salt(self.store)
 
     def own_name(self) -> str:
         """The agent's name (:func:`~agi_core.messaging.address.agent_name`) for the messages its ticks send. Once
@@ -477,6 +482,7 @@ class Kernel:
             now_ms=self.tick_now_ms,
             receipt=self._receipt,
             check_recipient=mailbox.check_recipient if mailbox is not None else None,
+            intent_salt=self.message_salt,
         )
 
     def _receipt_tick(self, args: dict[str, Any], receipt: dict[str, Any]) -> JournalRecord:

@@ -38,7 +38,7 @@ def _salted(kernel: Any, externals: Any) -> str:
     if recorded is not None and MESSAGE_SALT not in recorded:
         return ""
     taken = externals.log.get(MESSAGE_SALT)  # a tick that sends two messages fetches (and records) it once
-    salt = taken[0] if taken else externals.fetch(MESSAGE_SALT, lambda: message_salt(kernel.store))
+    salt = taken[0] if taken else externals.fetch(MESSAGE_SALT, kernel.message_salt)
     return f"|{salt}"
 
 

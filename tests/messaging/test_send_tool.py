@@ -122,3 +122,30 @@ def test_a_message_over_the_size_limit_is_refused_by_the_tool_and_nothing_blocks
     assert _outbox(alice) == []
     alice.tick("tell bob that the meeting moved to 3pm")
     assert bob.tick().input.raw == "the meeting moved to 3pm"
+
+
+def test_a_message_the_tool_sends_after_a_rollback_or_from_an_agent_recreated_under_its_name_arrives(tmp_path, hub):
+    """The tool's message id is its intent's idempotency key, which came from the seed and the tick alone: after a
+    rollback, or from a new database under bob's name (the default seed), bob's "tell alice …" minted the id of a
+    message alice had received, and the hub (JetStream's duplicate window, alice's inbox) dropped it unsaid."""
+    alice = _agent(tmp_path, "alice", hub)
+    bob = _agent(tmp_path, "bob", hub, policy=ALLOW_SEND)
+    bob.checkpoint("before")
+    first = bob.tick("tell alice that the meeting is at 3")
+    assert alice.tick().input.raw == "the meeting is at 3"
+    bob.rollback("before")
+    second = bob.tick("tell alice that the meeting moved to 5")
+    sent = [record.agent_outputs["messages_out"][0]["id"] for record in (first, second)]
+    assert second.tick == first.tick and sent[0] != sent[1]
+    assert alice.tick().input.raw == "the meeting moved to 5"
+    bob.close()
+    (tmp_path / "new").mkdir()
+    again = _agent(tmp_path / "new", "bob", hub, policy=ALLOW_SEND)  # the same seed, the same ticks
+    third = again.tick("tell alice that hello from the new bob")
+    assert third.tick == first.tick and third.agent_outputs["messages_out"][0]["id"] not in sent
+    assert alice.tick().input.raw == "hello from the new bob"
+    again.close()
+    alice.close()
+    for db in (tmp_path / "bob.db", tmp_path / "new" / "bob.db", tmp_path / "alice.db"):
+        report = replay(db)  # the salted key is in the recorded observation: replay serves it
+        assert report.ok, report.summary()
