@@ -117,6 +117,13 @@ def user_entity_of(speaker: str | None, externals: Externals) -> str:
     return str(externals.fetch(SPEAKER_ENTITY, lambda: speaker_entity(speaker)))
 
 
+SPEAKER_RELATIONS = "speaker_relations"
+"""The external that records a named speaker's relations as theirs (journals from before it kept them the user's)."""
+RELATION_OWNER = "__"
+"""Between a named speaker's entity and the noun in a relation's id: ``user/relation/bob__sister/home`` (neither
+holds two underscores in a row, so the split is never ambiguous)."""
+
+
 @attrs.define
 class ReasonContext:
     state: TickState
@@ -151,6 +158,19 @@ class ReasonContext:
 
     def key(self, scope: str, entity_type: str, entity_id: str, attribute: str) -> str:
         return make_key(scope, entity_type, entity_id, attribute, self.synonyms)
+
+    def relation_owner(self) -> str | None:
+        """The named speaker whose "my sister …" this tick's line speaks of (their relations are
+        ``user/relation/<speaker>__<noun>/…``), recorded once a tick as the ``speaker_relations`` external; None for
+        the user who names none, and in a journal from before, which kept every speaker's under the user's."""
+        if self.user_entity == SELF_ENTITY:
+            return None
+        recorded = self.externals.recorded
+        if recorded is not None and SPEAKER_RELATIONS not in recorded:
+            return None
+        if SPEAKER_RELATIONS not in self.externals.log:
+            self.externals.fetch(SPEAKER_RELATIONS, lambda: self.user_entity)
+        return self.user_entity
 
     def _check_open(self) -> None:
         if self.closed:
@@ -229,8 +249,9 @@ class ReasonContext:
         of theirs, and a stored ``world/entity/…`` its value names."""
         entity = key.rsplit("/", 1)[0]
         linked = [entity]
-        if key.startswith("user/relation/"):
-            linked.append("user/person/self")
+        if key.startswith("user/relation/"):  # the speaker's own relation, else the user's
+            owner, named, _noun = key.split("/")[2].rpartition(RELATION_OWNER)
+            linked.append(f"user/person/{owner if named else SELF_ENTITY}")
         if isinstance(value, str) and value.strip() and len(value) <= 100:
             try:
                 named = make_key("world", "entity", value, "x", map_entity_id=False).rsplit("/", 1)[0]

@@ -65,3 +65,66 @@ def test_a_journal_from_before_speakers_had_their_own_facts_replays_as_it_was_wr
     assert records[0]["sem_writes"][0]["key"] == "user/person/alice/favorite_color"
     assert records[0]["externals"]["speaker_entity"] == ["alice"]
     assert replay(tmp_path / "b.db", plugins=builtin_plugins()).ok
+
+
+def _facts(kernel, prefix="user/"):
+    return [(e.key, e.value) for e in kernel.store.facts(prefix)]
+
+
+def test_another_agents_my_sister_is_theirs_not_the_users(tmp_path):
+    """Bob telling alice "my sister lives in Paris" (the send_message tool, memory://) was stored as alice's
+    user's sister (user/relation/sister/home), and alice's "my sister lives in Lyon" told to bob as bob's
+    user's: each speaker's relations are their own, ``user/relation/<speaker>__<noun>/…``."""
+    from agi_core import Kernel
+    from agi_core.tools import ToolPolicy
+
+    allowed = ToolPolicy(allow_tools=frozenset({"send_message"}))
+
+    def agent(name):
+        kernel = Kernel.open(tmp_path / f"{name}.db", messaging="memory://relations", policy=allowed)
+        kernel.command("set_name", {"name": name})
+        return kernel
+
+    alice, bob = agent("alice"), agent("bob")
+    assert alice.tick("my sister lives in Lyon").final_output.endswith("Got it: your sister's home is Lyon.")
+    bob.tick("tell alice that my sister lives in Paris")
+    told = alice.tick()
+    assert (told.input.speaker, told.sem_writes[0]["key"]) == ("bob", "user/relation/bob__sister/home")
+    assert alice.tick("where does my sister live?").final_output == "Your sister's home is Lyon."
+    assert bob.tick().input.raw == "Got it: your sister's home is Paris."  # alice's reply
+    alice.tick("tell bob that my brother works at Acme")
+    assert bob.tick().sem_writes[0]["key"] == "user/relation/alice__brother/workplace"
+    assert bob.tick("where does my brother work?").final_output != "Your brother's workplace is Acme."
+    assert _facts(alice) == [("user/relation/bob__sister/home", "Paris"), ("user/relation/sister/home", "Lyon")]
+    assert _facts(bob) == [("user/relation/alice__brother/workplace", "Acme")]
+    assert [e.relations for e in alice.store.facts("user/relation/")] == [
+        ["user/relation/bob__sister", "user/person/bob"],
+        ["user/relation/sister", "user/person/self"],
+    ]
+    alice.close()
+    bob.close()
+    for name in ("alice", "bob"):
+        assert replay(tmp_path / f"{name}.db").ok
+
+
+def test_a_journal_from_before_speakers_had_their_own_relations_replays_as_it_was_written(tmp_path, monkeypatch):
+    """Before, a named speaker's "my sister …" went to ``user/relation/sister`` and no ``speaker_relations``
+    external was recorded: such a journal replays equal, under the user's relations."""
+    from agi_core.reasoning import ReasonContext
+
+    with monkeypatch.context() as patched:  # the code before: no owner, nothing recorded
+        patched.setattr(ReasonContext, "relation_owner", lambda self: None)
+        with open_kernel(tmp_path / "a.db") as kernel:
+            kernel.tick("my sister lives in Lyon", speaker="alice")
+            kernel.tick("where does my sister live?", speaker="alice")
+            records = [orjson.loads(text) for _t, _i, text, _c in kernel.store.journal_rows()]
+    assert records[0]["sem_writes"][0]["key"] == "user/relation/sister/home"
+    assert "speaker_relations" not in records[0]["externals"]
+    report = replay_records([json.dumps(r) for r in records], seed="test", plugins=builtin_plugins())
+    assert (report.ok, report.mismatch) == (True, None)
+    with open_kernel(tmp_path / "b.db") as kernel:  # now: alice's own, recorded as such, and it replays equal
+        kernel.tick("my sister lives in Lyon", speaker="alice")
+        records = [orjson.loads(text) for _t, _i, text, _c in kernel.store.journal_rows()]
+    assert records[0]["sem_writes"][0]["key"] == "user/relation/alice__sister/home"
+    assert records[0]["externals"]["speaker_relations"] == ["alice"]
+    assert replay(tmp_path / "b.db", plugins=builtin_plugins()).ok

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from agi_core.brain.stage0.facts import RELATION, SELF, Parsed, Ref
-from agi_core.memory.keys import make_key
-from agi_core.reasoning import AgentReply, ReasonContext
+from agi_core.memory.keys import check_key, make_key
+from agi_core.reasoning import RELATION_OWNER, AgentReply, ReasonContext
 from agi_core.replies import F1_SEM_MISS, F5_SEM_WRITE_FAILURE
 
 SELF_ENTITY = ("user", "person", "self")
@@ -20,14 +20,20 @@ SELF_ENTITY = ("user", "person", "self")
 def key_of(ctx: ReasonContext, ref: Ref) -> str:
     """The canonical key of ``ref`` (synonyms applied, a thing's name kept as written); "my …" is the
     tick's speaker's: ``user/person/self/…`` for the user who names none, ``user/person/alice/…``
-    for ``--speaker alice`` (:attr:`ReasonContext.user_entity`)."""
+    for ``--speaker alice`` (:attr:`ReasonContext.user_entity`); "my sister" is ``user/relation/sister/…`` for
+    that user, ``user/relation/alice__sister/…`` for alice (:meth:`ReasonContext.relation_owner`)."""
     subject = ref.subject
     if subject.kind == SELF and ctx.user_entity != SELF_ENTITY[2]:
         return make_key("user", "person", ctx.user_entity, ref.attribute, ctx.synonyms, map_entity_id=False)
     if subject.kind == SELF:
         return make_key(*SELF_ENTITY, ref.attribute, ctx.synonyms)
     if subject.kind == RELATION:
-        return make_key("user", "relation", subject.name, ref.attribute, ctx.synonyms)
+        key = make_key("user", "relation", subject.name, ref.attribute, ctx.synonyms)
+        owner = ctx.relation_owner()
+        if owner is None:
+            return key
+        scope, kind, noun, attribute = key.split("/")
+        return check_key(f"{scope}/{kind}/{owner}{RELATION_OWNER}{noun}/{attribute}")
     return make_key("world", "entity", subject.name, ref.attribute, ctx.synonyms, map_entity_id=False)
 
 

@@ -106,8 +106,10 @@ def _fact_text(key: str, value: Any) -> str:
     shown = value if isinstance(value, str) else dumps(value)
     if (entity_type, entity) == ("person", "self"):
         return f"your {attribute.replace('_', ' ')} is {shown}"
-    if entity_type == "relation":
-        return f"your {entity.replace('_', ' ')}'s {attribute.replace('_', ' ')} is {shown}"
+    if entity_type == "relation":  # a named speaker's: bob__sister (agi_core.reasoning.RELATION_OWNER)
+        owner, _, noun = entity.rpartition("__")
+        whose = f"{owner.replace('_', ' ')}'s" if owner else "your"
+        return f"{whose} {noun.replace('_', ' ')}'s {attribute.replace('_', ' ')} is {shown}"
     return f"{key} = {dumps(value)}"
 
 
