@@ -149,3 +149,64 @@ def test_a_message_the_tool_sends_after_a_rollback_or_from_an_agent_recreated_un
     for db in (tmp_path / "bob.db", tmp_path / "new" / "bob.db", tmp_path / "alice.db"):
         report = replay(db)  # the salted key is in the recorded observation: replay serves it
         assert report.ok, report.summary()
+
+
+def test_a_reply_that_speaks_of_your_sister_is_no_fact_about_a_thing_named_your_sister(tmp_path, hub):
+    """Bob answered alice's "where does my sister live?" with "Your sister's home is Lyon." and alice stored
+    world/entity/your_sister/home ("Noted: the home of Your sister is Lyon."): a possessive other than "my"
+    names no thing. A reply that states a named thing's fact is still noted (docs/messaging.md)."""
+    alice = _agent(tmp_path, "alice", hub, policy=ALLOW_SEND)
+    bob = _agent(tmp_path, "bob", hub)
+    bob.tick("the capital of Peru is Lima")
+    alice.tick("tell bob that my sister lives in Lyon")
+    bob.tick()
+    assert alice.tick().input.raw.endswith("Got it: your sister's home is Lyon.")  # bob's reply: a read
+    for question, answer in (
+        ("where does my sister live?", "Your sister's home is Lyon."),
+        ("what is the capital of Peru?", "The capital of Peru is Lima."),
+    ):
+        alice.command("send_message", {"to": "bob", "text": question})
+        assert bob.tick().final_output == answer
+        told = alice.tick()
+        assert (told.input.source, told.input.raw) == ("message:bob", answer)
+        if answer.startswith("Your"):
+            assert told.sem_writes == [] and "sister" not in told.final_output.lower()
+    assert [(e.key, e.value) for e in alice.store.facts("")] == [("world/entity/peru/capital", "Lima")]
+    alice.close()
+    bob.close()
+    for name in ("alice", "bob"):
+        assert replay(tmp_path / f"{name}.db").ok
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Your sister's home is Lyon",
+        "your sister lives in Lyon",
+        "His brother works at Acme",
+        "the capital of your country is Paris",
+        "her dog is called Rex",
+        "their cat's name is Tom",
+        "where does your sister live?",
+    ],
+)
+def test_a_subject_owned_by_you_him_her_or_them_is_no_named_thing(line):
+    from agi_core.brain.stage0 import facts
+
+    assert facts.parse(line) is None
+
+
+def test_a_journal_from_before_that_took_your_sister_for_a_thing_replays_as_it_was_written(tmp_path, monkeypatch):
+    """Before, "Your sister's home is Lyon" stored world/entity/your_sister/home and recorded no
+    ``others_possessive`` external: such a journal replays equal, the line read as it was then."""
+    from agi_core.brain.stage0 import brain
+
+    with monkeypatch.context() as patched:  # the code before: the line read as a thing's fact, nothing recorded
+        patched.setattr(brain, "_others_as_names", lambda ctx: True)
+        with Kernel.open(tmp_path / "old.db") as kernel:
+            assert kernel.tick("Your sister's home is Lyon.").sem_writes[0]["key"] == "world/entity/your_sister/home"
+    assert replay(tmp_path / "old.db").ok
+    with Kernel.open(tmp_path / "new.db") as kernel:  # now: no fact, the external recorded, and it replays equal
+        record = kernel.tick("Your sister's home is Lyon.")
+        assert record.sem_writes == [] and "others_possessive" in _record(kernel, record.tick)["externals"]
+    assert replay(tmp_path / "new.db").ok

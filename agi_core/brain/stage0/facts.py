@@ -17,6 +17,7 @@ or ``startswith`` over the line, a fixed number of them: the cost is linear in t
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import re
 
@@ -55,6 +56,12 @@ COPULAS = (" is ", " are ", " was ", " were ")
 NOT_NAMES = frozenset(
     {"it", "that", "this", "there", "here", "he", "she", "they", "we", "you", "what", "who", "where", "let", "i"}
 )
+#: possessives other than "my": "your sister", "his brother" are someone of whom the line does not say (the
+#: listener, a person named elsewhere), never a thing named "your sister"; another agent's reply speaks so
+OTHERS_POSSESSIVES = ("your ", "his ", "her ", "their ", "our ", "its ")
+#: set while replaying a tick of a journal from before, which took "your sister" for a thing's name (see
+#: :func:`names_others`); a context variable, so :func:`parse` keeps its one-argument form for every caller
+OTHERS_AS_NAMES: contextvars.ContextVar[bool] = contextvars.ContextVar("others_as_names", default=False)
 #: verb phrases of a statement ``SUBJECT VERB VALUE`` → the attribute they set
 STATED_VERBS = (
     (" lives in ", "home"),
@@ -180,7 +187,8 @@ def _drop_the(name: str) -> str:
 
 
 def subject_of(text: str) -> Subject | None:
-    """``I`` → the user; ``my sister`` → the user's sister; ``the Eiffel Tower`` → a named thing."""
+    """``I`` → the user; ``my sister`` → the user's sister; ``the Eiffel Tower`` → a named thing; ``your sister``,
+    ``his brother`` → None (:data:`OTHERS_POSSESSIVES`)."""
     text = text.strip()
     low = lower_ascii(text)
     if low in ("i", "me", "myself"):
@@ -189,7 +197,10 @@ def subject_of(text: str) -> Subject | None:
         noun = text[3:].strip()
         return Subject(RELATION, noun) if _attr_ok(noun) and "'s" not in noun else None
     name = _drop_the(text).strip()
-    if not _name_ok(name) or lower_ascii(name) in NOT_NAMES or "'s " in name or " of " in lower_ascii(name):
+    named = lower_ascii(name)
+    if not _name_ok(name) or named in NOT_NAMES or "'s " in name or " of " in named:
+        return None
+    if named.startswith(OTHERS_POSSESSIVES) and not OTHERS_AS_NAMES.get():
         return None
     return Subject(WORLD, name)
 
@@ -414,9 +425,28 @@ def _asked_inside(text: str, low: str) -> Parsed | None:
     return _question(question, lower_ascii(question))
 
 
-@functools.lru_cache(maxsize=64)  # a pure function of the line, asked by several agents' matches in one tick
 def parse(text: str) -> Parsed | None:
     """The fact a line states, asks or asks to forget; None when it is none of these (frozen: cached)."""
+    return _parse(text, OTHERS_AS_NAMES.get())
+
+
+def names_others(text: str) -> bool:
+    """Whether ``text`` parsed otherwise before "your sister" stopped being a thing's name (a tick that reads it so
+    records the ``others_possessive`` external, and a journal without it replays the old way)."""
+    low = text.lower()
+    if not any(word in low for word in OTHERS_POSSESSIVES):  # the usual line: a few C scans, no parse
+        return False
+    token = OTHERS_AS_NAMES.set(True)
+    try:
+        before = parse(text)
+    finally:
+        OTHERS_AS_NAMES.reset(token)
+    return before != parse(text)
+
+
+@functools.lru_cache(maxsize=64)  # a pure function of the line, asked by several agents' matches in one tick
+def _parse(text: str, others_as_names: bool) -> Parsed | None:
+    """:func:`parse`; ``others_as_names`` (the context variable's value) only keys the cache."""
     if "\n" in text.strip():
         return None
     asked = text.rstrip().endswith("?")
@@ -440,4 +470,16 @@ def parse(text: str) -> Parsed | None:
     return _statement(text, lower_ascii(text))
 
 
-__all__ = ["RELATION", "SELF", "WORLD", "Parsed", "Ref", "Subject", "noun_ref", "parse", "subject_of"]
+__all__ = [
+    "OTHERS_AS_NAMES",
+    "RELATION",
+    "SELF",
+    "WORLD",
+    "Parsed",
+    "Ref",
+    "Subject",
+    "names_others",
+    "noun_ref",
+    "parse",
+    "subject_of",
+]
