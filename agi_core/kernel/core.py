@@ -183,6 +183,7 @@ class Kernel:
         and under the write lock when another process wrote: see :meth:`write_lock`)."""
         self._data_version = self.store.data_version()  # first: a commit after this forces another reload
         self._stored_name: str | None = None  # own_name()'s, read again after a reload (rollback, another process)
+        self._message_salt: str | None = None  # message_salt()'s, read again after a reload, as above
         self.versions_noted = False  # the stored version history ends with this run's versions (read at the next tick)
         self.determinism.counter = int(self.store.meta_get("counter", "0") or 0)
         self.tick_count = int(self.store.meta_get("tick", "0") or 0)
@@ -195,8 +196,11 @@ class Kernel:
 
     def message_salt(self) -> str:
         """This database and its rollbacks (:func:`~agi_core.messaging.outbox.message_salt`): salts the ids of the
-        messages its ticks send and its intents' default idempotency keys."""
-        return outbox.message_salt(self.store)
+        messages its ticks send and its intents' default idempotency keys. Kept until :meth:`reload` (a rollback,
+        another process's commit), the only ways its holder or archive change: not read again each sending tick."""
+        if self._message_salt is None:
+            self._message_salt = outbox.message_salt(self.store)
+        return self._message_salt
 
     def own_name(self) -> str:
         """The agent's name (:func:`~agi_core.messaging.address.agent_name`) for the messages its ticks send. Once

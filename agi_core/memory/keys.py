@@ -9,6 +9,7 @@ makes it so and :func:`check_key` refuses a plural one.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -198,6 +199,7 @@ SPEAKER_ENTITY_CHARS = 60
 """The longest speaker entity id spelled out; a longer name is known by its hash."""
 
 
+@functools.lru_cache(maxsize=256)  # a pure function of the name, asked on every tick a named speaker says
 def speaker_entity(speaker: str | None) -> str:
     """The entity id a speaker's own facts are kept under: ``user/person/<this>/<attribute>``.
 

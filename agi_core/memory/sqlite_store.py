@@ -431,6 +431,10 @@ class SqliteStore(StoredText):
             "SELECT rollback, tick, id, record, chain FROM journal_archive ORDER BY rollback, tick"
         )
 
+    def archived_count(self) -> int:
+        """How many journal rows rollbacks archived (:meth:`archived_rows`, counted without reading them)."""
+        return int(self.conn.execute("SELECT count(*) FROM journal_archive").fetchone()[0])
+
     def last_chain(self) -> str:
         row = self.conn.execute("SELECT chain FROM journal ORDER BY tick DESC LIMIT 1").fetchone()
         return row[0] if row else ""

@@ -23,10 +23,12 @@ from before it (no such external) replays with the ids it recorded, unsalted."""
 
 def message_salt(store: Any) -> str:
     """This database's holder (:func:`~agi_core.messaging.transport.holder_of`) and how many journal rows its
-    rollbacks archived: different for another database, and after every rollback that undid a tick."""
+    rollbacks archived: different for another database, and after every rollback that undid a tick. Read once
+    until the kernel reloads (:meth:`agi_core.kernel.Kernel.message_salt`)."""
     from agi_core.messaging.transport import holder_of
 
-    archived = sum(1 for _ in store.archived_rows())
+    counted = getattr(store, "archived_count", None)  # SQLite counts them; another store reads them
+    archived = counted() if counted is not None else sum(1 for _ in store.archived_rows())
     return f"{holder_of(store)}:{archived}"
 
 

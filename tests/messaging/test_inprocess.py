@@ -263,3 +263,45 @@ def test_messages_sent_after_a_rollback_or_by_an_agent_recreated_under_its_name_
     for db in (tmp_path / "bob.db", tmp_path / "new" / "bob.db", tmp_path / "alice.db"):
         report = replay(db)  # the salt is recorded: replay mints the same ids without a transport
         assert report.ok, report.summary()
+
+
+def test_a_rollback_by_another_connection_salts_the_next_message_anew(tmp_path, hub):
+    """The salt is kept between ticks (it was read on every sending tick), so a rollback made through
+    another connection of bob's database (another process's, as `agi rollback` beside `agi run --follow`)
+    must still change it: the kernel reads it again after another connection's commit."""
+    alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
+    bob.checkpoint("before")
+    first = bob.command("send_message", {"to": "alice", "text": "the meeting is at 3"})
+    assert alice.tick().input.raw == "the meeting is at 3"
+    other = Kernel.open(tmp_path / "bob.db")  # no message box: the rollback alone
+    other.rollback("before")
+    other.close()
+    second = bob.command("send_message", {"to": "alice", "text": "the meeting moved to 5"})
+    assert second.tick == first.tick
+    assert second.agent_outputs["send_message"]["id"] != first.agent_outputs["send_message"]["id"]
+    assert alice.tick().input.raw == "the meeting moved to 5"
+    bob.close()
+    alice.close()
+    assert replay(tmp_path / "bob.db").ok
+
+
+def test_a_sending_tick_reads_no_journal_archive_and_the_salt_is_read_once_until_a_reload(tmp_path, hub):
+    """The salt was read on every tick that sent a message, and read by iterating every archived journal row:
+    after a rollback of 2,000 ticks each reply cost 4.6 ms. It is counted once, then kept until the kernel
+    reloads (a rollback, another connection's commit)."""
+    alice, bob = _agent(tmp_path, "alice", hub), _agent(tmp_path, "bob", hub)
+    bob.checkpoint("before")
+    for n in range(5):
+        bob.tick(f"{n}+1")
+    bob.rollback("before")
+    statements: list[str] = []
+    bob.conn.set_trace_callback(statements.append)
+    said = [bob.command("send_message", {"to": "alice", "text": f"note {n}"}) for n in range(3)]
+    bob.conn.set_trace_callback(None)
+    archive = [sql for sql in statements if "journal_archive" in sql]
+    assert archive == ["SELECT count(*) FROM journal_archive"]
+    assert len({record.agent_outputs["send_message"]["id"] for record in said}) == 3
+    assert [alice.tick().input.raw for _ in said] == ["note 0", "note 1", "note 2"]
+    bob.close()
+    alice.close()
+    assert replay(tmp_path / "bob.db").ok
