@@ -91,6 +91,11 @@ class BackendUnavailable(StorageError):
     transaction was committed unless its commit was under way. Retrying later may succeed."""
 
 
+class TransportUnreachable(StorageError):
+    """The messaging transport's broker cannot be reached as the message box opens (stopped, restarting,
+    network): ``agi send`` keeps its message in the outbox for later; an agent does not start."""
+
+
 def database_problem(exc: sqlite3.Error, db: Path | str) -> str:
     """The line for a SQLite error on the agent database ``db``."""
     import sqlite3

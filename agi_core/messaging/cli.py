@@ -40,11 +40,17 @@ def send_command(state: Any, name: str, text: str) -> None:
     """Send TEXT to the agent NAME, as this database's agent (a journaled tick; AGI_MESSAGING_URL publishes it)."""
     import os
 
+    from agi_core.errors import TransportUnreachable
     from agi_core.messaging.address import check_name, ensure_named
 
     check_name(name)
     url = os.environ.get("AGI_MESSAGING_URL")
-    kernel = state.open_kernel(existing=True, warn=False, **({"messaging": url} if url else {}))
+    away = None
+    try:
+        kernel = state.open_kernel(existing=True, warn=False, **({"messaging": url} if url else {}))
+    except TransportUnreachable as exc:  # the broker is away: the message waits in the outbox, as a running agent's
+        away = str(exc).partition("; ")[0]
+        kernel = state.open_kernel(existing=True, warn=False)
     if kernel.mailbox is not None:
         kernel.mailbox.check_recipient(name)  # an unknown agent: one line, nothing stored or sent
     ensure_named(kernel)  # the sender's name is stored before its first message
@@ -52,3 +58,9 @@ def send_command(state: Any, name: str, text: str) -> None:
     click.echo(record.final_output)
     if url is None:
         click.echo("agi: warning: AGI_MESSAGING_URL is not set; the message waits in the outbox", err=True)
+    elif away is not None:
+        click.echo(
+            f"agi: warning: {away}; the message waits in the outbox (the recipient unchecked) and leaves with this "
+            "agent's next agi run or agi send that reaches the server; start it (scripts/start_nats.sh)",
+            err=True,
+        )

@@ -30,7 +30,7 @@ import nats
 from nats.js import api
 from nats.js.errors import BadRequestError, KeyNotFoundError, KeyWrongLastSequenceError, NotFoundError
 
-from agi_core.errors import AgiError, ConfigError, StorageError
+from agi_core.errors import AgiError, ConfigError, StorageError, TransportUnreachable
 from agi_core.messaging.envelope import MAX_MESSAGE_BYTES, Message, MessageRejected, decode, encode
 from agi_core.messaging.transport import Delivery, NameInUse, Published, check_sender
 
@@ -118,13 +118,13 @@ def _unreachable(server: str, why: str) -> str:
 
 
 async def _reachable(server: str) -> None:
-    """Open and close a TCP connection to ``server`` (``nats://HOST:PORT``), or raise :class:`StorageError`."""
+    """Open and close a TCP connection to ``server`` (``nats://HOST:PORT``), or raise :class:`TransportUnreachable`."""
     parts = urlsplit(server)
     try:
         connecting = asyncio.open_connection(parts.hostname, parts.port or DEFAULT_PORT)
         _, writer = await asyncio.wait_for(connecting, CONNECT_TIMEOUT_S)
     except OSError as exc:  # (a timeout is an OSError too)
-        raise StorageError(_unreachable(server, exc.strerror or exc.__class__.__name__)) from None
+        raise TransportUnreachable(_unreachable(server, exc.strerror or exc.__class__.__name__)) from None
     writer.close()
     await writer.wait_closed()
 
@@ -166,7 +166,9 @@ class NatsTransport:
             self._call(self._connect(), CONNECT_TIMEOUT_S * 3)
         except concurrent.futures.TimeoutError:  # the server took the connection but never answered
             self.close()
-            raise StorageError(_unreachable(self.server, f"no answer in {CONNECT_TIMEOUT_S * 3 + 5:g} s")) from None
+            raise TransportUnreachable(
+                _unreachable(self.server, f"no answer in {CONNECT_TIMEOUT_S * 3 + 5:g} s")
+            ) from None
         except BaseException:
             self.close()
             raise
@@ -188,7 +190,7 @@ class NatsTransport:
                 error_cb=_quiet,  # a lost broker shows as a failed publish or an empty fetch, not a traceback
             )
         except Exception as exc:  # noqa: BLE001 - nats-py raises OSError, asyncio and its own errors
-            raise StorageError(_unreachable(self.server, exc.__class__.__name__)) from None
+            raise TransportUnreachable(_unreachable(self.server, exc.__class__.__name__)) from None
         self._js = self._nc.jetstream()
         try:
             await self._js.stream_info(self.stream)

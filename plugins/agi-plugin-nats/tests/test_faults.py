@@ -96,11 +96,46 @@ def test_an_agent_started_with_no_broker_listening_says_so_in_one_line(tmp_path)
     (port,) = _free_ports(1)
     named = agi(tmp_path / "alice.db", "init", "--name", "alice")
     assert named.returncode == 0, named.stderr
-    failed = agi(tmp_path / "alice.db", "send", "bob", "hello", url=f"nats://127.0.0.1:{port}/t")
+    failed = agi(tmp_path / "alice.db", "run", url=f"nats://127.0.0.1:{port}/t", stdin="hello\n")
     assert failed.returncode == 1 and failed.stdout == ""
     (line,) = failed.stderr.strip().splitlines()
     assert line.startswith(f"Error: cannot reach the NATS server at nats://127.0.0.1:{port} (")
     assert line.endswith("start it (scripts/start_nats.sh) or fix AGI_MESSAGING_URL")
+
+
+def test_agi_send_with_the_broker_away_keeps_the_message_in_the_outbox_and_it_leaves_once_it_is_back(
+    tmp_path, start_nats
+):
+    """`agi send` refused to queue while the broker was away ("Error: cannot reach the NATS server …", exit 1,
+    nothing stored), though a running agent's message waits in its outbox then (docs/messaging.md). Now it is
+    stored and said queued, with one warning; the next `agi run` that reaches the broker publishes it, once."""
+    server = start_nats(tmp_path / "nats")
+    url = server["URL"] + "/away"
+    alice, bob = tmp_path / "alice.db", tmp_path / "bob.db"
+    for db, name in ((alice, "alice"), (bob, "bob")):
+        assert agi(db, "init", "--name", name).returncode == 0
+        assert agi(db, "run", url=url).returncode == 0  # joins the deployment (its durable subscription)
+    subprocess.run([server["STOP"], "--keep"], check=True, timeout=60)  # SIGKILL; the data and port stay
+    sent = agi(alice, "send", "bob", "what is 2+3?", url=url)
+    assert sent.returncode == 0 and sent.stdout.startswith("message to bob queued ("), sent.stderr
+    (line,) = sent.stderr.strip().splitlines()
+    assert line.startswith(f"agi: warning: cannot reach the NATS server at {server['URL']} (")
+    assert line.endswith(
+        "the message waits in the outbox (the recipient unchecked) and leaves with this "
+        "agent's next agi run or agi send that reaches the server; start it (scripts/start_nats.sh)"
+    )
+    with sqlite3.connect(alice) as conn:
+        assert conn.execute("SELECT count(*) FROM messages_out WHERE published = 0").fetchone()[0] == 1
+    try:
+        assert start_nats(tmp_path / "nats")["URL"] == server["URL"]
+        assert agi(alice, "run", url=url).returncode == 0  # publishes the outbox
+        taken = agi(bob, "run", url=url)
+        assert taken.returncode == 0 and taken.stdout == "message from alice: what is 2+3?\n2+3 = 5\n", taken.stderr
+        assert agi(bob, "run", url=url).stdout == ""  # once
+    finally:
+        subprocess.run([server["STOP"]], check=False, timeout=60)
+    for db in (alice, bob):
+        assert agi(db, "replay").returncode == 0
 
 
 def test_a_broker_restart_mid_conversation_loses_and_duplicates_nothing(tmp_path, start_nats):
