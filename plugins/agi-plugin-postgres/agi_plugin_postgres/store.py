@@ -489,6 +489,11 @@ class PostgresStore(PostgresGoals, PostgresTransfer, StoredText):
             )
         )
 
+    def archived_count(self) -> int:
+        """How many journal rows rollbacks archived (:meth:`archived_rows`, counted without fetching them)."""
+        row = self._one("SELECT count(*) FROM {s}.journal_archive")
+        return int(row[0]) if row else 0
+
     def last_chain(self) -> str:
         row = self._one("SELECT chain FROM {s}.journal ORDER BY tick DESC LIMIT 1")
         return row[0] if row else ""

@@ -44,3 +44,25 @@ def test_a_batch_is_acknowledged_after_its_last_tick_commits(agent_url):
     finally:
         alice.close()
         bob.close()
+
+
+def test_a_message_after_a_rollback_is_salted_anew_from_the_archives_count(agent_url):
+    """The message salt counts the archived journal rows (``archived_count``: one count, not every row fetched
+    into memory on each sending tick); a rollback changes it, so the next message gets a new id and arrives."""
+    hub = f"memory://postgres-salt{next(_hubs)}"
+    plugins = Plugins.builtins(postgres_plugin)
+    alice = Kernel.open(agent_url("alice"), plugins=plugins, messaging=hub)
+    bob = Kernel.open(agent_url("bob"), plugins=plugins, messaging=hub)
+    try:
+        to = alice.mailbox.transport.agent
+        bob.checkpoint("before")
+        first = bob.command("send_message", {"to": to, "text": "the meeting is at 3"})
+        assert alice.tick().input.raw == "the meeting is at 3"
+        bob.rollback("before")
+        assert bob.store.archived_count() == sum(1 for _ in bob.store.archived_rows()) == 1
+        second = bob.command("send_message", {"to": to, "text": "the meeting moved to 5"})
+        assert second.agent_outputs["send_message"]["id"] != first.agent_outputs["send_message"]["id"]
+        assert alice.tick().input.raw == "the meeting moved to 5"
+    finally:
+        alice.close()
+        bob.close()
