@@ -10,7 +10,9 @@ import pytest
 from agi_core.default_plugins.synonym_groups import SYNONYM_GROUPS
 from agi_core.errors import MemoryKeyError
 from agi_core.memory.keys import check_key, make_key, singular
+from agi_core.replay import replay
 from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT
+from agi_core.testing import builtin_plugins, open_kernel
 
 TOLD_AND_ASKED = [
     ("my sister lives in Lyon", "where does my sister live?", "Your sister's home is Lyon."),
@@ -180,3 +182,28 @@ def test_a_question_after_other_words_is_asked_never_stored(agi_kernel, asked, r
     assert [(f.key, f.value) for f in agi_kernel.store.facts("")] == facts
     agi_kernel.tick("my favorite color is blue?")  # asked, not told
     assert agi_kernel.tick("what is my favorite color?").final_output == F1_SEM_MISS
+
+
+def test_a_relation_named_elsewhere_answers_through_its_name(tmp_path):
+    """"where does my sister live?" with the sister's name and Maya's home stored: F1 before (only
+    user/relation/sister/home was read). Both facts on the way are read, recorded and cited; replay is equal."""
+    db = tmp_path / "a.db"
+    with open_kernel(db, seed="r") as kernel:
+        kernel.tick("my sister is called Maya")
+        kernel.tick("Maya lives in Lyon")
+        record = kernel.tick("where does my sister live?")
+        assert record.final_output == "Your sister Maya lives in Lyon."
+        assert [(r["key"], r["exists"], r["value"]) for r in record.sem_reads] == [
+            ("user/relation/sister/home", False, None),
+            ("user/relation/sister/name", True, "Maya"),
+            ("world/entity/maya/home", True, "Lyon"),
+        ]
+        assert [(c["key"], c["value"]) for c in record.claims] == [
+            ("user/relation/sister/name", "Maya"),
+            ("world/entity/maya/home", "Lyon"),
+        ]
+        assert all(c["evidence"] for c in record.claims)
+        assert {v["vote"] for v in record.council_votes} == {"approve"}
+        assert kernel.tick("what is my sister's job?").final_output == F1_SEM_MISS  # Maya has none stored
+        assert kernel.tick("where does my brother live?").final_output == F1_SEM_MISS  # no brother named
+    assert replay(db, seed="r", plugins=builtin_plugins()).ok

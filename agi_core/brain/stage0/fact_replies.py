@@ -3,18 +3,26 @@
 A forgotten fact is overwritten with ``null`` (S5: current state only; S8: last write wins)
 and reads as a miss (F1), so forgetting is one journaled write that replays exactly and needs
 no delete in the memory backends.
+
+A question about one of the user's (``where does my sister live?``) that misses its own key
+follows the relation to the one it names: ``user/relation/sister/name`` = Maya, then
+``world/entity/maya/home`` ("Your sister Maya lives in Lyon."). Both reads are recorded and
+both facts cited; nothing is inferred (S9): every word of the answer is a stored value.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from agi_core.brain.stage0.facts import RELATION, SELF, Parsed, Ref
+from agi_core.brain.stage0.facts import RELATION, SELF, WORLD, Parsed, Ref, Subject
+from agi_core.errors import MemoryKeyError
 from agi_core.memory.keys import check_key, make_key
 from agi_core.reasoning import RELATION_OWNER, AgentReply, ReasonContext
 from agi_core.replies import F1_SEM_MISS, F5_SEM_WRITE_FAILURE
 
 SELF_ENTITY = ("user", "person", "self")
+#: how an attribute read through a relation is said: "Your sister Maya lives in Lyon."
+SAID_AS = {"home": "lives in", "workplace": "works at", "home_town": "is from", "school": "studies at"}
 
 
 def key_of(ctx: ReasonContext, ref: Ref) -> str:
@@ -91,7 +99,34 @@ def _read(ctx: ReasonContext, refs: tuple[Ref, ...]) -> AgentReply:
         if read.source is not None:
             text = f"{text[:-1]} (learned from agent {read.source})."
         return AgentReply(text, claims=[ctx.claim(key, read.value, text)], focus=focus_of(key))
+    for ref in refs:
+        if (through := _through_relation(ctx, ref)) is not None:
+            return through
     return AgentReply(F1_SEM_MISS, focus=focus_of(first_key) if first_key else None)
+
+
+def _through_relation(ctx: ReasonContext, ref: Ref) -> AgentReply | None:
+    """``ref`` (an attribute of one of the user's, not its name) read on the entity the relation names:
+    ``user/relation/sister/name`` = Maya, then ``world/entity/maya/<attribute>``; None when either misses."""
+    if ref.subject.kind != RELATION or key_of(ctx, ref).endswith("/name"):
+        return None
+    name_key = key_of(ctx, Ref(ref.subject, "name"))
+    named = ctx.sem_read(name_key)
+    if not named.exists or not isinstance(named.value, str) or not named.value.strip():
+        return None
+    try:
+        key = key_of(ctx, Ref(Subject(WORLD, named.value.strip()), ref.attribute))
+    except MemoryKeyError:  # a name that makes no canonical key ("Maya!!") names no entity
+        return None
+    read = ctx.sem_read(key)
+    if not read.exists or read.value is None:
+        return None
+    who = f"Your {ref.subject.name.strip().lower()} {named.value.strip()}"
+    attribute = key.rsplit("/", 1)[1]
+    verb = SAID_AS.get(attribute)
+    text = f"{who} {verb} {read.value}." if verb else f"{who}'s {attribute.replace('_', ' ')} is {read.value}."
+    claims = [ctx.claim(name_key, named.value, text), ctx.claim(key, read.value, text)]
+    return AgentReply(text, claims=claims, focus=focus_of(key))
 
 
 def _forget(ctx: ReasonContext, refs: tuple[Ref, ...]) -> AgentReply:
