@@ -207,3 +207,22 @@ def test_a_relation_named_elsewhere_answers_through_its_name(tmp_path):
         assert kernel.tick("what is my sister's job?").final_output == F1_SEM_MISS  # Maya has none stored
         assert kernel.tick("where does my brother live?").final_output == F1_SEM_MISS  # no brother named
     assert replay(db, seed="r", plugins=builtin_plugins()).ok
+
+
+@pytest.mark.parametrize(
+    "told", ["hi, I am Dana", "I'm Dana", "call me Dana", "hello there, I'm Dana!", "hey, call me Dana", "I am Dana."]
+)
+def test_i_am_and_call_me_with_a_capitalised_name_store_the_users_name(agi_kernel, told):
+    """"hi, I am Dana" was F3 and "what is my name?" then F1: "I am X" was read as nothing."""
+    assert agi_kernel.tick(told).final_output == "Got it: your name is Dana."
+    assert agi_kernel.tick("what is my name?").final_output == "Your name is Dana."
+
+
+@pytest.mark.parametrize(
+    "told", ["I am tired", "hi, I am tired", "I'm OK", "I am French", "i'm dana", "I am Not sure", "I'm Sorry"]
+)
+def test_i_am_with_a_state_a_nationality_or_a_small_letter_names_no_one(agi_kernel, told):
+    """The rule: a name is one to three capitalised words (a capital, then small letters), none a word that
+    says what someone is (French, Sorry); "i'm dana" is not taken, as "i'm tired" could not be told apart."""
+    agi_kernel.tick(told)
+    assert agi_kernel.store.facts("user/") == []

@@ -4,7 +4,8 @@
 forget, each about one or more :class:`Ref` (a subject and an attribute). A read lists its
 candidate refs in order; the first one stored answers. The subjects:
 
-- the user (``my name``, ``I live in …``): key ``user/person/self/<attribute>``;
+- the user (``my name``, ``I live in …``, ``I am Dana``: see :func:`_said_name`): key
+  ``user/person/self/<attribute>``;
 - someone or something of the user's (``my sister lives in …``, ``my dog's name``, ``the name
   of my dog``): ``user/relation/<noun>/<attribute>``;
 - a named thing (``the capital of France``, ``France's capital``, ``Shakespeare wrote Hamlet``):
@@ -30,6 +31,11 @@ RELATION = "relation"
 WORLD = "world"
 
 FILLERS = (
+    "hi there",
+    "hello there",
+    "hey there",
+    "hi",
+    "hello",
     "actually",
     "no",
     "oh",
@@ -117,6 +123,17 @@ ROLE_FORMS = tuple(
     (f" {active} ", f" was {passive} by ", f" were {passive} by ", role) for active, passive, role in ROLES
 )
 SET_VERBS = ("set ", "change ", "update ", "make ")
+SAYING_WHO = ("i am ", "i'm ")
+#: capitalised words that say what someone is, not who: "I am French" names no one
+NOT_A_NAME = frozenset(
+    """american african arab asian australian austrian belgian brazilian british buddhist canadian catholic chinese
+    czech danish dutch egyptian english european filipino finnish french german greek hindu hungarian indian irish
+    israeli italian japanese jewish korean mexican muslim norwegian pakistani polish portuguese romanian russian
+    scottish spanish swedish swiss thai turkish ukrainian vietnamese welsh
+    afraid alive alone also always angry asleep at awake back bored busy cold done fine from glad going good happy
+    here home hot hungry in just not now ok okay on ready really sad sick so sorry still sure thirsty tired very
+    well with""".split()
+)
 NAMING_PREFIXES = ("call me ", "i am called ", "i'm called ", "i am named ", "i'm named ", "my name's ")
 #: ``are you sure about X``: a question with or without its "?" (the beliefs module answers it)
 SURE_ASKING = tuple(
@@ -350,6 +367,20 @@ def _born(ref_subject: Subject, attribute: str, value: str) -> Ref:
     return Ref(ref_subject, attribute)
 
 
+def _said_name(text: str) -> bool:
+    """Whether ``text`` (what follows "I am") is a name: one to three words, each a capital then at least one
+    small letter ("Dana", "Mary Ann", "O'Neil"), none a word that says what someone is ("I am French",
+    "I am Sorry"). "I am tired", "I'm OK" and "i'm dana" name no one: a name is said capitalised."""
+    said = text.split()
+    return 0 < len(said) <= 3 and all(
+        word[0].isupper()
+        and any(c.islower() for c in word)
+        and word.replace("'", "").replace("-", "").isalpha()
+        and lower_ascii(word) not in NOT_A_NAME
+        for word in said
+    )
+
+
 def _statement(text: str, low: str) -> Parsed | None:
     # each loop runs only when one of its words begins the line (one C call first: the usual line has none)
     if low.startswith(SET_VERBS):
@@ -360,9 +391,11 @@ def _statement(text: str, low: str) -> Parsed | None:
         for prefix in NAMING_PREFIXES:
             if low.startswith(prefix):
                 return _write(Ref(ME, "name"), text[len(prefix) :])
-    for prefix in ("i am ", "i'm "):
+    for prefix in SAYING_WHO:
         if low.startswith(prefix) and low.endswith(" years old") and low[len(prefix)].isdigit():
             return _write(Ref(ME, "age"), text[len(prefix) : -10])
+        if low.startswith(prefix) and _said_name(text[len(prefix) :]):
+            return _write(Ref(ME, "name"), text[len(prefix) :])
     for called in (" is called ", " is named ", " are called ", " are named "):
         if (at := low.find(called)) > 0 and (owner := subject_of(text[:at])) is not None:
             return _write(Ref(owner, "name"), text[at + len(called) :])
