@@ -8,7 +8,12 @@ an ordinary tick. Reported, over the questions whose evidence turns are known:
   turns, with at most 3 citations (the issue's goal: at least 60%);
 - ``f1``: answer token-F1 against the gold answer as the LoCoMo paper scores it (lower case,
   punctuation, commas and articles removed, whitespace tokens, F1 of the token bags; no
-  stemming), the reply's citations removed;
+  stemming) of the module's structured answer: when the reply is the module's (the tick's
+  router decision is ``module:retrieval``), its answer as the module keeps it (state
+  ``last.answer``: the answer span, or the resolved date, that the reply quotes its memory
+  for); otherwise the reply (a Stage-0 rule's), its citations removed;
+- ``f1_reply``: the same F1 of the reply the user reads (the sentence that quotes the memory),
+  its citations removed: what LoCoMo's scorer would give the reply text itself;
 - ``R@10``: recall@10 of the ranking alone on the same stored items, asked before the
   questions (all evidence turns in the top 10, as ``locomo_recall.py`` counts it), and
   ``any@3``: one evidence turn in the top 3.
@@ -69,6 +74,16 @@ def gold_answers(path: Path) -> dict[str, str]:
     return {qa["question"]: str(qa.get("answer", "")) for qa in sample.get("qa", []) if "answer" in qa}
 
 
+def _answer_of(kernel: Any, record: Any, question: str) -> str:
+    """The answer the reply states: the module's structured answer when its candidate is the reply (the
+    span or date its reply quotes a memory for), else the reply itself, citations removed."""
+    if record.router_decision.agent == "module:retrieval":
+        last = kernel.store.module_state_get("retrieval", "last") or {}
+        if last.get("question") == question.strip()[:300] and isinstance(last.get("answer"), str):
+            return str(last["answer"])
+    return _CITATION.sub("", record.final_output)
+
+
 def run_conversation(path: Path, workdir: Path, limit: int | None) -> dict[str, Any]:
     with open_kernel(workdir / f"{path.stem}.db", retrieval) as kernel:
         memory = kernel.long_term
@@ -82,13 +97,15 @@ def run_conversation(path: Path, workdir: Path, limit: int | None) -> dict[str, 
         ranked = [
             [h.item.metadata.get("dia_id") for h in row] for row in memory.search_many([q for q, _, _ in asked], 10)
         ]
-        cites = f1 = r10 = any3 = 0.0
+        cites = f1 = f1_reply = r10 = any3 = 0.0
         start = time.perf_counter()
         for (question, evidence, _category), top in zip(asked, ranked, strict=True):
-            reply = kernel.tick(question).final_output
+            record = kernel.tick(question)
+            reply = record.final_output
             cited = _CITATION.findall(reply)
             cites += bool(set(cited) & set(evidence)) and len(cited) <= 3
-            f1 += token_f1(_CITATION.sub("", reply), gold.get(question, ""))
+            f1 += token_f1(_answer_of(kernel, record, question), gold.get(question, ""))
+            f1_reply += token_f1(_CITATION.sub("", reply), gold.get(question, ""))
             r10 += set(evidence) <= set(top)
             any3 += bool(set(evidence) & set(top[:3]))
         elapsed = time.perf_counter() - start
@@ -97,6 +114,7 @@ def run_conversation(path: Path, workdir: Path, limit: int | None) -> dict[str, 
         "questions": len(asked),
         "cites_evidence": round(cites / n, 4),
         "f1": round(f1 / n, 4),
+        "f1_reply": round(f1_reply / n, 4),
         "R@10": round(r10 / n, 4),
         "any@3": round(any3 / n, 4),
         "ms_per_question": round(1000 * elapsed / n, 1),
@@ -124,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     total = sum(r["questions"] for r in per.values()) or 1
     pooled = {
         key: round(sum(r[key] * r["questions"] for r in per.values()) / total, 4)
-        for key in ("cites_evidence", "f1", "R@10", "any@3")
+        for key in ("cites_evidence", "f1", "f1_reply", "R@10", "any@3")
     }
     result = {**pooled, "questions": total, "conversations": per}
     if args.json:
@@ -132,7 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(
             f"{total} questions: cites an evidence turn {pooled['cites_evidence']:.1%} (goal 60%), "
-            f"token-F1 {pooled['f1']:.3f}, ranking R@10 {pooled['R@10']:.3f}, any@3 {pooled['any@3']:.3f}"
+            f"token-F1 {pooled['f1']:.3f} (of the reply text {pooled['f1_reply']:.3f}), "
+            f"ranking R@10 {pooled['R@10']:.3f}, any@3 {pooled['any@3']:.3f}"
         )
     return 0
 

@@ -191,6 +191,11 @@ def said_on(hit: dict[str, Any]) -> date | None:
         return None
 
 
+def is_when(question: str) -> bool:
+    """Whether ``question`` asks for a date ("when…?", "what year…?", "how long ago…?")."""
+    return _WHEN.search(question) is not None
+
+
 def answer(question: str, hit: dict[str, Any]) -> tuple[str, str]:
     """``(answer, sentence)``: the answer to ``question`` taken from ``hit``, and the sentence it comes from
     (a substring of the memory: what a claim says the memory holds)."""

@@ -8,7 +8,9 @@ citation is a claim citing the memory recalled this tick, which the council chec
 item close enough it says it has nothing (no invention). "what do you remember about X?"
 lists the facts and memories about X with their sources.
 
-The heuristic path (no LLM) takes the answer span from the best items. With a contract
+The heuristic path (no LLM) takes the answer span from the best items and says it as a sentence
+quoting the memory it comes from (:mod:`agi_plugin_retrieval.wording`); the span is kept as the
+state's ``last.answer``. With a contract
 provider, ``retrieval_orchestrator`` plans (extra queries, or a refusal),
 ``memory_retrieval_ranking`` reranks and ``retrieval_answer`` writes the answer; an answer
 whose citations are not among the recalled items is not used (the heuristics answer).
@@ -22,7 +24,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agi_core.modules import Candidate, Claim, CognitiveModule, ModuleContext, Proposals
-from agi_plugin_retrieval import answering, upkeep
+from agi_plugin_retrieval import answering, upkeep, wording
 from agi_plugin_retrieval.answering import MAX_CITATIONS
 
 STATE_SCHEMA: dict[str, Any] = json.loads(
@@ -132,7 +134,7 @@ class RetrievalModule(CognitiveModule):
         hits = [h for h in hits if answering.holds_what_is_asked(question, h)]
         if not hits:
             return self._nothing(ctx, question, "no memory close enough")
-        text, used = self._written(ctx, question, hits)
+        text, used, by_model = self._written(ctx, question, hits)
         claims = [
             Claim(hit["id"], sentence, f"{answering.label(hit)}: {sentence}", hit["id"]) for hit, sentence in used
         ]
@@ -141,7 +143,9 @@ class RetrievalModule(CognitiveModule):
         named = bool(used) and answering.names_what_is_asked(
             question, used[0][1], text=used[0][0]["text"], said_by=str(used[0][0].get("speaker") or "")
         )
-        return Candidate(answering.cited(text, labels), NAMED_ANSWER_SCORE if named else ANSWER_SCORE, claims=claims)
+        asker = ctx.input.speaker or ctx.input.source  # as long-term memory names who said an episode
+        said = text if by_model else wording.sentence(question, text, used, asker, when=answering.is_when(question))
+        return Candidate(answering.cited(said, labels), NAMED_ANSWER_SCORE if named else ANSWER_SCORE, claims=claims)
 
     def _current_fact(self, ctx: ModuleContext, question: str) -> tuple[str, Any] | None:
         """The fact the question asks about, if the agent holds one: its attribute's words (and the
@@ -171,6 +175,9 @@ class RetrievalModule(CognitiveModule):
         said = str(value)
         *_, entity, attribute = key.split("/")
         text = f"{attribute.replace('_', ' ')} of {'you' if entity == ctx.user_entity else entity}: {said}"
+        mine = entity == ctx.user_entity and key.startswith("user/person/")
+        whose = "Your" if mine else f"The {attribute.replace('_', ' ')} of"
+        reply = f"{whose} {attribute.replace('_', ' ')} is {said}." if mine else f"{whose} {entity} is {said}."
         claims = [Claim(key, value, text, ctx.evidence_for(key))]
         same = re.compile(rf"(?<!\w){re.escape(said)}(?!\w)", re.IGNORECASE)
         agreeing = [h for h in hits if same.search(h["text"])]
@@ -179,7 +186,7 @@ class RetrievalModule(CognitiveModule):
             claims.append(Claim(hit["id"], sentence, f"{answering.label(hit)}: {sentence}", hit["id"]))
         labels = [f"fact {key}", *(answering.label(h) for h in agreeing[: MAX_CITATIONS - 1])]
         self._count(ctx, "answered", {"question": question[:300], "answer": said[:300], "citations": labels})
-        return Candidate(answering.cited(said, labels), score=ANSWER_SCORE, claims=claims)
+        return Candidate(answering.cited(reply, labels), score=ANSWER_SCORE, claims=claims)
 
     def maintain(self, ctx: ModuleContext) -> Any:
         """Memory upkeep while the user is idle (:mod:`agi_plugin_retrieval.upkeep`)."""
@@ -226,9 +233,10 @@ class RetrievalModule(CognitiveModule):
 
     def _written(
         self, ctx: ModuleContext, question: str, hits: list[dict[str, Any]]
-    ) -> tuple[str, list[tuple[dict[str, Any], str]]]:
-        """The answer and the (memory, sentence) pairs it cites: the model's when it cites recalled
-        memories only, else the span of the best memory and the next best ones as further sources."""
+    ) -> tuple[str, list[tuple[dict[str, Any], str]], bool]:
+        """The answer, the (memory, sentence) pairs it cites, and whether the model wrote it: the model's
+        when it cites recalled memories only, else the span of the best memory and the next best ones as
+        further sources."""
         shown = hits[:5]
         documents = [{"doc_id": answering.label(h), "text": h["text"][:800], "date": h.get("timestamp")} for h in shown]
         written = ctx.contracts.call("retrieval_answer", {"question": question, "documents": documents})
@@ -239,12 +247,13 @@ class RetrievalModule(CognitiveModule):
             if named and all(n in by_label for n in named):
                 chosen = list(dict.fromkeys(named))[:MAX_CITATIONS]
                 text = re.sub(r"\s*\[[^\]]*\]", "", value["answer"]).strip()[:400]
-                return text, [(by_label[n], answering.best_sentence(question, by_label[n]["text"])) for n in chosen]
+                used = [(by_label[n], answering.best_sentence(question, by_label[n]["text"])) for n in chosen]
+                return text, used, True
         top = hits[:MAX_CITATIONS]
         answers = [answering.answer(question, hit) for hit in top]
         best = next((i for i, (text, sentence) in enumerate(answers) if text != sentence), 0)  # a span, if any
         order = [best, *(i for i in range(len(top)) if i != best)]
-        return answers[best][0], [(top[i], answers[i][1]) for i in order]
+        return answers[best][0], [(top[i], answers[i][1]) for i in order], False
 
     def _nothing(self, ctx: ModuleContext, question: str, why: str) -> Candidate:
         self._count(ctx, "refused", {"question": question[:300], "answer": NOTHING, "citations": [], "why": why})

@@ -150,7 +150,7 @@ def test_the_index_boosts_decide_which_memory_answers(tmp_path):
         kernel.store.conn.commit()
         boosted = kernel.tick(question)
     assert "bike" not in plain.final_output.split("[")[0]  # the heuristic boosts favour the honey
-    assert boosted.final_output.startswith("sold bike 40 euros [ltm-")
+    assert boosted.final_output.startswith("Ann said “I sold my bike at the market for 40 euros.” [ltm-")
     sources = {c["contract"]: c["source"] for c in boosted.externals["contract_call"]}
     assert sources["memory_index_optimizer"] == "llm" and sources["retrieval_answer"] == "fallback"
 
