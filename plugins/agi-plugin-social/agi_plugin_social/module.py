@@ -264,6 +264,7 @@ class SocialModule(CognitiveModule):
             "upset": bool(perceived.get("upset")),
             "hostile_history": "hostility" in (ctx.own.get(key("analysis", speaker)) or {}).get("risks", []),
             "follow_up": self._follow_up(ctx, speaker, profile),
+            "told": rewrite.tells(ctx.input.raw),
         }
         rules = ctx.own.get("rules") or tactics.default_rules()
         candidates, mined = self._mined(ctx, context, tactics.eligible(rules, context), rules)

@@ -65,8 +65,24 @@ def asks(text: str) -> bool:
     return questions(text) > 0
 
 
+#: a quotation in a reply (“…” or "…"): an earlier reply quoted ("I said “I currently don't have …”") is no
+#: rulebook reply of this one
+_QUOTED = re.compile(r"“[^”]*”|\"[^\"]*\"")
+#: the words that open a line telling something of its writer ("I like hiking", "my dog is old")
+TELLING = frozenset("i i'm im i've ive i'd my we we're were we've our".split())
+
+
+def tells(text: str) -> bool:
+    """Whether ``text`` tells something of its writer ("I like hiking"): it opens with "I", "my", "we"…
+    and asks nothing. A rule that cannot answer it has nothing to clarify: the meaning is plain."""
+    first = text.strip().split(" ", 1)[0].lower().replace("’", "'").strip(",.!")
+    return first in TELLING and not text.rstrip().endswith("?")
+
+
 def reply_kind(reply: str) -> str:
-    """``unknown`` (no rule: F3), ``missing`` (F1), ``failure`` (F4, F5), ``noted`` (a write), else ``answer``."""
+    """``unknown`` (no rule: F3), ``missing`` (F1), ``failure`` (F4, F5), ``noted`` (a write), else ``answer``;
+    a rulebook reply inside quotes (an earlier reply quoted) does not count."""
+    reply = _QUOTED.sub(" ", reply) if ("“" in reply or '"' in reply) else reply
     if F3_NO_AGENT in reply:
         return "unknown"
     if F1_SEM_MISS in reply:

@@ -30,11 +30,15 @@ def fit(tactic: str, context: Mapping[str, Any]) -> float:
             return 1.0
         upset = context.get("upset") or (context.get("hostile_history") and kind in ("unknown", "missing"))
         return 0.9 if upset else 0.0
-    if tactic == "acknowledge":
-        return 0.7 if rude else 0.5 if kind == "noted" and register != "formal" else 0.0
+    told = bool(context.get("told"))  # the line tells something of its writer: its meaning is plain
+    if tactic == "acknowledge":  # a statement taken in; or one told that no rule could take
+        taken = kind == "noted" or (kind == "unknown" and told)
+        return 0.7 if rude else 0.5 if taken and register != "formal" else 0.0
     if tactic == "clarify":  # no answer; not when the reply asks a question already (one question a reply)
         asks = context.get("asks") or context.get("grateful")
-        return 0.8 if kind == "unknown" and not rude and not asks else 0.0
+        # a line told plainly ("I like hiking") is not asked "What do you mean?", only the conversation's follow-up
+        plain = told and not context.get("follow_up")
+        return 0.8 if kind == "unknown" and not rude and not asks and not plain else 0.0
     if tactic == "match_register":
         return 0.9 if register in ("formal", "informal") and not rude else 0.0
     return 0.0

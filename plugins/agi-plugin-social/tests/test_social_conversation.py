@@ -94,3 +94,27 @@ def test_clarify_does_not_ask_a_speaker_the_same_follow_up_again_within_ten_of_t
     assert [(e["topic"], e["turn"]) for e in state["asked/user"]["follow_ups"]] == [("dog", 13)]  # turn 3's is past
     jsonschema.Draft202012Validator(STATE_SCHEMA).validate(state)
     assert replay(db, plugins=builtin_plugins(social)).ok
+
+
+def test_a_plain_statement_or_a_full_answer_is_not_asked_what_is_meant(tmp_path):
+    """ "I like hiking" (F3: no rule keeps likes) got "… What do you mean?", and so did "what do you know
+    about me?", whose full answer quotes an earlier F3 reply ("I said “I currently don't have …”")."""
+    db = tmp_path / "agent.db"
+    with open_kernel(db, social) as kernel:
+        liked = kernel.tick("I like hiking")
+        known = kernel.tick("what do you know about me?")
+        unclear = kernel.tick("blorp")
+    assert liked.final_output == f"Thanks for telling me. {F3_NO_AGENT}"
+    assert F3_NO_AGENT in known.final_output and "What do you mean?" not in known.final_output
+    assert unclear.final_output == f"{F3_NO_AGENT} What do you mean?"  # an unclear line still is
+    assert replay(db, plugins=builtin_plugins(social)).ok
+
+
+def test_a_rulebook_reply_quoted_in_an_answer_is_not_the_answers_kind():
+    from agi_plugin_social.rewrite import reply_kind, tells
+
+    assert reply_kind(f"I remember 1 fact about you. Lately: I said “{F3_NO_AGENT}”.") == "answer"
+    assert reply_kind(f'Lately: I said "{F3_NO_AGENT}".') == "answer"
+    assert reply_kind(f"Hmm! {F3_NO_AGENT}") == "unknown"
+    assert tells("I like hiking") and tells("my dog likes the park") and tells("I’m so glad")
+    assert not tells("tell me a joke") and not tells("I like what?") and not tells("blorp")
