@@ -26,6 +26,8 @@ STATE_SCHEMA: dict[str, Any] = json.loads(
     (Path(__file__).resolve().parent / "schemas" / "beliefs_state.json").read_text(encoding="utf-8")
 )
 ONTOLOGY_KEPT = 50
+LOOKED_BACK = 20  # journal records searched for the agent's last reply in this conversation
+QUOTED_MAX = 200  # characters of the last reply quoted when it rests on no belief
 
 
 def belief_key(key: str) -> str:
@@ -41,9 +43,12 @@ def source_of(ctx: ModuleContext) -> str:
 
 
 def label_of(key: str, speaker_entity: str = "self") -> str:
-    """``your favorite color`` for a fact of the tick's speaker (``user/person/<speaker_entity>/…``)."""
-    scope, _kind, entity, attribute = key.split("/")
+    """``your favorite color`` for a fact of the tick's speaker (``user/person/<speaker_entity>/…``),
+    ``your sister's name`` for one of the user's (``user/relation/sister/name``)."""
+    scope, kind, entity, attribute = key.split("/")
     words = attribute.replace("_", " ")
+    if scope == "user" and kind == "relation":
+        return f"your {entity.replace('_', ' ')}'s {words}"
     mine = scope == "user" and entity in ("self", speaker_entity)
     return f"your {words}" if mine else f"the {words} of {entity.replace('_', ' ')}"
 
@@ -89,7 +94,10 @@ class BeliefsModule(CognitiveModule):
         elif (said := statements.statement(ctx.input.raw)) is not None and (key := self._key(ctx, said)):
             out["said"] = {"key": key, "label": said.label}
         if (mention := statements.sure_about(ctx.input.raw)) is not None:
-            out["asked"] = {"mention": mention, "key": self._link(ctx, mention)}
+            if statements.points_back(mention):  # "are you sure about that": the agent's last reply
+                out["asked"] = {"mention": mention, "key": None, "previous": True}
+            else:
+                out["asked"] = {"mention": mention, "key": self._link(ctx, mention)}
         return out or None
 
     def _link(self, ctx: ModuleContext, mention: str) -> str | None:
@@ -130,7 +138,7 @@ class BeliefsModule(CognitiveModule):
             candidates.append(Candidate(reply, score=0.8))
             beliefs.append(Belief(heard["key"], heard["value"], weight))
         if (asked := seen.get("asked")) is not None:
-            candidates.append(self._answer_sure(ctx, asked))
+            candidates.append(self._answer_previous(ctx) if asked.get("previous") else self._answer_sure(ctx, asked))
         for key in [seen.get("said", {}).get("key"), (asked or {}).get("key")]:
             if key and (belief := ctx.own.get(belief_key(key))) is not None:
                 beliefs.append(Belief(key, belief["value"], belief["confidence"]))
@@ -154,6 +162,42 @@ class BeliefsModule(CognitiveModule):
             return Candidate(text, score=0.9)
         claim = Claim(key=key, value=value, text=text, evidence=ctx.evidence_for(key))
         return Candidate(text, score=0.9, claims=[claim])
+
+    def _last_reply(self, ctx: ModuleContext) -> dict[str, Any] | None:
+        """The newest journal record of this conversation (same source and speaker) before this tick."""
+        for record in reversed(ctx.journal.last(LOOKED_BACK)):
+            said = record.get("input") or {}
+            if isinstance(said, dict) and (said.get("source"), said.get("speaker")) == (
+                ctx.input.source,
+                ctx.input.speaker,
+            ):
+                return record
+        return None
+
+    def _answer_previous(self, ctx: ModuleContext) -> Candidate:
+        """ "are you sure about that?": the beliefs behind the agent's last reply (the facts its claims cite),
+        each read again this tick and cited; a reply that rests on no belief says so."""
+        record = self._last_reply(ctx)
+        if record is None:
+            return Candidate("I have said nothing yet that I could be sure about.", score=0.6)
+        keys = [c.get("key") for c in record.get("claims") or [] if isinstance(c, dict)]
+        keys = [k for k in dict.fromkeys(keys) if isinstance(k, str) and k.count("/") == 3]
+        texts: list[str] = []
+        claims: list[Claim] = []
+        for key in keys:
+            belief = ctx.own.get(belief_key(key))
+            if belief is None:
+                continue
+            fact = ctx.memory.fact(key)  # the claim cites this read: the council checks it
+            text = graph.summary(belief, fact.value if fact.exists else None)
+            texts.append(text)
+            if fact.exists:
+                claims.append(Claim(key=key, value=fact.value, text=text, evidence=ctx.evidence_for(key)))
+        if not texts:
+            said = str(record.get("final_output") or "")
+            said = said if len(said) <= QUOTED_MAX else said[:QUOTED_MAX].rsplit(" ", 1)[0] + " …"
+            return Candidate(f"My last reply (“{said}”) rests on no fact I hold, so I hold no belief about it.", 0.6)
+        return Candidate(" ".join(texts), score=0.9, claims=claims)
 
     def revise(self, ctx: ModuleContext, draft: Draft) -> Revision | None:
         """Say that a statement changed a belief, before the reply."""

@@ -50,6 +50,17 @@ def hearsay(text: str) -> tuple[str, Statement] | None:
     return None if said is None else (who, said)
 
 
+#: what "are you sure about …" says when it means the agent's last reply
+POINTING_BACK = frozenset(
+    {"that", "it", "this", "what you said", "what you just said", "your answer", "that answer", "your last answer"}
+)
+
+
+def points_back(mention: str) -> bool:
+    """Whether ``mention`` (of "are you sure about …") is the agent's last reply: "that", "it", "what you said"."""
+    return " ".join(mention.lower().split()) in POINTING_BACK
+
+
 def sure_about(text: str) -> str | None:
     """``are you sure about my favorite color?`` → ``my favorite color``: the same without the "?" or
     with other end punctuation ("?!", "...")."""
