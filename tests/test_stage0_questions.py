@@ -185,7 +185,7 @@ def test_a_question_after_other_words_is_asked_never_stored(agi_kernel, asked, r
 
 
 def test_a_relation_named_elsewhere_answers_through_its_name(tmp_path):
-    """"where does my sister live?" with the sister's name and Maya's home stored: F1 before (only
+    """ "where does my sister live?" with the sister's name and Maya's home stored: F1 before (only
     user/relation/sister/home was read). Both facts on the way are read, recorded and cited; replay is equal."""
     db = tmp_path / "a.db"
     with open_kernel(db, seed="r") as kernel:
@@ -213,7 +213,7 @@ def test_a_relation_named_elsewhere_answers_through_its_name(tmp_path):
     "told", ["hi, I am Dana", "I'm Dana", "call me Dana", "hello there, I'm Dana!", "hey, call me Dana", "I am Dana."]
 )
 def test_i_am_and_call_me_with_a_capitalised_name_store_the_users_name(agi_kernel, told):
-    """"hi, I am Dana" was F3 and "what is my name?" then F1: "I am X" was read as nothing."""
+    """ "hi, I am Dana" was F3 and "what is my name?" then F1: "I am X" was read as nothing."""
     assert agi_kernel.tick(told).final_output == "Got it: your name is Dana."
     assert agi_kernel.tick("what is my name?").final_output == "Your name is Dana."
 

@@ -180,8 +180,8 @@ class BeliefsModule(CognitiveModule):
         record = self._last_reply(ctx)
         if record is None:
             return Candidate("I have said nothing yet that I could be sure about.", score=0.6)
-        keys = [c.get("key") for c in record.get("claims") or [] if isinstance(c, dict)]
-        keys = [k for k in dict.fromkeys(keys) if isinstance(k, str) and k.count("/") == 3]
+        cited = [c.get("key") for c in record.get("claims") or [] if isinstance(c, dict)]
+        keys: list[str] = [k for k in dict.fromkeys(cited) if isinstance(k, str) and k.count("/") == 3]
         texts: list[str] = []
         claims: list[Claim] = []
         for key in keys:
