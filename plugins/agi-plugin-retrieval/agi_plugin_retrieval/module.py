@@ -177,7 +177,11 @@ class RetrievalModule(CognitiveModule):
         text = f"{attribute.replace('_', ' ')} of {'you' if entity == ctx.user_entity else entity}: {said}"
         mine = entity == ctx.user_entity and key.startswith("user/person/")
         whose = "Your" if mine else f"The {attribute.replace('_', ' ')} of"
-        reply = f"{whose} {attribute.replace('_', ' ')} is {said}." if mine else f"{whose} {entity} is {said}."
+        reply = (
+            f"{whose} {attribute.replace('_', ' ')} is {said}."
+            if mine
+            else f"{whose} {_spelled(entity, question)} is {said}."
+        )
         claims = [Claim(key, value, text, ctx.evidence_for(key))]
         same = re.compile(rf"(?<!\w){re.escape(said)}(?!\w)", re.IGNORECASE)
         agreeing = [h for h in hits if same.search(h["text"])]
@@ -291,3 +295,10 @@ class RetrievalModule(CognitiveModule):
     def _count(self, ctx: ModuleContext, kind: str, last: dict[str, Any]) -> None:
         ctx.own.put(kind, ctx.own.get(kind, 0) + 1)
         ctx.own.put("last", last)
+
+
+def _spelled(entity: str, question: str) -> str:
+    """``entity`` (a key's id, lower case: ``new_york``) as the question spells it ("New York"), else its words."""
+    words = entity.replace("_", " ")
+    found = re.search(rf"(?<!\w){re.escape(words)}(?!\w)", question, re.IGNORECASE)
+    return found.group(0) if found else words

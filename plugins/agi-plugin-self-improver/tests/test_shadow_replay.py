@@ -93,7 +93,8 @@ def test_with_retrieval_a_rephrasing_that_a_rule_answers_is_learned_and_accepted
     monkeypatch.setenv("AGI_LOAD_PLUGINS", "retrieval,self_improver")  # the shadow replay loads the same
     with Kernel.open(tmp_path / "agent.db", seed="improve", plugins=Plugins.from_environment()) as kernel:
         said = [kernel.tick(line).final_output for line in rephrased]
-        assert said[3].startswith("Tokyo [fact world/entity/japan/capital]")  # retrieval's answer, no F3
+        # retrieval's answer (no F3), the name spelled as asked
+        assert said[3].startswith("The capital of Japan is Tokyo. [fact world/entity/japan/capital]")
         (proposal,) = improver.propose(kernel)
         assert proposal["changes"] == {"self_improver": {"phrasings": {"whats": "what is"}}}
         scores = improver.evaluate(kernel, proposal["id"])["scores"]
