@@ -3,8 +3,9 @@
 :func:`create` snapshots every store as of the last tick (the backend seals the state first);
 :func:`rollback` restores all of them in one transaction and archives the undone ticks, then
 the kernel re-reads its caches and plugins rebuild derived state (a vector index) through
-``agi_restore_checkpoint``. At most ``CHECKPOINT_LIMIT`` are kept; pruning deletes the oldest
-only, and the journal is never pruned, so every kept checkpoint replays. How a snapshot is
+``agi_restore_checkpoint``. At most ``CHECKPOINT_LIMIT`` are kept (fewer with ``keep``); pruning
+deletes the oldest only, :func:`remove` any one, and the journal is never pruned, so every kept
+checkpoint replays. How a snapshot is
 kept is the backend's (SQLite: a file copy, :mod:`agi_core.memory.sqlite.checkpoints`).
 """
 
@@ -34,6 +35,7 @@ __all__ = [
     "folder_of",
     "list_checkpoints",
     "prune",
+    "remove",
     "rollback",
 ]
 
@@ -42,18 +44,29 @@ def list_checkpoints(store: MemoryBackend) -> list[CheckpointInfo]:
     return store.checkpoint_list()
 
 
-def create(kernel: Kernel, name: str) -> CheckpointInfo:
-    """Snapshot the whole agent as it is after its last tick; it is listed only once complete."""
+def create(kernel: Kernel, name: str, keep: int = CHECKPOINT_LIMIT) -> CheckpointInfo:
+    """Snapshot the whole agent as it is after its last tick (listed only once complete), then
+    delete the oldest checkpoints beyond the newest ``keep`` (1 to ``CHECKPOINT_LIMIT``)."""
     if not _NAME.match(name):
         raise CheckpointError(f"checkpoint name {name!r} is invalid; use letters, digits, '.', '_' or '-' (max 64)")
+    if not 1 <= keep <= CHECKPOINT_LIMIT:
+        raise CheckpointError(f"--keep {keep} is out of range; keep 1 to {CHECKPOINT_LIMIT} checkpoints")
     info = kernel.store.checkpoint_create(name, kernel.journal_key)
-    prune(kernel.store, CHECKPOINT_LIMIT)
+    prune(kernel.store, keep)
     return info
 
 
 def prune(store: MemoryBackend, keep: int) -> list[str]:
-    """Delete the oldest checkpoints beyond ``keep``; returns their names."""
+    """Delete the oldest checkpoints beyond the newest ``keep``; returns their names."""
+    if keep < 0:
+        raise CheckpointError(f"--keep {keep} is negative; keep 0 or more checkpoints")
     return store.checkpoint_prune(keep)
+
+
+def remove(store: MemoryBackend, name: str) -> CheckpointInfo:
+    """Delete checkpoint ``name`` (its snapshot too); the agent, its journal and the other checkpoints
+    are unchanged. An unknown name raises :class:`CheckpointError` naming the existing ones."""
+    return store.checkpoint_remove(name)
 
 
 def rollback(kernel: Kernel, name: str) -> RollbackReport:

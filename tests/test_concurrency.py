@@ -406,3 +406,29 @@ def test_two_creators_with_different_seeds_cannot_both_win(tmp_path, monkeypatch
     monkeypatch.undo()
     with Kernel.open(db, plugins=Plugins.builtins()) as kernel:
         assert kernel.config.seed == "1"
+
+
+def test_checkpoints_removed_and_made_beside_a_ticking_process_leave_the_agent_and_the_others_whole(tmp_path):
+    """A real ``agi run`` ticks 60 lines while this process makes, removes and prunes checkpoints."""
+    db = tmp_path / "agent.db"
+    assert agi(db, "run", stdin="my favorite color is red\n").returncode == 0
+    with spawn(db, "run") as writer, Kernel.open(db, plugins=Plugins.builtins()) as kernel:
+        assert writer.stdin is not None
+        writer.stdin.write("".join(f"{i} + 1\n" for i in range(60)))
+        writer.stdin.close()
+        for round_ in range(8):
+            checkpoints.create(kernel, f"r{round_}")
+            checkpoints.create(kernel, f"s{round_}", keep=6)
+            checkpoints.remove(kernel.store, f"r{round_}")
+        assert writer.wait(TIMEOUT) == 0, writer.stderr.read() if writer.stderr else ""
+        kept = [info.name for info in checkpoints.list_checkpoints(kernel.store)]
+        assert kept == [f"s{i}" for i in range(3, 8)]  # r{k} counted among the six, then removed
+        files = sorted(path.name for path in checkpoints.folder_of(kernel.store).iterdir())
+        assert files == sorted(info.file for info in checkpoints.list_checkpoints(kernel.store))
+        for name in kept:
+            assert kernel.store.checkpoint_problems(name, kernel.journal_key) == []
+        assert kernel.store.seal_problems(kernel.journal_key, 61) == []
+    verified = agi(db, "journal", "verify")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    report = replay(db, seed="0", plugins=Plugins.builtins(), checkpoint="s3")
+    assert report.ok, report.summary()

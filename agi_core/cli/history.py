@@ -158,11 +158,44 @@ def checkpoint_group() -> None:
 
 @checkpoint_group.command("create")
 @click.argument("name")
+@click.option(
+    "--keep",
+    type=int,
+    default=checkpoints.CHECKPOINT_LIMIT,
+    show_default=True,
+    help="Then remove the oldest checkpoints beyond the newest N (each is a full copy of the agent).",
+)
 @click.pass_obj
-def checkpoint_create(state: Any, name: str) -> None:
+def checkpoint_create(state: Any, name: str, keep: int) -> None:
     """Snapshot the agent as it is after its last tick."""
-    info = checkpoints.create(state.open_kernel(), name)
+    kernel = state.open_kernel()
+    before = {info.name for info in checkpoints.list_checkpoints(kernel.store)}
+    info = checkpoints.create(kernel, name, keep=keep)
     click.echo(f"checkpoint {info.name} at tick {info.tick}")
+    kept = {row.name for row in checkpoints.list_checkpoints(kernel.store)}
+    for gone in sorted(before - kept):
+        click.echo(f"removed checkpoint {gone}")
+
+
+@checkpoint_group.command("remove")
+@click.argument("name")
+@click.pass_obj
+def checkpoint_remove(state: Any, name: str) -> None:
+    """Delete checkpoint NAME and its copy; the agent and the other checkpoints are unchanged."""
+    info = checkpoints.remove(state.open_kernel(existing=True).store, name)
+    click.echo(f"removed checkpoint {info.name} (tick {info.tick})")
+
+
+@checkpoint_group.command("prune")
+@click.option("--keep", type=int, required=True, help="How many of the newest checkpoints to keep.")
+@click.pass_obj
+def checkpoint_prune(state: Any, keep: int) -> None:
+    """Remove the oldest checkpoints beyond the newest N."""
+    gone = checkpoints.prune(state.open_kernel(existing=True).store, keep)
+    for name in gone:
+        click.echo(f"removed checkpoint {name}")
+    if not gone:
+        click.echo("no checkpoint removed")
 
 
 @checkpoint_group.command("list")

@@ -405,6 +405,12 @@ class CheckpointStore(Protocol):
         """Delete the oldest checkpoints beyond ``keep``; returns their names."""
         ...
 
+    def checkpoint_remove(self, name: str) -> CheckpointInfo:
+        """Delete checkpoint ``name`` (an unknown name raises :class:`CheckpointError` naming the
+        existing ones); the agent and the other checkpoints are unchanged, and a rollback to it
+        racing with the removal is refused, the agent unchanged."""
+        ...
+
     def checkpoint_problems(self, name: str, key: JournalKey) -> list[str]:
         """Integrity of one checkpoint (its checksum, its row's MAC, its sealed state)."""
         ...

@@ -592,6 +592,9 @@ class SqliteStore(StoredText):
     def checkpoint_prune(self, keep: int) -> list[str]:
         return checkpoints.prune(self, keep)
 
+    def checkpoint_remove(self, name: str) -> CheckpointInfo:
+        return checkpoints.remove(self, name)
+
     def checkpoint_problems(self, name: str, key: JournalKey) -> list[str]:
         return checkpoints.problems(self, key, name)
 

@@ -9,7 +9,13 @@ temporary files and orphaned copies are removed by the next :func:`create`.
 
 :func:`rollback` checks the file's sha256 and MAC first, then, in ONE transaction on the
 live database, replaces every table's rows with the snapshot's (attached read-only) and
-appends the undone ticks to ``journal_archive``; the checkpoint list is kept.
+appends the undone ticks to ``journal_archive``; the checkpoint list is kept. The file is
+attached read-only (a file removed meanwhile is not created empty) and the row is looked up
+again under the write lock, so a checkpoint removed by another process is refused, not restored.
+
+:func:`remove` deletes the row under the write lock, then the file; a kill in between leaves an
+orphan the next :func:`create` removes. File numbers are never reused (:func:`_next_seq`), so
+a removal's late unlink cannot take the file of a checkpoint created meanwhile under its name.
 """
 
 from __future__ import annotations
@@ -86,7 +92,7 @@ def create(store: SqliteStore, name: str, key: JournalKey) -> CheckpointInfo:
         sha256 = file_sha256(tmp)
         with store.tick_transaction():
             _check_free(store, name)
-            seq = store.conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM checkpoints").fetchone()[0]
+            seq = _next_seq(store, folder)
             file = f"{seq:06d}-{name}.db"
             final = folder / file
             os.replace(tmp, final)
@@ -106,6 +112,13 @@ def create(store: SqliteStore, name: str, key: JournalKey) -> CheckpointInfo:
     finally:
         tmp.unlink(missing_ok=True)
     return CheckpointInfo(name, tick, file)
+
+
+def _next_seq(store: SqliteStore, folder: Path) -> int:
+    """One past every checkpoint's number, listed or still on disk (a removal not yet unlinked)."""
+    listed = store.conn.execute("SELECT coalesce(max(seq), 0) FROM checkpoints").fetchone()[0]
+    on_disk = [int(path.name[:6]) for path in folder.iterdir() if is_checkpoint_file(path.name)]
+    return max([int(listed), *on_disk]) + 1
 
 
 def _check_free(store: SqliteStore, name: str) -> None:
@@ -215,8 +228,26 @@ def prune(store: SqliteStore, keep: int) -> list[str]:
         ).fetchall()
         store.conn.executemany("DELETE FROM checkpoints WHERE name = ?", [(name,) for name, _file in rows])
     for _name, file in rows:  # after the commit: a kill in between leaves an orphan, removed later
-        (folder_of(store) / file).unlink(missing_ok=True)
+        _discard(folder_of(store), file)
     return [name for name, _file in rows]
+
+
+def remove(store: SqliteStore, name: str) -> CheckpointInfo:
+    """Delete checkpoint ``name``: its row under the write lock, then its file; other checkpoints are untouched."""
+    with store.tick_transaction():
+        row = store.conn.execute("SELECT name, tick, file FROM checkpoints WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            known = ", ".join(info.name for info in list_checkpoints(store)) or "none"
+            raise CheckpointError(f"no checkpoint named {name!r}; existing checkpoints: {known}")
+        store.conn.execute("DELETE FROM checkpoints WHERE name = ?", (name,))
+    info = CheckpointInfo(row[0], int(row[1]), row[2])
+    _discard(folder_of(store), info.file)
+    return info
+
+
+def _discard(folder: Path, file: str) -> None:
+    """Unlink a checkpoint's file once its row is gone (committed)."""
+    (folder / file).unlink(missing_ok=True)
 
 
 def check_file(store: SqliteStore, key: JournalKey, name: str) -> Path:
@@ -263,9 +294,8 @@ def rollback(store: SqliteStore, name: str, key: JournalKey, rollback_id: Callab
     """Restore the whole agent to checkpoint ``name`` in one transaction; undone ticks are archived."""
     conn = store.conn
     source = check_file(store, key, name)
-    tick = conn.execute("SELECT tick FROM checkpoints WHERE name = ?", (name,)).fetchone()[0]
-    try:
-        conn.execute("ATTACH DATABASE ? AS snap", (str(source),))
+    try:  # read-only: a file removed since it was checked fails here instead of being created empty
+        conn.execute("ATTACH DATABASE ? AS snap", (f"{source.resolve().as_uri()}?mode=ro",))
     except sqlite3.Error as exc:
         raise StorageError(
             f"rollback to {name!r} failed: cannot open {source} ({_reason(exc)}); the agent is unchanged"
@@ -273,6 +303,7 @@ def rollback(store: SqliteStore, name: str, key: JournalKey, rollback_id: Callab
     try:
         fault_point("rollback.attached")
         with store.tick_transaction():
+            tick = _tick_if_still_listed(conn, name, source)
             undone = conn.execute("SELECT tick, id, record, chain FROM main.journal WHERE tick > ?", (tick,)).fetchall()
             archived = conn.execute("SELECT count(*) FROM main.journal_archive").fetchone()[0]
             live_tick = int(store.meta_get("tick", "0") or 0)
@@ -294,6 +325,15 @@ def rollback(store: SqliteStore, name: str, key: JournalKey, rollback_id: Callab
         with contextlib.suppress(sqlite3.Error):
             conn.execute("DETACH DATABASE snap")
     return RollbackReport(name, tick, len(undone), made_id)
+
+
+def _tick_if_still_listed(conn: sqlite3.Connection, name: str, source: Path) -> int:
+    """The checkpoint's tick, read under the write lock; refused if it was removed (or removed and
+    made anew) since its file was checked."""
+    row = conn.execute("SELECT tick, file FROM main.checkpoints WHERE name = ?", (name,)).fetchone()
+    if row is None or row[1] != source.name:
+        raise CheckpointError(f"checkpoint {name!r} was removed by another process; the agent is unchanged")
+    return int(row[0])
 
 
 def _copy_tables(conn: sqlite3.Connection) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from agi_core.journal_key import JournalKey
-from agi_core.memory.backend import CheckpointError
+from agi_core.memory.backend import CheckpointError, CheckpointInfo
 from agi_plugin_postgres import ltm, rlm
 from agi_plugin_postgres.seal import tables_of
 
@@ -137,6 +137,18 @@ def prune(conn: Any, schema: str, keep: int) -> list[str]:
         conn.execute(f"DELETE FROM {schema}.checkpoints WHERE name = %s", (name,))
         conn.execute(f"DROP SCHEMA IF EXISTS {snap} CASCADE")
     return [name for name, _snap in rows]
+
+
+def remove(conn: Any, schema: str, name: str) -> CheckpointInfo:
+    """Drop checkpoint ``name``'s row and schema in the caller's transaction (the row locked first)."""
+    query = f"SELECT tick, snapshot FROM {schema}.checkpoints WHERE name = %s FOR UPDATE"
+    row = conn.execute(query, (name,)).fetchone()
+    if row is None:
+        known = [r[0] for r in conn.execute(f"SELECT name FROM {schema}.checkpoints ORDER BY seq")]
+        raise CheckpointError(f"no checkpoint named {name!r}; existing checkpoints: {', '.join(known) or 'none'}")
+    conn.execute(f"DELETE FROM {schema}.checkpoints WHERE name = %s", (name,))
+    conn.execute(f"DROP SCHEMA IF EXISTS {row[1]} CASCADE")
+    return CheckpointInfo(name, int(row[0]), row[1])
 
 
 def restore(conn: Any, schema: str, name: str, rollback_id: Any) -> tuple[int, int, str]:

@@ -673,6 +673,11 @@ class PostgresStore(PostgresGoals, PostgresTransfer, StoredText):
             assert self._tx is not None
             return snapshots.prune(self._tx, self.s, keep)
 
+    def checkpoint_remove(self, name: str) -> CheckpointInfo:
+        with self.tick_transaction():
+            assert self._tx is not None
+            return snapshots.remove(self._tx, self.s, name)
+
     def checkpoint_problems(self, name: str, key: JournalKey) -> list[str]:
         with self._conn() as conn:
             return snapshots.problems(conn, self.s, name, key)
