@@ -37,6 +37,8 @@ class ContractCalls(Protocol):
 RECALL_FACTS_MAX = 50
 READ_EXTERNAL = "module_read"
 OWN_READ_CITED = "module_read_cited"
+CHANGED = "module_changed"
+"""The external a module's call records when it takes a changed way of working (:meth:`ModuleContext.changed`)."""
 """The external that records a module citing its own newest ``ctx.external`` read of a kind the tick had read
 before with another value (journals from before it cited the tick's first item of that kind)."""
 
@@ -250,6 +252,18 @@ class ModuleContext:
             return first  # a journal from before: its claim cited the tick's first item, and replays so
         self._reason.externals.fetch(OWN_READ_CITED, lambda: {"module": self.module, "kind": key})
         return own
+
+    def changed(self, change: str) -> bool:
+        """Whether to take the module's changed way of working named ``change`` here: live always (recorded
+        as the external ``module_changed``); in replay only where the journal recorded it, so a journal
+        written before the change replays as it was written. Ask only where the old way would differ."""
+        self.check_open()
+        mark = {"module": self.module, "change": change}
+        externals = self._reason.externals
+        if externals.recorded is not None and not externals.next_matches(CHANGED, lambda value: value == mark):
+            return False
+        externals.fetch(CHANGED, lambda: mark)
+        return True
 
     @property
     def journal(self) -> JournalView:

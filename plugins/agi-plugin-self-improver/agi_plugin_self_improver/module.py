@@ -17,6 +17,10 @@ from agi_plugin_self_improver.proposals import is_f3
 TARGET = "self_improver.phrasings"
 #: the most F3 inputs shown to the model in one call
 SHOWN = 20
+#: records read at a time after the cursor, and the most pages one maintenance tick reads
+PAGE, PAGES = 500, 4
+#: the change (ctx.changed) by which pages without an F3 input move the cursor past them
+SKIPS = "cursor_past_answered"
 
 
 class SelfImprover(CognitiveModule):
@@ -26,8 +30,13 @@ class SelfImprover(CognitiveModule):
 
     def maintain(self, ctx: ModuleContext) -> Any:
         since = int(ctx.own.get("asked_through", 0))
-        records = ctx.journal.records(since=since, limit=500)
-        f3 = [r for r in records if r["input"]["source"] == "user" and is_f3(str(r["final_output"]))]
+        for _page in range(PAGES):
+            records = ctx.journal.records(since=since, limit=PAGE)
+            f3 = [r for r in records if r["input"]["source"] == "user" and is_f3(str(r["final_output"]))]
+            if f3 or len(records) < PAGE or not ctx.changed(SKIPS):  # (before the change a full page
+                break  # without one held the cursor for ever: the same page was read at every maintenance)
+            since = int(records[-1]["tick"])  # nothing to ask about in these: the cursor moves past them
+            ctx.own.put("asked_through", since)
         if not records or not f3:
             return {"asked": False}
         ctx.own.put("asked_through", int(records[-1]["tick"]))
