@@ -158,8 +158,11 @@ class EpisodeStore(Protocol):
         """Append ``entries`` in order, all tagged with ``tick``; ``seq`` increases by one each."""
         ...
 
-    def episodes(self, limit: int | None = None, *, newest_first: bool = False) -> list[EpisodicEntry]:
-        """Episodes in insertion order (or reversed), at most ``limit``."""
+    def episodes(
+        self, limit: int | None = None, *, newest_first: bool = False, user_inputs: bool = False
+    ) -> list[EpisodicEntry]:
+        """Episodes in insertion order (or reversed), at most ``limit``; with ``user_inputs`` only the
+        user's inputs (context ``kind`` input, ``source`` user), however many other episodes lie between."""
         ...
 
     def episode_rows(self, after_seq: int = 0) -> list[EpisodeRow]:

@@ -40,6 +40,7 @@ from agi_core.memory.sqlite import checkpoints, raw_rows, seal
 from agi_core.memory.sqlite.ltm_rows import SqliteLtmRows
 from agi_core.memory.sqlite.rlm_rows import SqliteRlmRows
 from agi_core.memory.stored_text import StoredText
+from agi_core.memory.user_inputs import USER_INPUT_LIKE, is_user_input
 from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMemory
 from agi_core.serialization import dumps, from_data, to_data
 
@@ -378,16 +379,20 @@ class SqliteStore(StoredText):
             ],
         )
 
-    def episodes(self, limit: int | None = None, *, newest_first: bool = False) -> list[EpisodicEntry]:
+    def episodes(
+        self, limit: int | None = None, *, newest_first: bool = False, user_inputs: bool = False
+    ) -> list[EpisodicEntry]:
         order = "DESC" if newest_first else "ASC"
+        where = f"WHERE {USER_INPUT_LIKE}" if user_inputs else ""
         rows = self.conn.execute(
-            f"SELECT id, event, context, timestamp FROM episodes ORDER BY seq {order} LIMIT ?",
+            f"SELECT id, event, context, timestamp FROM episodes {where} ORDER BY seq {order} LIMIT ?",
             (-1 if limit is None else limit,),
         ).fetchall()
-        return [
+        found = [
             EpisodicEntry(id=r[0], event=self.load_text(r[1]), context=self.load_json(r[2]), timestamp=r[3])
             for r in rows
         ]
+        return [e for e in found if is_user_input(e.context)] if user_inputs else found
 
     def episode_rows(self, after_seq: int = 0) -> list[tuple[int, int, str, str, str]]:
         return self.conn.execute(

@@ -71,10 +71,11 @@ class MemoryView:
             listed = self.listings[wanted] = self.reason.store.facts(prefix, limit=wanted[1])
         return {entry.key: self.reason.listed_read(entry).value for entry in listed}  # a list or object: a copy
 
-    def episodes(self, limit: int = 4) -> list[EpisodicEntry]:
-        """The newest ``limit`` episodes, newest first."""
+    def episodes(self, limit: int = 4, *, user_inputs: bool = False) -> list[EpisodicEntry]:
+        """The newest ``limit`` episodes, newest first; with ``user_inputs``, the newest ``limit`` of the
+        user's inputs, past any number of clock, maintenance and command ticks."""
         self.check_open()
-        return self.reason.store.episodes(limit, newest_first=True)
+        return self.reason.store.episodes(limit, newest_first=True, user_inputs=user_inputs)
 
     def long_term(self, query: str, k: int = 5) -> list[dict[str, Any]]:
         """Top-``k`` long-term memories for ``query`` (a recorded external: replay gets the same)."""

@@ -414,7 +414,7 @@ class AutonomyModule(CognitiveModule):
     def _upkeep(self, ctx: ModuleContext) -> dict[str, Any] | None:
         """A digest and the concepts of the user's lines since the last one, when enough came in."""
         memory = ctx.own.get("memory") or {"digests": [], "concepts": {}, "since": ""}
-        lines = [line for line in upkeep.user_lines(ctx.memory.episodes(40)) if line["timestamp"] > memory["since"]]
+        lines = [line for line in upkeep.recent_user_lines(ctx) if line["timestamp"] > memory["since"]]
         plan = ctx.contracts.call(
             "semantic_memory_maintenance",
             {"backlog": {"summaries": len(lines), "concepts": len(lines)}, "last_runs": {"summaries": memory["since"]}},
@@ -518,7 +518,7 @@ class AutonomyModule(CognitiveModule):
         allowed = {**ALLOWED, **(ctx.own.get("mission") or {})}
         about = {g["about"] for g in goals}
         pending = {g["about"].split("/")[1] for g in goals if g["kind"] == "question" and g["status"] != "done"}
-        said = [line["text"] for line in upkeep.user_lines(ctx.memory.episodes(40))]
+        said = [line["text"] for line in upkeep.recent_user_lines(ctx)]
         known_answers = dict(ctx.own.get("answers") or {})
         for key, entity in (ctx.own.get("entities") or {}).items() if allowed["questions"] else ():
             if key in pending or not self._pursue(ctx, key, entity, goals):

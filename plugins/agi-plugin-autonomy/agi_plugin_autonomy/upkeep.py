@@ -12,12 +12,26 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from agi_core.modules import ModuleContext
+
 BATCH = 5  # new user lines that make a digest worth writing
+EPISODES_READ = 40  # the newest episodes the user's lines were read among, before PAST_BOOKKEEPING
+LINES_READ = 20  # the user's newest lines read now (40 episodes of a conversation hold 20)
+PAST_BOOKKEEPING = "user_lines_past_bookkeeping"  # the change (ctx.changed) that reads past clock ticks
 STOP = frozenset(
     "the a an and or but is are was were be to of in on at for with my your i you me it this that what who how "
     "do does did not no yes have has had can could will would should about from by as so if then than there "
     "they she he we our their his her its just like".split()
 )
+
+
+def recent_user_lines(ctx: ModuleContext) -> list[dict[str, str]]:
+    """The user's newest ``LINES_READ`` lines, oldest first, however many clock and maintenance ticks came
+    after them. Before the change ``PAST_BOOKKEEPING`` they were read among the newest ``EPISODES_READ``
+    episodes only (seven idle minutes of ``--follow`` ticks), and a journal from then replays so."""
+    newest = user_lines(ctx.memory.episodes(EPISODES_READ))
+    found = user_lines(ctx.memory.episodes(LINES_READ, user_inputs=True))
+    return found if found != newest and ctx.changed(PAST_BOOKKEEPING) else newest
 
 
 def user_lines(episodes: Sequence[Any]) -> list[dict[str, str]]:

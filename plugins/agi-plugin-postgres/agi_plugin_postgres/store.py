@@ -33,6 +33,7 @@ from agi_core.memory.keys import check_key
 from agi_core.memory.locking import DEFAULT_LOCK_TIMEOUT_S
 from agi_core.memory.stored_text import StoredText
 from agi_core.memory.tick_timings import check_duration
+from agi_core.memory.user_inputs import USER_INPUT_LIKE, is_user_input
 from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMemory
 from agi_core.serialization import dumps, from_data, to_data
 from agi_plugin_postgres import schema, snapshots, world
@@ -431,15 +432,20 @@ class PostgresStore(PostgresGoals, PostgresTransfer, StoredText):
                 ],
             )
 
-    def episodes(self, limit: int | None = None, *, newest_first: bool = False) -> list[EpisodicEntry]:
+    def episodes(
+        self, limit: int | None = None, *, newest_first: bool = False, user_inputs: bool = False
+    ) -> list[EpisodicEntry]:
         order = "DESC" if newest_first else "ASC"
+        where = "WHERE " + USER_INPUT_LIKE.replace("%", "%%") if user_inputs else ""
         rows = self._all(
-            f"SELECT id, event, context, timestamp FROM {{s}}.episodes ORDER BY seq {order} LIMIT %s", (limit,)
+            f"SELECT id, event, context, timestamp FROM {{s}}.episodes {where} ORDER BY seq {order} LIMIT %s",
+            (limit,),
         )
-        return [
+        found = [
             EpisodicEntry(id=r[0], event=self.load_text(r[1]), context=self.load_json(r[2]), timestamp=r[3])
             for r in rows
         ]
+        return [e for e in found if is_user_input(e.context)] if user_inputs else found
 
     def episode_rows(self, after_seq: int = 0) -> list[tuple[int, int, str, str, str]]:
         rows = self._all(

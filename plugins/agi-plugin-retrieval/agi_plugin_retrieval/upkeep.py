@@ -26,17 +26,28 @@ from agi_core.modules import ModuleContext
 DIGEST_PERIOD_S = 3600
 NEW_KEPT = 20  # the newest statements one upkeep looks at
 EPISODES_READ = 200
+PAST_BOOKKEEPING = "statements_past_bookkeeping"  # the change (ctx.changed) that reads past clock ticks
 SALIENT_AT = 0.5
 
 
 def recent_statements(ctx: ModuleContext) -> list[dict[str, Any]]:
-    """The user's newest inputs, oldest first, at most ``NEW_KEPT``."""
+    """The user's newest inputs, oldest first, at most ``NEW_KEPT``, however many clock and maintenance
+    ticks came after them. Before the change ``PAST_BOOKKEEPING`` it read them among the newest
+    ``EPISODES_READ`` episodes only (an idle half hour of ``--follow`` ticks), and a journal from
+    then replays so."""
+    newest = _statements(ctx.memory.episodes(EPISODES_READ))[-NEW_KEPT:]
+    found = _statements(ctx.memory.episodes(NEW_KEPT, user_inputs=True))
+    return found if found != newest and ctx.changed(PAST_BOOKKEEPING) else newest
+
+
+def _statements(episodes: list[Any]) -> list[dict[str, Any]]:
+    """The user's inputs among ``episodes`` (newest first), oldest first."""
     found = [
         {"id": e.id[:16], "text": e.event[:500], "time": e.timestamp}
-        for e in ctx.memory.episodes(EPISODES_READ)
+        for e in episodes
         if e.context.get("kind") == "input" and e.context.get("source") == "user"
     ]
-    return list(reversed(found))[-NEW_KEPT:]
+    return found[::-1]
 
 
 def now_seconds(ctx: ModuleContext) -> int:
