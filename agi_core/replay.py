@@ -320,24 +320,23 @@ def replay(
             )
         start = checkpoint_file(store, checkpoint) if checkpoint and isinstance(store, SqliteStore) else None
         key = load(store, seed)
-        with store.read_snapshot():  # the records replayed are the records verified
+        with store.read_snapshot():  # the records replayed are the records verified, read one at a time
             _require_intact_chain(store, key, db)
-            records = [text for _tick, _id, text, _chain in store.journal_rows()]
             written_by = versions_meta.history(store)
             data = plugin_data_rows(store)
-        return replay_records(
-            records,
-            seed=seed,
-            plugins=plugins,
-            start=start,
-            files=files,
-            resolve=lambda data: blobs.resolve(data, store.get_blob),
-            key_file=key_file(store),
-            backend=backend,
-            written_by=written_by,
-            traced_as=trace_names(store),
-            plugin_data=data,
-        )
+            return replay_records(
+                (text for _tick, _id, text, _chain in store.journal_rows()),
+                seed=seed,
+                plugins=plugins,
+                start=start,
+                files=files,
+                resolve=lambda data: blobs.resolve(data, store.get_blob),
+                key_file=key_file(store),
+                backend=backend,
+                written_by=written_by,
+                traced_as=trace_names(store),
+                plugin_data=data,
+            )
     finally:
         store.close()
 

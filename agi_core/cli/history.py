@@ -34,9 +34,11 @@ def replay_command(state: Any, journal_file: Path | None, from_checkpoint: str |
     fields, then hook_order, modules, plan, goal and beliefs where the record has them.
     """
     if journal_file is not None:
+        for _row in journal.read_jsonl(journal_file):
+            pass  # a malformed line is refused before any tick replays, then the records stream
         found: dict[str, bytes] = {}
-        rows = list(journal.read_jsonl(journal_file, found))
-        records = [_resolved(text, found) for _t, _i, text, _c in rows]
+        rows = journal.read_jsonl(journal_file, found)
+        records = (_resolved(text, found) for _t, _i, text, _c in rows)
         report = replay_records(records, seed=state.seed or "0", plugins=state.plugins)
     else:
         state.require_db()
