@@ -3,8 +3,9 @@
 Every tick stores two episodes, its input and its action, and long-term memory mirrors
 them. Two kinds of episode are bookkeeping and are never mirrored:
 
-- **command ticks**: ``agi memory put``, ``agi ingest``, ``agi state …`` run kernel commands
-  as ticks of their own. Their input is the command record (``put_fact {"key": …}``,
+- **command ticks**: ``agi memory put``, ``agi ingest``, ``agi state …``, ``agi goals step``
+  run kernel commands as ticks of their own (a goal step of ``agi run --follow --step-every``
+  too, from source ``goal:ID``). Their input is the command record (``put_fact {"key": …}``,
   source ``event``) and their action the kernel's receipt (``stored user/…``, ``ingested 12
   memories from notes.txt``). What they change lives elsewhere: facts in semantic memory,
   ingested lines as memories of their own, variables in RLM state. A maintenance tick
@@ -37,6 +38,8 @@ UNANSWERED = (F1_SEM_MISS, F3_NO_AGENT)
 COMMAND_SOURCE = "event"
 #: The input source of the clock sensor's percepts (:class:`agi_core.scheduling.sensors.ClockSensor`).
 CLOCK_SOURCE = "clock"
+#: The input source prefix of a goal step the follow loop runs (``goal:ID``, ``agi run --follow --step-every``).
+GOAL_SOURCE_PREFIX = "goal:"
 #: The input source, and the input, of a maintenance tick (:meth:`agi_core.Kernel.maintain`).
 MAINTAIN_SOURCE = "maintain"
 #: The kernel commands' names: the keys of :data:`agi_core.commands.KERNEL_COMMANDS`, which a test
@@ -66,10 +69,13 @@ COMMAND_NAMES = frozenset(
 
 
 def is_command_record(text: str, source: str | None) -> bool:
-    """True for the input of a command tick: ``<command> {json}`` from source ``event``, or
-    ``maintain`` from source ``maintain``."""
+    """True for the input of a command tick: ``<command> {json}`` from source ``event``, ``goal_step
+    {json}`` from source ``goal:ID`` (the follow loop's step, which ``agi goals step`` runs from
+    ``event``), or ``maintain`` from source ``maintain``."""
     if source == MAINTAIN_SOURCE:
         return text == MAINTAIN_SOURCE
+    if source is not None and source.startswith(GOAL_SOURCE_PREFIX):
+        return text.startswith("goal_step {")
     if source != COMMAND_SOURCE:
         return False
     name, _, rest = text.partition(" ")

@@ -109,3 +109,60 @@ def test_agentone_ranking_is_selectable_by_option_and_by_setting(tmp_path: Path)
     assert [(h["id"], h["score"]) for h in by_setting] == [(h["id"], h["score"]) for h in agentone]
     bad = _agi(db, *query, "--rank", "best")
     assert bad.returncode != 0 and "best" in bad.stderr
+
+
+def test_goal_steps_of_the_follow_loop_are_no_memories_as_agi_goals_step_is_none(tmp_path: Path) -> None:
+    """``agi goals step`` runs a command tick (source ``event``): bookkeeping, never mirrored. ``agi run --follow
+    --step-every`` ran the same command with source ``goal:ID``, and each step and its reply became memories."""
+    from agi_core.scheduling.clock import PinnedClock, SimulatedClock
+    from agi_core.scheduling.follow import Follow
+
+    db, sim = tmp_path / "a.db", SimulatedClock(1_795_000_000_000)
+    with open_kernel(db, seed="a1", clock=PinnedClock(sim)) as kernel:
+        kernel.tick("the sky looks grey today")
+        steps = ["what is 2+2?", "what is 3+3?"]
+        gid = kernel.command("goal_add", {"title": "do sums", "steps": steps}).agent_outputs["goal_add"]["id"]
+        loop = Follow(kernel, step_every_ms=10_000, idle_sleep_s=1.0)
+        [stepped] = list(loop.run(until=lambda: sim.ms >= 1_795_000_000_000 + 15_000))
+        assert (stepped.input.source, stepped.final_output) == (f"goal:{gid}", f"Step 1 of goal {gid}: 2+2 = 4")
+        [by_hand] = kernel.command_ticks("goal_step", {})
+        assert by_hand.input.source == "event" and by_hand.final_output.startswith(f"Step 2 of goal {gid}: 3+3 = 6")
+    assert list(_importances(db)) == ["the sky looks grey today"]  # (its reply is F3, no memory either)
+
+
+def test_a_journal_whose_follow_goal_steps_were_memories_replays_equal(tmp_path: Path, monkeypatch) -> None:
+    """Searches are recorded externals: a journal written while the follow loop's goal steps were mirrored."""
+    import agi_plugin_retrieval.plugin as retrieval
+
+    from agi_core.longterm import episodes
+    from agi_core.memory.bookkeeping import is_bookkeeping_input
+    from agi_core.replay import replay
+    from agi_core.scheduling.clock import PinnedClock, SimulatedClock
+    from agi_core.scheduling.follow import Follow
+    from agi_core.testing import builtin_plugins
+
+    def before(text: str, source: str | None) -> bool:  # the rule before: a goal:ID source was no command
+        return not (source or "").startswith("goal:") and is_bookkeeping_input(text, source)
+
+    db, sim = tmp_path / "old.db", SimulatedClock(1_795_000_000_000)
+    with monkeypatch.context() as patched:
+        patched.setattr(episodes, "is_bookkeeping_input", before)
+        with open_kernel(db, retrieval, seed="a1", clock=PinnedClock(sim)) as kernel:
+            kernel.tick("my sister Maya plays the cello")
+            kernel.command("goal_add", {"title": "do sums", "steps": ["what is 2+2?"]})
+            assert (
+                len(
+                    list(
+                        Follow(kernel, step_every_ms=10_000, idle_sleep_s=1.0).run(
+                            until=lambda: sim.ms >= 1_795_000_000_000 + 15_000
+                        )
+                    )
+                )
+                == 1
+            )
+            sim.advance(1)
+            kernel.config.clock.refresh()
+            asked = kernel.tick("what was the goal step?")
+            kept = [item.text for item in kernel.long_term_memory(caught_up=True).items(range(1, 50)).values()]
+    assert any(text.startswith("goal_step {") for text in kept) and "ltm" in str(asked.externals)
+    assert replay(db, plugins=builtin_plugins(retrieval)).ok
