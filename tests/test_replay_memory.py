@@ -69,3 +69,20 @@ def test_a_malformed_line_is_refused_before_any_tick_replays(tmp_path, monkeypat
     result = CliRunner().invoke(cli, ["--db", str(tmp_path / "b.db"), "replay", "--journal", str(exported)])
     assert result.exit_code == 1
     assert result.output.startswith(f"Error: {exported}:3 is not an exported journal line (")
+
+
+def test_the_scratch_agent_a_replay_deletes_is_not_sealed(tmp_path, monkeypatch):
+    """Its close sealed every row the replay wrote (20,000 ticks: 10 MB more, only for the file to be deleted)."""
+    from agi_core.memory.sqlite_store import SqliteStore
+
+    with open_kernel(tmp_path / "a.db", seed="mem") as kernel:
+        kernel.tick("2+2")
+    sealed = []
+    real = SqliteStore.seal
+    at = lambda store: (store.path.name, int(store.meta_get("tick", "0") or 0))  # noqa: E731
+    monkeypatch.setattr(SqliteStore, "seal", lambda self, key: sealed.append(at(self)) or real(self, key))
+    assert replay(tmp_path / "a.db", seed="mem", plugins=builtin_plugins()).ok
+    assert sealed == [("replay.db", 0)]  # the new scratch database's first seal, when it opens, only
+    with open_kernel(tmp_path / "a.db", seed="mem") as kernel:
+        kernel.tick("3+3")
+    assert sealed[1:] == [("a.db", 2)]  # the agent's own kernel still seals at close

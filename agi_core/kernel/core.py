@@ -307,7 +307,7 @@ class Kernel:
             with contextlib.suppress(Exception):  # best effort: unacknowledged deliveries come again
                 self.mailbox.close()  # type: ignore[union-attr]
             self.mailbox = None
-        if self.tick_count != self._opened_at_tick:
+        if self.tick_count != self._opened_at_tick and not self.config.replaying:  # (a replay's scratch is dropped)
             with contextlib.suppress(Exception):  # best effort, any backend's error: verify names the unsealed ticks
                 self.seal()
         if self._long_term is not None:
