@@ -17,7 +17,7 @@ import attrs
 
 from agi_core.hookspecs import Register, hookimpl
 from agi_core.journal_key import JournalKey
-from agi_core.memory.backend import RollbackReport
+from agi_core.memory.backend import CheckpointInfo, RollbackReport
 from agi_core.memory.keys import MAX_KEY_CHARS
 from agi_core.memory.sqlite_store import SqliteStore
 from agi_core.model import EpisodicEntry, SemanticEntry, SemanticRead, WorkingMemory
@@ -84,6 +84,16 @@ class FakeRollbackKeepsFacts(SqliteStore):
             for entry in kept:
                 super().sem_write(entry, 0)
         return report
+
+
+class FakeRemoveTakesTheNewest(SqliteStore):
+    """Removes the newest checkpoint, whatever the name (when the name exists)."""
+
+    def checkpoint_remove(self, name: str) -> CheckpointInfo:
+        listed = self.checkpoint_list()
+        if name in {info.name for info in listed}:
+            name = listed[-1].name
+        return super().checkpoint_remove(name)
 
 
 class FakeWorkingInMemory(SqliteStore):
@@ -352,6 +362,7 @@ FAKES = {
     "fake_jsonb_journal": FakeJsonbJournal,
     "fake_rollback_keeps_facts": FakeRollbackKeepsFacts,
     "fake_working_in_memory": FakeWorkingInMemory,
+    "fake_remove_takes_the_newest": FakeRemoveTakesTheNewest,
     "fake_seal_blind": FakeSealBlind,
     "fake_truncating_keys": FakeTruncatingKeys,
     "fake_lowercasing_keys": FakeLowercasingKeys,

@@ -40,6 +40,7 @@ EXPECTED = {
     ],
     "fake_rollback_keeps_facts": ["test_rollback_restores_every_store_and_archives_the_undone_ticks"],
     "fake_working_in_memory": ["test_replay_of_the_stored_journal_is_equal"],
+    "fake_remove_takes_the_newest": ["test_removing_a_checkpoint_leaves_the_agent_and_the_other_checkpoints_whole"],
     "fake_seal_blind": ["test_tampering_outside_the_journal_is_detected"],
     "fake_truncating_keys": ["test_a_key_at_the_length_limit_is_kept_and_one_past_it_refused"],
     "fake_lowercasing_keys": ["test_an_invalid_key_is_refused_and_nothing_stored[upper_case]"],

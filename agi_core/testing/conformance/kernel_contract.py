@@ -143,6 +143,29 @@ class KernelContract(Harness):
         assert tick(kernel, "remember green").tick == 3
         assert verify_agent(kernel.store, kernel.journal_key).ok
 
+    def test_removing_a_checkpoint_leaves_the_agent_and_the_other_checkpoints_whole(self, open_agent: Opener) -> None:
+        kernel = self._agent(open_agent)
+        kernel.tick("remember blue")
+        checkpoints.create(kernel, "one")
+        kernel.tick("remember red")
+        checkpoints.create(kernel, "two")
+        kernel.tick("remember green")
+        checkpoints.create(kernel, "three")
+        saved = stored_state(kernel)
+        assert checkpoints.remove(kernel.store, "two").tick == 2
+        assert [info.name for info in checkpoints.list_checkpoints(kernel.store)] == ["one", "three"]
+        unknown = "no checkpoint named 'two'; existing checkpoints: one, three"
+        with pytest.raises(checkpoints.CheckpointError, match=unknown):
+            checkpoints.remove(kernel.store, "two")
+        assert stored_state(kernel) == saved
+        for name in ("one", "three"):
+            assert kernel.store.checkpoint_problems(name, kernel.journal_key) == []
+        assert checkpoints.rollback(kernel, "one").tick == 1
+        assert kernel.get_fact(brains.NOTE).value == "blue"
+        assert checkpoints.rollback(kernel, "three").tick == 3
+        assert kernel.get_fact(brains.NOTE).value == "green"
+        assert verify_agent(kernel.store, kernel.journal_key).ok
+
     def test_each_tick_stores_how_long_it_took_beside_its_record(self, open_agent: Opener) -> None:
         kernel = self._agent(open_agent)
         self.require(kernel.store, "tick timings")
