@@ -37,10 +37,10 @@ class ContractCalls(Protocol):
 RECALL_FACTS_MAX = 50
 READ_EXTERNAL = "module_read"
 OWN_READ_CITED = "module_read_cited"
-CHANGED = "module_changed"
-"""The external a module's call records when it takes a changed way of working (:meth:`ModuleContext.changed`)."""
 """The external that records a module citing its own newest ``ctx.external`` read of a kind the tick had read
 before with another value (journals from before it cited the tick's first item of that kind)."""
+CHANGED = "module_changed"
+"""The external a module's call records when it takes a changed way of working (:meth:`ModuleContext.changed`)."""
 
 
 class ExternalReadError(AgiError):
