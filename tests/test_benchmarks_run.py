@@ -112,3 +112,9 @@ def test_questions_benchmark_runs_on_a_few_phrasings():
     assert (
         result["cases"] == 12 and 0 <= result["correct"] <= 12 and result["share"] == round(result["correct"] / 12, 4)
     )
+
+
+def test_first_recall_benchmark_runs_and_leaves_the_rest_to_the_background():
+    row = run_benchmark("first_recall.py", "--ticks", "100", plugins=("retrieval",))
+    assert row["before"]["pending_after_tick"] <= 2 < row["after"]["pending_after_tick"]
+    assert row["after"]["ticks_until_all_stored"] >= 1

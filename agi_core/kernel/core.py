@@ -262,7 +262,7 @@ class Kernel:
         return list(
             externals.fetch(
                 "ltm_recall",
-                lambda: [hit.to_dict() for hit in self.long_term.search(query, k, mode=self.recall_rank())],
+                lambda: [hit.to_dict() for hit in self.long_term.recall(query, k, mode=self.recall_rank())],
             )
         )
 
@@ -311,6 +311,9 @@ class Kernel:
             with contextlib.suppress(Exception):  # best effort, any backend's error: verify names the unsealed ticks
                 self.seal()
         if self._long_term is not None:
+            with contextlib.suppress(Exception):  # best effort: what is not stored is encoded again later
+                with self.store.tick_transaction():
+                    self._long_term.store_finished()  # the background's vectors, for the next process
             self._long_term.close()
         self._calls.close()
         for brain in self._brains.values():

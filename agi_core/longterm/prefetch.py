@@ -131,6 +131,21 @@ class Prefetch:
                 ready.append((batch, found))
         return ready
 
+    def done(self, batch: Batch) -> np.ndarray | None:
+        """``batch``'s vectors, taken out, if the background has finished them; None without waiting
+        (not handed, still queued or running, or its encode failed)."""
+        self._here()
+        future = self._handed.get(batch)
+        if future is None or not future.done() or future.cancelled() or future.exception() is not None:
+            return None
+        return self.take(batch)
+
+    def busy(self, batch: Batch) -> bool:
+        """Whether ``batch`` is handed and still queued or being encoded."""
+        self._here()
+        future = self._handed.get(batch)
+        return future is not None and not future.done()
+
     def take(self, batch: Batch) -> np.ndarray | None:
         """``batch``'s vectors, waiting for them if they are being computed; None if it was not handed
         (or not as it is now), its encode failed, or it is not done within :attr:`wait_s`."""

@@ -34,6 +34,10 @@ if TYPE_CHECKING:
 #: Vectors added by catch-ups before the index file is rewritten (ingestion, a long session):
 #: a crash then costs at most this many vectors re-read from the rows at the next open.
 SAVE_AFTER = 5000
+#: Items a catch-up inside a tick encodes itself (or waits for), under the tick's write lock. When more
+#: are pending (the first recall of an agent of thousands of ticks), the rest are encoded in the
+#: background after the tick and stored by later ticks; the recall meanwhile ranks them by BM25 only.
+TICK_ENCODE_LIMIT = 64
 
 
 class LongTermMemory:
@@ -67,6 +71,7 @@ class LongTermMemory:
         self._speakers: set[str] | None = None
         self._owns_conn = False
         self._embedded = 0
+        self._spent = 0  # items the current catch-up encoded (or waited for) itself
         #: How many times this object built the index from every stored vector (0 when the
         #: saved file was loaded and caught up): evidence for tests and benchmarks.
         self.builds = 0
@@ -77,6 +82,8 @@ class LongTermMemory:
         self.prefetch = Prefetch()
         self.prefetching = True
         self._searched = False  # a catch-up ran: new items are worth encoding ahead
+        #: The ``limit`` of :meth:`catch_up` for a recall inside a tick (:meth:`recall`); None: no limit.
+        self.tick_encode_limit: int | None = TICK_ENCODE_LIMIT
 
     @classmethod
     def open(cls, path: str | Path, embedder: Embedder | None = None, **options: Any) -> LongTermMemory:
@@ -200,15 +207,14 @@ class LongTermMemory:
     def _last_id(self, seq: int) -> str | None:
         return self.rows.item_id(seq)
 
-    def _build(self, progress: Callable[[int], None] | None = None) -> VectorIndex:
-        """A fresh index from every stored vector (embedding only items that lack one)."""
+    def _build(self, progress: Callable[[int], None] | None = None, limit: int | None = None) -> VectorIndex:
+        """A fresh index from every stored vector (embedding the items that lack one, at most ``limit``
+        of them: then the index stops before the first item left without one, see :meth:`catch_up`)."""
         emb = self.embedder
-        todo = vectors.missing(self.rows, emb.name)
-        self._embedded += vectors.embed_and_store(self.rows, emb, todo, progress, self.prefetch.take)
-        self.prefetch.clear()  # what it still holds is for items that are gone or have a vector
-        total = self.rows.vector_count(emb.name)
+        hole = self._embed(vectors.missing(self.rows, emb.name), progress, limit)
+        total = self.rows.vector_count(emb.name, None if hole is None else hole - 1)
         index = VectorIndex(emb.name, emb.dim, self.policy.kind_for(total), self.policy)
-        for seqs, vecs in vectors.read(self.rows, emb.name, emb.dim):
+        for seqs, vecs in vectors.read(self.rows, emb.name, emb.dim, below=hole):
             index.add(seqs, vecs, None)
         index.meta.mark(self._last_id(index.meta.max_seq))
         self.builds += 1
@@ -220,7 +226,7 @@ class LongTermMemory:
         emb = self.embedder
         return VectorIndex.load(self.index_dir, emb.name, emb.dim, self.policy) if self.index_dir else None
 
-    def index(self, progress: Callable[[int], None] | None = None) -> VectorIndex:
+    def index(self, progress: Callable[[int], None] | None = None, limit: int | None = None) -> VectorIndex:
         """The faiss index: loaded from its file if it still matches the rows, else rebuilt.
 
         The check costs one lookup of the id at the file's ``max_seq`` (entries of undone
@@ -233,7 +239,7 @@ class LongTermMemory:
                 loaded = self._realign(loaded)
             if loaded is not None and not self._consistent(loaded):
                 loaded = None
-            self._index = loaded if loaded is not None else self._build(progress)
+            self._index = loaded if loaded is not None else self._build(progress, limit)
         return self._index
 
     def _realign(self, index: VectorIndex) -> VectorIndex | None:
@@ -258,33 +264,57 @@ class LongTermMemory:
             return None
         return index
 
-    def catch_up(self, progress: Callable[[int], None] | None = None) -> int:
+    def catch_up(self, progress: Callable[[int], None] | None = None, *, limit: int | None = None) -> int:
         """Embed the items stored since the index was last brought up to date, and index them.
 
-        Returns how many texts were embedded. When nothing is pending (the common case) it
+        Returns how many texts were stored. When nothing is pending (the common case) it
         costs one ``max(seq)`` lookup and one lookup of the id at the index's ``max_seq``.
+
+        :param limit: encode (or wait for) at most this many items here, oldest first, whole
+            batches; batches the background encoder finished are stored beyond it. The index then
+            covers the items below the first one left without a vector, and the rest is encoded
+            ahead after the tick (:meth:`encode_ahead`) and stored by the next ticks
+            (:meth:`after_tick`): a tick's recall never encodes thousands of memories under the
+            write lock. None: everything, as ``agi memory search`` and ``agi ingest`` do.
         """
-        self._embedded = 0
+        self._embedded = self._spent = 0
         self._searched = True
-        realigned = self._realign(self.index(progress))
-        index = realigned if realigned is not None else self._build(progress)
+        realigned = self._realign(self.index(progress, limit))
+        index = realigned if realigned is not None else self._build(progress, limit)
         top = self.rows.max_seq()
         if top is not None and top > index.meta.max_seq:
             emb = self.embedder
-            todo = vectors.missing(self.rows, emb.name, index.meta.max_seq)
-            self._embedded += vectors.embed_and_store(self.rows, emb, todo, progress, self.prefetch.take)
-            self.prefetch.clear()  # what it still holds is for items that are gone or have a vector
+            left = None if limit is None else max(0, limit - self._spent)  # a build may have spent some
+            hole = self._embed(vectors.missing(self.rows, emb.name, index.meta.max_seq), progress, left)
             added = 0
-            for seqs, vecs in vectors.read(self.rows, emb.name, emb.dim, index.meta.max_seq):
+            for seqs, vecs in vectors.read(self.rows, emb.name, emb.dim, index.meta.max_seq, below=hole):
                 index.add(seqs, vecs, None)
                 added += len(seqs)
             index.meta.mark(self._last_id(index.meta.max_seq))
             self._unsaved += added
             if index.needs_rebuild():
-                self._build()
+                self._build(limit=0 if limit is not None else None)
             elif self._unsaved >= SAVE_AFTER:
                 self.save_index()
         return self._embedded
+
+    def _embed(
+        self, todo: list[tuple[int, int, str]], progress: Callable[[int], None] | None, limit: int | None
+    ) -> int | None:
+        """Store the vectors of ``todo`` (at most ``limit`` encoded here, none waited for when there are
+        more: :func:`~.vectors.embed_some`); the seq of the first item left without one, or None."""
+        emb = self.embedder
+        if limit is None or len(todo) <= limit:
+            self._embedded += vectors.embed_and_store(self.rows, emb, todo, progress, self.prefetch.take)
+            self.prefetch.clear()  # what it still holds is for items that are gone or have a vector
+            self._spent += len(todo)
+            return None
+        stored, spent, hole = vectors.embed_some(self.rows, emb, todo, limit, self.prefetch.done, self.prefetch.busy)
+        self._embedded += stored
+        self._spent += spent
+        if progress is not None and stored:
+            progress(stored)
+        return hole
 
     # -- between ticks -----------------------------------------------------------------
     def after_tick(self, store: MemoryBackend) -> None:
@@ -295,6 +325,11 @@ class LongTermMemory:
         from agi_core.longterm.episodes import mirror_episodes
 
         mirror_episodes(store, self)
+        self.store_finished()
+
+    def store_finished(self) -> None:
+        """Store the vectors the background encoder finished for batches no later item can join, in
+        the caller's transaction (or the write lock of their own), if their rows still hold those texts."""
         for batch, found in self.prefetch.finished():
             now = self.items([seq for seq, _ in batch])
             if all(seq in now and now[seq].embedding_text() == text for seq, text in batch):  # not rolled back since
@@ -332,18 +367,32 @@ class LongTermMemory:
             self._unsaved = 0
 
     # -- search ----------------------------------------------------------------------
-    def search(self, query: str, k: int = 10, *, mode: str | RankWeights | None = None) -> list[Hit]:
-        """The ``k`` best memories for ``query``, best first, each with its score breakdown."""
-        return self.search_many([query], k, mode=mode)[0]
+    def search(
+        self, query: str, k: int = 10, *, mode: str | RankWeights | None = None, limit: int | None = None
+    ) -> list[Hit]:
+        """The ``k`` best memories for ``query``, best first, each with its score breakdown (the catch-up
+        before it encodes at most ``limit`` items, see :meth:`catch_up`)."""
+        return self.search_many([query], k, mode=mode, limit=limit)[0]
 
     def search_many(
-        self, queries: Sequence[str], k: int = 10, *, mode: str | RankWeights | None = None
+        self,
+        queries: Sequence[str],
+        k: int = 10,
+        *,
+        mode: str | RankWeights | None = None,
+        limit: int | None = None,
     ) -> list[list[Hit]]:
         """:meth:`search` for many queries at once (one batched encode, one batched faiss search)."""
         weights = self.weights if mode is None else weights_for(mode)
         if weights.uses_dense or weights.neighbour:
-            self.catch_up()
+            self.catch_up(limit=limit)
         return Searcher(self, weights).run(queries, k)
+
+    def recall(self, query: str, k: int, mode: str | RankWeights | None = None) -> list[Hit]:
+        """:meth:`search` for a tick, under its write lock: the catch-up encodes at most
+        :attr:`tick_encode_limit` items (the hits depend on how far the background came, so the
+        kernel records them: the external ``ltm_recall``)."""
+        return self.search(query, k, mode=mode, limit=self.tick_encode_limit)
 
     def working_memory(self, recent_turns: Sequence[MemoryItem | str], query: str, k: int = 10) -> WorkingMemory:
         """Recent turns plus the ``k`` best long-term memories for ``query`` not already among

@@ -79,6 +79,34 @@ def embed_and_store(
     return done
 
 
+def embed_some(
+    rows: LtmRows,
+    embedder: Embedder,
+    todo: Sequence[tuple[int, int, str]],
+    limit: int,
+    finished: Callable[[Batch], np.ndarray | None],
+    busy: Callable[[Batch], bool],
+) -> tuple[int, int, int | None]:
+    """:func:`embed_and_store` in seq order, encoding at most ``limit`` items here and waiting for none.
+
+    A batch whose vectors the background finished (``finished``) is stored; one it is still encoding
+    (``busy``) ends the pass, and so does one that would take the items encoded here past ``limit``.
+    Returns how many items were stored, how many of them were encoded here, and the seq of the first
+    item left without a vector (None when none is): the index covers the items below it only.
+    """
+    stored = spent = 0
+    for batch in batches(todo):
+        found = finished(batch)
+        if found is None:
+            if busy(batch) or spent + len(batch) > limit:
+                return stored, spent, batch[0][0]
+            found = encode(embedder, batch)
+            spent += len(batch)
+        rows.put_vectors(embedder.name, ((seq, found[i].tobytes()) for i, (seq, _) in enumerate(batch)))
+        stored += len(batch)
+    return stored, spent, None
+
+
 def encode(embedder: Embedder, batch: Batch) -> np.ndarray:
     """The batch's vectors as contiguous little-endian float32, their shape checked."""
     vectors = embedder.encode([text for _, text in batch])
@@ -90,12 +118,20 @@ def encode(embedder: Embedder, batch: Batch) -> np.ndarray:
     return np.ascontiguousarray(vectors, dtype="<f4")
 
 
-def read(rows: LtmRows, model: str, dim: int, after_seq: int = 0) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """``(seqs, vectors)`` chunks of stored vectors above ``after_seq``, in seq order."""
+def read(
+    rows: LtmRows, model: str, dim: int, after_seq: int = 0, below: int | None = None
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """``(seqs, vectors)`` chunks of stored vectors above ``after_seq`` (and below ``below``), in seq order."""
     for chunk in rows.vector_chunks(model, after_seq, READ_CHUNK):
-        seqs = np.fromiter((row[0] for row in chunk), dtype=np.int64, count=len(chunk))
-        flat = np.frombuffer(b"".join(row[1] for row in chunk), dtype="<f4")
-        yield seqs, flat.reshape(len(chunk), dim).astype(np.float32, copy=False)
+        last = below is not None and chunk[-1][0] >= below
+        if last:
+            chunk = [row for row in chunk if row[0] < below]  # type: ignore[operator]
+        if chunk:
+            seqs = np.fromiter((row[0] for row in chunk), dtype=np.int64, count=len(chunk))
+            flat = np.frombuffer(b"".join(row[1] for row in chunk), dtype="<f4")
+            yield seqs, flat.reshape(len(chunk), dim).astype(np.float32, copy=False)
+        if last:
+            return
 
 
 def fetch(rows: LtmRows, model: str, dim: int, seqs: Sequence[int]) -> dict[int, np.ndarray]:
