@@ -9,6 +9,7 @@ only by the chat box's ticks.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -36,6 +37,9 @@ HERE = Path(__file__).resolve().parent
 SHOWN_CHARS = 2000  # a value longer than this is cut in tables (the tick page shows it whole, wrapped)
 CHAT_TURNS = 20
 EMBED_WAIT_S = 2.0  # a search waits this long for the memories to be embedded, then shows how far it got
+#: Journal records one event of the live stream reads (under the lock): a stream from far behind
+#: (``/events?after=0`` on a journal of months) is sent a page at a time, the lock free between pages.
+EVENT_TICKS = 200
 
 
 def cut(value: Any, limit: int = SHOWN_CHARS) -> str:
@@ -196,21 +200,26 @@ class Inspector:
     async def _new_ticks(self, request: Request, after: int, filters: views.Filters) -> AsyncIterator[dict[str, Any]]:
         row_template = self.templates.get_template("_rows.html")
         while not await request.is_disconnected():
+            read_from = after
             after, rows = await anyio.to_thread.run_sync(self._rows_after, after, filters)
             if rows:
                 yield {"event": "tick", "id": str(after), "data": row_template.render(rows=rows[::-1])}
-            await anyio.sleep(self.poll_s)
+            if after - read_from < EVENT_TICKS:  # caught up: wait for new ticks (else the next page at once)
+                await anyio.sleep(self.poll_s)
 
-    def _rows_after(self, after: int, filters: views.Filters | None = None) -> tuple[int, list[dict[str, Any]]]:
-        """``(last, rows)``: the rows of the ticks after ``after`` that pass ``filters``, and the last tick read
-        (``after`` lowered to the journal's end when a rollback shortened it: the ticks that replace the undone
-        ones are sent as they come)."""
+    def _rows_after(
+        self, after: int, filters: views.Filters | None = None, limit: int = EVENT_TICKS
+    ) -> tuple[int, list[dict[str, Any]]]:
+        """``(last, rows)``: the rows of the (at most ``limit``) ticks after ``after`` that pass ``filters``, and
+        the last tick read (``after`` lowered to the journal's end when a rollback shortened it: the ticks that
+        replace the undone ones are sent as they come)."""
         with self.lock:
             count = views.tick_count(self.kernel.store)
             after = min(after, count)
             if count <= after:
                 return after, []
-            rows = [views.timeline_row(found) for found in views.journal(self.kernel.store, after)]
+            read = itertools.islice(views.journal(self.kernel.store, after, limit), limit)
+            rows = [views.timeline_row(found) for found in read]
             last = rows[-1]["tick"] if rows else after
             kept = rows if filters is None else [row for row in rows if filters.keeps(row)]
             return last, views.timed(self.kernel.store, kept)

@@ -44,13 +44,14 @@ def tick_count(store: Any) -> int:
     return int(store.meta_get("tick", "0") or 0)
 
 
-def journal(store: Any, since: int = 0) -> Iterator[dict[str, Any]]:
-    """The journal records after tick ``since``, oldest first, blob references resolved."""
+def journal(store: Any, since: int = 0, batch_size: int = 200) -> Iterator[dict[str, Any]]:
+    """The journal records after tick ``since``, oldest first, blob references resolved; read ``batch_size``
+    at a time."""
     view = JournalView(store, lambda: None)
     while True:
-        batch = view.records(since=since, limit=200)
+        batch = view.records(since=since, limit=batch_size)
         yield from batch
-        if len(batch) < 200:
+        if len(batch) < batch_size:
             return
         since = int(batch[-1]["tick"])
 

@@ -177,6 +177,52 @@ def test_a_filtered_timeline_is_live_with_the_ticks_that_pass_its_filters(
     assert "id: 12" in event and ticks_shown("\n".join(event)) == [4]  # the F1 tick only
 
 
+def test_a_stream_from_far_behind_is_sent_a_page_at_a_time_with_the_lock_free_between(
+    tmp_path: Path, inspector_app: Callable[..., Any]
+) -> None:
+    """``/events?after=0`` read the whole journal under the lock every page takes (the chat box's ticks too),
+    in one event. Each event now reads at most EVENT_TICKS records, and the lock is taken once for each."""
+    from agi_plugin_inspector.app import EVENT_TICKS
+
+    db = tmp_path / "long.db"
+    with open_kernel(db, seed="insp") as kernel:
+        for n in range(2 * EVENT_TICKS + 50):
+            kernel.tick(f"{n} + 1")
+    app = inspector_app(db)
+    web, inspector = TestClient(app, base_url=LOCAL), app.state.inspector
+    taken = []
+
+    class Counting:
+        """The inspector's own lock, counting its takings."""
+
+        def __init__(self, lock: Any) -> None:
+            self.lock = lock
+
+        def __enter__(self) -> None:
+            self.lock.__enter__()
+            taken.append(0)
+
+        def __exit__(self, *exc: Any) -> None:
+            self.lock.__exit__(*exc)
+
+    inspector.lock = Counting(inspector.lock)
+    pages = [inspector._rows_after(after) for after in (0, EVENT_TICKS, 2 * EVENT_TICKS)]
+    assert [(last, len(rows)) for last, rows in pages] == [
+        (EVENT_TICKS, EVENT_TICKS),
+        (2 * EVENT_TICKS, EVENT_TICKS),
+        (2 * EVENT_TICKS + 50, 50),
+    ]
+    assert len(taken) == 3
+    ids = []
+    with web.stream("GET", "/events?after=0") as events:
+        for line in events.iter_lines():
+            if line.startswith("id:"):
+                ids.append(int(line.split(":")[1]))
+                if len(ids) == 3:
+                    break
+    assert ids == [EVENT_TICKS, 2 * EVENT_TICKS, 2 * EVENT_TICKS + 50]
+
+
 def test_an_unknown_tick_is_a_404_page(agent_db: Path, client: Callable[..., TestClient]) -> None:
     answer = client(agent_db).get("/ticks/999")
     assert answer.status_code == 404 and "no tick 999 in this agent&#39;s journal" in answer.text
