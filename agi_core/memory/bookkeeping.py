@@ -27,6 +27,8 @@ The user's inputs and the agent's other replies are the conversation, and are ke
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT, F4_AGENT_FAILURE, F5_SEM_WRITE_FAILURE
 
 #: Replies that carry no memory.
@@ -91,3 +93,25 @@ def is_bookkeeping_input(text: str, source: str | None) -> bool:
 def is_empty_reply(text: str) -> bool:
     """True for a reply that is one of the rulebook's failure sentences, or says F1 or F3 among a module's words."""
     return text in EMPTY_REPLIES or any(sentence in text for sentence in UNANSWERED)
+
+
+#: The speakers of the mirrored inputs that may be bookkeeping: a mirrored input's speaker is its source.
+BOOKKEEPING_SPEAKERS = (COMMAND_SOURCE, MAINTAIN_SOURCE, CLOCK_SOURCE)
+
+
+def mirrored_bookkeeping(
+    inputs: Iterable[tuple[int, int, str, str | None]], replies: Iterable[tuple[int, int, str]]
+) -> list[int]:
+    """The seqs of the memories older versions mirrored that are bookkeeping now, for the backends'
+    migrations to delete: ``inputs`` ``(seq, tick, text, speaker)`` of mirrored inputs whose speaker is one
+    of :data:`BOOKKEEPING_SPEAKERS` (a clock percept only as the sensor words it, ``clock <time>``), then
+    ``replies`` ``(seq, tick, text)`` of mirrored replies: those of their ticks, and the empty ones."""
+    ticks, doomed = set(), []
+    for seq, tick, text, speaker in inputs:
+        if is_bookkeeping_input(text, speaker) and (speaker != CLOCK_SOURCE or text.startswith("clock ")):
+            ticks.add(tick)
+            doomed.append(seq)
+    for seq, tick, text in replies:
+        if tick in ticks or is_empty_reply(text):
+            doomed.append(seq)
+    return doomed

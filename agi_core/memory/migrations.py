@@ -162,6 +162,14 @@ def m018_ltm_drop_maintenance(db: sqlite_utils.Database) -> None:
     drop_bookkeeping(db.conn)
 
 
+def m019_ltm_drop_clock(db: sqlite_utils.Database) -> None:
+    """Long-term memory rows mirrored from clock ticks (``clock 2026-…`` from source ``clock``, ``Time noted: …``)
+    go, as m011 and m018 dropped the other bookkeeping."""
+    from agi_core.memory.sqlite.ltm_schema import drop_bookkeeping
+
+    drop_bookkeeping(db.conn)
+
+
 MIGRATIONS: list[Step] = [
     m001_core_tables,
     m002_checkpoints_and_archive,
@@ -181,6 +189,7 @@ MIGRATIONS: list[Step] = [
     m016_tick_timings,
     m017_ltm_vector_keys,
     m018_ltm_drop_maintenance,
+    m019_ltm_drop_clock,
 ]
 
 

@@ -161,3 +161,31 @@ def test_migration_removes_maintenance_and_decorated_failures_mirrored_by_older_
         "maintain",
         f"Partial: {F4_AGENT_FAILURE} She is a nurse.",
     ]
+
+
+def test_migration_removes_clock_memories_mirrored_by_older_versions(tmp_path: Path) -> None:
+    """Clock ticks are bookkeeping since 1a545ce; the memories older versions mirrored from them (5,760 an idle
+    day under ``agi run --follow``) stayed and filled recall. Step m019 removes them, nothing else."""
+    conn = sqlite3.connect(tmp_path / "old.db")
+    ltm = LongTermMemory(conn, None, embedder=lambda: None)  # type: ignore[arg-type,return-value]
+    conn.execute("DELETE FROM _agi_migrations WHERE name = 'm019_ltm_drop_clock'")
+    ltm.add_many(
+        [
+            {"text": "my sister Maya is a nurse", "tick": 1, "speaker": "user"},
+            {"text": "clock 2026-11-25T16:00:00.000Z", "tick": 2, "speaker": "clock"},
+            {"text": "Time noted: 2026-11-25T16:00:00.000Z.", "tick": 2, "kind": "action", "speaker": "agent"},
+            {"text": "the clock on the wall stopped", "tick": 3, "speaker": "user"},  # the user said it: kept
+            {"text": "I will remember that.", "tick": 3, "kind": "action", "speaker": "agent"},
+            {"text": "tick tock", "tick": 4, "speaker": "clock"},  # not as the clock sensor words it: kept
+            {"text": "clock 2026-11-25T16:00:30.000Z", "tick": 5, "speaker": "clock", "session": "notes"},  # ingested
+        ]
+    )
+    assert migrate(conn, commit=False) == ["m019_ltm_drop_clock"]
+    texts = [row[0] for row in conn.execute("SELECT text FROM ltm_items ORDER BY seq")]
+    assert texts == [
+        "my sister Maya is a nurse",
+        "the clock on the wall stopped",
+        "I will remember that.",
+        "tick tock",
+        "clock 2026-11-25T16:00:30.000Z",
+    ]

@@ -75,27 +75,24 @@ def create_ltm_tables(conn: sqlite3.Connection) -> None:
 def drop_bookkeeping(conn: sqlite3.Connection) -> None:
     """Remove the bookkeeping rows mirrored before it was left out (:mod:`agi_core.memory.bookkeeping`).
 
-    Run by the migration steps ``m011_ltm_drop_bookkeeping`` and ``m018_ltm_drop_maintenance``
-    (maintenance ticks and decorated failure sentences, which older versions kept). Mirrored
-    episodes are the rows with no session and no metadata, their speaker the input's source
-    (``event``, ``maintain``); ingested rows always have both. Their vectors go with them
-    (trigger); the index file is then rebuilt from the remaining vectors on next use, with
-    nothing re-embedded.
+    Run by the migration steps ``m011_ltm_drop_bookkeeping``, ``m018_ltm_drop_maintenance``
+    (maintenance ticks and decorated failure sentences, which older versions kept) and
+    ``m019_ltm_drop_clock`` (clock ticks). Mirrored episodes are the rows with no session and no
+    metadata, their speaker the input's source (``event``, ``maintain``, ``clock``); ingested rows
+    always have both. Which go is :func:`~agi_core.memory.bookkeeping.mirrored_bookkeeping`'s rule,
+    the PostgreSQL backend's too. Their vectors go with them (trigger); the index file is then
+    rebuilt from the remaining vectors on next use, with nothing re-embedded.
     """
-    from agi_core.memory.bookkeeping import COMMAND_SOURCE, MAINTAIN_SOURCE, is_command_record, is_empty_reply
+    from agi_core.memory.bookkeeping import BOOKKEEPING_SPEAKERS, mirrored_bookkeeping
 
     mirrored = "session IS NULL AND metadata = '{}'"
-    ticks, doomed = set(), []
-    for seq, tick, text, source in conn.execute(
-        f"SELECT seq, tick, text, speaker FROM ltm_items WHERE {mirrored} AND kind = 'message' AND speaker IN (?, ?)",
-        (COMMAND_SOURCE, MAINTAIN_SOURCE),
-    ):
-        if is_command_record(text, source):
-            ticks.add(tick)
-            doomed.append(seq)
-    for seq, tick, text in conn.execute(
+    inputs = conn.execute(
+        f"SELECT seq, tick, text, speaker FROM ltm_items WHERE {mirrored} AND kind = 'message' "
+        "AND speaker IN (?, ?, ?)",
+        BOOKKEEPING_SPEAKERS,
+    ).fetchall()
+    replies = conn.execute(
         f"SELECT seq, tick, text FROM ltm_items WHERE {mirrored} AND kind = 'action' AND speaker = 'agent'"
-    ):
-        if tick in ticks or is_empty_reply(text):
-            doomed.append(seq)
+    )
+    doomed = mirrored_bookkeeping(inputs, replies)
     conn.executemany("DELETE FROM ltm_items WHERE seq = ?", ((seq,) for seq in doomed))

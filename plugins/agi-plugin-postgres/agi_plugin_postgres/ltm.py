@@ -41,6 +41,27 @@ def after_load(conn: Any, schema: str) -> None:
     )
 
 
+def drop_bookkeeping(conn: Any, schema: str) -> None:
+    """Remove the memories older versions mirrored from bookkeeping ticks (commands, maintenance, the clock)
+    and the empty replies, by the SQLite store's rule (:func:`~agi_core.memory.bookkeeping.mirrored_bookkeeping`,
+    its steps ``m011``, ``m018`` and ``m019``): step ``p011_ltm_drop_bookkeeping``. Their vectors go with them
+    (``ON DELETE CASCADE``); the index file is rebuilt from the remaining vectors on next use."""
+    from agi_core.memory.bookkeeping import BOOKKEEPING_SPEAKERS, mirrored_bookkeeping
+
+    mirrored = "session IS NULL AND metadata = '{}'"
+    inputs = conn.execute(
+        f"SELECT seq, tick, text, speaker FROM {schema}.ltm_items WHERE {mirrored} AND kind = 'message' "
+        "AND speaker = ANY(%s)",
+        (list(BOOKKEEPING_SPEAKERS),),
+    ).fetchall()
+    replies = conn.execute(
+        f"SELECT seq, tick, text FROM {schema}.ltm_items WHERE {mirrored} AND kind = 'action' AND speaker = 'agent'"
+    ).fetchall()
+    doomed = mirrored_bookkeeping(inputs, replies)
+    if doomed:
+        conn.execute(f"DELETE FROM {schema}.ltm_items WHERE seq = ANY(%s)", (doomed,))
+
+
 def _without_nul(value: Any) -> Any:
     return value.replace("\x00", "\ufffd") if isinstance(value, str) and "\x00" in value else value
 

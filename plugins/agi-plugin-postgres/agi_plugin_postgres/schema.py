@@ -8,13 +8,17 @@ of one agent (or of many agents creating ``agi_world``) never race.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from agi_plugin_postgres import ltm, rlm
 
 MIGRATION_LOCK = 0x61676930  # advisory lock key held while any schema is created or upgraded
 
-AGENT_STEPS: list[tuple[str, list[str]]] = [
+#: A step's statements: SQL (``{s}`` is the schema), or a function of the connection and the schema.
+Statement = str | Callable[[Any, str], None]
+
+AGENT_STEPS: list[tuple[str, list[Statement]]] = [
     (
         "p001_core_tables",
         [
@@ -64,8 +68,8 @@ AGENT_STEPS.append(
     )
 )
 
-AGENT_STEPS.append(("p004_rlm_state", rlm.STEPS))
-AGENT_STEPS.append(("p005_long_term_memory", ltm.STEPS))
+AGENT_STEPS.append(("p004_rlm_state", [*rlm.STEPS]))
+AGENT_STEPS.append(("p005_long_term_memory", [*ltm.STEPS]))
 AGENT_STEPS.append(
     (
         "p006_goals",  # the goal DAG (agi_core.scheduling.goals); the SQLite store's m013_goals
@@ -117,7 +121,14 @@ AGENT_STEPS.append(
     )
 )
 
-WORLD_STEPS: list[tuple[str, list[str]]] = [
+AGENT_STEPS.append(
+    (
+        "p011_ltm_drop_bookkeeping",  # memories of commands, maintenance and the clock, as SQLite's m011, m018, m019
+        [ltm.drop_bookkeeping],
+    )
+)
+
+WORLD_STEPS: list[tuple[str, list[Statement]]] = [
     (
         "w001_world_facts",
         [
@@ -135,7 +146,7 @@ WORLD_STEPS: list[tuple[str, list[str]]] = [
 ]
 
 
-def migrate(conn: Any, schema: str, steps: list[tuple[str, list[str]]]) -> list[str]:
+def migrate(conn: Any, schema: str, steps: list[tuple[str, list[Statement]]]) -> list[str]:
     """Create or upgrade ``schema`` (inside the caller's transaction); returns the steps run."""
     conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
@@ -146,7 +157,10 @@ def migrate(conn: Any, schema: str, steps: list[tuple[str, list[str]]]) -> list[
         if name in done:
             continue
         for statement in statements:
-            conn.execute(statement.format(s=schema))
+            if callable(statement):
+                statement(conn, schema)
+            else:
+                conn.execute(statement.format(s=schema))
         conn.execute(f"INSERT INTO {schema}._agi_migrations (step, name) VALUES (%s, %s)", (number, name))
         ran.append(name)
     return ran

@@ -69,3 +69,37 @@ def test_new_memories_encoded_between_ticks_get_the_same_vectors_on_postgres(age
     _, in_tick = _vectors_after(agent_url("in_tick"), False)
     assert used > 2 and len(ahead) == 7  # 5 inputs, 2 replies that say something (as above)
     assert ahead == in_tick
+
+
+def test_memories_older_versions_mirrored_from_bookkeeping_ticks_are_removed_on_postgres(
+    agent_url, postgres_dsn, monkeypatch
+):
+    """The SQLite store's steps m011, m018 and m019 remove the memories older versions mirrored from command,
+    maintenance and clock ticks, and the empty replies; PostgreSQL kept them and recall kept finding them.
+    Step p011 removes them by the same rule; the user's words and the agent's answers stay."""
+    import psycopg
+
+    from agi_core.longterm import episodes
+    from agi_core.replies import F3_NO_AGENT
+
+    url, plugins = agent_url("junk"), Plugins.builtins(postgres_plugin)
+
+    def texts(kernel):
+        return [item.text for item in kernel.long_term_memory(caught_up=True).items(range(1, 100)).values()]
+
+    with monkeypatch.context() as patched:  # the first versions mirrored every tick, as the agent ran then
+        patched.setattr(episodes, "is_bookkeeping_input", lambda text, source: False)
+        patched.setattr(episodes, "is_empty_reply", lambda text: False)
+        with Kernel.open(url, plugins=plugins, seed="pg") as kernel:
+            kernel.tick("my sister Maya is a nurse")
+            kernel.tick("clock 2026-11-25T16:00:00.000Z", source="clock")
+            kernel.maintain()
+            kernel.put_fact("user/pet/rex/name", "Rex")
+            kernel.tick("tell me a joke")  # F3: an empty reply
+            schema, mirrored = kernel.store.s, texts(kernel)
+    assert len(mirrored) == 10 and F3_NO_AGENT in mirrored and "maintain" in mirrored
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:  # as a database of the version before p011
+        conn.execute(f"DELETE FROM {schema}._agi_migrations WHERE name = 'p011_ltm_drop_bookkeeping'")
+    with Kernel.open(url, plugins=plugins, seed="pg") as kernel:
+        kept = texts(kernel)
+    assert kept == [mirrored[0], mirrored[1], "tell me a joke"], mirrored  # Maya, the reply to it, the joke request
