@@ -311,9 +311,9 @@ class Kernel:
             with contextlib.suppress(Exception):  # best effort, any backend's error: verify names the unsealed ticks
                 self.seal()
         if self._long_term is not None:
-            with contextlib.suppress(Exception):  # best effort: what is not stored is encoded again later
-                with self.store.tick_transaction():
-                    self._long_term.store_finished()  # the background's vectors, for the next process
+            if self._long_term.prefetch.any_finished():  # the background's vectors, for the next process
+                with contextlib.suppress(Exception), self.store.tick_transaction():  # best effort: else encoded later
+                    self._long_term.store_finished()
             self._long_term.close()
         self._calls.close()
         for brain in self._brains.values():

@@ -121,6 +121,11 @@ class Prefetch:
             if i < len(listed) - 1:
                 self._closed.add(batch)
 
+    def any_finished(self) -> bool:
+        """Whether :meth:`finished` would give a batch (a glance: nothing taken out)."""
+        self._here()
+        return any(future.done() for batch, future in self._handed.items() if batch in self._closed)
+
     def finished(self) -> list[tuple[Batch, np.ndarray]]:
         """The closed batches whose vectors are ready, in the order handed, taken out (to be stored)."""
         self._here()
