@@ -72,6 +72,7 @@ class LongTermMemory:
         self._owns_conn = False
         self._embedded = 0
         self._spent = 0  # items the current catch-up encoded (or waited for) itself
+        self._tick_spent = 0  # items the recalls of the current tick encoded (reset by after_tick)
         #: How many times this object built the index from every stored vector (0 when the
         #: saved file was loaded and caught up): evidence for tests and benchmarks.
         self.builds = 0
@@ -326,6 +327,7 @@ class LongTermMemory:
 
         mirror_episodes(store, self)
         self.store_finished()
+        self._tick_spent = 0  # the next tick's recalls have the whole tick_encode_limit again
 
     def store_finished(self) -> None:
         """Store the vectors the background encoder finished for batches no later item can join, in
@@ -389,10 +391,16 @@ class LongTermMemory:
         return Searcher(self, weights).run(queries, k)
 
     def recall(self, query: str, k: int, mode: str | RankWeights | None = None) -> list[Hit]:
-        """:meth:`search` for a tick, under its write lock: the catch-up encodes at most
+        """:meth:`search` for a tick, under its write lock: the tick's catch-ups together encode at most
         :attr:`tick_encode_limit` items (the hits depend on how far the background came, so the
         kernel records them: the external ``ltm_recall``)."""
-        return self.search(query, k, mode=mode, limit=self.tick_encode_limit)
+        if self.tick_encode_limit is None:
+            return self.search(query, k, mode=mode)
+        self._spent = 0  # a ranking without vectors catches nothing up
+        try:
+            return self.search(query, k, mode=mode, limit=max(0, self.tick_encode_limit - self._tick_spent))
+        finally:
+            self._tick_spent += self._spent
 
     def working_memory(self, recent_turns: Sequence[MemoryItem | str], query: str, k: int = 10) -> WorkingMemory:
         """Recent turns plus the ``k`` best long-term memories for ``query`` not already among

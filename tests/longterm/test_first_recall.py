@@ -14,6 +14,7 @@ import numpy as np
 
 from agi_core import checkpoints
 from agi_core.default_plugins.embedder_minilm import MiniLMEmbedder
+from agi_core.hookspecs import hookimpl
 from agi_core.longterm import vectors
 from agi_core.replay import replay
 from agi_core.testing import builtin_plugins, open_kernel
@@ -109,3 +110,33 @@ def test_closing_the_kernel_stores_what_the_background_encoded(tmp_path, _minilm
     with open_kernel(db, retrieval, seed="first") as kernel:
         assert left > TICKS / 2
         assert kernel.long_term_memory(caught_up=False).pending() <= 2  # the last batch, never closed
+
+
+class ThreeRecalls:
+    """A module that recalls three times a question (the retrieval module asks the question and its expansions)."""
+
+    name = "three_recalls"
+    priority = 100
+    timeout_s = 120.0  # recall loads the model, as the retrieval module's does
+
+    def recall(self, ctx):
+        if ctx.text.endswith("?"):
+            for query in (ctx.text, "colour", "friend"):
+                ctx.memory.long_term(query, 3)
+
+
+class ThreeRecallsPlugin:
+    @hookimpl
+    def agi_register_modules(self, register):
+        register(ThreeRecalls())
+
+
+def test_the_bound_holds_for_the_whole_tick_however_many_recalls_it_makes(tmp_path, _minilm_loaded):
+    db = _agent(tmp_path)
+    probing = Probing(MiniLMEmbedder(), db)
+    with open_kernel(db, ThreeRecallsPlugin(), seed="first") as kernel:
+        memory = kernel.long_term_memory(caught_up=False)
+        memory.embedder = probing
+        asked = kernel.tick(QUESTION)
+        assert len(asked.externals["ltm_recall"]) == 3
+        assert len(probing.locked) <= memory.tick_encode_limit
