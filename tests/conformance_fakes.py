@@ -235,8 +235,8 @@ class FakeModuleStateShared(SqliteStore):
     def module_state_put(self, module: str, key: str, value: Any, tick: int = 0, *, text: str | None = None) -> None:
         super().module_state_put("shared", key, value, tick, text=text)
 
-    def module_state_get(self, module: str, key: str) -> Any | None:
-        return super().module_state_get("shared", key)
+    def module_state_get(self, module: str, key: str, default: Any = None) -> Any:
+        return super().module_state_get("shared", key, default)
 
     def module_state_items(self, module: str) -> list[tuple[str, Any]]:
         return super().module_state_items("shared")

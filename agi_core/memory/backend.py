@@ -583,8 +583,9 @@ class ModuleStateStore(Protocol):
 
     Written in the tick's transaction, so checkpoints, rollback, replay and the seal cover it."""
 
-    def module_state_get(self, module: str, key: str) -> Any | None:
-        """The JSON value stored under ``(module, key)``, or None."""
+    def module_state_get(self, module: str, key: str, default: Any = None) -> Any:
+        """The JSON value stored under ``(module, key)`` (a stored null is None), or ``default`` when none is.
+        (A backend without ``default`` still works; a module then reads its stored nulls as missing.)"""
         ...
 
     def module_state_put(self, module: str, key: str, value: Any, tick: int = 0, *, text: str | None = None) -> None:

@@ -497,9 +497,9 @@ class SqliteStore(StoredText):
         )
 
     # -- module state (agi_core.modules) -------------------------------------------------
-    def module_state_get(self, module: str, key: str) -> Any | None:
+    def module_state_get(self, module: str, key: str, default: Any = None) -> Any:
         text = module_state_table.get_value(self.conn, module, key)
-        return None if text is None else orjson.loads(text)
+        return default if text is None else orjson.loads(text)
 
     def module_state_put(self, module: str, key: str, value: Any, tick: int = 0, *, text: str | None = None) -> None:
         module_state_table.put_value(self.conn, module, key, dumps(value) if text is None else text, tick)

@@ -370,9 +370,10 @@ class ModuleTick:
     ) -> tuple[Callable[[Callable[[], None]], ModuleState], Callable[[], Mapping[str, Any]]]:
         """What every call of ``module`` in this tick builds its state and reads its settings with."""
         store, tick, keeps, max_bytes = self.reason.store, self.reason.tick, self.keeps_state, self.state_max_bytes
+        externals = self.reason.externals
 
         def new_state(check_open: Callable[[], None]) -> ModuleState:
-            return ModuleState(store, module.name, tick, module.validator, check_open, keeps, max_bytes)
+            return ModuleState(store, module.name, tick, module.validator, check_open, keeps, max_bytes, externals)
 
         settings = self._settings  # not self: what the tick keeps must not refer back to it (no cycle)
         return new_state, lambda: settings.of(module.plugin)

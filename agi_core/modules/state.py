@@ -9,6 +9,7 @@ runner skips the module for the tick and the tick goes on.
 from __future__ import annotations
 
 import copy
+import inspect
 import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,8 @@ from agi_core.serialization import dumps
 
 if TYPE_CHECKING:
     import jsonschema
+
+    from agi_core.externals import Externals
 
 MAX_KEY_CHARS = 200
 
@@ -59,6 +62,26 @@ def key_validator(schema: dict[str, Any] | None, what: str = "state_schema") -> 
 
 
 _DELETED = object()  # a pending delete
+_MISSING = object()  # no value stored under a key (a stored JSON null is None)
+_TAKES_DEFAULT: dict[type, bool] = {}
+
+OWN_NULL_READ = "module_state_null"
+"""The external that records a module's ``get(key, default)`` of a stored null, given None (journals from
+before it were given ``default``, and replay them so)."""
+
+
+def takes_default(store: Any) -> bool:
+    """Whether ``store.module_state_get`` takes ``default`` (tells a stored null from none); checked once per
+    backend class: a backend written before it cannot, and its stored nulls read as missing."""
+    kind = type(store)
+    found = _TAKES_DEFAULT.get(kind)
+    if found is None:
+        try:
+            found = "default" in inspect.signature(store.module_state_get).parameters
+        except (TypeError, ValueError):
+            found = False
+        _TAKES_DEFAULT[kind] = found
+    return found
 
 
 class ModuleState:
@@ -79,8 +102,9 @@ class ModuleState:
         check_open: Callable[[], None],
         keeps_state: bool | None = None,
         max_bytes: int = MAX_STATE_VALUE_BYTES,
+        externals: Externals | None = None,
     ) -> None:
-        self._store, self.module, self._tick = store, module, tick
+        self._store, self.module, self._tick, self._externals = store, module, tick, externals
         # does the backend keep module state? (a slow runtime Protocol check: the runner passes it once per tick)
         self._keeps = isinstance(store, ModuleStateStore) if keeps_state is None else keeps_state
         self._validator, self._check_open, self._max_bytes = validator, check_open, max_bytes
@@ -120,19 +144,39 @@ class ModuleState:
         self._pending = {}
         self.writes.clear()
 
-    def _stored(self, key: str) -> Any:
-        """The value of ``key`` as this call sees it: its own pending write, else the store's (None: none)."""
+    def _stored(self, key: str, missing: Any = None) -> Any:
+        """The value of ``key`` as this call sees it: its own pending write, else the store's (``missing``: none)."""
         write = self._pending.get(key)
         if write is None:
-            return self._store.module_state_get(self.module, key)
-        return None if write is _DELETED else orjson.loads(write[1])  # type: ignore[index]
+            if missing is not None and takes_default(self._store):
+                return self._store.module_state_get(self.module, key, default=missing)
+            value = self._store.module_state_get(self.module, key)
+            return missing if value is None else value
+        return missing if write is _DELETED else orjson.loads(write[1])  # type: ignore[index]
 
     def get(self, key: str, default: Any = None) -> Any:
+        """The value stored under ``key`` (a stored null is None), else ``default``."""
         self._check_open()
         if not self._keeps:
             return default
-        value = self._stored(key)
-        return default if value is None else value
+        value = self._stored(key, _MISSING)
+        if value is _MISSING:
+            return default
+        if value is None and default is not None and not self._null_is_none(key):
+            return default  # replaying a journal from before: its module was given the default
+        return value
+
+    def _null_is_none(self, key: str) -> bool:
+        """A stored null read with a default is None, recorded (:data:`OWN_NULL_READ`), except in the replay of a
+        journal from before (no such external in the tick), where it was the default."""
+        externals = self._externals
+        if externals is None:
+            return True
+        recorded = externals.recorded
+        if recorded is not None and OWN_NULL_READ not in recorded:
+            return False
+        externals.fetch(OWN_NULL_READ, lambda: {"module": self.module, "key": key})
+        return True
 
     def put(self, key: str, value: Any) -> None:
         """Store ``value`` under ``key``; :class:`ModuleStateError` if it is not JSON or breaks the schema."""

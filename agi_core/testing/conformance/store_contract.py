@@ -241,6 +241,13 @@ class StoreContract(Harness):
                 raise RuntimeError("undo")
         assert store.module_state_items("notes") == [("a", "y"), ("b", {"n": [1, 2]})]
         assert (store.module_state_get("other", "a"), store.module_state_get("notes", "c")) == (3, None)
+        with store.tick_transaction():
+            store.module_state_put("notes", "null", None, 3)
+        missing = object()  # a stored null is None; a key never stored (or undone) is the default
+        assert store.module_state_get("notes", "null", default=missing) is None
+        assert store.module_state_get("notes", "c", default=missing) is missing
+        with store.tick_transaction():
+            assert store.module_state_delete("notes", "null")
         assert store.module_state_sizes() == {"notes": (2, len('"y"') + len('{"n":[1,2]}')), "other": (1, 1)}
         with store.tick_transaction():
             assert (store.module_state_delete("notes", "a"), store.module_state_delete("notes", "a")) == (True, False)

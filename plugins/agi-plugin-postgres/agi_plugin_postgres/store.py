@@ -608,9 +608,9 @@ class PostgresStore(PostgresGoals, PostgresTransfer, StoredText):
         return self._job(row) if row else None
 
     # -- module state (agi_core.modules) --------------------------------------------------
-    def module_state_get(self, module: str, key: str) -> Any | None:
+    def module_state_get(self, module: str, key: str, default: Any = None) -> Any:
         row = self._one("SELECT value FROM {s}.module_state WHERE module = %s AND key = %s", (module, key))
-        return None if row is None else orjson.loads(row[0])
+        return default if row is None else orjson.loads(row[0])
 
     def module_state_put(self, module: str, key: str, value: Any, tick: int = 0, *, text: str | None = None) -> None:
         """Last write wins; the value is stored as canonical JSON text (``text`` when given), as on SQLite."""
