@@ -18,6 +18,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import reduce
+from types import ModuleType
 from typing import Any
 
 _VALUE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$")  # importlib.metadata's
@@ -61,6 +62,40 @@ def entry_points(group: str) -> list[PluginEntryPoint]:
                 version = _version(folder) or "unknown"
                 found += [PluginEntryPoint(key, value, group, version) for key, value in pairs]
     return found
+
+
+def installed_name(obj: object, group: str) -> str | None:
+    """The name of the installed entry point of ``group`` that loads ``obj``, without importing anything: a
+    module (or its dotted name) named by an entry point without an attribute, or an object the entry point's
+    attribute names (that object, or one of its class, or an instance of that class) in a module already
+    imported. None when no entry point, or more than one, loads it (a plugin a test registers that is not
+    installed keeps the name it is given)."""
+    if isinstance(obj, str):
+        module, target = obj, None
+    elif isinstance(obj, ModuleType):
+        module, target = obj.__name__, None
+    else:
+        module, target = getattr(type(obj) if not isinstance(obj, type) else obj, "__module__", None), obj
+    if not isinstance(module, str):
+        return None
+    names = {entry.name for entry in entry_points(group) if _loads(entry.value, module, target)}
+    return names.pop() if len(names) == 1 else None
+
+
+def _loads(value: str, module: str, target: object | None) -> bool:
+    """Whether the entry point ``value`` names ``module`` (``target`` None) or ``target`` in it."""
+    match = _VALUE.match(value)
+    if match is None or match.group("module") != module:
+        return False
+    attr = match.group("attr")
+    if target is None or attr is None:
+        return target is None and attr is None
+    try:
+        found = reduce(getattr, attr.split("."), sys.modules[module])
+    except (KeyError, AttributeError):
+        return False
+    kind = target if isinstance(target, type) else type(target)
+    return found is target or found is kind or (not isinstance(found, type) and type(found) is kind)
 
 
 def distribution_version(name: str) -> str | None:

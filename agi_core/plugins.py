@@ -37,7 +37,7 @@ import pluggy
 from agi_core import hookspecs
 from agi_core.errors import ConfigError, RegistrationError
 from agi_core.hookcalls import Calls, HookProxy, OrderLog, isolated, planned_order
-from agi_core.plugin_entry_points import PluginEntryPoint, distribution_version, entry_points
+from agi_core.plugin_entry_points import PluginEntryPoint, distribution_version, entry_points, installed_name
 
 if TYPE_CHECKING:
     import click
@@ -210,7 +210,8 @@ class Plugins:
         (:meth:`_build`), where pluggy's own check of each implementation's arguments reports it.
         """
         label = name or (
-            module if isinstance(module, str) else getattr(module, "__name__", None) or type(module).__name__
+            installed_name(module, ENTRY_POINT_GROUP)  # an installed plugin a test registers: its installed name
+            or (module if isinstance(module, str) else getattr(module, "__name__", None) or type(module).__name__)
         )
         try:
             obj = importlib.import_module(module) if isinstance(module, str) else module

@@ -90,7 +90,7 @@ def called(records):
 
 
 def test_the_autonomy_module_calls_every_contract_it_declares(tmp_path, monkeypatch):
-    monkeypatch.setenv(env_name(autonomy.__name__, "idle_after_s"), "0")
+    monkeypatch.setenv(env_name("autonomy", "idle_after_s"), "0")
     sim = SimulatedClock(START_MS)
     clock = PinnedClock(sim)
     records = []

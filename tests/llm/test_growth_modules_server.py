@@ -41,7 +41,7 @@ def asked_the_model(found):
 @pytest.mark.llm
 def test_autonomy_asks_the_model_when_and_how_to_ask_about_maya(tmp_path, monkeypatch, llama_server):
     monkeypatch.setenv("AGI_OPENAI_BASE_URL", llama_server)
-    monkeypatch.setenv(env_name(autonomy.__name__, "idle_after_s"), "0")
+    monkeypatch.setenv(env_name("autonomy", "idle_after_s"), "0")
     db = tmp_path / "agent.db"
     clock = PinnedClock(SimulatedClock(1_795_000_000_000))
     with open_kernel(db, autonomy, clock=clock) as kernel:
@@ -133,8 +133,8 @@ def test_a_hostile_model_cannot_make_autonomy_act_drop_the_reply_or_grow_its_sta
     fake_openai.respond = lambda path, body: chat_reply(json.dumps(HOSTILE))
     monkeypatch.setenv("AGI_OPENAI_BASE_URL", fake_openai.url)
     monkeypatch.setenv("AGI_OPENAI_MODEL", "fake-model")
-    monkeypatch.setenv(env_name(autonomy.__name__, "idle_after_s"), "0")
-    monkeypatch.setenv(env_name(autonomy.__name__, "model_calls_per_idle_tick"), "24")  # every contract, hostile
+    monkeypatch.setenv(env_name("autonomy", "idle_after_s"), "0")
+    monkeypatch.setenv(env_name("autonomy", "model_calls_per_idle_tick"), "24")  # every contract, hostile
     workspace = tmp_path / "ws"
     workspace.mkdir()
     monkeypatch.chdir(workspace)
@@ -161,7 +161,7 @@ def test_an_idle_tick_asks_the_model_once_taking_turns_over_its_contracts(tmp_pa
     fake_openai.respond = lambda path, body: chat_reply("{}")
     monkeypatch.setenv("AGI_OPENAI_BASE_URL", fake_openai.url)
     monkeypatch.setenv("AGI_OPENAI_MODEL", "fake-model")
-    monkeypatch.setenv(env_name(autonomy.__name__, "idle_after_s"), "0")
+    monkeypatch.setenv(env_name("autonomy", "idle_after_s"), "0")
     db = tmp_path / "agent.db"
     clock = PinnedClock(SimulatedClock(1_795_000_000_000))
     with open_kernel(db, autonomy, clock=clock) as kernel:  # the heuristics: no turn is kept

@@ -99,7 +99,7 @@ class AsidePlugin:
 def test_a_reply_asks_one_follow_up_question_at_most(tmp_path, monkeypatch):
     """social's clarify adds no question to a reply that asks one already: autonomy's at the end, or another
     module's in the middle; a reply without one still gets it."""
-    monkeypatch.setenv(env_name(autonomy.__name__, "idle_after_s"), "0")
+    monkeypatch.setenv(env_name("autonomy", "idle_after_s"), "0")
     db, plugins = tmp_path / "agent.db", (autonomy, social, AsidePlugin())
     with open_kernel(db, *plugins, clock=PinnedClock(SimulatedClock(1_795_000_000_000))) as kernel:
         kernel.tick("my sister Maya is coming over")

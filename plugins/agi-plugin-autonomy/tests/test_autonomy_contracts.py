@@ -21,7 +21,7 @@ from agi_core.testing import builtin_plugins, open_kernel
 from agi_core.tools import Tool, ToolPolicy
 
 START_MS = 1_795_000_000_000
-PLUGIN = autonomy.__name__
+PLUGIN = "autonomy"  # its installed name (the entry point), which a test registering the module gets too
 MAYA_JOB = "You mentioned your sister Maya. What does Maya do for a living?"
 MAYA_CITY = "You mentioned your sister Maya. Where does Maya live?"
 

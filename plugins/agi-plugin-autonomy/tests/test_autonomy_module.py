@@ -30,7 +30,7 @@ from agi_core.testing import builtin_plugins, open_kernel
 ROOT = Path(__file__).resolve().parents[3]
 S = 1000
 START_MS = 1_795_000_000_000
-PLUGIN = autonomy.__name__
+PLUGIN = "autonomy"  # its installed name (the entry point), which a test registering the module gets too
 MAYA_JOB = "You mentioned your sister Maya. What does Maya do for a living?"
 
 
