@@ -11,7 +11,7 @@ votes, or a ``vote`` other than ``approve`` / ``reject`` (``"Reject"``, ``"no"``
 recorded as it was and never counted (recorded as the external ``council_vote_refused``; a
 journal from before it replays as it was written). A module's vote runs under its timeout
 (:func:`bounded_vote`); one that overruns is abandoned and abstains, recorded as the external
-``council_vote_timeout`` so replay abstains without calling it.
+``council_vote_timeout`` so replay abstains without calling it; replay bounds the others too.
 
 Evidence is whatever the tick read: fact reads (``sem_read``), long-term memory hits
 (``ltm``, cited by their ``ltm-…`` id), tool observations (``tool``) and modules' recorded
@@ -30,7 +30,7 @@ import attrs
 
 from agi_core.effects.isolation import describe, must_propagate
 from agi_core.effects.timeouts import TimedOut, call_with_timeout
-from agi_core.errors import ValidationError
+from agi_core.errors import ReplayMismatch, ValidationError
 from agi_core.externals import Externals
 from agi_core.replies import F1_SEM_MISS
 from agi_core.serialization import dumps
@@ -43,6 +43,8 @@ VOTE_REFUSED = "council_vote_refused"
 """The external that records a member's misshapen votes refused (journals from before kept them as cast)."""
 VOTE_TIMEOUT = "council_vote_timeout"
 """The external that records a member's vote abandoned at its timeout (replay abstains without calling it)."""
+REPLAY_VOTE_GRACE = 10
+"""Replay waits for a module's vote this many times its timeout (one that answered live, perhaps slowly)."""
 VOTE_SHAPE = '[{"voter": NAME, "vote": "approve" or "reject", "reason": TEXT}]'
 
 
@@ -178,20 +180,27 @@ def bounded_vote(
 
     One that overruns is abandoned (its thread left behind) and :class:`TimedOut` is raised in one line
     naming the module and the fix, recorded as the external ``council_vote_timeout``. Replay raises the
-    recorded one without calling the vote, and calls any other unbounded: it ended in time live, or the
-    journal is from before votes had a timeout (a slow vote was waited for then), so it replays equal.
+    recorded one without calling the vote, and waits for any other at most :data:`REPLAY_VOTE_GRACE` times
+    ``limit_s`` (it answered live, in time or, in a journal from before votes had a timeout, waited for):
+    one that runs past that raises :class:`ReplayMismatch` naming the module, so a vote that hangs only in
+    replay stops the replay at its tick instead of stalling it.
     """
     name = getattr(member, "name", type(member).__name__)
     mark = f"{name}/vote"
-    if externals.replaying:
-        if externals.next_matches(VOTE_TIMEOUT, lambda item: item.get("call") == mark):
-            raise TimedOut(str(externals.fetch(VOTE_TIMEOUT, dict)["timed_out"]))
-        return member.vote(claims, evidence_items)
+    if externals.replaying and externals.next_matches(VOTE_TIMEOUT, lambda item: item.get("call") == mark):
+        raise TimedOut(str(externals.fetch(VOTE_TIMEOUT, dict)["timed_out"]))
     if limit_s <= 0:
         return member.vote(claims, evidence_items)
+    bound = limit_s * REPLAY_VOTE_GRACE if externals.replaying else limit_s
     try:  # in a tuple: a coroutine a vote returns is not awaited (it abstains as misshapen, as in this thread)
-        return call_with_timeout(lambda: (member.vote(claims, evidence_items),), (), limit_s)[0]
+        return call_with_timeout(lambda: (member.vote(claims, evidence_items),), (), bound)[0]
     except TimedOut:
+        if externals.replaying:  # it answered in time live (or was waited for, before votes had a timeout)
+            raise ReplayMismatch(
+                f"replay: module {name!r}'s vote ran past {bound:g} s ({REPLAY_VOTE_GRACE}x its {limit_s:g} s "
+                "timeout) where the journal recorded its answer, so it does something else in replay; make its "
+                "vote depend on its claims and evidence only (what it reads outside, through the module's phases)"
+            ) from None
         text = (
             f"module {name!r}: vote ran past {limit_s:g} s and was abandoned; make it return sooner, or raise "
             "its phase_timeouts['vote'] / timeout_s or --module-timeout"

@@ -137,3 +137,36 @@ def _only(module):
             register(module)
 
     return Plugin()
+
+
+class HangsInReplay(Hanging):
+    """A voter that answers at once live and hangs when replayed (it reads something replay does not serve)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.replaying = False
+
+    def vote(self, claims, evidence_items):
+        if not self.replaying:
+            self.calls += 1
+            return [{"voter": "hanging", "vote": "approve", "reason": "answered at once"}]
+        return super().vote(claims, evidence_items)
+
+
+def test_a_vote_that_hangs_only_in_replay_stops_the_replay_at_its_tick_naming_the_module(tmp_path):
+    db, voter = tmp_path / "a.db", HangsInReplay()
+    with open_kernel(db, _only(voter)) as kernel:
+        record = _name_asked(kernel)
+    assert record.final_output == "Your name is Ada."
+    assert record.council_votes[2:] == [{"voter": "hanging", "vote": "approve", "reason": "answered at once"}]
+    voter.replaying = True
+    try:  # unbounded, the replay waited the vote's 30 s and then went on, equal
+        report = replay(db, plugins=builtin_plugins(_only(voter)))
+    finally:
+        voter.released.set()
+    assert (report.ok, report.mismatch.tick) == (False, 2)
+    assert report.mismatch.reason == (
+        "replay: module 'hanging''s vote ran past 2 s (10x its 0.2 s timeout) where the journal recorded its "
+        "answer, so it does something else in replay; make its vote depend on its claims and evidence only "
+        "(what it reads outside, through the module's phases)"
+    )
