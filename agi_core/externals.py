@@ -116,6 +116,15 @@ class Externals:
         finally:
             _owner.reset(token)
 
+    def abandonment(self) -> Callable[[], bool]:
+        """A test, usable from any thread, of whether the call this thread (or context) fetches for has been
+        withdrawn since: what it asks then is wasted (always false outside a call)."""
+        owner = _owner.get()
+        if owner is None:
+            return lambda: False
+        key = id(owner)
+        return lambda: key in self._withdrawn
+
     def withdraw(self, call: object) -> None:
         """Take back what ``call`` fetched (it was abandoned: the tick goes on as if it never ran,
         as replay, which skips it, will); what it fetches later is refused."""

@@ -40,7 +40,6 @@ from agi_core.contracts import Budget
 from agi_core.contracts.provider import Provider
 from agi_core.errors import AgiError, ConfigError
 from agi_core.llm.journaled import JournaledProvider
-from agi_core.llm.lazy import LazyProvider
 from agi_core.model import Action, Observation, Plan, RouterDecision
 from agi_core.reasoning import Decision, ReasonContext
 from agi_core.replies import F4_AGENT_FAILURE
@@ -85,7 +84,7 @@ def provider_factory(kernel: Kernel) -> tuple[str, Callable[[], Provider]]:
         raise ConfigError(
             f"no LLM provider named {name!r} (AGI_LLM_PROVIDER); installed: {', '.join(sorted(registered)) or 'none'}"
         )
-    return name, LazyProvider(name, registered[name], timeout_s=kernel.config.llm_timeout_s)
+    return name, kernel.llm_provider(name)  # the one the contract calls use too: a model loads once
 
 
 def default_mode(provider_name: str) -> str:

@@ -26,6 +26,7 @@ class ContractCalls:
         self._registry: ContractRegistry | None = None
         self._providers: dict[str, Any] | None = None
         self._provider: Any = None  # the contract provider (a LazyProvider), made on the first caller that needs it
+        self._shared: dict[str, Any] = {}  # name: the kernel's one LazyProvider of that name (brain and contracts)
         self._caller: ContractCaller | None = None  # the last tick's
 
     @property
@@ -44,6 +45,17 @@ class ContractCalls:
             self._providers = {name: reg.obj for name, reg in self._plugins.register_llm_providers().items()}
         return self._providers
 
+    def provider(self, name: str) -> Any:
+        """The kernel's one provider ``name`` (a :class:`~agi_core.llm.lazy.LazyProvider`, built on its first
+        call), shared by the LLM brain and the contract calls: an in-process model is loaded once, not once
+        for each. ``name`` must be one of :attr:`providers`."""
+        kept = self._shared.get(name)
+        if kept is None:
+            from agi_core.llm.lazy import LazyProvider
+
+            kept = self._shared[name] = LazyProvider(name, self.providers[name], timeout_s=self._config().llm_timeout_s)
+        return kept
+
     def for_tick(self, externals: Externals) -> ContractCaller:
         """The :class:`ContractCaller` of the tick whose externals are ``externals`` (one per tick, shared by
         planning and the modules): the model of ``contract_provider`` when one is configured, the contracts'
@@ -55,29 +67,28 @@ class ContractCalls:
         config = self._config()
         name = config.contract_provider
         if name and self._provider is None:
-            from agi_core.llm.lazy import LazyProvider
-
             providers = self.providers
             if name not in providers:
                 raise ConfigError(
                     f"no LLM provider named {name!r} for contract calls (--contract-provider); "
                     f"installed: {', '.join(sorted(providers)) or 'none'}"
                 )
-            self._provider = LazyProvider(name, providers[name], timeout_s=config.llm_timeout_s)
+            self._provider = self.provider(name)
         report = None
         if name:
             report = functools.partial(self._plugins.report_failure, "contracts", f"contract provider {name!r}")
-        provider = None if self._provider is None else self._timed_provider
+        provider = None if self._provider is None else functools.partial(self._timed_provider, externals)
         self._caller = ContractCaller(self.registry, externals, provider, report=report)
         return self._caller
 
     def close(self) -> None:
-        """Close the contract provider, if one was made (an in-process model frees its memory)."""
-        if self._provider is not None:
-            self._provider.close()
+        """Close the providers that were made (an in-process model frees its memory)."""
+        for provider in self._shared.values():
+            provider.close()
 
-    def _timed_provider(self) -> Provider:
-        """The contract provider, its requests under ``--llm-timeout`` (else an in-process model's own limit)."""
+    def _timed_provider(self, externals: Externals) -> Provider:
+        """The contract provider, its requests under ``--llm-timeout`` (else an in-process model's own limit);
+        none is made for a module's call that was abandoned (the model may be the brain's too)."""
         from agi_core.llm.lazy import TimedRequests
 
-        return TimedRequests(self._provider(), self._config().llm_timeout_s)
+        return TimedRequests(self._provider(), self._config().llm_timeout_s, externals.abandonment)

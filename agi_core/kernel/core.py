@@ -281,6 +281,11 @@ class Kernel:
         """The LLM provider factories, by name, collected on first use."""
         return self._calls.providers
 
+    def llm_provider(self, name: str) -> Any:
+        """The kernel's one LLM provider ``name``, built on first use and shared by the LLM brain and the
+        contract calls (an in-process model loads once); ``name`` is one of :attr:`llm_providers`."""
+        return self._calls.provider(name)
+
     def contract_caller(self, externals: Externals) -> ContractCaller:
         """The tick's :class:`ContractCaller`, shared by planning and the modules (:class:`ContractCalls`)."""
         return self._calls.for_tick(externals)

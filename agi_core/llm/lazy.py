@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import threading
 from collections.abc import Callable
 from typing import Any
 
 from agi_core.contracts.provider import Completion, Provider
 from agi_core.effects.timeouts import TimedOut, call_with_timeout
 from agi_core.errors import ConfigError
+from agi_core.externals import CallAbandoned
 from agi_core.llm.errors import ProviderError
 
 #: llama.cpp threads for the embedded model: its workers spin, and on a small shared
@@ -57,27 +60,43 @@ class TimedRequests:
     The limit is ``timeout_s`` (``--llm-timeout``), else an in-process provider's own ``timeout``
     (llama-cpp: ``AGI_LLAMA_CPP_TIMEOUT``, 30 s); a server's provider without ``timeout_s`` keeps its
     HTTP client's. A request past it is abandoned (its worker thread left behind) and raised as an
-    unreachable :class:`ProviderError`. Loading a model is not counted.
+    unreachable :class:`ProviderError`. Loading a model is not counted. ``abandonment()``, called in the caller's
+    thread, gives a test of whether the caller's call (a module's phase) was abandoned: then no request is
+    made, and a provider with ``complete_unless(cancelled, …)`` (the in-process model) skips such a request,
+    or one past its limit, that was still waiting for the model: a model the brain shares is kept busy by at
+    most the one request it was generating.
     """
 
-    def __init__(self, provider: Provider, timeout_s: float | None) -> None:
+    def __init__(
+        self, provider: Provider, timeout_s: float | None, abandonment: Callable[[], Callable[[], bool]] | None = None
+    ) -> None:
         self.provider = provider
         self.name = getattr(provider, "name", "?")
+        self.abandonment = abandonment  # made in the caller's thread: a test of whether its call was abandoned
         limit = timeout_s
         if limit is None and self.name == "llama-cpp":
             limit = getattr(provider, "timeout", None)  # in-process: nothing else would stop it
         self.timeout_s = limit
 
     def complete(self, messages: list[dict[str, Any]], **options: Any) -> Completion:
+        abandoned = (lambda: False) if self.abandonment is None else self.abandonment()
+        if abandoned():  # a module's call that overran: its next attempt is not made
+            raise CallAbandoned(f"the {self.name} request was not made: its call was abandoned (it overran)")
+        timed_out = threading.Event()
+        complete = self.provider.complete
+        unless = getattr(self.provider, "complete_unless", None)
+        if callable(unless):  # an in-process model skips a request nobody waits for any more
+            complete = functools.partial(unless, lambda: timed_out.is_set() or abandoned())
         limit = self.timeout_s
         if limit is None:
-            return self.provider.complete(messages, **options)
+            return complete(messages, **options)  # type: ignore[no-any-return]
         prepare = getattr(self.provider, "prepare", None)
         if callable(prepare):
             prepare()  # an in-process model loads here, in this thread, never in an abandoned one
         try:
-            return call_with_timeout(lambda: self.provider.complete(messages, **options), (), limit)  # type: ignore[no-any-return]
+            return call_with_timeout(lambda: complete(messages, **options), (), limit)  # type: ignore[no-any-return]
         except TimedOut:
+            timed_out.set()
             raise ProviderError(
                 f"the {self.name} request took longer than {limit:g} s and was abandoned; "
                 "raise --llm-timeout (AGI_LLM_TIMEOUT)",

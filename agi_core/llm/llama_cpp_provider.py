@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -88,8 +89,9 @@ class LlamaCppProvider:
     def prepare(self) -> None:
         """Load the model now, outside any request's time limit: llama.cpp swaps the process's stdout and
         stderr while it loads, so a load abandoned by a timeout would later restore them from another thread."""
-        with self._lock:
-            self._load()
+        if self._llama is None:  # loaded: no need to wait for a request another caller is running
+            with self._lock:
+                self._load()
 
     def _load(self) -> Any:
         if self._llama is not None:
@@ -140,6 +142,23 @@ class LlamaCppProvider:
         seed: int | None = None,
     ) -> Completion:
         """One chat completion; see :class:`agi_core.contracts.provider.Provider`."""
+        options = {"schema": schema, "tools": tools, "max_tokens": max_tokens, "temperature": temperature}
+        return self.complete_unless(lambda: False, messages, seed=seed, **options)
+
+    def complete_unless(
+        self,
+        cancelled: Callable[[], bool],
+        messages: list[dict[str, Any]],
+        *,
+        schema: dict[str, Any] | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        seed: int | None = None,
+    ) -> Completion:
+        """:meth:`complete`, unless ``cancelled()`` is true once the model is free (a request waits for the one
+        before it): then :class:`ProviderError`, the model not asked (its caller has gone: past its time limit,
+        or a module's call abandoned). llama.cpp cannot stop a request that is generating."""
         endpoint = str(self.model_path)
         request: dict[str, Any] = {
             "messages": messages,
@@ -155,6 +174,11 @@ class LlamaCppProvider:
                 request["tool_choice"] = self.tool_choice
         with self._lock:
             llama = self._load()  # loading the model is not part of the request's span
+            if cancelled():  # waited for another request: its caller has gone
+                raise ProviderError(
+                    f"llama.cpp was not asked with {endpoint}: nobody waits for the answer any more",
+                    endpoint=endpoint,
+                )
             with traced.chat_span(self.name, self.model_path.stem, request) as span:
                 try:
                     data = llama.create_chat_completion(**request)
