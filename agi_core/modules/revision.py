@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from typing import Any, Literal
 
 import attrs
@@ -81,30 +82,43 @@ def draft_of(decision: Decision) -> Draft:
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
-def changed_facts(reply: str, rewritten: str, claims: list[dict[str, JSON]]) -> str | None:
+def changed_facts(reply: str, rewritten: str, claims: list[dict[str, JSON]], *, ignore_case: bool = True) -> str | None:
     """What a rewrite of ``reply`` took away that is not form: a number the reply said (a changed number is
-    one dropped), or a claimed value the reply said (None: its facts stand; what it adds, a reminder, is the
-    module's)."""
+    one dropped), or a claimed value the reply said, in any case, as the council reads a value (None: its
+    facts stand; what it adds, a reminder, is the module's; ``ignore_case=False``: a value in another case
+    counts as dropped, as before :data:`CASE_KEPT`)."""
     lost = Counter(_NUMBER.findall(reply)) - Counter(_NUMBER.findall(rewritten))
     if lost:
         return "it drops " + ", ".join(sorted(lost.elements()))
+    said, kept = (reply.casefold(), rewritten.casefold()) if ignore_case else (reply, rewritten)
     for claim in claims:
         value = claim.get("value")
         if isinstance(value, str | int | float) and not isinstance(value, bool):
             text = str(value)
-            if text and text in reply and text not in rewritten:
+            wanted = text.casefold() if ignore_case else text
+            if wanted and wanted in said and wanted not in kept:
                 return f"it drops the claimed value {text!r}"
     return None
 
 
-def revised(draft: Draft, revision: Revision, module: str) -> Draft:
+CASE_KEPT = "revise_case_kept"
+"""The external that records a rewrite taken that changed only the case of a claimed value (journals from
+before it refused such a rewrite, and replay so)."""
+
+
+def revised(draft: Draft, revision: Revision, module: str, case_kept: Callable[[], bool] = lambda: True) -> Draft:
     """``draft`` after ``module``'s ``revision``; a rewrite of a tool call, or one that drops a fact of the reply
-    (a number, a claimed value), is refused (ValidationError): a rewrite changes the form only."""
+    (a number, a claimed value), is refused (ValidationError): a rewrite changes the form only. One that
+    changes only the case of a claimed value is taken if ``case_kept()`` (False: the replay of a journal
+    from before, which refused it)."""
     respond = Action(type="response", name="respond", args={"text": revision.text})
     if revision.kind == "rewrite":
         if draft.action.type != "response":
             raise ValidationError("a rewrite changes a reply's form; replace or veto a tool call instead")
-        if (change := changed_facts(draft.reply, revision.text, draft.claims)) is not None:
+        change = changed_facts(draft.reply, revision.text, draft.claims)
+        if change is None and (case := changed_facts(draft.reply, revision.text, draft.claims, ignore_case=False)):
+            change = None if case_kept() else case
+        if change is not None:
             raise ValidationError(
                 f"a rewrite changes a reply's form only, but this one changed its facts ({change}); "
                 "keep them, or return Revision.replace (the claims go)"

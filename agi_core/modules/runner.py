@@ -37,7 +37,7 @@ from agi_core.model import SemanticEntry, TickState, WorkingMemory
 from agi_core.modules.context import RAISED, RETURNED, STOPPED, ModuleContext, timed_out
 from agi_core.modules.proposals import Proposals, checked_proposals, not_json_error
 from agi_core.modules.protocol import LoadedModule
-from agi_core.modules.revision import Draft, apply_draft, as_revision, draft_of, revised
+from agi_core.modules.revision import CASE_KEPT, Draft, apply_draft, as_revision, draft_of, revised
 from agi_core.modules.state import ModuleState
 from agi_core.plugins import BUILTIN_PLUGINS
 from agi_core.reasoning import Decision, ReasonContext
@@ -273,7 +273,7 @@ class ModuleTick:
                 raise error
             value, output = self._checked(module, phase, value)
             if phase == "revise" and value is not None and self.draft is not None:
-                draft = revised(self.draft, value, module.name)  # before the next module's revise starts
+                draft = revised(self.draft, value, module.name, self._case_kept(module.name))  # before the next
         except BaseException as exc:
             if own is not None:
                 own.undo()
@@ -290,6 +290,19 @@ class ModuleTick:
             entry["state"] = own.writes
         self.outputs.setdefault(module.name, {})[phase] = entry["output"]
         done.append((module, value))
+
+    def _case_kept(self, module: str) -> Callable[[], bool]:
+        """Whether ``module``'s rewrite that changed only the case of a claimed value is taken: yes, recorded
+        (:data:`CASE_KEPT`), except in the replay of a journal from before it (none in the tick), which refused it."""
+        externals = self.externals
+
+        def kept() -> bool:
+            if externals.recorded is not None and CASE_KEPT not in externals.recorded:
+                return False
+            externals.fetch(CASE_KEPT, lambda: {"module": module})
+            return True
+
+        return kept
 
     def _timed_out(self, call: PhaseCall) -> None:
         """The call overran and was abandoned: later writes refused, earlier ones undone, its

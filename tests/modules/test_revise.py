@@ -184,3 +184,48 @@ def test_a_rewrite_that_drops_a_fact_of_the_reply_is_refused_and_the_reply_stand
     assert summed.final_output == "2 + 3 = 5"
     assert greeted.final_output.endswith(" Cheers!")  # no number dropped: the rewrite stands
     assert replay(db, plugins=builtin_plugins(LiarPlugin())).ok
+
+
+class Shouter(CognitiveModule):
+    """Rewrites the reply in capitals: its form, not its facts (the council reads a claimed value in any case)."""
+
+    name, priority = "shouter", 10
+
+    def revise(self, ctx: ModuleContext, draft: Draft) -> Revision | None:
+        return Revision.rewrite(draft.reply.upper(), "emphasis")
+
+
+class ShouterPlugin:
+    @hookimpl
+    def agi_register_modules(self, register):
+        register(Shouter())
+
+
+def test_a_rewrite_that_changes_only_the_case_of_a_claimed_value_is_taken_and_replays_equal(tmp_path):
+    db = tmp_path / "a.db"
+    with open_kernel(db, ShouterPlugin()) as kernel:
+        kernel.tick("my favorite color is teal")
+        asked = kernel.tick("what is my favorite color?")
+    assert asked.final_output == "YOUR FAVORITE COLOR IS TEAL."
+    assert [v["vote"] for v in asked.council_votes] == ["approve", "approve"]
+    assert asked.externals["revise_case_kept"] == [{"module": "shouter"}]
+    assert replay(db, plugins=builtin_plugins(ShouterPlugin())).ok
+
+
+def test_a_journal_from_before_that_refused_a_case_only_rewrite_replays_equal(tmp_path, monkeypatch):
+    """The journal older code wrote: the claimed value compared case-sensitively, the rewrite refused."""
+    from agi_core.modules.runner import ModuleTick
+
+    db = tmp_path / "old.db"
+    with monkeypatch.context() as patched:
+        patched.setattr(ModuleTick, "_case_kept", lambda run, module: lambda: False)
+        with open_kernel(db, ShouterPlugin()) as kernel:
+            kernel.tick("my favorite color is teal")
+            asked = kernel.tick("what is my favorite color?")
+    assert asked.final_output == "Your favorite color is teal."
+    skipped = [c.get("skipped", "") for c in asked.modules["calls"] if c["module"] == "shouter"]
+    assert skipped == [
+        "ValidationError: a rewrite changes a reply's form only, but this one changed its facts (it drops the "
+        "claimed value 'teal'); keep them, or return Revision.replace (the claims go)"
+    ]
+    assert replay(db, plugins=builtin_plugins(ShouterPlugin())).ok
