@@ -70,12 +70,13 @@ def installed_name(obj: object, group: str) -> str | None:
     attribute names (that object, or one of its class, or an instance of that class) in a module already
     imported. None when no entry point, or more than one, loads it (a plugin a test registers that is not
     installed keeps the name it is given)."""
+    target: object | None = None
     if isinstance(obj, str):
-        module, target = obj, None
+        module: Any = obj
     elif isinstance(obj, ModuleType):
-        module, target = obj.__name__, None
+        module = obj.__name__
     else:
-        module, target = getattr(type(obj) if not isinstance(obj, type) else obj, "__module__", None), obj
+        module, target = getattr(obj if isinstance(obj, type) else type(obj), "__module__", None), obj
     if not isinstance(module, str):
         return None
     names = {entry.name for entry in entry_points(group) if _loads(entry.value, module, target)}

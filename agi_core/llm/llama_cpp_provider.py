@@ -142,8 +142,15 @@ class LlamaCppProvider:
         seed: int | None = None,
     ) -> Completion:
         """One chat completion; see :class:`agi_core.contracts.provider.Provider`."""
-        options = {"schema": schema, "tools": tools, "max_tokens": max_tokens, "temperature": temperature}
-        return self.complete_unless(lambda: False, messages, seed=seed, **options)
+        return self.complete_unless(
+            lambda: False,
+            messages,
+            schema=schema,
+            tools=tools,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            seed=seed,
+        )
 
     def complete_unless(
         self,
