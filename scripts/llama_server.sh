@@ -6,12 +6,20 @@
 # Then:  export AGI_OPENAI_BASE_URL=http://127.0.0.1:8000/v1
 #
 # Needs scripts/install_llama_cpp.sh to have run. PYTHON overrides the interpreter.
+# AGI_LLAMA_SERVER_THREADS: llama.cpp threads (generation and prompt), a number or "nproc";
+# default 1 (benchmarks/llama_threads.py: on 2 cores 1 thread was the fastest).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 py="${PYTHON:-${AGI_PYTHON:-}}"
 if [[ -z "$py" ]]; then
   if [[ -x "$here/.venv/bin/python" ]]; then py="$here/.venv/bin/python"; else py="python3"; fi
+fi
+threads="${AGI_LLAMA_SERVER_THREADS:-1}"
+if [[ "$threads" == nproc ]]; then threads="$(nproc 2>/dev/null || echo 2)"; fi
+if ! [[ "$threads" =~ ^[1-9][0-9]*$ ]]; then
+  echo "AGI_LLAMA_SERVER_THREADS=$threads is not a thread count; set a positive number or nproc" >&2
+  exit 1
 fi
 model="${1:-}"
 port="${2:-8000}"
@@ -27,4 +35,4 @@ if ! "$py" -c 'import llama_cpp.server.app' 2>/dev/null; then
 fi
 echo "serving $model at http://127.0.0.1:$port/v1 (export AGI_OPENAI_BASE_URL=http://127.0.0.1:$port/v1)" >&2
 exec "$py" -m llama_cpp.server --model "$model" --host 127.0.0.1 --port "$port" \
-  --n_ctx 2048 --seed 0 --n_threads "$(nproc 2>/dev/null || echo 2)"
+  --n_ctx 2048 --seed 0 --n_threads "$threads" --n_threads_batch "$threads"
