@@ -63,6 +63,10 @@ class Externals:
         queue, taken = self.recorded.get(kind, []), len(self.log.get(kind, []))
         return taken < len(queue) and isinstance(queue[taken], dict) and test(queue[taken])
 
+    def has_next(self, kind: str) -> bool:
+        """When replaying: whether the journal holds another recorded value of ``kind``."""
+        return self.recorded is not None and len(self.log.get(kind, [])) < len(self.recorded.get(kind, []))
+
     def fetch(self, kind: str, compute: Callable[[], Any]) -> Any:
         """The recorded value when replaying, else ``compute()`` (recorded for next time).
 

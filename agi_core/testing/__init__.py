@@ -22,6 +22,7 @@ import pytest
 
 from agi_core.kernel import Kernel
 from agi_core.plugins import Plugins
+from agi_core.replay import ReplayReport
 from agi_core.testing.conformance import BackendConformance
 from agi_core.testing.conformance.harness import DECLARED_LACK
 
@@ -31,6 +32,7 @@ __all__ = [
     "builtin_plugins",
     "installed_plugin",
     "open_kernel",
+    "replay_journal_file",
     "tools_plugin",
 ]
 CONFORMANCE_TESTS = Path(__file__).resolve().parent / "conformance" / "test_agi_backend.py"
@@ -79,6 +81,27 @@ def builtin_plugins(*extra: Any) -> Plugins:
 def open_kernel(path: Path, *plugin_modules: Any, seed: str = "test", **options: Any) -> Kernel:
     """A kernel on ``path`` with the built-ins and ``plugin_modules`` registered."""
     return Kernel.open(path, seed=seed, plugins=builtin_plugins(*plugin_modules), **options)
+
+
+def replay_journal_file(path: Path, *, seed: str = "0", **plugins: Any) -> ReplayReport:
+    """Replay the exported JSONL journal ``path`` (``agi journal export``) with the built-ins and ``plugins``
+    (each plugin module under the name it was loaded by when the journal was written: ``retrieval=module``),
+    as ``agi replay --journal`` does: how a test shows that a journal an older version wrote still replays equal."""
+    import json
+
+    from agi_core import journal
+    from agi_core.memory import blobs
+    from agi_core.replay import replay_records
+
+    found: dict[str, bytes] = {}
+    records = (
+        blobs.resolve(json.loads(text), lambda digest: found[digest].decode("utf-8"))
+        for _tick, _id, text, _chain in journal.read_jsonl(path, found)
+    )
+    loaded = builtin_plugins()
+    for name, module in plugins.items():
+        loaded.add_module(module, name=name)
+    return replay_records(records, seed=seed, plugins=loaded)
 
 
 def tools_plugin(label: str, *tools: Any, **order: bool) -> ModuleType:

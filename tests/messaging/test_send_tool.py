@@ -199,14 +199,14 @@ def test_a_subject_owned_by_you_him_her_or_them_is_no_named_thing(line):
 def test_a_journal_from_before_that_took_your_sister_for_a_thing_replays_as_it_was_written(tmp_path, monkeypatch):
     """Before, "Your sister's home is Lyon" stored world/entity/your_sister/home and recorded no
     ``others_possessive`` external: such a journal replays equal, the line read as it was then."""
-    from agi_core.brain.stage0 import brain
+    from agi_core.brain.stage0 import changes
 
     with monkeypatch.context() as patched:  # the code before: the line read as a thing's fact, nothing recorded
-        patched.setattr(brain, "_others_as_names", lambda ctx: True)
+        patched.setattr(changes, "old_rules", lambda ctx: frozenset({"others_possessive"}))
         with Kernel.open(tmp_path / "old.db") as kernel:
             assert kernel.tick("Your sister's home is Lyon.").sem_writes[0]["key"] == "world/entity/your_sister/home"
     assert replay(tmp_path / "old.db").ok
     with Kernel.open(tmp_path / "new.db") as kernel:  # now: no fact, the external recorded, and it replays equal
         record = kernel.tick("Your sister's home is Lyon.")
-        assert record.sem_writes == [] and "others_possessive" in _record(kernel, record.tick)["externals"]
+        assert record.sem_writes == [] and "parse_rules" in _record(kernel, record.tick)["externals"]
     assert replay(tmp_path / "new.db").ok

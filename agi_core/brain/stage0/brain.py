@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from agi_core.brain.stage0 import facts
+from agi_core.brain.stage0 import changes, facts
 from agi_core.effects import TimedOut, call_with_timeout, describe, must_propagate
 from agi_core.errors import MemoryKeyError
 from agi_core.model import Action, Plan, RouterDecision
@@ -23,23 +23,8 @@ from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT, F4_AGENT_FAILURE
 from agi_core.serialization import from_data
 
 FALLBACK = "generic_agent"
-OTHERS_POSSESSIVE = "others_possessive"
-"""The external a tick records when its line names "your sister" or "his brother" (no longer a thing's name):
-a journal from before it replays such a line as it was read then."""
 #: the least score of a sourced candidate that answers in place of a rule's F1 miss
 ANSWERS_A_MISS = 0.75
-
-
-def _others_as_names(ctx: ReasonContext) -> bool:
-    """Whether this tick reads "your sister" as a thing's name, as ticks did before (a journal without the
-    ``others_possessive`` external, replayed); a live tick whose line names one records the external."""
-    if not (facts.names_others(ctx.text) or facts.names_others(ctx.state.input.raw)):
-        return False
-    recorded = ctx.externals.recorded
-    if recorded is not None and OTHERS_POSSESSIVE not in recorded:
-        return True
-    ctx.externals.fetch(OTHERS_POSSESSIVE, lambda: True)
-    return False
 
 
 class Stage0Brain:
@@ -82,11 +67,11 @@ class Stage0Brain:
         return reply
 
     def reason(self, ctx: ReasonContext) -> Decision:
-        token = facts.OTHERS_AS_NAMES.set(_others_as_names(ctx))
+        token = facts.OLD_RULES.set(changes.old_rules(ctx))
         try:
             return self._reason(ctx)
         finally:
-            facts.OTHERS_AS_NAMES.reset(token)
+            facts.OLD_RULES.reset(token)
 
     def _reason(self, ctx: ReasonContext) -> Decision:
         failed_rules: dict[str, Any] = {}

@@ -7,13 +7,15 @@ no delete in the memory backends.
 A question about one of the user's (``where does my sister live?``) that misses its own key
 follows the relation to the one it names: ``user/relation/sister/name`` = Maya, then
 ``world/entity/maya/home`` ("Your sister Maya lives in Lyon."). Both reads are recorded and
-both facts cited; nothing is inferred (S9): every word of the answer is a stored value.
+both facts cited; nothing is inferred (S9): every word of the answer is a stored value. A tick that
+tries the relation records the ``relation_hop`` external, so a journal from before replays its F1.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from agi_core.brain.stage0 import changes
 from agi_core.brain.stage0.facts import RELATION, SELF, WORLD, Parsed, Ref, Subject
 from agi_core.errors import MemoryKeyError
 from agi_core.memory.keys import check_key, make_key
@@ -109,6 +111,8 @@ def _through_relation(ctx: ReasonContext, ref: Ref) -> AgentReply | None:
     """``ref`` (an attribute of one of the user's, not its name) read on the entity the relation names:
     ``user/relation/sister/name`` = Maya, then ``world/entity/maya/<attribute>``; None when either misses."""
     if ref.subject.kind != RELATION or key_of(ctx, ref).endswith("/name"):
+        return None
+    if not changes.changed(ctx, changes.RELATION_HOP):  # a journal from before the hop: its F1, no reads
         return None
     name_key = key_of(ctx, Ref(ref.subject, "name"))
     named = ctx.sem_read(name_key)

@@ -30,12 +30,9 @@ SELF = "self"
 RELATION = "relation"
 WORLD = "world"
 
-FILLERS = (
-    "hi there",
-    "hello there",
-    "hey there",
-    "hi",
-    "hello",
+#: leading greetings that are fillers since the ``said_name`` change (:data:`CHANGES`)
+GREETINGS = ("hi there", "hello there", "hey there", "hi", "hello")
+FILLERS_BEFORE = (
     "actually",
     "no",
     "oh",
@@ -56,6 +53,7 @@ FILLERS = (
     "sorry",
     "wait",
 )
+FILLERS = GREETINGS + FILLERS_BEFORE
 ASKING = ("tell me ", "can you tell me ", "could you tell me ", "do you know ", "do you remember ", "remind me of ")
 WH_WORDS = ("what", "who", "where", "when", "which", "how")
 COPULAS = (" is ", " are ", " was ", " were ")
@@ -65,9 +63,18 @@ NOT_NAMES = frozenset(
 #: possessives other than "my": "your sister", "his brother" are someone of whom the line does not say (the
 #: listener, a person named elsewhere), never a thing named "your sister"; another agent's reply speaks so
 OTHERS_POSSESSIVES = ("your ", "his ", "her ", "their ", "our ", "its ")
-#: set while replaying a tick of a journal from before, which took "your sister" for a thing's name (see
-#: :func:`names_others`); a context variable, so :func:`parse` keeps its one-argument form for every caller
-OTHERS_AS_NAMES: contextvars.ContextVar[bool] = contextvars.ContextVar("others_as_names", default=False)
+#: the parse rules changed since journals were first written (0d8cf16), oldest first: a journal was read under
+#: the first N of them (see agi_core.brain.stage0.changes, which keeps each journal read as it was written)
+OTHERS_POSSESSIVE = "others_possessive"
+"""'your sister', 'his brother' name no thing (before: world/entity/your_sister)."""
+SAID_NAME = "said_name"
+"""'I am Dana' / "I'm Dana" name the user, and a leading hi/hello (… there) is a filler (before: neither)."""
+CHANGES = (OTHERS_POSSESSIVE, SAID_NAME)
+#: the changes a tick reads its line without (a tick of a journal from before them, replayed); a context
+#: variable, so :func:`parse` keeps its one-argument form for every caller
+OLD_RULES: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("old_rules", default=frozenset())
+#: a substring of every line that a change may read otherwise (the usual line has none: no parse to compare)
+MAY_DIFFER = (*OTHERS_POSSESSIVES, "i am ", "i'm ", "i’m ", "hi", "hello", "there")
 #: verb phrases of a statement ``SUBJECT VERB VALUE`` → the attribute they set
 STATED_VERBS = (
     (" lives in ", "home"),
@@ -186,11 +193,12 @@ def _clean(text: str) -> tuple[str, str]:
     """``(text, lowered)``: one line, curly apostrophes made straight, fillers and end punctuation off."""
     text = text.strip().replace("’", "'")
     text = text[: end_start(text)]
+    fillers = FILLERS_BEFORE if SAID_NAME in OLD_RULES.get() else FILLERS
     for _ in range(3):  # "oh, actually, no, …"
         low = lower_ascii(text)
-        if not low.startswith(FILLERS):  # the usual line: no filler, no loop
+        if not low.startswith(fillers):  # the usual line: no filler, no loop
             break
-        for filler in FILLERS:
+        for filler in fillers:
             if low.startswith(filler) and low[len(filler) : len(filler) + 1] in (" ", ","):
                 text = text[len(filler) :].lstrip(" ,")
                 break
@@ -217,7 +225,7 @@ def subject_of(text: str) -> Subject | None:
     named = lower_ascii(name)
     if not _name_ok(name) or named in NOT_NAMES or "'s " in name or " of " in named:
         return None
-    if named.startswith(OTHERS_POSSESSIVES) and not OTHERS_AS_NAMES.get():
+    if named.startswith(OTHERS_POSSESSIVES) and OTHERS_POSSESSIVE not in OLD_RULES.get():
         return None
     return Subject(WORLD, name)
 
@@ -394,7 +402,7 @@ def _statement(text: str, low: str) -> Parsed | None:
     for prefix in SAYING_WHO:
         if low.startswith(prefix) and low.endswith(" years old") and low[len(prefix)].isdigit():
             return _write(Ref(ME, "age"), text[len(prefix) : -10])
-        if low.startswith(prefix) and _said_name(text[len(prefix) :]):
+        if low.startswith(prefix) and SAID_NAME not in OLD_RULES.get() and _said_name(text[len(prefix) :]):
             return _write(Ref(ME, "name"), text[len(prefix) :])
     for called in (" is called ", " is named ", " are called ", " are named "):
         if (at := low.find(called)) > 0 and (owner := subject_of(text[:at])) is not None:
@@ -460,26 +468,34 @@ def _asked_inside(text: str, low: str) -> Parsed | None:
 
 def parse(text: str) -> Parsed | None:
     """The fact a line states, asks or asks to forget; None when it is none of these (frozen: cached)."""
-    return _parse(text, OTHERS_AS_NAMES.get())
+    return _parse(text, OLD_RULES.get())
 
 
-def names_others(text: str) -> bool:
-    """Whether ``text`` parsed otherwise before "your sister" stopped being a thing's name (a tick that reads it so
-    records the ``others_possessive`` external, and a journal without it replays the old way)."""
+def parsed_under(text: str, rules: int) -> Parsed | None:
+    """:func:`parse` with only the first ``rules`` of :data:`CHANGES` in force (0: as 0d8cf16 read it)."""
+    return _parse(text, frozenset(CHANGES[rules:]))
+
+
+def reads_otherwise(text: str) -> bool:
+    """Whether ``text`` parsed otherwise before any of :data:`CHANGES` than it does now."""
     low = text.lower()
-    if not any(word in low for word in OTHERS_POSSESSIVES):  # the usual line: a few C scans, no parse
+    if not any(part in low for part in MAY_DIFFER):  # the usual line: a few C scans, no parse
         return False
-    token = OTHERS_AS_NAMES.set(True)
-    try:
-        before = parse(text)
-    finally:
-        OTHERS_AS_NAMES.reset(token)
-    return before != parse(text)
+    now = parse(text)
+    return any(parsed_under(text, rules) != now for rules in range(len(CHANGES)))
 
 
 @functools.lru_cache(maxsize=64)  # a pure function of the line, asked by several agents' matches in one tick
-def _parse(text: str, others_as_names: bool) -> Parsed | None:
-    """:func:`parse`; ``others_as_names`` (the context variable's value) only keys the cache."""
+def _parse(text: str, old: frozenset[str]) -> Parsed | None:
+    """:func:`parse` without the changes in ``old``."""
+    token = OLD_RULES.set(old)
+    try:
+        return _parse_line(text)
+    finally:
+        OLD_RULES.reset(token)
+
+
+def _parse_line(text: str) -> Parsed | None:
     if "\n" in text.strip():
         return None
     asked = text.rstrip().endswith("?")
@@ -504,15 +520,19 @@ def _parse(text: str, others_as_names: bool) -> Parsed | None:
 
 
 __all__ = [
-    "OTHERS_AS_NAMES",
+    "CHANGES",
+    "OLD_RULES",
+    "OTHERS_POSSESSIVE",
     "RELATION",
+    "SAID_NAME",
     "SELF",
     "WORLD",
     "Parsed",
     "Ref",
     "Subject",
-    "names_others",
     "noun_ref",
     "parse",
+    "parsed_under",
+    "reads_otherwise",
     "subject_of",
 ]

@@ -1,0 +1,48 @@
+"""Stage-0's changed ways, kept off the journals written before them.
+
+A change to what Stage-0 reads or says would make an older journal replay to ``REPLAY_MISMATCH``
+at every tick it touches. So a live tick whose line a change reads or answers otherwise records
+an external saying so, and a replayed tick without it reads and answers as the journal's code did:
+a journal from before a change replays as it was written, a new one as it was.
+"""
+
+from __future__ import annotations
+
+from agi_core.brain.stage0 import facts
+from agi_core.reasoning import ReasonContext
+
+PARSE_RULES = "parse_rules"
+"""The external of a tick whose line an older Stage-0 parsed otherwise: the parse changes it read it under."""
+RELATION_HOP = "relation_hop"
+"""A question about one of the user's that misses its own key follows the relation's name (see fact_replies)."""
+
+
+def changed(ctx: ReasonContext, change: str) -> bool:
+    """Whether this tick takes Stage-0's changed way named ``change``: live always (recorded as the external
+    ``change``); in replay only where the journal recorded it next. Ask only where the old way would differ."""
+    externals = ctx.externals
+    if externals.recorded is not None and not externals.has_next(change):
+        return False
+    externals.fetch(change, lambda: True)
+    return True
+
+
+def old_rules(ctx: ReasonContext) -> frozenset[str]:
+    """The parse changes (:data:`facts.CHANGES`) this tick reads its line without: none live, recording the
+    ``parse_rules`` external where an older Stage-0 read the line otherwise; in replay those the journal's tick
+    recorded, and where it recorded none the rules of the code that wrote it: those before ``others_possessive``
+    (0d8cf16), or only that one where the tick recorded its ``others_possessive`` external (written before
+    ``parse_rules``)."""
+    if not (facts.reads_otherwise(ctx.text) or facts.reads_otherwise(ctx.state.input.raw)):
+        return frozenset()
+    externals, every = ctx.externals, frozenset(facts.CHANGES)
+    if externals.recorded is None or externals.has_next(PARSE_RULES):
+        in_force = externals.fetch(PARSE_RULES, lambda: list(facts.CHANGES))
+        return every - frozenset(in_force)
+    if externals.has_next(facts.OTHERS_POSSESSIVE):
+        externals.fetch(facts.OTHERS_POSSESSIVE, lambda: True)
+        return every - {facts.OTHERS_POSSESSIVE}
+    return every
+
+
+__all__ = ["PARSE_RULES", "RELATION_HOP", "changed", "old_rules"]
