@@ -27,6 +27,9 @@ from agi_core.modules import Candidate, Claim, CognitiveModule, ModuleContext, P
 from agi_plugin_retrieval import answering, upkeep, wording
 from agi_plugin_retrieval.answering import MAX_CITATIONS
 
+AS_SENTENCE = "answer_as_sentence"
+"""The change (``ctx.changed``) that says an answer as a sentence quoting its memory, or its fact, not as the span
+or value alone: recorded where it differs, so a journal from before replays its span."""
 STATE_SCHEMA: dict[str, Any] = json.loads(
     (Path(__file__).resolve().parent / "schemas" / "retrieval_state.json").read_text(encoding="utf-8")
 )
@@ -145,6 +148,8 @@ class RetrievalModule(CognitiveModule):
         )
         asker = ctx.input.speaker or ctx.input.source  # as long-term memory names who said an episode
         said = text if by_model else wording.sentence(question, text, used, asker, when=answering.is_when(question))
+        if said != text and not ctx.changed(AS_SENTENCE):  # a journal from before: the span alone
+            said = text
         return Candidate(answering.cited(said, labels), NAMED_ANSWER_SCORE if named else ANSWER_SCORE, claims=claims)
 
     def _current_fact(self, ctx: ModuleContext, question: str) -> tuple[str, Any] | None:
@@ -190,6 +195,8 @@ class RetrievalModule(CognitiveModule):
             claims.append(Claim(hit["id"], sentence, f"{answering.label(hit)}: {sentence}", hit["id"]))
         labels = [f"fact {key}", *(answering.label(h) for h in agreeing[: MAX_CITATIONS - 1])]
         self._count(ctx, "answered", {"question": question[:300], "answer": said[:300], "citations": labels})
+        if not ctx.changed(AS_SENTENCE):  # a journal from before: the value alone
+            reply = said
         return Candidate(answering.cited(reply, labels), score=ANSWER_SCORE, claims=claims)
 
     def maintain(self, ctx: ModuleContext) -> Any:
