@@ -28,6 +28,9 @@ FORMAL_AT, INFORMAL_AT = 0.25, -0.25
 TOPICS_KEPT, OUTCOMES_KEPT = 8, 10
 MOOD_KEPT = 0.6  # the share of the previous mood kept when a turn's valence comes in
 ADOPT_AT = 0.6  # the simulated score from which a mined rule is adopted
+#: the change (``ctx.changed``) that asks "What do you mean?" only where the meaning is not plain: recorded where a
+#: quoted rulebook reply or a line told of its writer would change the tactic, so a journal from before replays
+PLAIN_MEANING = "plain_meaning"
 TURNS_READ = 200  # the journal records a conversation's context is drawn from
 FOLLOW_UP_WINDOW = 10  # a speaker's turns before clarify may ask them the same follow-up (or topic) again
 GREETINGS = {"formal": "Good day.", "informal": "Hey!", "neutral": "Hello!"}
@@ -254,17 +257,21 @@ class SocialModule(CognitiveModule):
     ) -> tuple[str, str] | None:
         """The reply in the form of the tactic chosen for it, and the reason; None: no tactic fits."""
         seen = perceived["signals"]
+        kind, told = rewrite.reply_kind(draft.reply), rewrite.tells(ctx.input.raw)
+        before = rewrite.reply_kind(draft.reply, quotes_skipped=False)
+        if (kind != before or (told and kind == "unknown")) and not ctx.changed(PLAIN_MEANING):
+            kind, told = before, False  # a journal from before: "What do you mean?" as it was asked then
         context: dict[str, Any] = {
             "register": profile["register"],
             "rude": seen["rude"],
             "grateful": seen["grateful"],
-            "reply_kind": rewrite.reply_kind(draft.reply),
+            "reply_kind": kind,
             "asks": rewrite.asks(draft.reply),
             "name": profile["name"],
             "upset": bool(perceived.get("upset")),
             "hostile_history": "hostility" in (ctx.own.get(key("analysis", speaker)) or {}).get("risks", []),
             "follow_up": self._follow_up(ctx, speaker, profile),
-            "told": rewrite.tells(ctx.input.raw),
+            "told": told,
         }
         rules = ctx.own.get("rules") or tactics.default_rules()
         candidates, mined = self._mined(ctx, context, tactics.eligible(rules, context), rules)

@@ -79,10 +79,11 @@ def tells(text: str) -> bool:
     return first in TELLING and not text.rstrip().endswith("?")
 
 
-def reply_kind(reply: str) -> str:
+def reply_kind(reply: str, *, quotes_skipped: bool = True) -> str:
     """``unknown`` (no rule: F3), ``missing`` (F1), ``failure`` (F4, F5), ``noted`` (a write), else ``answer``;
-    a rulebook reply inside quotes (an earlier reply quoted) does not count."""
-    reply = _QUOTED.sub(" ", reply) if ("“" in reply or '"' in reply) else reply
+    a rulebook reply inside quotes (an earlier reply quoted) does not count (``quotes_skipped=False``: it does,
+    as before the plain-meaning change)."""
+    reply = _QUOTED.sub(" ", reply) if quotes_skipped and ("“" in reply or '"' in reply) else reply
     if F3_NO_AGENT in reply:
         return "unknown"
     if F1_SEM_MISS in reply:

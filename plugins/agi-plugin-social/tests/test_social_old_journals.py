@@ -1,0 +1,33 @@
+"""A journal that agi-core 0d8cf16 wrote with the social module (tests/journals/0d8cf16/plain_meaning.jsonl:
+"I like hiking" and "what do you know about me?" asked "What do you mean?") replays equal; the same lines told
+now are not asked it, recorded (``module_changed``), and that journal replays equal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import agi_plugin_social.plugin as social
+
+from agi_core.replay import replay
+from agi_core.testing import builtin_plugins, open_kernel, replay_journal_file
+
+OLD = Path(__file__).resolve().parent / "journals" / "0d8cf16" / "plain_meaning.jsonl"
+CHANGED = {"module": "social", "change": "plain_meaning"}
+ASKED = "What do you mean?"
+
+
+def test_a_journal_that_asked_what_do_you_mean_of_plain_lines_replays_equal_and_new_lines_are_not_asked(tmp_path):
+    told = [json.loads(line)["record"] for line in OLD.read_text(encoding="utf-8").splitlines()]
+    assert [r["input"]["raw"] for r in told] == ["I like hiking", "my name is Dana", "what do you know about me?"]
+    assert [r["final_output"].endswith(ASKED) for r in told] == [True, False, True]
+    report = replay_journal_file(OLD, social=social)
+    assert report.ok, report.summary()
+
+    db = tmp_path / "new.db"
+    with open_kernel(db, social, seed="0") as kernel:
+        replies = [kernel.tick(record["input"]["raw"]).final_output for record in told]
+        rows = {row[0]: json.loads(row[2]) for row in kernel.store.journal_rows()}
+    assert not any(ASKED in reply for reply in replies), replies
+    assert [tick for tick, row in rows.items() if CHANGED in row["externals"].get("module_changed", [])] == [1, 3]
+    assert replay(db, plugins=builtin_plugins(social)).ok
