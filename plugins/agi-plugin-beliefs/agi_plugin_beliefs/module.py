@@ -26,6 +26,10 @@ STATE_SCHEMA: dict[str, Any] = json.loads(
     (Path(__file__).resolve().parent / "schemas" / "beliefs_state.json").read_text(encoding="utf-8")
 )
 ONTOLOGY_KEPT = 50
+#: the changes (``ctx.changed``) asked where they differ, so a journal from before them replays as it was written:
+#: "are you sure about that" means the agent's last reply (was: a belief named "that"), and one of the user's is
+#: labelled "your sister's name" (was: "the name of sister")
+LAST_REPLY, RELATION_LABEL = "last_reply", "relation_label"
 LOOKED_BACK = 20  # journal records searched for the agent's last reply in this conversation
 QUOTED_MAX = 200  # characters of the last reply quoted when it rests on no belief
 
@@ -42,12 +46,13 @@ def source_of(ctx: ModuleContext) -> str:
     return f"speaker:{ctx.input.speaker.lower()}" if ctx.input.speaker else "user"
 
 
-def label_of(key: str, speaker_entity: str = "self") -> str:
+def label_of(key: str, speaker_entity: str = "self", *, relations: bool = True) -> str:
     """``your favorite color`` for a fact of the tick's speaker (``user/person/<speaker_entity>/…``),
-    ``your sister's name`` for one of the user's (``user/relation/sister/name``)."""
+    ``your sister's name`` for one of the user's (``user/relation/sister/name``; ``relations=False``: ``the name
+    of sister``, as before the :data:`RELATION_LABEL` change)."""
     scope, kind, entity, attribute = key.split("/")
     words = attribute.replace("_", " ")
-    if scope == "user" and kind == "relation":
+    if scope == "user" and kind == "relation" and relations:
         return f"your {entity.replace('_', ' ')}'s {words}"
     mine = scope == "user" and entity in ("self", speaker_entity)
     return f"your {words}" if mine else f"the {words} of {entity.replace('_', ' ')}"
@@ -94,7 +99,7 @@ class BeliefsModule(CognitiveModule):
         elif (said := statements.statement(ctx.input.raw)) is not None and (key := self._key(ctx, said)):
             out["said"] = {"key": key, "label": said.label}
         if (mention := statements.sure_about(ctx.input.raw)) is not None:
-            if statements.points_back(mention):  # "are you sure about that": the agent's last reply
+            if statements.points_back(mention) and ctx.changed(LAST_REPLY):  # "…that": the agent's last reply
                 out["asked"] = {"mention": mention, "key": None, "previous": True}
             else:
                 out["asked"] = {"mention": mention, "key": self._link(ctx, mention)}
@@ -231,7 +236,7 @@ class BeliefsModule(CognitiveModule):
                 "value": w["value"],
                 "source": source_of(ctx),
                 "stored": True,
-                "label": said.get("label") if said.get("key") == w["key"] else label_of(w["key"], ctx.user_entity),
+                "label": said.get("label") if said.get("key") == w["key"] else self._label(ctx, w["key"]),
             }
             for w in self._writes(ctx)
         ]
@@ -239,6 +244,12 @@ class BeliefsModule(CognitiveModule):
             updates.append({**heard, "stored": False})
         changes = [self._apply(ctx, update) for update in updates]
         return {"changes": changes} if changes else None
+
+    @staticmethod
+    def _label(ctx: ModuleContext, key: str) -> str:
+        """:func:`label_of` the key; the label before the :data:`RELATION_LABEL` change in a journal from before it."""
+        label, before = label_of(key, ctx.user_entity), label_of(key, ctx.user_entity, relations=False)
+        return label if label == before or ctx.changed(RELATION_LABEL) else before
 
     def _apply(self, ctx: ModuleContext, update: dict[str, Any]) -> dict[str, Any]:
         before = ctx.own.get(belief_key(update["key"]))

@@ -1,0 +1,42 @@
+"""A journal that agi-core 0d8cf16 wrote with the beliefs module (tests/journals/0d8cf16/sure_about_that.jsonl:
+"are you sure about that" answered "I hold no belief about that.", the sister's name labelled "the name of
+sister") replays equal; the same lines told now answer about the last reply and label it "your sister's name",
+recorded (``module_changed``), and that journal replays equal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import agi_plugin_beliefs.plugin as beliefs
+
+from agi_core.replay import replay
+from agi_core.testing import builtin_plugins, open_kernel, replay_journal_file
+
+OLD = Path(__file__).resolve().parent / "journals" / "0d8cf16" / "sure_about_that.jsonl"
+
+
+def _changes(row: dict) -> list[str]:
+    return [m["change"] for m in row["externals"].get("module_changed", []) if m["module"] == "beliefs"]
+
+
+def test_a_journal_from_before_are_you_sure_about_that_meant_the_last_reply_replays_equal(tmp_path):
+    told = [json.loads(line)["record"] for line in OLD.read_text(encoding="utf-8").splitlines()]
+    assert [r["final_output"] for r in told][2:] == [
+        "I hold no belief about that.",
+        "Got it: your sister's name is Maya.",
+        "I hold no belief about your sister's name.",
+        "I hold no belief about it.",
+    ]
+    report = replay_journal_file(OLD, beliefs=beliefs)
+    assert report.ok, report.summary()
+
+    db = tmp_path / "new.db"
+    with open_kernel(db, beliefs, seed="0") as kernel:
+        replies = [kernel.tick(record["input"]["raw"]).final_output for record in told]
+        rows = [json.loads(row[2]) for row in kernel.store.journal_rows()]
+    assert replies[2].startswith("Fairly sure (confidence 0.9): your name is Dana.")
+    assert replies[4].startswith("Fairly sure (confidence 0.9): your sister's name is Maya.")
+    assert replies[5].startswith("Fairly sure (confidence 0.9): your sister's name is Maya.")
+    assert [_changes(row) for row in rows] == [[], [], ["last_reply"], ["relation_label"], [], ["last_reply"]]
+    assert replay(db, plugins=builtin_plugins(beliefs)).ok
