@@ -53,3 +53,15 @@ def test_a_journal_from_before_the_greeting_and_i_am_rules_and_the_others_posses
     assert replies[7] == "I currently don’t have a module for this type of request."
     assert externals[0]["parse_rules"] == [["others_possessive", "said_name"]]
     assert "parse_rules" not in externals[1] and "parse_rules" not in externals[2]  # "I am tired" read alike
+
+
+def test_a_journal_that_recorded_others_possessive_before_parse_rules_replays_as_read_then():
+    """f58e21c (the others_possessive change, before the greeting and "I am" rules) recorded the
+    ``others_possessive`` external where "your sister" read otherwise, and read "hi, I am Dana" as nothing: a tick
+    that holds that external reads with that one change, any other as 0d8cf16 did."""
+    path = Path(__file__).resolve().parent / "journals" / "f58e21c" / "others_possessive.jsonl"
+    told = _told(path)
+    assert told[2] == ("hi, I am Dana", "I currently don’t have a module for this type of request.")
+    assert told[4] == ("his dog is called Rex", "I currently don’t have a module for this type of request.")
+    report = replay_journal_file(path)
+    assert report.ok, report.summary()
