@@ -20,6 +20,7 @@ from typing import Any
 import attrs
 import orjson
 
+from agi_core import journal_form
 from agi_core.errors import PluginError, ReplayMismatch
 from agi_core.journal_key import JournalKey
 from agi_core.memory import blobs
@@ -87,12 +88,16 @@ RECORDED_SINCE: tuple[str, ...] = ("hook_order", "modules")  # compared too, in 
 def compared_fields(recorded: dict[str, Any]) -> tuple[str, ...]:
     """The eleven rulebook fields, then ``hook_order``, ``modules``, the plan, the goal and the
     beliefs when the record has them (journals written before those fields lack them)."""
+    recorded = journal_form.expand(recorded)  # the stored form leaves out a goal it can restore
     return (*REPLAY_FIELDS, *(field for field in (*RECORDED_SINCE, *TICK_STATE_FIELDS) if field in recorded))
 
 
 def compare(recorded: dict[str, Any], actual: dict[str, Any]) -> Mismatch | None:
-    """The first of :func:`compared_fields` whose canonical JSON differs, if any."""
-    for field in compared_fields(recorded):
+    """The first of :func:`compared_fields` whose canonical JSON differs, if any; both sides in the form
+    :func:`agi_core.journal_form.comparable` gives them (a record stored either way, or a replayed tick)."""
+    fields = compared_fields(recorded)
+    recorded, actual = journal_form.comparable(recorded), journal_form.comparable(actual)
+    for field in fields:
         value = actual.get(field)
         if field == "modules":
             value = _as_journaled(recorded.get(field), value)
@@ -125,7 +130,7 @@ def require_modules(installed: Iterable[str], record: dict[str, Any]) -> None:
     missing = [name for name in journaled.get("order", ()) if name not in installed]
     if not missing:
         return
-    module, plugin = missing[0], (journaled.get("plugins") or {}).get(missing[0])
+    module, plugin = missing[0], journal_form.plugin_of(record, missing[0])
     install = f"install plugin {plugin!r}" if plugin else "install the plugin that registers it"
     raise PluginError(
         f"tick {record['tick']} ran module {module!r}"

@@ -118,3 +118,9 @@ def test_first_recall_benchmark_runs_and_leaves_the_rest_to_the_background():
     row = run_benchmark("first_recall.py", "--ticks", "100", plugins=("retrieval",))
     assert row["before"]["pending_after_tick"] <= 2 < row["after"]["pending_after_tick"]
     assert row["after"]["ticks_until_all_stored"] >= 1
+
+
+def test_journal_growth_benchmark_runs_and_measures_both_idle_kinds():
+    six = ("autonomy", "beliefs", "learning", "retrieval", "self-improver", "social")
+    figures = run_benchmark("journal_growth.py", "--minutes", "2", plugins=six)
+    assert sorted(figures) == ["clock", "maintain", "mb_per_day"] and figures["clock"] > 0

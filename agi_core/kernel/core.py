@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import orjson
 
-from agi_core import journal_key, lifecycle, tracing
+from agi_core import journal_form, journal_key, lifecycle, tracing
 from agi_core.contracts.caller import ContractCaller
 from agi_core.determinism import Determinism
 from agi_core.effects import intents
@@ -667,7 +667,8 @@ class Kernel:
         return self._command_tick(percept, "refuse_input", args, cursor=cursor)
 
     def replay_tick(self, recorded: dict[str, Any]) -> JournalRecord:
-        """Run the tick a journal record describes again, serving its recorded externals."""
+        """Run the tick a journal record describes again, serving its recorded externals (either stored form)."""
+        recorded = journal_form.expand(recorded)
         externals = recorded.get("externals", {})
         percept = from_data(externals.get("input") or recorded["input"], Input)
         command = externals.get("command") or {}

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from agi_core import lifecycle, tracing
+from agi_core import journal_form, lifecycle, tracing
 from agi_core.beliefs import beliefs_for
 from agi_core.effects import acting
 from agi_core.effects.isolation import must_propagate
@@ -349,7 +349,8 @@ def store(
     ]
     kernel.store.set_working(working)
     kernel._working = working
-    text = kernel.store.store_record(to_data(record))  # large strings stored once, as blobs
+    # what an idle tick repeats is stored once (agi_core.journal_form); large strings once, as blobs
+    text = kernel.store.store_record(journal_form.compact(to_data(record)))
     chain = kernel.journal_key.mac(kernel._last_chain + "|" + text)
     kernel.store.append_journal(tick, record.id, text, chain)
     kernel.last_journal_text, kernel._last_chain = text, chain

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import attrs
 import orjson
 
+from agi_core import journal_form
 from agi_core.effects.isolation import describe
 from agi_core.errors import AgiError, ReplayMismatch
 from agi_core.memory import blobs
@@ -85,7 +86,8 @@ class MemoryView:
 
 @attrs.define
 class JournalView:
-    """Read access to the agent's past journal records (the ticks before this one), as plain data."""
+    """Read access to the agent's past journal records (the ticks before this one), as plain data (what
+    the stored form left out and can restore put back: :func:`agi_core.journal_form.expand`)."""
 
     store: Any
     check_open: Callable[[], None]
@@ -95,9 +97,10 @@ class JournalView:
         self.check_open()
         found = []
         for _tick, _id, text, _chain in self.store.journal_rows(since):
-            found.append(
-                blobs.resolve(orjson.loads(text), self.store.get_blob) if blobs.MARKER in text else orjson.loads(text)
-            )
+            record = orjson.loads(text)
+            if blobs.MARKER in text:
+                record = blobs.resolve(record, self.store.get_blob)
+            found.append(journal_form.expand(record))
             if len(found) >= limit:
                 break
         return found

@@ -1,0 +1,112 @@
+"""The stored form of journal records (agi_core.journal_form): idle ticks repeat less, and journals written
+before in the older form still verify and replay equal."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+import orjson
+from click.testing import CliRunner
+
+from agi_core import Kernel, Plugins, journal, journal_form
+from agi_core.cli.main import make_cli
+from agi_core.journal_key import JournalKey
+from agi_core.replay import compare, replay, replay_records
+from agi_core.scheduling.clock import PinnedClock, SimulatedClock
+from agi_core.scheduling.follow import Follow
+from agi_core.serialization import to_data
+
+MODULES = ("autonomy", "beliefs", "learning", "retrieval", "self_improver", "social")
+START_MS = 1_795_000_000_000
+# written by agi-core at 0d8cf16 (before the stored form): 6 conversation ticks, then 2 minutes of idle follow
+OLD = Path(__file__).parent / "fixtures" / "idle_follower_form1.jsonl"
+
+
+def six_modules() -> Plugins:
+    found = Plugins.builtins()
+    for name in MODULES:
+        found.add_module(importlib.import_module(f"agi_plugin_{name}.plugin"), name=name)
+    return found
+
+
+def idle_follower(db: Path, minutes: int = 2) -> list:
+    """The journal's in-memory records (what each tick returned) of a conversation then idle follow."""
+    sim = SimulatedClock(START_MS)
+    with Kernel.open(db, seed="growth", plugins=six_modules(), clock=PinnedClock(sim)) as kernel:
+        made = [kernel.tick("my goal is to learn French and visit Paris"), kernel.tick("the capital of Peru is Lima")]
+        loop = Follow(kernel, clock_every_ms=30_000, maintain_every_ms=60_000, idle_sleep_s=1.0)
+        end = sim.ms + minutes * 60_000
+        made += list(loop.run(until=lambda: sim.ms >= end))
+    return made
+
+
+def stored(db: Path) -> list[dict]:
+    with Kernel.open(db, seed="growth", plugins=six_modules()) as kernel:
+        return [orjson.loads(text) for _t, _i, text, _c in kernel.store.journal_rows()]
+
+
+def without_modules(record: dict) -> dict:
+    return {key: value for key, value in record.items() if key != "modules"}
+
+
+def test_an_idle_tick_is_stored_without_what_it_repeats_and_expands_back_to_what_the_tick_returned(tmp_path):
+    db = tmp_path / "a.db"
+    made = idle_follower(db)
+    records = stored(db)
+    idle = [r for r in records if r["input"]["source"] in ("clock", "maintain")]
+    assert {r["input"]["source"] for r in idle} == {"clock", "maintain"}
+    for record in idle:
+        assert record["form"] == journal_form.FORM
+        assert "working" not in record["brainstate_after"] and "goal" not in record  # unchanged: the before's
+        assert "plugins" not in record["modules"]  # each module's plugin has its name
+        assert not any(journal_form.quiet(call) for call in record["modules"]["calls"])
+    clock = next(r for r in idle if r["input"]["source"] == "clock")
+    assert clock["modules"]["calls"] == []  # 13 calls live, none did anything
+    maintain = next(r for r in idle if r["input"]["source"] == "maintain")
+    assert {"contract": "learning_self_assessment", "errors": "no_provider", "source": "none"} in maintain["externals"][
+        "contract_call"
+    ]
+    # everything but the quiet calls comes back as the tick made it (working memory, goal, contract errors)
+    for returned, record in zip(made, records, strict=True):
+        assert without_modules(journal_form.expand(record)) == without_modules(to_data(returned))
+    full = to_data(made[-1])
+    assert len(full["modules"]["calls"]) > len(records[-1]["modules"]["calls"])
+    assert replay(db, plugins=six_modules()).ok
+
+
+def test_a_journal_of_the_older_form_verifies_replays_equal_and_imports(tmp_path, monkeypatch):
+    found: dict[str, bytes] = {}
+    rows = list(journal.read_jsonl(OLD, found))
+    key = JournalKey(Path(f"{OLD}.key").read_text(encoding="ascii").strip().encode("ascii"), "fixture")
+    assert journal.verify_rows(rows, key).ok  # the records as written before stay readable and chained
+    records = [text for _t, _i, text, _c in rows]
+    assert all('"form"' not in text for text in records)
+    report = replay_records(records, seed="growth", plugins=six_modules())
+    assert report.ok, report.mismatch and report.mismatch.diff()
+    assert (report.ticks, report.fields) == (10, 16)
+    db = tmp_path / "imported.db"
+    monkeypatch.setenv("AGI_LOAD_PLUGINS", ",".join(MODULES))  # the six, from their entry points
+    result = CliRunner().invoke(
+        make_cli(), ["--db", str(db), "--seed", "growth", "journal", "import", str(OLD), "--key-file", f"{OLD}.key"]
+    )
+    assert result.exit_code == 0, result.output
+    assert replay(db, plugins=six_modules()).ok  # rebuilt by this version: its records in the stored form
+    assert all(record.get("form") == journal_form.FORM for record in stored(db))
+
+
+def test_a_call_that_did_nothing_live_and_something_in_replay_is_still_a_difference(tmp_path):
+    db = tmp_path / "a.db"
+    made = idle_follower(db, minutes=1)
+    recorded = stored(db)[-1]
+    actual = to_data(made[-1])
+    assert compare(recorded, actual) is None
+    quiet = next(call for call in actual["modules"]["calls"] if journal_form.quiet(call))
+    changed = json.loads(json.dumps(actual))
+    changed["modules"]["calls"][actual["modules"]["calls"].index(quiet)]["output"] = {"noted": 1}
+    mismatch = compare(recorded, changed)
+    assert mismatch is not None and mismatch.field == "modules"
+    moved = json.loads(json.dumps(actual))  # working memory changed where the record says it did not
+    moved["brainstate_after"]["working"]["focus"] = "world/entity/lima"
+    assert compare(recorded, moved).field == "brainstate_after"
