@@ -8,7 +8,8 @@ sit between the steps whose order makes storage atomic (see docs/reliability.md)
 ``rollback.copied``, ``seal``, ``tick.before_commit``, ``message.committed`` (a message's tick
 committed, its delivery not yet acknowledged), ``message.published`` (an outbox row published,
 not yet marked), and ``agi import``'s
-``import.rows``, ``import.built``, ``import.linked`` (:mod:`agi_core.agent_import`).
+``import.rows``, ``import.built``, ``import.linked`` (:mod:`agi_core.agent_import`), and ``agi journal
+archive``'s ``archive.header``, ``archive.written``, ``archive.deleted`` (:mod:`agi_core.archive`).
 """
 
 from __future__ import annotations

@@ -24,6 +24,8 @@ from agi_core.memory import blobs
 from agi_core.memory.backend import MemoryBackend
 
 HEAD = "journal_head"
+BASE = "journal_base"  # meta: "tick chain checkpoint mac": ticks up to tick were archived (agi journal archive)
+ARCHIVE = "agi_journal_archive"  # the first line of an archive file: {ARCHIVE: {after, after_chain, through, ...}}
 UNVERIFIED = "import_unverified"  # meta: "tick=N key=yes|no", set by agi import --unverified
 
 
@@ -42,12 +44,17 @@ class VerifyReport:
     tick: int | None = None
     problem: str | None = None
     unchecked: int = 0  # ticks 1..unchecked were imported without their key: their links cannot be checked
+    after: int = 0  # the records start after this tick (archived up to it: agi journal archive)
 
     @property
     def ok(self) -> bool:
         return self.problem is None
 
     def __str__(self) -> str:
+        if self.ok and self.after:
+            last = self.after + self.ticks
+            held = f"ticks {self.after + 1}..{last}" if self.ticks else "none since"
+            return f"journal OK: {self.ticks} records ({held}), chain intact from the archive point (tick {self.after})"
         if self.ok and self.unchecked:
             return (
                 f"journal OK: {self.ticks} records, chain intact after tick {self.unchecked}; "
@@ -59,10 +66,13 @@ class VerifyReport:
         return f"JOURNAL_BROKEN tick={self.tick}: {self.problem}"
 
 
-def verify_rows(rows: Iterable[tuple[int, str, str, str]], key: JournalKey, unchecked: int = 0) -> VerifyReport:
+def verify_rows(
+    rows: Iterable[tuple[int, str, str, str]], key: JournalKey, unchecked: int = 0, after: tuple[int, str] = (0, "")
+) -> VerifyReport:
     """Check ``(tick, id, record_json, chain)`` rows: numbering, tick fields and the chain (its
-    links from tick ``unchecked + 1`` on: earlier ones were made with a key nobody gave us)."""
-    previous, expected, count = "", 1, 0
+    links from tick ``unchecked + 1`` on: earlier ones were made with a key nobody gave us).
+    ``after``: the tick and chain link the rows follow (an archive point), else the start."""
+    previous, expected, count = after[1], after[0] + 1, 0
     for tick, record_id, text, chain in rows:
         if tick != expected:
             return VerifyReport(count, expected, f"record of tick {expected} is missing (next stored is {tick})")
@@ -75,7 +85,7 @@ def verify_rows(rows: Iterable[tuple[int, str, str, str]], key: JournalKey, unch
         if tick > unchecked and chain_link(key, previous, text) != chain:
             return VerifyReport(count, tick, "chain mismatch: the record was edited, or one before it was")
         previous, expected, count = chain, expected + 1, count + 1
-    return VerifyReport(count, unchecked=min(unchecked, count))
+    return VerifyReport(count, unchecked=min(unchecked, count), after=after[0])
 
 
 def unverified_import(store: MemoryBackend) -> dict[str, str] | None:
@@ -90,10 +100,57 @@ def verify(store: MemoryBackend, key: JournalKey) -> VerifyReport:
     """The chain of every record, then the stored head: the newest record must be the one it names."""
     mark = unverified_import(store) or {}
     unchecked = int(mark.get("tick", "0")) if mark.get("key") == "no" and mark.get("tick", "").isdigit() else 0
-    report = verify_rows(store.journal_rows(), key, unchecked)
+    try:
+        base = read_base(store, key)
+    except ValidationError as exc:
+        return VerifyReport(0, None, str(exc))
+    after = (base.tick, base.chain) if base is not None else (0, "")
+    report = verify_rows(store.journal_rows(), key, unchecked, after)
     if not report.ok:
         return report
-    return check_head(store, key, report.ticks, store.last_chain()) or verify_blobs(store, report)
+    return check_head(store, key, after[0] + report.ticks, store.last_chain()) or verify_blobs(store, report)
+
+
+@attrs.frozen
+class Base:
+    """Where the live journal starts: ticks up to ``tick`` were archived; ``checkpoint`` holds the state then."""
+
+    tick: int
+    chain: str
+    checkpoint: str
+
+
+def base_value(key: JournalKey, tick: int, chain: str, checkpoint: str) -> str:
+    """The meta value of an archive point: ``tick chain checkpoint mac``."""
+    return f"{tick} {chain} {checkpoint} {key.mac(f'base|{tick}|{chain}|{checkpoint}')}"
+
+
+def read_base(store: MemoryBackend, key: JournalKey) -> Base | None:
+    """The archive point (None when nothing was archived); an edited one raises :class:`ValidationError`."""
+    stored = store.meta_get(BASE)
+    if stored is None:
+        return None
+    tick, chain, checkpoint, mac = [*stored.split(" "), "", "", "", ""][:4]
+    if not tick.isdigit() or not hmac.compare_digest(mac, key.mac(f"base|{tick}|{chain}|{checkpoint}")):
+        raise ValidationError("the journal's archive point in meta was edited (its MAC does not match)")
+    return Base(int(tick), chain, checkpoint)
+
+
+def start_checkpoint(store: MemoryBackend, key: JournalKey, checkpoint: str | None) -> str | None:
+    """The checkpoint a replay of ``store``'s journal starts from: ``checkpoint``, else the archive point's.
+
+    A checkpoint older than the archive point is refused: the ticks between are in an archive file."""
+    base = read_base(store, key)
+    if base is None or checkpoint is None:
+        return base.checkpoint if base is not None else checkpoint
+    tick = next((info.tick for info in store.checkpoint_list() if info.name == checkpoint), None)
+    if tick is not None and tick < base.tick:
+        raise ValidationError(
+            f"checkpoint {checkpoint!r} is at tick {tick}, before the journal's archive point (tick {base.tick}): "
+            f"the ticks between are in an archive file; replay from {base.checkpoint!r} or a later checkpoint, "
+            "or replay the archive with agi replay --journal"
+        )
+    return checkpoint
 
 
 def check_head(store: MemoryBackend, key: JournalKey, ticks: int, chain: str) -> VerifyReport | None:
@@ -169,6 +226,8 @@ def read_jsonl(path: Path, blob_sink: dict[str, bytes] | None = None) -> Iterato
                 continue
             try:
                 item = json.loads(line)
+                if isinstance(item, dict) and ARCHIVE in item:
+                    continue  # an archive file's header (:func:`archive_header`)
                 text = blobs.stored_record_text(item["record"], keep)
                 yield int(item["tick"]), str(item["id"]), text, str(item["chain"])
             except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -176,3 +235,45 @@ def read_jsonl(path: Path, blob_sink: dict[str, bytes] | None = None) -> Iterato
                     f"{path}:{number} is not an exported journal line ({exc}); "
                     "export journals with agi journal export --jsonl"
                 ) from None
+
+
+def archive_header(
+    key: JournalKey, after: tuple[int, str], through: tuple[int, str], checkpoint: str
+) -> dict[str, Any]:
+    """The first line of an archive file: the ticks it holds, the links it starts after and ends with, and
+    the checkpoint holding the state at its end; MACed with the journal key."""
+    mac = key.mac(f"archive|{after[0]}|{after[1]}|{through[0]}|{through[1]}|{checkpoint}")
+    return {
+        ARCHIVE: {
+            "after": after[0],
+            "after_chain": after[1],
+            "through": through[0],
+            "through_chain": through[1],
+            "checkpoint": checkpoint,
+            "mac": mac,
+        }
+    }
+
+
+def verify_archive(path: Path, key: JournalKey) -> VerifyReport:
+    """An archive file (agi journal archive): its header's MAC, then its rows' chain from the link the header
+    says they follow to the one it says they end with."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            header = json.loads(handle.readline() or "{}").get(ARCHIVE)
+        after, after_chain = int(header["after"]), str(header["after_chain"])
+        through, through_chain, checkpoint = int(header["through"]), str(header["through_chain"]), header["checkpoint"]
+    except (OSError, json.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError):
+        return VerifyReport(0, None, f"{path} is not a journal archive (its first line is no archive header)")
+    expected = archive_header(key, (after, after_chain), (through, through_chain), str(checkpoint))[ARCHIVE]["mac"]
+    if not hmac.compare_digest(str(header.get("mac")), expected):
+        return VerifyReport(0, None, "the archive's header was edited, or it was made with another key")
+    rows = list(read_jsonl(path))
+    report = verify_rows(rows, key, 0, (after, after_chain))
+    if not report.ok:
+        return report
+    last = rows[-1][3] if rows else after_chain
+    if after + report.ticks != through or last != through_chain:
+        ended = f"the archive ends at tick {after + report.ticks}, its header says {through}"
+        return VerifyReport(report.ticks, through, ended)
+    return report

@@ -20,7 +20,7 @@ from typing import Any
 import attrs
 import orjson
 
-from agi_core import journal_form
+from agi_core import journal, journal_form
 from agi_core.errors import PluginError, ReplayMismatch
 from agi_core.journal_key import JournalKey
 from agi_core.memory import blobs
@@ -319,12 +319,13 @@ def replay(
         seed = stored_seed(store, seed)
         if store.meta_get("seed_check") not in (None, Determinism(seed).sign("agi-seed-check")):
             raise ConfigError(f"{db} was created with another seed; replay it with the same --seed")
+        key = load(store, seed)
+        checkpoint = journal.start_checkpoint(store, key, checkpoint)  # archived: from the archive point
         if checkpoint and not isinstance(store, SqliteStore):
             raise ConfigError(
                 f"replay from a checkpoint needs the sqlite backend, not {store.name!r}; replay from the start"
             )
         start = checkpoint_file(store, checkpoint) if checkpoint and isinstance(store, SqliteStore) else None
-        key = load(store, seed)
         with store.read_snapshot():  # the records replayed are the records verified, read one at a time
             _require_intact_chain(store, key, db)
             written_by = versions_meta.history(store)
@@ -349,7 +350,6 @@ def replay(
 def _require_intact_chain(store: Any, key: JournalKey, db: str | Path) -> None:
     """Refuse a journal whose chain or head does not verify: replay compares chosen fields only, so an
     edit elsewhere in a record (its action, say) would replay "equal"."""
-    from agi_core import journal
     from agi_core.errors import ValidationError
     from agi_core.opening import shown
 

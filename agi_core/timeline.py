@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agi_core import journal
 from agi_core.errors import ConfigError
 from agi_core.memory import blobs
 
@@ -49,6 +50,7 @@ def replay(
     if compare and overrides:
         raise ConfigError("overrides make a counterfactual replay; pass compare=False")
     store = kernel.store
+    checkpoint = journal.start_checkpoint(store, kernel.journal_key, checkpoint)  # archived: from the archive point
     if checkpoint and not isinstance(store, SqliteStore):
         raise ConfigError(f"replay from a checkpoint needs the sqlite backend, not {store.name!r}")
     path = Path(store.path)

@@ -34,12 +34,14 @@ def replay_command(state: Any, journal_file: Path | None, from_checkpoint: str |
     fields, then hook_order, modules, plan, goal and beliefs where the record has them.
     """
     if journal_file is not None:
-        for _row in journal.read_jsonl(journal_file):
-            pass  # a malformed line is refused before any tick replays, then the records stream
+        first = 1  # the first tick the file holds: a later archive's needs --from
+        for index, row in enumerate(journal.read_jsonl(journal_file)):  # a malformed line is refused before any
+            first = row[0] if index == 0 else first  # tick replays, then the records stream
         found: dict[str, bytes] = {}
         rows = journal.read_jsonl(journal_file, found)
         records = (_resolved(text, found) for _t, _i, text, _c in rows)
-        report = replay_records(records, seed=state.seed or "0", plugins=state.plugins)
+        start = _archive_start(state, journal_file, first, from_checkpoint)
+        report = replay_records(records, seed=start.pop("seed", state.seed or "0"), plugins=state.plugins, **start)
     else:
         state.require_db()
         report = replay(state.db, seed=state.seed, plugins=state.plugins, checkpoint=from_checkpoint)
@@ -47,6 +49,37 @@ def replay_command(state: Any, journal_file: Path | None, from_checkpoint: str |
     if report.mismatch is not None:
         click.echo(report.mismatch.diff())
         sys.exit(1)
+
+
+def _archive_start(state: Any, path: Path, first: int, checkpoint: str | None) -> dict[str, Any]:
+    """Where a replay of ``path`` (whose first tick is ``first``) starts: the beginning, or (``--from``) a
+    checkpoint of --db, which a journal that does not start at tick 1 (a later archive file) needs."""
+    if checkpoint is None:
+        if first > 1:
+            raise AgiError(
+                f"{path} starts at tick {first} (an archive after an earlier one): replay it from the checkpoint "
+                f"at tick {first - 1} with --db AGENT --from CHECKPOINT"
+            )
+        return {}
+    from agi_core.journal_key import key_file
+    from agi_core.kernel import stored_seed
+    from agi_core.memory.sqlite_store import SqliteStore
+    from agi_core.opening import open_store
+
+    store = open_store(state.require_db(), plugins=state.plugins)
+    try:
+        if not isinstance(store, SqliteStore):
+            raise AgiError(f"replay from a checkpoint needs the sqlite backend, not {store.name!r}")
+        info = next((c for c in store.checkpoint_list() if c.name == checkpoint), None)
+        if info is not None and info.tick != first - 1:
+            raise AgiError(
+                f"checkpoint {checkpoint!r} is at tick {info.tick} but {path} starts at tick {first}; "
+                f"pass the checkpoint at tick {first - 1}"
+            )
+        found = checkpoints.checkpoint_file(store, checkpoint)
+        return {"start": found, "key_file": key_file(store), "seed": stored_seed(store, state.seed)}
+    finally:
+        store.close()
 
 
 def _resolved(text: str, found: dict[str, bytes]) -> dict[str, Any]:
@@ -60,21 +93,62 @@ def journal_group() -> None:
 
 
 @journal_group.command("verify")
+@click.option(
+    "--archive",
+    "archive_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Verify this archive file (agi journal archive) with the agent's key instead.",
+)
 @click.pass_obj
-def journal_verify(state: Any) -> None:
+def journal_verify(state: Any, archive_file: Path | None) -> None:
     """Check the HMAC chain and its head, the state seal and every checkpoint.
 
     Finds an edited, deleted, reordered or truncated record, a fact, episode, working
     memory, RLM variable or meta row changed outside the journal (naming table and key),
-    and a damaged checkpoint.
+    and a damaged checkpoint. With --archive, checks an archive file's header and chain.
     """
     from agi_core.integrity import verify_agent
 
     kernel = state.open_kernel(existing=True)
+    if archive_file is not None:
+        checked = journal.verify_archive(archive_file, kernel.journal_key)
+        click.echo(f"archive {archive_file}: {checked}")
+        if not checked.ok:
+            sys.exit(1)
+        return
     report = verify_agent(kernel.store, kernel.journal_key)
     click.echo("\n".join(report.lines()))
     if not report.ok:
         sys.exit(1)
+
+
+@journal_group.command("archive")
+@click.option(
+    "--through", "checkpoint", required=True, metavar="CHECKPOINT", help="Archive the ticks up to this checkpoint's."
+)
+@click.option(
+    "--to",
+    "to",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The archive file to create (JSON Lines; it must not exist).",
+)
+@click.pass_obj
+def journal_archive(state: Any, checkpoint: str, to: Path) -> None:
+    """Move the records up to checkpoint CHECKPOINT's tick into the new file --to, keeping the chain provable.
+
+    The live journal then starts after that tick: journal verify checks it from there, replay
+    starts from that checkpoint (kept while it is the archive point), and journal verify --archive
+    checks the file. A kill leaves the database as it was, or the archive complete (docs/replay.md).
+    """
+    from agi_core.archive import archive
+    from agi_core.cli.transfer import write_atomically
+
+    try:
+        report = archive(state.open_kernel(existing=True), checkpoint, to, write_atomically)
+    except OSError as exc:
+        raise StorageError(os_problem(exc, to)) from exc
+    click.echo(str(report))
 
 
 @journal_group.command("export")

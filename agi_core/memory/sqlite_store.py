@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from agi_core.errors import StorageError, database_problem, os_problem
+from agi_core.faults import fault_point
 from agi_core.inputs import clean_text, preview
 from agi_core.memory import blobs, goals_table, jobs_table, module_state_table
 from agi_core.memory import tick_timings as timings_table
@@ -441,8 +442,29 @@ class SqliteStore(StoredText):
         return int(self.conn.execute("SELECT count(*) FROM journal_archive").fetchone()[0])
 
     def last_chain(self) -> str:
+        """The newest record's chain link; with every record archived, the archive point's (``journal_base``)."""
         row = self.conn.execute("SELECT chain FROM journal ORDER BY tick DESC LIMIT 1").fetchone()
-        return row[0] if row else ""
+        if row:
+            return str(row[0])
+        base = self.meta_get("journal_base")
+        return base.split(" ")[1] if base and base.count(" ") >= 1 else ""
+
+    def journal_archive_through(self, tick: int, chain: str, base: str, key: JournalKey) -> int:
+        """Delete the records up to ``tick`` (archived: ``agi_core.archive``) and store the archive point ``base``,
+        in one transaction with the seal brought up to it; the record of ``tick`` must still carry ``chain``
+        (another process archived or rolled back meanwhile: nothing changes). Returns the records deleted."""
+        with self.tick_transaction():
+            row = self.conn.execute("SELECT chain FROM journal WHERE tick = ?", (tick,)).fetchone()
+            if row is None or row[0] != chain:
+                raise StorageError(
+                    f"the journal changed while tick {tick} was being archived (another agi process archived or "
+                    "rolled back); nothing was archived: run agi journal archive again"
+                )
+            deleted = self.conn.execute("DELETE FROM journal WHERE tick <= ?", (tick,)).rowcount
+            self.meta_update({"journal_base": base})
+            self.seal(key)
+            fault_point("archive.deleted")  # the rows deleted and the point stored, not yet committed
+        return int(deleted)
 
     def journal_extent(self) -> tuple[int, int]:
         count, last = self.conn.execute("SELECT count(*), coalesce(max(tick), 0) FROM journal").fetchone()

@@ -221,10 +221,12 @@ def _remove_orphans(store: SqliteStore, folder: Path) -> None:
 
 
 def prune(store: SqliteStore, keep: int) -> list[str]:
-    """Delete the oldest checkpoints beyond ``keep``; returns their names."""
+    """Delete the oldest checkpoints beyond ``keep`` (never the journal's archive point's); returns their names."""
     with store.tick_transaction():
+        base = (store.meta_get("journal_base") or "").split(" ")
+        kept = base[2] if len(base) > 2 else None  # the archive point's: replay of the live journal starts there
         rows = store.conn.execute(
-            "SELECT name, file FROM checkpoints ORDER BY seq DESC LIMIT -1 OFFSET ?", (keep,)
+            "SELECT name, file FROM checkpoints WHERE name IS NOT ? ORDER BY seq DESC LIMIT -1 OFFSET ?", (kept, keep)
         ).fetchall()
         store.conn.executemany("DELETE FROM checkpoints WHERE name = ?", [(name,) for name, _file in rows])
     for _name, file in rows:  # after the commit: a kill in between leaves an orphan, removed later

@@ -1,0 +1,192 @@
+"""``agi journal archive``: old records move to an archive file; the live journal and the file both stay provable.
+
+Real databases, real ``agi`` processes killed with SIGKILL at the archive's fault points."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from agi_core import journal
+from agi_core.consistency import check_database
+from agi_core.journal_key import JournalKey
+from agi_core.memory.sqlite_store import SqliteStore
+from agi_core.replay import replay
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = "arch"
+
+
+def agi(db: Path, *args: str, stdin: str = "", fault: str = "") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "AGI_LOAD_PLUGINS": "", "AGI_FAULT": fault}
+    env.pop("AGI_JOURNAL_KEY", None)
+    command = [sys.executable, "-m", "agi_core", "--db", str(db), "--seed", SEED, *args]
+    return subprocess.run(command, input=stdin, env=env, capture_output=True, text=True, timeout=120)
+
+
+def ok(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def key_of(db: Path) -> JournalKey:
+    return JournalKey(Path(f"{db}.key").read_text(encoding="ascii").strip().encode("ascii"), "test")
+
+
+def journal_rows(db: Path) -> list[tuple[int, str, str, str]]:
+    with closing(sqlite3.connect(db)) as conn:
+        return conn.execute("SELECT tick, id, record, chain FROM journal ORDER BY tick").fetchall()
+
+
+@pytest.fixture(scope="module")
+def agent(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Four ticks, checkpoint ``c2`` at tick 2 and ``c4`` at tick 4, then a fifth tick."""
+    db = tmp_path_factory.mktemp("agent") / "a.db"
+    ok(agi(db, "run", stdin="my name is Ada\nthe capital of Peru is Lima\n"))
+    ok(agi(db, "checkpoint", "create", "c2"))
+    ok(agi(db, "run", stdin="what is my name?\n12 + 30\n"))
+    ok(agi(db, "checkpoint", "create", "c4"))
+    ok(agi(db, "run", stdin="what is the capital of Peru?\n"))
+    return db
+
+
+def copy(agent: Path, folder: Path) -> Path:
+    for item in agent.parent.iterdir():
+        if item.name.startswith(agent.name):
+            target = folder / item.name
+            (shutil.copytree if item.is_dir() else shutil.copy2)(item, target)
+    return folder / agent.name
+
+
+def test_archived_ticks_leave_a_live_journal_that_verifies_and_replays_and_an_archive_that_verifies(agent, tmp_path):
+    db = copy(agent, tmp_path)
+    before = journal_rows(db)
+    assert ok(agi(db, "journal", "archive", "--through", "c2", "--to", str(tmp_path / "one.jsonl"))) == (
+        f"archived 2 records (ticks 1..2) to {tmp_path / 'one.jsonl'}; the journal now starts after tick 2\n"
+    )
+    assert [row[0] for row in journal_rows(db)] == [3, 4, 5]
+    assert ok(agi(db, "journal", "verify")).splitlines()[0] == (
+        "journal OK: 3 records (ticks 3..5), chain intact from the archive point (tick 2)"
+    )
+    assert ok(agi(db, "replay")) == "replay equal: 3 ticks (3..5), 16 fields each\n"
+    assert ok(agi(db, "journal", "verify", "--archive", str(tmp_path / "one.jsonl"))) == (
+        f"archive {tmp_path / 'one.jsonl'}: journal OK: 2 records, chain intact\n"
+    )
+    assert (
+        ok(agi(db, "replay", "--journal", str(tmp_path / "one.jsonl")))
+        == "replay equal: 2 ticks (1..2), 16 fields each\n"
+    )
+    # the archive holds the records exactly as they were chained
+    found = list(journal.read_jsonl(tmp_path / "one.jsonl"))
+    assert [(t, i, c) for t, i, _text, c in found] == [(t, i, c) for t, i, _text, c in before[:2]]
+    # a second archive continues where the first ended; new ticks chain on
+    ok(agi(db, "journal", "archive", "--through", "c4", "--to", str(tmp_path / "two.jsonl")))
+    assert ok(agi(db, "journal", "verify", "--archive", str(tmp_path / "two.jsonl"))).endswith(
+        "journal OK: 2 records (ticks 3..4), chain intact from the archive point (tick 2)\n"
+    )
+    assert ok(agi(db, "replay", "--journal", str(tmp_path / "two.jsonl"), "--from", "c2")).startswith(
+        "replay equal: 2 ticks (3..4)"
+    )
+    ok(agi(db, "run", stdin="my sister is Maya\n"))
+    assert ok(agi(db, "replay")) == "replay equal: 2 ticks (5..6), 16 fields each\n"
+    assert check_database(db, SEED).ok
+    # an edited archive is named
+    lines = (tmp_path / "two.jsonl").read_text(encoding="utf-8").splitlines()
+    lines[1] = lines[1].replace("what is my name?", "what is my game?")
+    (tmp_path / "two.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    edited = agi(db, "journal", "verify", "--archive", str(tmp_path / "two.jsonl"))
+    assert edited.returncode == 1 and "JOURNAL_BROKEN tick=3: chain mismatch" in edited.stdout
+
+
+def test_with_every_record_archived_the_next_tick_chains_on_from_the_archive_point(agent, tmp_path):
+    db = copy(agent, tmp_path)
+    ok(agi(db, "checkpoint", "create", "now"))
+    ok(agi(db, "journal", "archive", "--through", "now", "--to", str(tmp_path / "all.jsonl")))
+    assert journal_rows(db) == []
+    assert ok(agi(db, "journal", "verify")).splitlines()[0] == (
+        "journal OK: 0 records (none since), chain intact from the archive point (tick 5)"
+    )
+    ok(agi(db, "run", stdin="12 + 30\n"))
+    assert ok(agi(db, "journal", "verify")).splitlines()[0].startswith("journal OK: 1 records (ticks 6..6)")
+    assert replay(db).summary() == "replay equal: 1 ticks (6..6), 16 fields each"
+
+
+def test_bad_archive_arguments_are_one_line_naming_the_fix(agent, tmp_path):
+    db = copy(agent, tmp_path)
+    (tmp_path / "taken.jsonl").write_text("", encoding="utf-8")
+    cases = {
+        ("--through", "c2", "--to", str(tmp_path / "taken.jsonl")): "exists; archive to a new file",
+        (
+            "--through",
+            "nope",
+            "--to",
+            str(tmp_path / "x.jsonl"),
+        ): "no checkpoint named 'nope'; existing checkpoints: c2, c4",
+    }
+    for args, said in cases.items():
+        done = agi(db, "journal", "archive", *args)
+        assert done.returncode == 1 and said in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    ok(agi(db, "journal", "archive", "--through", "c4", "--to", str(tmp_path / "a.jsonl")))
+    again = agi(db, "journal", "archive", "--through", "c2", "--to", str(tmp_path / "b.jsonl"))
+    assert "checkpoint 'c2' is at tick 2, at or before the archive point (tick 4): nothing to archive" in again.stderr
+    older = agi(db, "replay", "--from", "c2")
+    assert older.returncode == 1 and "before the journal's archive point (tick 4)" in older.stderr
+    assert not (tmp_path / "b.jsonl").exists() and [row[0] for row in journal_rows(db)] == [5]
+
+
+def test_rollback_to_a_checkpoint_older_than_the_archive_point_restores_its_own_journal(agent, tmp_path):
+    db = copy(agent, tmp_path)
+    ok(agi(db, "journal", "archive", "--through", "c4", "--to", str(tmp_path / "a.jsonl")))
+    ok(agi(db, "rollback", "c2"))
+    assert [row[0] for row in journal_rows(db)] == [1, 2]  # the checkpoint's copy holds ticks 1..2
+    assert ok(agi(db, "journal", "verify")).splitlines()[0] == "journal OK: 2 records, chain intact"
+    assert ok(agi(db, "replay")) == "replay equal: 2 ticks (1..2), 16 fields each\n"
+    assert ok(agi(db, "journal", "verify", "--archive", str(tmp_path / "a.jsonl"))).endswith("chain intact\n")
+
+
+def test_the_archive_point_checkpoint_is_never_pruned(agent, tmp_path):
+    db = copy(agent, tmp_path)
+    ok(agi(db, "journal", "archive", "--through", "c2", "--to", str(tmp_path / "a.jsonl")))
+    store = SqliteStore(db)
+    try:
+        assert store.checkpoint_prune(0) == ["c4"]
+        assert [info.name for info in store.checkpoint_list()] == ["c2"]
+    finally:
+        store.close()
+    assert ok(agi(db, "replay")).startswith("replay equal: 3 ticks (3..5)")
+
+
+@pytest.mark.parametrize("point", ["archive.header", "archive.written", "archive.deleted"])
+def test_a_kill_during_archive_leaves_the_database_as_it_was_or_the_archive_complete(agent, tmp_path, point):
+    db = copy(agent, tmp_path)
+    before = journal_rows(db)
+    target = tmp_path / "a.jsonl"
+    killed = agi(db, "journal", "archive", "--through", "c4", "--to", str(target), fault=f"{point}:1")
+    assert killed.returncode == -9, killed.stderr
+    assert check_database(db, SEED).ok, check_database(db, SEED).problems  # opens, verifies, no torn tick
+    after = journal_rows(db)
+    if after == before:  # unchanged: no archive point; the file, if any, is whole and holds ticks 1..4
+        assert "journal_base" not in dict(sqlite3.connect(db).execute("SELECT key, value FROM meta").fetchall())
+        if target.exists():
+            assert str(journal.verify_archive(target, key_of(db))) == "journal OK: 4 records, chain intact"
+    else:  # completed: the live journal starts after tick 4 and the file holds exactly what left it
+        assert after == before[4:]
+        assert [row[0] for row in journal.read_jsonl(target)] == [1, 2, 3, 4]
+    assert ok(agi(db, "replay")).startswith("replay equal")
+    hidden = [p.name for p in tmp_path.iterdir() if p.name.startswith(".a.jsonl")]
+    assert hidden == [] or point == "archive.header"  # a killed write's temporary file; the next write removes it
+    ok(agi(db, "checkpoint", "create", "c5"))
+    ok(agi(db, "journal", "archive", "--through", "c5", "--to", str(tmp_path / "again.jsonl")))
+    assert ok(agi(db, "journal", "verify")).startswith("journal OK: 0 records (none since)")
+    assert (
+        json.loads((tmp_path / "again.jsonl").read_text(encoding="utf-8").splitlines()[0])[journal.ARCHIVE]["through"]
+        == 5
+    )
