@@ -6,6 +6,9 @@ wrote records that repeated, tick after tick, what had not changed. A record is 
 
 - ``brainstate_after`` has no ``working`` when the tick left working memory as
   ``brainstate_before`` holds it (restored by :func:`expand`);
+- working memory is written ``"agi:json:<canonical JSON>"``, a string the store keeps once as a
+  blob (``agi_core.memory.blobs``): the record holds its reference, and a working memory that
+  stays the same tick after tick is stored once (restored once the references are resolved);
 - ``goal`` is left out when it is ``brainstate_after``'s active goal (restored);
 - a contract call with no model attempt keeps only what is not its default (``attempts: []``,
   ``value: null``, ``errors: []``; the "no provider configured and 'X' has no fallback" error is
@@ -24,6 +27,11 @@ did. The chain covers the stored text, whichever form it has.
 from __future__ import annotations
 
 from typing import Any
+
+import orjson
+
+from agi_core.memory import blobs
+from agi_core.serialization import dumps
 
 FORM = 2
 NO_PROVIDER = "no_provider"  # a contract call's errors: the one below, for its contract
@@ -45,6 +53,10 @@ def compact(record: dict[str, Any]) -> dict[str, Any]:
         del out["goal"]
     if isinstance(before, dict) and isinstance(working, dict) and working == before.get("working"):
         out["brainstate_after"] = {key: value for key, value in after.items() if key != "working"}  # type: ignore[union-attr]
+    for field in ("brainstate_before", "brainstate_after"):  # each working memory once, as a blob
+        state = out.get(field)
+        if isinstance(state, dict) and isinstance(state.get("working"), dict):
+            out[field] = {**state, "working": blobs.JSON_MARKER + dumps(state["working"])}
     modules = out.get("modules")
     if isinstance(modules, dict) and modules:
         out["modules"] = _compact_modules(modules)
@@ -61,6 +73,10 @@ def expand(record: dict[str, Any]) -> dict[str, Any]:
     if record.get("form") != FORM:
         return record
     out = {key: value for key, value in record.items() if key != "form"}
+    for field in ("brainstate_before", "brainstate_after"):
+        state = out.get(field)
+        if isinstance(state, dict) and isinstance(state.get("working"), str):
+            out[field] = {**state, "working": _json_value(state["working"])}
     before, after = out.get("brainstate_before"), out.get("brainstate_after")
     if isinstance(before, dict) and isinstance(after, dict) and "working" not in after and "working" in before:
         out["brainstate_after"] = {**after, "working": before["working"]}
@@ -73,10 +89,35 @@ def expand(record: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _json_value(text: str) -> Any:
+    """A value :func:`compact` wrote as a string (blob references already resolved)."""
+    if not text.startswith(blobs.JSON_MARKER):
+        return text  # a blob reference nobody resolved: left as it is
+    return orjson.loads(text[len(blobs.JSON_MARKER) :])
+
+
 def comparable(record: dict[str, Any]) -> dict[str, Any]:
     """``record`` (either form, or a replayed tick's full record) as replay compares it: the stored form,
     then expanded, so both sides leave out the same calls and show working memory and the goal whole."""
     return expand(compact(expand(record)))
+
+
+def by_reference(record: dict[str, Any]) -> dict[str, Any]:
+    """:func:`comparable`, with each working memory as its blob reference (whether the record's references
+    were resolved or not): what replay tests for equality."""
+    out = comparable(record)
+    for field in ("brainstate_before", "brainstate_after"):
+        state = out.get(field)
+        if isinstance(state, dict) and "working" in state:
+            out[field] = {**state, "working": _reference(state["working"])}
+    return out
+
+
+def _reference(working: Any) -> Any:
+    if isinstance(working, str) and working.startswith(blobs.MARKER):
+        return working
+    text = working if isinstance(working, str) else blobs.JSON_MARKER + dumps(working)
+    return blobs.MARKER + blobs.digest(text)
 
 
 def quiet(call: dict[str, Any]) -> bool:

@@ -96,13 +96,15 @@ def compare(recorded: dict[str, Any], actual: dict[str, Any]) -> Mismatch | None
     """The first of :func:`compared_fields` whose canonical JSON differs, if any; both sides in the form
     :func:`agi_core.journal_form.comparable` gives them (a record stored either way, or a replayed tick)."""
     fields = compared_fields(recorded)
-    recorded, actual = journal_form.comparable(recorded), journal_form.comparable(actual)
+    tested = journal_form.by_reference(recorded), journal_form.by_reference(actual)  # references resolved or not
+    recorded, actual = journal_form.comparable(recorded), journal_form.comparable(actual)  # shown
     for field in fields:
-        value = actual.get(field)
+        value = tested[1].get(field)
         if field == "modules":
             value = _as_journaled(recorded.get(field), value)
-        if dumps(recorded.get(field)) != dumps(value):
-            return Mismatch(int(recorded["tick"]), field, recorded.get(field), value)
+        if dumps(tested[0].get(field)) != dumps(value):
+            shown = _as_journaled(recorded.get(field), actual.get(field)) if field == "modules" else actual.get(field)
+            return Mismatch(int(recorded["tick"]), field, recorded.get(field), shown)
     return None
 
 

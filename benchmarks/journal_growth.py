@@ -1,5 +1,8 @@
 """Journal growth of an idle follower: bytes per clock and maintenance record, and MB a day.
 
+The blobs (large strings, and working memory, stored once) are counted too: all of them, the
+conversation's included, as made during the idle minutes (an upper bound).
+
 A real kernel with the six module plugins (autonomy, beliefs, learning, retrieval,
 self_improver, social) on the heuristics (no model), a short conversation first (so working
 memory holds turns and a goal, as a user's agent does), then ``agi run --follow``'s loop on the
@@ -64,8 +67,9 @@ def write_journal(db: Path, minutes: int) -> None:
             pass
 
 
-def measure(db: Path) -> dict[str, float]:
-    """Mean stored bytes (record text + id + chain) per record, by input source; and MB a day."""
+def measure(db: Path, minutes: int) -> dict[str, float]:
+    """Mean stored bytes (record text + id + chain) per record, by input source; the blobs' bytes (every
+    one, the conversation's too, counted as the idle time's); and MB a day of both."""
     from agi_core.memory.sqlite_store import SqliteStore
 
     store = SqliteStore(db)
@@ -74,10 +78,13 @@ def measure(db: Path) -> dict[str, float]:
         for _tick, record_id, text, chain in store.journal_rows():
             source = json.loads(text)["input"]["source"]
             sizes.setdefault(source, []).append(len(text.encode()) + len(record_id) + len(chain))
+        blob_bytes = sum(len(data) + len(hex_digest) for hex_digest, data in store.blob_items())
     finally:
         store.close()
     means = {source: sum(sizes[source]) / len(sizes[source]) for source in PER_DAY if source in sizes}
-    means["mb_per_day"] = sum(means[source] * PER_DAY[source] for source in PER_DAY) / 1e6
+    means["blob_bytes"] = float(blob_bytes)
+    per_day = sum(means[source] * PER_DAY[source] for source in PER_DAY) + blob_bytes * 1440 / minutes
+    means["mb_per_day"] = per_day / 1e6
     return means
 
 
@@ -117,7 +124,7 @@ def run_base(base: Path, minutes: int, folder: Path) -> tuple[dict[str, float], 
 def show(name: str, figures: dict[str, float]) -> None:
     print(
         f"{name:<5} clock {figures['clock']:7.0f} B/record  maintain {figures['maintain']:7.0f} B/record  "
-        f"{figures['mb_per_day']:6.2f} MB/day",
+        f"blobs {figures['blob_bytes']:7.0f} B  {figures['mb_per_day']:6.2f} MB/day",
         flush=True,
     )
 
@@ -133,7 +140,7 @@ def main() -> int:
         folder = Path(scratch)
         db = args.db or folder / "new.db"
         write_journal(db, args.minutes)
-        figures = measure(db)
+        figures = measure(db, args.minutes)
         if args.json:
             print(json.dumps(figures))
             return 0
@@ -144,7 +151,7 @@ def main() -> int:
         old, old_db = run_base(args.base.resolve(), args.minutes, folder)
         show("old", old)
         show("new", figures)
-        ratios = {key: old[key] / figures[key] for key in figures}
+        ratios = {key: old[key] / figures[key] for key in ("clock", "maintain", "mb_per_day")}
         print(
             f"ratio old/new: clock {ratios['clock']:.2f}x  maintain {ratios['maintain']:.2f}x  "
             f"per day {ratios['mb_per_day']:.2f}x"

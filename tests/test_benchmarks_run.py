@@ -123,4 +123,4 @@ def test_first_recall_benchmark_runs_and_leaves_the_rest_to_the_background():
 def test_journal_growth_benchmark_runs_and_measures_both_idle_kinds():
     six = ("autonomy", "beliefs", "learning", "retrieval", "self-improver", "social")
     figures = run_benchmark("journal_growth.py", "--minutes", "2", plugins=six)
-    assert sorted(figures) == ["clock", "maintain", "mb_per_day"] and figures["clock"] > 0
+    assert sorted(figures) == ["blob_bytes", "clock", "maintain", "mb_per_day"] and figures["clock"] > 0

@@ -43,8 +43,14 @@ def idle_follower(db: Path, minutes: int = 2) -> list:
 
 
 def stored(db: Path) -> list[dict]:
+    """The records as stored, blob references resolved."""
     with Kernel.open(db, seed="growth", plugins=six_modules()) as kernel:
-        return [orjson.loads(text) for _t, _i, text, _c in kernel.store.journal_rows()]
+        return [kernel.store.load_json(text) for _t, _i, text, _c in kernel.store.journal_rows()]
+
+
+def stored_texts(db: Path) -> list[str]:
+    with Kernel.open(db, seed="growth", plugins=six_modules()) as kernel:
+        return [text for _t, _i, text, _c in kernel.store.journal_rows()]
 
 
 def without_modules(record: dict) -> dict:
@@ -57,8 +63,12 @@ def test_an_idle_tick_is_stored_without_what_it_repeats_and_expands_back_to_what
     records = stored(db)
     idle = [r for r in records if r["input"]["source"] in ("clock", "maintain")]
     assert {r["input"]["source"] for r in idle} == {"clock", "maintain"}
+    texts = stored_texts(db)
+    references = {orjson.loads(text)["brainstate_before"]["working"] for text in texts[2:]}
+    assert len(references) == 1 and next(iter(references)).startswith("agi:blob:sha256:")  # stored once
     for record in idle:
         assert record["form"] == journal_form.FORM
+        assert record["brainstate_before"]["working"].startswith("agi:json:")  # its blob's text
         assert "working" not in record["brainstate_after"] and "goal" not in record  # unchanged: the before's
         assert "plugins" not in record["modules"]  # each module's plugin has its name
         assert not any(journal_form.quiet(call) for call in record["modules"]["calls"])

@@ -217,7 +217,8 @@ def test_a_removed_row_or_a_wrong_key_is_refused(source, tmp_path: Path):
     first = next(i for i, line in enumerate(lines) if line.startswith('{"table":"facts"'))
     lines[first] = lines[first].replace('"rows":2', '"rows":1')
     del lines[first + 1]
-    lines[-1] = lines[-1].replace('"rows":23', '"rows":22')  # 3 ticks: 3 tick_timings rows and the versions row
+    # 3 ticks: 3 tick_timings rows, the versions row, and 4 blobs (each working memory, stored once)
+    lines[-1] = lines[-1].replace('"rows":27', '"rows":26')
     (tmp_path / "cut.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     done = agi(tmp_path / "b.db", "import", str(tmp_path / "cut.jsonl"), "--key-file", f"{db}.key")
     assert done.stderr == (
@@ -244,7 +245,7 @@ def test_without_the_key_import_refuses_and_unverified_marks_the_agent(source, t
     )
     assert _files(tmp_path, "b.db") == []
     done = agi(tmp_path / "b.db", "import", str(edited), "--unverified")
-    assert (done.returncode, done.stdout) == (0, f"imported 23 rows into {tmp_path / 'b.db'} (tick 3)\n")
+    assert (done.returncode, done.stdout) == (0, f"imported 27 rows into {tmp_path / 'b.db'} (tick 3)\n")
     verified = agi(tmp_path / "b.db", "journal", "verify")
     assert verified.returncode == 0
     assert verified.stdout.splitlines()[:2] == [

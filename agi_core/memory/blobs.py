@@ -4,7 +4,9 @@ Any string of ``BLOB_THRESHOLD`` characters or more inside stored JSON (a journa
 a fact value, an episode) is replaced by the reference ``agi:blob:sha256:<hex>`` and its
 UTF-8 bytes go to the ``blobs`` table, in the same transaction. Equal strings share one
 blob, so an input that appears in the record (older journals: in its externals too) and its episode is stored
-once. A string that merely *looks* like a reference is always stored as a blob itself, so
+once. A string that starts with ``agi:json:`` (:data:`JSON_MARKER`: a journal record's working
+memory, ``agi_core.journal_form``) is a blob whatever its length, so that it is stored once too.
+A string that merely *looks* like a reference is always stored as a blob itself, so
 every reference in the database is a real one. Blobs are immutable, never deleted and
 covered by the journal's chain through their hash.
 """
@@ -20,6 +22,9 @@ from agi_core.inputs import normalize
 
 BLOB_THRESHOLD = 4096
 MARKER = "agi:blob:sha256:"
+JSON_MARKER = "agi:json:"
+"""Prefix of a JSON value written as a string so that it is stored once, as a blob, whatever its length
+(``agi_core.journal_form``: a record's working memory, the same tick after tick)."""
 NORMALIZED = ":normalized"
 """Suffix of a reference to the ``normalized`` form of an input stored as a blob."""
 
@@ -34,7 +39,7 @@ def digest(text: str) -> str:
 
 
 def needs_blob(text: str) -> bool:
-    return len(text) >= BLOB_THRESHOLD or text.startswith(MARKER)
+    return len(text) >= BLOB_THRESHOLD or text.startswith((MARKER, JSON_MARKER))
 
 
 def maybe_refs(json_text: str) -> bool:
@@ -44,7 +49,7 @@ def maybe_refs(json_text: str) -> bool:
     ``BLOB_THRESHOLD`` characters or more, escapes counted, which a string needing a blob
     always has; a long text of short strings (a record with many modules) is False.
     """
-    if MARKER in json_text:
+    if MARKER in json_text or JSON_MARKER in json_text:
         return True
     if len(json_text) < BLOB_THRESHOLD:
         return False

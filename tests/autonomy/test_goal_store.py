@@ -3,8 +3,6 @@ scheduled ticks, plan steps one per tick, beliefs, and the journal fields replay
 
 from __future__ import annotations
 
-import orjson
-
 from agi_core import journal_form
 from agi_core.beliefs import beliefs_for
 from agi_core.kernel import Kernel
@@ -161,7 +159,8 @@ def test_replay_compares_the_goal_and_the_beliefs(tmp_path):
     with Kernel.open(tmp_path / "a.db") as kernel:
         _say(kernel, "my goal is to learn French", "my name is Ada", "what is my name?")
         # as stored, a goal equal to working memory's active goal is left out: put back to be edited
-        rows = [journal_form.expand(orjson.loads(text)) for _tick, _id, text, _chain in kernel.store.journal_rows()]
+        texts = [text for _tick, _id, text, _chain in kernel.store.journal_rows()]
+        rows = [journal_form.expand(kernel.store.load_json(text)) for text in texts]
     changed = [dict(row) for row in rows]
     changed[1]["goal"] = {**changed[1]["goal"], "status": "done"}
     report = replay_records(changed, seed="0")
