@@ -141,9 +141,18 @@ def start_checkpoint(store: MemoryBackend, key: JournalKey, checkpoint: str | No
 
     A checkpoint older than the archive point is refused: the ticks between are in an archive file."""
     base = read_base(store, key)
-    if base is None or checkpoint is None:
-        return base.checkpoint if base is not None else checkpoint
-    tick = next((info.tick for info in store.checkpoint_list() if info.name == checkpoint), None)
+    if base is None:
+        return checkpoint
+    ticks = {info.name: info.tick for info in store.checkpoint_list()}
+    if checkpoint is None:
+        if base.checkpoint not in ticks:
+            raise ValidationError(
+                f"the journal starts after tick {base.tick} (archived) and the checkpoint holding the state then, "
+                f"{base.checkpoint!r}, is not here (agi import does not carry checkpoints): replay on the agent "
+                "that archived it, where the checkpoint is"
+            )
+        return base.checkpoint
+    tick = ticks.get(checkpoint)
     if tick is not None and tick < base.tick:
         raise ValidationError(
             f"checkpoint {checkpoint!r} is at tick {tick}, before the journal's archive point (tick {base.tick}): "

@@ -190,3 +190,17 @@ def test_a_kill_during_archive_leaves_the_database_as_it_was_or_the_archive_comp
         json.loads((tmp_path / "again.jsonl").read_text(encoding="utf-8").splitlines()[0])[journal.ARCHIVE]["through"]
         == 5
     )
+
+
+def test_an_archived_agent_moved_by_export_and_import_verifies_and_says_why_it_cannot_replay(agent, tmp_path):
+    db = copy(agent, tmp_path)
+    ok(agi(db, "journal", "archive", "--through", "c2", "--to", str(tmp_path / "a.jsonl")))
+    ok(agi(db, "export", "-o", str(tmp_path / "agent.jsonl")))
+    moved = tmp_path / "moved.db"
+    ok(agi(moved, "import", str(tmp_path / "agent.jsonl"), "--key-file", f"{db}.key"))
+    assert ok(agi(moved, "journal", "verify")).startswith("journal OK: 3 records (ticks 3..5), chain intact from")
+    refused = agi(moved, "replay")
+    assert refused.returncode == 1 and refused.stderr == (
+        "Error: the journal starts after tick 2 (archived) and the checkpoint holding the state then, 'c2', is not "
+        "here (agi import does not carry checkpoints): replay on the agent that archived it, where the checkpoint is\n"
+    )
