@@ -1,6 +1,6 @@
 """SIGKILL real ``agi`` processes during storage operations and tally clean recoveries.
 
-Operations: database creation, ``checkpoint create``, ``rollback``, ``ingest`` (a small
+Operations: database creation, ``checkpoint create``, ``rollback``, ``journal archive``, ``ingest`` (a small
 JSONL, embedded with MiniLM) and ticks that run a write tool. Each trial copies a prepared
 agent, starts the real command in a subprocess and kills it with SIGKILL, either at a named
 fault point (``AGI_FAULT=<point>:<n>``, see agi_core/faults.py; the first trials walk the
@@ -146,6 +146,38 @@ class Rollback(Operation):
         return [] if now in (self.before, self.after) else ["the agent is neither before nor after the rollback"]
 
 
+class Archive(Operation):
+    name = "journal archive"
+    points = ("archive.header:1", "archive.written:1", "archive.deleted:1")
+    args = ("journal", "archive", "--through", "base", "--to", "{folder}/old.jsonl")
+
+    def prepare(self, folder: Path) -> Path:
+        db = folder / "template.db"
+        agi(db, "run", input=TICKS[: len(TICKS) // 2])
+        agi(db, "checkpoint", "create", "base")
+        agi(db, "run", input=TICKS[len(TICKS) // 2 :])
+        self.before = dump(db)
+        after = folder / "after" / "a.db"
+        after.parent.mkdir()
+        copy_agent(db, after)
+        agi(after, *(arg.format(folder=after.parent) for arg in self.args))
+        self.after = dump(after)
+        return db
+
+    def judge(self, db: Path, printed: str) -> list[str]:
+        from agi_core import journal
+        from agi_core.journal_key import JournalKey
+
+        now = dump(db)
+        if now == self.before:
+            return []
+        if now != self.after:
+            return ["the agent is neither before nor after the archive"]
+        key = JournalKey(Path(f"{db}.key").read_text(encoding="ascii").strip().encode("ascii"), "kill")
+        checked = journal.verify_archive(db.parent / "old.jsonl", key)
+        return [] if checked.ok else [f"archived, but the archive file does not verify: {checked}"]
+
+
 class Ingest(Operation):
     name = "ingest (jsonl, embedded)"
     points = ("tick.before_commit:1",)
@@ -193,10 +225,11 @@ OPERATIONS: dict[str, Callable[[], Operation]] = {
     "create": Create,
     "checkpoint": CheckpointCreate,
     "rollback": Rollback,
+    "archive": Archive,
     "ingest": Ingest,
     "write": WriteTicks,
 }
-DEFAULT_TRIALS = {"create": 10, "checkpoint": 6, "rollback": 6, "ingest": 2, "write": 6}
+DEFAULT_TRIALS = {"create": 10, "checkpoint": 6, "rollback": 6, "archive": 6, "ingest": 2, "write": 6}
 
 
 def trial_problems(op: Operation, db: Path, printed: str) -> list[str]:
@@ -218,7 +251,7 @@ def run_operation(op: Operation, trials: int, rng: random.Random, folder: Path) 
     if template is not None:
         copy_agent(template, probe)
     started = time.perf_counter()
-    agi(probe, *op.args, input=op.input)
+    agi(probe, *(arg.format(folder=probe.parent) for arg in op.args), input=op.input)
     duration = time.perf_counter() - started
     clean, killed, notes = 0, 0, []
     for index in range(trials):
@@ -226,11 +259,12 @@ def run_operation(op: Operation, trials: int, rng: random.Random, folder: Path) 
         db.parent.mkdir()
         if template is not None:
             copy_agent(template, db)
+        args = tuple(arg.format(folder=db.parent) for arg in op.args)  # a file of the trial's own (archive)
         if index < len(op.points):
-            how, printed = op.points[index], agi(db, *op.args, input=op.input, fault=op.points[index])
+            how, printed = op.points[index], agi(db, *args, input=op.input, fault=op.points[index])
         else:
             delay = rng.uniform(0.05, duration)
-            how, printed = f"after {delay:.2f}s", agi(db, *op.args, input=op.input, kill_after=delay)
+            how, printed = f"after {delay:.2f}s", agi(db, *args, input=op.input, kill_after=delay)
         killed += KILLED[-1]
         problems = trial_problems(op, db, printed)
         clean += not problems
@@ -241,7 +275,7 @@ def run_operation(op: Operation, trials: int, rng: random.Random, folder: Path) 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--trials", type=int, help="trials per operation (default: 10/6/6/2/6)")
+    parser.add_argument("--trials", type=int, help="trials per operation (default: 10/6/6/6/2/6)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", nargs="*", choices=sorted(OPERATIONS), help="run these operations only")
     args = parser.parse_args()
