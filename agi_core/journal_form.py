@@ -103,13 +103,17 @@ def comparable(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def by_reference(record: dict[str, Any]) -> dict[str, Any]:
-    """:func:`comparable`, with each working memory as its blob reference (whether the record's references
-    were resolved or not): what replay tests for equality."""
-    out = comparable(record)
+    """The stored form (a goal equal to working memory's active goal left out) with each working memory as its
+    blob reference, whether the record's references were resolved or not: what replay tests for equality."""
+    out = compact(expand(record))
     for field in ("brainstate_before", "brainstate_after"):
         state = out.get(field)
         if isinstance(state, dict) and "working" in state:
             out[field] = {**state, "working": _reference(state["working"])}
+    before, after = out.get("brainstate_before"), out.get("brainstate_after")
+    if isinstance(before, dict) and isinstance(after, dict) and "working" in after:
+        if after["working"] == before.get("working"):  # unchanged, told by references: as compact() leaves it
+            out["brainstate_after"] = {key: value for key, value in after.items() if key != "working"}
     return out
 
 

@@ -88,7 +88,10 @@ RECORDED_SINCE: tuple[str, ...] = ("hook_order", "modules")  # compared too, in 
 def compared_fields(recorded: dict[str, Any]) -> tuple[str, ...]:
     """The eleven rulebook fields, then ``hook_order``, ``modules``, the plan, the goal and the
     beliefs when the record has them (journals written before those fields lack them)."""
-    recorded = journal_form.expand(recorded)  # the stored form leaves out a goal it can restore
+    stored_form = recorded.get("form") == journal_form.FORM  # it has the goal, left out when it is working memory's
+    recorded = journal_form.expand(recorded)
+    if stored_form:
+        recorded = {"goal": None, **recorded}
     return (*REPLAY_FIELDS, *(field for field in (*RECORDED_SINCE, *TICK_STATE_FIELDS) if field in recorded))
 
 
