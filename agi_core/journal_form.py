@@ -15,9 +15,10 @@ wrote records that repeated, tick after tick, what had not changed. A record is 
   ``errors: "no_provider"``) (restored);
 - ``modules.calls`` leaves out the calls that did nothing: no output (or an empty proposal from
   ``deliberate``), no state written, not skipped; ``modules.plugins`` leaves out the modules
-  whose plugin has their own name. These two are not restored: replay compares both sides in
-  this form (:func:`comparable`), so a call that did nothing live and something in replay (or
-  the reverse) is still a difference, and the module order is still recorded whole.
+  whose plugin has their own name. These two are not restored: replay tests both sides in this
+  form (:func:`by_reference`, working memory by its blob reference) and shows them expanded
+  (:func:`comparable`), so a call that did nothing live and something in replay (or the
+  reverse) is still a difference, and the module order is still recorded whole.
 
 Records written before (no ``form``) are read as they are: :func:`expand` returns them
 unchanged and :func:`comparable` gives them the same form, so they replay and verify as they
