@@ -164,6 +164,16 @@ def test_the_archive_point_checkpoint_is_never_pruned(agent, tmp_path):
     assert ok(agi(db, "replay")).startswith("replay equal: 3 ticks (3..5)")
 
 
+def test_the_archive_point_checkpoint_cannot_be_removed(agent, tmp_path):
+    db = copy(agent, tmp_path)
+    ok(agi(db, "journal", "archive", "--through", "c2", "--to", str(tmp_path / "a.jsonl")))
+    refused = agi(db, "checkpoint", "remove", "c2")
+    assert refused.returncode == 1 and refused.stderr.count("\n") == 1, refused.stderr
+    assert "checkpoint 'c2' is the journal's archive point" in refused.stderr
+    assert ok(agi(db, "checkpoint", "list")).splitlines()[0].startswith("c2")
+    assert ok(agi(db, "replay")).startswith("replay equal: 3 ticks (3..5)")
+
+
 @pytest.mark.parametrize("point", ["archive.header", "archive.written", "archive.deleted"])
 def test_a_kill_during_archive_leaves_the_database_as_it_was_or_the_archive_complete(agent, tmp_path, point):
     db = copy(agent, tmp_path)

@@ -220,11 +220,17 @@ def _remove_orphans(store: SqliteStore, folder: Path) -> None:
             path.unlink(missing_ok=True)
 
 
+def archive_point(store: SqliteStore) -> str | None:
+    """The checkpoint of the journal's archive point (``agi journal archive``), if any: replay of the live
+    journal starts there, so it is never pruned nor removed."""
+    base = (store.meta_get("journal_base") or "").split(" ")
+    return base[2] if len(base) > 2 else None
+
+
 def prune(store: SqliteStore, keep: int) -> list[str]:
     """Delete the oldest checkpoints beyond ``keep`` (never the journal's archive point's); returns their names."""
     with store.tick_transaction():
-        base = (store.meta_get("journal_base") or "").split(" ")
-        kept = base[2] if len(base) > 2 else None  # the archive point's: replay of the live journal starts there
+        kept = archive_point(store)
         rows = store.conn.execute(
             "SELECT name, file FROM checkpoints WHERE name IS NOT ? ORDER BY seq DESC LIMIT -1 OFFSET ?", (kept, keep)
         ).fetchall()
@@ -241,6 +247,11 @@ def remove(store: SqliteStore, name: str) -> CheckpointInfo:
         if row is None:
             known = ", ".join(info.name for info in list_checkpoints(store)) or "none"
             raise CheckpointError(f"no checkpoint named {name!r}; existing checkpoints: {known}")
+        if name == archive_point(store):
+            raise CheckpointError(
+                f"checkpoint {name!r} is the journal's archive point (replay of the live journal starts there); "
+                "archive through a later checkpoint first (agi journal archive --through NAME --to FILE)"
+            )
         store.conn.execute("DELETE FROM checkpoints WHERE name = ?", (name,))
     info = CheckpointInfo(row[0], int(row[1]), row[2])
     _discard(folder_of(store), info.file)
