@@ -11,7 +11,7 @@ from agi_core.cli.main import make_cli
 from agi_core.replay import replay
 from agi_core.testing import builtin_plugins, open_kernel
 
-TICKS = 300
+TICKS = 700
 LINE = "lorem ipsum dolor sit amet " * 110  # 2,970 characters: below the blob threshold, kept in the record
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +39,7 @@ def replay_command(state: Any, journal_file: Path | None, from_checkpoint: str |
         for index, row in enumerate(journal.read_jsonl(journal_file)):  # a malformed line is refused before any
             first = row[0] if index == 0 else first  # tick replays, then the records stream
         found: dict[str, bytes] = {}
-        rows = journal.read_jsonl(journal_file, found)
-        records = (_resolved(text, found) for _t, _i, text, _c in rows)
+        records = _each_resolved(journal.read_jsonl(journal_file, found), found)
         start = _archive_start(state, journal_file, first, from_checkpoint)
         report = replay_records(records, seed=start.pop("seed", state.seed or "0"), plugins=state.plugins, **start)
     else:
@@ -80,6 +80,14 @@ def _archive_start(state: Any, path: Path, first: int, checkpoint: str | None) -
         return {"start": found, "key_file": key_file(store), "seed": stored_seed(store, state.seed)}
     finally:
         store.close()
+
+
+def _each_resolved(rows: Iterator[tuple[int, str, str, str]], found: dict[str, bytes]) -> Iterator[dict[str, Any]]:
+    """Each row's record, resolved, one at a time: an exported line holds its own strings in full, so the blobs
+    its reading put in ``found`` serve that record only and are dropped after it (memory stays one record's)."""
+    for _tick, _id, text, _chain in rows:
+        yield _resolved(text, found)
+        found.clear()
 
 
 def _resolved(text: str, found: dict[str, bytes]) -> dict[str, Any]:
