@@ -49,3 +49,23 @@ def test_the_pre_test_agrees_with_the_full_walk_on_random_records():
         text_stored, stored = _store(record)
         assert bool(stored) is needs
         assert text_stored == dumps(blobs.externalize(record, lambda key, value: None))
+
+
+def _walked(data):
+    stored: dict[str, bytes] = {}
+    return dumps(blobs.externalize_record(data, lambda key, value: stored.__setitem__(key, value))), stored
+
+
+def test_a_compact_records_working_memories_are_stored_as_the_full_walk_stores_them():
+    """journal_form's working memories (JSON_MARKER strings) are the only blobs of an idle record: stored
+    without walking the record, to the same text and blobs as the walk; anything else goes through the walk."""
+    working = blobs.JSON_MARKER + dumps({"focus": "user/person/self", "recent_turns": ["user: hi"] * 10})
+    compact = {"brainstate_before": {"working": working}, "brainstate_after": {"working": working, "tick": 2}}
+    assert _store(compact) == _walked(compact) and MARKER in _store(compact)[0]
+    assert len(_store(compact)[1]) == 1  # the same working memory before and after: one blob
+    told = {**compact, "final_output": blobs.JSON_MARKER + "a user's line"}  # the marker elsewhere: walked
+    assert _store(told) == _walked(told) and len(_store(told)[1]) == 2
+    long = {**compact, "input": {"raw": "z" * BLOB_THRESHOLD}}
+    assert _store(long) == _walked(long) and len(_store(long)[1]) == 2
+    referring = {**compact, "note": MARKER + "0" * 64}
+    assert _store(referring) == _walked(referring)

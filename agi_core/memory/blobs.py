@@ -51,6 +51,11 @@ def maybe_refs(json_text: str) -> bool:
     """
     if MARKER in json_text or JSON_MARKER in json_text:
         return True
+    return _may_hold_long_literal(json_text)
+
+
+def _may_hold_long_literal(json_text: str) -> bool:
+    """:func:`maybe_refs`'s length test: could ``json_text`` hold a string literal of ``BLOB_THRESHOLD`` characters?"""
     if len(json_text) < BLOB_THRESHOLD:
         return False
     # escapes become two plain characters (same length): then a literal of BLOB_THRESHOLD characters
@@ -108,7 +113,30 @@ def stored_record_text(data: dict[str, Any], put: Put) -> str:
     from agi_core.serialization import dumps
 
     text = dumps(data)
-    return dumps(externalize_record(data, put)) if maybe_refs(text) else text
+    if not maybe_refs(text):
+        return text
+    places = _json_marked_states(data, text)
+    if places is not None:  # the compact form's working memories are its only blobs: no walk of the whole record
+        seen: dict[str, str] = {}
+        states = {field: {**data[field], "working": put_text(data[field]["working"], put, seen)} for field in places}
+        return dumps({**data, **states})
+    return dumps(externalize_record(data, put))
+
+
+def _json_marked_states(data: dict[str, Any], text: str) -> list[str] | None:
+    """The top-level fields whose ``working`` is a :data:`JSON_MARKER` string (``agi_core.journal_form``) when
+    they hold every string of ``data`` (``text`` its JSON) that needs a blob: no reference, no long literal, and
+    the marker nowhere else. None otherwise: :func:`externalize_record` walks it all."""
+    places = [
+        field
+        for field, state in data.items()
+        if isinstance(state, dict)
+        and isinstance(state.get("working"), str)
+        and state["working"].startswith(JSON_MARKER)
+    ]
+    if not places or MARKER in text or text.count(JSON_MARKER) != len(places) or _may_hold_long_literal(text):
+        return None
+    return places
 
 
 def resolve_text(text: str, get: Get) -> str:
