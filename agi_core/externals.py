@@ -63,6 +63,17 @@ class Externals:
         queue, taken = self.recorded.get(kind, []), len(self.log.get(kind, []))
         return taken < len(queue) and isinstance(queue[taken], dict) and test(queue[taken])
 
+    def changed(self, kind: str, mark: Any = True) -> bool:
+        """Whether to take a changed way of working, recorded as ``mark`` under ``kind``: live always (recorded);
+        in replay only where the journal's next value of ``kind`` is ``mark``, so a journal written before the
+        change replays as it was written. Ask only where the old way would differ."""
+        if self.recorded is not None:
+            queue, taken = self.recorded.get(kind, []), len(self.log.get(kind, []))
+            if taken >= len(queue) or queue[taken] != mark:
+                return False
+        self.fetch(kind, lambda: mark)
+        return True
+
     def has_next(self, kind: str) -> bool:
         """When replaying: whether the journal holds another recorded value of ``kind``."""
         return self.recorded is not None and len(self.log.get(kind, [])) < len(self.recorded.get(kind, []))

@@ -262,12 +262,7 @@ class ModuleContext:
         as the external ``module_changed``); in replay only where the journal recorded it, so a journal
         written before the change replays as it was written. Ask only where the old way would differ."""
         self.check_open()
-        mark = {"module": self.module, "change": change}
-        externals = self._reason.externals
-        if externals.recorded is not None and not externals.next_matches(CHANGED, lambda value: value == mark):
-            return False
-        externals.fetch(CHANGED, lambda: mark)
-        return True
+        return self._reason.externals.changed(CHANGED, {"module": self.module, "change": change})
 
     @property
     def journal(self) -> JournalView:

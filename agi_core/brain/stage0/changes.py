@@ -14,17 +14,8 @@ from agi_core.reasoning import ReasonContext
 PARSE_RULES = "parse_rules"
 """The external of a tick whose line an older Stage-0 parsed otherwise: the parse changes it read it under."""
 RELATION_HOP = "relation_hop"
-"""A question about one of the user's that misses its own key follows the relation's name (see fact_replies)."""
-
-
-def changed(ctx: ReasonContext, change: str) -> bool:
-    """Whether this tick takes Stage-0's changed way named ``change``: live always (recorded as the external
-    ``change``); in replay only where the journal recorded it next. Ask only where the old way would differ."""
-    externals = ctx.externals
-    if externals.recorded is not None and not externals.has_next(change):
-        return False
-    externals.fetch(change, lambda: True)
-    return True
+"""A question about one of the user's that misses its own key follows the relation's name (see fact_replies;
+taken through :meth:`agi_core.externals.Externals.changed`)."""
 
 
 def old_rules(ctx: ReasonContext) -> frozenset[str]:
@@ -45,4 +36,4 @@ def old_rules(ctx: ReasonContext) -> frozenset[str]:
     return every
 
 
-__all__ = ["PARSE_RULES", "RELATION_HOP", "changed", "old_rules"]
+__all__ = ["PARSE_RULES", "RELATION_HOP", "old_rules"]

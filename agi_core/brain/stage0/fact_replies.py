@@ -112,7 +112,7 @@ def _through_relation(ctx: ReasonContext, ref: Ref) -> AgentReply | None:
     ``user/relation/sister/name`` = Maya, then ``world/entity/maya/<attribute>``; None when either misses."""
     if ref.subject.kind != RELATION or key_of(ctx, ref).endswith("/name"):
         return None
-    if not changes.changed(ctx, changes.RELATION_HOP):  # a journal from before the hop: its F1, no reads
+    if not ctx.externals.changed(changes.RELATION_HOP):  # a journal from before the hop: its F1, no reads
         return None
     name_key = key_of(ctx, Ref(ref.subject, "name"))
     named = ctx.sem_read(name_key)
