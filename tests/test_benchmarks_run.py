@@ -120,6 +120,12 @@ def test_first_recall_benchmark_runs_and_leaves_the_rest_to_the_background():
     assert row["after"]["ticks_until_all_stored"] >= 1
 
 
+def test_recall_floor_benchmark_measures_a_query_encode_without_langgraph():
+    rows = run_benchmark("recall_floor.py", "--encodes", "3", "--rounds", "1")
+    assert len(rows) == 1 and sorted(rows[0]) == ["encode_min_ms", "encode_p50_ms"]
+    assert 0 < rows[0]["encode_min_ms"] <= rows[0]["encode_p50_ms"]
+
+
 def test_journal_growth_benchmark_runs_and_measures_both_idle_kinds():
     six = ("autonomy", "beliefs", "learning", "retrieval", "self-improver", "social")
     figures = run_benchmark("journal_growth.py", "--minutes", "2", plugins=six)

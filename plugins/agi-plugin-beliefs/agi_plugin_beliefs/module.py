@@ -28,8 +28,9 @@ STATE_SCHEMA: dict[str, Any] = json.loads(
 ONTOLOGY_KEPT = 50
 #: the changes (``ctx.changed``) asked where they differ, so a journal from before them replays as it was written:
 #: "are you sure about that" means the agent's last reply (was: a belief named "that"), and one of the user's is
-#: labelled "your sister's name" (was: "the name of sister")
-LAST_REPLY, RELATION_LABEL = "last_reply", "relation_label"
+#: labelled "your sister's name" (was: "the name of sister"); the last reply rests on the facts it wrote too
+#: ("Got it: your favorite color is red."; was: only on the facts its claims cite)
+LAST_REPLY, RELATION_LABEL, LAST_REPLY_WRITES = "last_reply", "relation_label", "last_reply_writes"
 LOOKED_BACK = 20  # journal records searched for the agent's last reply in this conversation
 QUOTED_MAX = 200  # characters of the last reply quoted when it rests on no belief
 
@@ -180,12 +181,19 @@ class BeliefsModule(CognitiveModule):
         return None
 
     def _answer_previous(self, ctx: ModuleContext) -> Candidate:
-        """ "are you sure about that?": the beliefs behind the agent's last reply (the facts its claims cite),
-        each read again this tick and cited; a reply that rests on no belief says so."""
+        """ "are you sure about that?": the beliefs behind the agent's last reply (the facts its claims cite, and
+        those it wrote: "Got it: …"), each read again this tick and cited; a reply that rests on no belief says so."""
         record = self._last_reply(ctx)
         if record is None:
             return Candidate("I have said nothing yet that I could be sure about.", score=0.6)
         cited = [c.get("key") for c in record.get("claims") or [] if isinstance(c, dict)]
+        written = [  # a forget (a null write) leaves no belief to be sure about
+            w.get("key")
+            for w in record.get("sem_writes") or []
+            if isinstance(w, dict) and w.get("ok") and w.get("value") is not None
+        ]
+        if set(written) - set(cited) and ctx.changed(LAST_REPLY_WRITES):
+            cited += written
         keys: list[str] = [k for k in dict.fromkeys(cited) if isinstance(k, str) and k.count("/") == 3]
         texts: list[str] = []
         claims: list[Claim] = []

@@ -40,3 +40,28 @@ def test_a_journal_from_before_are_you_sure_about_that_meant_the_last_reply_repl
     assert replies[5].startswith("Fairly sure (confidence 0.9): your sister's name is Maya.")
     assert [_changes(row) for row in rows] == [[], [], ["last_reply"], ["relation_label"], [], ["last_reply"]]
     assert replay(db, plugins=builtin_plugins(beliefs)).ok
+
+
+AFTER_STATEMENT = Path(__file__).resolve().parent / "journals" / "b754074" / "sure_after_statement.jsonl"
+
+
+def test_a_journal_from_before_a_reply_rested_on_the_facts_it_wrote_replays_equal(tmp_path):
+    """b754074 answered "are you sure about that" after "Got it: your favorite color is red." with "My last reply
+    (…) rests on no fact I hold": that journal replays equal; told now, it answers with the belief the reply
+    wrote, recorded (``last_reply_writes``), and a forget still leaves nothing to be sure about."""
+    told = [json.loads(line)["record"] for line in AFTER_STATEMENT.read_text(encoding="utf-8").splitlines()]
+    assert told[2]["final_output"].startswith("My last reply (“You told me earlier your favorite color was teal")
+    report = replay_journal_file(AFTER_STATEMENT, beliefs=beliefs)
+    assert report.ok, report.summary()
+
+    db = tmp_path / "new.db"
+    with open_kernel(db, beliefs, seed="0") as kernel:
+        replies = [kernel.tick(record["input"]["raw"]).final_output for record in told]
+        rows = [json.loads(row[2]) for row in kernel.store.journal_rows()]
+    assert replies[2] == (
+        "Fairly sure (confidence 0.9): your favorite color is red. Evidence: told by you at tick 2. "
+        "Earlier: teal (you, until tick 2)."
+    )
+    assert replies[4] == told[4]["final_output"]  # after a forget: the reply rests on no fact
+    assert [_changes(row) for row in rows] == [[], [], ["last_reply", "last_reply_writes"], [], ["last_reply"]]
+    assert replay(db, plugins=builtin_plugins(beliefs)).ok
