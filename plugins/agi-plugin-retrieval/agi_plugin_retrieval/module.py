@@ -41,6 +41,10 @@ NAMED_ANSWER_SCORE = 0.8
 LLM_WEIGHT = 0.35  # the share of the model's score in a reranked item's score (the contract's own rule)
 _TALKED = re.compile(r"^\s*what\s+(?:have|did)\s+we\s+(?:talk(?:ed)?|discuss(?:ed)?)\s+about\s*\?*\s*$", re.I)
 NO_DIGEST = "I have not put our conversation together yet."
+TALKED_NOW = "talked_about_now"
+"""The change (``ctx.changed``) that draws the digest in the tick when none covers what the user said since (a
+chat has no idle tick for the upkeep): recorded where it differs, so a journal from before says :data:`NO_DIGEST`
+or the old narrative."""
 _NOTICED = re.compile(r"^\s*what\s+(?:have\s+you|did\s+you)\s+(?:notice[d]?|perceive[d]?|see[n]?)\s*\?*\s*$", re.I)
 NOTHING_NOTICED = "I have noticed nothing around me."
 PERCEPTS_KEPT = 10
@@ -98,13 +102,26 @@ class RetrievalModule(CognitiveModule):
             reply = "I noticed: " + "; ".join(noticed[-5:]) + "." if noticed else NOTHING_NOTICED
             return Proposals(candidates=[Candidate(reply, score=0.8)])
         if _TALKED.match(question):
-            narrative = (ctx.own.get("digest") or {}).get("narrative")
-            return Proposals(candidates=[Candidate(narrative or NO_DIGEST, score=0.8)])
+            return Proposals(candidates=[Candidate(self._talked_about(ctx), score=0.8)])
         if (about := _REMEMBER.match(question)) is not None:
             return Proposals(candidates=[self._remember(ctx, about.group("what"))])
         if not answering.is_question(question):
             return None
         return Proposals(candidates=[self._answer(ctx, question)])
+
+    def _talked_about(self, ctx: ModuleContext) -> str:
+        """The upkeep's narrative; where it does not cover the user's newest statements (or there is none yet: no
+        idle tick came), one drawn now from them as the upkeep draws it, not kept (the upkeep keeps its own)."""
+        digest = ctx.own.get("digest") or {}
+        narrative = digest.get("narrative")
+        statements = upkeep.recent_statements(ctx)
+        covered = narrative and all(s["time"] <= str(digest.get("until", "")) for s in statements)
+        if covered or not statements or not ctx.changed(TALKED_NOW):
+            return str(narrative or NO_DIGEST)
+        memories = upkeep.kept(ctx, statements)
+        if not memories:
+            return str(narrative or NO_DIGEST)
+        return str(upkeep.narrative_of(ctx, memories, upkeep.linked(ctx, memories))["narrative"])
 
     def _recall(self, ctx: ModuleContext, queries: list[str]) -> list[dict[str, Any]]:
         hits: dict[str, dict[str, Any]] = {}

@@ -31,3 +31,30 @@ def test_a_journal_from_before_answers_as_sentences_replays_equal_and_the_same_l
     assert replies[5].startswith("The capital of Japan is Tokyo. [fact world/entity/japan/capital]")
     assert [tick for tick, row in rows.items() if CHANGED in row["externals"].get("module_changed", [])] == [3, 6]
     assert replay(db, plugins=builtin_plugins(retrieval)).ok
+
+
+TALKED = Path(__file__).resolve().parent / "journals" / "b754074" / "talked_about.jsonl"
+
+
+def test_what_have_we_talked_about_is_drawn_in_the_tick_and_a_journal_from_before_replays_equal(tmp_path):
+    """A chat has no idle tick, so b754074 answered "what have we talked about?" with "I have not put our
+    conversation together yet." (the upkeep had drawn no digest): that journal replays equal; told now, the
+    digest is drawn in the tick from what the user said, recorded (``talked_about_now``), and replays equal."""
+    from agi_plugin_retrieval.module import NO_DIGEST
+
+    told = [json.loads(line)["record"] for line in TALKED.read_text(encoding="utf-8").splitlines()]
+    assert told[2]["final_output"] == NO_DIGEST
+    report = replay_journal_file(TALKED, retrieval=retrieval)
+    assert report.ok, report.summary()
+
+    db = tmp_path / "new.db"
+    with open_kernel(db, retrieval, seed="0") as kernel:
+        early = kernel.tick("what have we talked about?").final_output  # nothing said yet: nothing to draw
+        replies = [kernel.tick(record["input"]["raw"]).final_output for record in told]
+        rows = {row[0]: json.loads(row[2]) for row in kernel.store.journal_rows()}
+    assert early == NO_DIGEST
+    assert replies[2].startswith("We talked about ")
+    assert "I live in Lisbon" in replies[2] and "My brother Tom lives in Porto" in replies[2]
+    now = {"module": "retrieval", "change": "talked_about_now"}
+    assert [tick for tick, row in rows.items() if now in row["externals"].get("module_changed", [])] == [4]
+    assert replay(db, plugins=builtin_plugins(retrieval)).ok
