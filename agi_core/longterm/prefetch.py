@@ -13,9 +13,11 @@ within :attr:`Prefetch.wait_s` is encoded by the caller, as without the prefetch
 
 from __future__ import annotations
 
+import atexit
 import os
 import queue
 import threading
+import weakref
 from collections.abc import Callable
 from concurrent.futures import Future, wait
 from concurrent.futures import TimeoutError as NotDone
@@ -27,18 +29,24 @@ from agi_core.longterm import vectors
 from agi_core.longterm.embedder import Embedder
 from agi_core.longterm.vectors import Batch
 
+#: Seconds the interpreter's exit waits for an encode under way in an agent never closed (see :func:`_finish_at_exit`)
+EXIT_WAIT_S = 10.0
+
 
 class _Encoder:
     """One daemon thread running the encodes handed to it, in order. Not a ``ThreadPoolExecutor``:
     Python joins its threads at exit, so an embedder that never returns (a plugin's remote call)
-    would keep the process from exiting; a daemon thread is left behind instead."""
+    would keep the process from exiting; a daemon thread is left behind instead (after at most
+    :data:`EXIT_WAIT_S`)."""
 
     def __init__(self) -> None:
         self._jobs: queue.SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple[Any, ...]] | None] = (
             queue.SimpleQueue()
         )
+        self._dropping = False  # at exit: what is queued is cancelled, not run
         self._thread = threading.Thread(target=self._run, name="agi-ltm-prefetch", daemon=True)
         self._thread.start()
+        _RUNNING.add(self)
 
     def submit(self, function: Callable[..., Any], *args: Any) -> Future[Any]:
         future: Future[Any] = Future()
@@ -48,6 +56,8 @@ class _Encoder:
     def _run(self) -> None:
         while (job := self._jobs.get()) is not None:
             future, function, args = job
+            if self._dropping:
+                future.cancel()
             if future.set_running_or_notify_cancel():  # a cancelled one is skipped
                 try:
                     future.set_result(function(*args))
@@ -59,6 +69,26 @@ class _Encoder:
         self._jobs.put(None)
         if wait:
             self._thread.join()
+
+    def finish(self, timeout_s: float) -> None:
+        """Cancel what is queued and stop after the encode under way, waiting for it at most ``timeout_s``."""
+        self._dropping = True
+        self._jobs.put(None)
+        self._thread.join(timeout_s)
+
+
+#: the encoders whose thread may still run (a closed agent's stopped, and is dropped with it)
+_RUNNING: weakref.WeakSet[_Encoder] = weakref.WeakSet()
+
+
+@atexit.register
+def _finish_at_exit() -> None:
+    """An agent never closed (a script that ends without ``kernel.close()``) may leave its encoder inside
+    torch or onnxruntime when the interpreter exits; the C++ runtime, torn down under that thread,
+    aborts the process ("terminate called without an active exception", exit 134). So at exit each
+    encoder drops what is queued and finishes the encode under way first (at most :data:`EXIT_WAIT_S`)."""
+    for encoder in list(_RUNNING):
+        encoder.finish(EXIT_WAIT_S)
 
 
 class Prefetch:

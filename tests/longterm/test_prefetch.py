@@ -294,7 +294,10 @@ def test_a_hung_background_encode_does_not_keep_the_process_from_exiting():
     script = textwrap.dedent(
         """
         import threading
+        from agi_core.longterm import prefetch
         from agi_core.longterm.prefetch import Prefetch
+
+        prefetch.EXIT_WAIT_S = 0.5  # what exit waits for the encode under way (10 s by default)
 
         class Hung:
             name, dim = "hung", 3
@@ -308,3 +311,40 @@ def test_a_hung_background_encode_does_not_keep_the_process_from_exiting():
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout.strip()) == (0, "handed"), done.stderr
+
+
+def test_an_agent_never_closed_exits_cleanly_while_its_encoder_runs(tmp_path):
+    """A script that ends without closing its agent while MiniLM encodes the last tick's memories ahead on
+    the prefetch's daemon thread: the interpreter tore torch (or onnxruntime) down under that thread, which
+    aborted the process ("terminate called without an active exception", exit 134) in 5 runs of 6. Exit now
+    drops what is queued and waits for the encode under way (at most prefetch.EXIT_WAIT_S). Three runs."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        f"""
+        from agi_core import Kernel, Plugins
+        from agi_core.hookspecs import hookimpl
+
+        class Recaller:
+            name, priority = "recaller", 100
+
+            def recall(self, ctx):
+                if ctx.text.endswith("?"):
+                    ctx.memory.long_term(ctx.text, 3)
+
+        class RecallPlugin:
+            @hookimpl
+            def agi_register_modules(self, register):
+                register(Recaller())
+
+        kernel = Kernel.open({str(tmp_path / "agent.db")!r}, seed="0", plugins=Plugins.builtins(RecallPlugin()))
+        for line in {BEFORE!r}:
+            kernel.tick(line)
+        print("ticked", flush=True)
+        """
+    )
+    for run in range(3):
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+        assert (done.returncode, done.stdout.strip()) == (0, "ticked"), (run, done.stderr)
