@@ -47,6 +47,9 @@ if TYPE_CHECKING:
     from agi_core.contracts.caller import ContractOutcome
 
 TIMEOUT_EXTERNAL = "module_timeout"
+REPLAY_CALL_GRACE = 10
+"""Replay waits for a phase call this many times its timeout: it returned in time live, so one that is only
+slower in replay (a loaded machine) is waited for instead of timed out there alone (a false mismatch)."""
 _KEEPS_STATE: dict[type, bool] = {}  # backend class: whether it keeps module state (its methods are its class's)
 AFTER_VETO = object()  # what a revise call gives when an earlier module vetoed the reply
 Report = Callable[[str, str, BaseException | str], None]
@@ -255,6 +258,8 @@ class ModuleTick:
                 entry["skipped"] = served[0]["skipped"]
                 return None
         timeout_s = self.timeout_s if own is None else own
+        if externals.recorded is not None:
+            timeout_s *= REPLAY_CALL_GRACE
         return PhaseCall(module, phase, entry, self._context(module, phase, state, proposals, outcome), timeout_s)
 
     def _settle(self, call: PhaseCall, value: Any, error: BaseException | None, done: list[Any]) -> None:

@@ -140,3 +140,37 @@ def test_what_an_abandoned_call_fetches_late_is_not_journaled_and_replay_is_equa
     assert "contract_call" not in record.externals
     result = replay(db, plugins=builtin_plugins(OverrunPlugin()))
     assert result.ok, result.mismatch
+
+
+class SlowerInReplay(CognitiveModule):
+    """A fault injection: returns at once live and takes 0.5 s in replay (as on a machine loaded then), with
+    its 0.2 s limit."""
+
+    name = "slower_in_replay"
+    timeout_s = 0.2
+    replaying: ClassVar[bool] = False
+
+    def perceive(self, ctx):
+        if SlowerInReplay.replaying:
+            time.sleep(0.5)
+        return "perceived"
+
+
+class SlowerPlugin:
+    @hookimpl
+    def agi_register_modules(self, register):
+        register(SlowerInReplay())
+
+
+def test_replay_waits_for_a_call_that_returned_in_time_live(tmp_path):
+    """A call that returned live but runs past its limit in replay (a loaded machine) was timed out there
+    alone, a false mismatch; replay now waits up to REPLAY_CALL_GRACE (10) times its limit."""
+    db = tmp_path / "a.db"
+    with open_kernel(db, SlowerPlugin()) as kernel:
+        assert kernel.tick("hello").modules["calls"][0]["output"] == "perceived"
+    SlowerInReplay.replaying = True
+    try:
+        report = replay(db, plugins=builtin_plugins(SlowerPlugin()))
+    finally:
+        SlowerInReplay.replaying = False
+    assert (report.ok, report.mismatch) == (True, None)
