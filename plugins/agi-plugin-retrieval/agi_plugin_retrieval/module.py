@@ -51,6 +51,19 @@ PERCEPTS_KEPT = 10
 _REMEMBER = re.compile(r"^\s*what\s+do\s+you\s+(?:remember|know|recall)\s+about\s+(?P<what>.+?)\s*\?*\s*$", re.I)
 FACTS_SCANNED = 500  # the facts looked at for one the question asks about
 NOTHING = "I have nothing in memory that answers that."
+OWNED_FACTS = "owned_facts"
+"""The change (``ctx.changed``) that finds a speaker's relation (``user/relation/bob__sister/home`` for "where does
+Bob's sister live?") and an attribute asked by its verb among the current facts: recorded where the fact found
+differs, so a journal from before replays the lookup it made."""
+SELF = "self"  # the user who names no speaker (agi_core.memory.keys.SELF_ENTITY)
+RELATION_OWNER = "__"  # between a speaker's entity and the noun: user/relation/bob__sister (agi_core.reasoning)
+#: the words a question asks an attribute by, beside the attribute's own ("where does Bob's sister live?")
+ASKED_BY = {
+    "home": {"live", "lives", "lived", "living"},
+    "workplace": {"work", "works", "worked", "working"},
+    "school": {"study", "studies", "studied", "studying"},
+    "home_town": {"grow", "grew", "grown", "from"},
+}
 
 
 def _slug(text: str) -> str:
@@ -169,28 +182,32 @@ class RetrievalModule(CognitiveModule):
             said = text
         return Candidate(answering.cited(said, labels), NAMED_ANSWER_SCORE if named else ANSWER_SCORE, claims=claims)
 
-    def _current_fact(self, ctx: ModuleContext, question: str) -> tuple[str, Any] | None:
-        """The fact the question asks about, if the agent holds one: its attribute's words (and the
-        entity's, or "my" for the user) are all in the question. A current fact outranks any episode."""
-        wanted, said = answering.keywords(question), set(answering.words(question))
-        mine = ctx.user_entity  # "my …" is the asker's: self, or a named speaker's own entity
-        best: tuple[int, str] | None = None
-        for entry in ctx.memory.reason.store.facts("", limit=FACTS_SCANNED):
-            parts = entry.key.split("/")
-            if len(parts) < 2:
-                continue
-            entity, attribute = parts[-2], parts[-1]
-            named = set(attribute.split("_")) - answering.STOPWORDS
-            who = bool(said & answering.FIRST_PERSON) if entity == mine else set(entity.split("_")) <= wanted
-            if named and named <= wanted and who and (best is None or len(named) > best[0]):
-                best = (len(named), entry.key)
-        if best is None:
+    def _current_fact(self, ctx: ModuleContext, question: str) -> tuple[str, Any, float, str | None] | None:
+        """The fact the question asks about, if the agent holds one: its key, value, candidate score and whose it
+        is as said ("Bob's sister", or None: as before). Its attribute's words (or the verb it is asked by:
+        "live" for ``home``) and the entity's (or "my" for the asker; "Bob's sister" for
+        ``user/relation/bob__sister``) are all in the question. A current fact outranks any episode; one about
+        another speaker ("Bob's favorite color") answers in place of a rule's F1 too (the rules read "Bob's" as
+        a thing's name)."""
+        found, score, whose = _best_fact(ctx, question, owned=False), ANSWER_SCORE, None
+        owned = _best_fact(ctx, question, owned=True)
+        anothers = None if owned is None else _said_whose(owned, ctx.user_entity, question)
+        if (owned != found or anothers is not None) and ctx.changed(OWNED_FACTS):  # else a journal from before
+            found, score, whose = owned, NAMED_ANSWER_SCORE if anothers is not None else ANSWER_SCORE, anothers
+        if found is None:
             return None
-        fact = ctx.memory.fact(best[1])  # read through the tick: the claim cites it
-        return (best[1], fact.value) if fact.exists else None
+        fact = ctx.memory.fact(found)  # read through the tick: the claim cites it
+        return (found, fact.value, score, whose) if fact.exists else None
 
     def _from_fact(
-        self, ctx: ModuleContext, question: str, key: str, value: Any, hits: list[dict[str, Any]]
+        self,
+        ctx: ModuleContext,
+        question: str,
+        key: str,
+        value: Any,
+        score: float,
+        owner: str | None,
+        hits: list[dict[str, Any]],
     ) -> Candidate:
         """The current value of ``key``, cited, with the memories that say the same value; a memory that
         names the attribute with another value is an older state of it and is not cited."""
@@ -204,6 +221,9 @@ class RetrievalModule(CognitiveModule):
             if mine
             else f"{whose} {_spelled(entity, question)} is {said}."
         )
+        if owner is not None:  # another speaker's or a speaker's relation: "Bob's sister's home is Rome."
+            text = f"{attribute.replace('_', ' ')} of {owner}: {said}"
+            reply = f"{owner[0].upper()}{owner[1:]}'s {attribute.replace('_', ' ')} is {said}."
         claims = [Claim(key, value, text, ctx.evidence_for(key))]
         same = re.compile(rf"(?<!\w){re.escape(said)}(?!\w)", re.IGNORECASE)
         agreeing = [h for h in hits if same.search(h["text"])]
@@ -214,7 +234,7 @@ class RetrievalModule(CognitiveModule):
         self._count(ctx, "answered", {"question": question[:300], "answer": said[:300], "citations": labels})
         if not ctx.changed(AS_SENTENCE):  # a journal from before: the value alone
             reply = said
-        return Candidate(answering.cited(reply, labels), score=ANSWER_SCORE, claims=claims)
+        return Candidate(answering.cited(reply, labels), score=score, claims=claims)
 
     def maintain(self, ctx: ModuleContext) -> Any:
         """Memory upkeep while the user is idle (:mod:`agi_plugin_retrieval.upkeep`)."""
@@ -319,6 +339,48 @@ class RetrievalModule(CognitiveModule):
     def _count(self, ctx: ModuleContext, kind: str, last: dict[str, Any]) -> None:
         ctx.own.put(kind, ctx.own.get(kind, 0) + 1)
         ctx.own.put("last", last)
+
+
+def _best_fact(ctx: ModuleContext, question: str, *, owned: bool) -> str | None:
+    """The key of the fact :meth:`RetrievalModule._current_fact` answers from, the most attribute words first.
+    ``owned`` (before: neither): a relation is its speaker's (``bob__sister`` is Bob's sister, ``sister`` the
+    user's: "my" or the owner's name says whose), a name is said possessive too ("Bob's"), and an attribute
+    may be asked by its verb ("where does Bob's sister live?" asks ``home``)."""
+    wanted, said = answering.keywords(question), set(answering.words(question))
+    names = wanted | {answering._bare(word) for word in wanted} if owned else wanted
+    mine = ctx.user_entity  # "my …" is the asker's: self, or a named speaker's own entity
+    first = bool(said & answering.FIRST_PERSON)
+    best: tuple[int, str] | None = None
+    for entry in ctx.memory.reason.store.facts("", limit=FACTS_SCANNED):
+        parts = entry.key.split("/")
+        if len(parts) < 2:
+            continue
+        entity, attribute = parts[-2], parts[-1]
+        named = set(attribute.split("_")) - answering.STOPWORDS
+        asked = named <= wanted or (owned and bool(ASKED_BY.get(attribute, set()) & said))
+        if owned and parts[:2] == ["user", "relation"]:
+            owner, _, noun = entity.rpartition(RELATION_OWNER)
+            owner = owner or SELF
+            whose = first if owner == mine else set(owner.split("_")) <= names
+            who = whose and set(noun.split("_")) <= names
+        else:
+            who = first if entity == mine else set(entity.split("_")) <= names
+        if named and asked and who and (best is None or len(named) > best[0]):
+            best = (len(named), entry.key)
+    return None if best is None else best[1]
+
+
+def _said_whose(key: str, mine: str, question: str) -> str | None:
+    """Whose fact ``key`` is, as said to the asker ``mine``, when it is another speaker's ("Alice") or a speaker's
+    relation ("Bob's sister", "your sister"); None for any other key."""
+    parts = key.split("/")
+    if parts[:2] == ["user", "person"] and parts[2] not in (mine, SELF):
+        return _spelled(parts[2], question)
+    owner, _, noun = parts[2].rpartition(RELATION_OWNER) if parts[:2] == ["user", "relation"] else ("", "", "")
+    if not owner:
+        return None
+    whose = "your" if owner == mine else f"{_spelled(owner, question)}'s"
+    return f"{whose} {noun.replace('_', ' ')}"
 
 
 def _spelled(entity: str, question: str) -> str:

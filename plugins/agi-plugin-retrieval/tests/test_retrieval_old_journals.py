@@ -58,3 +58,29 @@ def test_what_have_we_talked_about_is_drawn_in_the_tick_and_a_journal_from_befor
     now = {"module": "retrieval", "change": "talked_about_now"}
     assert [tick for tick, row in rows.items() if now in row["externals"].get("module_changed", [])] == [4]
     assert replay(db, plugins=builtin_plugins(retrieval)).ok
+
+
+SPEAKERS = Path(__file__).resolve().parent / "journals" / "b754074" / "speakers.jsonl"
+OWNED = {"module": "retrieval", "change": "owned_facts"}
+
+
+def test_a_journal_from_before_owned_facts_replays_its_episode_answer_and_the_same_lines_now_get_the_fact(tmp_path):
+    """b754074 (tests/journals/b754074/speakers.jsonl): bob said his sister lives in Paris, then Rome; "where does
+    bob's sister live?" was answered from the Paris episode, the lookup of current facts never matching
+    ``user/relation/bob__sister/home``. That journal replays equal; the same lines told now are answered from the
+    fact, recorded (``module_changed``: ``owned_facts``), and that journal replays equal."""
+    told = [json.loads(line)["record"] for line in SPEAKERS.read_text(encoding="utf-8").splitlines()]
+    assert told[2]["input"]["raw"] == "where does bob's sister live?"
+    assert told[2]["final_output"].startswith("Bob said “my sister lives in Paris”. [ltm-")
+    report = replay_journal_file(SPEAKERS, retrieval=retrieval)
+    assert report.ok, report.summary()
+
+    db = tmp_path / "new.db"
+    with open_kernel(db, retrieval, seed="0") as kernel:
+        replies = [kernel.tick(r["input"]["raw"], speaker=r["input"].get("speaker")).final_output for r in told]
+        rows = {row[0]: json.loads(row[2]) for row in kernel.store.journal_rows()}
+    assert replies[2].startswith("Bob's sister's home is Rome. [fact user/relation/bob__sister/home]")
+    assert "Paris" not in replies[2]
+    assert replies[3] == told[3]["final_output"]  # the user's own sister: none stored, bob's is not theirs
+    assert [tick for tick, row in rows.items() if OWNED in row["externals"].get("module_changed", [])] == [3]
+    assert replay(db, plugins=builtin_plugins(retrieval)).ok
