@@ -47,7 +47,7 @@ def test_every_module_with_a_regex_is_in_the_benchmark():
 
 
 def test_the_stage0_router_uses_no_regex():
-    for name in ("agents.py", "phrases.py", "habits.py", "mathparse.py", "brain.py", "explain.py"):
+    for name in ("agents.py", "phrases.py", "habits.py", "mathparse.py", "brain.py", "explain.py", "indirect.py"):
         source = (ROOT / "agi_core" / "brain" / "stage0" / name).read_text(encoding="utf-8")
         assert "import re\n" not in source, name
     council = (ROOT / "agi_core" / "council.py").read_text(encoding="utf-8")  # the Stage-0 voters

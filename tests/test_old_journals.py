@@ -6,8 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agi_core.replay import replay
-from agi_core.testing import open_kernel, replay_journal_file
+from agi_core import Kernel, journal
+from agi_core.memory import blobs
+from agi_core.replay import replay, replay_records
+from agi_core.testing import builtin_plugins, open_kernel, replay_journal_file
+from agi_core.tools import ToolPolicy
 
 OLD = Path(__file__).resolve().parent / "journals" / "0d8cf16"
 
@@ -65,3 +68,95 @@ def test_a_journal_that_recorded_others_possessive_before_parse_rules_replays_as
     assert told[4] == ("his dog is called Rex", "I currently don’t have a module for this type of request.")
     report = replay_journal_file(path)
     assert report.ok, report.summary()
+
+
+SPEAKERS = Path(__file__).resolve().parent / "journals" / "b754074" / "speakers.jsonl"
+
+
+def test_a_journal_from_before_ask_turned_verbs_and_recall_kept_to_its_speaker_replays_as_written(tmp_path):
+    """b754074 sent "ask bob where my sister lives" as "where my sister lives?", and "what do you remember?"
+    listed every speaker's facts as the asker's (bob's favorite color and sister to the user, the user's to bob).
+    That journal replays equal; the same lines said now send "where does my sister live?" and list each speaker's
+    own, recorded (``direct_question``, ``own_recall``) only where the old way differs, and replay equal."""
+    records = [json.loads(line)["record"] for line in SPEAKERS.read_text(encoding="utf-8").splitlines()]
+    assert records[2]["action"]["args"] == {"to": "bob", "text": "where my sister lives?"}
+    assert records[6]["input"]["speaker"] == "bob" and records[6]["final_output"].startswith(
+        'I remember 4 facts about you: user/person/bob/favorite_color = "red"; your favorite color is blue; '
+    )
+    report = replay_journal_file(SPEAKERS)
+    assert report.ok, report.summary()
+    db = tmp_path / "new.db"
+    with open_kernel(db, seed="0") as kernel:
+        said = [kernel.tick(r["input"]["raw"], speaker=r["input"].get("speaker")) for r in records]
+        rows = {row[0]: json.loads(row[2]) for row in kernel.store.journal_rows()}
+    assert said[2].action.args == {"to": "bob", "text": "where does my sister live?"}
+    assert said[3].action.args == records[3]["action"]["args"]  # "what is the capital of Peru?", as before
+    assert said[6].final_output.startswith(
+        "I remember 2 facts about you: your favorite color is red; your sister's home is Paris. Lately: "
+    )
+    assert said[7].final_output.startswith(
+        "I remember 2 facts about you: your favorite color is blue; your sister's home is Lyon. "
+        "Other speakers told me 2 facts about themselves."
+    )
+    assert [tick for tick, row in rows.items() if "direct_question" in row["externals"]] == [3]
+    assert [tick for tick, row in rows.items() if "own_recall" in row["externals"]] == [7, 8]
+    assert replay(db).ok
+
+
+def _replayed_sends(path: Path) -> list[object]:
+    """What the user's ticks of a replay of the exported journal ``path`` send (nothing compared: the action of
+    each replayed record)."""
+    found: dict[str, bytes] = {}
+    records = [
+        blobs.resolve(json.loads(text), lambda digest: found[digest].decode("utf-8"))
+        for _tick, _id, text, _chain in journal.read_jsonl(path, found)
+    ]
+    produced: list[object] = []
+    replay_records(records, seed="0", plugins=builtin_plugins(), produced=produced)  # type: ignore[arg-type]
+    return [
+        record.action.args.get("text")  # type: ignore[attr-defined]
+        for record in produced
+        if record.input.source == "user" and record.action.name == "send_message"  # type: ignore[attr-defined]
+    ]
+
+
+def test_a_journal_from_before_indirect_questions_were_turned_replays_the_question_it_sent(tmp_path):
+    """b754074's alice sent "ask bob where my sister lives" as "where my sister lives?" (tests/journals/b754074/
+    ask_bob.jsonl, alice and bob on memory://). Replayed, that tick's action is what it sent (replay compares no
+    action, but modules see it): the ``direct_question`` external is recorded only where the question sent
+    differs, and a journal without it sends as it did."""
+    path = Path(__file__).resolve().parent / "journals" / "b754074" / "ask_bob.jsonl"
+    told = [json.loads(line)["record"] for line in path.read_text(encoding="utf-8").splitlines()]
+    assert [r["action"]["args"].get("text") for r in told if r["input"]["raw"].startswith("ask bob")] == [
+        "where my sister lives?",
+        "what is the capital of Peru?",
+    ]
+    report = replay_journal_file(path)
+    assert report.ok, report.summary()
+    assert _replayed_sends(path) == [
+        "my sister lives in Lyon",
+        "where my sister lives?",
+        "what is the capital of Peru?",
+    ]
+    allowed = ToolPolicy(allow_tools=frozenset({"send_message"}))
+    alice = Kernel.open(tmp_path / "alice.db", messaging="memory://old-ask", seed="0", policy=allowed)
+    bob = Kernel.open(tmp_path / "bob.db", messaging="memory://old-ask", seed="0")
+    for kernel, name in ((alice, "alice"), (bob, "bob")):
+        kernel.command("set_name", {"name": name})
+    bob.tick("the capital of Peru is Lima")
+    sent = []
+    for line in [r["input"]["raw"] for r in told if r["input"]["source"] == "user"]:
+        sent.append(alice.tick(line))
+        bob.tick()
+        alice.tick()
+    assert [record.action.args["text"] for record in sent] == [
+        "my sister lives in Lyon",
+        "where does my sister live?",
+        "what is the capital of Peru?",
+    ]
+    rows = {row[0]: json.loads(row[2]) for row in alice.store.journal_rows()}
+    turned = [row["input"]["raw"] for row in rows.values() if "direct_question" in row["externals"]]
+    assert turned == ["ask bob where my sister lives"]  # the intent tick (its receipt sends)
+    alice.close()
+    bob.close()
+    assert replay(tmp_path / "alice.db").ok

@@ -128,3 +128,35 @@ def test_a_journal_from_before_speakers_had_their_own_relations_replays_as_it_wa
     assert records[0]["sem_writes"][0]["key"] == "user/relation/alice__sister/home"
     assert records[0]["externals"]["speaker_relations"] == ["alice"]
     assert replay(tmp_path / "b.db", plugins=builtin_plugins()).ok
+
+
+def test_what_do_you_remember_lists_the_asking_speakers_facts_not_another_speakers(tmp_path):
+    """Two speakers in one agent: "what do you remember?" said "I remember 4 facts about you:
+    user/person/bob/favorite_color = "red"; your favorite color is blue; bob's sister's home is Paris; …" to the
+    user, and the user's facts and lines to bob as bob's. Each speaker now hears their own ("about you"), cited;
+    the terminal user, whose agent it is, hears how many facts other speakers told about themselves."""
+    db = tmp_path / "a.db"
+    with open_kernel(db) as kernel:
+        kernel.tick("my favorite color is blue")
+        kernel.tick("my sister lives in Lyon")
+        kernel.tick("my favorite color is red", speaker="bob")
+        kernel.tick("my sister lives in Paris", speaker="bob")
+        bob = kernel.tick("what do you remember?", speaker="bob")
+        me = kernel.tick("what do you remember?")
+        carol = kernel.tick("what do you remember?", speaker="carol")
+    assert bob.final_output == (
+        "I remember 2 facts about you: your favorite color is red; your sister's home is Paris. Lately: you said "
+        "“my favorite color is red”; I said “Got it: your favorite color is red.”; you said “my sister lives in "
+        "Paris”; I said “Got it: your sister's home is Paris.”."
+    )
+    assert [claim["key"] for claim in bob.claims] == [
+        "user/person/bob/favorite_color",
+        "user/relation/bob__sister/home",
+    ]
+    assert me.final_output == (
+        "I remember 2 facts about you: your favorite color is blue; your sister's home is Lyon. "
+        "Other speakers told me 2 facts about themselves."
+    )
+    assert [claim["key"] for claim in me.claims] == ["user/person/self/favorite_color", "user/relation/sister/home"]
+    assert carol.final_output == "I don’t have anything stored about you yet." and carol.claims == []
+    assert replay(db, plugins=builtin_plugins()).ok

@@ -11,7 +11,9 @@ import pytest
 from agi_core import Kernel
 from agi_core.brain.stage0.messages import direct_question, message_request
 from agi_core.inputs import MAX_INPUT_BYTES
+from agi_core.messaging.inbox import heard
 from agi_core.replay import replay
+from agi_core.replies import F1_SEM_MISS
 from agi_core.tools import ToolPolicy
 
 _hubs = itertools.count()
@@ -45,6 +47,8 @@ def _outbox(kernel):
         ("Tell Bob the meeting moved to 3pm.", ("bob", "the meeting moved to 3pm")),
         ("ask bob what the capital of Peru is", ("bob", "what is the capital of Peru?")),
         ("ask carol_2 whether it rains?", ("carol_2", "whether it rains?")),
+        ("ask bob where my sister lives", ("bob", "where does my sister live?")),
+        ("Ask Bob where he lives.", ("bob", "where do you live?")),
         ("tell me a joke", None),
         ("ask yourself why", None),
         ("tell bob", None),
@@ -58,6 +62,65 @@ def test_message_phrases(text, expected):
 def test_direct_question_moves_the_copula():
     assert direct_question("who the mayor of Lima was") == "who was the mayor of Lima?"
     assert direct_question("if it rains") == "if it rains?"
+
+
+@pytest.mark.parametrize(
+    ("indirect", "direct"),
+    [
+        ("where my sister lives", "where does my sister live?"),
+        ("where I live", "where do I live?"),
+        ("where my parents live", "where do my parents live?"),
+        ("who my brother works for", "who does my brother work for?"),
+        ("why my sister left", "why did my sister leave?"),
+        ("which city Maya grew up in", "which city did Maya grow up in?"),
+        ("what time my train leaves", "what time does my train leave?"),
+        ("what my work friend likes to eat", "what does my work friend like to eat?"),
+        ("how old my sister is", "how old is my sister?"),
+        ("when my sister was born", "when was my sister born?"),
+        ("where my sister has lived", "where has my sister lived?"),
+        ("what Bob does", "what does Bob do?"),
+        # the recipient named in the third person is addressed; the asker's "my", "me" stay theirs
+        ("where he lives", "where do you live?"),
+        ("what his name is", "what is your name?"),
+        ("where she was born", "where were you born?"),
+        ("where his sister lives", "where does your sister live?"),
+        ("what he thinks of me", "what do you think of me?"),
+        # already direct, or no shape known: as it was, with a "?"
+        ("who lives in Lyon", "who lives in Lyon?"),
+        ("whether it rains", "whether it rains?"),
+        ("what happened", "what happened?"),
+    ],
+)
+def test_an_indirect_question_is_turned_direct_for_its_recipient(indirect, direct):
+    assert direct_question(indirect) == direct
+
+
+def test_ask_bob_where_my_sister_lives_is_a_question_bob_answers_about_the_askers_sister(tmp_path, hub):
+    """ "ask bob where my sister lives" sent bob "where my sister lives?", which bob could not read (F3, and
+    that came back as the answer). Bob now gets "where does my sister live?": a message's "my" is its sender's,
+    so bob reads what alice told it ("tell bob that my sister lives in Lyon", user/relation/alice__sister/home),
+    never its own user's sister, and the answer comes back to alice's user in their words."""
+    alice, bob = _agent(tmp_path, "alice", hub, policy=ALLOW_SEND), _agent(tmp_path, "bob", hub)
+    bob.tick("my sister lives in Oslo")  # bob's own user's sister
+    alice.tick("tell bob that my sister lives in Lyon")
+    assert bob.tick().sem_writes[0]["key"] == "user/relation/alice__sister/home"
+    alice.tick()  # bob's "Got it: …"
+    receipt = alice.tick("ask bob where my sister lives")
+    assert receipt.agent_outputs["messages_out"][0]["text"] == "where does my sister live?"
+    asked = bob.tick()
+    assert (asked.input.speaker, asked.input.raw) == ("alice", "where does my sister live?")
+    assert asked.final_output == "Your sister's home is Lyon."
+    assert [read["key"] for read in asked.sem_reads] == ["user/relation/alice__sister/home"]
+    told = alice.tick()
+    assert (told.input.source, told.input.raw) == ("message:bob", "Your sister's home is Lyon.")
+    assert heard(told) == "message from bob: Your sister's home is Lyon."
+    alice.tick("ask bob where my brother works")
+    assert bob.tick().final_output == F1_SEM_MISS  # bob was never told: it says so, and invents nothing
+    assert alice.tick().input.raw == F1_SEM_MISS
+    for kernel in (alice, bob):
+        kernel.close()
+    for name in ("alice", "bob"):
+        assert replay(tmp_path / f"{name}.db").ok
 
 
 def test_ask_bob_sends_through_intent_and_receipt_and_bobs_answer_comes_back(tmp_path, hub):

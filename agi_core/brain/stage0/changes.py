@@ -17,6 +17,14 @@ RELATION_HOP = "relation_hop"
 """A question about one of the user's that misses its own key follows the relation's name (see fact_replies;
 taken through :meth:`agi_core.externals.Externals.changed`)."""
 
+DIRECT_QUESTION = "direct_question"
+""""ask bob where my sister lives" sends "where does my sister live?" (before: "where my sister lives?"), recorded
+where the question sent differs (see messages; taken through :meth:`agi_core.externals.Externals.changed`)."""
+
+OWN_RECALL = "own_recall"
+""""what do you remember?" lists the asking speaker's facts and exchanges only (before: every speaker's, as the
+asker's), recorded where another speaker's would have been listed (see habits)."""
+
 
 def old_rules(ctx: ReasonContext) -> frozenset[str]:
     """The parse changes (:data:`facts.CHANGES`) this tick reads its line without: none live, recording the
@@ -36,4 +44,4 @@ def old_rules(ctx: ReasonContext) -> frozenset[str]:
     return every
 
 
-__all__ = ["PARSE_RULES", "RELATION_HOP", "old_rules"]
+__all__ = ["DIRECT_QUESTION", "OWN_RECALL", "PARSE_RULES", "RELATION_HOP", "old_rules"]

@@ -1,7 +1,8 @@
 """Router agents for B.L.A.S.T.'s CLI habits, in plain words (tried after R1-R3).
 
-- "what do you remember?": the stored facts about the user (each read and cited) and the
-  latest exchanges;
+- "what do you remember?": the stored facts about the speaker who asks (each read and cited) and
+  their latest exchanges: "about you" means theirs, never another speaker's (bob's sister is not the
+  user's; the terminal user is told how many facts other speakers told about themselves);
 - "read file notes.txt", "list files", "list files in docs": the confined, read-only
   ``file_read`` / ``file_list`` tools;
 - "why did you say that?": the previous tick's router decision, agents and evidence
@@ -17,10 +18,12 @@ from typing import Any
 import attrs
 import orjson
 
+from agi_core.brain.stage0 import changes
 from agi_core.brain.stage0.explain import decision_sentence
 from agi_core.brain.stage0.phrases import lower_ascii, strip_end
+from agi_core.memory.keys import SELF_ENTITY, speaker_entity
 from agi_core.model import Action
-from agi_core.reasoning import AgentReply, ReasonContext
+from agi_core.reasoning import RELATION_OWNER, AgentReply, ReasonContext
 from agi_core.replies import F3_NO_AGENT
 from agi_core.serialization import dumps
 
@@ -101,16 +104,40 @@ class FileAgent:
         return AgentReply(f"calling {tool}", action=Action(type="tool", name=tool, args={"path": path}))
 
 
-def _fact_text(key: str, value: Any) -> str:
+def _fact_text(key: str, value: Any, mine: str = SELF_ENTITY) -> str:
+    """How a ``user/`` fact is listed to the speaker ``mine``: "your …" for theirs."""
     _scope, entity_type, entity, attribute = key.split("/")
     shown = value if isinstance(value, str) else dumps(value)
-    if (entity_type, entity) == ("person", "self"):
+    if (entity_type, entity) == ("person", mine):
         return f"your {attribute.replace('_', ' ')} is {shown}"
     if entity_type == "relation":  # a named speaker's: bob__sister (agi_core.reasoning.RELATION_OWNER)
-        owner, _, noun = entity.rpartition("__")
-        whose = f"{owner.replace('_', ' ')}'s" if owner else "your"
+        owner, _, noun = entity.rpartition(RELATION_OWNER)
+        whose = f"{owner.replace('_', ' ')}'s" if owner and owner != mine else "your"
         return f"{whose} {noun.replace('_', ' ')}'s {attribute.replace('_', ' ')} is {shown}"
     return f"{key} = {dumps(value)}"
+
+
+def whose_fact(key: str) -> str | None:
+    """The entity of the speaker a ``user/`` fact is about: ``user/person/bob/…`` and
+    ``user/relation/bob__sister/…`` are bob's, ``user/relation/sister/…`` the user's (``self``); None for another
+    kind of key."""
+    parts = key.split("/")
+    if len(parts) != 4 or parts[1] not in ("person", "relation"):
+        return None
+    return parts[2] if parts[1] == "person" else parts[2].rpartition(RELATION_OWNER)[0] or SELF_ENTITY
+
+
+def own_episodes(episodes: list[dict[str, Any]], mine: str) -> list[dict[str, Any]]:
+    """The recalled episodes (newest first: a reply, then the line it answered) of the speaker ``mine``."""
+    kept = []
+    for at, episode in enumerate(episodes):
+        context = episode.get("context") or {}
+        if context.get("kind") != "input":  # a reply: its line is the next (older) episode
+            following = episodes[at + 1] if at + 1 < len(episodes) else {}
+            context = following.get("context") or {}
+        if context.get("kind") == "input" and speaker_entity(context.get("speaker")) == mine:
+            kept.append(episode)
+    return kept
 
 
 def quoted(text: object, limit: int = 80) -> str:
@@ -131,7 +158,9 @@ def _recent(episodes: list[dict[str, Any]]) -> str:
 
 @attrs.frozen
 class RecallAgent:
-    """Answers "what do you remember?": the user's stored facts (read and cited) and the latest exchanges."""
+    """Answers "what do you remember?": the asking speaker's stored facts (read and cited) and latest exchanges;
+    a tick where another speaker's would have been listed records the ``own_recall`` external (a journal from
+    before lists them all, as it did)."""
 
     name: str = "recall_agent"
     rule: str = "matched_recall_request"
@@ -142,12 +171,20 @@ class RecallAgent:
         return _phrase(text) in RECALL_PHRASES
 
     def handle(self, ctx: ReasonContext) -> AgentReply:
-        keys = [fact.key for fact in ctx.store.facts(USER_PREFIX) if fact.value is not None]  # null: forgotten
+        every = [fact.key for fact in ctx.store.facts(USER_PREFIX) if fact.value is not None]  # null: forgotten
+        episodes = list(ctx.state.recalled.episodic)
+        mine = ctx.user_entity
+        own = [key for key in every if whose_fact(key) in (mine, None)]
+        theirs = own_episodes(episodes, mine)
+        if (own != every or theirs != episodes) and ctx.externals.changed(changes.OWN_RECALL):
+            keys, others, episodes = own, len(every) - len(own), theirs
+        else:  # nothing of another speaker's, or a journal from before: every fact, as "about you"
+            keys, others, mine = every, 0, SELF_ENTITY
         claims: list[dict[str, Any]] = []
         parts: list[str] = []
         for key in keys[:MAX_LISTED_FACTS]:
             read = ctx.sem_read(key)
-            text = _fact_text(key, read.value)
+            text = _fact_text(key, read.value, mine)
             parts.append(text)
             claims.append(ctx.claim(key, read.value, text))
         if parts:
@@ -160,7 +197,9 @@ class RecallAgent:
             )
         else:
             known = "I don’t have anything stored about you yet."
-        recent = _recent(list(ctx.state.recalled.episodic))
+        if others and mine == SELF_ENTITY:  # the agent's own user may ask about them (agi memory facts --prefix user/)
+            known += f" Other speakers told me {others} {'fact' if others == 1 else 'facts'} about themselves."
+        recent = _recent(episodes)
         reply = f"{known} Lately: {recent}." if recent else known
         return AgentReply(reply, claims=claims)
 

@@ -1,7 +1,10 @@
 """The Stage-0 message phrases: "tell bob that …" and "ask bob …" call the ``send_message`` tool.
 
 ``tell NAME [that] TEXT`` sends TEXT; ``ask NAME QUESTION`` sends the question, an indirect one
-turned direct ("ask bob what the capital of Peru is" sends "what is the capital of Peru?").
+turned direct (:mod:`.indirect`: "ask bob what the capital of Peru is" sends "what is the capital of Peru?",
+"ask bob where my sister lives" sends "where does my sister live?", which bob reads as about its sender's sister,
+as it stored "tell bob that my sister lives in Lyon"). A journal from before verbs were turned replays what
+it sent (the ``direct_question`` external, :data:`agi_core.brain.stage0.changes.DIRECT_QUESTION`).
 NAME is an agent name (:func:`agi_core.messaging.address.check_name`); "me", "us", "you"…
 are not agents. The tool is ``external``: policy gates it, and it runs after the tick commits
 (intent → receipt). Plain string tests, never a regex, like the other Stage-0 phrases.
@@ -11,6 +14,8 @@ from __future__ import annotations
 
 import attrs
 
+from agi_core.brain.stage0 import changes
+from agi_core.brain.stage0.indirect import copula_moved, direct_question
 from agi_core.brain.stage0.phrases import lower_ascii, strip_end
 from agi_core.errors import ValidationError
 from agi_core.messaging.address import check_name
@@ -21,20 +26,11 @@ from agi_core.replies import F3_NO_AGENT
 
 VERBS = ("tell", "ask")
 NOT_AGENTS = frozenset({"me", "us", "you", "him", "her", "them", "it", "myself", "yourself", "everyone", "someone"})
-QUESTION_WORDS = ("what", "who", "where", "when", "which", "why", "how")
-COPULAS = ("is", "are", "was", "were")
 
 
-def direct_question(text: str) -> str:
-    """``what the capital of Peru is`` → ``what is the capital of Peru?``; other text ends with ``?``."""
-    words = text.split()
-    if len(words) >= 3 and lower_ascii(words[0]) in QUESTION_WORDS and lower_ascii(words[-1]) in COPULAS:
-        words = [words[0], words[-1], *words[1:-1]]
-    return " ".join(words) + "?"
-
-
-def message_request(text: str) -> tuple[str, str] | None:
-    """``(recipient, text to send)`` for "tell NAME [that] TEXT" / "ask NAME QUESTION"; None otherwise."""
+def message_request(text: str, *, turned: bool = True) -> tuple[str, str] | None:
+    """``(recipient, text to send)`` for "tell NAME [that] TEXT" / "ask NAME QUESTION"; None otherwise.
+    ``turned=False``: the question as sent before verbs were turned (:func:`.indirect.copula_moved`)."""
     words = text.strip().split(maxsplit=2)
     if len(words) < 3 or lower_ascii(words[0]) not in VERBS:
         return None
@@ -50,7 +46,7 @@ def message_request(text: str) -> tuple[str, str] | None:
             rest = rest[5:]
         body = rest.strip().removesuffix(".")
     else:
-        body = direct_question(strip_end(rest.strip()))
+        body = (direct_question if turned else copula_moved)(strip_end(rest.strip()))
     return (name, body) if body.strip(" ?") else None
 
 
@@ -70,6 +66,9 @@ class MessageAgent:
         request = message_request(ctx.state.input.raw) or message_request(ctx.text)
         if request is None:
             return AgentReply(F3_NO_AGENT)
+        before = message_request(ctx.state.input.raw, turned=False) or message_request(ctx.text, turned=False)
+        if before != request and not ctx.externals.changed(changes.DIRECT_QUESTION):
+            request = before or request  # a journal from before: the question as it was sent
         to, text = request
         return AgentReply(f"sending to {to}", action=Action(type="tool", name=SEND_TOOL, args={"to": to, "text": text}))
 
