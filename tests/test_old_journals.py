@@ -9,6 +9,8 @@ from pathlib import Path
 from agi_core import Kernel, journal
 from agi_core.memory import blobs
 from agi_core.replay import replay, replay_records
+from agi_core.replies import F1_SEM_MISS as F1
+from agi_core.replies import F3_NO_AGENT as F3
 from agi_core.testing import builtin_plugins, open_kernel, replay_journal_file
 from agi_core.tools import ToolPolicy
 
@@ -54,7 +56,7 @@ def test_a_journal_from_before_the_greeting_and_i_am_rules_and_the_others_posses
     replies, externals = _new_journal(tmp_path, [line for line, _ in told])
     assert replies[0] == "Got it: your name is Dana." and replies[-1] == "Your name is Dana."
     assert replies[7] == "I currently don’t have a module for this type of request."
-    assert externals[0]["parse_rules"] == [["others_possessive", "said_name"]]
+    assert externals[0]["parse_rules"] == [["others_possessive", "said_name", "owned_subject"]]
     assert "parse_rules" not in externals[1] and "parse_rules" not in externals[2]  # "I am tired" read alike
 
 
@@ -74,10 +76,11 @@ SPEAKERS = Path(__file__).resolve().parent / "journals" / "b754074" / "speakers.
 
 
 def test_a_journal_from_before_ask_turned_verbs_and_recall_kept_to_its_speaker_replays_as_written(tmp_path):
-    """b754074 sent "ask bob where my sister lives" as "where my sister lives?", and "what do you remember?"
-    listed every speaker's facts as the asker's (bob's favorite color and sister to the user, the user's to bob).
-    That journal replays equal; the same lines said now send "where does my sister live?" and list each speaker's
-    own, recorded (``direct_question``, ``own_recall``) only where the old way differs, and replay equal."""
+    """b754074 sent "ask bob where my sister lives" as "where my sister lives?", "what do you remember?" listed
+    every speaker's facts as the asker's (bob's favorite color and sister to the user, the user's to bob), and
+    "Bob's sister lives in Rome now" named nobody (F3). That journal replays equal; the same lines said now send
+    "where does my sister live?", list each speaker's own and store bob's sister's home, recorded
+    (``direct_question``, ``own_recall``, ``parse_rules``) only where the old way differs, and replay equal."""
     records = [json.loads(line)["record"] for line in SPEAKERS.read_text(encoding="utf-8").splitlines()]
     assert records[2]["action"]["args"] == {"to": "bob", "text": "where my sister lives?"}
     assert records[6]["input"]["speaker"] == "bob" and records[6]["final_output"].startswith(
@@ -96,10 +99,18 @@ def test_a_journal_from_before_ask_turned_verbs_and_recall_kept_to_its_speaker_r
     )
     assert said[7].final_output.startswith(
         "I remember 2 facts about you: your favorite color is blue; your sister's home is Lyon. "
-        "Other speakers told me 2 facts about themselves."
+        "I also hold 2 facts about other speakers."
     )
+    assert [record["final_output"] for record in records[8:]] == [F3, F3, F1]
+    assert [record.final_output for record in said[8:]] == [
+        "Got it: Bob's sister's home is Rome.",
+        "Bob's sister's home is Rome.",
+        F1,  # "what is France's capital?": read as before
+    ]
+    assert said[8].sem_writes[0]["key"] == "user/relation/bob__sister/home"  # the key bob's "my sister" wrote
     assert [tick for tick, row in rows.items() if "direct_question" in row["externals"]] == [3]
     assert [tick for tick, row in rows.items() if "own_recall" in row["externals"]] == [7, 8]
+    assert [tick for tick, row in rows.items() if "parse_rules" in row["externals"]] == [9, 10]
     assert replay(db).ok
 
 

@@ -134,7 +134,7 @@ def test_what_do_you_remember_lists_the_asking_speakers_facts_not_another_speake
     """Two speakers in one agent: "what do you remember?" said "I remember 4 facts about you:
     user/person/bob/favorite_color = "red"; your favorite color is blue; bob's sister's home is Paris; …" to the
     user, and the user's facts and lines to bob as bob's. Each speaker now hears their own ("about you"), cited;
-    the terminal user, whose agent it is, hears how many facts other speakers told about themselves."""
+    the terminal user, whose agent it is, hears how many facts it holds about other speakers."""
     db = tmp_path / "a.db"
     with open_kernel(db) as kernel:
         kernel.tick("my favorite color is blue")
@@ -155,8 +155,39 @@ def test_what_do_you_remember_lists_the_asking_speakers_facts_not_another_speake
     ]
     assert me.final_output == (
         "I remember 2 facts about you: your favorite color is blue; your sister's home is Lyon. "
-        "Other speakers told me 2 facts about themselves."
+        "I also hold 2 facts about other speakers."
     )
     assert [claim["key"] for claim in me.claims] == ["user/person/self/favorite_color", "user/relation/sister/home"]
     assert carol.final_output == "I don’t have anything stored about you yet." and carol.claims == []
+    assert replay(db, plugins=builtin_plugins()).ok
+
+
+def test_bobs_sister_is_the_sister_bob_speaks_of_whoever_tells_or_asks(tmp_path):
+    """ "Bob's sister lives in Rome" named nobody (F3; "Bob's" is no subject Stage-0 read) and "where does Bob's
+    sister live?" could not read what bob had said of "my sister". "Bob's sister" (a person noun after a name's
+    "'s") is now bob's relation, ``user/relation/bob__sister/…``, the key bob's own "my sister" reads and writes."""
+    db = tmp_path / "a.db"
+    with open_kernel(db) as kernel:
+        kernel.tick("my sister lives in Paris", speaker="bob")
+        asked = kernel.tick("where does Bob's sister live?")
+        told = kernel.tick("Bob's sister lives in Rome now")
+        bobs = kernel.tick("where does my sister live?", speaker="bob")
+        kernel.tick("bob's sister is called Maya")
+        named = kernel.tick("what is Bob's sister's name?")
+        kernel.tick("my sister lives in Lyon")
+        mine = kernel.tick("where does my sister live?")
+        thing = kernel.tick("France's capital is Paris")  # a thing's attribute, as before
+        facts = _facts(kernel)
+    assert asked.final_output == "Bob's sister's home is Paris."
+    assert told.final_output == "Got it: Bob's sister's home is Rome."
+    assert told.sem_writes[0]["key"] == "user/relation/bob__sister/home"
+    assert bobs.final_output == "Your sister's home is Rome."
+    assert named.final_output == "Bob's sister's name is Maya."
+    assert mine.final_output == "Your sister's home is Lyon."
+    assert thing.sem_writes[0]["key"] == "world/entity/france/capital"
+    assert facts == [
+        ("user/relation/bob__sister/home", "Rome"),
+        ("user/relation/bob__sister/name", "Maya"),
+        ("user/relation/sister/home", "Lyon"),
+    ]
     assert replay(db, plugins=builtin_plugins()).ok

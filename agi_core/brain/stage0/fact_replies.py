@@ -18,7 +18,7 @@ from typing import Any
 from agi_core.brain.stage0 import changes
 from agi_core.brain.stage0.facts import RELATION, SELF, WORLD, Parsed, Ref, Subject
 from agi_core.errors import MemoryKeyError
-from agi_core.memory.keys import check_key, make_key
+from agi_core.memory.keys import check_key, make_key, speaker_entity
 from agi_core.reasoning import RELATION_OWNER, AgentReply, ReasonContext
 from agi_core.replies import F1_SEM_MISS, F5_SEM_WRITE_FAILURE
 
@@ -31,8 +31,13 @@ def key_of(ctx: ReasonContext, ref: Ref) -> str:
     """The canonical key of ``ref`` (synonyms applied, a thing's name kept as written); "my …" is the
     tick's speaker's: ``user/person/self/…`` for the user who names none, ``user/person/alice/…``
     for ``--speaker alice`` (:attr:`ReasonContext.user_entity`); "my sister" is ``user/relation/sister/…`` for
-    that user, ``user/relation/alice__sister/…`` for alice (:meth:`ReasonContext.relation_owner`)."""
+    that user, ``user/relation/alice__sister/…`` for alice (:meth:`ReasonContext.relation_owner`), and "Alice's
+    sister" is that too, whoever says it."""
     subject = ref.subject
+    if subject.kind == RELATION and subject.owner:
+        key = make_key("user", "relation", subject.name, ref.attribute, ctx.synonyms)
+        scope, kind, noun, attribute = key.split("/")
+        return check_key(f"{scope}/{kind}/{speaker_entity(subject.owner)}{RELATION_OWNER}{noun}/{attribute}")
     if subject.kind == SELF and ctx.user_entity != SELF_ENTITY[2]:
         return make_key("user", "person", ctx.user_entity, ref.attribute, ctx.synonyms, map_entity_id=False)
     if subject.kind == SELF:
@@ -48,10 +53,12 @@ def key_of(ctx: ReasonContext, ref: Ref) -> str:
 
 
 def shown(ref: Ref) -> str:
-    """``your favorite color``, ``your sister's home``, ``the capital of France``."""
+    """``your favorite color``, ``your sister's home``, ``Bob's sister's home``, ``the capital of France``."""
     attribute = ref.attribute.strip().replace("_", " ")
     if ref.subject.kind == SELF:
         return f"your {attribute.lower()}"
+    if ref.subject.kind == RELATION and ref.subject.owner:
+        return f"{ref.subject.owner.strip()}'s {ref.subject.name.strip().lower()}'s {attribute.lower()}"
     if ref.subject.kind == RELATION:
         return f"your {ref.subject.name.strip().lower()}'s {attribute.lower()}"
     return f"the {attribute.lower()} of {ref.subject.name.strip()}"
@@ -125,7 +132,8 @@ def _through_relation(ctx: ReasonContext, ref: Ref) -> AgentReply | None:
     read = ctx.sem_read(key)
     if not read.exists or read.value is None:
         return None
-    who = f"Your {ref.subject.name.strip().lower()} {named.value.strip()}"
+    whose = f"{ref.subject.owner.strip()}'s" if ref.subject.owner else "your"
+    who = f"{whose[0].upper()}{whose[1:]} {ref.subject.name.strip().lower()} {named.value.strip()}"
     attribute = key.rsplit("/", 1)[1]
     verb = SAID_AS.get(attribute)
     text = f"{who} {verb} {read.value}." if verb else f"{who}'s {attribute.replace('_', ' ')} is {read.value}."

@@ -8,6 +8,9 @@ candidate refs in order; the first one stored answers. The subjects:
   ``user/person/self/<attribute>``;
 - someone or something of the user's (``my sister lives in …``, ``my dog's name``, ``the name
   of my dog``): ``user/relation/<noun>/<attribute>``;
+- someone of a named person's (``Bob's sister lives in …``, ``where does Bob's sister live?``, ``Bob's sister's
+  name``; the noun one of :data:`PEOPLE`): ``user/relation/bob__sister/<attribute>``, the relations bob keeps
+  when he says "my sister" (:func:`agi_core.brain.stage0.fact_replies.key_of`);
 - a named thing (``the capital of France``, ``France's capital``, ``Shakespeare wrote Hamlet``):
   ``world/entity/<name>/<attribute>`` (the name is never passed through the synonyms).
 
@@ -69,12 +72,20 @@ OTHERS_POSSESSIVE = "others_possessive"
 """'your sister', 'his brother' name no thing (before: world/entity/your_sister)."""
 SAID_NAME = "said_name"
 """'I am Dana' / "I'm Dana" name the user, and a leading hi/hello (… there) is a filler (before: neither)."""
-CHANGES = (OTHERS_POSSESSIVE, SAID_NAME)
+OWNED_SUBJECT = "owned_subject"
+"""'Bob's sister' is someone of Bob's (before: no subject; 'Bob's sister's name' a thing Bob's attribute)."""
+CHANGES = (OTHERS_POSSESSIVE, SAID_NAME, OWNED_SUBJECT)
 #: the changes a tick reads its line without (a tick of a journal from before them, replayed); a context
 #: variable, so :func:`parse` keeps its one-argument form for every caller
 OLD_RULES: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("old_rules", default=frozenset())
 #: a substring of every line that a change may read otherwise (the usual line has none: no parse to compare)
-MAY_DIFFER = (*OTHERS_POSSESSIVES, "i am ", "i'm ", "i’m ", "hi", "hello", "there")
+MAY_DIFFER = (*OTHERS_POSSESSIVES, "i am ", "i'm ", "i’m ", "hi", "hello", "there", "'s ", "’s ")
+#: the nouns that name someone of a person's in "Bob's sister" (not "France's capital": a thing's attribute)
+PEOPLE = frozenset(
+    """sister brother mother father mom mum dad parents wife husband son daughter child children kids friend boss
+    partner girlfriend boyfriend cousin aunt uncle grandmother grandfather grandma grandpa niece nephew colleague
+    coworker roommate neighbor neighbour fiance fiancee dog cat""".split()
+)
 #: verb phrases of a statement ``SUBJECT VERB VALUE`` → the attribute they set
 STATED_VERBS = (
     (" lives in ", "home"),
@@ -156,6 +167,7 @@ class Subject:
 
     kind: str
     name: str = ""  # the relation's noun or the thing's name, as the user wrote it
+    owner: str = ""  # whose relation, as written ("Bob" in "Bob's sister"); "" for the speaker's own
 
 
 @attrs.frozen
@@ -211,9 +223,21 @@ def _drop_the(name: str) -> str:
     return name[4:] if lower_ascii(name).startswith("the ") else name
 
 
+def _owned(text: str) -> Subject | None:
+    """``Bob's sister`` → Bob's sister (the noun one of :data:`PEOPLE`); None for anything else."""
+    at = text.find("'s ")
+    owner, noun = _drop_the(text[:at]).strip(), text[at + 3 :].strip()
+    named = lower_ascii(owner)
+    if at <= 0 or lower_ascii(noun) not in PEOPLE or not _name_ok(owner) or "'s" in owner:
+        return None
+    if named in NOT_NAMES or named == "my" or named.startswith(("my ", *OTHERS_POSSESSIVES)):
+        return None
+    return Subject(RELATION, noun, owner)
+
+
 def subject_of(text: str) -> Subject | None:
-    """``I`` → the user; ``my sister`` → the user's sister; ``the Eiffel Tower`` → a named thing; ``your sister``,
-    ``his brother`` → None (:data:`OTHERS_POSSESSIVES`)."""
+    """``I`` → the user; ``my sister`` → the user's sister; ``Bob's sister`` → Bob's; ``the Eiffel Tower`` → a
+    named thing; ``your sister``, ``his brother`` → None (:data:`OTHERS_POSSESSIVES`)."""
     text = text.strip()
     low = lower_ascii(text)
     if low in ("i", "me", "myself"):
@@ -221,6 +245,8 @@ def subject_of(text: str) -> Subject | None:
     if low.startswith("my "):
         noun = text[3:].strip()
         return Subject(RELATION, noun) if _attr_ok(noun) and "'s" not in noun else None
+    if "'s " in text and OWNED_SUBJECT not in OLD_RULES.get() and (owned := _owned(text)) is not None:
+        return owned
     name = _drop_the(text).strip()
     named = lower_ascii(name)
     if not _name_ok(name) or named in NOT_NAMES or "'s " in name or " of " in named:
@@ -250,6 +276,11 @@ def noun_ref(text: str) -> Ref | None:
             return Ref(Subject(RELATION, noun.strip()), attr) if ok else None
         return Ref(ME, rest) if _attr_ok(rest) else None
     own = low.find("'s ")
+    last = low.rfind("'s ")
+    if last > own > 0 and OWNED_SUBJECT not in OLD_RULES.get():  # "Bob's sister's name"
+        whose = subject_of(text[:last])
+        if whose is not None and whose.owner and _attr_ok(text[last + 3 :]):
+            return Ref(whose, text[last + 3 :])
     if own > 0:
         owner = subject_of(text[:own])
         attr = text[own + 3 :]
@@ -265,7 +296,7 @@ def _read(*refs: Ref | None) -> Parsed | None:
         if ref is None:
             continue
         found.append(ref)
-        if ref.subject.kind == RELATION and ref.attribute == "name":
+        if ref.subject.kind == RELATION and ref.attribute == "name" and not ref.subject.owner:
             found.append(Ref(ME, ref.subject.name))
         elif ref.subject.kind == SELF and _attr_ok(ref.attribute) and " " not in ref.attribute.strip():
             found.append(Ref(Subject(RELATION, ref.attribute.strip()), "name"))
@@ -523,6 +554,8 @@ __all__ = [
     "CHANGES",
     "OLD_RULES",
     "OTHERS_POSSESSIVE",
+    "OWNED_SUBJECT",
+    "PEOPLE",
     "RELATION",
     "SAID_NAME",
     "SELF",

@@ -2,7 +2,7 @@
 
 - "what do you remember?": the stored facts about the speaker who asks (each read and cited) and
   their latest exchanges: "about you" means theirs, never another speaker's (bob's sister is not the
-  user's; the terminal user is told how many facts other speakers told about themselves);
+  user's; the terminal user is told how many facts it holds about other speakers);
 - "read file notes.txt", "list files", "list files in docs": the confined, read-only
   ``file_read`` / ``file_list`` tools;
 - "why did you say that?": the previous tick's router decision, agents and evidence
@@ -198,7 +198,7 @@ class RecallAgent:
         else:
             known = "I don’t have anything stored about you yet."
         if others and mine == SELF_ENTITY:  # the agent's own user may ask about them (agi memory facts --prefix user/)
-            known += f" Other speakers told me {others} {'fact' if others == 1 else 'facts'} about themselves."
+            known += f" I also hold {others} {'fact' if others == 1 else 'facts'} about other speakers."
         recent = _recent(episodes)
         reply = f"{known} Lately: {recent}." if recent else known
         return AgentReply(reply, claims=claims)

@@ -191,9 +191,10 @@ class RetrievalModule(CognitiveModule):
         a thing's name)."""
         found, score, whose = _best_fact(ctx, question, owned=False), ANSWER_SCORE, None
         owned = _best_fact(ctx, question, owned=True)
-        anothers = None if owned is None else _said_whose(owned, ctx.user_entity, question)
-        if (owned != found or anothers is not None) and ctx.changed(OWNED_FACTS):  # else a journal from before
-            found, score, whose = owned, NAMED_ANSWER_SCORE if anothers is not None else ANSWER_SCORE, anothers
+        anothers = owned is not None and _another_speakers(owned, ctx.user_entity)
+        if (owned != found or anothers) and ctx.changed(OWNED_FACTS):  # else as before (a journal from before)
+            score = NAMED_ANSWER_SCORE if anothers else ANSWER_SCORE
+            found, whose = owned, None if owned is None else _said_whose(owned, ctx.user_entity, question)
         if found is None:
             return None
         fact = ctx.memory.fact(found)  # read through the tick: the claim cites it
@@ -370,16 +371,25 @@ def _best_fact(ctx: ModuleContext, question: str, *, owned: bool) -> str | None:
     return None if best is None else best[1]
 
 
+def _another_speakers(key: str, mine: str) -> bool:
+    """Whether ``key`` is a fact about another speaker than the asker ``mine``, or one of theirs."""
+    parts = key.split("/")
+    if parts[:2] == ["user", "person"]:
+        return parts[2] not in (mine, SELF)
+    owner = parts[2].rpartition(RELATION_OWNER)[0] if parts[:2] == ["user", "relation"] else ""
+    return bool(owner) and owner != mine
+
+
 def _said_whose(key: str, mine: str, question: str) -> str | None:
-    """Whose fact ``key`` is, as said to the asker ``mine``, when it is another speaker's ("Alice") or a speaker's
-    relation ("Bob's sister", "your sister"); None for any other key."""
+    """Whose fact ``key`` is, as said to the asker ``mine``: another speaker ("Alice"), a relation ("Bob's sister",
+    "your sister"); None for any other key (said as before)."""
     parts = key.split("/")
     if parts[:2] == ["user", "person"] and parts[2] not in (mine, SELF):
         return _spelled(parts[2], question)
-    owner, _, noun = parts[2].rpartition(RELATION_OWNER) if parts[:2] == ["user", "relation"] else ("", "", "")
-    if not owner:
+    if parts[:2] != ["user", "relation"]:
         return None
-    whose = "your" if owner == mine else f"{_spelled(owner, question)}'s"
+    owner, _, noun = parts[2].rpartition(RELATION_OWNER)
+    whose = "your" if (owner or SELF) == mine else f"{_spelled(owner or SELF, question)}'s"
     return f"{whose} {noun.replace('_', ' ')}"
 
 

@@ -68,7 +68,8 @@ def test_a_journal_from_before_owned_facts_replays_its_episode_answer_and_the_sa
     """b754074 (tests/journals/b754074/speakers.jsonl): bob said his sister lives in Paris, then Rome; "where does
     bob's sister live?" was answered from the Paris episode, the lookup of current facts never matching
     ``user/relation/bob__sister/home``. That journal replays equal; the same lines told now are answered from the
-    fact, recorded (``module_changed``: ``owned_facts``), and that journal replays equal."""
+    fact (Stage-0 now reads "bob's sister" too; the module's candidate is the fact, recorded as ``module_changed``
+    ``owned_facts``), and that journal replays equal."""
     told = [json.loads(line)["record"] for line in SPEAKERS.read_text(encoding="utf-8").splitlines()]
     assert told[2]["input"]["raw"] == "where does bob's sister live?"
     assert told[2]["final_output"].startswith("Bob said “my sister lives in Paris”. [ltm-")
@@ -79,8 +80,9 @@ def test_a_journal_from_before_owned_facts_replays_its_episode_answer_and_the_sa
     with open_kernel(db, retrieval, seed="0") as kernel:
         replies = [kernel.tick(r["input"]["raw"], speaker=r["input"].get("speaker")).final_output for r in told]
         rows = {row[0]: json.loads(row[2]) for row in kernel.store.journal_rows()}
-    assert replies[2].startswith("Bob's sister's home is Rome. [fact user/relation/bob__sister/home]")
-    assert "Paris" not in replies[2]
+    assert replies[2] == "Bob's sister's home is Rome."
+    candidate = rows[3]["modules"]["calls"]
+    assert "Bob's sister's home is Rome. [fact user/relation/bob__sister/home]" in json.dumps(candidate)
     assert replies[3] == told[3]["final_output"]  # the user's own sister: none stored, bob's is not theirs
     assert [tick for tick, row in rows.items() if OWNED in row["externals"].get("module_changed", [])] == [3]
     assert replay(db, plugins=builtin_plugins(retrieval)).ok
