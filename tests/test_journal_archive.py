@@ -214,3 +214,29 @@ def test_an_archived_agent_moved_by_export_and_import_verifies_and_says_why_it_c
         "Error: the journal starts after tick 2 (archived) and the checkpoint holding the state then, 'c2', is not "
         "here (agi import does not carry checkpoints): replay on the agent that archived it, where the checkpoint is\n"
     )
+
+
+def test_a_rollback_to_the_archive_point_or_later_keeps_the_archived_records_out_of_the_live_journal(agent, tmp_path):
+    """c2 and c4 were made before the archive, so their copies still hold ticks 1..2: those are in the archive
+    file, and the live journal keeps starting after the archive point (verify and replay from it)."""
+    db = copy(agent, tmp_path)
+    ok(agi(db, "journal", "archive", "--through", "c2", "--to", str(tmp_path / "a.jsonl")))
+    ok(agi(db, "rollback", "c4"))
+    assert [row[0] for row in journal_rows(db)] == [3, 4]
+    assert ok(agi(db, "journal", "verify")).splitlines()[0] == (
+        "journal OK: 2 records (ticks 3..4), chain intact from the archive point (tick 2)"
+    )
+    assert ok(agi(db, "replay")) == "replay equal: 2 ticks (3..4), 16 fields each\n"
+    ok(agi(db, "rollback", "c2"))
+    assert journal_rows(db) == []
+    assert ok(agi(db, "journal", "verify")).splitlines()[:2] == [
+        "journal OK: 0 records (none since), chain intact from the archive point (tick 2)",
+        "state OK: every row matches the seal at tick 2",
+    ]
+    ok(agi(db, "run", stdin="my sister is Maya\n"))
+    assert ok(agi(db, "replay")) == "replay equal: 1 ticks (3..3), 16 fields each\n"
+    # nothing lost: ticks 1..2 in the archive file, the undone 5 (to c4) and 3..4 (to c2) in the rollbacks' archive
+    assert [row[0] for row in journal.read_jsonl(tmp_path / "a.jsonl")] == [1, 2]
+    undone = sorted(row[1] for row in sqlite3.connect(db).execute("SELECT rollback, tick FROM journal_archive"))
+    assert undone == [3, 4, 5]
+    assert check_database(db, SEED).ok

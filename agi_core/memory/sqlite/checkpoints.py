@@ -322,8 +322,11 @@ def rollback(store: SqliteStore, name: str, key: JournalKey, rollback_id: Callab
             live_tick = int(store.meta_get("tick", "0") or 0)
             made_id = rollback_id(live_tick, archived)
             identity = conn.execute(f"SELECT key, value FROM main.meta WHERE key IN {_KEY_META}").fetchall()
+            base = store.meta_get("journal_base")
             _copy_tables(conn)
             conn.executemany("INSERT OR REPLACE INTO main.meta (key, value) VALUES (?, ?)", identity)
+            if base is not None:
+                _keep_archive_point(store, base, tick, key)
             conn.executemany(
                 "INSERT INTO main.journal_archive (rollback, tick, id, record, chain) VALUES (?, ?, ?, ?, ?)",
                 [(made_id, *row) for row in undone],
@@ -338,6 +341,23 @@ def rollback(store: SqliteStore, name: str, key: JournalKey, rollback_id: Callab
         with contextlib.suppress(sqlite3.Error):
             conn.execute("DETACH DATABASE snap")
     return RollbackReport(name, tick, len(undone), made_id)
+
+
+def _keep_archive_point(store: SqliteStore, base: str, tick: int, key: JournalKey) -> None:
+    """After the copy, inside the rollback's transaction: the live archive point ``base`` stays when the restored
+    journal continues through it (a checkpoint at or after it, of this history): the records up to it, which a
+    checkpoint made before the archive still holds, are in the archive file and are not restored to the live
+    journal. A checkpoint older than the point, or of another history, keeps its own journal and point."""
+    conn = store.conn
+    base_tick, base_chain = base.split(" ")[:2]
+    if tick < int(base_tick):
+        return
+    row = conn.execute("SELECT chain FROM main.journal WHERE tick = ?", (int(base_tick),)).fetchone()
+    if store.meta_get("journal_base") != base and (row is None or row[0] != base_chain):
+        return
+    conn.execute("DELETE FROM main.journal WHERE tick <= ?", (int(base_tick),))
+    store.meta_update({"journal_base": base})
+    sealing.seal(conn, key)
 
 
 def _tick_if_still_listed(conn: sqlite3.Connection, name: str, source: Path) -> int:
