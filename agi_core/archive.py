@@ -13,7 +13,9 @@ checkpoint's state (which is never pruned while it is the archive point). In thi
    tick, chain link, checkpoint, MAC), the state seal brought up to it.
 
 A kill before 3 commits leaves the database as it was (a complete archive file of records the
-journal still holds is harmless: run it again to a new file). SQLite only.
+journal still holds is harmless: run it again to a new file). With ``vacuum`` the file is then rebuilt
+without the freed pages (SQLite's ``VACUUM``, its own transaction: a kill leaves the archive done and the
+file as it was, or rebuilt). SQLite only.
 """
 
 from __future__ import annotations
@@ -38,16 +40,21 @@ class ArchiveReport:
     through: int
     records: int
     path: Path
+    sizes: tuple[int, int] | None = None  # with vacuum: the database's bytes (with its log) before the archive, after
 
     def __str__(self) -> str:
-        return (
+        said = (
             f"archived {self.records} records (ticks {self.after + 1}..{self.through}) to {self.path}; "
             f"the journal now starts after tick {self.through}"
         )
+        if self.sizes is not None:
+            said += f"\nvacuumed: the database went from {self.sizes[0]:,} bytes before the archive to {self.sizes[1]:,}"
+        return said
 
 
-def archive(kernel: Kernel, checkpoint: str, to: Path, write: Any) -> ArchiveReport:
-    """Archive the records up to checkpoint ``checkpoint``'s tick into the new file ``to``.
+def archive(kernel: Kernel, checkpoint: str, to: Path, write: Any, *, vacuum: bool = False) -> ArchiveReport:
+    """Archive the records up to checkpoint ``checkpoint``'s tick into the new file ``to``; with ``vacuum``,
+    then give the pages they held back to the file system (:meth:`SqliteStore.vacuum`).
 
     ``write(path, fill)`` writes the file atomically (``agi_core.cli.transfer.write_atomically``)."""
     from agi_core.memory.sqlite.checkpoints import check_file
@@ -87,5 +94,7 @@ def archive(kernel: Kernel, checkpoint: str, to: Path, write: Any) -> ArchiveRep
 
     written = write(to, fill)
     fault_point("archive.written")  # the file whole and in place, the database not yet changed
+    before = store.file_bytes()
     store.journal_archive_through(through, last_chain, journal.base_value(key, through, last_chain, checkpoint), key)
-    return ArchiveReport(after[0], through, written, to)
+    sizes = (before, store.vacuum()) if vacuum else None
+    return ArchiveReport(after[0], through, written, to, sizes)

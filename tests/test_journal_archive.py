@@ -240,3 +240,22 @@ def test_a_rollback_to_the_archive_point_or_later_keeps_the_archived_records_out
     undone = sorted(row[1] for row in sqlite3.connect(db).execute("SELECT rollback, tick FROM journal_archive"))
     assert undone == [3, 4, 5]
     assert check_database(db, SEED).ok
+
+
+def test_archive_with_vacuum_gives_the_archived_records_pages_back_and_the_agent_still_verifies_and_replays(
+    agent, tmp_path
+):
+    db = copy(agent, tmp_path)
+    (tmp_path / "plain").mkdir()
+    kept = copy(agent, tmp_path / "plain")
+    before = db.stat().st_size
+    said = ok(agi(db, "journal", "archive", "--through", "c4", "--to", str(tmp_path / "a.jsonl"), "--vacuum"))
+    assert said.splitlines()[1] == f"vacuumed: the database went from {before:,} bytes before the archive to {db.stat().st_size:,}"
+    with closing(sqlite3.connect(db)) as conn:
+        assert conn.execute("PRAGMA freelist_count").fetchone()[0] == 0
+    assert not Path(f"{db}-wal").exists() or Path(f"{db}-wal").stat().st_size == 0
+    ok(agi(kept, "journal", "archive", "--through", "c4", "--to", str(tmp_path / "b.jsonl")))  # without: no smaller
+    assert db.stat().st_size < before <= kept.stat().st_size
+    assert ok(agi(db, "journal", "verify")).splitlines()[0].startswith("journal OK: 1 records (ticks 5..5)")
+    assert ok(agi(db, "replay")) == "replay equal: 1 ticks (5..5), 16 fields each\n"
+    assert check_database(db, SEED).ok

@@ -141,19 +141,23 @@ def journal_verify(state: Any, archive_file: Path | None) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="The archive file to create (JSON Lines; it must not exist).",
 )
+@click.option(
+    "--vacuum", is_flag=True, help="Then rebuild the database file without the archived records' pages (smaller)."
+)
 @click.pass_obj
-def journal_archive(state: Any, checkpoint: str, to: Path) -> None:
+def journal_archive(state: Any, checkpoint: str, to: Path, vacuum: bool) -> None:
     """Move the records up to checkpoint CHECKPOINT's tick into the new file --to, keeping the chain provable.
 
     The live journal then starts after that tick: journal verify checks it from there, replay
     starts from that checkpoint (kept while it is the archive point), and journal verify --archive
     checks the file. A kill leaves the database as it was, or the archive complete (docs/replay.md).
+    Without --vacuum the freed pages are reused by later ticks and the file keeps its size.
     """
     from agi_core.archive import archive
     from agi_core.cli.transfer import write_atomically
 
     try:
-        report = archive(state.open_kernel(existing=True), checkpoint, to, write_atomically)
+        report = archive(state.open_kernel(existing=True), checkpoint, to, write_atomically, vacuum=vacuum)
     except OSError as exc:
         raise StorageError(os_problem(exc, to)) from exc
     click.echo(str(report))

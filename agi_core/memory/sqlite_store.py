@@ -466,6 +466,27 @@ class SqliteStore(StoredText):
             fault_point("archive.deleted")  # the rows deleted and the point stored, not yet committed
         return int(deleted)
 
+    def vacuum(self) -> int:
+        """Rebuild the file without its free pages (``VACUUM``: the pages of archived records) and fold the
+        write-ahead log back in; returns :meth:`file_bytes` after. One transaction, like a tick's: a kill
+        leaves the file as it was or rebuilt."""
+        self.commit_held()
+        try:
+            self.conn.execute("VACUUM")
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.OperationalError as exc:
+            if is_lock_error(exc):
+                raise lock_error(self.conn, self.path) from None
+            raise StorageError(database_problem(exc, self.path)) from None
+        except sqlite3.Error as exc:
+            raise StorageError(database_problem(exc, self.path)) from None
+        return self.file_bytes()
+
+    def file_bytes(self) -> int:
+        """The database file's size plus its write-ahead log's."""
+        wal = self.path.with_name(self.path.name + "-wal")
+        return self.path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
+
     def journal_extent(self) -> tuple[int, int]:
         count, last = self.conn.execute("SELECT count(*), coalesce(max(tick), 0) FROM journal").fetchone()
         return int(count), int(last)
