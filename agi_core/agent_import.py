@@ -27,7 +27,10 @@ import hmac
 import os
 import re
 import secrets
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from agi_core import journal
 from agi_core.errors import ConfigError, StorageError
@@ -44,7 +47,7 @@ from agi_core.journal_key import (
     write_pending,
 )
 from agi_core.journal_key import key_file as store_key_file
-from agi_core.memory.backend import MemoryBackend
+from agi_core.memory.backend import CheckpointTransfer, MemoryBackend
 from agi_core.memory.sqlite.checkpoints import process_alive
 from agi_core.memory.transfer import ExportFile, TransferError, import_rows
 from agi_core.opening import is_url, open_store, url_agent_exists
@@ -55,8 +58,10 @@ CHECK = "journal_key_check"
 
 def import_agent(
     db: str | Path, file: Path, *, key_file: Path | None, unverified: bool, plugins: Plugins
-) -> tuple[int, str]:
-    """Create the agent in ``db`` from ``file``; returns ``(rows, key source)``."""
+) -> tuple[int, str, list[str]]:
+    """Create the agent in ``db`` from ``file``; returns ``(rows, key source, notes)``: a note is one line
+    about what the target could not take (the archive point's checkpoint, on a backend without it)."""
+    notes: list[str] = []
     secret, source = _given_secret(key_file)
     if secret is None and not unverified:
         raise ConfigError(
@@ -76,7 +81,7 @@ def import_agent(
             target_key.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # a new machine's key folder, as agi run
             pending = _pending_key(target_key, secret, write=source != KEY_ENV)
             with store.tick_transaction():
-                count = _fill(store, file, key, given=given, unverified=unverified)
+                count = _fill(store, file, key, given=given, unverified=unverified, notes=notes)
         except BaseException:
             _unlink(pending)
             if existed is False:  # opening the store created the agent's (empty) tables: they go too
@@ -88,10 +93,12 @@ def import_agent(
         path = _new_file(Path(db), plugins)
         target_key = key_path(path)
         pending = _pending_key(target_key, secret, write=source != KEY_ENV)
-        count = _build_file(path, file, key, given=given, unverified=unverified, pending=pending, plugins=plugins)
+        count = _build_file(
+            path, file, key, given=given, unverified=unverified, pending=pending, plugins=plugins, notes=notes
+        )
     if pending is not None:
         publish_pending(pending, target_key)
-    return count, source
+    return count, source, notes
 
 
 def _given_secret(key_file: Path | None) -> tuple[str | None, str]:
@@ -118,11 +125,15 @@ def _pending_key(target: Path, secret: str, *, write: bool) -> Path | None:
     return write_pending(target, secret) if write else None
 
 
-def _fill(store: MemoryBackend, file: Path, key: JournalKey, *, given: bool, unverified: bool) -> int:
+def _fill(
+    store: MemoryBackend, file: Path, key: JournalKey, *, given: bool, unverified: bool, notes: list[str]
+) -> int:
     """Inside the caller's transaction: the rows, checked against the file's proof; the key; the mark; the seal."""
     with file.open("rb") as handle:
         export = ExportFile(handle, key if given else None, unverified=unverified)
         count = import_rows(store, export.tables())
+        if export.carried is not None:
+            count += _carry_checkpoint(store, export, key, notes)
     fault_point("import.rows")
     check = store.meta_get(CHECK)
     if not given:  # a new key: the head is MAC'd with it; the chain before stays as exported (not checkable)
@@ -142,6 +153,45 @@ def _fill(store: MemoryBackend, file: Path, key: JournalKey, *, given: bool, unv
     return count
 
 
+def _carry_checkpoint(store: MemoryBackend, export: ExportFile, key: JournalKey, notes: list[str]) -> int:
+    """The checkpoint the export carries (its journal's archive point's), created in ``store`` in the import's
+    transaction; returns its rows. A backend without :class:`CheckpointTransfer` (no journal archive: PostgreSQL)
+    gets the agent without it, its rows still checked, and a note saying so."""
+    assert export.carried is not None
+    name, tick = export.carried
+    counted = [0]
+
+    def tables() -> Iterator[tuple[str, list[str], list[list[Any]]]]:
+        for table, columns, rows in export.tables():
+            counted[0] += len(rows)
+            yield table, columns, rows
+
+    if isinstance(store, CheckpointTransfer):
+        store.checkpoint_load(name, tick, tables(), key)
+        return counted[0]
+    for _table in tables():
+        pass  # read to the end line: every row checked against the proof
+    notes.append(
+        f"the {store.name} backend has no journal archive (agi journal archive is SQLite only): the archive point's "
+        f"checkpoint {name!r} was not imported, so the agent verifies from tick {tick} but agi replay is refused; "
+        "import into SQLite to replay"
+    )
+    return 0
+
+
+def _move_checkpoints(temp: Path, path: Path) -> None:
+    """The checkpoint files built beside the temporary database, moved beside ``path`` (before it is linked:
+    a kill in between leaves orphans the next ``checkpoint create`` removes, or the next import replaces)."""
+    built = temp.with_name(temp.name + ".checkpoints")
+    if not built.is_dir():
+        return
+    target = path.with_name(path.name + ".checkpoints")
+    target.mkdir(exist_ok=True)
+    for item in built.iterdir():
+        os.replace(item, target / item.name)
+    fsync_folder(target)
+
+
 # -- a database file: built beside the target, then linked into place ------------------------------
 def _new_file(path: Path, plugins: Plugins) -> Path:
     """``path``, checked: no agent there, no leftover WAL; dead imports' temporary files removed."""
@@ -159,28 +209,40 @@ def _new_file(path: Path, plugins: Plugins) -> Path:
         leftover = path.with_name(path.name + suffix)
         if leftover.exists():
             raise ConfigError(f"{leftover} is left from a deleted database; remove it and import again")
-    pattern = re.compile(rf"^\.{re.escape(path.name)}(?:\.key)?\.import-(\d+)(?:-wal|-shm|-journal)?$")
+    pattern = re.compile(rf"^\.{re.escape(path.name)}(?:\.key)?\.import-(\d+)(?:-wal|-shm|-journal|\.checkpoints)?$")
     for candidate in path.parent.glob(f".{path.name}*.import-*"):
         found = pattern.match(candidate.name)
         if found and not process_alive(int(found[1])):
-            candidate.unlink(missing_ok=True)
+            if candidate.is_dir():
+                shutil.rmtree(candidate, ignore_errors=True)
+            else:
+                candidate.unlink(missing_ok=True)
     return path
 
 
 def _build_file(
-    path: Path, file: Path, key: JournalKey, *, given: bool, unverified: bool, pending: Path | None, plugins: Plugins
+    path: Path,
+    file: Path,
+    key: JournalKey,
+    *,
+    given: bool,
+    unverified: bool,
+    pending: Path | None,
+    plugins: Plugins,
+    notes: list[str],
 ) -> int:
     temp = path.with_name(f".{path.name}.import-{os.getpid()}")
     try:
         store = open_store(temp, plugins=plugins)
         try:
             with store.tick_transaction():
-                count = _fill(store, file, key, given=given, unverified=unverified)
+                count = _fill(store, file, key, given=given, unverified=unverified, notes=notes)
         finally:
             store.close()  # the last connection folds the WAL into the file and removes it
         if temp.with_name(temp.name + "-wal").exists():
             raise StorageError(f"{temp} kept its write-ahead log after closing; import again")
         _fsync(temp)
+        _move_checkpoints(temp, path)
         fault_point("import.built")
         try:
             os.link(temp, path)  # the commit: never replaces a database that appeared meanwhile
@@ -195,6 +257,7 @@ def _build_file(
     finally:
         for suffix in ("", "-wal", "-shm", "-journal"):
             temp.with_name(temp.name + suffix).unlink(missing_ok=True)
+        shutil.rmtree(temp.with_name(temp.name + ".checkpoints"), ignore_errors=True)
     return count
 
 

@@ -148,8 +148,9 @@ def start_checkpoint(store: MemoryBackend, key: JournalKey, checkpoint: str | No
         if base.checkpoint not in ticks:
             raise ValidationError(
                 f"the journal starts after tick {base.tick} (archived) and the checkpoint holding the state then, "
-                f"{base.checkpoint!r}, is not here (agi import does not carry checkpoints): replay on the agent "
-                "that archived it, where the checkpoint is"
+                f"{base.checkpoint!r}, is not here (an export written before agi export carried it, or an import "
+                "into a backend without journal archive): replay on the agent that archived it, or export it "
+                "again and import it into SQLite"
             )
         return base.checkpoint
     tick = ticks.get(checkpoint)

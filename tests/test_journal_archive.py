@@ -202,17 +202,58 @@ def test_a_kill_during_archive_leaves_the_database_as_it_was_or_the_archive_comp
     )
 
 
-def test_an_archived_agent_moved_by_export_and_import_verifies_and_says_why_it_cannot_replay(agent, tmp_path):
+def test_an_archived_agent_moved_by_export_and_import_carries_its_archive_point_and_replays(agent, tmp_path):
+    db = copy(agent, tmp_path)
+    ok(agi(db, "journal", "archive", "--through", "c2", "--to", str(tmp_path / "a.jsonl")))
+    exported = agi(db, "export", "-o", str(tmp_path / "agent.jsonl"))
+    assert "checkpoint 'c2' is in the export (replay starts there)" in ok(exported) + exported.stderr
+    moved = tmp_path / "moved.db"
+    ok(agi(moved, "import", str(tmp_path / "agent.jsonl"), "--key-file", f"{db}.key"))
+    assert ok(agi(moved, "checkpoint", "list")) == "c2\ttick 2\n"  # only the archive point's is carried
+    assert ok(agi(moved, "journal", "verify")).splitlines() == [
+        "journal OK: 3 records (ticks 3..5), chain intact from the archive point (tick 2)",
+        "state OK: every row matches the seal at tick 5",
+        "checkpoints OK: 1 verified (sha256, MAC, state digest)",
+    ]
+    assert ok(agi(moved, "replay")) == "replay equal: 3 ticks (3..5), 16 fields each\n"
+    assert ok(agi(moved, "journal", "verify", "--archive", str(tmp_path / "a.jsonl"))).endswith("chain intact\n")
+    ok(agi(moved, "run", stdin="my sister is Maya\n"))
+    assert ok(agi(moved, "replay")) == "replay equal: 4 ticks (3..6), 16 fields each\n"
+    ok(agi(moved, "rollback", "c2"))  # the carried checkpoint restores as one made there
+    assert ok(agi(moved, "replay")) == "replay equal: 0 ticks (3..2), 11 fields each\n"
+    assert check_database(moved, SEED).ok
+    # moved again: the carried checkpoint travels on
+    ok(agi(moved, "export", "-o", str(tmp_path / "again.jsonl")))
+    ok(agi(tmp_path / "third.db", "import", str(tmp_path / "again.jsonl"), "--key-file", f"{db}.key"))
+    assert ok(agi(tmp_path / "third.db", "checkpoint", "list")) == "c2\ttick 2\n"
+
+
+def test_an_edited_row_of_the_carried_checkpoint_is_refused_and_nothing_is_imported(agent, tmp_path):
     db = copy(agent, tmp_path)
     ok(agi(db, "journal", "archive", "--through", "c2", "--to", str(tmp_path / "a.jsonl")))
     ok(agi(db, "export", "-o", str(tmp_path / "agent.jsonl")))
+    lines = (tmp_path / "agent.jsonl").read_text(encoding="utf-8").splitlines()
+    start = next(n for n, line in enumerate(lines) if line.startswith('{"checkpoint":"c2"'))
+    edited = next(n for n in range(start, len(lines)) if "my name is Ada" in lines[n])
+    lines[edited] = lines[edited].replace("my name is Ada", "my name is Eve", 1)
+    (tmp_path / "agent.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    refused = agi(tmp_path / "moved.db", "import", str(tmp_path / "agent.jsonl"), "--key-file", f"{db}.key")
+    assert refused.returncode == 1 and "the export was edited" in refused.stderr, refused.stderr
+    assert not (tmp_path / "moved.db").exists() and not list((tmp_path / "moved.db.checkpoints").glob("*.db"))
+
+
+def test_an_archived_agent_exported_by_an_older_agi_still_imports_verifies_and_says_why_it_cannot_replay(tmp_path):
+    """tests/fixtures/archived_agent_export_v2.jsonl: this fixture's agent archived through c2, exported (format
+    version 2, no checkpoint) by agi-core at b754074."""
+    old = ROOT / "tests" / "fixtures" / "archived_agent_export_v2.jsonl"
     moved = tmp_path / "moved.db"
-    ok(agi(moved, "import", str(tmp_path / "agent.jsonl"), "--key-file", f"{db}.key"))
+    ok(agi(moved, "import", str(old), "--key-file", f"{old}.key"))
     assert ok(agi(moved, "journal", "verify")).startswith("journal OK: 3 records (ticks 3..5), chain intact from")
     refused = agi(moved, "replay")
     assert refused.returncode == 1 and refused.stderr == (
         "Error: the journal starts after tick 2 (archived) and the checkpoint holding the state then, 'c2', is not "
-        "here (agi import does not carry checkpoints): replay on the agent that archived it, where the checkpoint is\n"
+        "here (an export written before agi export carried it, or an import into a backend without journal "
+        "archive): replay on the agent that archived it, or export it again and import it into SQLite\n"
     )
 
 

@@ -399,7 +399,7 @@ def test_a_version_that_is_not_an_integer_is_refused_and_leaves_no_file(source, 
     shown = {"true": "True", "1.0": "1.0", '"2"': "'2'"}[version]
     assert (done.returncode, done.stderr) == (
         1,
-        f"Error: export format version {shown} is not supported (this agi reads 2, and 1 with --unverified)\n",
+        f"Error: export format version {shown} is not supported (this agi reads 2 and 3, and 1 with --unverified)\n",
     )
     assert _files(tmp_path, "b.db") == []
 

@@ -56,17 +56,20 @@ def export_command(state: Any, output: Path | None) -> None:
 
     kernel = state.open_kernel(existing=True, warn=False)
     store, key = kernel.store, kernel.journal_key
+    carried = _archive_point(store, key)
 
     def write(out: IO[str]) -> int:
         with store.read_snapshot():  # what is verified is what is written
             chain = journal.verify(store, key)
             problems = [str(chain)] if not chain.ok else store.seal_problems(key, int(store.meta_get("tick") or 0))
+            if carried is not None:
+                problems += [f"checkpoint {carried[0]!r}: {found}" for found in store.checkpoint_problems(carried[0], key)]
             if problems:
                 raise ValidationError(
                     f"{shown(state.db)} does not verify ({problems[0]}); agi export proves only an intact agent: "
                     "run agi journal verify"
                 )
-            return write_export(store, out, key)
+            return write_export(store, out, key, checkpoint=carried)
 
     if output is not None:
         refuse_own_file(output, store)
@@ -75,14 +78,33 @@ def export_command(state: Any, output: Path | None) -> None:
     except OSError as exc:
         raise StorageError(os_problem(exc, output or Path("stdout"))) from None
     click.echo(f"exported {count} rows of {store.name} agent {shown(state.db)}", err=True)
-    kept = [info.name for info in store.checkpoint_list()]
+    kept = [info.name for info in store.checkpoint_list() if carried is None or info.name != carried[0]]
+    if carried is not None:
+        click.echo(
+            f"agi: its journal's archive point's checkpoint {carried[0]!r} is in the export (replay starts there)",
+            err=True,
+        )
     if kept:  # an imported agent has none: say so now, not at its first rollback
         names = ", ".join(kept[:5]) + (", …" if len(kept) > 5 else "")
         click.echo(
-            f"agi: its {len(kept)} checkpoint(s) ({names}) are not in the export; the imported agent starts "
-            "with none (agi checkpoint create there)",
+            f"agi: its {len(kept)} {'other ' if carried else ''}checkpoint(s) ({names}) are not in the export; "
+            f"the imported agent starts with {'only the archive point' if carried else 'none'} "
+            "(agi checkpoint create there)",
             err=True,
         )
+
+
+def _archive_point(store: Any, key: Any) -> tuple[str, int] | None:
+    """The checkpoint an export carries: the journal's archive point's (agi journal archive), whose state replay
+    starts from, where the backend can read it (:class:`~agi_core.memory.backend.CheckpointTransfer`)."""
+    from agi_core import journal
+    from agi_core.memory.backend import CheckpointTransfer
+
+    base = journal.read_base(store, key)
+    if base is None or not isinstance(store, CheckpointTransfer):
+        return None
+    ticks = {info.name: info.tick for info in store.checkpoint_list()}
+    return (base.checkpoint, ticks[base.checkpoint]) if base.checkpoint in ticks else None
 
 
 def write_atomically(path: Path, write: Callable[[IO[str]], int]) -> int:
@@ -143,10 +165,14 @@ def import_command(state: Any, file: Path, key_file: Path | None, unverified: bo
     whole or not at all."""
     from agi_core.agent_import import import_agent
 
-    count, _source = import_agent(state.db, file, key_file=key_file, unverified=unverified, plugins=state.plugins)
+    count, _source, notes = import_agent(
+        state.db, file, key_file=key_file, unverified=unverified, plugins=state.plugins
+    )
     given, state.seed = state.seed, None  # the imported agent brings its own seed: --seed cannot change it
     kernel = state.open_kernel()  # checks the key against the imported agent
     click.echo(f"imported {count} rows into {shown(state.db)} (tick {kernel.tick_count})")
+    for note in notes:
+        click.echo(f"agi: {note}", err=True)
     if given is not None and given != kernel.config.seed:  # the import stands; say how to open it
         click.echo(
             f"agi: {shown(state.db)} keeps the seed it was exported with ({kernel.config.seed!r}), not --seed "

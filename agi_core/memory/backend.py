@@ -684,6 +684,26 @@ class RawRows(Protocol):
         ...
 
 
+@runtime_checkable
+class CheckpointTransfer(Protocol):
+    """A checkpoint moved by ``agi export`` / ``agi import``: the journal's archive point's (``agi journal
+    archive``, whose replay starts from that checkpoint's state). SQLite has it; a backend without journal
+    archive (PostgreSQL) need not: an archived agent imported there verifies but does not replay."""
+
+    def checkpoint_rows(self, name: str, key: JournalKey) -> AbstractContextManager[RawRows]:
+        """Checkpoint ``name``'s snapshot as raw rows (read only), after checking its integrity (a damaged or
+        edited one raises :class:`CheckpointError`)."""
+        ...
+
+    def checkpoint_load(
+        self, name: str, tick: int, tables: Iterable[tuple[str, list[str], list[list[Any]]]], key: JournalKey
+    ) -> CheckpointInfo:
+        """Create checkpoint ``name`` of tick ``tick`` from ``tables`` (as :meth:`checkpoint_rows` gave them),
+        sealed with ``key``; its row is inserted in the caller's transaction, so it commits with the caller's
+        import or not at all. Rows that do not hold tick ``tick`` raise :class:`CheckpointError`."""
+        ...
+
+
 class MemoryBackend(
     Transactions,
     MetaStore,

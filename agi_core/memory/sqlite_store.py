@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +23,7 @@ from agi_core.faults import fault_point
 from agi_core.inputs import clean_text, preview
 from agi_core.memory import blobs, goals_table, jobs_table, module_state_table
 from agi_core.memory import tick_timings as timings_table
-from agi_core.memory.backend import CheckpointInfo, RollbackReport
+from agi_core.memory.backend import CheckpointInfo, RawRows, RollbackReport
 from agi_core.memory.keys import check_key
 from agi_core.memory.locking import (
     DEFAULT_LOCK_TIMEOUT_S,
@@ -37,7 +37,7 @@ from agi_core.memory.locking import (
 )
 from agi_core.memory.migrations import migrate, refuse_other_programs_database
 from agi_core.memory.savepoint import savepoint
-from agi_core.memory.sqlite import checkpoints, raw_rows, seal
+from agi_core.memory.sqlite import checkpoint_transfer, checkpoints, raw_rows, seal
 from agi_core.memory.sqlite.ltm_rows import SqliteLtmRows
 from agi_core.memory.sqlite.rlm_rows import SqliteRlmRows
 from agi_core.memory.stored_text import StoredText
@@ -645,6 +645,14 @@ class SqliteStore(StoredText):
 
     def checkpoint_problems(self, name: str, key: JournalKey) -> list[str]:
         return checkpoints.problems(self, key, name)
+
+    def checkpoint_rows(self, name: str, key: JournalKey) -> contextlib.AbstractContextManager[RawRows]:
+        return checkpoint_transfer.rows(self, name, key)
+
+    def checkpoint_load(
+        self, name: str, tick: int, tables: Iterable[tuple[str, list[str], list[list[Any]]]], key: JournalKey
+    ) -> CheckpointInfo:
+        return checkpoint_transfer.load(self, name, tick, tables, key)
 
     # -- RLM state and long-term memory rows --------------------------------------------
     def rlm_rows(self) -> SqliteRlmRows:

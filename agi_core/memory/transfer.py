@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from agi_core.journal_key import JournalKey
 
 FORMAT, VERSION, UNPROVEN_VERSION = "agi-agent", 2, 1
+CARRYING_VERSION = 3  # version 2 and a checkpoint after the agent's tables (the journal's archive point's)
+CHECKPOINT = "checkpoint"  # the line that begins the carried checkpoint's tables: {"checkpoint": NAME, "tick": N, "tables": [...]}
 MAX_LINE_BYTES = 64 * 1024 * 1024  # the newline included; large strings are blobs, a blob row is one line
 # every table that holds the agent, in import order; derived ones (seal rows, FTS, checkpoint files) are left out
 TABLES = (
@@ -94,15 +96,33 @@ class Proof:
         return self.key.mac(f"export-end|{total}|{self.digest.hexdigest()}")
 
 
-def write_export(store: Any, out: IO[str], key: JournalKey) -> int:
-    """Write the whole agent in ``store`` to ``out`` with its proof; returns the number of rows."""
+def write_export(store: Any, out: IO[str], key: JournalKey, *, checkpoint: tuple[str, int] | None = None) -> int:
+    """Write the whole agent in ``store`` to ``out`` with its proof; returns the number of rows. ``checkpoint``
+    (name, tick): the journal's archive point's, carried after the agent's tables (version 3), read through
+    :class:`~agi_core.memory.backend.CheckpointTransfer`."""
     from agi_core.journal_key import check_value
 
     raw = _raw(store)
     tables = [t for t in TABLES if t in raw.table_names()]
-    header = {"format": FORMAT, "version": VERSION, "backend": store.name, "tables": tables}
+    version = CARRYING_VERSION if checkpoint is not None else VERSION
+    header = {"format": FORMAT, "version": version, "backend": store.name, "tables": tables}
     _write(out, orjson.dumps({**header, "key_check": check_value(key)}), "the header")
-    proof, total = Proof(key, tables), 0
+    proof = Proof(key, tables)
+    total = _write_tables(raw, tables, out, proof)
+    if checkpoint is not None:
+        name, tick = checkpoint
+        with store.checkpoint_rows(name, key) as copy:
+            held = [t for t in TABLES if t in copy.table_names()]
+            marker = {CHECKPOINT: name, "tick": tick, "tables": held}
+            proof.table(CHECKPOINT, marker, 0)
+            _write(out, orjson.dumps(marker), f"checkpoint {name!r}")
+            total += _write_tables(copy, held, out, proof)
+    _write(out, orjson.dumps({"end": True, "rows": total, "mac": proof.end(total)}), "the end line")
+    return total
+
+
+def _write_tables(raw: RawRows, tables: list[str], out: IO[str], proof: Proof) -> int:
+    total = 0
     for table in tables:
         columns, rows = raw.dump_table(table)
         if table == "meta":
@@ -114,7 +134,6 @@ def write_export(store: Any, out: IO[str], key: JournalKey) -> int:
             line = body[:-1] + b',"' + proof.row(table, body).encode("ascii") + b'"]'
             _write(out, line, f"{table} {_row_name(table, columns, list(row))}")
         total += len(rows)
-    _write(out, orjson.dumps({"end": True, "rows": total, "mac": proof.end(total)}), "the end line")
     return total
 
 
@@ -135,18 +154,20 @@ class ExportFile:
                 f"not an agi agent export (line 1 is not a {FORMAT!r} header); pass a file from agi export"
             )
         self.version = header.get("version")
-        if type(self.version) is not int or self.version not in (VERSION, UNPROVEN_VERSION):
+        if type(self.version) is not int or self.version not in (CARRYING_VERSION, VERSION, UNPROVEN_VERSION):
             raise TransferError(
-                f"export format version {self.version!r} is not supported (this agi reads {VERSION}, "
-                f"and {UNPROVEN_VERSION} with --unverified)"
+                f"export format version {self.version!r} is not supported (this agi reads {VERSION} and "
+                f"{CARRYING_VERSION}, and {UNPROVEN_VERSION} with --unverified)"
             )
+        self.carried: tuple[str, int] | None = None  # the checkpoint whose tables tables() yields next, if any
+        self._total = 0
         if self.version == UNPROVEN_VERSION and not unverified:
             raise TransferError(
                 "this export (format version 1, from an older agi) carries no proof of its rows; export the agent "
                 "again with this agi, or import it with --unverified"
             )
         self.proof = None
-        if key is not None and self.version == VERSION:
+        if key is not None and self.version != UNPROVEN_VERSION:
             check = header.get("key_check")
             if not isinstance(check, str) or not hmac.compare_digest(check, check_value(key)):
                 raise TransferError(
@@ -159,9 +180,20 @@ class ExportFile:
         return self.proof is not None
 
     def tables(self) -> Iterator[tuple[str, list[str], list[list[Any]]]]:
-        proof, total = self.proof, 0
+        """The agent's tables, checked line by line; it stops at the end line, or before a carried checkpoint's
+        tables (:attr:`carried` then names it, and a second call yields its tables)."""
+        proof = self.proof
         for number, text in self.lines:
             item = _parse(text, number)
+            if isinstance(item, dict) and CHECKPOINT in item and self.version == CARRYING_VERSION:
+                name, tick = item.get(CHECKPOINT), item.get("tick")
+                if self.carried is not None or not isinstance(name, str) or type(tick) is not int:
+                    raise TransferError(f"line {number}: a second or malformed checkpoint line; import the file agi export wrote")
+                if proof is not None:
+                    proof.table(CHECKPOINT, item, 0)
+                self.carried = (name, tick)
+                return
+            total = self._total
             if isinstance(item, dict) and item.get("end") is True:
                 if item.get("rows") != total:
                     raise TransferError(
@@ -187,19 +219,20 @@ class ExportFile:
             if proof is not None:
                 proof.table(table, columns, count)
             number, rows = self._rows(table, columns, count, number)
-            total += len(rows)
+            self._total += len(rows)
             yield table, columns, rows
         raise TransferError("the export is truncated (no end line); export the agent again")
 
     def _rows(self, table: str, columns: list[str], count: int, number: int) -> tuple[int, list[list[Any]]]:
-        width = len(columns) + (self.version == VERSION)
+        proven = self.version != UNPROVEN_VERSION
+        width = len(columns) + proven
         rows = []
         for _ in range(count):
             number, text = next(self.lines, (number + 1, b""))
             row = _parse(text, number)
             if not isinstance(row, list) or len(row) != width:
                 raise TransferError(f"line {number}: expected a row of {width} values for {table}")
-            if self.version == VERSION:
+            if proven:
                 mac = row.pop()
                 if self.proof is not None and not _proven(self.proof, table, text, mac):
                     raise TransferError(
