@@ -11,6 +11,7 @@ import orjson
 from click.testing import CliRunner
 
 from agi_core import Kernel, Plugins, journal, journal_form
+from agi_core.hookspecs import hookimpl
 from agi_core.cli.main import make_cli
 from agi_core.journal_key import JournalKey
 from agi_core.replay import compare, replay, replay_records
@@ -123,3 +124,53 @@ def test_a_call_that_did_nothing_live_and_something_in_replay_is_still_a_differe
     moved = json.loads(json.dumps(actual))  # working memory changed where the record says it did not
     moved["brainstate_after"]["working"]["focus"] = "world/entity/lima"
     assert compare(recorded, moved).field == "brainstate_after"
+
+
+class Watcher:
+    """Quiet (no output, no state) except on ticks that mention Lima; ``loud`` makes it speak on every tick,
+    ``writes`` makes it write its state on every tick instead."""
+
+    name = "watcher"
+    loud = False
+    writes = False
+
+    def observe(self, ctx):
+        if self.writes:
+            ctx.own.put("ticks", ctx.own.get("ticks", 0) + 1)
+        if "Lima" in ctx.text or self.loud:
+            return {"lima": "Lima" in ctx.text}
+        return None
+
+
+class WatcherPlugin:
+    def __init__(self, **changed: bool) -> None:
+        self.watcher = Watcher()
+        for name, value in changed.items():
+            setattr(self.watcher, name, value)
+
+    @hookimpl
+    def agi_register_modules(self, register):
+        register(self.watcher)
+
+
+def test_a_module_quiet_live_that_does_something_in_replay_is_a_mismatch_on_that_tick(tmp_path):
+    """End to end, a real database replayed with a module changed: a call left out of the stored record
+    (it did nothing) and made in replay is a difference on its tick, and the reverse too."""
+    db = tmp_path / "a.db"
+    with Kernel.open(db, seed="quiet", plugins=Plugins.builtins(WatcherPlugin())) as kernel:
+        for text in ("the capital of Peru is Lima", "my name is Ada", "what is my name?"):
+            kernel.tick(text)
+        stored_calls = [
+            [call["module"] for call in (json.loads(text).get("modules") or {}).get("calls", [])]
+            for _t, _i, text, _c in kernel.store.journal_rows()
+        ]
+    assert ["watcher" in calls for calls in stored_calls] == [True, False, False]  # quiet: left out of the record
+    assert replay(db, plugins=Plugins.builtins(WatcherPlugin())).ok
+    for changed in ({"loud": True}, {"writes": True}):  # now speaks / writes its state where it was quiet
+        report = replay(db, plugins=Plugins.builtins(WatcherPlugin(**changed)))
+        first = 2 if changed == {"loud": True} else 1
+        assert (report.ok, report.mismatch.tick, report.mismatch.field) == (False, first, "modules"), changed
+    silent = WatcherPlugin()
+    silent.watcher.observe = lambda ctx: None  # quiet where it spoke live
+    report = replay(db, plugins=Plugins.builtins(silent))
+    assert (report.ok, report.mismatch.tick, report.mismatch.field) == (False, 1, "modules")
