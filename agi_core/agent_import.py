@@ -125,9 +125,7 @@ def _pending_key(target: Path, secret: str, *, write: bool) -> Path | None:
     return write_pending(target, secret) if write else None
 
 
-def _fill(
-    store: MemoryBackend, file: Path, key: JournalKey, *, given: bool, unverified: bool, notes: list[str]
-) -> int:
+def _fill(store: MemoryBackend, file: Path, key: JournalKey, *, given: bool, unverified: bool, notes: list[str]) -> int:
     """Inside the caller's transaction: the rows, checked against the file's proof; the key; the mark; the seal."""
     with file.open("rb") as handle:
         export = ExportFile(handle, key if given else None, unverified=unverified)

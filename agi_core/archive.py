@@ -48,7 +48,8 @@ class ArchiveReport:
             f"the journal now starts after tick {self.through}"
         )
         if self.sizes is not None:
-            said += f"\nvacuumed: the database went from {self.sizes[0]:,} bytes before the archive to {self.sizes[1]:,}"
+            before, after = self.sizes
+            said += f"\nvacuumed: the database went from {before:,} bytes before the archive to {after:,}"
         return said
 
 

@@ -11,8 +11,8 @@ import orjson
 from click.testing import CliRunner
 
 from agi_core import Kernel, Plugins, journal, journal_form
-from agi_core.hookspecs import hookimpl
 from agi_core.cli.main import make_cli
+from agi_core.hookspecs import hookimpl
 from agi_core.journal_key import JournalKey
 from agi_core.replay import compare, replay, replay_records
 from agi_core.scheduling.clock import PinnedClock, SimulatedClock

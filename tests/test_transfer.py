@@ -60,7 +60,8 @@ def test_an_export_of_another_version_or_format_is_one_line(run_agi, tmp_path: P
     (tmp_path / "key").write_text("k\n", encoding="ascii")
     done = run_agi(tmp_path / "b.db", "import", str(tmp_path / "v9.jsonl"), "--key-file", str(tmp_path / "key"))
     assert (
-        done.stderr == "Error: export format version 9 is not supported (this agi reads 2 and 3, and 1 with --unverified)\n"
+        done.stderr
+        == "Error: export format version 9 is not supported (this agi reads 2 and 3, and 1 with --unverified)\n"
     )
     (tmp_path / "x.jsonl").write_text("[1,2]\n", encoding="utf-8")
     done = run_agi(tmp_path / "c.db", "import", str(tmp_path / "x.jsonl"), "--key-file", str(tmp_path / "key"))

@@ -63,7 +63,8 @@ def export_command(state: Any, output: Path | None) -> None:
             chain = journal.verify(store, key)
             problems = [str(chain)] if not chain.ok else store.seal_problems(key, int(store.meta_get("tick") or 0))
             if carried is not None:
-                problems += [f"checkpoint {carried[0]!r}: {found}" for found in store.checkpoint_problems(carried[0], key)]
+                name = carried[0]
+                problems += [f"checkpoint {name!r}: {found}" for found in store.checkpoint_problems(name, key)]
             if problems:
                 raise ValidationError(
                     f"{shown(state.db)} does not verify ({problems[0]}); agi export proves only an intact agent: "
@@ -101,10 +102,10 @@ def _archive_point(store: Any, key: Any) -> tuple[str, int] | None:
     from agi_core.memory.backend import CheckpointTransfer
 
     base = journal.read_base(store, key)
-    if base is None or not isinstance(store, CheckpointTransfer):
-        return None
     ticks = {info.name: info.tick for info in store.checkpoint_list()}
-    return (base.checkpoint, ticks[base.checkpoint]) if base.checkpoint in ticks else None
+    if base is None or base.checkpoint not in ticks or not isinstance(store, CheckpointTransfer):
+        return None
+    return base.checkpoint, ticks[base.checkpoint]
 
 
 def write_atomically(path: Path, write: Callable[[IO[str]], int]) -> int:

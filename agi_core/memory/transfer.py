@@ -41,7 +41,8 @@ if TYPE_CHECKING:
 
 FORMAT, VERSION, UNPROVEN_VERSION = "agi-agent", 2, 1
 CARRYING_VERSION = 3  # version 2 and a checkpoint after the agent's tables (the journal's archive point's)
-CHECKPOINT = "checkpoint"  # the line that begins the carried checkpoint's tables: {"checkpoint": NAME, "tick": N, "tables": [...]}
+# the line that begins the carried checkpoint's tables: {"checkpoint": NAME, "tick": N, "tables": [...]}
+CHECKPOINT = "checkpoint"
 MAX_LINE_BYTES = 64 * 1024 * 1024  # the newline included; large strings are blobs, a blob row is one line
 # every table that holds the agent, in import order; derived ones (seal rows, FTS, checkpoint files) are left out
 TABLES = (
@@ -188,7 +189,9 @@ class ExportFile:
             if isinstance(item, dict) and CHECKPOINT in item and self.version == CARRYING_VERSION:
                 name, tick = item.get(CHECKPOINT), item.get("tick")
                 if self.carried is not None or not isinstance(name, str) or type(tick) is not int:
-                    raise TransferError(f"line {number}: a second or malformed checkpoint line; import the file agi export wrote")
+                    raise TransferError(
+                        f"line {number}: a second or malformed checkpoint line; import the file agi export wrote"
+                    )
                 if proof is not None:
                     proof.table(CHECKPOINT, item, 0)
                 self.carried = (name, tick)
