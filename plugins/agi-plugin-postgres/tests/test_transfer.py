@@ -30,6 +30,30 @@ def test_sqlite_postgres_sqlite_round_trip_keeps_journal_bytes_and_replay_equal(
     assert "state OK: every row matches the seal at tick 5" in verified
 
 
+def test_an_archived_sqlite_agent_imported_into_postgres_says_it_comes_without_its_archive_point(
+    agent_url, agi, tmp_path: Path
+):
+    """PostgreSQL has no journal archive: the archive point's checkpoint an export carries is not imported (one
+    line says so); the agent verifies from the archive point and its replay is refused in one line."""
+    db = str(tmp_path / "a.db")
+    agi(db, "run", stdin="the capital of Peru is Lima\nmy favorite color is green\n")
+    agi(db, "checkpoint", "create", "c2")
+    agi(db, "run", stdin="2*21\n")
+    agi(db, "journal", "archive", "--through", "c2", "--to", str(tmp_path / "a.jsonl"))
+    agi(db, "export", "-o", str(tmp_path / "agent.jsonl"))
+    pg = agent_url("archived")
+    imported = agi(pg, "import", str(tmp_path / "agent.jsonl"), "--key-file", db + ".key")
+    assert imported.stderr.splitlines()[-1] == (
+        "agi: the postgres backend has no journal archive (agi journal archive is SQLite only): the archive "
+        "point's checkpoint 'c2' was not imported, so the agent verifies from tick 2 but agi replay is refused; "
+        "import into SQLite to replay"
+    )
+    verified = agi(pg, "journal", "verify").stdout
+    assert "journal OK: 1 records (ticks 3..3), chain intact from the archive point (tick 2)" in verified
+    refused = agi(pg, "replay", check=False)
+    assert refused.returncode == 1 and "'c2', is not here" in refused.stderr, refused.stderr
+
+
 def test_import_refuses_an_agent_that_already_exists(agent_url, agi, tmp_path: Path):
     db = str(tmp_path / "a.db")
     agi(db, "run", stdin="hello\n")
