@@ -11,6 +11,9 @@ file's header and key. Then:
    A database file is built under a temporary name (``.<db>.import-<pid>``), closed (its WAL
    folded in), fsynced and linked to ``<db>``: that link is the commit; a server backend commits
    its transaction;
+   An export that carries its journal's archive point's checkpoint has it built beside the temporary
+   database and moved into ``<db>.checkpoints/`` just before the link (a kill in between leaves an
+   orphan copy there, which the next ``checkpoint create`` removes or the next import replaces);
 3. the key is linked into place. A kill between 2 and 3 leaves the whole agent and its pending
    key, which the next command that opens the agent links (:func:`~agi_core.journal_key.load`).
 

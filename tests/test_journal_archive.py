@@ -301,3 +301,18 @@ def test_archive_with_vacuum_gives_the_archived_records_pages_back_and_the_agent
     assert ok(agi(db, "journal", "verify")).splitlines()[0].startswith("journal OK: 1 records (ticks 5..5)")
     assert ok(agi(db, "replay")) == "replay equal: 1 ticks (5..5), 16 fields each\n"
     assert check_database(db, SEED).ok
+
+
+def test_a_rollback_to_a_checkpoint_of_another_history_keeps_its_own_journal(agent, tmp_path):
+    """c4 (ticks 1..4 as first said) is rolled back to after the archive point moved to another history's tick
+    4: its record there has another chain link, so it keeps its own journal, whole from tick 1."""
+    db = copy(agent, tmp_path)
+    ok(agi(db, "journal", "archive", "--through", "c4", "--to", str(tmp_path / "a.jsonl")))
+    ok(agi(db, "rollback", "c2"))  # older than the point: its own journal, ticks 1..2
+    ok(agi(db, "run", stdin="my sister is Maya\n7 * 6\n"))  # another tick 3 and 4
+    ok(agi(db, "checkpoint", "create", "other4"))
+    ok(agi(db, "journal", "archive", "--through", "other4", "--to", str(tmp_path / "b.jsonl")))
+    ok(agi(db, "rollback", "c4"))
+    assert [row[0] for row in journal_rows(db)] == [1, 2, 3, 4]
+    assert ok(agi(db, "journal", "verify")).splitlines()[0] == "journal OK: 4 records, chain intact"
+    assert ok(agi(db, "replay")) == "replay equal: 4 ticks (1..4), 16 fields each\n"
