@@ -50,7 +50,8 @@ def export_command(state: Any, output: Path | None) -> None:
 
     Each row carries its MAC with the journal key (only an agent that verifies is exported), so an
     edited file is refused by agi import. A file is replaced only once the new export is complete.
-    Checkpoints are files beside the database, not rows: they are not exported (it says so)."""
+    Checkpoints are not exported (it says so), except the journal's archive point's (agi journal
+    archive), which replay of the moved agent starts from."""
     from agi_core import journal
     from agi_core.memory.transfer import write_export
 

@@ -8,6 +8,12 @@ The file (format ``agi-agent``, version 2), one JSON value per line::
     ...
     {"end": true, "rows": 17, "mac": "…"}
 
+Version 3 is version 2 with, before the end line, the journal's archive point's checkpoint (``agi journal
+archive``: replay of the live journal starts from its state): a line ``{"checkpoint": NAME, "tick": N,
+"tables": [...]}``, then that checkpoint's tables as above, under the same proof. It is written only for
+an agent with an archive point (read and built through
+:class:`~agi_core.memory.backend.CheckpointTransfer`); other exports stay version 2.
+
 Rows are the stored text exactly (journal records, chain links, JSON values with their blob
 references), so an agent moved SQLite → PostgreSQL → SQLite has byte-identical rows and its
 journal replays equal. Bytes (blob data) are ``{"$bytes": "<base64>"}``.
