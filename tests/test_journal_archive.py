@@ -316,3 +316,26 @@ def test_a_rollback_to_a_checkpoint_of_another_history_keeps_its_own_journal(age
     assert [row[0] for row in journal_rows(db)] == [1, 2, 3, 4]
     assert ok(agi(db, "journal", "verify")).splitlines()[0] == "journal OK: 4 records, chain intact"
     assert ok(agi(db, "replay")) == "replay equal: 4 ticks (1..4), 16 fields each\n"
+
+
+@pytest.mark.parametrize("point", ["import.rows", "import.built"])
+def test_a_kill_while_importing_a_carried_checkpoint_leaves_no_agent_and_the_next_import_is_whole(
+    agent, tmp_path, point
+):
+    db = copy(agent, tmp_path)
+    ok(agi(db, "journal", "archive", "--through", "c2", "--to", str(tmp_path / "a.jsonl")))
+    ok(agi(db, "export", "-o", str(tmp_path / "agent.jsonl")))
+    moved = tmp_path / "moved.db"
+    killed = agi(moved, "import", str(tmp_path / "agent.jsonl"), "--key-file", f"{db}.key", fault=f"{point}:1")
+    assert killed.returncode == -9, killed.stderr
+    assert not moved.exists() and not Path(f"{moved}.key").exists()
+    ok(agi(moved, "import", str(tmp_path / "agent.jsonl"), "--key-file", f"{db}.key"))
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith((".moved", "moved"))) == [
+        "moved.db",
+        "moved.db.checkpoints",
+        "moved.db.key",
+    ]  # the killed import's temporary database and checkpoint folder are gone
+    assert [p.name for p in (tmp_path / "moved.db.checkpoints").iterdir()] == ["000001-c2.db"]
+    assert ok(agi(moved, "replay")) == "replay equal: 3 ticks (3..5), 16 fields each\n"
+    verified = ok(agi(moved, "journal", "verify")).splitlines()
+    assert verified[2] == "checkpoints OK: 1 verified (sha256, MAC, state digest)"
