@@ -56,7 +56,7 @@ def test_a_journal_from_before_the_greeting_and_i_am_rules_and_the_others_posses
     replies, externals = _new_journal(tmp_path, [line for line, _ in told])
     assert replies[0] == "Got it: your name is Dana." and replies[-1] == "Your name is Dana."
     assert replies[7] == "I currently don’t have a module for this type of request."
-    assert externals[0]["parse_rules"] == [["others_possessive", "said_name", "owned_subject"]]
+    assert externals[0]["parse_rules"] == [["others_possessive", "said_name", "owned_subject", "named_beside"]]
     assert "parse_rules" not in externals[1] and "parse_rules" not in externals[2]  # "I am tired" read alike
 
 
@@ -171,3 +171,25 @@ def test_a_journal_from_before_indirect_questions_were_turned_replays_the_questi
     alice.close()
     bob.close()
     assert replay(tmp_path / "alice.db").ok
+
+
+NAMED_BESIDE = Path(__file__).resolve().parent / "journals" / "b754074" / "named_beside.jsonl"
+
+
+def test_a_journal_from_before_my_brother_tom_was_the_brother_named_tom_replays_as_read_then(tmp_path):
+    """b754074 read "My brother Tom lives in Porto." as a relation called "brother Tom"
+    (``user/relation/brother_tom/home``), so "where does my brother live?" and his name were F1. That journal
+    replays equal; told now, the brother is named Tom and lives in Porto, recorded (``parse_rules``)."""
+    told = _told(NAMED_BESIDE)
+    assert told[0] == ("My brother Tom lives in Porto.", "Got it: your brother tom's home is Porto.")
+    assert [reply for _, reply in told[1:3]] == [F1, F1]
+    report = replay_journal_file(NAMED_BESIDE)
+    assert report.ok, report.summary()
+    replies, externals = _new_journal(tmp_path, [line for line, _ in told])
+    assert replies == [
+        "Got it: your brother Tom's home is Porto.",
+        "Your brother's home is Porto.",
+        "Your brother's name is Tom.",
+        "Got it: your dog Rex's age is 3.",
+    ]
+    assert ["parse_rules" in e for e in externals] == [True, False, False, True]

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from agi_core.brain.stage0 import changes
 from agi_core.brain.stage0.facts import RELATION, SELF, WORLD, Parsed, Ref, Subject
 from agi_core.errors import MemoryKeyError
@@ -57,10 +59,11 @@ def shown(ref: Ref) -> str:
     attribute = ref.attribute.strip().replace("_", " ")
     if ref.subject.kind == SELF:
         return f"your {attribute.lower()}"
+    noun = ref.subject.name.strip().lower() + (f" {ref.subject.called.strip()}" if ref.subject.called else "")
     if ref.subject.kind == RELATION and ref.subject.owner:
-        return f"{ref.subject.owner.strip()}'s {ref.subject.name.strip().lower()}'s {attribute.lower()}"
+        return f"{ref.subject.owner.strip()}'s {noun}'s {attribute.lower()}"
     if ref.subject.kind == RELATION:
-        return f"your {ref.subject.name.strip().lower()}'s {attribute.lower()}"
+        return f"your {noun}'s {attribute.lower()}"
     return f"the {attribute.lower()} of {ref.subject.name.strip()}"
 
 
@@ -88,6 +91,11 @@ def _write(ctx: ReasonContext, ref: Ref, value: Any) -> AgentReply:
     key = key_of(ctx, ref)
     what = shown(ref)
     speaker = ctx.state.input.speaker if ctx.user_entity != SELF_ENTITY[2] else None
+    if ref.subject.called and ref.attribute != "name":  # "my brother Tom lives in Porto": his name first
+        named = Ref(attrs.evolve(ref.subject, called=""), "name")
+        said = f"{fact_subject(named, speaker)} is {ref.subject.called}"
+        if not ctx.sem_write(key_of(ctx, named), ref.subject.called, said):
+            return AgentReply(F5_SEM_WRITE_FAILURE, focus=focus_of(key))
     if not ctx.sem_write(key, value, f"{fact_subject(ref, speaker)} is {value}"):
         return AgentReply(F5_SEM_WRITE_FAILURE, focus=focus_of(key))
     if ref.subject.kind == SELF or ref.subject.kind == RELATION:

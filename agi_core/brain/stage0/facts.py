@@ -74,7 +74,9 @@ SAID_NAME = "said_name"
 """'I am Dana' / "I'm Dana" name the user, and a leading hi/hello (… there) is a filler (before: neither)."""
 OWNED_SUBJECT = "owned_subject"
 """'Bob's sister' is someone of Bob's (before: no subject; 'Bob's sister's name' a thing Bob's attribute)."""
-CHANGES = (OTHERS_POSSESSIVE, SAID_NAME, OWNED_SUBJECT)
+NAMED_BESIDE = "named_beside"
+"""'my brother Tom' is the brother, named Tom, as 'my brother' (before: a relation called 'brother Tom')."""
+CHANGES = (OTHERS_POSSESSIVE, SAID_NAME, OWNED_SUBJECT, NAMED_BESIDE)
 #: the changes a tick reads its line without (a tick of a journal from before them, replayed); a context
 #: variable, so :func:`parse` keeps its one-argument form for every caller
 OLD_RULES: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("old_rules", default=frozenset())
@@ -168,6 +170,7 @@ class Subject:
     kind: str
     name: str = ""  # the relation's noun or the thing's name, as the user wrote it
     owner: str = ""  # whose relation, as written ("Bob" in "Bob's sister"); "" for the speaker's own
+    called: str = ""  # the relation's name said beside its noun ("Tom" in "my brother Tom"), as written
 
 
 @attrs.frozen
@@ -244,6 +247,8 @@ def subject_of(text: str) -> Subject | None:
         return ME
     if low.startswith("my "):
         noun = text[3:].strip()
+        if NAMED_BESIDE not in OLD_RULES.get() and (named := _named_beside(noun)) is not None:
+            return named
         return Subject(RELATION, noun) if _attr_ok(noun) and "'s" not in noun else None
     if "'s " in text and OWNED_SUBJECT not in OLD_RULES.get() and (owned := _owned(text)) is not None:
         return owned
@@ -254,6 +259,28 @@ def subject_of(text: str) -> Subject | None:
     if named.startswith(OTHERS_POSSESSIVES) and OTHERS_POSSESSIVE not in OLD_RULES.get():
         return None
     return Subject(WORLD, name)
+
+
+def _named_beside(noun: str) -> Subject | None:
+    """``brother Tom`` (after "my") → the brother, called Tom: a person noun (:data:`PEOPLE`), then a name."""
+    person, _, name = noun.partition(" ")
+    name = name.strip()
+    if lower_ascii(person) not in PEOPLE or not name[:1].isupper() or not _name_ok(name) or "'s" in name:
+        return None
+    return None if lower_ascii(name) in NOT_NAMES else Subject(RELATION, person, called=name)
+
+
+def _names_beside(text: str) -> bool:
+    """Whether the line says a person noun after "my" and a capitalised word after it ("my brother Tom"): what
+    :data:`NAMED_BESIDE` reads. Each "my " once, its next two words looked at: linear in the line."""
+    low = lower_ascii(text)
+    at = low.find("my ")
+    while at >= 0:
+        person, _, rest = text[at + 3 : at + 3 + 40].partition(" ")
+        if lower_ascii(person) in PEOPLE and rest[:1].isupper():
+            return True
+        at = low.find("my ", at + 3)
+    return False
 
 
 def noun_ref(text: str) -> Ref | None:
@@ -521,8 +548,8 @@ def _says_someones(low: str) -> bool:
 def reads_otherwise(text: str) -> bool:
     """Whether ``text`` parsed otherwise before any of :data:`CHANGES` than it does now."""
     low = text.lower()
-    if not any(part in low for part in MAY_DIFFER) and not _says_someones(low):  # the usual line: no parse
-        return False
+    if not any(part in low for part in MAY_DIFFER) and not _says_someones(low) and not _names_beside(text):
+        return False  # the usual line: no parse
     now = parse(text)
     return any(parsed_under(text, rules) != now for rules in range(len(CHANGES)))
 
