@@ -247,8 +247,8 @@ def subject_of(text: str) -> Subject | None:
         return ME
     if low.startswith("my "):
         noun = text[3:].strip()
-        if NAMED_BESIDE not in OLD_RULES.get() and (named := _named_beside(noun)) is not None:
-            return named
+        if NAMED_BESIDE not in OLD_RULES.get() and (beside := _named_beside(noun)) is not None:
+            return beside
         return Subject(RELATION, noun) if _attr_ok(noun) and "'s" not in noun else None
     if "'s " in text and OWNED_SUBJECT not in OLD_RULES.get() and (owned := _owned(text)) is not None:
         return owned
