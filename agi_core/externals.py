@@ -65,13 +65,25 @@ class Externals:
 
     def changed(self, kind: str, mark: Any = True) -> bool:
         """Whether to take a changed way of working, recorded as ``mark`` under ``kind``: live always (recorded);
-        in replay only where the journal's next value of ``kind`` is ``mark``, so a journal written before the
-        change replays as it was written. Ask only where the old way would differ."""
-        if self.recorded is not None:
-            queue, taken = self.recorded.get(kind, []), len(self.log.get(kind, []))
-            if taken >= len(queue) or queue[taken] != mark:
+        in replay only while the tick recorded ``mark`` under ``kind`` more often than it was asked so far, so
+        a journal written before the change replays as it was written. Ask only where the old way would differ.
+
+        Replay counts ``mark``'s values, not positions: a tick that recorded a mark where this code no longer
+        asks (its two ways gave the same result there) still takes the change where this code asks, whatever
+        other marks of ``kind`` came between."""
+        if self.recorded is None:
+            self.fetch(kind, lambda: mark)
+            return True
+        owner = _owner.get()
+        with self._lock:
+            self._check_not_withdrawn(owner, kind)
+            taken = self.log.setdefault(kind, [])
+            if sum(1 for value in taken if value == mark) >= sum(1 for v in self.recorded.get(kind, ()) if v == mark):
+                if not taken:
+                    del self.log[kind]
                 return False
-        self.fetch(kind, lambda: mark)
+            taken.append(mark)
+            self._keep(owner, kind, mark)
         return True
 
     def has_next(self, kind: str) -> bool:

@@ -9,6 +9,7 @@ from agi_core.modules.base import CognitiveModule
 from agi_core.modules.context import ContractCalls, ExternalReadError, JournalView, MemoryView, ModuleContext
 from agi_core.modules.proposals import Belief, Candidate, Claim, GoalUpdate, Proposals
 from agi_core.modules.protocol import PHASES, LoadedModule, load_modules
+from agi_core.modules.readings import ChangedReading
 from agi_core.modules.revision import Draft, Revision
 from agi_core.modules.state import ModuleState, ModuleStateError
 
@@ -16,6 +17,7 @@ __all__ = [
     "PHASES",
     "Belief",
     "Candidate",
+    "ChangedReading",
     "Claim",
     "CognitiveModule",
     "ContractCalls",

@@ -25,7 +25,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from agi_core.modules import CognitiveModule, Draft, ModuleContext, Revision
+from agi_core.modules import ChangedReading, CognitiveModule, Draft, ModuleContext, Revision
 from agi_plugin_autonomy import asking, curiosity, pacing, pursuit, report, signals, upkeep
 from agi_plugin_autonomy.rotation import IdleCalls
 
@@ -414,7 +414,8 @@ class AutonomyModule(CognitiveModule):
     def _upkeep(self, ctx: ModuleContext) -> dict[str, Any] | None:
         """A digest and the concepts of the user's lines since the last one, when enough came in."""
         memory = ctx.own.get("memory") or {"digests": [], "concepts": {}, "since": ""}
-        lines = [line for line in upkeep.recent_user_lines(ctx) if line["timestamp"] > memory["since"]]
+        since = memory["since"]
+        lines = upkeep.recent_user_lines(ctx).view(lambda read: [line for line in read if line["timestamp"] > since])
         plan = ctx.contracts.call(
             "semantic_memory_maintenance",
             {"backlog": {"summaries": len(lines), "concepts": len(lines)}, "last_runs": {"summaries": memory["since"]}},
@@ -518,7 +519,7 @@ class AutonomyModule(CognitiveModule):
         allowed = {**ALLOWED, **(ctx.own.get("mission") or {})}
         about = {g["about"] for g in goals}
         pending = {g["about"].split("/")[1] for g in goals if g["kind"] == "question" and g["status"] != "done"}
-        said = [line["text"] for line in upkeep.recent_user_lines(ctx)]
+        said = upkeep.recent_user_lines(ctx)
         known_answers = dict(ctx.own.get("answers") or {})
         for key, entity in (ctx.own.get("entities") or {}).items() if allowed["questions"] else ():
             if key in pending or not self._pursue(ctx, key, entity, goals):
@@ -564,9 +565,12 @@ class AutonomyModule(CognitiveModule):
         told = decided.advised("decision", lambda v: v.get("action") in ("ask", "wait"))
         return told["action"] == "ask" if told is not None else bool(history[-1]["answered"])
 
-    def _answered(self, ctx: ModuleContext, entity: dict[str, Any], attribute: str, said: list[str]) -> str | None:
+    def _answered(
+        self, ctx: ModuleContext, entity: dict[str, Any], attribute: str, said: ChangedReading[list[dict[str, str]]]
+    ) -> str | None:
         """What the user already said about the person's ``attribute`` (``question_auto_answer``), or None."""
-        heard = [line for line in said if entity["name"].lower() in line.lower()]
+        name = entity["name"].lower()
+        heard = said.view(lambda read: [line["text"] for line in read if name in line["text"].lower()])
         if not heard:
             return None
         question = dict(curiosity.ATTRIBUTES)[attribute].format(name=entity["name"])

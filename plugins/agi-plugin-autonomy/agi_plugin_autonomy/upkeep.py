@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from agi_core.modules import ModuleContext
+from agi_core.modules import ChangedReading, ModuleContext
 
 BATCH = 5  # new user lines that make a digest worth writing
 EPISODES_READ = 40  # the newest episodes the user's lines were read among, before PAST_BOOKKEEPING
@@ -25,13 +25,14 @@ STOP = frozenset(
 )
 
 
-def recent_user_lines(ctx: ModuleContext) -> list[dict[str, str]]:
+def recent_user_lines(ctx: ModuleContext) -> ChangedReading[list[dict[str, str]]]:
     """The user's newest ``LINES_READ`` lines, oldest first, however many clock and maintenance ticks came
-    after them. Before the change ``PAST_BOOKKEEPING`` they were read among the newest ``EPISODES_READ``
-    episodes only (seven idle minutes of ``--follow`` ticks), and a journal from then replays so."""
+    after them (the change ``PAST_BOOKKEEPING``), and as read before it, among the newest ``EPISODES_READ``
+    episodes only (seven idle minutes of ``--follow`` ticks), so a journal from then replays so. The
+    change is asked for only where what the module does with them differs."""
     newest = user_lines(ctx.memory.episodes(EPISODES_READ))
     found = user_lines(ctx.memory.episodes(LINES_READ, user_inputs=True))
-    return found if found != newest and ctx.changed(PAST_BOOKKEEPING) else newest
+    return ChangedReading(ctx, PAST_BOOKKEEPING, newest, found)
 
 
 def user_lines(episodes: Sequence[Any]) -> list[dict[str, str]]:

@@ -18,10 +18,11 @@ The steps, each a contract (its heuristic fallback without a provider):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from agi_core.modules import ModuleContext
+from agi_core.modules import ChangedReading, ModuleContext
 
 DIGEST_PERIOD_S = 3600
 NEW_KEPT = 20  # the newest statements one upkeep looks at
@@ -30,14 +31,14 @@ PAST_BOOKKEEPING = "statements_past_bookkeeping"  # the change (ctx.changed) tha
 SALIENT_AT = 0.5
 
 
-def recent_statements(ctx: ModuleContext) -> list[dict[str, Any]]:
+def recent_statements(ctx: ModuleContext) -> ChangedReading[list[dict[str, Any]]]:
     """The user's newest inputs, oldest first, at most ``NEW_KEPT``, however many clock and maintenance
-    ticks came after them. Before the change ``PAST_BOOKKEEPING`` it read them among the newest
-    ``EPISODES_READ`` episodes only (an idle half hour of ``--follow`` ticks), and a journal from
-    then replays so."""
+    ticks came after them (the change ``PAST_BOOKKEEPING``), and as read before it, among the newest
+    ``EPISODES_READ`` episodes only (an idle half hour of ``--follow`` ticks), so a journal from then
+    replays so. The change is asked for only where what the upkeep does with them differs."""
     newest = _statements(ctx.memory.episodes(EPISODES_READ))[-NEW_KEPT:]
     found = _statements(ctx.memory.episodes(NEW_KEPT, user_inputs=True))
-    return found if found != newest and ctx.changed(PAST_BOOKKEEPING) else newest
+    return ChangedReading(ctx, PAST_BOOKKEEPING, newest, found)
 
 
 def _statements(episodes: list[Any]) -> list[dict[str, Any]]:
@@ -57,19 +58,22 @@ def now_seconds(ctx: ModuleContext) -> int:
     return int(datetime.fromisoformat(ctx.now().replace("Z", "+00:00")).timestamp())
 
 
-def due(ctx: ModuleContext, backlog: int) -> bool:
-    """``semantic_memory_manager``'s schedule: run when there is a backlog and the next run has come;
-    the manager sets the next run."""
+def due(ctx: ModuleContext, backlog: Callable[[], int]) -> bool:
+    """``semantic_memory_manager``'s schedule: run when the next run has come and there is a backlog
+    (``backlog()``, read only then); the manager sets the next run."""
     schedule = ctx.own.get("schedule") or {}
     now_s = now_seconds(ctx)
-    if backlog == 0 or now_s < schedule.get("next_run", 0):
+    if now_s < schedule.get("next_run", 0):
         return False
-    tasks = [{"task": "digest", "period": DIGEST_PERIOD_S, "backlog": backlog}]
+    waiting = backlog()
+    if waiting == 0:
+        return False
+    tasks = [{"task": "digest", "period": DIGEST_PERIOD_S, "backlog": waiting}]
     planned = ctx.contracts.call("semantic_memory_manager", {"tasks": tasks, "now": now_s}).value or {}
     task = next((t for t in planned.get("tasks") or [] if t.get("task") == "digest"), {})
     period = task.get("period") if type(task.get("period")) in (int, float) and task["period"] > 0 else DIGEST_PERIOD_S
     next_run = task.get("next_run") if type(task.get("next_run")) in (int, float) else now_s + period
-    ctx.own.put("schedule", {"period": int(period), "next_run": int(max(next_run, now_s)), "backlog": backlog})
+    ctx.own.put("schedule", {"period": int(period), "next_run": int(max(next_run, now_s)), "backlog": waiting})
     return True
 
 
@@ -135,10 +139,11 @@ def narrative_of(ctx: ModuleContext, memories: list[dict[str, Any]], links: list
 def run(ctx: ModuleContext) -> dict[str, Any] | None:
     """One upkeep of the newest statements: None when none is new since the last or it is not due."""
     last = ctx.own.get("digest") or {}
-    statements = recent_statements(ctx)
-    backlog = sum(1 for s in statements if s["time"] > str(last.get("until", "")))
-    if not due(ctx, backlog):
-        return None
+    reading = recent_statements(ctx)
+    since = str(last.get("until", ""))
+    if not due(ctx, lambda: reading.view(lambda statements: sum(1 for s in statements if s["time"] > since))):
+        return None  # not due, or no backlog either way: the same both ways, nothing recorded
+    statements = reading.view(lambda statements: statements)
     memories = kept(ctx, statements)
     until = statements[-1]["time"]
     if not memories:
