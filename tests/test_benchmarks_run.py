@@ -130,3 +130,8 @@ def test_journal_growth_benchmark_runs_and_measures_both_idle_kinds():
     six = ("autonomy", "beliefs", "learning", "retrieval", "self-improver", "social")
     figures = run_benchmark("journal_growth.py", "--minutes", "2", plugins=six)
     assert sorted(figures) == ["blob_bytes", "clock", "maintain", "mb_per_day"] and figures["clock"] > 0
+
+
+def test_user_input_episodes_benchmark_reads_the_same_lines_with_and_without_the_index():
+    row = run_benchmark("user_input_episodes.py", "--episodes", "400", "--runs", "3")
+    assert sorted(row["sqlite"]) == ["ratio", "with_ms", "without_ms"]

@@ -170,6 +170,14 @@ def m019_ltm_drop_clock(db: sqlite_utils.Database) -> None:
     drop_bookkeeping(db.conn)
 
 
+def m020_user_input_episodes(db: sqlite_utils.Database) -> None:
+    """The user's inputs among the episodes, newest first, without a scan back past every clock and maintenance
+    episode since (``episodes(user_inputs=True)``): a partial index on the condition the read names."""
+    from agi_core.memory.user_inputs import user_input_index
+
+    db.execute(user_input_index("episodes"))
+
+
 MIGRATIONS: list[Step] = [
     m001_core_tables,
     m002_checkpoints_and_archive,
@@ -190,6 +198,7 @@ MIGRATIONS: list[Step] = [
     m017_ltm_vector_keys,
     m018_ltm_drop_maintenance,
     m019_ltm_drop_clock,
+    m020_user_input_episodes,
 ]
 
 

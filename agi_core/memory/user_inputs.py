@@ -14,6 +14,13 @@ USER_INPUT_LIKE = """context LIKE '%"kind":"input"%' AND context LIKE '%"source"
 """The SQL condition, on an episodes row, that every user input meets (SQLite and PostgreSQL)."""
 
 
+def user_input_index(table: str) -> str:
+    """The partial index on ``table`` (``episodes``, or ``schema.episodes``) that a read of the newest user
+    inputs walks instead of every episode since. Its condition is the read's own, word for word: SQLite and
+    PostgreSQL use a partial index only for a query whose condition implies the index's."""
+    return f"CREATE INDEX IF NOT EXISTS episodes_user_inputs ON {table} (seq) WHERE {USER_INPUT_LIKE}"
+
+
 def is_user_input(context: Any) -> bool:
     """An episode context of the user's input."""
     return isinstance(context, dict) and context.get("kind") == "input" and context.get("source") == "user"

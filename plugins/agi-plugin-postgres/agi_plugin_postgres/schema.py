@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from agi_core.memory.user_inputs import user_input_index
 from agi_plugin_postgres import ltm, rlm
 
 MIGRATION_LOCK = 0x61676930  # advisory lock key held while any schema is created or upgraded
@@ -125,6 +126,13 @@ AGENT_STEPS.append(
     (
         "p011_ltm_drop_bookkeeping",  # memories of commands, maintenance and the clock, as SQLite's m011, m018, m019
         [ltm.drop_bookkeeping],
+    )
+)
+
+AGENT_STEPS.append(
+    (
+        "p012_user_input_episodes",  # the user's inputs, newest first, without a scan; SQLite's m020
+        [user_input_index("{s}.episodes")],
     )
 )
 
