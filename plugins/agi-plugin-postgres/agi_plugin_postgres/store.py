@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import hashlib
+import itertools
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -46,6 +47,7 @@ from agi_plugin_postgres.transfer import JOB_TEXTS, PostgresTransfer
 from agi_plugin_postgres.url import WORLD_SCHEMA, AgentUrl, from_path, parse
 
 POOL_MAX = 32
+STREAM_BATCH = 100  # journal rows fetched at a time (:meth:`PostgresStore._streamed`)
 PROBE_TIMEOUT_S = 2  # libpq's connect_timeout (whole seconds, 2 at least) for one try at reconnecting
 # The pool logs each broken connection it drops as a warning, which Python prints on stderr when the
 # application set up no logging: a server restart gave 12-21 such lines. The kernel says it in one line.
@@ -482,18 +484,34 @@ class PostgresStore(PostgresGoals, PostgresTransfer, StoredText):
         )
 
     def journal_rows(self, since: int = 0) -> Iterator[tuple[int, str, str, str]]:
-        """``(tick, id, record JSON text, chain)`` exactly as stored, in tick order."""
-        return _rows(
-            self._all("SELECT tick, id, record, chain FROM {s}.journal WHERE tick > %s ORDER BY tick", (since,))
-        )
+        """``(tick, id, record JSON text, chain)`` exactly as stored, in tick order, streamed (:meth:`_streamed`)."""
+        return self._streamed("SELECT tick, id, record, chain FROM {s}.journal WHERE tick > %s ORDER BY tick", (since,))
 
     def archived_rows(self) -> Iterator[tuple[str, int, str, str, str]]:
-        """``(rollback, tick, id, record, chain)`` of the ticks undone by rollbacks."""
-        return _rows(
-            self._all(
-                'SELECT rollback, tick, id, record, chain FROM {s}.journal_archive ORDER BY rollback COLLATE "C", tick'
-            )
+        """``(rollback, tick, id, record, chain)`` of the ticks undone by rollbacks, streamed (:meth:`_streamed`)."""
+        return self._streamed(
+            'SELECT rollback, tick, id, record, chain FROM {s}.journal_archive ORDER BY rollback COLLATE "C", tick'
         )
+
+    def _streamed(self, sql: str, params: tuple[Any, ...] = ()) -> Iterator[Any]:
+        """The rows of ``sql`` through a server-side cursor, ``STREAM_BATCH`` at a time (a months-long journal is
+        never held whole), as SQLite's cursor gives them. The query runs now, in the open transaction (a tick's,
+        a read snapshot's: read the rows inside it) or in one of its own on a pooled connection, held until the
+        rows are read or the iterator is closed."""
+        rows = self._stream(sql, params)
+        next(rows)  # the query runs now, as a cursor's would
+        return rows
+
+    def _stream(self, sql: str, params: tuple[Any, ...]) -> Iterator[Any]:
+        with contextlib.ExitStack() as held:
+            conn = held.enter_context(self._conn())
+            if conn is not self._tx:
+                held.enter_context(conn.transaction())  # a server-side cursor lives in a transaction
+            cursor = held.enter_context(conn.cursor(name=f"agi_rows_{next(_CURSOR_NAMES)}"))
+            cursor.itersize = STREAM_BATCH
+            cursor.execute(sql.format(s=self.s, w=WORLD_SCHEMA), _without_nul(params))
+            yield None
+            yield from cursor
 
     def archived_count(self) -> int:
         """How many journal rows rollbacks archived (:meth:`archived_rows`, counted without fetching them)."""
@@ -755,9 +773,8 @@ def _first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
-def _rows(rows: list[Any]) -> Iterator[Any]:
-    """Rows already fetched, as a generator (callers may close() it, as they do a cursor)."""
-    yield from rows
+_CURSOR_NAMES = itertools.count(1)
+"""Names of the server-side cursors (unique while open on one connection)."""
 
 
 def _fact_text(fact: str) -> str:
