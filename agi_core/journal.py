@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import itertools
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -86,6 +87,63 @@ def verify_rows(
             return VerifyReport(count, tick, "chain mismatch: the record was edited, or one before it was")
         previous, expected, count = chain, expected + 1, count + 1
     return VerifyReport(count, unchecked=min(unchecked, count), after=after[0])
+
+
+READ_BATCH, READ_BYTES = 500, 32_000
+"""The most journal rows, and about the most characters of them, :func:`rows_in_batches` reads in one snapshot."""
+
+
+def rows_in_batches(
+    store: MemoryBackend, key: JournalKey, verified: VerifyReport, after_chain: str, *, batch: int | None = None
+) -> Generator[tuple[int, str, str, str], None, None]:
+    """The rows ``verified`` covered (the ticks after ``verified.after``, whose link is ``after_chain``, through
+    its last), read ``batch`` at a time, each batch in a read snapshot of its own: a long reader (a replay)
+    holds no transaction between them, so a live writer's WAL can be checkpointed meanwhile (SQLite).
+
+    The journal only grows, but for a rollback or an archive by another process. Each batch first reads again
+    the row the one before ended with, which must be unchanged, and its rows must follow on (the next tick, its
+    chain link from the one before); else :class:`ValidationError`. A rollback to a tick not yet read
+    is harmless: the rows written since follow on from the last one read (their chain says so), so the rows
+    read are the first ticks of one journal all the same, the journal as it is now."""
+    last_tick, last_chain, through = verified.after, after_chain, verified.after + verified.ticks
+    while last_tick < through:
+        again = last_tick > verified.after  # the row the last batch ended with (the first batch follows the base)
+        with store.read_snapshot():
+            cursor = store.journal_rows(last_tick - 1 if again else last_tick)
+            try:
+                rows = _batch(cursor, min(batch or READ_BATCH, through - last_tick) + again)
+            finally:
+                getattr(cursor, "close", lambda: None)()
+        if again and (not rows or rows[0][0] != last_tick or rows[0][3] != last_chain):
+            raise _changed_under(last_tick, "the record of that tick is not the one read before")
+        if len(rows) == again:
+            raise _changed_under(last_tick, f"the journal now ends there, before tick {through}")
+        previous = last_chain
+        for tick, _id, text, chain in itertools.islice(rows, again, None):
+            if tick != last_tick + 1 or (tick > verified.unchecked and chain_link(key, previous, text) != chain):
+                raise _changed_under(last_tick, f"tick {tick} does not follow on from it")
+            last_tick, previous = tick, chain
+            yield tick, _id, text, chain
+        last_chain = previous
+        del rows  # not held while the next batch is read
+
+
+def _batch(cursor: Iterable[tuple[int, str, str, str]], most: int) -> list[tuple[int, str, str, str]]:
+    """Up to ``most`` rows of ``cursor``, fewer once they hold ``READ_BYTES`` characters of records."""
+    rows, size = [], 0
+    for row in cursor:
+        rows.append(row)
+        size += len(row[2])
+        if len(rows) >= most or size >= READ_BYTES:
+            break
+    return rows
+
+
+def _changed_under(tick: int, why: str) -> ValidationError:
+    return ValidationError(
+        f"the journal changed while it was read, after tick {tick} ({why}): another process rolled the agent back "
+        "or archived its journal; read it again"
+    )
 
 
 def unverified_import(store: MemoryBackend) -> dict[str, str] | None:

@@ -331,12 +331,17 @@ def replay(
                 f"replay from a checkpoint needs the sqlite backend, not {store.name!r}; replay from the start"
             )
         start = checkpoint_file(store, checkpoint) if checkpoint and isinstance(store, SqliteStore) else None
-        with store.read_snapshot():  # the records replayed are the records verified, read one at a time
-            _require_intact_chain(store, key, db)
+        with store.read_snapshot():  # the journal verified, its head, versions and plugin data: one state
+            verified = _require_intact_chain(store, key, db)
+            base = journal.read_base(store, key)
             written_by = versions_meta.history(store)
             data = plugin_data_rows(store)
+        # then the records verified, a batch at a time in short snapshots (no transaction held for the whole
+        # replay, which would keep a live writer's WAL from being checkpointed), each batch checked to follow on
+        rows = journal.rows_in_batches(store, key, verified, base.chain if base is not None else "")
+        try:
             return replay_records(
-                (text for _tick, _id, text, _chain in store.journal_rows()),
+                (text for _tick, _id, text, _chain in rows),
                 seed=seed,
                 plugins=plugins,
                 start=start,
@@ -348,11 +353,13 @@ def replay(
                 traced_as=trace_names(store),
                 plugin_data=data,
             )
+        finally:
+            rows.close()
     finally:
         store.close()
 
 
-def _require_intact_chain(store: Any, key: JournalKey, db: str | Path) -> None:
+def _require_intact_chain(store: Any, key: JournalKey, db: str | Path) -> journal.VerifyReport:
     """Refuse a journal whose chain or head does not verify: replay compares chosen fields only, so an
     edit elsewhere in a record (its action, say) would replay "equal"."""
     from agi_core.errors import ValidationError
@@ -364,3 +371,4 @@ def _require_intact_chain(store: Any, key: JournalKey, db: str | Path) -> None:
             f"the journal of {shown(db)} does not verify ({report}); replay proves nothing about an edited journal: "
             "run agi journal verify"
         )
+    return report
