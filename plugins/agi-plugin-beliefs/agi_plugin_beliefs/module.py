@@ -29,8 +29,10 @@ ONTOLOGY_KEPT = 50
 #: the changes (``ctx.changed``) asked where they differ, so a journal from before them replays as it was written:
 #: "are you sure about that" means the agent's last reply (was: a belief named "that"), and one of the user's is
 #: labelled "your sister's name" (was: "the name of sister"); the last reply rests on the facts it wrote too
-#: ("Got it: your favorite color is red."; was: only on the facts its claims cite)
+#: ("Got it: your favorite color is red."; was: only on the facts its claims cite); a named thing keeps the case
+#: the line wrote it in ("the home of Maya", was: "the home of maya")
 LAST_REPLY, RELATION_LABEL, LAST_REPLY_WRITES = "last_reply", "relation_label", "last_reply_writes"
+ENTITY_CASE = "entity_case"
 LOOKED_BACK = 20  # journal records searched for the agent's last reply in this conversation
 QUOTED_MAX = 200  # characters of the last reply quoted when it rests on no belief
 
@@ -47,16 +49,27 @@ def source_of(ctx: ModuleContext) -> str:
     return f"speaker:{ctx.input.speaker.lower()}" if ctx.input.speaker else "user"
 
 
-def label_of(key: str, speaker_entity: str = "self", *, relations: bool = True) -> str:
+def label_of(key: str, speaker_entity: str = "self", *, relations: bool = True, line: str = "") -> str:
     """``your favorite color`` for a fact of the tick's speaker (``user/person/<speaker_entity>/…``),
     ``your sister's name`` for one of the user's (``user/relation/sister/name``; ``relations=False``: ``the name
-    of sister``, as before the :data:`RELATION_LABEL` change)."""
+    of sister``, as before the :data:`RELATION_LABEL` change), ``the home of Maya`` for a named thing's, its
+    name as ``line`` wrote it (:func:`written_name`; the key's lower case where the line does not name it)."""
     scope, kind, entity, attribute = key.split("/")
     words = attribute.replace("_", " ")
     if scope == "user" and kind == "relation" and relations:
         return f"your {entity.replace('_', ' ')}'s {words}"
     mine = scope == "user" and entity in ("self", speaker_entity)
-    return f"your {words}" if mine else f"the {words} of {entity.replace('_', ' ')}"
+    name = (written_name(entity, line) if scope == "world" else None) or entity.replace("_", " ")
+    return f"your {words}" if mine else f"the {words} of {name}"
+
+
+def written_name(entity: str, line: str) -> str | None:
+    """The words of ``line`` that a key's entity id was made of, as written (``eiffel_tower`` in "the Eiffel Tower
+    is in Paris" → ``Eiffel Tower``); None when the line holds no such words."""
+    between = "[^A-Za-z0-9]{1,3}"  # what a key segment joins with "_": spaces, a hyphen, an apostrophe, a dot
+    words = between.join(re.escape(part) for part in entity.split("_"))
+    found = re.search(f"(?<![A-Za-z0-9]){words}(?![A-Za-z0-9])", line, re.IGNORECASE) if line else None
+    return found.group() if found else None
 
 
 def others_own(key: str, speaker_entity: str) -> bool:
@@ -255,9 +268,12 @@ class BeliefsModule(CognitiveModule):
 
     @staticmethod
     def _label(ctx: ModuleContext, key: str) -> str:
-        """:func:`label_of` the key; the label before the :data:`RELATION_LABEL` change in a journal from before it."""
+        """:func:`label_of` the key; the label before the :data:`RELATION_LABEL` or :data:`ENTITY_CASE` change in
+        a journal from before it."""
         label, before = label_of(key, ctx.user_entity), label_of(key, ctx.user_entity, relations=False)
-        return label if label == before or ctx.changed(RELATION_LABEL) else before
+        label = label if label == before or ctx.changed(RELATION_LABEL) else before
+        cased = label_of(key, ctx.user_entity, relations=label != before, line=ctx.input.raw)
+        return cased if cased == label or ctx.changed(ENTITY_CASE) else label
 
     def _apply(self, ctx: ModuleContext, update: dict[str, Any]) -> dict[str, Any]:
         before = ctx.own.get(belief_key(update["key"]))

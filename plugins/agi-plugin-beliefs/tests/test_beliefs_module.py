@@ -238,7 +238,7 @@ def test_are_you_sure_about_that_means_the_agents_last_reply(tmp_path):
         plain = kernel.tick("are you sure about it?")
     assert sure.final_output == (
         "Fairly sure (confidence 0.9): your sister's name is Maya. Evidence: told by you at tick 1. "
-        "Fairly sure (confidence 0.9): the home of maya is Lyon. Evidence: told by you at tick 2."
+        "Fairly sure (confidence 0.9): the home of Maya is Lyon. Evidence: told by you at tick 2."
     )
     assert [c["key"] for c in sure.claims] == ["user/relation/sister/name", "world/entity/maya/home"]
     assert {v["vote"] for v in sure.council_votes} == {"approve"}
@@ -246,3 +246,32 @@ def test_are_you_sure_about_that_means_the_agents_last_reply(tmp_path):
         plain.final_output == f"My last reply (“{F3_NO_AGENT}”) rests on no fact I hold, so I hold no belief about it."
     )
     assert replay(db, plugins=builtin_plugins(beliefs)).ok
+
+
+def test_a_named_things_belief_keeps_the_case_the_user_wrote(tmp_path):
+    """A belief's label came from its key, lower case: "the location of paris", "the capital of new york"."""
+    from agi_plugin_beliefs.module import written_name
+
+    with open_kernel(tmp_path / "agent.db", beliefs) as kernel:
+        kernel.tick("Paris is in France")
+        kernel.tick("the capital of New York is Albany")  # a statement's own label, as before
+        kernel.tick("Albany is in New York State")
+        kernel.tick("Shakespeare wrote Hamlet")
+        asked = [
+            kernel.tick(f"are you sure about {what}?").final_output.split(" Evidence")[0]
+            for what in (
+                "the location of paris",
+                "the capital of new york",
+                "the location of Albany",
+                "the author of hamlet",
+            )
+        ]
+    assert asked == [
+        "Fairly sure (confidence 0.9): the location of Paris is France.",
+        "Fairly sure (confidence 0.9): the capital of New York is Albany.",
+        "Fairly sure (confidence 0.9): the location of Albany is New York State.",
+        "Fairly sure (confidence 0.9): the author of Hamlet is Shakespeare.",
+    ]
+    assert written_name("eiffel_tower", "I saw the EIFFEL-tower!") == "EIFFEL-tower"
+    assert written_name("z_rich", "Zürich is lovely") == "Zürich"
+    assert written_name("paris", "Parisians are kind") is None

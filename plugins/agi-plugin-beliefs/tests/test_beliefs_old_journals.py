@@ -65,3 +65,25 @@ def test_a_journal_from_before_a_reply_rested_on_the_facts_it_wrote_replays_equa
     assert replies[4] == told[4]["final_output"]  # after a forget: the reply rests on no fact
     assert [_changes(row) for row in rows] == [[], [], ["last_reply", "last_reply_writes"], [], ["last_reply"]]
     assert replay(db, plugins=builtin_plugins(beliefs)).ok
+
+
+ENTITY_CASE = Path(__file__).resolve().parent / "journals" / "b754074" / "entity_case.jsonl"
+
+
+def test_a_journal_from_before_names_kept_their_case_replays_its_lower_case_labels(tmp_path):
+    """b754074 labelled a named thing's belief with its key's lower case ("the home of maya"); the same lines
+    told now keep the case the line wrote ("the home of Maya", recorded ``entity_case``), and both journals replay
+    equal."""
+    told = [json.loads(line)["record"] for line in ENTITY_CASE.read_text(encoding="utf-8").splitlines()]
+    assert told[1]["final_output"].startswith("Fairly sure (confidence 0.9): the home of maya is Lyon.")
+    report = replay_journal_file(ENTITY_CASE, beliefs=beliefs)
+    assert report.ok, report.summary()
+
+    db = tmp_path / "new.db"
+    with open_kernel(db, beliefs, seed="0") as kernel:
+        replies = [kernel.tick(record["input"]["raw"]).final_output for record in told]
+        rows = [json.loads(row[2]) for row in kernel.store.journal_rows()]
+    assert replies[1].startswith("Fairly sure (confidence 0.9): the home of Maya is Lyon.")
+    assert replies[3].startswith("Fairly sure (confidence 0.9): the location of Eiffel Tower is Paris.")
+    assert [_changes(row) for row in rows] == [["entity_case"], [], ["entity_case"], []]
+    assert replay(db, plugins=builtin_plugins(beliefs)).ok
