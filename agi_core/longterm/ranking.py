@@ -8,9 +8,13 @@ The default (``hybrid``) score of an item for a query is
     score = base + w_neighbour·max(base of the previous item, base of the next item)
 
 where neighbours are the adjacent items of the same session: a turn's meaning often sits
-in the turn before or after it ("Yes, last Sunday!"). The presets ``agentone`` (the seed's
-0.7·similarity + 0.3·importance), ``dense`` and ``bm25`` are the baselines it is measured
-against (benchmarks/locomo_recall.py).
+in the turn before or after it ("Yes, last Sunday!"). With ``statements_first`` (the default)
+what the conversation's ticks mirrored but holds no statement, the agent's own replies and the
+questions asked, comes after every other candidate: a reply that quotes a memory, or the question
+that asked for it, scores as high as the memory and would take its place among the ``k`` (a few
+questions about one statement filled the top 10 with the questions and the replies quoting it).
+The presets ``agentone`` (the seed's 0.7·similarity + 0.3·importance), ``dense`` and ``bm25``
+are the baselines it is measured against (benchmarks/locomo_recall.py).
 """
 
 from __future__ import annotations
@@ -28,6 +32,9 @@ class RankWeights:
     :param plain_bm25: BM25 on every word of the query (the textbook baseline) instead of
         content words with speaker names taken out.
     :param candidates: how many items each retriever (faiss, FTS5) contributes before fusion.
+    :param statements_first: rank the agent's own replies (mirrored actions, speaker ``agent``) and
+        the questions asked in its ticks (mirrored inputs, no session, ending in "?") after every
+        other candidate; off in the baselines.
     """
 
     dense: float = 0.6
@@ -41,6 +48,7 @@ class RankWeights:
     date_slack_days: int = 14
     candidates: int = 100
     plain_bm25: bool = False
+    statements_first: bool = True
 
     @property
     def uses_dense(self) -> bool:
@@ -51,7 +59,9 @@ class RankWeights:
         return self.bm25 > 0
 
 
-_NONE = RankWeights(dense=0.0, bm25=0.0, speaker=0.0, date=0.0, importance=0.0, recency=0.0, neighbour=0.0)
+_NONE = RankWeights(
+    dense=0.0, bm25=0.0, speaker=0.0, date=0.0, importance=0.0, recency=0.0, neighbour=0.0, statements_first=False
+)
 
 PRESETS: dict[str, RankWeights] = {
     "hybrid": RankWeights(),
@@ -108,8 +118,12 @@ class Candidates:
         return base + w.neighbour * near, base, near
 
 
-def top_rows(final: np.ndarray, seq: np.ndarray, k: int, eligible: np.ndarray) -> list[int]:
-    """Rows of the ``k`` best eligible candidates, best first; ties go to the older item."""
+def top_rows(
+    final: np.ndarray, seq: np.ndarray, k: int, eligible: np.ndarray, last: np.ndarray | None = None
+) -> list[int]:
+    """Rows of the ``k`` best eligible candidates, best first; ties go to the older item. Rows where
+    ``last`` is true come after all the others (see ``statements_first``)."""
     rows = np.flatnonzero(eligible)
-    order = np.lexsort((seq[rows], -final[rows]))
+    keys = (seq[rows], -final[rows]) if last is None else (seq[rows], -final[rows], last[rows])
+    order = np.lexsort(keys)
     return [int(r) for r in rows[order[:k]]]

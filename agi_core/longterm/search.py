@@ -120,11 +120,23 @@ class Searcher:
         )
         final, _base, near = cand.score(w)
         eligible = np.ones(n, dtype=bool) if w.neighbour else np.isin(seqs, list(core))
+        chatter = None
+        if w.statements_first:
+            said = zip(cols[_KIND], cols[_SPEAKER], cols[_SESSION], cols[_TEXT], strict=True)
+            chatter = np.fromiter(itertools.starmap(_no_statement, said), dtype=bool, count=n)
         hits = []
-        for rank, j in enumerate(top_rows(final, seqs, k, eligible), start=1):
+        for rank, j in enumerate(top_rows(final, seqs, k, eligible, chatter), start=1):
             item = row_to_item(rows[j])
             hits.append(Hit(item, rank, float(final[j]), _breakdown(cand, j, float(final[j]), float(near[j]))))
         return hits
+
+
+def _no_statement(kind: str, speaker: str | None, session: str | None, text: str) -> bool:
+    """Whether a memory is one that the ranking puts after the others (``statements_first``): the agent's own
+    reply, or a question asked in a tick (a mirrored input: no session)."""
+    if kind == "action":
+        return speaker == AGENT
+    return session is None and text.rstrip().endswith("?")
 
 
 def _recency(ticks: np.ndarray, max_tick: int, half_life: float) -> np.ndarray:
@@ -132,8 +144,10 @@ def _recency(ticks: np.ndarray, max_tick: int, half_life: float) -> np.ndarray:
     return np.power(0.5, np.maximum(0.0, max_tick - ticks) / half_life)
 
 
+#: the speaker of the agent's own replies, as long-term memory mirrors them (agi_core.longterm.episodes)
+AGENT = "agent"
 # Positions in an ITEM_COLUMNS row (agi_core.memory.row_layouts).
-_TICK, _SPEAKER, _TIMESTAMP, _SESSION, _IMPORTANCE = 2, 5, 6, 7, 8
+_TICK, _KIND, _TEXT, _SPEAKER, _TIMESTAMP, _SESSION, _IMPORTANCE = 2, 3, 4, 5, 6, 7, 8
 
 
 def _breakdown(cand: Candidates, j: int, score: float, near: float) -> ScoreBreakdown:

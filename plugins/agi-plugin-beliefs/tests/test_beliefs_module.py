@@ -257,15 +257,13 @@ def test_a_named_things_belief_keeps_the_case_the_user_wrote(tmp_path):
         kernel.tick("the capital of New York is Albany")  # a statement's own label, as before
         kernel.tick("Albany is in New York State")
         kernel.tick("Shakespeare wrote Hamlet")
-        asked = [
-            kernel.tick(f"are you sure about {what}?").final_output.split(" Evidence")[0]
-            for what in (
-                "the location of paris",
-                "the capital of new york",
-                "the location of Albany",
-                "the author of hamlet",
-            )
-        ]
+        mentions = (
+            "the location of paris",
+            "the capital of new york",
+            "the location of Albany",
+            "the author of hamlet",
+        )
+        asked = [kernel.tick(f"are you sure about {what}?").final_output.split(" Evidence")[0] for what in mentions]
     assert asked == [
         "Fairly sure (confidence 0.9): the location of Paris is France.",
         "Fairly sure (confidence 0.9): the capital of New York is Albany.",

@@ -337,3 +337,16 @@ def test_a_quoted_memory_brings_no_bracket_that_reads_as_a_citation():
     from agi_plugin_retrieval.wording import quoted
 
     assert quoted("Look at this! [shares a photo of a lake]") == "“Look at this! (shares a photo of a lake)”"
+
+
+def test_the_agents_replies_and_the_questions_asked_leave_the_top_10_to_what_was_said(tmp_path):
+    """Each time a question about one statement was asked, it was mirrored with the reply quoting the statement,
+    both scoring as high as the statement or higher: after 10 the questions filled recall's top 10, the
+    statement fell out, and the 11th was told "I have nothing in memory that answers that."."""
+    statement, question = "I went hiking in the Alps with Maya last summer", "who did I go hiking in the Alps with?"
+    with open_kernel(tmp_path / "agent.db", retrieval) as kernel:
+        said = kernel.tick(statement)
+        replies = [kernel.tick(question).final_output for _ in range(12)]
+        top = [hit.item for hit in kernel.long_term.search(question, 10)]
+    assert [f"“{statement}”" in reply for reply in replies] == [True] * 12, replies[-1]
+    assert (top[0].text, top[0].tick) == (statement, said.tick)
