@@ -56,7 +56,7 @@ def test_a_journal_from_before_the_greeting_and_i_am_rules_and_the_others_posses
     replies, externals = _new_journal(tmp_path, [line for line, _ in told])
     assert replies[0] == "Got it: your name is Dana." and replies[-1] == "Your name is Dana."
     assert replies[7] == "I currently don’t have a module for this type of request."
-    assert externals[0]["parse_rules"] == [["others_possessive", "said_name", "owned_subject", "named_beside"]]
+    assert externals[0]["parse_rules"] == [["others_possessive", "said_name", "owned_subject", "named_beside", "likes"]]
     assert "parse_rules" not in externals[1] and "parse_rules" not in externals[2]  # "I am tired" read alike
 
 
@@ -193,3 +193,24 @@ def test_a_journal_from_before_my_brother_tom_was_the_brother_named_tom_replays_
         "Got it: your dog Rex's age is 3.",
     ]
     assert ["parse_rules" in e for e in externals] == [True, False, False, True]
+
+
+def test_a_journal_from_before_likes_were_facts_replays_its_f3(tmp_path):
+    """b754074 (tests/journals/b754074/likes.jsonl) answered "I like hiking", "what do I like?" and "do I like
+    hiking?" F3 and stored nothing; its "hi, I am Dana" recorded the parse rules before ``likes``. It replays
+    equal; the same lines told now store and answer the likes, recording ``parse_rules`` with ``likes``."""
+    path = OLD.parent / "b754074" / "likes.jsonl"
+    told = _told(path)
+    assert told[0] == ("I like hiking", "I currently don’t have a module for this type of request.")
+    assert told[-1] == ("hi, I am Dana", "Got it: your name is Dana.")
+    report = replay_journal_file(path)
+    assert report.ok, report.summary()
+    replies, externals = _new_journal(tmp_path, [line for line, _ in told])
+    assert replies[:5] == [
+        "Got it: you like hiking.",
+        "You like hiking.",
+        "Yes: you like hiking.",
+        "Got it: you don't like hiking.",
+        "No: you don't like hiking.",
+    ]
+    assert externals[0]["parse_rules"] == [["others_possessive", "said_name", "owned_subject", "named_beside", "likes"]]

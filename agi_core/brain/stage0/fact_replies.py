@@ -17,8 +17,8 @@ from typing import Any
 
 import attrs
 
-from agi_core.brain.stage0 import changes
-from agi_core.brain.stage0.facts import RELATION, SELF, WORLD, Parsed, Ref, Subject
+from agi_core.brain.stage0 import changes, likes
+from agi_core.brain.stage0.facts import ASK_PREFER, DISLIKED, LIKED, PREFER, RELATION, SELF, WORLD, Parsed, Ref, Subject
 from agi_core.errors import MemoryKeyError
 from agi_core.memory.keys import check_key, make_key, speaker_entity
 from agi_core.reasoning import RELATION_OWNER, AgentReply, ReasonContext
@@ -84,7 +84,44 @@ def answer(ctx: ReasonContext, parsed: Parsed) -> AgentReply:
         return _write(ctx, parsed.refs[0], parsed.value)
     if parsed.op == "forget":
         return _forget(ctx, parsed.refs)
+    if parsed.op == PREFER:
+        return _prefer(ctx, parsed.refs, str(parsed.value))
+    if parsed.op == ASK_PREFER:
+        return _ask_prefer(ctx, parsed.refs, str(parsed.value))
     return _read(ctx, parsed.refs)
+
+
+def _prefer(ctx: ReasonContext, refs: tuple[Ref, ...], thing: str) -> AgentReply:
+    """``I like hiking``: hiking joins the likes (``refs[0]``) and leaves the dislikes (``refs[1]``), or the other
+    way round; each list is read first and written whole (S5: current state only)."""
+    joins, leaves = refs
+    speaker = ctx.state.input.speaker if ctx.user_entity != SELF_ENTITY[2] else None
+    who = speaker or "the user"
+    for ref, kept in ((joins, True), (leaves, False)):
+        key = key_of(ctx, ref)
+        read = ctx.sem_read(key)
+        held = likes.items(read.value) if read.exists else []
+        if not kept and not likes.holds(held, thing):
+            continue  # not in the other list: nothing to take out
+        things = [*likes.without(held, thing), thing] if kept else likes.without(held, thing)
+        attribute = LIKED if key.endswith("/" + LIKED) else DISLIKED
+        fact = f"{likes.verb(attribute, who)} {likes.joined(things)}" if things else f"{who} names nothing here"
+        if not ctx.sem_write(key, things, fact):
+            return AgentReply(F5_SEM_WRITE_FAILURE, focus=focus_of(key))
+    return AgentReply(f"Got it: {likes.verb(joins.attribute)} {thing}.", focus=focus_of(key_of(ctx, joins)))
+
+
+def _ask_prefer(ctx: ReasonContext, refs: tuple[Ref, ...], thing: str) -> AgentReply:
+    """``do I like hiking?``: "Yes: you like hiking." from the list asked, "No: you don't like hiking." from the
+    other, F1 when neither holds it (S9)."""
+    for ref in refs:
+        key = key_of(ctx, ref)
+        read = ctx.sem_read(key)
+        if read.exists and likes.holds(likes.items(read.value), thing):
+            said = next(t for t in likes.items(read.value) if likes.holds([t], thing))  # as the user wrote it
+            text = f"{'Yes' if ref is refs[0] else 'No'}: {likes.verb(ref.attribute)} {said}."
+            return AgentReply(text, claims=[ctx.claim(key, read.value, text)], focus=focus_of(key))
+    return AgentReply(F1_SEM_MISS, focus=focus_of(key_of(ctx, refs[0])))
 
 
 def _write(ctx: ReasonContext, ref: Ref, value: Any) -> AgentReply:
@@ -113,6 +150,11 @@ def _read(ctx: ReasonContext, refs: tuple[Ref, ...]) -> AgentReply:
             continue
         what = shown(ref)
         text = f"{what[0].upper()}{what[1:]} is {read.value}."
+        if ref.subject.kind == SELF and ref.attribute in (LIKED, DISLIKED):  # "what do I like?"
+            found = likes.listed(ref.attribute, read.value)
+            if found is None:
+                continue
+            text = found
         if read.source is not None:
             text = f"{text[:-1]} (learned from agent {read.source})."
         return AgentReply(text, claims=[ctx.claim(key, read.value, text)], focus=focus_of(key))

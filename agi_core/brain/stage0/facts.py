@@ -14,6 +14,11 @@ candidate refs in order; the first one stored answers. The subjects:
 - a named thing (``the capital of France``, ``France's capital``, ``Shakespeare wrote Hamlet``):
   ``world/entity/<name>/<attribute>`` (the name is never passed through the synonyms).
 
+What the user likes and dislikes (``I like hiking``, ``I don't like hiking anymore``, ``do I like
+hiking?``, ``what do I like?``) are two facts of theirs, ``user/person/self/likes`` and
+``user/person/self/dislikes``, each a list of the things as written (:func:`_liking`; ops
+:data:`PREFER` and :data:`ASK_PREFER`).
+
 Verbs become attributes (``live in`` → ``home``, ``wrote`` → ``author``, ``is called`` →
 ``name``), so the statement and its question meet on one key. Every test is a ``str.find``
 or ``startswith`` over the line, a fixed number of them: the cost is linear in the line.
@@ -76,12 +81,41 @@ OWNED_SUBJECT = "owned_subject"
 """'Bob's sister' is someone of Bob's (before: no subject; 'Bob's sister's name' a thing Bob's attribute)."""
 NAMED_BESIDE = "named_beside"
 """'my brother Tom' is the brother, named Tom, as 'my brother' (before: a relation called 'brother Tom')."""
-CHANGES = (OTHERS_POSSESSIVE, SAID_NAME, OWNED_SUBJECT, NAMED_BESIDE)
+LIKES = "likes"
+"""'I like hiking', 'I hate mushrooms', 'do I like hiking?', 'what do I like?' are the user's likes and dislikes
+(before: nothing, F3)."""
+CHANGES = (OTHERS_POSSESSIVE, SAID_NAME, OWNED_SUBJECT, NAMED_BESIDE, LIKES)
 #: the changes a tick reads its line without (a tick of a journal from before them, replayed); a context
 #: variable, so :func:`parse` keeps its one-argument form for every caller
 OLD_RULES: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("old_rules", default=frozenset())
 #: a substring of every line that a change may read otherwise (the usual line has none: no parse to compare)
-MAY_DIFFER = (*OTHERS_POSSESSIVES, "i am ", "i'm ", "i’m ", "hi", "hello", "there")
+MAY_DIFFER = (
+    *(*OTHERS_POSSESSIVES, "i am ", "i'm ", "i’m ", "hi", "hello", "there"),
+    *("like", "lov", "enjoy", "ador", "hate", "stand", "detest"),  # the likes change
+)
+#: the attributes of the user's likes and dislikes, each a list of the things as the user wrote them
+LIKED, DISLIKED = "likes", "dislikes"
+#: the ops of a line about them: ``refs`` (what the thing joins, what it leaves) and the thing in ``value``
+PREFER, ASK_PREFER = "prefer", "ask_prefer"
+#: ``I VERB X`` → the attribute X joins (longest first where one begins another)
+LIKING_VERBS = (
+    *((f"{neg} {verb} ", DISLIKED) for neg in ("don't", "dont", "do not", "no longer") for verb in ("like", "enjoy")),
+    *((f"{verb} ", DISLIKED) for verb in ("dislike", "hate", "detest", "can't stand", "cannot stand", "can not stand")),
+    *((f"{verb} ", LIKED) for verb in ("like", "love", "enjoy", "adore")),
+)
+#: ``do I VERB X`` → the attribute asked first
+ASKED_LIKING = (("like ", LIKED), ("love ", LIKED), ("enjoy ", LIKED), ("dislike ", DISLIKED), ("hate ", DISLIKED))
+#: ``what do I like`` → the attribute read
+LISTED_LIKING = {
+    **{f"what do i {verb}": LIKED for verb in ("like", "love", "enjoy")},
+    **{f"what {neg}": DISLIKED for neg in ("do i dislike", "do i hate", "don't i like", "do i not like")},
+}
+LIKING_ADVERBS = ("really ", "also ", "still ", "truly ", "absolutely ", "totally ", "do ")
+LIKING_ENDS = tuple(" anymore| any more| a lot| very much| so much| too| as well| either| again| now".split("|"))
+#: a first word that makes ``I like X`` no liking of a thing: "I like it when …", "I love you", "I like to think …"
+NOT_LIKED = frozenset(
+    "it that this these those you him her them me us when how what where who why if your his their our its to".split()
+)
 #: the nouns that name someone of a person's in "Bob's sister" (not "France's capital": a thing's attribute)
 PEOPLE = frozenset(
     """sister brother mother father mom mum dad parents wife husband son daughter child children kids friend boss
@@ -386,6 +420,8 @@ def _role_question(text: str, low: str) -> Parsed | None:
 
 
 def _question(text: str, low: str) -> Parsed | None:
+    if low in LISTED_LIKING and LIKES not in OLD_RULES.get():  # "what do I like?"
+        return Parsed("read", (Ref(ME, LISTED_LIKING[low]),))
     for asking in ASKING:
         if low.startswith(asking):
             rest = text[len(asking) :]
@@ -447,8 +483,52 @@ def _said_name(text: str) -> bool:
     )
 
 
+def _liked_thing(text: str) -> str | None:
+    """The thing of ``I like X`` as written, without "anymore", "a lot", …; None for a pronoun ("it", "you") or
+    a clause ("to think", "when …")."""
+    text = text.strip()
+    for _ in range(2):  # "I don't like hiking very much anymore"
+        low = lower_ascii(text)
+        end = next((end for end in LIKING_ENDS if low.endswith(end)), None)
+        if end is None:
+            break
+        text = text[: -len(end)].rstrip(" ,")
+    first = lower_ascii(text).split(" ", 1)[0].strip(",")
+    return text if text and first not in NOT_LIKED and len(text) <= 100 else None
+
+
+def _liking_verb(low: str, at: int, verbs: tuple[tuple[str, str], ...]) -> tuple[int, str] | None:
+    """``(end of the verb, attribute)`` of the first of ``verbs`` at ``at``, or after one adverb there."""
+    for start in (at, *(at + len(a) for a in LIKING_ADVERBS if low.startswith(a, at))):
+        for verb, attribute in verbs:
+            if low.startswith(verb, start):
+                return start + len(verb), attribute
+    return None
+
+
+def _preference(attribute: str, thing: str | None, op: str) -> Parsed | None:
+    other = DISLIKED if attribute == LIKED else LIKED
+    return Parsed(op, (Ref(ME, attribute), Ref(ME, other)), thing) if thing is not None else None
+
+
+def _liking(text: str, low: str) -> Parsed | None:
+    """``I like hiking``, ``I really love jazz``, ``I don't like hiking anymore``, ``I hate mushrooms``: the
+    thing joins the user's likes (or dislikes) and leaves the other list."""
+    found = _liking_verb(low, 2, LIKING_VERBS) if low.startswith("i ") else None
+    return _preference(found[1], _liked_thing(text[found[0] :]), PREFER) if found is not None else None
+
+
+def _asked_liking(text: str, low: str) -> Parsed | None:
+    """``do I like hiking?``, ``do I still enjoy jazz``, ``do I hate mushrooms?``: the thing looked up in the
+    list asked, then in the other."""
+    found = _liking_verb(low, 5, ASKED_LIKING) if low.startswith("do i ") else None
+    return _preference(found[1], _liked_thing(text[found[0] :]), ASK_PREFER) if found is not None else None
+
+
 def _statement(text: str, low: str) -> Parsed | None:
     # each loop runs only when one of its words begins the line (one C call first: the usual line has none)
+    if low.startswith("i ") and LIKES not in OLD_RULES.get() and (liked := _liking(text, low)) is not None:
+        return liked
     if low.startswith(SET_VERBS):
         for verb in SET_VERBS:
             if low.startswith(verb) and (to := low.find(" to ", len(verb))) > 0:
@@ -580,6 +660,9 @@ def _parse_line(text: str) -> Parsed | None:
     if low.startswith(WH_WORDS) or low.startswith(ASKING):
         text = strip_trailing(text)  # "what was my favorite color again?" asks "what was my favorite color"
         return _question(text, lower_ascii(text))
+    if low.startswith("do i ") and LIKES not in OLD_RULES.get():
+        text = strip_trailing(text)
+        return _asked_liking(text, lower_ascii(text))
     # a question never states a fact: "you bot, what is my weight?" stored "you bot, what" as it, and
     # "are you sure about who wrote Hamlet" (no "?") stored "are you sure about who" as Hamlet's author
     if asked or low.startswith(SURE_ASKING):
@@ -589,11 +672,16 @@ def _parse_line(text: str) -> Parsed | None:
 
 
 __all__ = [
+    "ASK_PREFER",
     "CHANGES",
+    "DISLIKED",
+    "LIKED",
+    "LIKES",
     "OLD_RULES",
     "OTHERS_POSSESSIVE",
     "OWNED_SUBJECT",
     "PEOPLE",
+    "PREFER",
     "RELATION",
     "SAID_NAME",
     "SELF",

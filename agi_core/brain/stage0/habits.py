@@ -18,8 +18,9 @@ from typing import Any
 import attrs
 import orjson
 
-from agi_core.brain.stage0 import changes
+from agi_core.brain.stage0 import changes, likes
 from agi_core.brain.stage0.explain import decision_sentence
+from agi_core.brain.stage0.facts import DISLIKED, LIKED
 from agi_core.brain.stage0.phrases import lower_ascii, strip_end
 from agi_core.memory.keys import SELF_ENTITY, speaker_entity
 from agi_core.model import Action
@@ -108,6 +109,9 @@ def _fact_text(key: str, value: Any, mine: str = SELF_ENTITY) -> str:
     """How a ``user/`` fact is listed to the speaker ``mine``: "your …" for theirs."""
     _scope, entity_type, entity, attribute = key.split("/")
     shown = value if isinstance(value, str) else dumps(value)
+    if (entity_type, entity) == ("person", mine) and attribute in (LIKED, DISLIKED) and isinstance(value, list):
+        things = likes.items(value)
+        return f"{likes.verb(attribute)} {likes.joined(things)}" if things else f"your list of {attribute} is empty"
     if (entity_type, entity) == ("person", mine):
         return f"your {attribute.replace('_', ' ')} is {shown}"
     if entity_type == "relation":  # a named speaker's: bob__sister (agi_core.reasoning.RELATION_OWNER)

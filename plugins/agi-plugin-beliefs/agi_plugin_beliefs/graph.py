@@ -15,6 +15,11 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from agi_core.brain.stage0 import likes
+
+#: the keys of the user's likes and dislikes (Stage-0's ``…/likes``, ``…/dislikes``), whose value is a list
+PREFERENCES = ("/likes", "/dislikes")
+
 RELIABILITY = {"user": 0.9, "speaker": 0.8, "document": 0.6, "hearsay": 0.5}
 MAX_CONFIDENCE = 0.99
 KEPT = 10  # evidence and history entries kept per belief
@@ -94,26 +99,47 @@ def certainty(confidence: float) -> str:
     return "Fairly sure" if confidence >= 0.85 else "Reasonably sure" if confidence >= 0.6 else "Not sure"
 
 
+def listed(belief: dict[str, Any], value: Any) -> bool:
+    """Whether ``value`` is a list of the user's likes or dislikes (said as "hiking and jazz")."""
+    return isinstance(value, list) and str(belief["key"]).endswith(PREFERENCES)
+
+
+def shown(belief: dict[str, Any], value: Any) -> Any:
+    """``value`` as a reply says it: a list of likes as ``hiking and jazz`` (``nothing`` when empty)."""
+    if not listed(belief, value):
+        return value
+    things = likes.items(value)
+    return likes.joined(things) if things else "nothing"
+
+
 def summary(belief: dict[str, Any], fact_value: Any = None) -> str:
     """The answer to "are you sure about …?": confidence, value, evidence, earlier values and rivals."""
-    value = belief["value"] if fact_value is None else fact_value
+    value = shown(belief, belief["value"] if fact_value is None else fact_value)
     said = "; ".join(f"told by {who(e['source'])} at tick {e['tick']}" for e in belief["evidence"][-3:])
     text = f"{certainty(belief['confidence'])} (confidence {belief['confidence']:g}): {belief['label']} is {value}."
     text += f" Evidence: {said}."
     if belief["history"]:
         last = belief["history"][-1]
-        text += f" Earlier: {last['value']} ({who(last['source'])}, until tick {last['until_tick']})."
+        text += f" Earlier: {shown(belief, last['value'])} ({who(last['source'])}, until tick {last['until_tick']})."
     if belief["rivals"]:
         rival = belief["rivals"][-1]
         text += f" {who(rival['source']).capitalize()} said {rival['value']} (confidence {rival['confidence']:g})."
     return text
 
 
-def change_notice(belief: dict[str, Any], value: Any, speaking: str = "user") -> str:
+def change_notice(belief: dict[str, Any], value: Any, speaking: str = "user") -> str | None:
     """ "You told me earlier your favorite color was teal; I now have red." ``speaking`` is the source of the
-    statement that changed it: "you" only when it is the one who said the old value."""
+    statement that changed it: "you" only when it is the one who said the old value. A list of likes changes
+    only when a thing leaves it ("You told me earlier you liked hiking; now you don't."): None for one added."""
     source = belief["source"]
     told = "You" if source == speaking else "My user" if source == "user" else who(source).capitalize()
+    if listed(belief, belief["value"]) and listed(belief, value):
+        gone = [thing for thing in likes.items(belief["value"]) if not likes.holds(likes.items(value), thing)]
+        if not gone:
+            return None
+        liked = str(belief["key"]).endswith("/likes")
+        now = "now you don't" if liked else "now you do"
+        return f"{told} told me earlier you {'liked' if liked else 'did not like'} {likes.joined(gone)}; {now}."
     return f"{told} told me earlier {belief['label']} was {belief['value']}; I now have {value}."
 
 

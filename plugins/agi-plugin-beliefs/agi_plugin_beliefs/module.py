@@ -238,7 +238,8 @@ class BeliefsModule(CognitiveModule):
                 and write["value"] is not None
                 and not graph.same_value(belief["value"], write["value"])
             ):
-                notices.append(graph.change_notice(belief, write["value"], source_of(ctx)))
+                notice = graph.change_notice(belief, write["value"], source_of(ctx))
+                notices.extend([notice] if notice else [])
         if not notices:
             return None
         return Revision.rewrite(" ".join([*notices, draft.reply]), "a statement changed a belief")
@@ -257,7 +258,7 @@ class BeliefsModule(CognitiveModule):
                 "value": w["value"],
                 "source": source_of(ctx),
                 "stored": True,
-                "label": said.get("label") if said.get("key") == w["key"] else self._label(ctx, w["key"]),
+                "label": said.get("label") if said.get("key") == w["key"] else self._label(ctx, w["key"], w["value"]),
             }
             for w in self._writes(ctx)
         ]
@@ -267,9 +268,12 @@ class BeliefsModule(CognitiveModule):
         return {"changes": changes} if changes else None
 
     @staticmethod
-    def _label(ctx: ModuleContext, key: str) -> str:
+    def _label(ctx: ModuleContext, key: str, value: Any = None) -> str:
         """:func:`label_of` the key; the label before the :data:`RELATION_LABEL` or :data:`ENTITY_CASE` change in
-        a journal from before it."""
+        a journal from before it. The user's likes (a list: Stage-0's since its ``likes`` change) are "what you
+        like" and "what you don't like"."""
+        if graph.listed({"key": key}, value) and not others_own(key, ctx.user_entity):
+            return "what you like" if key.endswith("/likes") else "what you don't like"
         label, before = label_of(key, ctx.user_entity), label_of(key, ctx.user_entity, relations=False)
         label = label if label == before or ctx.changed(RELATION_LABEL) else before
         cased = label_of(key, ctx.user_entity, relations=label != before, line=ctx.input.raw)

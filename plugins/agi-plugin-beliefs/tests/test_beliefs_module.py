@@ -234,7 +234,7 @@ def test_are_you_sure_about_that_means_the_agents_last_reply(tmp_path):
         kernel.tick("Maya lives in Lyon")
         kernel.tick("where does my sister live?")
         sure = kernel.tick("are you sure about that")
-        kernel.tick("I like hiking")
+        kernel.tick("my dog likes the park")
         plain = kernel.tick("are you sure about it?")
     assert sure.final_output == (
         "Fairly sure (confidence 0.9): your sister's name is Maya. Evidence: told by you at tick 1. "
@@ -273,3 +273,26 @@ def test_a_named_things_belief_keeps_the_case_the_user_wrote(tmp_path):
     assert written_name("eiffel_tower", "I saw the EIFFEL-tower!") == "EIFFEL-tower"
     assert written_name("z_rich", "Zürich is lovely") == "Zürich"
     assert written_name("paris", "Parisians are kind") is None
+
+
+def test_a_like_taken_back_is_said_and_a_like_added_is_not(tmp_path):
+    """Stage-0's likes are one list per user (user/person/self/likes): a thing added is no contradiction, a thing
+    that leaves it ("I don't like hiking anymore") is said, and "are you sure about what I like?" answers."""
+    db = tmp_path / "agent.db"
+    with open_kernel(db, beliefs) as kernel:
+        kernel.tick("I like hiking")
+        added = kernel.tick("I love jazz")
+        taken = kernel.tick("I don't like hiking anymore")
+        sure = kernel.tick("are you sure about what I like?")
+        not_liked = kernel.tick("are you sure about what I don't like?")
+        back = kernel.tick("I like hiking again")
+    assert added.final_output == "Got it: you like jazz."
+    assert taken.final_output == "You told me earlier you liked hiking; now you don't. Got it: you don't like hiking."
+    assert sure.final_output == (
+        "Fairly sure (confidence 0.9): what you like is jazz. Evidence: told by you at tick 3. "
+        "Earlier: hiking and jazz (you, until tick 3)."
+    )
+    assert not_liked.final_output.startswith("Fairly sure (confidence 0.9): what you don't like is hiking.")
+    assert [v["vote"] for v in sure.council_votes] == ["approve", "approve"]
+    assert back.final_output == "You told me earlier you did not like hiking; now you do. Got it: you like hiking."
+    assert replay(db, plugins=builtin_plugins(beliefs)).ok

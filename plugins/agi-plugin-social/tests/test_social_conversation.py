@@ -97,11 +97,11 @@ def test_clarify_does_not_ask_a_speaker_the_same_follow_up_again_within_ten_of_t
 
 
 def test_a_plain_statement_or_a_full_answer_is_not_asked_what_is_meant(tmp_path):
-    """ "I like hiking" (F3: no rule keeps likes) got "… What do you mean?", and so did "what do you know
-    about me?", whose full answer quotes an earlier F3 reply ("I said “I currently don't have …”")."""
+    """ "my dog likes the park" (F3: no rule keeps a pet's likes) got "… What do you mean?", and so did "what do you
+    know about me?", whose full answer quotes an earlier F3 reply ("I said “I currently don't have …”")."""
     db = tmp_path / "agent.db"
     with open_kernel(db, social) as kernel:
-        liked = kernel.tick("I like hiking")
+        liked = kernel.tick("my dog likes the park")
         known = kernel.tick("what do you know about me?")
         unclear = kernel.tick("blorp")
     assert liked.final_output == f"Thanks for telling me. {F3_NO_AGENT}"

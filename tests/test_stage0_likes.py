@@ -1,0 +1,79 @@
+"""What the user likes and dislikes are facts of theirs (``user/person/self/likes`` and ``…/dislikes``, each a list
+of things as written), told, asked and changed in plain words through a real kernel and SQLite file."""
+
+from __future__ import annotations
+
+import pytest
+
+from agi_core.brain.stage0.facts import parse
+from agi_core.replay import replay
+from agi_core.replies import F1_SEM_MISS
+from agi_core.testing import builtin_plugins, open_kernel
+
+LIKES, DISLIKES = "user/person/self/likes", "user/person/self/dislikes"
+
+
+def test_likes_are_stored_asked_and_changed(tmp_path):
+    """ "I like hiking" was F3 and stored nothing: no rule, and no seed key, held a like."""
+    db = tmp_path / "agent.db"
+    lines = [
+        ("I like hiking", "Got it: you like hiking."),
+        ("what do I like?", "You like hiking."),
+        ("do I like hiking?", "Yes: you like hiking."),
+        ("I really love Jazz!", "Got it: you like Jazz."),
+        ("what do I like?", "You like hiking and Jazz."),
+        ("I don't like hiking anymore", "Got it: you don't like hiking."),
+        ("do I like hiking?", "No: you don't like hiking."),
+        ("Do I like jazz?", "Yes: you like Jazz."),
+        ("what do I dislike?", "You don't like hiking."),
+        ("do I like tennis?", F1_SEM_MISS),
+        ("I hate mushrooms", "Got it: you don't like mushrooms."),
+        ("what don't I like?", "You don't like hiking and mushrooms."),
+        ("I like hiking again", "Got it: you like hiking."),
+        ("what do you remember?", None),
+    ]
+    with open_kernel(db) as kernel:
+        ticks = [kernel.tick(line) for line, _ in lines]
+        facts = {fact.key: fact.value for fact in kernel.store.facts("user/")}
+    assert [t.final_output for t in ticks[:-1]] == [reply for _, reply in lines[:-1]]
+    assert facts == {LIKES: ["Jazz", "hiking"], DISLIKES: ["mushrooms"]}
+    remembered = "I remember 2 facts about you: you don't like mushrooms; you like Jazz and hiking."
+    assert ticks[-1].final_output.startswith(remembered)
+    asked = ticks[2]  # the answer cites the list it read: the council checks it
+    assert [(c["key"], c["value"]) for c in asked.claims] == [(LIKES, ["hiking"])]
+    assert [v["vote"] for v in asked.council_votes][:2] == ["approve", "approve"]
+    assert [w["key"] for w in ticks[5].sem_writes] == [DISLIKES, LIKES]  # joins one list, leaves the other
+    assert replay(db, plugins=builtin_plugins()).ok
+
+
+def test_a_named_speakers_likes_are_theirs(tmp_path):
+    with open_kernel(tmp_path / "agent.db") as kernel:
+        kernel.tick("I like chess", speaker="alice")
+        mine = kernel.tick("do I like chess?")
+        hers = kernel.tick("do I like chess?", speaker="alice")
+        facts = {fact.key: fact.value for fact in kernel.store.facts("user/")}
+    assert (mine.final_output, hers.final_output) == (F1_SEM_MISS, "Yes: you like chess.")
+    assert facts == {"user/person/alice/likes": ["chess"]}
+
+
+@pytest.mark.parametrize(
+    "line", ["I like it when it rains", "I love you", "I'd like a coffee", "I like to think so", "I would like tea"]
+)
+def test_a_line_that_likes_no_thing_stores_none(line):
+    assert parse(line) is None
+
+
+@pytest.mark.parametrize(
+    ("line", "attribute", "thing"),
+    [
+        ("I enjoy long walks a lot", "likes", "long walks"),
+        ("I do not like green eggs", "dislikes", "green eggs"),
+        ("I can't stand loud music", "dislikes", "loud music"),
+        ("I no longer enjoy running", "dislikes", "running"),
+        ("remember that I adore the Beatles", "likes", "the Beatles"),
+        ("oh, I don’t like olives anymore.", "dislikes", "olives"),
+    ],
+)
+def test_the_ways_of_saying_a_like_land_on_one_of_two_keys(line, attribute, thing):
+    parsed = parse(line)
+    assert parsed is not None and (parsed.op, parsed.refs[0].attribute, parsed.value) == ("prefer", attribute, thing)
