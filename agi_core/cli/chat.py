@@ -36,6 +36,7 @@ wall clock), /file_list, /file_read notes.txt, /file_write notes.txt hello, /NAM
 Things to say:
   2 + 3 * 4 | what is 12 * 12? | (1 + 2) * 3 | 0.1 + 0.2
   my favorite color is green | what is my favorite color?
+  I like hiking | what do I like? | do I like hiking? | I don't like hiking anymore
   the capital of France is Paris | what is the capital of France?
   what do you remember? | read file notes.txt | list files | list files in docs
   why did you say that?
