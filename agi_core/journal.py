@@ -111,7 +111,7 @@ def rows_in_batches(
         with store.read_snapshot():
             cursor = store.journal_rows(last_tick - 1 if again else last_tick)
             try:
-                rows = _batch(cursor, min(batch or READ_BATCH, through - last_tick) + again)
+                rows = _batch(cursor, min(batch or READ_BATCH, through - last_tick) + again, least=1 + again)
             finally:
                 getattr(cursor, "close", lambda: None)()
         if again and (not rows or rows[0][0] != last_tick or rows[0][3] != last_chain):
@@ -128,13 +128,14 @@ def rows_in_batches(
         del rows  # not held while the next batch is read
 
 
-def _batch(cursor: Iterable[tuple[int, str, str, str]], most: int) -> list[tuple[int, str, str, str]]:
-    """Up to ``most`` rows of ``cursor``, fewer once they hold ``READ_BYTES`` characters of records."""
+def _batch(cursor: Iterable[tuple[int, str, str, str]], most: int, least: int) -> list[tuple[int, str, str, str]]:
+    """Up to ``most`` rows of ``cursor``, fewer once they hold ``READ_BYTES`` characters of records, but ``least``
+    where there are (the row read again and one new: a record longer than ``READ_BYTES`` alone is still read)."""
     rows, size = [], 0
     for row in cursor:
         rows.append(row)
         size += len(row[2])
-        if len(rows) >= most or size >= READ_BYTES:
+        if len(rows) >= least and (len(rows) >= most or size >= READ_BYTES):
             break
     return rows
 

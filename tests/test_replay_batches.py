@@ -102,3 +102,14 @@ def test_a_replay_reads_the_whole_journal_in_batches(tmp_path, monkeypatch):
         pass
     report = replay(tmp_path / "a.db", seed="race", plugins=builtin_plugins())
     assert (report.ok, report.ticks) == (True, 30)
+
+
+def test_records_longer_than_a_batchs_characters_are_read_one_a_batch(tmp_path, monkeypatch):
+    """Each batch reads the row the last one ended with again; a record of READ_BYTES characters or more filled
+    the batch alone, which then held no new row and was taken for a journal cut short ("the journal now ends
+    there"): a module's 100k-float state did it. Every record is that long here."""
+    monkeypatch.setattr(journal, "READ_BYTES", 10)
+    with _agent(tmp_path, 12):
+        pass
+    report = replay(tmp_path / "a.db", seed="race", plugins=builtin_plugins())
+    assert (report.ok, report.ticks) == (True, 12)

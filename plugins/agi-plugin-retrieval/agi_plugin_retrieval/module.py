@@ -127,7 +127,7 @@ class RetrievalModule(CognitiveModule):
         idle tick came), one drawn now from them as the upkeep draws it, not kept (the upkeep keeps its own)."""
         digest = ctx.own.get("digest") or {}
         narrative = digest.get("narrative")
-        statements = upkeep.recent_statements(ctx)
+        statements = upkeep.recent_statements(ctx).view(list)
         covered = narrative and all(s["time"] <= str(digest.get("until", "")) for s in statements)
         if covered or not statements or not ctx.changed(TALKED_NOW):
             return str(narrative or NO_DIGEST)
