@@ -1,7 +1,9 @@
 """The read tools ``search_memory`` and ``goals``: what ``agi mcp serve`` answers with, as ticks.
 
 They read the agent's own stores, so they are bound to the kernel when it starts. Like any tool's,
-their observation is recorded in the tick: replay serves it and reads nothing.
+their observation is recorded in the tick: replay serves it and reads nothing. ``search_memory`` runs in a
+tick, so it searches as the tick's recall does (:meth:`~agi_core.longterm.LongTermMemory.recall`): at most
+``TICK_ENCODE_LIMIT`` memories are encoded there, the rest in the background.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ def agent_tools(kernel: Any) -> list[Tool]:
             raise ToolError("search_memory needs a query: /search_memory 'what I said about Paris'")
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= HITS_MAX:
             raise ToolError(f"search_memory: k must be an integer from 1 to {HITS_MAX}; pass k=5")
-        hits = kernel.long_term.search(query, k)
+        # a tick's recall: under the tick's write lock it encodes at most the tick's limit (TICK_ENCODE_LIMIT)
+        # of the memories without a vector; the rest are encoded in the background and found by their words meanwhile
+        hits = kernel.long_term.recall(query, k)
         keep = ("rank", "score", "id", "text", "speaker")
         return {"hits": [{key: value for key, value in hit.to_dict().items() if key in keep} for hit in hits]}
 
