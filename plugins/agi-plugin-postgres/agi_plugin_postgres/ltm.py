@@ -1,9 +1,10 @@
 """Long-term memory rows (:class:`~agi_core.memory.backend.LtmRows`) in the agent's schema.
 
 Items are numbered by an identity column (never reused); vectors are raw float32 bytes keyed
-by ``(model, seq)`` and go with their item (``ON DELETE CASCADE``). There is no full-text
-index: :meth:`PostgresLtmRows.full_text` returns ``{}`` and ranking uses the vectors, as the
-protocol allows.
+by ``(model, seq)`` and go with their item (``ON DELETE CASCADE``). The words are searched with
+PostgreSQL's full-text search (:meth:`PostgresLtmRows.full_text`, the expression index of
+:data:`FULL_TEXT_STEPS`), as FTS5 searches them on SQLite: a memory not embedded yet (left to the
+background encoder by a recall inside a tick) is found by its words meanwhile.
 """
 
 from __future__ import annotations
@@ -26,6 +27,12 @@ STEPS = [
     "CREATE TABLE {s}.ltm_vectors (model TEXT NOT NULL, seq BIGINT NOT NULL REFERENCES {s}.ltm_items(seq) "
     "ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED, vector BYTEA NOT NULL, PRIMARY KEY (model, seq))",
 ]
+#: Step ``p013_ltm_full_text``: the items' words, English stemming (FTS5's ``porter`` on SQLite). An expression
+#: index, not a stored column: checkpoints copy the tables with ``SELECT *``.
+FULL_TEXT = "to_tsvector('english', text)"
+#: Most matching items ranked by one search, the newest (ranking parses each one's text again: about 15 us an item).
+FULL_TEXT_RANKED = 2000
+FULL_TEXT_STEPS = [f"CREATE INDEX ON {{s}}.ltm_items USING gin ({FULL_TEXT})"]
 TRANSFER = {
     "ltm_items": tuple(c.strip() for c in ITEM_COLUMNS.split(",")),
     "ltm_vectors": ("model", "seq", "vector"),
@@ -174,4 +181,17 @@ class PostgresLtmRows:
         return (int(row[0]), row[1]) if row else (0, None)
 
     def full_text(self, terms: Sequence[str], limit: int) -> dict[int, float]:
-        return {}  # no full-text index on this backend: ranking uses the vectors
+        """The items holding any of ``terms`` (stemmed), best ``ts_rank_cd`` first: the keyword leg, as FTS5's
+        BM25 on SQLite (the scores differ; the ranking divides them by the best one)."""
+        words = [word.replace("\x00", "") for word in dict.fromkeys(terms)]
+        words = [word for word in words if word.strip()]
+        if not words:
+            return {}
+        query = " || ".join(["plainto_tsquery('english', %s)"] * len(words))
+        rows = self.store._all(
+            f"WITH q AS (SELECT {query} AS q), found AS (SELECT i.seq, i.text FROM {{s}}.ltm_items i, q "
+            f"WHERE {FULL_TEXT} @@ q.q ORDER BY i.seq DESC LIMIT %s) "
+            f"SELECT seq, ts_rank_cd({FULL_TEXT}, q.q) AS r FROM found, q ORDER BY r DESC, seq LIMIT %s",
+            (*words, FULL_TEXT_RANKED, limit),
+        )
+        return {int(seq): float(rank) for seq, rank in rows}

@@ -136,6 +136,13 @@ AGENT_STEPS.append(
     )
 )
 
+AGENT_STEPS.append(
+    (
+        "p013_ltm_full_text",  # the memories' words, searched as SQLite's FTS5 (ltm_fts) searches them
+        [*ltm.FULL_TEXT_STEPS],
+    )
+)
+
 WORLD_STEPS: list[tuple[str, list[Statement]]] = [
     (
         "w001_world_facts",

@@ -1,4 +1,4 @@
-"""Long-term memory on PostgreSQL: episodes become memories, searched by their vectors (no full-text index)."""
+"""Long-term memory on PostgreSQL: episodes become memories, searched by their vectors and their words."""
 
 from __future__ import annotations
 
@@ -103,3 +103,20 @@ def test_memories_older_versions_mirrored_from_bookkeeping_ticks_are_removed_on_
     with Kernel.open(url, plugins=plugins, seed="pg") as kernel:
         kept = texts(kernel)
     assert kept == [mirrored[0], mirrored[1], "tell me a joke"], mirrored  # Maya, the reply to it, the joke request
+
+
+def test_memories_left_to_the_background_are_recalled_by_their_words_on_postgres(agent_url):
+    """The first recall of an agent whose memories were never embedded encodes at most TICK_ENCODE_LIMIT of them
+    in the tick and leaves the rest to the background. On SQLite those are found by their words (FTS5)
+    meanwhile; PostgreSQL had no full-text search, so they could not be recalled until stored."""
+    from agi_core.longterm.store import TICK_ENCODE_LIMIT
+
+    with Kernel.open(agent_url("words"), plugins=Plugins.builtins(postgres_plugin), seed="pg") as kernel:
+        for i in range(150):  # rule-only ticks: nothing mirrored nor embedded
+            kernel.tick(f"note {i}: my friend number {i} likes the colour of lake {i}")
+        kernel.tick("my neighbour keeps a heron called Zanzibar")
+        memory = kernel.long_term
+        texts = [hit.item.text for hit in memory.recall("the heron Zanzibar", 3)]
+        assert memory.pending() >= 150 - TICK_ENCODE_LIMIT  # the heron's memory among those left without a vector
+        assert "my neighbour keeps a heron called Zanzibar" in texts, texts
+        assert memory.search("lake heron Zanzibar", 2, mode="bm25")[0].item.text.endswith("Zanzibar")
