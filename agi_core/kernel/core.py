@@ -91,6 +91,7 @@ class Kernel:
         self.modules = self.parts.load_modules(plugins)  # cognitive modules, in run order (priority, name)
         self.voters = Voters(self.modules, plugins.report_failure, lambda: self.config.module_timeout_s)
         self._revisers = any("revise" in module.phases for module in self.modules)
+        self._recallers = any(getattr(module.obj, "recalls_long_term", False) for module in self.modules)
         self.router_agents = {name: reg.obj for name, reg in plugins.register_router_agents().items()}
         tables = {reg.plugin + ":" + name: reg.obj for name, reg in plugins.register_synonyms().items()}
         self.synonyms = merge_synonyms(tables)
@@ -235,13 +236,9 @@ class Kernel:
         return self.long_term_memory()
 
     def long_term_memory(self, *, caught_up: bool = True) -> Any:
-        """The agent's :class:`~agi_core.longterm.LongTermMemory`, caught up with the episodes.
-
-        Its rows live in this database and its vector index in ``<db>.ltm/``. Ticks store
-        only episodes; every episode becomes a long-term memory here, when something first
-        needs long-term memory, so rule-only ticks pay nothing for it (torch loads only when
-        something is embedded).
-        """
+        """The agent's :class:`~agi_core.longterm.LongTermMemory`, caught up with the episodes (rows in this
+        database, vector index in ``<db>.ltm/``). Episodes become memories once something needs long-term memory
+        (so rule-only ticks pay nothing for it), then at each tick's end and, past a few, before the next tick."""
         if self._long_term is None:
             from agi_core.longterm import LongTermMemory, embedder_from_plugins
 
@@ -726,6 +723,8 @@ class Kernel:
         brain: str,
         cursor: dict[str, Any] | None,
     ) -> JournalRecord:
+        if recorded is None and not (self._locked or self.holding) and (self._recallers or self._long_term is not None):
+            self.long_term_memory(caught_up=False).before_tick(self.store, self.seal)  # a backlog: outside the tick
         waiting: Reconnect | None = None  # made when the server first goes away (its Event costs every tick)
         locked_out = False  # another writer held the database past the lock timeout (said once)
         while True:
@@ -741,7 +740,7 @@ class Kernel:
                     began = True
                     done = conduct(self, percept, reason, externals, command, brain, cursor)
                     if self._long_term is not None and not externals.replaying:
-                        self._long_term.after_tick(self.store)  # mirror the episodes, store vectors encoded ahead
+                        self._long_term.after_tick(self.store)  # mirror its episodes, store vectors encoded ahead
                 break
             except BackendUnavailable as exc:  # the server went away: wait, then retry unless it committed
                 failure, chain = exc, self._last_chain  # set by _store once done: the chain it committed

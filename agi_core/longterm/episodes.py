@@ -3,6 +3,9 @@
 Ticks store episodes only. The kernel calls :func:`mirror_episodes` whenever something
 needs long-term memory, so every input and action becomes a memory without rule-only
 ticks paying for it, except the kernel's bookkeeping (:mod:`agi_core.memory.bookkeeping`).
+Once long-term memory is open, each tick mirrors its own episodes at its end (at most
+:data:`TICK_MIRROR_LIMIT` waiting), and a larger backlog is mirrored before the next tick, outside it
+(:func:`mirror_between_ticks`): a recall inside a tick finds little or nothing left to mirror.
 Idempotent: progress is kept in the ``meta`` table, and memory ids are content-derived.
 An input's importance follows AgentOne's rules (:func:`importance_of`): a clock percept would be a
 time update (0.4), but clock ticks are bookkeeping and not mirrored; a tick whose action was a tool
@@ -22,6 +25,11 @@ if TYPE_CHECKING:
     from agi_core.memory.backend import MemoryBackend
 
 PROGRESS_KEY = "ltm_episode_seq"
+#: Episodes mirrored by one transaction between ticks (whole ticks; about 30 ms): another writer waits at most that.
+MIRROR_CHUNK = 1000
+#: Most episodes waiting that a tick mirrors at its end, in its transaction (its own are two, or one): more are
+#: mirrored before the next tick (:func:`mirror_between_ticks`), not under the tick's write lock.
+TICK_MIRROR_LIMIT = 64
 #: Percept sources that are AgentOne's time-sensor updates (base importance 0.4).
 TIME_SOURCES = frozenset({"clock"})
 
@@ -46,11 +54,41 @@ def mirror_episodes(store: MemoryBackend, memory: LongTermMemory) -> int:
         return _mirror(store, memory)
 
 
-def _mirror(store: MemoryBackend, memory: LongTermMemory) -> int:
+def waiting(store: MemoryBackend) -> int:
+    """At most how many episodes were stored since the last mirror (the difference of their seqs; two reads)."""
+    return max(0, store.last_episode_seq() - int(store.meta_get(PROGRESS_KEY, "0") or 0))
+
+
+def mirror_between_ticks(store: MemoryBackend, memory: LongTermMemory, chunk: int = MIRROR_CHUNK) -> int:
+    """:func:`mirror_episodes` outside any tick: transactions of their own of at most ``chunk`` episodes (whole
+    ticks), each committed without waiting for the disk where the backend allows (the rows are derived from the
+    episodes: a crash only leaves them to be mirrored again). Returns how many episodes were read.
+
+    Not while the backend holds a transaction open for the next tick (the caller checks): this would commit it.
+    """
+    total = 0
+    while waiting(store):
+        lazy = getattr(store, "lazy_commit", None)
+        if lazy is not None:
+            lazy()
+        with store.tick_transaction():
+            read = _mirror(store, memory, chunk)
+        if not read:
+            break
+        total += read
+    return total
+
+
+def _mirror(store: MemoryBackend, memory: LongTermMemory, chunk: int | None = None) -> int:
     """Both episodes of a tick are stored in one transaction, so a command tick's input is
-    always read before its action."""
+    always read before its action; a ``chunk`` is cut after a whole tick for the same reason."""
     done = int(store.meta_get(PROGRESS_KEY, "0") or 0)
     rows = store.episode_rows(done)
+    if chunk is not None and len(rows) > chunk:
+        end = chunk
+        while end < len(rows) and rows[end][1] == rows[end - 1][1]:
+            end += 1
+        rows = rows[:end]
     if not rows:
         return 0
     records: list[dict[str, Any]] = []

@@ -319,15 +319,37 @@ class LongTermMemory:
 
     # -- between ticks -----------------------------------------------------------------
     def after_tick(self, store: MemoryBackend) -> None:
-        """The kernel's last step of a tick, in its transaction: mirror the tick's episodes
-        (:func:`~agi_core.longterm.episodes.mirror_episodes`) and store the vectors the background
-        encoder finished for batches no later item can join (:mod:`.prefetch`), if their rows still
-        hold those texts (another process may have rolled them back, and their seqs gone to others)."""
-        from agi_core.longterm.episodes import mirror_episodes
+        """The kernel's last step of a tick, in its transaction: mirror the tick's episodes when at most
+        :data:`~agi_core.longterm.episodes.TICK_MIRROR_LIMIT` are waiting (a larger backlog, ticks made while
+        long-term memory was closed or by another process, is mirrored before the next tick, outside it:
+        :meth:`before_tick`), and store the vectors the background encoder finished for batches no later item
+        can join (:mod:`.prefetch`), if their rows still hold those texts (another process may have rolled
+        them back, and their seqs gone to others)."""
+        from agi_core.longterm import episodes
 
-        mirror_episodes(store, self)
+        if episodes.waiting(store) <= episodes.TICK_MIRROR_LIMIT:
+            episodes.mirror_episodes(store, self)
         self.store_finished()
         self._tick_spent = 0  # the next tick's recalls have the whole tick_encode_limit again
+
+    def before_tick(self, store: MemoryBackend, reseal: Callable[[], None]) -> int:
+        """Mirror the episodes waiting, before a tick takes the write lock: transactions of their own of at most
+        :data:`~agi_core.longterm.episodes.MIRROR_CHUNK` episodes (:func:`~.episodes.mirror_between_ticks`), so
+        a recall in the tick finds them mirrored and another writer waits at most one chunk. The mirror moves
+        its progress row outside a tick: ``reseal`` is called when the seal was at the head tick. Returns how
+        many episodes were read. The caller does not call it while a transaction is held open for the tick."""
+        from agi_core.errors import BackendUnavailable, DatabaseLocked
+        from agi_core.longterm import episodes
+        from agi_core.seal import SEAL, parse_seal
+
+        try:
+            read = episodes.mirror_between_ticks(store, self)
+        except (DatabaseLocked, BackendUnavailable):  # the tick waits for the lock or the server; its recall mirrors
+            return 0
+        seal = store.meta_get(SEAL) if read else None
+        if seal is not None and parse_seal(seal)[0] == int(store.meta_get("tick", "0") or 0):
+            reseal()
+        return read
 
     def store_finished(self) -> None:
         """Store the vectors the background encoder finished for batches no later item can join, in

@@ -29,8 +29,10 @@ class CognitiveModule:
     ``after`` (names of modules this one must run before / after, whatever their
     priority), ``state_schema`` (JSON Schema of its state object), ``contracts`` (the LLM
     contracts it calls), ``inline`` (run in the tick's thread, no timeout), ``timeout_s`` (its
-    own limit per phase call and ``vote``, instead of the kernel's ``module_timeout_s``) and
-    ``phase_timeouts`` (``{phase or "vote": seconds}``, over ``timeout_s``).
+    own limit per phase call and ``vote``, instead of the kernel's ``module_timeout_s``),
+    ``phase_timeouts`` (``{phase or "vote": seconds}``, over ``timeout_s``) and ``recalls_long_term``
+    (it recalls from long-term memory: the kernel mirrors the episodes into it before its first tick,
+    outside the tick, instead of inside the tick of its first recall).
     """
 
     name: ClassVar[str] = ""
@@ -42,6 +44,7 @@ class CognitiveModule:
     inline: ClassVar[bool] = False
     timeout_s: ClassVar[float | None] = None
     phase_timeouts: ClassVar[Mapping[str, float]] = MappingProxyType({})
+    recalls_long_term: ClassVar[bool] = False
 
     def perceive(self, ctx: ModuleContext) -> JSON:
         """After the input is read; returns any JSON value (journaled)."""

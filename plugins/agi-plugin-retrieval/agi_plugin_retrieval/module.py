@@ -89,6 +89,7 @@ class RetrievalModule(CognitiveModule):
         "perception_module",
     )
     state_schema = STATE_SCHEMA
+    recalls_long_term = True  # every question: the kernel mirrors the episodes before the first tick, not in it
     timeout_s = 120.0  # recall may load the embedding model; the LLM path asks a model three times
     # idle time: the upkeep asks a model up to a dozen times
     phase_timeouts: ClassVar[dict[str, float]] = {"maintain": 600.0}
