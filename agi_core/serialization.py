@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import typing
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 import cattrs
 import orjson
@@ -65,6 +65,12 @@ def from_data(data: Any, cls: type[T]) -> T:
         first = messages[0] if messages else str(exc)
         path = first.rsplit(" @ ", 1)[1] if " @ " in first else "$"
         raise ValidationError(f"invalid {cls.__name__}: {first}", path=path) from None
+
+
+def is_number(value: object) -> TypeGuard[float]:
+    """Whether a JSON value is a number: an ``int`` or a ``float``, never a ``bool`` (a type checker then
+    reads it as a float, so ``is_number(v) and 0 <= v <= 1`` type-checks)."""
+    return type(value) in (int, float)
 
 
 def dumps(data: Any) -> str:

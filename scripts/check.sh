@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything CI checks, in the order a contributor wants to learn about failures:
-# lint (ruff), format (ruff format), types (mypy on agi_core), floors (lint-imports), then the tests.
+# lint (ruff), format (ruff format), types (mypy on agi_core and the plugins' packages), floors (lint-imports), then the tests.
 #
 # Usage: scripts/check.sh [--fast] [PYTHON]     (PYTHON defaults to .venv/bin/python)
 #   (no flag)  the whole suite, what CI runs: the tests in parallel on every core (pytest-xdist),

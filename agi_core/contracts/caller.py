@@ -71,9 +71,10 @@ class ContractOutcome:
             "attempts": list(self.attempts),
         }
 
-    def advised(self, key: str, accept: Callable[[Any], bool] = lambda _: True) -> Any:
-        """The model's ``value[key]`` when the model answered (``source == "llm"``) and ``accept`` takes it, else
-        None: the caller's own heuristic decides (a contract's fallback is no better than the caller's)."""
+    def advised(self, key: str, accept: Callable[[Any], object] = lambda _: True) -> Any:
+        """The model's ``value[key]`` when the model answered (``source == "llm"``) and ``accept`` takes it (returns
+        a truthy value), else None: the caller's own heuristic decides (a contract's fallback is no better than the
+        caller's)."""
         if self.source != "llm" or not isinstance(self.value, Mapping) or key not in self.value:
             return None
         found = self.value[key]

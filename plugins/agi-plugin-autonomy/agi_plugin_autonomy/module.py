@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from agi_core.modules import ChangedReading, CognitiveModule, Draft, ModuleContext, Revision
+from agi_core.serialization import is_number
 from agi_plugin_autonomy import asking, curiosity, pacing, pursuit, report, signals, upkeep
 from agi_plugin_autonomy.rotation import IdleCalls
 
@@ -49,8 +50,8 @@ def top_goal(goals: list[dict[str, Any]]) -> dict[str, Any]:
     return max(reversed(goals), key=lambda g: (g["priority"], -g["created_tick"]))
 
 
-def _number(low: float, high: float) -> Any:
-    return lambda v: type(v) in (int, float) and low <= v <= high
+def _number(low: float, high: float) -> Callable[[object], bool]:
+    return lambda v: is_number(v) and low <= v <= high
 
 
 class AutonomyModule(CognitiveModule):
@@ -681,7 +682,7 @@ class AutonomyModule(CognitiveModule):
         for suggestion in told or []:
             value = suggestion.get("value") if isinstance(suggestion, Mapping) else None
             path = suggestion.get("path") if isinstance(suggestion, Mapping) else None
-            if path in ("question_base", ["question_base"]) and _number(0.3, 0.7)(value):
+            if path in ("question_base", ["question_base"]) and is_number(value) and 0.3 <= value <= 0.7:
                 return round(float(value), 4)
         return pacing.question_base(answered, ignored)
 

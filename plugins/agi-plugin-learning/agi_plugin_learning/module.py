@@ -24,6 +24,7 @@ from types import MappingProxyType
 from typing import Any
 
 from agi_core.modules import CognitiveModule, Draft, ModuleContext, Revision
+from agi_core.serialization import is_number
 from agi_plugin_learning import feedback, policy, tuning
 
 STATE_SCHEMA: dict[str, Any] = json.loads(
@@ -203,13 +204,13 @@ class LearningModule(CognitiveModule):
         meta = ctx.contracts.call("learning_meta_controller", {"module": self.name, "performance": performance})
         adjustments = meta.advised("adjustments", lambda v: isinstance(v, Mapping)) or {}
         rate = adjustments.get("learning_rate")
-        rate = float(rate) if type(rate) in (int, float) and 0.05 <= rate <= 0.9 else tuning.rate(rewards)
+        rate = float(rate) if is_number(rate) and 0.05 <= rate <= 0.9 else tuning.rate(rewards)
         curriculum = ctx.contracts.call(
             "learning_auto_curriculum", {"progress": {**performance, "mean_reward": _mean(rewards)}}
         )
         adjustments = curriculum.advised("adjustments", lambda v: isinstance(v, Mapping)) or {}
         avoid = adjustments.get("avoid_below")
-        avoid = float(avoid) if type(avoid) in (int, float) and -0.9 <= avoid <= 0 else tuning.avoid_below(rewards)
+        avoid = float(avoid) if is_number(avoid) and -0.9 <= avoid <= 0 else tuning.avoid_below(rewards)
         ctx.own.put("tuning", {"rate": rate, "avoid_below": avoid, "source": f"{meta.source}/{curriculum.source}"})
         punished = [
             {"name": d, "weight": w["weight"], "idle_ticks": ctx.tick - tuning.last_tick(w)}

@@ -294,8 +294,9 @@ class RetrievalModule(CognitiveModule):
         by_label = {answering.label(h): h for h in shown}
         if written.source == "llm" and value.get("status") == "ok" and isinstance(value.get("answer"), str):
             named = [c.get("doc_id") for c in value.get("citations") or [] if isinstance(c, dict)]
-            if named and all(n in by_label for n in named):
-                chosen = list(dict.fromkeys(named))[:MAX_CITATIONS]
+            cited = [n for n in named if isinstance(n, str) and n in by_label]
+            if named and len(cited) == len(named):
+                chosen = list(dict.fromkeys(cited))[:MAX_CITATIONS]
                 text = re.sub(r"\s*\[[^\]]*\]", "", value["answer"]).strip()[:400]
                 used = [(by_label[n], answering.best_sentence(question, by_label[n]["text"])) for n in chosen]
                 return text, used, True

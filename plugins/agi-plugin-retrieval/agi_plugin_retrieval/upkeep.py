@@ -23,6 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from agi_core.modules import ChangedReading, ModuleContext
+from agi_core.serialization import is_number
 
 DIGEST_PERIOD_S = 3600
 NEW_KEPT = 20  # the newest statements one upkeep looks at
@@ -70,9 +71,10 @@ def due(ctx: ModuleContext, backlog: Callable[[], int]) -> bool:
         return False
     tasks = [{"task": "digest", "period": DIGEST_PERIOD_S, "backlog": waiting}]
     planned = ctx.contracts.call("semantic_memory_manager", {"tasks": tasks, "now": now_s}).value or {}
-    task = next((t for t in planned.get("tasks") or [] if t.get("task") == "digest"), {})
-    period = task.get("period") if type(task.get("period")) in (int, float) and task["period"] > 0 else DIGEST_PERIOD_S
-    next_run = task.get("next_run") if type(task.get("next_run")) in (int, float) else now_s + period
+    task: dict[str, Any] = next((t for t in planned.get("tasks") or [] if t.get("task") == "digest"), {})
+    period, next_run = task.get("period"), task.get("next_run")
+    period = period if is_number(period) and period > 0 else DIGEST_PERIOD_S
+    next_run = next_run if is_number(next_run) else now_s + period
     ctx.own.put("schedule", {"period": int(period), "next_run": int(max(next_run, now_s)), "backlog": waiting})
     return True
 
@@ -84,8 +86,9 @@ def kept(ctx: ModuleContext, statements: list[dict[str, Any]]) -> list[dict[str,
         asked = ctx.contracts.call("memory_store_strategy", {"item": {"kind": "input", "text": item["text"]}})
         value = asked.value or {}
         tags = [t.lower()[:40] for t in value.get("tags") or [] if isinstance(t, str)][:5]
-        priority = value.get("retention_priority") if isinstance(value.get("retention_priority"), str) else "normal"
-        kind = value.get("normalized_kind") if isinstance(value.get("normalized_kind"), str) else "input"
+        priority, kind = value.get("retention_priority"), value.get("normalized_kind")
+        priority = priority if isinstance(priority, str) else "normal"
+        kind = kind if isinstance(kind, str) else "input"
         if priority != "low":
             strategies.append({**item, "kind": kind[:40], "tags": tags, "priority": priority})
     if not strategies:
@@ -98,7 +101,8 @@ def kept(ctx: ModuleContext, statements: list[dict[str, Any]]) -> list[dict[str,
         if item["id"] not in annotated:
             continue  # the bridge lost it: not relayed
         note = annotated[item["id"]]
-        salience = note.get("salience") if type(note.get("salience")) in (int, float) else 0.5
+        salience = note.get("salience")
+        salience = salience if is_number(salience) else 0.5
         tags = [t.lower()[:40] for t in note.get("tags") or [] if isinstance(t, str)][:5] or item["tags"]
         if salience >= SALIENT_AT:
             out.append({**item, "tags": tags, "salience": round(float(salience), 4)})

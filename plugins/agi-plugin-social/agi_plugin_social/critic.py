@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agi_core.serialization import is_number
 from agi_plugin_social import signals, tactics
 
 #: words of distress: the writer is upset without being rude (de-escalation fits)
@@ -67,9 +68,10 @@ def context_of(snapshot: Mapping[str, Any], turn: str) -> dict[str, Any]:
 
 def analysis_of(conversation: Mapping[str, Any]) -> dict[str, Any]:
     """The ``social_conversation_analysis`` heuristic: a summary, the risks and opportunities seen."""
-    turns = conversation.get("turns") if type(conversation.get("turns")) is int else 0
-    rude = conversation.get("rude_turns") if type(conversation.get("rude_turns")) is int else 0
-    mood = conversation.get("mood") if type(conversation.get("mood")) in (int, float) else 0.0
+    turns, rude, mood = conversation.get("turns"), conversation.get("rude_turns"), conversation.get("mood")
+    turns = turns if type(turns) is int else 0
+    rude = rude if type(rude) is int else 0
+    mood = mood if is_number(mood) else 0.0
     register = conversation.get("register") if isinstance(conversation.get("register"), str) else "neutral"
     who = conversation.get("name") or conversation.get("speaker") or "the user"
     topics = [t for t in conversation.get("topics") or [] if isinstance(t, str)][:3]
@@ -105,7 +107,7 @@ def mined_rules(exchanges: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     groups: dict[tuple[str, str], list[float]] = {}
     for exchange in exchanges:
         tactic, register, reward = exchange.get("tactic"), exchange.get("register"), exchange.get("reward")
-        if tactic in tactics.TACTICS and isinstance(register, str) and type(reward) in (int, float):
+        if tactic in tactics.TACTICS and isinstance(register, str) and is_number(reward):
             groups.setdefault((str(tactic), register), []).append(float(reward))
     rules = []
     for (tactic, register), rewards in sorted(groups.items()):

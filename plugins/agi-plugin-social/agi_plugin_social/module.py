@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from agi_core.model import Input
 from agi_core.modules import CognitiveModule, Draft, ModuleContext, Revision
+from agi_core.serialization import is_number
 from agi_plugin_social import critic, rewrite, signals, tactics
 
 STATE_SCHEMA: dict[str, Any] = json.loads(
@@ -80,14 +81,14 @@ def clean_lexicon(tokens: Any) -> list[dict[str, Any]] | None:
         if not isinstance(entry, dict) or not isinstance(entry.get("token"), str) or not entry["token"].strip():
             continue
         kind = entry.get("kind") if entry.get("kind") in (*signals.MARKER_KINDS, "other") else "other"
-        weight = entry["weight"] if type(entry.get("weight")) in (int, float) else 1.0
+        weight = entry["weight"] if is_number(entry.get("weight")) else 1.0
         weight = float(weight) if abs(weight) < 1e9 else 1.0
         out.append({"token": entry["token"].strip().lower()[:40], "kind": kind, "weight": round(weight, 4)})
     return out[: signals.LEXICON_SIZE]
 
 
 def unit(value: Any) -> float | None:
-    return float(value) if type(value) in (int, float) and 0 <= value <= 1 else None
+    return float(value) if is_number(value) and 0 <= value <= 1 else None
 
 
 class SocialModule(CognitiveModule):
@@ -159,7 +160,7 @@ class SocialModule(CognitiveModule):
         context, measured = value.get("context") or {}, value.get("signals") or {}
         risk, valence = unit(measured.get("risk")), measured.get("valence")
         upset = context.get("upset") is True or (risk is not None and risk >= critic.UPSET_AT)
-        if type(valence) in (int, float) and -1 <= valence <= 1:
+        if is_number(valence) and -1 <= valence <= 1:
             profile["mood"] = round(MOOD_KEPT * profile.get("mood", 0.0) + (1 - MOOD_KEPT) * valence, 4)
         topics = value.get("topics")
         if not isinstance(topics, list) or not all(isinstance(t, str) for t in topics):
