@@ -1,5 +1,6 @@
 """The :class:`Kernel`: opening an agent, its plugins and stores, and the API around the tick
-(commands, intents, checkpoints, replay); the tick's phases are in :mod:`agi_core.kernel.tick`."""
+(commands, intents, checkpoints, replay); the tick's phases are in :mod:`agi_core.kernel.tick`, the
+ticks' shared durable points (``group_commit``, ``held_batches``) in :mod:`agi_core.kernel.commit_batching`."""
 
 from __future__ import annotations
 
@@ -28,7 +29,6 @@ from agi_core.errors import (
     DatabaseLocked,
     JobAlreadyRan,
     PluginError,
-    StorageError,
     ValidationError,
 )
 from agi_core.externals import Externals
@@ -36,7 +36,7 @@ from agi_core.hookcalls import OrderLog
 from agi_core.inputs import PREVIEW_CHARS, Oversized, clean_text, normalize, preview, utf8_size
 from agi_core.journal import HEAD
 from agi_core.labels import input_labels
-from agi_core.memory.backend import GroupCommit, HeldBatch, MemoryBackend, TickTimingStore
+from agi_core.memory.backend import HeldBatch, MemoryBackend, TickTimingStore
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.reconnect import Reconnect, journal_holds
 from agi_core.messaging import inbox, outbox
@@ -58,13 +58,14 @@ from agi_core.tools import Tool, validate_tool
 
 if TYPE_CHECKING:
     from agi_core.contracts.registry import ContractRegistry
+from agi_core.kernel.commit_batching import CommitBatching
 from agi_core.kernel.config import RECALL_EPISODES, SENSOR_CURSOR, KernelConfig, stored_seed
 from agi_core.kernel.contract_calls import ContractCalls
 from agi_core.kernel.tick import command_decision, conduct, perceive
 from agi_core.kernel.voters import Voters
 
 
-class Kernel:
+class Kernel(CommitBatching):
     """One agent, backed by one memory backend (SQLite by default). Use :meth:`open`; close it (or use ``with``)."""
 
     def __init__(self, store: MemoryBackend, config: KernelConfig, plugins: Plugins) -> None:
@@ -343,69 +344,6 @@ class Kernel:
             raise ConfigError(f"{self.store.path} was created with another seed; open it with the same --seed")
 
     # -- public API ------------------------------------------------------------------
-    @contextlib.contextmanager
-    def group_commit(self) -> Iterator[None]:
-        """Run several ticks with one durable point: each tick inside commits without waiting for the disk,
-        and leaving the block makes them all durable (one fsync) before the messages they received are
-        acknowledged and those they sent are published, all at once (docs/messaging.md). On a store that
-        can (:class:`~agi_core.memory.backend.HeldBatch`: SQLite) the block is one transaction, committed
-        when it is left: a kill inside it stores none of its ticks. A tick that raises inside it is undone
-        alone (a savepoint); if the transaction itself is lost (a full disk), leaving the block raises
-        :class:`~agi_core.errors.StorageError`.
-
-        A tick that records a write/external intent is made durable before its tool runs. What the
-        ticks inside return is durable once the block is left: show it to anyone only then. On a store
-        without :class:`~agi_core.memory.backend.GroupCommit`, or nested, the ticks commit as usual.
-        """
-        if self.grouped or not isinstance(self.store, GroupCommit):
-            yield
-            return
-        lost = self.store.lost if self._holds else 0  # type: ignore[attr-defined]
-        self.grouped = True
-        try:
-            yield
-        finally:
-            self.grouped = False
-            self.store.sync()  # every tick of the group durable (even one whose after-commit work raised) …
-            if self.mailbox is not None:
-                self.mailbox.settle(synced=True)  # … before their messages are acknowledged and published
-        if self._holds and self.store.lost != lost:  # type: ignore[attr-defined]
-            raise StorageError(
-                "the transaction of a Kernel.group_commit() block was lost (its commit, or a tick in it, failed "
-                "in the database): nothing the block returned before that error is stored; run those inputs again"
-            )
-
-    @contextlib.contextmanager
-    def held_batches(self) -> Iterator[None]:
-        """For a caller that ticks back to back (``agi run``, the follow loop): inside this block a fetched
-        batch of messages is one transaction, held open from one tick to the next and committed by its last
-        (on a :class:`~agi_core.memory.backend.HeldBatch` store: SQLite; docs/messaging.md). Another process's
-        write waits for the batch, so a caller that pauses between ticks stays outside (each tick commits); a
-        batch still held when the block is left is committed then (:meth:`settle`)."""
-        outer, self.batches_held = self.batches_held, True
-        try:
-            yield
-        finally:
-            self.batches_held = outer
-            if not outer and self.holding:
-                self.settle()
-
-    @property
-    def holding(self) -> bool:
-        """True while the last ticks sit in a transaction not yet committed: a fetched batch of messages is one
-        transaction, committed by its last tick, and so is a :meth:`group_commit` block (docs/messaging.md). A
-        kill before that undoes them (messages come again): show what they returned once this is False
-        (``agi run`` waits), or call :meth:`settle`."""
-        return self._holds and self.store.holding  # type: ignore[attr-defined]
-
-    def settle(self) -> None:
-        """Commit the ticks held so far (:attr:`holding`) and make them durable; the messages they took are then
-        acknowledged and those they sent published."""
-        if self.mailbox is not None:
-            self.mailbox.settle()
-        elif self._holds:
-            self.store.sync()  # type: ignore[attr-defined]  # (a HeldBatch store is a GroupCommit store)
-
     def submit(self, text: str, source: str = "user") -> None:
         """Queue an input for the built-in ``input_queue`` sensor."""
         text = clean_text(text)
