@@ -26,19 +26,12 @@ import time
 from pathlib import Path
 from types import MappingProxyType
 
+from short_conversation import LINES  # a sibling: this folder is the script's sys.path[0]
+
 from agi_core import Kernel, Plugins
 from agi_core.contracts.caller import EXTERNAL
 from agi_core.externals import Externals
 from agi_core.scheduling.clock import PinnedClock, SimulatedClock
-
-LINES = (
-    "my sister Maya is coming over",
-    "my goal is to learn French and visit Paris",
-    "the capital of Peru is Lima",
-    "whats the weather like",
-    "I like my blue bike",
-    "what is the capital of Peru?",
-)
 
 
 def plugins() -> Plugins:

@@ -29,15 +29,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from short_conversation import LINES  # a sibling: this folder is the script's sys.path[0]
+
 MODULES = ("autonomy", "beliefs", "learning", "retrieval", "self_improver", "social")
-LINES = (
-    "my sister Maya is coming over",
-    "my goal is to learn French and visit Paris",
-    "the capital of Peru is Lima",
-    "whats the weather like",
-    "I like my blue bike",
-    "what is the capital of Peru?",
-)
 START_MS = 1_795_000_000_000
 PER_DAY = {"clock": 86_400 // 30, "maintain": 86_400 // 60}  # records a day at the default intervals
 
