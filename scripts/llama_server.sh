@@ -8,6 +8,9 @@
 # Needs scripts/install_llama_cpp.sh to have run. PYTHON overrides the interpreter.
 # AGI_LLAMA_SERVER_THREADS: llama.cpp threads (generation and prompt), a number or "nproc";
 # default 1 (benchmarks/llama_threads.py: on 2 cores 1 thread was the fastest).
+# --interrupt_requests false: a streamed answer is not cut short when another request comes (it waits);
+# a client that closes its stream still stops the generation (agi_core's openai provider does, once its
+# caller has gone).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -35,4 +38,4 @@ if ! "$py" -c 'import llama_cpp.server.app' 2>/dev/null; then
 fi
 echo "serving $model at http://127.0.0.1:$port/v1 (export AGI_OPENAI_BASE_URL=http://127.0.0.1:$port/v1)" >&2
 exec "$py" -m llama_cpp.server --model "$model" --host 127.0.0.1 --port "$port" \
-  --n_ctx 2048 --seed 0 --n_threads "$threads" --n_threads_batch "$threads"
+  --n_ctx 2048 --seed 0 --n_threads "$threads" --n_threads_batch "$threads" --interrupt_requests false

@@ -57,14 +57,15 @@ class TimedRequests:
     """``provider``'s requests under a time limit, for callers that do not journal them as
     :class:`~agi_core.llm.journaled.JournaledProvider` does (the contract calls of modules and planning).
 
-    The limit is ``timeout_s`` (``--llm-timeout``), else an in-process provider's own ``timeout``
-    (llama-cpp: ``AGI_LLAMA_CPP_TIMEOUT``, 30 s); a server's provider without ``timeout_s`` keeps its
-    HTTP client's. A request past it is abandoned (its worker thread left behind) and raised as an
-    unreachable :class:`ProviderError`. Loading a model is not counted. ``abandonment()``, called in the caller's
+    The limit is ``timeout_s`` (``--llm-timeout``), else the provider's own ``timeout`` when it has
+    ``complete_unless`` (llama-cpp: ``AGI_LLAMA_CPP_TIMEOUT``, 30 s; openai: ``AGI_OPENAI_TIMEOUT``, 30 s).
+    A request past it is abandoned (its worker thread left behind) and raised as an unreachable
+    :class:`ProviderError`. Loading a model is not counted. ``abandonment()``, called in the caller's
     thread, gives a test of whether the caller's call (a module's phase) was abandoned: then no request is
-    made, and a provider with ``complete_unless(cancelled, …)`` (the in-process model) skips such a request,
-    or one past its limit, that was still waiting for the model: a model the brain shares is kept busy by at
-    most the one request it was generating.
+    made. A provider with ``complete_unless(cancelled, …)`` gives up such a request, or one past its limit:
+    the in-process model skips it if it was still waiting for the model (a model the brain shares is kept
+    busy by at most the one request it was generating); the openai provider closes its stream, which stops
+    the server's generation (a shared llama.cpp server is free for the next request at once).
     """
 
     def __init__(
@@ -74,8 +75,9 @@ class TimedRequests:
         self.name = getattr(provider, "name", "?")
         self.abandonment = abandonment  # made in the caller's thread: a test of whether its call was abandoned
         limit = timeout_s
-        if limit is None and self.name == "llama-cpp":
-            limit = getattr(provider, "timeout", None)  # in-process: nothing else would stop it
+        if limit is None and callable(getattr(provider, "complete_unless", None)):
+            # in-process: nothing else would stop it; a server's streamed answer: its client's timeout is per chunk
+            limit = getattr(provider, "timeout", None)
         self.timeout_s = limit
 
     def complete(self, messages: list[dict[str, Any]], **options: Any) -> Completion:

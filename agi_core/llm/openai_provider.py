@@ -11,12 +11,18 @@ accepts ``{"type": "json_object", "schema": ...}`` instead, that choice is remem
 the base URL (for every provider instance in the process) and used from then on. Either
 way the caller must still validate the JSON: servers' grammars are not complete
 JSON Schema implementations.
+
+:meth:`OpenAIProvider.complete_unless` streams the answer and closes the stream's HTTP connection once
+its caller has gone (past its time limit, its call abandoned) or the provider is closed: llama.cpp's
+servers (``llama-server``, and ``llama_cpp.server`` for streamed requests) take the closed connection
+as a cancel and stop generating, so the model is free for the next request.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agi_core.contracts.provider import Completion
@@ -147,6 +153,7 @@ class OpenAIProvider:
             )
         self._client_obj: openai.OpenAI | None = None
         self._lock = threading.Lock()
+        self._closings = 0  # close() calls: a streamed answer begun before one stops at its next chunk
 
     def __repr__(self) -> str:
         return f"OpenAIProvider(base_url={self.base_url!r}, model={self.model!r})"
@@ -195,8 +202,10 @@ class OpenAIProvider:
             return self._client_obj
 
     def close(self) -> None:
-        """Close the HTTP connections now rather than at garbage collection."""
+        """Close the HTTP connections now rather than at garbage collection; a streamed answer
+        (:meth:`complete_unless`) still generating is cancelled at its next chunk."""
         with self._lock:
+            self._closings += 1
             client, self._client_obj = self._client_obj, None
         if client is not None:
             client.close()
@@ -231,6 +240,36 @@ class OpenAIProvider:
         Raises :class:`ProviderError` (one line, naming the base URL and the fix) when the
         server cannot be reached, times out, answers an HTTP error or malformed JSON.
         """
+        return self._complete(None, messages, schema, tools, max_tokens, temperature, seed)
+
+    def complete_unless(
+        self,
+        cancelled: Callable[[], bool],
+        messages: list[dict[str, Any]],
+        *,
+        schema: dict[str, Any] | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        seed: int | None = None,
+    ) -> Completion:
+        """:meth:`complete`, streamed, and given up once ``cancelled()`` is true or :meth:`close` is called
+        (tested before the request and at each chunk): the stream's connection is closed, which stops the
+        server's generation, and :class:`ProviderError` is raised. A request with ``tools`` is not streamed
+        (tool calls come whole): it is given up only before it is sent. The token counts are the server's
+        when it sends them in a stream (``stream_options.include_usage``; ``llama_cpp.server`` does not: 0)."""
+        return self._complete(cancelled, messages, schema, tools, max_tokens, temperature, seed)
+
+    def _complete(
+        self,
+        cancelled: Callable[[], bool] | None,
+        messages: list[dict[str, Any]],
+        schema: dict[str, Any] | None,
+        tools: list[dict[str, Any]] | None,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None,
+    ) -> Completion:
         request: dict[str, Any] = {
             "model": self._model(),
             "messages": messages,
@@ -244,19 +283,20 @@ class OpenAIProvider:
             if self.tool_choice is not None:
                 request["tool_choice"] = self.tool_choice
         if schema is None:
-            return self._send(request)
+            return self._send(request, cancelled)
         kind = self.response_format_kind
         if kind is not None:
-            return self._send({**request, "response_format": self._response_format(kind, schema)})
+            return self._send({**request, "response_format": self._response_format(kind, schema)}, cancelled)
         try:
             # A probe: no retries, since some servers answer a refused format with a 5xx.
             probe = {**request, "response_format": self._response_format("json_schema", schema)}
-            result = self._send(probe, max_retries=0)
+            result = self._send(probe, cancelled, max_retries=0)
         except ProviderError as first:
             if not _format_rejected(first):
                 raise
             try:
-                result = self._send({**request, "response_format": self._response_format("json_object", schema)})
+                fallback = {**request, "response_format": self._response_format("json_object", schema)}
+                result = self._send(fallback, cancelled)
             except ProviderError as second:
                 if _format_rejected(second):
                     raise first from None  # the request itself is bad, not the format
@@ -266,17 +306,76 @@ class OpenAIProvider:
         self._remember("json_schema")
         return result
 
-    def _send(self, request: dict[str, Any], max_retries: int | None = None) -> Completion:
-        """One HTTP request, in a ``chat`` span (docs/tracing.md)."""
+    def _send(
+        self, request: dict[str, Any], cancelled: Callable[[], bool] | None, max_retries: int | None = None
+    ) -> Completion:
+        """One HTTP request, in a ``chat`` span (docs/tracing.md); streamed when it may be cancelled."""
         with traced.chat_span(self.name, request["model"], request, self.base_url) as span:
-            completion = self._request(request, max_retries)
+            if cancelled is None or "tools" in request:
+                if cancelled is not None and cancelled():
+                    raise self._gone()
+                completion = self._request(request, max_retries)
+            else:
+                closings = self._closings
+                completion = self._streamed(request, lambda: cancelled() or self._closings != closings, max_retries)
             traced.record(span, completion)
         return completion
 
-    def _request(self, request: dict[str, Any], max_retries: int | None) -> Completion:
+    def _gone(self) -> ProviderError:
+        return ProviderError(
+            f"the request to {self.base_url} was given up: nobody waits for the answer any more "
+            "(past its time limit, its call abandoned, or the provider closed)",
+            endpoint=self.base_url,
+        )  # not unreachable: the server is fine, and the tick's later calls may still ask it
+
+    def _with_retries(self, max_retries: int | None) -> openai.OpenAI:
         client = self._client()
         if max_retries is not None and max_retries != self.max_retries:
             client = client.with_options(max_retries=max_retries)
+        return client
+
+    def _streamed(self, request: dict[str, Any], gone: Callable[[], bool], max_retries: int | None) -> Completion:
+        """The answer to ``request`` as a stream, its connection closed as soon as ``gone()`` (the server
+        stops generating when it sees the closed connection)."""
+        if gone():
+            raise self._gone()
+        client = self._with_retries(max_retries)
+        parts: list[str] = []
+        finish: str | None = None
+        model, usage = request["model"], None
+        try:
+            stream = client.chat.completions.create(**request, stream=True, stream_options={"include_usage": True})
+        except Exception as exc:  # noqa: BLE001 - every failure becomes one ProviderError
+            raise self._translate(exc, "chat completion") from None
+        try:
+            for chunk in stream:
+                if gone():
+                    raise self._gone()
+                data = chunk.model_dump()
+                model, usage = data.get("model") or model, data.get("usage") or usage
+                for choice in data.get("choices") or []:
+                    if choice.get("index", 0) == 0:
+                        parts.append((choice.get("delta") or {}).get("content") or "")
+                        finish = choice.get("finish_reason") or finish
+        except ProviderError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every failure becomes one ProviderError
+            raise self._translate(exc, "chat completion") from None
+        finally:
+            stream.close()  # before the end: the connection is dropped, which cancels the generation
+        if finish is None:
+            raise ProviderError(
+                f"{self.base_url} ended the streamed chat completion before its answer did (no finish reason); "
+                "llama_cpp.server cuts a stream short when another request comes: start it with "
+                "--interrupt_requests false (scripts/llama_server.sh does)",
+                endpoint=self.base_url,
+            )
+        message = {"role": "assistant", "content": "".join(parts)}
+        answer = {"model": model, "choices": [{"message": message, "finish_reason": finish}], "usage": usage}
+        return completion_from_response(answer, endpoint=self.base_url, model=request["model"])
+
+    def _request(self, request: dict[str, Any], max_retries: int | None) -> Completion:
+        client = self._with_retries(max_retries)
         try:
             response = client.chat.completions.create(**request)
         except Exception as exc:  # noqa: BLE001 - every failure becomes one ProviderError

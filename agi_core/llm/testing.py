@@ -1,7 +1,8 @@
 """Scripted stand-ins for OpenAI-compatible servers, for testing providers and plugins.
 
-``FakeOpenAIServer`` answers every request with ``respond(path, body)`` and records the
-requests; ``SilentServer`` accepts connections and never answers (timeouts);
+``FakeOpenAIServer`` answers every request with ``respond(path, body)`` (a chat completion as
+server-sent events when the request asks for a stream) and records the requests;
+``SilentServer`` accepts connections and never answers (timeouts);
 ``free_port()`` gives a port nothing listens on (connection refused). Standard library
 only; each server runs in a daemon thread and stops when its ``with`` block ends.
 """
@@ -53,6 +54,22 @@ def chat_reply(
     )
 
 
+def streamed(reply: dict[str, Any]) -> bytes:
+    """A chat completion as the server-sent events of a streamed one: its content, its finish reason,
+    its usage, then ``[DONE]``."""
+    head = {key: reply.get(key) for key in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+    events = []
+    for choice in reply.get("choices") or []:
+        message, index = choice.get("message") or {}, choice.get("index", 0)
+        delta = {"role": "assistant", "content": message.get("content")}
+        events.append({**head, "choices": [{"index": index, "delta": delta, "finish_reason": None}]})
+        finish = choice.get("finish_reason")
+        events.append({**head, "choices": [{"index": index, "delta": {}, "finish_reason": finish}]})
+    if reply.get("usage") is not None:
+        events.append({**head, "choices": [], "usage": reply["usage"]})
+    return b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in events) + b"data: [DONE]\n\n"
+
+
 class _Server:
     def __enter__(self) -> Any:
         self.start()
@@ -87,6 +104,8 @@ class FakeOpenAIServer(_Server):
                 body = json.loads(raw) if raw else {}
                 fake.requests.append((self.path, body))
                 status, content_type, payload = fake.respond(self.path, body)
+                if body.get("stream") is True and status == 200 and content_type == "application/json":
+                    content_type, payload = "text/event-stream", streamed(json.loads(payload))
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(payload)))

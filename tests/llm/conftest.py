@@ -137,6 +137,8 @@ def _serve(smollm2_gguf: Path, tmp_path_factory: pytest.TempPathFactory, options
         THREADS,
         "--n_threads_batch",
         THREADS,
+        "--interrupt_requests",  # as scripts/llama_server.sh: a streamed answer waits for no other request
+        "false",
     ]
     base_url = f"http://127.0.0.1:{port}/v1"
     with log_path.open("wb") as log:

@@ -160,3 +160,48 @@ def test_timeout_against_real_server(llama_server: str) -> None:
     provider.model = "smollm2"  # skip discovery so the timeout hits the completion
     with pytest.raises(ProviderError, match=r"^chat completion at .* timed out after 0.001 s; "):
         provider.complete([{"role": "user", "content": "Count to ten."}], max_tokens=4)
+
+
+def test_a_request_given_up_stops_the_servers_generation_so_the_next_is_not_delayed(llama_server: str) -> None:
+    """A contract call past its limit, and a provider closed at shutdown, close their stream: the shared
+    server stops generating (a 1,000-token story, about 15 s at 67 tokens/s) and answers the next request
+    at once. Before, the answer was one non-streamed request the server generated to its end, and the next
+    request waited for it."""
+    import threading
+    import time
+
+    from agi_core.llm.lazy import TimedRequests
+
+    story = [{"role": "user", "content": "Write a very long story about a dragon."}]
+    hello = [{"role": "user", "content": "Say hello."}]
+    provider = OpenAIProvider(base_url=llama_server)
+
+    def seconds_to_say_hello() -> float:
+        began = time.perf_counter()
+        assert provider.complete(hello, max_tokens=8, seed=0).text
+        return time.perf_counter() - began
+
+    seconds_to_say_hello()  # the model's name asked, the prompt cached
+    idle_s = seconds_to_say_hello()
+    with pytest.raises(ProviderError, match="took longer than 1 s and was abandoned"):
+        TimedRequests(provider, 1.0).complete(story, max_tokens=1000, seed=0)
+    after_timeout_s = seconds_to_say_hello()
+    assert after_timeout_s < idle_s + 4.0, (idle_s, after_timeout_s)
+
+    closing = OpenAIProvider(base_url=llama_server)  # a kernel's provider, closed while it generates
+    given_up: list[BaseException] = []
+
+    def generate() -> None:
+        try:
+            closing.complete_unless(lambda: False, story, max_tokens=1000, seed=0)
+        except ProviderError as exc:
+            given_up.append(exc)
+
+    worker = threading.Thread(target=generate, daemon=True)
+    worker.start()
+    time.sleep(1.0)
+    closing.close()
+    worker.join(timeout=5.0)
+    assert not worker.is_alive() and given_up
+    after_close_s = seconds_to_say_hello()
+    assert after_close_s < idle_s + 4.0, (idle_s, after_close_s)
