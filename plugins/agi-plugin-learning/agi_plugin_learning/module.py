@@ -33,6 +33,11 @@ STATE_SCHEMA: dict[str, Any] = json.loads(
 WEIGHTS_KEPT = 100
 LESSONS_KEPT = 10
 CORRECTIONS_KEPT = 20
+#: the feedback that says a claimed value was wrong; the same question asked again only weighs on the reply
+SAID_WRONG = frozenset({"wrong", "meant"})
+#: the change (``ctx.changed``) that leaves out of the council's vote a claim punished only by questions asked
+#: again (before: any claim weighing under ``policy.AVOID_BELOW``, so asking three times rejected the answer)
+SAID_WRONG_ONLY = "said_wrong_only"
 
 
 class LearningModule(CognitiveModule):
@@ -60,9 +65,11 @@ class LearningModule(CognitiveModule):
 
     def perceive(self, ctx: ModuleContext) -> Any:
         weights = ctx.own.get("weights") or {}
-        self.distrusted = {
-            k: w["weight"] for k, w in weights.items() if k.startswith("claim:") and w["weight"] < policy.AVOID_BELOW
-        }
+        punished = {k: w for k, w in weights.items() if k.startswith("claim:") and w["weight"] < policy.AVOID_BELOW}
+        said_wrong = {k for k, w in punished.items() if any(e.get("feedback") in SAID_WRONG for e in w["evidence"])}
+        if len(said_wrong) < len(punished) and not ctx.changed(SAID_WRONG_ONLY):  # a journal from before
+            said_wrong = set(punished)
+        self.distrusted = {k: punished[k]["weight"] for k in said_wrong}
         if ctx.input.source != "user":
             return None
         turns = [t[len("user: ") :] for t in ctx.memory.working.recent_turns if t.startswith("user: ")]
