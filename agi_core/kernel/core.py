@@ -661,8 +661,10 @@ class Kernel(CommitBatching):
         brain: str,
         cursor: dict[str, Any] | None,
     ) -> JournalRecord:
-        if recorded is None and not (self._locked or self.holding) and (self._recallers or self._long_term is not None):
-            self.long_term_memory(caught_up=False).before_tick(self.store, self.seal)  # a backlog: outside the tick
+        # a backlog mirrored outside the tick; a command (agi memory put …) opens no long-term memory for it
+        recalling = self._long_term is not None or (self._recallers and command is None)
+        if recorded is None and recalling and not (self._locked or self.holding):
+            self.long_term_memory(caught_up=False).before_tick(self.store, self.seal)
         waiting: Reconnect | None = None  # made when the server first goes away (its Event costs every tick)
         locked_out = False  # another writer held the database past the lock timeout (said once)
         while True:
