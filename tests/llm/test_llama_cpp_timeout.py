@@ -68,7 +68,7 @@ def test_a_contract_call_to_the_in_process_model_is_abandoned_past_the_llm_timeo
     db = tmp_path / "agent.db"
     with open_kernel(db, social, contract_provider="llama-cpp", llm_timeout_s=0.05) as kernel:
         record = kernel.tick("my sister Maya lives in Lyon")
-    assert record.final_output == "Thanks for telling me. Got it: your sister maya's home is Lyon."
+    assert record.final_output == "Thanks for telling me. Got it: your sister Maya's home is Lyon."
     first, *later = record.externals[EXTERNAL]
     abandoned = (
         "ProviderError: the llama-cpp request took longer than 0.05 s and was abandoned; "
