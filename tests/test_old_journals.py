@@ -56,7 +56,9 @@ def test_a_journal_from_before_the_greeting_and_i_am_rules_and_the_others_posses
     replies, externals = _new_journal(tmp_path, [line for line, _ in told])
     assert replies[0] == "Got it: your name is Dana." and replies[-1] == "Your name is Dana."
     assert replies[7] == "I currently don’t have a module for this type of request."
-    assert externals[0]["parse_rules"] == [["others_possessive", "said_name", "owned_subject", "named_beside", "likes"]]
+    assert externals[0]["parse_rules"] == [
+        ["others_possessive", "said_name", "owned_subject", "named_beside", "likes", "clause_end"]
+    ]
     assert "parse_rules" not in externals[1] and "parse_rules" not in externals[2]  # "I am tired" read alike
 
 
@@ -213,4 +215,27 @@ def test_a_journal_from_before_likes_were_facts_replays_its_f3(tmp_path):
         "Got it: you don't like hiking.",
         "No: you don't like hiking.",
     ]
-    assert externals[0]["parse_rules"] == [["others_possessive", "said_name", "owned_subject", "named_beside", "likes"]]
+    assert externals[0]["parse_rules"] == [
+        ["others_possessive", "said_name", "owned_subject", "named_beside", "likes", "clause_end"]
+    ]
+
+
+CLAUSE_END = Path(__file__).resolve().parent / "journals" / "b754074" / "clause_end.jsonl"
+
+
+def test_a_journal_from_before_a_value_ended_at_the_next_clause_replays_as_read_then(tmp_path):
+    """b754074 stored "I live in Lisbon and I work as a nurse" as the home "Lisbon and I work as a nurse". That
+    journal replays equal; told now, the value ends where the next clause begins (a conjunction, then a new
+    subject), recorded (``parse_rules``), and a name with an "and" in it stays whole."""
+    told = _told(CLAUSE_END)
+    assert told[0][1] == "Got it: your home is Lisbon and I work as a nurse."
+    report = replay_journal_file(CLAUSE_END)
+    assert report.ok, report.summary()
+    replies, externals = _new_journal(tmp_path, [line for line, _ in told])
+    assert replies == [
+        "Got it: your home is Lisbon.",
+        "Your home is Lisbon.",
+        "Got it: your name is Ana.",
+        "Noted: the capital of Bosnia and Herzegovina is Sarajevo.",
+    ]
+    assert ["parse_rules" in e for e in externals] == [True, False, True, False]

@@ -84,7 +84,19 @@ NAMED_BESIDE = "named_beside"
 LIKES = "likes"
 """'I like hiking', 'I hate mushrooms', 'do I like hiking?', 'what do I like?' are the user's likes and dislikes
 (before: nothing, F3)."""
-CHANGES = (OTHERS_POSSESSIVE, SAID_NAME, OWNED_SUBJECT, NAMED_BESIDE, LIKES)
+CLAUSE_END = "clause_end"
+"""'I live in Lisbon and I work as a nurse': a stated value ends where another clause begins ('Lisbon'; before:
+'Lisbon and I work as a nurse')."""
+CHANGES = (OTHERS_POSSESSIVE, SAID_NAME, OWNED_SUBJECT, NAMED_BESIDE, LIKES, CLAUSE_END)
+#: where a stated value ends because another clause begins: a conjunction and a new subject, or a semicolon
+NEXT_CLAUSE = (
+    *(
+        f" {joint} {subject} "
+        for joint in ("and", "but", "so", "because", "while")
+        for subject in ("i", "i'm", "my", "we", "he", "she", "they", "it's")
+    ),
+    "; ",
+)
 #: the changes a tick reads its line without (a tick of a journal from before them, replayed); a context
 #: variable, so :func:`parse` keeps its one-argument form for every caller
 OLD_RULES: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("old_rules", default=frozenset())
@@ -92,6 +104,7 @@ OLD_RULES: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("old_
 MAY_DIFFER = (
     *(*OTHERS_POSSESSIVES, "i am ", "i'm ", "i’m ", "hi", "hello", "there"),
     *("like", "lov", "enjoy", "ador", "hate", "stand", "detest"),  # the likes change
+    *NEXT_CLAUSE,
 )
 #: the attributes of the user's likes and dislikes, each a list of the things as the user wrote them
 LIKED, DISLIKED = "likes", "dislikes"
@@ -364,8 +377,18 @@ def _read(*refs: Ref | None) -> Parsed | None:
     return Parsed("read", tuple(found)) if found else None
 
 
+def _first_clause(value: str) -> str:
+    """``value`` up to where another clause begins (:data:`NEXT_CLAUSE`): "Lisbon and I work as a nurse" → "Lisbon";
+    "Bosnia and Herzegovina" stays whole (no new subject after its "and")."""
+    low = lower_ascii(value)
+    ends = [at for part in NEXT_CLAUSE if (at := low.find(part)) > 0]
+    return value[: min(ends)].rstrip(" ,") if ends else value
+
+
 def _write(ref: Ref | None, value: str) -> Parsed | None:
     value = value.strip()
+    if CLAUSE_END not in OLD_RULES.get():
+        value = _first_clause(value)
     if lower_ascii(value).endswith(" now"):
         value = value[:-4].rstrip(" ,")
     if ref is None or not value or "\n" in value:
