@@ -324,23 +324,15 @@ def test_an_agent_never_closed_exits_cleanly_while_its_encoder_runs(tmp_path):
 
     script = textwrap.dedent(
         f"""
+        import sys
+
+        sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
+        from test_prefetch import BEFORE, RecallPlugin  # this file's module that recalls on every question
+
         from agi_core import Kernel, Plugins
-        from agi_core.hookspecs import hookimpl
-
-        class Recaller:
-            name, priority = "recaller", 100
-
-            def recall(self, ctx):
-                if ctx.text.endswith("?"):
-                    ctx.memory.long_term(ctx.text, 3)
-
-        class RecallPlugin:
-            @hookimpl
-            def agi_register_modules(self, register):
-                register(Recaller())
 
         kernel = Kernel.open({str(tmp_path / "agent.db")!r}, seed="0", plugins=Plugins.builtins(RecallPlugin()))
-        for line in {BEFORE!r}:
+        for line in BEFORE:
             kernel.tick(line)
         print("ticked", flush=True)
         """
