@@ -31,7 +31,7 @@ import attrs
 from agi_core.effects.isolation import describe, must_propagate
 from agi_core.effects.timeouts import TimedOut, call_with_timeout
 from agi_core.errors import ReplayMismatch, ValidationError
-from agi_core.externals import Externals
+from agi_core.externals import REPLAY_GRACE, Externals
 from agi_core.replies import F1_SEM_MISS
 from agi_core.serialization import dumps
 
@@ -43,8 +43,6 @@ VOTE_REFUSED = "council_vote_refused"
 """The external that records a member's misshapen votes refused (journals from before kept them as cast)."""
 VOTE_TIMEOUT = "council_vote_timeout"
 """The external that records a member's vote abandoned at its timeout (replay abstains without calling it)."""
-REPLAY_VOTE_GRACE = 10
-"""Replay waits for a module's vote this many times its timeout (one that answered live, perhaps slowly)."""
 VOTE_SHAPE = '[{"voter": NAME, "vote": "approve" or "reject", "reason": TEXT}]'
 
 
@@ -180,7 +178,7 @@ def bounded_vote(
 
     One that overruns is abandoned (its thread left behind) and :class:`TimedOut` is raised in one line
     naming the module and the fix, recorded as the external ``council_vote_timeout``. Replay raises the
-    recorded one without calling the vote, and waits for any other at most :data:`REPLAY_VOTE_GRACE` times
+    recorded one without calling the vote, and waits for any other at most :data:`REPLAY_GRACE` times
     ``limit_s`` (it answered live, in time or, in a journal from before votes had a timeout, waited for):
     one that runs past that raises :class:`ReplayMismatch` naming the module, so a vote that hangs only in
     replay stops the replay at its tick instead of stalling it.
@@ -191,13 +189,13 @@ def bounded_vote(
         raise TimedOut(str(externals.fetch(VOTE_TIMEOUT, dict)["timed_out"]))
     if limit_s <= 0:
         return member.vote(claims, evidence_items)
-    bound = limit_s * REPLAY_VOTE_GRACE if externals.replaying else limit_s
+    bound = limit_s * REPLAY_GRACE if externals.replaying else limit_s
     try:  # in a tuple: a coroutine a vote returns is not awaited (it abstains as misshapen, as in this thread)
         return call_with_timeout(lambda: (member.vote(claims, evidence_items),), (), bound)[0]
     except TimedOut:
         if externals.replaying:  # it answered in time live (or was waited for, before votes had a timeout)
             raise ReplayMismatch(
-                f"replay: module {name!r}'s vote ran past {bound:g} s ({REPLAY_VOTE_GRACE}x its {limit_s:g} s "
+                f"replay: module {name!r}'s vote ran past {bound:g} s ({REPLAY_GRACE}x its {limit_s:g} s "
                 "timeout) where the journal recorded its answer, so it does something else in replay; make its "
                 "vote depend on its claims and evidence only (what it reads outside, through the module's phases)"
             ) from None

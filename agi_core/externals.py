@@ -42,6 +42,11 @@ def wall_reading(values: Mapping[str, Any]) -> int | None:
     return None
 
 
+REPLAY_GRACE = 10
+"""Replay waits for a module's call or vote that answered live this many times its limit: one only slower in
+replay (a loaded machine) is waited for, not timed out there alone (a false mismatch)."""
+
+
 class Externals:
     """The external values of one tick, by kind, in the order they were fetched."""
 

@@ -31,7 +31,7 @@ from agi_core.effects.scope import TickScope
 from agi_core.effects.timeouts import TimedOut, invoke
 from agi_core.effects.turns import Steps, call_in_turn, drive
 from agi_core.errors import ValidationError
-from agi_core.externals import Externals
+from agi_core.externals import REPLAY_GRACE, Externals
 from agi_core.memory.backend import ModuleStateStore
 from agi_core.model import SemanticEntry, TickState, WorkingMemory
 from agi_core.modules.context import RAISED, RETURNED, STOPPED, ModuleContext, timed_out
@@ -47,9 +47,6 @@ if TYPE_CHECKING:
     from agi_core.contracts.caller import ContractOutcome
 
 TIMEOUT_EXTERNAL = "module_timeout"
-REPLAY_CALL_GRACE = 10
-"""Replay waits for a phase call this many times its timeout: it returned in time live, so one that is only
-slower in replay (a loaded machine) is waited for instead of timed out there alone (a false mismatch)."""
 _KEEPS_STATE: dict[type, bool] = {}  # backend class: whether it keeps module state (its methods are its class's)
 AFTER_VETO = object()  # what a revise call gives when an earlier module vetoed the reply
 Report = Callable[[str, str, BaseException | str], None]
@@ -259,7 +256,7 @@ class ModuleTick:
                 return None
         timeout_s = self.timeout_s if own is None else own
         if externals.recorded is not None:
-            timeout_s *= REPLAY_CALL_GRACE
+            timeout_s *= REPLAY_GRACE
         return PhaseCall(module, phase, entry, self._context(module, phase, state, proposals, outcome), timeout_s)
 
     def _settle(self, call: PhaseCall, value: Any, error: BaseException | None, done: list[Any]) -> None:

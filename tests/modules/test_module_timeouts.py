@@ -164,7 +164,7 @@ class SlowerPlugin:
 
 def test_replay_waits_for_a_call_that_returned_in_time_live(tmp_path):
     """A call that returned live but runs past its limit in replay (a loaded machine) was timed out there
-    alone, a false mismatch; replay now waits up to REPLAY_CALL_GRACE (10) times its limit."""
+    alone, a false mismatch; replay now waits up to agi_core.externals.REPLAY_GRACE (10) times its limit."""
     db = tmp_path / "a.db"
     with open_kernel(db, SlowerPlugin()) as kernel:
         assert kernel.tick("hello").modules["calls"][0]["output"] == "perceived"
