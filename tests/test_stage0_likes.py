@@ -77,3 +77,14 @@ def test_a_line_that_likes_no_thing_stores_none(line):
 def test_the_ways_of_saying_a_like_land_on_one_of_two_keys(line, attribute, thing):
     parsed = parse(line)
     assert parsed is not None and (parsed.op, parsed.refs[0].attribute, parsed.value) == ("prefer", attribute, thing)
+
+
+def test_a_like_ends_where_another_clause_begins(tmp_path):
+    """ "I like hiking and I hate mushrooms" liked "hiking and I hate mushrooms" (clause_end); a thing with an
+    "and" in it ("rock and roll") stays whole."""
+    with open_kernel(tmp_path / "agent.db") as kernel:
+        lines = ("I like hiking and I hate mushrooms", "I like rock and roll")
+        said = [kernel.tick(line).final_output for line in lines]
+        likes = kernel.store.sem_read(LIKES).value
+    assert said == ["Got it: you like hiking.", "Got it: you like rock and roll."]
+    assert likes == ["hiking", "rock and roll"]

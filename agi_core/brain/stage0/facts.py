@@ -508,8 +508,10 @@ def _said_name(text: str) -> bool:
 
 def _liked_thing(text: str) -> str | None:
     """The thing of ``I like X`` as written, without "anymore", "a lot", …; None for a pronoun ("it", "you") or
-    a clause ("to think", "when …")."""
+    a clause ("to think", "when …"); it ends where another clause begins (:func:`_first_clause`)."""
     text = text.strip()
+    if CLAUSE_END not in OLD_RULES.get():
+        text = _first_clause(text)  # "I like hiking and I hate mushrooms"
     for _ in range(2):  # "I don't like hiking very much anymore"
         low = lower_ascii(text)
         end = next((end for end in LIKING_ENDS if low.endswith(end)), None)
