@@ -69,3 +69,36 @@ def test_a_compact_records_working_memories_are_stored_as_the_full_walk_stores_t
     assert _store(long) == _walked(long) and len(_store(long)[1]) == 2
     referring = {**compact, "note": MARKER + "0" * 64}
     assert _store(referring) == _walked(referring)
+
+
+def test_working_memories_of_any_text_are_referenced_in_place_as_the_walk_stores_them():
+    """The record is serialized (and checked) once: each working memory's literal is replaced by its
+    reference's in that text, to the very text the walk gives, whatever the working memories hold."""
+    odd = ['say "hi"\\', "é\u2028\n\t\x01", "\ud800 lone", "agi:json: inside", "</script>", ""]
+    for before_turn in odd:
+        for after_turn in (before_turn, "plain"):
+            before = blobs.JSON_MARKER + dumps({"recent_turns": [before_turn]})
+            after = blobs.JSON_MARKER + dumps({"recent_turns": [after_turn], "focus": None})
+            record = {
+                "brainstate_after": {"working": after, "tick": 2},
+                "brainstate_before": {"working": before, "tick": 1},
+                "final_output": 'a "quoted" reply',
+                "scores": [0.5, None],
+            }
+            assert _store(record) == _walked(record), (before_turn, after_turn)
+
+
+def test_a_record_is_serialized_once_when_only_its_working_memories_need_blobs(monkeypatch):
+    working = blobs.JSON_MARKER + dumps({"recent_turns": ["user: hi"]})
+    record = {"brainstate_after": {"working": working}, "brainstate_before": {"working": working}, "big": "x" * 300}
+    expected = _walked(record)
+    records = []
+
+    def counting(data):
+        if isinstance(data, dict):
+            records.append(data)
+        return dumps(data)
+
+    monkeypatch.setattr("agi_core.serialization.dumps", counting)
+    assert _store(record) == expected
+    assert len(records) == 1, "the record was serialized again to put its references in"

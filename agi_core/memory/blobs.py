@@ -118,9 +118,27 @@ def stored_record_text(data: dict[str, Any], put: Put) -> str:
     places = _json_marked_states(data, text)
     if places is not None:  # the compact form's working memories are its only blobs: no walk of the whole record
         seen: dict[str, str] = {}
-        states = {field: {**data[field], "working": put_text(data[field]["working"], put, seen)} for field in places}
-        return dumps({**data, **states})
+        for field in places:
+            put_text(data[field]["working"], put, seen)
+        fast = _with_refs(text, data, places, seen)
+        if fast is not None:
+            return fast
+        return dumps({**data, **{field: {**data[field], "working": seen[data[field]["working"]]} for field in places}})
     return dumps(externalize_record(data, put))
+
+
+def _with_refs(text: str, data: dict[str, Any], places: list[str], refs: dict[str, str]) -> str | None:
+    """``text`` with each working memory's string literal replaced by its reference's: the canonical text of
+    the record with references, without serializing (and checking) the whole record again. None when a
+    literal is not found exactly as often as the places hold it (the caller then serializes)."""
+    from agi_core.serialization import dumps
+
+    for working, ref in refs.items():
+        literal = dumps(working)  # the marker is in these literals only (checked): each is found at its places
+        if text.count(literal) != sum(1 for field in places if data[field]["working"] == working):
+            return None
+        text = text.replace(literal, dumps(ref))
+    return text
 
 
 def _json_marked_states(data: dict[str, Any], text: str) -> list[str] | None:

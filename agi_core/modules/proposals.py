@@ -121,7 +121,7 @@ def checked_proposals(value: Any, module: str) -> tuple[Proposals, dict[str, Any
         if misplaced is None:
             raise
         raise misplaced from None
-    bad = non_finite_path(data)
+    bad = non_finite_path(data) if non_finite_path(_numbers_maybe(value)) is not None else None
     if bad is not None:
         raise ValidationError(
             f"module {module!r}: deliberate returned NaN or infinity at {bad}; return finite numbers", bad
@@ -143,6 +143,20 @@ def checked_proposals(value: Any, module: str) -> tuple[Proposals, dict[str, Any
     if type(value) is Proposals:  # built directly: attrs.evolve costs several times more
         return Proposals(value.beliefs, value.goals, value.candidates, value.claims, module), data
     return attrs.evolve(value, module=module), data
+
+
+def _numbers_maybe(proposals: Proposals) -> list[Any]:
+    """The values of ``proposals`` that may hold a number (its own fields hold text): checked for NaN alone, so
+    the usual proposals (a candidate with no action, nulls in the journal's data) skip the walk of the whole."""
+    found: list[Any] = []
+    for belief in proposals.beliefs:
+        found += (belief.value, belief.confidence)
+    for goal in proposals.goals:
+        found.append(goal.progress)
+    for candidate in proposals.candidates:
+        found += (candidate.score, candidate.action, *(claim.value for claim in candidate.claims))
+    found += (claim.value for claim in proposals.claims)
+    return [item for item in found if item is not None]
 
 
 _ITEMS: tuple[tuple[str, type], ...] = (
