@@ -10,6 +10,7 @@ only by the chat box's ticks.
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -47,9 +48,16 @@ def cut(value: Any, limit: int = SHOWN_CHARS) -> str:
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit:,} more characters)"
 
 
+def shown_json(value: Any) -> str:
+    """``value`` as JSON a person reads: its characters as they are (an apostrophe, ``<``, ``é``), made inert by
+    the page's escaping, not by JSON escapes (Jinja's ``tojson`` writes ``'`` as ``\\u0027``, for scripts)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
 def templates() -> Jinja2Templates:
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True)  # stored text renders inert
     env.filters["cut"] = cut
+    env.filters["json"] = shown_json
     return Jinja2Templates(env=env)
 
 

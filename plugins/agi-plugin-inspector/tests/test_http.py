@@ -404,3 +404,15 @@ def test_a_tick_shows_its_recorded_wall_clock_else_its_deterministic_timestamp(
     assert ">2026-11-27 09:20:00 UTC<" in rows[2]
     assert f">{unclocked.timestamp}<" in rows[1]
     assert "2026-11-27 09:20:00 UTC" in web.get("/ticks/2").text
+
+
+def test_a_tick_page_shows_json_values_as_a_person_reads_them_and_inert(
+    tmp_path: Path, client: Callable[..., TestClient]
+) -> None:
+    db = tmp_path / "said.db"
+    with open_kernel(db, seed="insp") as kernel:
+        kernel.tick("my favorite band is Tom's <b>Jam</b> & Café")
+    page = client(db).get("/ticks/1").text
+    action = page.split("<dt>action</dt>", 1)[1].split("</dd>", 1)[0]
+    assert "Tom&#39;s &lt;b&gt;Jam&lt;/b&gt; &amp; Café" in action  # the page escapes it, as any stored text
+    assert "\\u0027" not in page and "\\u003c" not in page and "\\u0026" not in page and "\\u00e9" not in page
