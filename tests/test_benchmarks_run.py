@@ -135,3 +135,9 @@ def test_journal_growth_benchmark_runs_and_measures_both_idle_kinds():
 def test_user_input_episodes_benchmark_reads_the_same_lines_with_and_without_the_index():
     row = run_benchmark("user_input_episodes.py", "--episodes", "400", "--runs", "3")
     assert sorted(row["sqlite"]) == ["ratio", "with_ms", "without_ms"]
+
+
+def test_isolation_cost_benchmark_runs_every_row_and_counts_switches():
+    rows = run_benchmark("isolation_cost.py", "--ticks", "3")
+    assert list(rows) == ["0", "1 isolated", "1 inline", "6 isolated", "6 inline", "12 isolated", "12 inline"]
+    assert all(row["cpu_us_p50"] > 0 and row["voluntary_switches"] >= 0 for row in rows.values())
