@@ -57,7 +57,7 @@ def test_a_journal_from_before_the_greeting_and_i_am_rules_and_the_others_posses
     assert replies[0] == "Got it: your name is Dana." and replies[-1] == "Your name is Dana."
     assert replies[7] == "I currently don’t have a module for this type of request."
     assert externals[0]["parse_rules"] == [
-        ["others_possessive", "said_name", "owned_subject", "named_beside", "likes", "clause_end"]
+        ["others_possessive", "said_name", "owned_subject", "named_beside", "likes", "clause_end", "remind_when"]
     ]
     assert "parse_rules" not in externals[1] and "parse_rules" not in externals[2]  # "I am tired" read alike
 
@@ -216,7 +216,7 @@ def test_a_journal_from_before_likes_were_facts_replays_its_f3(tmp_path):
         "No: you don't like hiking.",
     ]
     assert externals[0]["parse_rules"] == [
-        ["others_possessive", "said_name", "owned_subject", "named_beside", "likes", "clause_end"]
+        ["others_possessive", "said_name", "owned_subject", "named_beside", "likes", "clause_end", "remind_when"]
     ]
 
 
@@ -239,3 +239,37 @@ def test_a_journal_from_before_a_value_ended_at_the_next_clause_replays_as_read_
         "Noted: the capital of Bosnia and Herzegovina is Sarajevo.",
     ]
     assert ["parse_rules" in e for e in externals] == [True, False, True, False]
+
+
+REMIND_WHEN = Path(__file__).resolve().parent / "journals" / "6f8d79c" / "remind_when.jsonl"
+
+
+def test_a_journal_from_before_reminders_read_days_replays_as_told_then(tmp_path):
+    """6f8d79c (tests/journals/6f8d79c/remind_when.jsonl, no plugins) answered "remind me to call Ana tomorrow
+    at 9" F3, set "remind me to call Ada tomorrow at 9am" for "call Ada tomorrow" at the next 09:00, and said a
+    delay's due time in UTC. That journal replays equal; told now, the days are read (``parse_rules`` with
+    ``remind_when``), a time not read gets one line, and a delay's time is local (``remind_local``)."""
+    told = _told(REMIND_WHEN)
+    assert told[0] == (
+        "remind me to call Ana tomorrow at 9",
+        "I currently don’t have a module for this type of request.",
+    )
+    assert told[1][1].startswith("I will remind you to call Ada tomorrow at 09:00 tomorrow (job remind-g-")
+    report = replay_journal_file(REMIND_WHEN)
+    assert report.ok, report.summary()
+    replies, externals = _new_journal(tmp_path, [line for line, _ in told])
+    assert [reply.split(" at ")[0] if reply.startswith("I will") else reply for reply in replies] == [
+        "I will remind you to call Ana",
+        "I will remind you to call Ada",
+        "I will remind you to call Bea",
+        "I will remind you to call Cy",
+        "I will remind you to water the plants",
+        "I will remind you to stretch",
+        "I couldn't read the time 'at 25:00'; say e.g. 'tomorrow at 9am' or 'in 10 minutes'.",
+        "I will remind you to call Eve",  # as before
+        "I will remind you to call Fay",
+        "I will remind you to call Gus",
+    ]
+    assert " at 09:00 tomorrow (" in replies[0] and " (in 3 days) (job remind-g-" in replies[-1]
+    assert ["parse_rules" in e for e in externals] == [True] * 7 + [False] * 3
+    assert ["remind_local" in e for e in externals] == [False] * 5 + [True] + [False] * 2 + [True] * 2

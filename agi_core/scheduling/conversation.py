@@ -7,6 +7,8 @@ also sets ``ctx.goal_plan``, the tick's plan.
 
 from __future__ import annotations
 
+from datetime import date as date_type
+from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
 import attrs
@@ -17,11 +19,21 @@ from agi_core.scheduling import goals, jobs, plans, wall_time
 from agi_core.scheduling.clock import iso_ms
 from agi_core.scheduling.goal_phrases import goal_request, reminder_goal, reminder_line
 from agi_core.scheduling.planning import planner_for
+from agi_core.scheduling.remind_when import WEEKDAYS
 from agi_core.scheduling.when import parse_duration_ms
 from agi_core.serialization import to_data
 
 if TYPE_CHECKING:
     from agi_core.reasoning import ReasonContext
+
+REMIND_LOCAL = "remind_local"
+"""A reminder set "in 2 hours" says when in local time, ``13:06 today (in 2 hours)`` (before: the UTC time in
+ISO 8601), recorded through :meth:`agi_core.externals.Externals.changed`."""
+
+
+def utc_offset_s(ctx: ReasonContext, ms: int) -> int:
+    """The machine's UTC offset now (:func:`agi_core.scheduling.wall_time.utc_offset_s`, recorded)."""
+    return wall_time.utc_offset_s(ctx.externals, ms)
 
 
 def new_goal(ctx: ReasonContext, title: str, *, activate: bool = True) -> Goal:
@@ -50,6 +62,12 @@ def handle(ctx: ReasonContext, kind: str, text: str) -> tuple[str, Action | None
             return remind(ctx, *text.split("\x1f")), None
         if kind == "remind_at":
             return remind_at(ctx, *text.split("\x1f")), None
+        if kind == "remind_on":
+            return remind_on(ctx, *text.split("\x1f")), None
+        if kind == "remind_unread":
+            return unread_time(*text.split("\x1f")), None
+        if kind == "remind_no_time":
+            return f"When should I remind you to {text}? Add a time, e.g. 'tomorrow at 9am' or 'in 10 minutes'.", None
         if kind == "reminder":
             return reminder(ctx, text), None
         if kind == "step":
@@ -82,27 +100,83 @@ def finish(ctx: ReasonContext, text: str, *, status: str = "done") -> str:
 
 
 def remind(ctx: ReasonContext, what: str, delay: str) -> str:
-    """A one-shot job that says ``reminder: WHAT (goal ID)`` after ``delay``, tied to the goal WHAT."""
+    """A one-shot job that says ``reminder: WHAT (goal ID)`` after ``delay``, tied to the goal WHAT; the reply
+    says when in local time (``remind_local``; a journal from before said the UTC time, ISO 8601)."""
     delay_ms = parse_duration_ms(delay)
     now_ms = tick_now_ms(ctx)
-    return _remind_job(ctx, what, now_ms, now_ms + delay_ms, iso_ms(now_ms + delay_ms))
+    due_ms = now_ms + delay_ms
+    if not ctx.externals.changed(REMIND_LOCAL):
+        return _remind_job(ctx, what, now_ms, due_ms, iso_ms(due_ms))
+    now = wall_time.local(now_ms, utc_offset_s(ctx, now_ms))
+    later = wall_time.utc_offset_at_s(ctx.externals, due_ms)
+    due = wall_time.local(due_ms, _offset_s(now) if later is None else later)
+    return _remind_job(ctx, what, now_ms, due_ms, f"{_shown(now, due)} (in {wall_time.ago(delay_ms / 1000)})")
 
 
 def remind_at(ctx: ReasonContext, what: str, hhmm: str) -> str:
-    """A one-shot reminder at the next ``HH:MM`` of the machine's local time (its UTC offset is recorded)."""
-    from datetime import UTC, datetime, timedelta, timezone
-
-    from agi_core.scheduling.time_answers import utc_offset_s
-
+    """A one-shot reminder at the next ``HH:MM`` of the machine's local time (its UTC offsets are recorded)."""
     now_ms = tick_now_ms(ctx)
-    zone = timezone(timedelta(seconds=utc_offset_s(ctx, now_ms)))
-    now = datetime.fromtimestamp(now_ms / 1000, UTC).astimezone(zone)
-    hour, minute = (int(part) for part in hhmm.split(":"))
-    due = now.replace(hour=hour, minute=minute, second=0, microsecond=0)
-    if due <= now:
-        due += timedelta(days=1)
-    day = "today" if due.date() == now.date() else "tomorrow"
-    return _remind_job(ctx, what, now_ms, int(due.timestamp() * 1000), f"{hhmm} {day}")
+    now = wall_time.local(now_ms, utc_offset_s(ctx, now_ms))
+    date = now.date()
+    due_ms = _local_ms(ctx, now, date, hhmm)
+    if due_ms <= now_ms:
+        date += timedelta(days=1)
+        due_ms = _local_ms(ctx, now, date, hhmm)
+    return _remind_job(ctx, what, now_ms, due_ms, f"{hhmm} {'today' if date == now.date() else 'tomorrow'}")
+
+
+def remind_on(ctx: ReasonContext, what: str, day: str, hhmm: str) -> str:
+    """A one-shot reminder at ``HH:MM`` local time on ``day`` (``today``, ``tomorrow``, a weekday: the next one
+    whose ``HH:MM`` is still to come); today's ``HH:MM`` gone by is refused in one line."""
+    now_ms = tick_now_ms(ctx)
+    now = wall_time.local(now_ms, utc_offset_s(ctx, now_ms))
+    if day in WEEKDAYS:
+        date = now.date() + timedelta(days=(WEEKDAYS.index(day) - now.weekday()) % 7)
+    else:
+        date = now.date() + timedelta(days=day == "tomorrow")
+    due_ms = _local_ms(ctx, now, date, hhmm)
+    if due_ms <= now_ms and day in WEEKDAYS:
+        date += timedelta(days=7)
+        due_ms = _local_ms(ctx, now, date, hhmm)
+    if due_ms <= now_ms:
+        return f"It is already {now:%H:%M}, past {hhmm} today; say e.g. 'tomorrow at {hhmm}' or 'in 10 minutes'."
+    due = datetime(date.year, date.month, date.day, int(hhmm[:2]), int(hhmm[3:]))
+    return _remind_job(ctx, what, now_ms, due_ms, _shown(now, due))
+
+
+def unread_time(what: str, phrase: str) -> str:
+    """The one line for a reminder whose time is not read."""
+    return f"I couldn't read the time '{phrase}'; say e.g. 'tomorrow at 9am' or 'in 10 minutes'."
+
+
+def _local_ms(ctx: ReasonContext, now: datetime, date: date_type, hhmm: str) -> int:
+    """``HH:MM`` on local ``date`` as ms since the epoch: at the UTC offset of ``now``, then at the machine's
+    offset at that instant if it differs (a daylight-saving change between; recorded, see ``utc_offset_at_s``)."""
+    hour, minute = int(hhmm[:2]), int(hhmm[3:])
+    offset = _offset_s(now)
+    due_ms = _ms(date, hour, minute, offset)
+    later = wall_time.utc_offset_at_s(ctx.externals, due_ms)
+    return _ms(date, hour, minute, later) if later is not None and later != offset else due_ms
+
+
+def _ms(date: date_type, hour: int, minute: int, offset_s: int) -> int:
+    zone = timezone(timedelta(seconds=offset_s))
+    return round(datetime(date.year, date.month, date.day, hour, minute, tzinfo=zone).timestamp() * 1000)
+
+
+def _offset_s(moment: datetime) -> int:
+    offset = moment.utcoffset()
+    return int(offset.total_seconds()) if offset is not None else 0
+
+
+def _shown(now: datetime, due: datetime) -> str:
+    """``17:00 today``, ``09:00 tomorrow (Sunday 29 November)``, ``10:00 on Monday 30 November``."""
+    days = (due.date() - now.date()).days
+    if days == 0:
+        return f"{due:%H:%M} today"
+    if days == 1:
+        return f"{due:%H:%M} tomorrow ({wall_time.date_text(due)})"
+    return f"{due:%H:%M} on {wall_time.date_text(due)}" + (f" {due.year}" if due.year != now.year else "")
 
 
 def _remind_job(ctx: ReasonContext, what: str, now_ms: int, at_ms: int, shown: str) -> str:

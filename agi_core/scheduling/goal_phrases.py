@@ -6,8 +6,13 @@
 - ``list``: "what are my goals?", "show my goals", "what is my goal?"
 - ``finish``: "I finished learning French", "I'm done with …", "I completed …", "done: …"
 - ``abandon``: "I give up on learning French", "abandon my goal …", "forget my goal …"
-- ``remind``: "remind me to call Ada in 10 minutes" (text is ``WHAT\\x1fDURATION``)
+- ``remind``: "remind me to call Ada in 10 minutes", "remind me in 2 hours to …" (text is ``WHAT\\x1fDURATION``)
 - ``remind_at``: "remind me at 5pm to call Ada", "remind me to call Ada at 17:30" (text is ``WHAT\\x1fHH:MM``)
+- ``remind_on``: "remind me to call Ada tomorrow at 9", "… on Monday at 10am", "… tonight at 8"
+  (text is ``WHAT\\x1fDAY\\x1fHH:MM``, DAY ``today``, ``tomorrow`` or a weekday; see
+  :mod:`agi_core.scheduling.remind_when`)
+- ``remind_unread``: a reminder whose time this cannot read, "remind me to call Ada at 25:00" (``WHAT\\x1fPHRASE``)
+- ``remind_no_time``: a reminder without a time, "remind me to call Ada" (text is WHAT)
 - ``step``: "next step", "work on my goal", "continue my goal"
 - ``reminder``: the line a reminder job says when due ("reminder: call Ada (goal g-1a2b3c4d)")
 """
@@ -15,6 +20,7 @@
 from __future__ import annotations
 
 from agi_core.brain.stage0.phrases import lower_ascii, strip_end
+from agi_core.scheduling.remind_when import MAX_WORDS, STARTS, When, looks_like_time, read_when
 
 SET_PREFIXES = (
     "my goal is to ",
@@ -87,6 +93,7 @@ STEP_PHRASES = frozenset(
 )
 REMIND_PREFIX = "remind me to "
 REMIND_AT_PREFIX = "remind me at "
+REMIND_ME = "remind me "
 REMINDER_PREFIX = "reminder: "
 GOAL_MARK = " (goal "
 UNITS = {
@@ -105,8 +112,9 @@ UNITS = {
 }
 
 
-def goal_request(text: str) -> tuple[str, str] | None:
-    """``(kind, text)`` for a line about goals, else None."""
+def goal_request(text: str, *, new_times: bool = True) -> tuple[str, str] | None:
+    """``(kind, text)`` for a line about goals, else None; ``new_times=False``: a reminder's time read as
+    before the ``remind_when`` change (``at 5pm``, ``at 17:30``, ``in 10 minutes`` only)."""
     body = strip_end(" ".join(text.split()))
     low = lower_ascii(body).replace("’", "'")
     if low in LIST_PHRASES:
@@ -115,6 +123,8 @@ def goal_request(text: str) -> tuple[str, str] | None:
         return "step", ""
     if low.startswith(REMINDER_PREFIX):
         return "reminder", body[len(REMINDER_PREFIX) :]
+    if new_times and low.startswith(REMIND_ME):
+        return _remind_request(body[len(REMIND_ME) :])
     if low.startswith(REMIND_PREFIX) and (parts := _remind_parts(body[len(REMIND_PREFIX) :])) is not None:
         return "remind", "\x1f".join(parts)
     if low.startswith(REMIND_PREFIX) and (parts := _remind_at_end(body[len(REMIND_PREFIX) :])) is not None:
@@ -130,6 +140,45 @@ def goal_request(text: str) -> tuple[str, str] | None:
             if low.startswith(prefix) and body[len(prefix) :].strip():
                 return kind, body[len(prefix) :].strip()
     return None
+
+
+def reads_otherwise(text: str) -> bool:
+    """Whether a reminder line read otherwise before the ``remind_when`` change."""
+    if not lower_ascii(text.lstrip()[: len(REMIND_ME)]) == REMIND_ME:
+        return False
+    return goal_request(text) != goal_request(text, new_times=False)
+
+
+def _remind_request(rest: str) -> tuple[str, str] | None:
+    """The reminder ``remind me REST`` asks for: ``to WHAT WHEN`` or ``WHEN to WHAT`` (see the module)."""
+    low = lower_ascii(rest)
+    if low.startswith("to "):
+        words = rest[3:].split()
+        lowered = low[3:].split()
+        first = max(1, len(words) - MAX_WORDS)
+        for index in range(first, len(words)):
+            if lowered[index - 1] == "next":
+                continue  # "next Monday": this week's or the next? Not read (the user is asked to say it otherwise)
+            if lowered[index] in STARTS and (when := read_when(" ".join(words[index:]))) is not None:
+                return _asked(" ".join(words[:index]), when)
+        for index in range(first, len(words)):
+            if looks_like_time(lowered, index):
+                return "remind_unread", " ".join(words[:index]) + "\x1f" + " ".join(words[index:])
+        return ("remind_no_time", " ".join(words)) if words else None
+    at = low.find(" to ")
+    phrase, what = rest[:at], rest[at + 4 :].strip()
+    if at <= 0 or not what or low.split(" ", 1)[0] not in STARTS:
+        return None  # "remind me of …", "remind me how to …": not a reminder
+    when = read_when(phrase)
+    return _asked(what, when) if when is not None else ("remind_unread", f"{what}\x1f{phrase}")
+
+
+def _asked(what: str, when: When) -> tuple[str, str]:
+    if when.delay:
+        return "remind", f"{what}\x1f{when.delay}"
+    if not when.day:
+        return "remind_at", f"{what}\x1f{when.hhmm}"
+    return "remind_on", f"{what}\x1f{when.day}\x1f{when.hhmm}"
 
 
 def _remind_parts(rest: str) -> tuple[str, str] | None:

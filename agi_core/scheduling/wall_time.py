@@ -30,6 +30,9 @@ WALL_KINDS = WALL_CLOCK_KINDS
 """Every kind a tick's wall-clock reading is recorded under, the kernel clock's first."""
 OFFSET_EXTERNAL = "utc_offset"
 """The externals kind of the machine's UTC offset in seconds (read with the clock, served back in replay)."""
+DUE_OFFSET_EXTERNAL = "due_utc_offset"
+"""The externals kind of the machine's UTC offset at a reminder's due time (a daylight-saving change may come
+between; see :func:`utc_offset_at_s`)."""
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 MONTHS = (
     "January",
@@ -88,11 +91,20 @@ def utc_offset_s(externals: Externals, ms: int) -> int:
     if externals.log.get(OFFSET_EXTERNAL):
         return int(externals.log[OFFSET_EXTERNAL][0])
 
-    def read() -> int:
-        offset = datetime.fromtimestamp(ms / 1000, UTC).astimezone().utcoffset()
-        return int(offset.total_seconds()) if offset is not None else 0
+    return int(externals.fetch(OFFSET_EXTERNAL, lambda: _machine_offset_s(ms)))
 
-    return int(externals.fetch(OFFSET_EXTERNAL, read))
+
+def utc_offset_at_s(externals: Externals, ms: int) -> int | None:
+    """The machine's UTC offset at a later ``ms`` (a reminder's due time), recorded at each call; None when
+    replaying a tick that recorded none (a journal from before: its reminder counted the tick's offset)."""
+    if externals.recorded is not None and not externals.has_next(DUE_OFFSET_EXTERNAL):
+        return None
+    return int(externals.fetch(DUE_OFFSET_EXTERNAL, lambda: _machine_offset_s(ms)))
+
+
+def _machine_offset_s(ms: int) -> int:
+    offset = datetime.fromtimestamp(ms / 1000, UTC).astimezone().utcoffset()
+    return int(offset.total_seconds()) if offset is not None else 0
 
 
 def local(ms: int, offset_s: int) -> datetime:
@@ -106,6 +118,11 @@ def offset_text(moment: datetime) -> str:
     total = int(offset.total_seconds()) if offset is not None else 0
     sign, total = ("+" if total >= 0 else "-"), abs(total)
     return f"UTC{sign}{total // 3600:02d}:{total % 3600 // 60:02d}"
+
+
+def date_text(moment: datetime) -> str:
+    """``Friday 27 November`` (English whatever the machine's locale)."""
+    return f"{WEEKDAYS[moment.weekday()]} {moment.day} {MONTHS[moment.month - 1]}"
 
 
 def day_text(moment: datetime) -> str:
@@ -135,10 +152,12 @@ def ago(seconds: float) -> str:
 
 
 __all__ = [
+    "DUE_OFFSET_EXTERNAL",
     "OFFSET_EXTERNAL",
     "TICK_READ",
     "WALL_KINDS",
     "ago",
+    "date_text",
     "day_text",
     "local",
     "offset_text",
@@ -147,5 +166,6 @@ __all__ = [
     "tick_wall_ms",
     "time_text",
     "ttl_clock",
+    "utc_offset_at_s",
     "utc_offset_s",
 ]

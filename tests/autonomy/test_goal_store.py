@@ -3,6 +3,8 @@ scheduled ticks, plan steps one per tick, beliefs, and the journal fields replay
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from agi_core import journal_form
 from agi_core.beliefs import beliefs_for
 from agi_core.kernel import Kernel
@@ -42,14 +44,19 @@ def test_the_goal_agent_comes_before_the_profile_rule():
     assert goal_request("I’m done with the report!") == ("finish", "the report")
     assert goal_request("remind me to call Ada in 10 minutes") == ("remind", "call Ada\x1f10m")
     assert goal_request("remind me to call Ada in an hour") == ("remind", "call Ada\x1f1h")
-    assert goal_request("remind me to call Ada tomorrow") is None
+    assert goal_request("remind me to call Ada tomorrow") == ("remind_on", "call Ada\x1ftomorrow\x1f09:00")
+    assert goal_request("remind me to call Ada tomorrow", new_times=False) is None  # before remind_when
     assert goal_request("my favorite goal is fun") is None
 
 
 def test_a_reminder_is_a_one_shot_job_whose_tick_reminds_of_its_goal(kernel, sim):
     said = kernel.tick("remind me to call Ada in 10 minutes").final_output
     [goal] = all_goals(kernel.store)
-    assert said == f"I will remind you to call Ada at 2026-11-18T11:16:40.000Z (job remind-{goal.id}, goal {goal.id})."
+    at = datetime.fromtimestamp((START_MS + 600_000) / 1000, UTC).astimezone()  # local time (before: UTC, ISO 8601)
+    assert (
+        said
+        == f"I will remind you to call Ada at {at:%H:%M} today (in 10 minutes) (job remind-{goal.id}, goal {goal.id})."
+    )
     assert (goal.description, goal.status) == ("call Ada", "active")  # no other goal was active
     loop = Follow(kernel, idle_sleep_s=30.0)
     ticks = list(loop.run(until=lambda: sim.ms >= START_MS + 660_000))

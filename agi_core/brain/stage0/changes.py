@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from agi_core.brain.stage0 import facts
 from agi_core.reasoning import ReasonContext
+from agi_core.scheduling import goal_phrases
 
 PARSE_RULES = "parse_rules"
 """The external of a tick whose line an older Stage-0 parsed otherwise: the parse changes it read it under."""
@@ -32,7 +33,11 @@ def old_rules(ctx: ReasonContext) -> frozenset[str]:
     recorded, and where it recorded none the rules of the code that wrote it: those before ``others_possessive``
     (0d8cf16), or only that one where the tick recorded its ``others_possessive`` external (written before
     ``parse_rules``)."""
-    if not (facts.reads_otherwise(ctx.text) or facts.reads_otherwise(ctx.state.input.raw)):
+    if not any(
+        reads(line)
+        for reads in (facts.reads_otherwise, goal_phrases.reads_otherwise)
+        for line in (ctx.text, ctx.state.input.raw)
+    ):
         return frozenset()
     externals, every = ctx.externals, frozenset(facts.CHANGES)
     if externals.recorded is None or externals.has_next(PARSE_RULES):

@@ -87,7 +87,12 @@ LIKES = "likes"
 CLAUSE_END = "clause_end"
 """'I live in Lisbon and I work as a nurse': a stated value ends where another clause begins ('Lisbon'; before:
 'Lisbon and I work as a nurse')."""
-CHANGES = (OTHERS_POSSESSIVE, SAID_NAME, OWNED_SUBJECT, NAMED_BESIDE, LIKES, CLAUSE_END)
+REMIND_WHEN = "remind_when"
+"""'remind me to call Ana tomorrow at 9', '… on Monday at 10am', '… tonight at 8', 'remind me in 2 hours to …' set a
+reminder then, a time not read gets one line (see agi_core.scheduling.remind_when; before: 'at 5pm', 'at 17:30'
+and 'in 10 minutes' only, 'call Ana tomorrow' at the next 09:00 for 'remind me to call Ana tomorrow at 9am', others
+F3). Read by the goal agent's goal_request, not by parse."""
+CHANGES = (OTHERS_POSSESSIVE, SAID_NAME, OWNED_SUBJECT, NAMED_BESIDE, LIKES, CLAUSE_END, REMIND_WHEN)
 #: where a stated value ends because another clause begins: a conjunction and a new subject, or a semicolon
 NEXT_CLAUSE = (
     *(
@@ -708,6 +713,7 @@ __all__ = [
     "PEOPLE",
     "PREFER",
     "RELATION",
+    "REMIND_WHEN",
     "SAID_NAME",
     "SELF",
     "WORLD",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import attrs
 
+from agi_core.brain.stage0 import facts
 from agi_core.reasoning import AgentReply, ReasonContext
 from agi_core.replies import F3_NO_AGENT
 from agi_core.scheduling.conversation import handle
@@ -23,14 +24,19 @@ class GoalAgent:
     inline: bool = True
 
     def matches(self, text: str) -> bool:
-        return goal_request(text) is not None
+        return _request(text) is not None
 
     def handle(self, ctx: ReasonContext) -> AgentReply:
-        request = goal_request(ctx.state.input.raw) or goal_request(ctx.text)
+        request = _request(ctx.state.input.raw) or _request(ctx.text)
         if request is None:
             return AgentReply(F3_NO_AGENT)
         text, action = handle(ctx, *request)
         return AgentReply(text, action=action)
+
+
+def _request(text: str) -> tuple[str, str] | None:
+    """:func:`goal_request`, reminders' times read as before ``remind_when`` in a tick of a journal from before."""
+    return goal_request(text, new_times=facts.REMIND_WHEN not in facts.OLD_RULES.get())
 
 
 __all__ = ["GoalAgent"]
