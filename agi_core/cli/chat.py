@@ -41,7 +41,7 @@ Things to say:
   what do you remember? | read file notes.txt | list files | list files in docs
   why did you say that?
   my goal is to learn French | what are my goals? | next step | I finished learning French
-  remind me to call Ada in 10 minutes (the reminder comes under agi run --follow)
+  remind me to call Ada in 10 minutes | remind me to call Ana tomorrow at 9 | ... on Monday at 10am
 exit, quit or Ctrl-D leaves."""
 NO_GOALS = "no goals yet; tell me one, e.g. 'my goal is to learn French'"
 
