@@ -37,6 +37,7 @@ from agi_core.scheduling.goals import all_goals
         ("remind me to call Ana friday 3pm", ("remind_on", "call Ana\x1ffriday\x1f15:00")),
         ("remind me tomorrow at 9 to go to the bank", ("remind_on", "go to the bank\x1ftomorrow\x1f09:00")),
         ("remind me to sit in the sun tomorrow", ("remind_on", "sit in the sun\x1ftomorrow\x1f09:00")),
+        ("remind me to call Ana, tomorrow at 9", ("remind_on", "call Ana\x1ftomorrow\x1f09:00")),
         ("remind me to call Ana at 3", ("remind_at", "call Ana\x1f15:00")),
         ("remind me at 5pm to call Ada", ("remind_at", "call Ada\x1f17:00")),  # as before
         ("remind me to call Ada at 17:30", ("remind_at", "call Ada\x1f17:30")),  # as before
@@ -198,6 +199,9 @@ def test_a_time_not_read_and_no_time_get_one_line_each(tmp_path, zone):
         )
         assert _say(kernel, "remind me at 25:00 to call Ana") == (
             "I couldn't read the time 'at 25:00'; say e.g. 'tomorrow at 9am' or 'in 10 minutes'."
+        )
+        assert _say(kernel, f"remind me at {'9' * 200} to call Ana") == (
+            f"I couldn't read the time 'at {'9' * 56}…'; say e.g. 'tomorrow at 9am' or 'in 10 minutes'."
         )
         assert _say(kernel, "remind me to call Ana") == (
             "When should I remind you to call Ana? Add a time, e.g. 'tomorrow at 9am' or 'in 10 minutes'."

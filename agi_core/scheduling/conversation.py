@@ -30,6 +30,9 @@ REMIND_LOCAL = "remind_local"
 """A reminder set "in 2 hours" says when in local time, ``13:06 today (in 2 hours)`` (before: the UTC time in
 ISO 8601), recorded through :meth:`agi_core.externals.Externals.changed`."""
 
+QUOTED_CHARS = 60
+"""The most of an unread time phrase a reply quotes."""
+
 
 def utc_offset_s(ctx: ReasonContext, ms: int) -> int:
     """The machine's UTC offset now (:func:`agi_core.scheduling.wall_time.utc_offset_s`, recorded)."""
@@ -145,7 +148,9 @@ def remind_on(ctx: ReasonContext, what: str, day: str, hhmm: str) -> str:
 
 
 def unread_time(what: str, phrase: str) -> str:
-    """The one line for a reminder whose time is not read."""
+    """The one line for a reminder whose time is not read (a long phrase cut to :data:`QUOTED_CHARS`)."""
+    if len(phrase) > QUOTED_CHARS:
+        phrase = phrase[: QUOTED_CHARS - 1] + "…"
     return f"I couldn't read the time '{phrase}'; say e.g. 'tomorrow at 9am' or 'in 10 minutes'."
 
 

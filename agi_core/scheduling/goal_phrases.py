@@ -154,16 +154,16 @@ def _remind_request(rest: str) -> tuple[str, str] | None:
     low = lower_ascii(rest)
     if low.startswith("to "):
         words = rest[3:].split()
-        lowered = low[3:].split()
+        lowered = [word.strip(",") for word in low[3:].split()]  # "call Ana, tomorrow at 9"
         first = max(1, len(words) - MAX_WORDS)
         for index in range(first, len(words)):
             if lowered[index - 1] == "next":
                 continue  # "next Monday": this week's or the next? Not read (the user is asked to say it otherwise)
             if lowered[index] in STARTS and (when := read_when(" ".join(words[index:]))) is not None:
-                return _asked(" ".join(words[:index]), when)
+                return _asked(" ".join(words[:index]).rstrip(","), when)
         for index in range(first, len(words)):
             if looks_like_time(lowered, index):
-                return "remind_unread", " ".join(words[:index]) + "\x1f" + " ".join(words[index:])
+                return "remind_unread", " ".join(words[:index]).rstrip(",") + "\x1f" + " ".join(words[index:])
         return ("remind_no_time", " ".join(words)) if words else None
     at = low.find(" to ")
     phrase, what = rest[:at], rest[at + 4 :].strip()

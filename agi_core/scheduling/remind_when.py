@@ -71,7 +71,7 @@ class When:
 
 def read_when(phrase: str) -> When | None:
     """The time ``phrase`` says (see the module), or None if it is not one this reads."""
-    words = lower_ascii(phrase).split()
+    words = lower_ascii(phrase).replace(",", " ").split()
     if not words or len(words) > MAX_WORDS:
         return None
     if words[0] == "in":
