@@ -200,3 +200,41 @@ def test_a_reminder_set_in_agi_chat_fires_in_agi_chat(tmp_path):
     assert chat.returncode == 0, err
     assert "agent> 2 + 2 = 4" in out
     assert "] Reminder: stretch (goal g-" in out.split("agent> 2 + 2 = 4", 1)[1]
+
+
+def test_agi_chat_sets_a_reminder_for_tomorrow_at_9_local(tmp_path):
+    """``agi chat`` (a real process, TZ=Asia/Kolkata) answered "remind me to call Ana tomorrow at 9" with F3; it
+    now sets the job at 09:00 Kolkata time the day after the tick's recorded clock, and says so."""
+    import os
+    import subprocess
+    import sys
+    from datetime import UTC, datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    from agi_core.kernel import Kernel
+    from agi_core.replay import replay
+
+    db = tmp_path / "a.db"
+    env = {k: v for k, v in os.environ.items() if k not in ("AGI_DEBUG", "AGI_RAISE_ERRORS")} | {"TZ": "Asia/Kolkata"}
+    lines = "remind me to call Ana tomorrow at 9\nremind me to call Ana at 25:00\nexit\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "agi_core", "--db", str(db), "chat"],
+        input=lines,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    kolkata = ZoneInfo("Asia/Kolkata")
+    with Kernel.open(db) as kernel:
+        [job] = kernel.store.all_jobs()
+        [(_tick, _id, text, _chain), *_] = kernel.store.journal_rows()
+    clock_ms = json.loads(text)["externals"]["tick_clock"][0]
+    tomorrow = datetime.fromtimestamp(clock_ms / 1000, UTC).astimezone(kolkata).date() + timedelta(days=1)
+    due = datetime(tomorrow.year, tomorrow.month, tomorrow.day, 9, 0, tzinfo=kolkata)
+    assert job["next_due_ms"] == round(due.timestamp() * 1000)
+    assert f"agent> I will remind you to call Ana at 09:00 tomorrow ({due:%A} {due.day} {due:%B}) (job " in done.stdout
+    assert "agent> I couldn't read the time 'at 25:00'; say e.g. 'tomorrow at 9am' or 'in 10 minutes'." in done.stdout
+    assert replay(db).ok
