@@ -208,3 +208,12 @@ def test_a_time_not_read_and_no_time_get_one_line_each(tmp_path, zone):
         )
         assert (kernel.store.all_jobs(), all_goals(kernel.store)) == ([], [])
         assert kernel.replay().ok
+
+
+@pytest.mark.parametrize("line", ["remind me to call Ana tomorrow at 9", "  Remind\tme  to call Ana on Monday at 10am"])
+def test_a_reminder_line_read_otherwise_before_is_known_whatever_its_spacing(line):
+    """What records ``parse_rules`` (so an older journal's tick replays as told then): the line is compared."""
+    from agi_core.scheduling.goal_phrases import reads_otherwise
+
+    assert reads_otherwise(line)
+    assert not reads_otherwise("remind me to call Ana in 10 minutes")  # read alike: nothing recorded

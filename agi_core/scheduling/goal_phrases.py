@@ -144,7 +144,7 @@ def goal_request(text: str, *, new_times: bool = True) -> tuple[str, str] | None
 
 def reads_otherwise(text: str) -> bool:
     """Whether a reminder line read otherwise before the ``remind_when`` change."""
-    if not lower_ascii(text.lstrip()[: len(REMIND_ME)]) == REMIND_ME:
+    if lower_ascii(" ".join(text.split(maxsplit=2)[:2])) != REMIND_ME.strip():  # as goal_request reads it
         return False
     return goal_request(text) != goal_request(text, new_times=False)
 
