@@ -57,7 +57,16 @@ def test_a_journal_from_before_the_greeting_and_i_am_rules_and_the_others_posses
     assert replies[0] == "Got it: your name is Dana." and replies[-1] == "Your name is Dana."
     assert replies[7] == "I currently don’t have a module for this type of request."
     assert externals[0]["parse_rules"] == [
-        ["others_possessive", "said_name", "owned_subject", "named_beside", "likes", "clause_end", "remind_when"]
+        [
+            "others_possessive",
+            "said_name",
+            "owned_subject",
+            "named_beside",
+            "likes",
+            "clause_end",
+            "remind_when",
+            "forget_forms",
+        ]
     ]
     assert "parse_rules" not in externals[1] and "parse_rules" not in externals[2]  # "I am tired" read alike
 
@@ -216,7 +225,16 @@ def test_a_journal_from_before_likes_were_facts_replays_its_f3(tmp_path):
         "No: you don't like hiking.",
     ]
     assert externals[0]["parse_rules"] == [
-        ["others_possessive", "said_name", "owned_subject", "named_beside", "likes", "clause_end", "remind_when"]
+        [
+            "others_possessive",
+            "said_name",
+            "owned_subject",
+            "named_beside",
+            "likes",
+            "clause_end",
+            "remind_when",
+            "forget_forms",
+        ]
     ]
 
 

@@ -32,6 +32,7 @@ import re
 
 import attrs
 
+from agi_core.brain.stage0.indirect import direct_question
 from agi_core.brain.stage0.phrases import end_start, lower_ascii, strip_trailing
 
 SELF = "self"
@@ -92,7 +93,20 @@ REMIND_WHEN = "remind_when"
 reminder then, a time not read gets one line (see agi_core.scheduling.remind_when; before: 'at 5pm', 'at 17:30'
 and 'in 10 minutes' only, 'call Ana tomorrow' at the next 09:00 for 'remind me to call Ana tomorrow at 9am', others
 F3). Read by the goal agent's goal_request, not by parse."""
-CHANGES = (OTHERS_POSSESSIVE, SAID_NAME, OWNED_SUBJECT, NAMED_BESIDE, LIKES, CLAUSE_END, REMIND_WHEN)
+FORGET_FORMS = "forget_forms"
+""""forget X" forgets what "what is X?" reads, a person named either way both ways; X may be an indirect question
+("forget where my sister lives", "… where I was born", "… who wrote Hamlet"), a statement ("forget that I live in
+Berlin") or an address ("my sister's address": her home too); "can you forget …" asks it (before: only a noun, or
+"where/who/when X" read as "where do X", each forgetting the noun's own key; the rest nothing)."""
+CHANGES = (OTHERS_POSSESSIVE, SAID_NAME, OWNED_SUBJECT, NAMED_BESIDE, LIKES, CLAUSE_END, REMIND_WHEN, FORGET_FORMS)
+#: ``can you forget X`` asks to forget X (:data:`FORGET_FORMS`)
+ASKING_TO_FORGET = tuple(
+    f"{ask} {please}forget "
+    for ask in ("can you", "could you", "would you", "will you", "i want you to", "i'd like you to")
+    for please in ("", "please ")
+)
+#: an attribute that says where someone lives: forgetting it forgets their ``home`` too
+ADDRESSES = frozenset({"address", "home address", "street address"})
 #: where a stated value ends because another clause begins: a conjunction and a new subject, or a semicolon
 NEXT_CLAUSE = (
     *(
@@ -110,6 +124,7 @@ MAY_DIFFER = (
     *(*OTHERS_POSSESSIVES, "i am ", "i'm ", "i’m ", "hi", "hello", "there"),
     *("like", "lov", "enjoy", "ador", "hate", "stand", "detest"),  # the likes change
     *NEXT_CLAUSE,
+    "forget",  # the forget_forms change
 )
 #: the attributes of the user's likes and dislikes, each a list of the things as the user wrote them
 LIKED, DISLIKED = "likes", "dislikes"
@@ -610,6 +625,8 @@ def _statement(text: str, low: str) -> Parsed | None:
 def _forget(text: str, low: str) -> Parsed | None:
     rest = text[7:]
     rest_low = low[7:]
+    if FORGET_FORMS not in OLD_RULES.get():
+        return _forgotten(rest, rest_low)
     if rest_low.startswith("about "):
         rest, rest_low = rest[6:], rest_low[6:]
     if rest_low.startswith("what ") and rest_low.endswith(" is"):
@@ -620,6 +637,24 @@ def _forget(text: str, low: str) -> Parsed | None:
             return Parsed("forget", found.refs) if found is not None else None
     ref = noun_ref(rest)
     return Parsed("forget", (ref,)) if ref is not None else None
+
+
+def _forgotten(text: str, low: str) -> Parsed | None:
+    """What ``forget TEXT`` forgets (:data:`FORGET_FORMS`): every ref that the question about it reads."""
+    for lead in ("about ", "that "):
+        if low.startswith(lead):
+            text, low = text[len(lead) :], low[len(lead) :]
+    if low.startswith(WH_WORDS):  # "where my sister lives" asks "where does my sister live"
+        spelled = " ".join("I am" if word.lower() in ("i'm", "im") else word for word in text.split())
+        asked = _question(*_clean(strip_trailing(direct_question(spelled))))
+        return Parsed("forget", asked.refs) if asked is not None and asked.op == "read" else None
+    stated = _statement(text, low)  # "that I live in Berlin"
+    ref = stated.refs[0] if stated is not None and stated.op == "write" else noun_ref(text)
+    if ref is None:
+        return None
+    home = Ref(ref.subject, "home") if lower_ascii(ref.attribute) in ADDRESSES else None  # "my sister's address"
+    read = _read(ref, home)
+    return Parsed("forget", read.refs) if read is not None else None
 
 
 _ASKED_INSIDE = re.compile(r"(?:^|[\s,.;:!])((?:what|who|where|when|which|how)\b.*)$", re.IGNORECASE)
@@ -681,6 +716,9 @@ def _parse_line(text: str) -> Parsed | None:
     text, low = _clean(text)
     if not text:
         return None
+    if low.startswith(ASKING_TO_FORGET) and FORGET_FORMS not in OLD_RULES.get():  # "can you forget my name?"
+        text = text[low.find("forget ") :]
+        low = lower_ascii(text)
     if low.startswith("forget "):
         text = strip_trailing(text)  # "forget my name, please"
         return _forget(text, lower_ascii(text))
@@ -705,6 +743,7 @@ __all__ = [
     "ASK_PREFER",
     "CHANGES",
     "DISLIKED",
+    "FORGET_FORMS",
     "LIKED",
     "LIKES",
     "OLD_RULES",

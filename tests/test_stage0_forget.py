@@ -1,0 +1,95 @@
+""" "forget X" forgets every fact that "what is X?" reads, in the ways people say it ("forget where my sister lives",
+"forget my sister's address", "forget that I live in Berlin", "can you forget my name?"); told again, it is known
+again. A journal from before these forms replays as it was written (tests/journals/5fc137f/forget_forms.jsonl)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agi_core.replay import replay
+from agi_core.replies import F1_SEM_MISS
+from agi_core.testing import open_kernel, replay_journal_file
+
+FORMS = Path(__file__).resolve().parent / "journals" / "5fc137f" / "forget_forms.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("told", "forget", "asked"),
+    [
+        ("my sister lives in Lyon", "forget where my sister lives", "where does my sister live?"),
+        ("my sister lives in Lyon", "forget my sister's address", "where does my sister live?"),
+        ("my sister lives in Lyon", "forget that my sister lives in Lyon", "where does my sister live?"),
+        ("my sister works at Acme", "forget who my sister works for", "where does my sister work?"),
+        ("my brother Tom lives in Porto", "forget where my brother lives", "where does my brother live?"),
+        ("Bob's sister lives in Rome", "forget where Bob's sister lives", "where does Bob's sister live?"),
+        ("I was born in Porto", "forget where I was born", "where was I born?"),
+        ("I am from Chile", "forget where I'm from", "where am I from?"),
+        ("I grew up in Oslo", "forget where I grew up", "where did I grow up?"),
+        ("I am 41 years old", "forget how old I am", "how old am I?"),
+        ("I live in Berlin", "forget that I live in Berlin", "where do I live?"),
+        ("I live in Berlin", "forget I live in Berlin", "where do I live?"),
+        ("my dog is called Rex", "forget what my dog is called", "what is my dog called?"),
+        ("my dog's name is Rex", "forget my dog's name is Rex", "what is my dog's name?"),
+        ("my wife is Maria", "forget my wife's name", "what is my wife's name?"),
+        ("my wife is Maria", "forget my wife's name", "who is my wife?"),
+        ("my name is Ada", "can you forget my name?", "what is my name?"),
+        ("my name is Ada", "could you please forget my name", "what is my name?"),
+        ("Shakespeare wrote Hamlet", "forget who wrote Hamlet", "who wrote Hamlet?"),
+        ("the Eiffel Tower is in Paris", "forget where the Eiffel Tower is", "where is the Eiffel Tower?"),
+    ],
+)
+def test_forget_in_everyday_words_forgets_what_the_question_reads(agi_kernel, told, forget, asked):
+    agi_kernel.tick(told)
+    assert agi_kernel.tick(asked).final_output != F1_SEM_MISS
+    done = agi_kernel.tick(forget)
+    assert done.final_output.startswith("Done: I forgot "), done.final_output
+    assert agi_kernel.tick(asked).final_output == F1_SEM_MISS
+    agi_kernel.tick(told)  # told again: known again
+    assert agi_kernel.tick(asked).final_output != F1_SEM_MISS
+
+
+def test_forgetting_a_wife_named_either_way_forgets_both_and_says_so(agi_kernel):
+    agi_kernel.tick("my wife is Maria")
+    agi_kernel.tick("my wife's name is Maria")
+    done = agi_kernel.tick("forget my wife's name")
+    assert done.final_output == "Done: I forgot your wife's name and your wife."
+    assert sorted(w["key"] for w in done.sem_writes) == ["user/person/self/wife", "user/relation/wife/name"]
+
+
+def test_a_journal_from_before_the_forget_forms_replays_as_written_and_the_lines_now_forget(tmp_path):
+    """5fc137f read "forget where my sister lives", "forget where I was born" and "can you forget my name?" as
+    nothing (F3) and "forget my wife's name" as the relation's name only (Maria stayed her answer): it replays
+    equal; told now, each forgets, recorded (``parse_rules`` with ``forget_forms``), and replays equal."""
+    told = [json.loads(line)["record"] for line in FORMS.read_text(encoding="utf-8").splitlines()]
+    lines = [record["input"]["raw"] for record in told]
+    said = [record["final_output"] for record in told]
+    assert said[1:3] == ["I currently don’t have a module for this type of request.", "Your sister's home is Lyon."]
+    assert said[4:6] == [
+        "I had nothing stored about your wife's name, so there is nothing to forget.",
+        "Your wife is Maria.",
+    ]
+    report = replay_journal_file(FORMS)
+    assert report.ok, report.summary()
+    db = tmp_path / "new.db"
+    with open_kernel(db, seed="0") as kernel:
+        replies = [kernel.tick(line).final_output for line in lines]
+        rows = {row[0]: json.loads(row[2]) for row in kernel.store.journal_rows()}
+    assert replies == [
+        "Got it: your sister's home is Lyon.",
+        "Done: I forgot your sister's home.",
+        F1_SEM_MISS,
+        "Got it: your wife is Maria.",
+        "Done: I forgot your wife.",
+        F1_SEM_MISS,
+        "Got it: your birth place is Porto.",
+        "Done: I forgot your birth place.",
+        F1_SEM_MISS,
+        "I had nothing stored about your name, so there is nothing to forget.",
+    ]
+    recorded = [tick for tick, row in rows.items() if "parse_rules" in row["externals"]]
+    assert recorded == [2, 5, 8, 10]
+    assert all("forget_forms" in rows[tick]["externals"]["parse_rules"][0] for tick in recorded)
+    assert replay(db).ok
