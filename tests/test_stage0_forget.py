@@ -9,7 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from agi_core.replay import replay
+from agi_core.hookspecs import hookimpl
+from agi_core.kernel import Kernel
+from agi_core.modules import Candidate, Claim, CognitiveModule, Proposals
+from agi_core.plugins import Plugins
+from agi_core.replay import replay, replay_records
 from agi_core.replies import F1_SEM_MISS
 from agi_core.testing import open_kernel, replay_journal_file
 
@@ -93,3 +97,46 @@ def test_a_journal_from_before_the_forget_forms_replays_as_written_and_the_lines
     assert recorded == [2, 5, 8, 10]
     assert all("forget_forms" in rows[tick]["externals"]["parse_rules"][0] for tick in recorded)
     assert replay(db).ok
+
+
+class Notebook(CognitiveModule):
+    """Answers every question with what the user told first, citing it: the sourced candidate that replaces a
+    rule's F1 (as retrieval's answer from long-term memory does)."""
+
+    name = "notebook"
+
+    def deliberate(self, ctx):
+        if not ctx.input.raw.endswith("?"):
+            if not ctx.own.get("first"):
+                ctx.own.put("first", ctx.input.raw)
+            return None
+        first = ctx.own.get("first") or ""
+        return Proposals(candidates=[Candidate(f"You told me “{first}”.", 0.9, claims=[Claim("note", first, first)])])
+
+
+class Notebooks:
+    @hookimpl
+    def agi_register_modules(self, register):
+        register(Notebook())
+
+
+def test_a_rules_f1_on_a_forgotten_fact_stands_before_a_modules_sourced_answer(tmp_path):
+    """The candidate replaces the F1 of a fact never told (as before), not that of a forgotten one (recorded:
+    ``forgotten_stays``); told again, the rule answers. Without the external (a journal from before) the
+    candidate replaces the forgotten fact's F1, as it did."""
+    plugins = Plugins.builtins(Notebooks())
+    with Kernel.open(tmp_path / "a.db", plugins=plugins, seed="0") as kernel:
+        kernel.tick("my dog is called Rex")
+        never = kernel.tick("what is my favorite color?")
+        kernel.tick("forget my dog's name")
+        forgotten = kernel.tick("what is my dog called?")
+        kernel.tick("my dog is called Max")
+        again = kernel.tick("what is my dog called?")
+        records = [json.loads(text) for _t, _i, text, _c in kernel.store.journal_rows()]
+    assert never.router_decision.agent == "module:notebook"  # the council may not approve it: the route is asked
+    assert (forgotten.router_decision.agent, forgotten.final_output) == ("profile_agent", F1_SEM_MISS)
+    assert again.final_output == "Your dog's name is Max."
+    assert [r["externals"].get("forgotten_stays") for r in records] == [None, None, None, [True], None, None]
+    assert replay(tmp_path / "a.db", plugins=plugins).ok
+    del records[3]["externals"]["forgotten_stays"]  # as a journal from before wrote it
+    assert not replay_records(records, seed="0", plugins=plugins).ok

@@ -6,6 +6,8 @@ answers instead of F3. A rule's answer stands, so Stage-0 behaves as before, wit
 exception: a rule's F1 miss (the fact it looked for is not stored) gives way to a candidate
 that cites its sources (claims) and is scored at least :data:`ANSWERS_A_MISS`, the module's
 word that its sources hold what the question asks (retrieval's answer from long-term memory).
+A miss because the user asked to forget the fact (the rule read it as ``null``) stands: nothing
+answers a forgotten fact until it is told again (the ``forgotten_stays`` external, :mod:`.changes`).
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ class Stage0Brain:
         agent = self.route(ctx.text, failed_rules)
         fallback = next((a for a in self.agents if a.name == FALLBACK), None)
         degraded: list[str] = list(failed_rules)
+        reads_before = len(ctx.sem_reads)  # the modules' reads came before: the rule's come after
         if agent is None:
             chosen = fallback.name if fallback else FALLBACK
             decision = RouterDecision(agent=chosen, why="matched_R4_fallback")
@@ -108,6 +111,8 @@ class Stage0Brain:
             picked = best_candidate(ctx.proposals)
         elif reply.text == F1_SEM_MISS:
             picked = best_candidate(ctx.proposals, least=ANSWERS_A_MISS, sourced=True)
+            if picked is not None and read_forgotten(ctx.sem_reads[reads_before:]):
+                picked = None if ctx.externals.changed(changes.FORGOTTEN_STAYS) else picked
         else:
             picked = None
         if picked is not None:
@@ -139,6 +144,11 @@ class Stage0Brain:
 
     def close(self) -> None:
         """Nothing to release: agents run on the shared daemon workers of :mod:`agi_core.effects`."""
+
+
+def read_forgotten(reads: Iterable[dict[str, Any]]) -> bool:
+    """Whether one of ``reads`` (a tick's ``sem_reads``) found a fact the user asked to forget: stored as ``null``."""
+    return any(read["exists"] and read["value"] is None for read in reads)
 
 
 def best_candidate(proposals: Iterable[Any], *, least: float = 0.0, sourced: bool = False) -> tuple[str, Any] | None:

@@ -26,6 +26,11 @@ OWN_RECALL = "own_recall"
 """"what do you remember?" lists the asking speaker's facts and exchanges only (before: every speaker's, as the
 asker's), recorded where another speaker's would have been listed (see habits)."""
 
+FORGOTTEN_STAYS = "forgotten_stays"
+"""A rule's F1 on a fact the user asked to forget (read as ``null``) stands (before: a module's sourced candidate
+replaced it, retrieval's answer from the line that told the fact), recorded where a candidate would have (see
+brain; taken through :meth:`agi_core.externals.Externals.changed`)."""
+
 
 def old_rules(ctx: ReasonContext) -> frozenset[str]:
     """The parse changes (:data:`facts.CHANGES`) this tick reads its line without: none live, recording the
@@ -49,4 +54,4 @@ def old_rules(ctx: ReasonContext) -> frozenset[str]:
     return every
 
 
-__all__ = ["DIRECT_QUESTION", "OWN_RECALL", "PARSE_RULES", "RELATION_HOP", "old_rules"]
+__all__ = ["DIRECT_QUESTION", "FORGOTTEN_STAYS", "OWN_RECALL", "PARSE_RULES", "RELATION_HOP", "old_rules"]

@@ -33,12 +33,26 @@ ONTOLOGY_KEPT = 50
 #: the line wrote it in ("the home of Maya", was: "the home of maya")
 LAST_REPLY, RELATION_LABEL, LAST_REPLY_WRITES = "last_reply", "relation_label", "last_reply_writes"
 ENTITY_CASE = "entity_case"
+FORGOTTEN = "forgotten_facts"
+"""The change (``ctx.changed``) that keeps a fact the user asked to forget (its value ``null``) unsaid: no notice when
+it is told again (was: "You told me earlier your dog's name was None; I now have Max."), "are you sure about it?"
+says it was forgotten (was: "… your dog's name is None. … Earlier: Rex …"), and no earlier value from before the
+forget is said."""
 LOOKED_BACK = 20  # journal records searched for the agent's last reply in this conversation
 QUOTED_MAX = 200  # characters of the last reply quoted when it rests on no belief
 
 
 def belief_key(key: str) -> str:
     return f"belief/{key}" if len(key) <= 190 else "belief/sha256-" + hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def _since_forgotten(ctx: ModuleContext, belief: dict[str, Any]) -> dict[str, Any]:
+    """``belief`` with the history from before its last forget (a ``null`` value) left out (:data:`FORGOTTEN`)."""
+    history = belief["history"]
+    last = max((at for at, earlier in enumerate(history) if earlier["value"] is None), default=None)
+    if last is None or not ctx.changed(FORGOTTEN):
+        return belief
+    return {**belief, "history": history[last + 1 :]}
 
 
 def source_of(ctx: ModuleContext) -> str:
@@ -171,6 +185,9 @@ class BeliefsModule(CognitiveModule):
             return Candidate(f"I hold no belief about {mention}.", score=0.6)
         fact = ctx.memory.fact(key)  # the claim cites this read: the council checks it
         value = fact.value if fact.exists else None
+        if fact.exists and value is None and belief["value"] is None and ctx.changed(FORGOTTEN):
+            return Candidate(f"You asked me to forget {belief['label']}, so I hold nothing about it.", score=0.9)
+        belief = _since_forgotten(ctx, belief)
         text = graph.summary(belief, value)
         summarized = ctx.contracts.call("belief_summarizer", {"beliefs": [belief]})
         narrative = (summarized.value or {}).get("narrative")
@@ -215,7 +232,7 @@ class BeliefsModule(CognitiveModule):
             if belief is None:
                 continue
             fact = ctx.memory.fact(key)  # the claim cites this read: the council checks it
-            text = graph.summary(belief, fact.value if fact.exists else None)
+            text = graph.summary(_since_forgotten(ctx, belief), fact.value if fact.exists else None)
             texts.append(text)
             if fact.exists:
                 claims.append(Claim(key=key, value=fact.value, text=text, evidence=ctx.evidence_for(key)))
@@ -238,6 +255,8 @@ class BeliefsModule(CognitiveModule):
                 and write["value"] is not None
                 and not graph.same_value(belief["value"], write["value"])
             ):
+                if belief["value"] is None and ctx.changed(FORGOTTEN):  # forgotten: told anew
+                    continue
                 notice = graph.change_notice(belief, write["value"], source_of(ctx))
                 notices.extend([notice] if notice else [])
         if not notices:

@@ -296,3 +296,22 @@ def test_a_like_taken_back_is_said_and_a_like_added_is_not(tmp_path):
     assert [v["vote"] for v in sure.council_votes] == ["approve", "approve"]
     assert back.final_output == "You told me earlier you did not like hiking; now you do. Got it: you like hiking."
     assert replay(db, plugins=builtin_plugins(beliefs)).ok
+
+
+def test_a_forgotten_fact_is_said_forgotten_and_its_value_from_before_the_forget_never_again(tmp_path):
+    """After "forget my dog's name", "are you sure about my dog's name?" said "… your dog's name is None. …
+    Earlier: Rex …", and the name told again was announced "You told me earlier your dog's name was None"."""
+    db = tmp_path / "agent.db"
+    with open_kernel(db, beliefs) as kernel:
+        kernel.tick("my dog is called Rex")
+        kernel.tick("forget my dog's name")
+        forgotten = kernel.tick("are you sure about my dog's name?")
+        again = kernel.tick("my dog is called Max")
+        sure = kernel.tick("are you sure about my dog's name?")
+        kernel.tick("my dog is called Bo")
+        changed = kernel.tick("are you sure about my dog's name?")
+    assert forgotten.final_output == "You asked me to forget your dog's name, so I hold nothing about it."
+    assert again.final_output == "Got it: your dog's name is Max."
+    assert "Max" in sure.final_output and "Rex" not in sure.final_output and "None" not in sure.final_output
+    assert "Earlier: Max" in changed.final_output
+    assert replay(db, plugins=builtin_plugins(beliefs)).ok

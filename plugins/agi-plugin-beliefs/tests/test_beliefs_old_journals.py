@@ -87,3 +87,24 @@ def test_a_journal_from_before_names_kept_their_case_replays_its_lower_case_labe
     assert replies[3].startswith("Fairly sure (confidence 0.9): the location of Eiffel Tower is Paris.")
     assert [_changes(row) for row in rows] == [["entity_case"], [], ["entity_case"], []]
     assert replay(db, plugins=builtin_plugins(beliefs)).ok
+
+
+TOLD_AGAIN = Path(__file__).resolve().parent / "journals" / "5fc137f" / "told_again.jsonl"
+
+
+def test_a_fact_told_again_after_it_was_forgotten_is_no_change_and_a_journal_from_before_replays_its_notice(tmp_path):
+    """5fc137f (tests/journals/5fc137f/told_again.jsonl) said "You told me earlier your dog's name was None; I now
+    have Max." when the dog's name was told again after "forget my dog's name": it replays equal; told now, a
+    forgotten value is nothing to announce (recorded: ``forgotten_facts``), and that journal replays equal."""
+    told = [json.loads(line)["record"] for line in TOLD_AGAIN.read_text(encoding="utf-8").splitlines()]
+    assert told[2]["final_output"].startswith("You told me earlier your dog's name was None; I now have Max.")
+    report = replay_journal_file(TOLD_AGAIN, beliefs=beliefs)
+    assert report.ok, report.summary()
+    db = tmp_path / "new.db"
+    with open_kernel(db, beliefs, seed="0") as kernel:
+        replies = [kernel.tick(record["input"]["raw"]).final_output for record in told]
+        rows = {row[0]: json.loads(row[2]) for row in kernel.store.journal_rows()}
+    assert replies[2] == "Got it: your dog's name is Max."
+    changed = {"module": "beliefs", "change": "forgotten_facts"}
+    assert [tick for tick, row in rows.items() if changed in row["externals"].get("module_changed", [])] == [3]
+    assert replay(db, plugins=builtin_plugins(beliefs)).ok

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agi_core.modules import Candidate, Claim, CognitiveModule, ModuleContext, Proposals
-from agi_plugin_retrieval import answering, upkeep, wording
+from agi_plugin_retrieval import answering, forgotten, upkeep, wording
 from agi_plugin_retrieval.answering import MAX_CITATIONS
 
 AS_SENTENCE = "answer_as_sentence"
@@ -55,6 +55,10 @@ OWNED_FACTS = "owned_facts"
 """The change (``ctx.changed``) that finds a speaker's relation (``user/relation/bob__sister/home`` for "where does
 Bob's sister live?") and an attribute asked by its verb among the current facts: recorded where the fact found
 differs, so a journal from before replays the lookup it made."""
+FORGOTTEN_UNSAID = "forgotten_unsaid"
+"""The change (``ctx.changed``) that leaves out the memories of the asker's lines that stated a fact since forgotten
+(and their asks to forget: :mod:`agi_plugin_retrieval.forgotten`), and a forgotten fact (``null``) itself: recorded
+where one was recalled, so a journal from before answers from them as it did."""
 SELF = "self"  # the user who names no speaker (agi_core.memory.keys.SELF_ENTITY)
 RELATION_OWNER = "__"  # between a speaker's entity and the noun: user/relation/bob__sister (agi_core.reasoning)
 #: the words a question asks an attribute by, beside the attribute's own ("where does Bob's sister live?")
@@ -143,7 +147,11 @@ class RetrievalModule(CognitiveModule):
             for hit in ctx.memory.long_term(query, RECALL_K):
                 if hit["id"] not in hits or hit["score"] > hits[hit["id"]]["score"]:
                     hits[hit["id"]] = hit
-        return sorted((h for h in hits.values() if answering.is_evidence(h)), key=lambda h: (-h["score"], h["id"]))
+        found = sorted((h for h in hits.values() if answering.is_evidence(h)), key=lambda h: (-h["score"], h["id"]))
+        gone = forgotten.left_out(ctx, found)
+        if gone and ctx.changed(FORGOTTEN_UNSAID):  # else as before (a journal from before)
+            return [h for h in found if h["id"] not in gone]
+        return found
 
     @staticmethod
     def _own_if_asked(ctx: ModuleContext, question: str, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -199,6 +207,8 @@ class RetrievalModule(CognitiveModule):
         if found is None:
             return None
         fact = ctx.memory.fact(found)  # read through the tick: the claim cites it
+        if fact.exists and fact.value is None and ctx.changed(FORGOTTEN_UNSAID):  # forgotten: nothing to say
+            return None
         return (found, fact.value, score, whose) if fact.exists else None
 
     def _from_fact(
@@ -319,6 +329,8 @@ class RetrievalModule(CognitiveModule):
         keys = [e.key for e in ctx.memory.reason.store.facts("", limit=200) if slug in e.key.split("/")]
         for key in keys[:5]:
             fact = ctx.memory.fact(key)
+            if fact.exists and fact.value is None and ctx.changed(FORGOTTEN_UNSAID):  # forgotten: nothing to list
+                continue
             if fact.exists:
                 *_, entity, attribute = key.split("/")
                 said = (
