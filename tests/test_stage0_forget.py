@@ -63,6 +63,17 @@ def test_forgetting_a_wife_named_either_way_forgets_both_and_says_so(agi_kernel)
     assert sorted(w["key"] for w in done.sem_writes) == ["user/person/self/wife", "user/relation/wife/name"]
 
 
+def test_forgetting_two_facts_at_once_forgets_both(agi_kernel):
+    agi_kernel.tick("my name is Ada")
+    agi_kernel.tick("I am 41 years old")
+    agi_kernel.tick("the capital of Bosnia and Herzegovina is Sarajevo")
+    assert agi_kernel.tick("forget my name and my age").final_output == "Done: I forgot your name and your age."
+    assert agi_kernel.tick("what is my name?").final_output == F1_SEM_MISS
+    assert agi_kernel.tick("how old am I?").final_output == F1_SEM_MISS
+    done = agi_kernel.tick("forget the capital of Bosnia and Herzegovina")  # one name with an "and" in it
+    assert done.final_output == "Done: I forgot the capital of Bosnia and Herzegovina."
+
+
 def test_a_journal_from_before_the_forget_forms_replays_as_written_and_the_lines_now_forget(tmp_path):
     """5fc137f read "forget where my sister lives", "forget where I was born" and "can you forget my name?" as
     nothing (F3) and "forget my wife's name" as the relation's name only (Maria stayed her answer): it replays

@@ -649,12 +649,31 @@ def _forgotten(text: str, low: str) -> Parsed | None:
         asked = _question(*_clean(strip_trailing(direct_question(spelled))))
         return Parsed("forget", asked.refs) if asked is not None and asked.op == "read" else None
     stated = _statement(text, low)  # "that I live in Berlin"
-    ref = stated.refs[0] if stated is not None and stated.op == "write" else noun_ref(text)
-    if ref is None:
-        return None
-    home = Ref(ref.subject, "home") if lower_ascii(ref.attribute) in ADDRESSES else None  # "my sister's address"
-    read = _read(ref, home)
+    if stated is not None and stated.op == "write":
+        named: list[Ref | None] = [stated.refs[0]]
+    else:
+        named = (_listed(text, low) if " and " in low else None) or [noun_ref(text)]
+    refs: list[Ref | None] = []
+    for ref in named:
+        if ref is None:
+            return None
+        addressed = lower_ascii(ref.attribute) in ADDRESSES  # "my sister's address": her home too
+        refs.extend([ref, Ref(ref.subject, "home")] if addressed else [ref])
+    read = _read(*refs)
     return Parsed("forget", read.refs) if read is not None else None
+
+
+def _listed(text: str, low: str) -> list[Ref | None] | None:
+    """``my name and my age`` → both refs; None unless every part names one ("the capital of Bosnia and
+    Herzegovina" is one)."""
+    refs: list[Ref | None] = []
+    start = 0
+    for part in low.split(" and "):
+        if (ref := noun_ref(text[start : start + len(part)])) is None:
+            return None
+        refs.append(ref)
+        start += len(part) + 5
+    return refs
 
 
 _ASKED_INSIDE = re.compile(r"(?:^|[\s,.;:!])((?:what|who|where|when|which|how)\b.*)$", re.IGNORECASE)
