@@ -151,3 +151,41 @@ def test_a_rules_f1_on_a_forgotten_fact_stands_before_a_modules_sourced_answer(t
     assert replay(tmp_path / "a.db", plugins=plugins).ok
     del records[3]["externals"]["forgotten_stays"]  # as a journal from before wrote it
     assert not replay_records(records, seed="0", plugins=plugins).ok
+
+
+HOP = Path(__file__).resolve().parent / "journals" / "5fc137f" / "forget_hop.jsonl"
+
+
+def test_forgetting_where_my_sister_lives_forgets_it_on_the_person_she_is_too(tmp_path):
+    """ "where does my sister live?" reads her home through her name (Maya's home): forgetting it forgets that too;
+    told again of Maya, it is known again."""
+    with open_kernel(tmp_path / "a.db") as kernel:
+        kernel.tick("my sister is called Maya")
+        kernel.tick("Maya lives in Lyon")
+        assert kernel.tick("where does my sister live?").final_output == "Your sister Maya lives in Lyon."
+        assert kernel.tick("forget where my sister lives").final_output == "Done: I forgot the home of Maya."
+        assert kernel.tick("where does my sister live?").final_output == F1_SEM_MISS
+        kernel.tick("my sister lives in Lyon")
+        kernel.tick("Maya lives in Lyon")
+        both = kernel.tick("forget my sister's address")
+        assert both.final_output == "Done: I forgot your sister's home and the home of Maya."
+        assert kernel.tick("where does my sister live?").final_output == F1_SEM_MISS
+        kernel.tick("Maya lives in Paris")
+        assert kernel.tick("where does my sister live?").final_output == "Your sister Maya lives in Paris."
+    assert replay(tmp_path / "a.db").ok
+
+
+def test_a_journal_from_before_forgetting_through_the_relation_replays_its_nothing_to_forget(tmp_path):
+    """5fc137f said "I had nothing stored about your sister's home" and then "Your sister Maya lives in Lyon.": it
+    replays equal; told now, Maya's home is forgotten (recorded: ``forget_hop``), and that journal replays equal."""
+    told = [json.loads(line)["record"] for line in HOP.read_text(encoding="utf-8").splitlines()]
+    assert told[-1]["final_output"] == "Your sister Maya lives in Lyon."
+    report = replay_journal_file(HOP)
+    assert report.ok, report.summary()
+    db = tmp_path / "new.db"
+    with open_kernel(db, seed="0") as kernel:
+        replies = [kernel.tick(record["input"]["raw"]).final_output for record in told]
+        rows = {row[0]: json.loads(row[2]) for row in kernel.store.journal_rows()}
+    assert replies[2:] == ["Done: I forgot the home of Maya.", F1_SEM_MISS]
+    assert [tick for tick, row in rows.items() if "forget_hop" in row["externals"]] == [3]
+    assert replay(db).ok

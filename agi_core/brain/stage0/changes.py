@@ -31,6 +31,12 @@ FORGOTTEN_STAYS = "forgotten_stays"
 replaced it, retrieval's answer from the line that told the fact), recorded where a candidate would have (see
 brain; taken through :meth:`agi_core.externals.Externals.changed`)."""
 
+FORGET_HOP = "forget_hop"
+""""forget where my sister lives" forgets her home on the person her name names too (``world/entity/maya/home``,
+where "where does my sister live?" goes on to read it; before: only ``user/relation/sister/home``), recorded
+where a relation's attribute is forgotten (see fact_replies; taken through
+:meth:`agi_core.externals.Externals.changed`)."""
+
 
 def old_rules(ctx: ReasonContext) -> frozenset[str]:
     """The parse changes (:data:`facts.CHANGES`) this tick reads its line without: none live, recording the
@@ -54,4 +60,4 @@ def old_rules(ctx: ReasonContext) -> frozenset[str]:
     return every
 
 
-__all__ = ["DIRECT_QUESTION", "FORGOTTEN_STAYS", "OWN_RECALL", "PARSE_RULES", "RELATION_HOP", "old_rules"]
+__all__ = ["DIRECT_QUESTION", "FORGET_HOP", "FORGOTTEN_STAYS", "OWN_RECALL", "PARSE_RULES", "RELATION_HOP", "old_rules"]

@@ -171,14 +171,10 @@ def _through_relation(ctx: ReasonContext, ref: Ref) -> AgentReply | None:
         return None
     if not ctx.externals.changed(changes.RELATION_HOP):  # a journal from before the hop: its F1, no reads
         return None
-    name_key = key_of(ctx, Ref(ref.subject, "name"))
-    named = ctx.sem_read(name_key)
-    if not named.exists or not isinstance(named.value, str) or not named.value.strip():
+    found = _named_entity(ctx, ref)
+    if found is None:
         return None
-    try:
-        key = key_of(ctx, Ref(Subject(WORLD, named.value.strip()), ref.attribute))
-    except MemoryKeyError:  # a name that makes no canonical key ("Maya!!") names no entity
-        return None
+    name_key, named, key = found
     read = ctx.sem_read(key)
     if not read.exists or read.value is None:
         return None
@@ -191,9 +187,34 @@ def _through_relation(ctx: ReasonContext, ref: Ref) -> AgentReply | None:
     return AgentReply(text, claims=claims, focus=focus_of(key))
 
 
+def _named_entity(ctx: ReasonContext, ref: Ref) -> tuple[str, Any, str] | None:
+    """``(name key, name read, key)``: ``ref``'s attribute on the entity its relation names (``sister`` named Maya:
+    ``world/entity/maya/home``); None when the relation has no name, or one that makes no key."""
+    name_key = key_of(ctx, Ref(ref.subject, "name"))
+    named = ctx.sem_read(name_key)
+    if not named.exists or not isinstance(named.value, str) or not named.value.strip():
+        return None
+    try:
+        return name_key, named, key_of(ctx, Ref(Subject(WORLD, named.value.strip()), ref.attribute))
+    except MemoryKeyError:  # a name that makes no canonical key ("Maya!!") names no entity
+        return None
+
+
+def _forgotten_refs(ctx: ReasonContext, ref: Ref) -> list[Ref]:
+    """``ref``, and where a question about it goes on through the relation's name (:func:`_through_relation`) the
+    ref on the entity named: "forget where my sister lives" forgets Maya's home too (the ``forget_hop`` external,
+    asked before the name is read, so a journal from before reads and forgets as it did)."""
+    if ref.subject.kind != RELATION or key_of(ctx, ref).endswith("/name"):
+        return [ref]
+    if not ctx.externals.changed(changes.FORGET_HOP):
+        return [ref]
+    found = _named_entity(ctx, ref)
+    return [ref] if found is None else [ref, Ref(Subject(WORLD, found[1].value.strip()), ref.attribute)]
+
+
 def _forget(ctx: ReasonContext, refs: tuple[Ref, ...]) -> AgentReply:
     forgotten: list[str] = []
-    for ref in refs:
+    for ref in [each for asked in refs for each in _forgotten_refs(ctx, asked)]:
         key = key_of(ctx, ref)
         read = ctx.sem_read(key)
         if not read.exists or read.value is None:
