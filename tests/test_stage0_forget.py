@@ -189,3 +189,35 @@ def test_a_journal_from_before_forgetting_through_the_relation_replays_its_nothi
     assert replies[2:] == ["Done: I forgot the home of Maya.", F1_SEM_MISS]
     assert [tick for tick, row in rows.items() if "forget_hop" in row["externals"]] == [3]
     assert replay(db).ok
+
+
+def test_what_do_you_remember_leaves_out_the_exchange_that_told_a_forgotten_fact(agi_kernel):
+    """ "what do you remember?" quoted the line that told the forgotten name, and its reply, under "Lately"."""
+    agi_kernel.tick("my name is Ada")
+    agi_kernel.tick("my dog is called Rex")
+    agi_kernel.tick("forget my dog's name")
+    recalled = agi_kernel.tick("what do you remember?")
+    assert "Rex" not in recalled.final_output
+    assert "you said “forget my dog's name”" in recalled.final_output
+    assert recalled.router_decision.agent == "recall_agent"
+    agi_kernel.tick("my dog is called Max")
+    assert "Max" in agi_kernel.tick("what do you remember?").final_output
+
+
+LATELY = Path(__file__).resolve().parent / "journals" / "5fc137f" / "forgotten_lately.jsonl"
+
+
+def test_a_journal_from_before_recall_left_out_forgotten_lines_replays_its_quote(tmp_path):
+    """5fc137f's "what do you remember?" quoted “my dog is called Rex” after the forget: it replays equal; told
+    now, that exchange is left out (recorded: ``forgotten_lately``), and that journal replays equal."""
+    told = [json.loads(line)["record"] for line in LATELY.read_text(encoding="utf-8").splitlines()]
+    assert "Rex" in told[-1]["final_output"]
+    report = replay_journal_file(LATELY)
+    assert report.ok, report.summary()
+    db = tmp_path / "new.db"
+    with open_kernel(db, seed="0") as kernel:
+        replies = [kernel.tick(record["input"]["raw"]).final_output for record in told]
+        rows = {row[0]: json.loads(row[2]) for row in kernel.store.journal_rows()}
+    assert "Rex" not in replies[-1]
+    assert [tick for tick, row in rows.items() if "forgotten_lately" in row["externals"]] == [3]
+    assert replay(db).ok

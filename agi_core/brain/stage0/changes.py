@@ -37,6 +37,10 @@ where "where does my sister live?" goes on to read it; before: only ``user/relat
 where a relation's attribute is forgotten (see fact_replies; taken through
 :meth:`agi_core.externals.Externals.changed`)."""
 
+FORGOTTEN_LATELY = "forgotten_lately"
+""""what do you remember?" leaves out the exchanges whose line stated a fact since forgotten (before: "Lately: you
+said “my dog is called Rex” …" after "forget my dog's name"), recorded where one was left out (see habits)."""
+
 
 def old_rules(ctx: ReasonContext) -> frozenset[str]:
     """The parse changes (:data:`facts.CHANGES`) this tick reads its line without: none live, recording the
@@ -60,4 +64,13 @@ def old_rules(ctx: ReasonContext) -> frozenset[str]:
     return every
 
 
-__all__ = ["DIRECT_QUESTION", "FORGET_HOP", "FORGOTTEN_STAYS", "OWN_RECALL", "PARSE_RULES", "RELATION_HOP", "old_rules"]
+__all__ = [
+    "DIRECT_QUESTION",
+    "FORGET_HOP",
+    "FORGOTTEN_LATELY",
+    "FORGOTTEN_STAYS",
+    "OWN_RECALL",
+    "PARSE_RULES",
+    "RELATION_HOP",
+    "old_rules",
+]

@@ -17,9 +17,10 @@ from typing import Any
 
 import attrs
 
-from agi_core.brain.stage0 import changes, likes
+from agi_core.brain.stage0 import changes, facts, likes
 from agi_core.brain.stage0.facts import ASK_PREFER, DISLIKED, LIKED, PREFER, RELATION, SELF, WORLD, Parsed, Ref, Subject
-from agi_core.errors import MemoryKeyError
+from agi_core.errors import AgiError, MemoryKeyError
+from agi_core.externals import Externals
 from agi_core.memory.keys import check_key, make_key, speaker_entity
 from agi_core.reasoning import RELATION_OWNER, AgentReply, ReasonContext
 from agi_core.replies import F1_SEM_MISS, F5_SEM_WRITE_FAILURE
@@ -227,4 +228,19 @@ def _forget(ctx: ReasonContext, refs: tuple[Ref, ...]) -> AgentReply:
     return AgentReply(f"Done: I forgot {' and '.join(forgotten)}.")
 
 
-__all__ = ["answer", "key_of", "shown"]
+def states_forgotten(ctx: ReasonContext, line: str) -> bool:
+    """Whether ``line``, said by this tick's speaker, states a fact that is now forgotten (stored as ``null``): "my
+    dog is called Rex" after "forget my dog's name". The key is made as for this tick's line, on a copy of ``ctx``
+    whose externals are its own, and the fact is read from the store: neither is recorded in the tick."""
+    parsed = facts.parse(line)
+    if parsed is None or parsed.op != "write":
+        return False
+    try:
+        key = key_of(attrs.evolve(ctx, externals=Externals()), parsed.refs[0])
+    except AgiError:  # a name that makes no key names no fact
+        return False
+    read = ctx.store.sem_read(key)
+    return bool(read.exists and read.value is None)
+
+
+__all__ = ["answer", "key_of", "shown", "states_forgotten"]

@@ -18,7 +18,7 @@ from typing import Any
 import attrs
 import orjson
 
-from agi_core.brain.stage0 import changes, likes
+from agi_core.brain.stage0 import changes, fact_replies, likes
 from agi_core.brain.stage0.explain import decision_sentence
 from agi_core.brain.stage0.facts import DISLIKED, LIKED
 from agi_core.brain.stage0.phrases import lower_ascii, strip_end
@@ -160,6 +160,19 @@ def _recent(episodes: list[dict[str, Any]]) -> str:
     return "; ".join(said)
 
 
+def _unforgotten(ctx: ReasonContext, episodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``episodes`` (newest first) less the asker's lines that stated a fact since forgotten, and their replies."""
+    gone: set[int] = set()
+    for at, episode in enumerate(episodes):
+        context = episode.get("context") or {}
+        if context.get("kind") != "input" or speaker_entity(context.get("speaker")) != ctx.user_entity:
+            continue
+        if fact_replies.states_forgotten(ctx, str(episode.get("event") or "")):
+            newer = episodes[at - 1].get("context") or {} if at > 0 else {"kind": "input"}
+            gone.update({at, at - 1} if newer.get("kind") != "input" else {at})
+    return [episode for at, episode in enumerate(episodes) if at not in gone]
+
+
 @attrs.frozen
 class RecallAgent:
     """Answers "what do you remember?": the asking speaker's stored facts (read and cited) and latest exchanges;
@@ -203,7 +216,8 @@ class RecallAgent:
             known = "I don’t have anything stored about you yet."
         if others and mine == SELF_ENTITY:  # the agent's own user may ask about them (agi memory facts --prefix user/)
             known += f" I also hold {others} {'fact' if others == 1 else 'facts'} about other speakers."
-        recent = _recent(episodes)
+        kept = _unforgotten(ctx, episodes)
+        recent = _recent(kept if kept != episodes and ctx.externals.changed(changes.FORGOTTEN_LATELY) else episodes)
         reply = f"{known} Lately: {recent}." if recent else known
         return AgentReply(reply, claims=claims)
 

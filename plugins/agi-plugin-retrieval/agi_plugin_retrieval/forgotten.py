@@ -11,38 +11,22 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
 from agi_core.brain.stage0 import fact_replies, facts
-from agi_core.errors import AgiError
-from agi_core.externals import Externals
 from agi_core.modules import ModuleContext
 
 
 def left_out(ctx: ModuleContext, hits: list[dict[str, Any]]) -> set[str]:
     """The ids of ``hits`` the asker said that state a fact now forgotten, or ask to forget one."""
     asker = ctx.input.speaker or ctx.input.source  # as long-term memory names who said an episode
-    # the keys as Stage-0 makes them for the asker, on a copy whose externals are its own (a speaker's relations
-    # record one in the tick: these reads record nothing)
-    keyed = attrs.evolve(ctx.memory.reason, externals=Externals())
     gone = set()
     for hit in hits:
         if hit.get("speaker") not in (None, asker):
             continue
-        parsed = facts.parse(str(hit["text"]))
-        if parsed is not None and (parsed.op == "forget" or (parsed.op == "write" and _forgotten(keyed, parsed))):
+        text = str(hit["text"])
+        parsed = facts.parse(text)
+        if parsed is not None and (parsed.op == "forget" or fact_replies.states_forgotten(ctx.memory.reason, text)):
             gone.add(str(hit["id"]))
     return gone
-
-
-def _forgotten(keyed: Any, parsed: facts.Parsed) -> bool:
-    """Whether the fact ``parsed`` states is stored as ``null`` (read from the store: not a read of the tick)."""
-    try:
-        key = fact_replies.key_of(keyed, parsed.refs[0])
-    except AgiError:  # a name that makes no key names no fact
-        return False
-    read = keyed.store.sem_read(key)
-    return bool(read.exists and read.value is None)
 
 
 __all__ = ["left_out"]
