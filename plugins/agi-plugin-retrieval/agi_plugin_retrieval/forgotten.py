@@ -14,6 +14,11 @@ from typing import Any
 from agi_core.brain.stage0 import fact_replies, facts
 from agi_core.modules import ModuleContext
 
+FORGOTTEN_UNSAID = "forgotten_unsaid"
+"""The change (``ctx.changed``) that leaves out the memories of the asker's lines that stated a fact since forgotten
+(and their asks to forget), in answers and in the digest of what was talked about, and a forgotten fact (``null``)
+itself: recorded where one was recalled, so a journal from before answers from them as it did."""
+
 
 def left_out(ctx: ModuleContext, hits: list[dict[str, Any]]) -> set[str]:
     """The ids of ``hits`` the asker said that state a fact now forgotten, or ask to forget one."""
@@ -29,4 +34,13 @@ def left_out(ctx: ModuleContext, hits: list[dict[str, Any]]) -> set[str]:
     return gone
 
 
-__all__ = ["left_out"]
+def unsaid(ctx: ModuleContext, statements: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
+    """``(statements, changed)``: the user's ``statements`` (``text``, ``id``) less those :func:`left_out` leaves
+    out, where the change is taken (``changed`` then True); else as they are."""
+    gone = left_out(ctx, [{"id": s["id"], "text": s["text"]} for s in statements])
+    if not gone or not ctx.changed(FORGOTTEN_UNSAID):
+        return statements, False
+    return [s for s in statements if s["id"] not in gone], True
+
+
+__all__ = ["FORGOTTEN_UNSAID", "left_out", "unsaid"]

@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 from agi_core.modules import Candidate, Claim, CognitiveModule, ModuleContext, Proposals
 from agi_plugin_retrieval import answering, forgotten, upkeep, wording
 from agi_plugin_retrieval.answering import MAX_CITATIONS
+from agi_plugin_retrieval.forgotten import FORGOTTEN_UNSAID
 
 AS_SENTENCE = "answer_as_sentence"
 """The change (``ctx.changed``) that says an answer as a sentence quoting its memory, or its fact, not as the span
@@ -55,10 +56,6 @@ OWNED_FACTS = "owned_facts"
 """The change (``ctx.changed``) that finds a speaker's relation (``user/relation/bob__sister/home`` for "where does
 Bob's sister live?") and an attribute asked by its verb among the current facts: recorded where the fact found
 differs, so a journal from before replays the lookup it made."""
-FORGOTTEN_UNSAID = "forgotten_unsaid"
-"""The change (``ctx.changed``) that leaves out the memories of the asker's lines that stated a fact since forgotten
-(and their asks to forget: :mod:`agi_plugin_retrieval.forgotten`), and a forgotten fact (``null``) itself: recorded
-where one was recalled, so a journal from before answers from them as it did."""
 SELF = "self"  # the user who names no speaker (agi_core.memory.keys.SELF_ENTITY)
 RELATION_OWNER = "__"  # between a speaker's entity and the noun: user/relation/bob__sister (agi_core.reasoning)
 #: the words a question asks an attribute by, beside the attribute's own ("where does Bob's sister live?")
@@ -132,7 +129,8 @@ class RetrievalModule(CognitiveModule):
         idle tick came), one drawn now from them as the upkeep draws it, not kept (the upkeep keeps its own)."""
         digest = ctx.own.get("digest") or {}
         narrative = digest.get("narrative")
-        statements = upkeep.recent_statements(ctx).view(list)
+        statements, fresh = forgotten.unsaid(ctx, upkeep.recent_statements(ctx).view(list))
+        narrative = None if fresh else narrative  # a digest drawn before a forget may say what it forgot
         covered = narrative and all(s["time"] <= str(digest.get("until", "")) for s in statements)
         if covered or not statements or not ctx.changed(TALKED_NOW):
             return str(narrative or NO_DIGEST)

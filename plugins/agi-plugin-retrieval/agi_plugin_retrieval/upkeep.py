@@ -24,6 +24,7 @@ from typing import Any
 
 from agi_core.modules import ChangedReading, ModuleContext
 from agi_core.serialization import is_number
+from agi_plugin_retrieval import forgotten
 
 DIGEST_PERIOD_S = 3600
 NEW_KEPT = 20  # the newest statements one upkeep looks at
@@ -148,8 +149,8 @@ def run(ctx: ModuleContext) -> dict[str, Any] | None:
     if not due(ctx, lambda: reading.view(lambda statements: sum(1 for s in statements if s["time"] > since))):
         return None  # not due, or no backlog either way: the same both ways, nothing recorded
     statements = reading.view(lambda statements: statements)
-    memories = kept(ctx, statements)
     until = statements[-1]["time"]
+    memories = kept(ctx, forgotten.unsaid(ctx, statements)[0])  # what was forgotten is not digested
     if not memories:
         ctx.own.put("digest", {**last, "until": until, "tick": ctx.tick})
         return {"kept": 0}

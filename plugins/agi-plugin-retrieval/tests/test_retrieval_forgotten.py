@@ -9,6 +9,7 @@ from pathlib import Path
 
 import agi_plugin_retrieval.plugin as retrieval
 
+from agi_core.modules.state import dump_state
 from agi_core.replay import replay
 from agi_core.replies import F1_SEM_MISS
 from agi_core.testing import builtin_plugins, open_kernel, replay_journal_file
@@ -53,4 +54,24 @@ def test_a_journal_from_before_replays_its_answers_from_the_forgotten_line_and_t
     unsaid = {"module": "retrieval", "change": "forgotten_unsaid"}
     unsaid_at = [tick for tick, row in rows.items() if unsaid in row["externals"].get("module_changed", [])]
     assert unsaid_at == [3, 4, 5, 7]  # 7: the ask to forget, recalled, is left out too
+    assert replay(db, plugins=builtin_plugins(retrieval)).ok
+
+
+def test_what_we_talked_about_leaves_out_what_was_forgotten(tmp_path):
+    """The digest of what was talked about quoted "my dog is called Rex" after the forget, drawn in the tick and by
+    the idle upkeep alike; a digest the upkeep drew before the forget is not said after it."""
+    db, now = tmp_path / "agent.db", [1_700_000_000_000]
+    with open_kernel(db, retrieval, clock=lambda: now[0]) as kernel:
+        kernel.tick("my dog is called Rex")
+        kernel.tick("my sister lives in Lyon")
+        kernel.maintain()  # the upkeep's digest, drawn before the forget
+        kernel.tick("forget my dog's name")
+        talked = kernel.tick("what have we talked about?")
+        now[0] += 24 * 3600 * 1000  # a day later: the upkeep is due again
+        kernel.maintain()
+        digest = json.dumps(dump_state(kernel.store, "retrieval")["digest"])
+        again = kernel.tick("what have we talked about?")
+    assert "Lyon" in talked.final_output and "Rex" not in talked.final_output
+    assert "Lyon" in again.final_output and "Rex" not in again.final_output
+    assert "Rex" not in digest
     assert replay(db, plugins=builtin_plugins(retrieval)).ok
