@@ -38,6 +38,9 @@ FORGOTTEN = "forgotten_facts"
 it is told again (was: "You told me earlier your dog's name was None; I now have Max."), "are you sure about it?"
 says it was forgotten (was: "… your dog's name is None. … Earlier: Rex …"), and no earlier value from before the
 forget is said."""
+#: "are you sure about my dislikes?" finds the belief labelled "what you don't like" by its key's words too ("your
+#: dislikes"; was: "I hold no belief about your dislikes.")
+KEY_ALIAS = "key_alias"
 LOOKED_BACK = 20  # journal records searched for the agent's last reply in this conversation
 QUOTED_MAX = 200  # characters of the last reply quoted when it rests on no belief
 
@@ -75,6 +78,21 @@ def label_of(key: str, speaker_entity: str = "self", *, relations: bool = True, 
     mine = scope == "user" and entity in ("self", speaker_entity)
     name = (written_name(entity, line) if scope == "world" else None) or entity.replace("_", " ")
     return f"your {words}" if mine else f"the {words} of {name}"
+
+
+def liked_label(key: str, line: str = "") -> str:
+    """The label of a list of likes or dislikes: ``what you like`` (the speaker's own), ``what your sister doesn't
+    like``, ``what Bob likes`` (someone else's, since Stage-0's ``others_likes``; the name as ``line`` wrote it)."""
+    scope, kind, entity, attribute = key.split("/")
+    liked = attribute == "likes"
+    if scope == "user" and kind == "person":
+        return "what you like" if liked else "what you don't like"
+    if scope == "user":
+        whose = entity.replace("__", "'s ").replace("_", " ")
+        who = f"{whose}" if "'s " in whose else f"your {whose}"
+    else:
+        who = written_name(entity, line) or entity.replace("_", " ")
+    return f"what {who} likes" if liked else f"what {who} doesn't like"
 
 
 def written_name(entity: str, line: str) -> str | None:
@@ -146,6 +164,10 @@ class BeliefsModule(CognitiveModule):
         if ident in {b["key"] for b in known}:
             return str(ident)
         found = linking.best_match(mention, candidates)  # the model named no known belief: the heuristic's
+        if found is None:  # by the key's own words: "your dislikes" for "what you don't like"
+            aliased = [{"id": b["key"], "aliases": [b["label"], label_of(b["key"], mine)]} for b in known]
+            found = linking.best_match(mention, aliased)
+            found = found if found is not None and ctx.changed(KEY_ALIAS) else None
         return found[0] if found else None
 
     def deliberate(self, ctx: ModuleContext) -> Proposals | None:
@@ -292,7 +314,7 @@ class BeliefsModule(CognitiveModule):
         a journal from before it. The user's likes (a list: Stage-0's since its ``likes`` change) are "what you
         like" and "what you don't like"."""
         if graph.listed({"key": key}, value) and not others_own(key, ctx.user_entity):
-            return "what you like" if key.endswith("/likes") else "what you don't like"
+            return liked_label(key, ctx.input.raw)
         label, before = label_of(key, ctx.user_entity), label_of(key, ctx.user_entity, relations=False)
         label = label if label == before or ctx.changed(RELATION_LABEL) else before
         cased = label_of(key, ctx.user_entity, relations=label != before, line=ctx.input.raw)

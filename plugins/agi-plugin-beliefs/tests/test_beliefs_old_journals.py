@@ -10,6 +10,7 @@ from pathlib import Path
 
 import agi_plugin_beliefs.plugin as beliefs
 
+from agi_core.modules.state import dump_state
 from agi_core.replay import replay
 from agi_core.testing import builtin_plugins, open_kernel, replay_journal_file
 
@@ -108,3 +109,46 @@ def test_a_fact_told_again_after_it_was_forgotten_is_no_change_and_a_journal_fro
     changed = {"module": "beliefs", "change": "forgotten_facts"}
     assert [tick for tick, row in rows.items() if changed in row["externals"].get("module_changed", [])] == [3]
     assert replay(db, plugins=builtin_plugins(beliefs)).ok
+
+
+SURE_LIKES = Path(__file__).resolve().parent / "journals" / "5fc137f" / "sure_likes.jsonl"
+
+
+def test_a_journal_from_before_likes_were_found_by_their_keys_words_replays_its_no_belief(tmp_path):
+    """5fc137f answered "are you sure about my dislikes?" with "I hold no belief about your dislikes." (the belief was
+    labelled "what you don't like"); that journal replays equal; told now, the belief is found by its key's words
+    ("your dislikes"), recorded (``key_alias``), and that journal replays equal."""
+    told = [json.loads(line)["record"] for line in SURE_LIKES.read_text(encoding="utf-8").splitlines()]
+    assert [r["final_output"] for r in told][1::2] == [
+        "I hold no belief about your dislikes.",
+        "I hold no belief about your likes.",
+    ]
+    report = replay_journal_file(SURE_LIKES, beliefs=beliefs)
+    assert report.ok, report.summary()
+
+    db = tmp_path / "new.db"
+    with open_kernel(db, beliefs, seed="0") as kernel:
+        replies = [kernel.tick(record["input"]["raw"]).final_output for record in told]
+        rows = [json.loads(row[2]) for row in kernel.store.journal_rows()]
+    assert replies[1::2] == [
+        "Fairly sure (confidence 0.9): what you don't like is mushrooms. Evidence: told by you at tick 1.",
+        "Fairly sure (confidence 0.9): what you like is hiking. Evidence: told by you at tick 3.",
+    ]
+    assert [_changes(row) for row in rows] == [[], ["key_alias"], [], ["key_alias"]]
+    assert replay(db, plugins=builtin_plugins(beliefs)).ok
+
+
+def test_someone_elses_likes_are_their_belief(tmp_path):
+    """Stage-0's ``others_likes`` stores "my sister likes tea" as a list under her key: its belief is "what your
+    sister likes", not the user's "what you like"."""
+    with open_kernel(tmp_path / "agent.db", beliefs, seed="0") as kernel:
+        kernel.tick("my sister likes tea")
+        kernel.tick("Bob doesn't like jazz")
+        sure = kernel.tick("are you sure about what my sister likes?").final_output
+        state = dump_state(kernel.store, "beliefs")
+        labels = {key: value["label"] for key, value in state.items() if key.startswith("belief/")}
+    assert labels == {
+        "belief/user/relation/sister/likes": "what your sister likes",
+        "belief/world/entity/bob/dislikes": "what Bob doesn't like",
+    }
+    assert sure.startswith("Fairly sure (confidence 0.9): what your sister likes is tea.")
