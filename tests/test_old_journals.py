@@ -11,10 +11,13 @@ from agi_core.memory import blobs
 from agi_core.replay import replay, replay_records
 from agi_core.replies import F1_SEM_MISS as F1
 from agi_core.replies import F3_NO_AGENT as F3
+from agi_core.replies import F3_NOTED_NOT_STORED as F3_NOTED
 from agi_core.testing import builtin_plugins, open_kernel, replay_journal_file
 from agi_core.tools import ToolPolicy
 
 OLD = Path(__file__).resolve().parent / "journals" / "0d8cf16"
+#: Stage-0's parse changes up to b754074's clause_end (agi_core.brain.stage0.facts.CHANGES begins with them)
+FIRST_CHANGES = ["others_possessive", "said_name", "owned_subject", "named_beside", "likes", "clause_end"]
 
 
 def _told(path: Path) -> list[tuple[str, str]]:
@@ -57,16 +60,7 @@ def test_a_journal_from_before_the_greeting_and_i_am_rules_and_the_others_posses
     assert replies[0] == "Got it: your name is Dana." and replies[-1] == "Your name is Dana."
     assert replies[7] == "I currently don’t have a module for this type of request."
     assert externals[0]["parse_rules"] == [
-        [
-            "others_possessive",
-            "said_name",
-            "owned_subject",
-            "named_beside",
-            "likes",
-            "clause_end",
-            "remind_when",
-            "forget_forms",
-        ]
+        [*FIRST_CHANGES, "remind_when", "forget_forms", "job", "liked_apart", "others_likes"]
     ]
     assert "parse_rules" not in externals[1] and "parse_rules" not in externals[2]  # "I am tired" read alike
 
@@ -225,16 +219,7 @@ def test_a_journal_from_before_likes_were_facts_replays_its_f3(tmp_path):
         "No: you don't like hiking.",
     ]
     assert externals[0]["parse_rules"] == [
-        [
-            "others_possessive",
-            "said_name",
-            "owned_subject",
-            "named_beside",
-            "likes",
-            "clause_end",
-            "remind_when",
-            "forget_forms",
-        ]
+        [*FIRST_CHANGES, "remind_when", "forget_forms", "job", "liked_apart", "others_likes"]
     ]
 
 
@@ -291,3 +276,40 @@ def test_a_journal_from_before_reminders_read_days_replays_as_told_then(tmp_path
     assert " at 09:00 tomorrow (" in replies[0] and " (in 3 days) (job remind-g-" in replies[-1]
     assert ["parse_rules" in e for e in externals] == [True] * 7 + [False] * 3
     assert ["remind_local" in e for e in externals] == [False] * 5 + [True] + [False] * 2 + [True] * 2
+
+
+JOB_LIKES = Path(__file__).resolve().parent / "journals" / "5fc137f" / "job_likes.jsonl"
+
+
+def test_a_journal_from_before_jobs_likes_apart_others_likes_and_noted_statements_replays_as_written(tmp_path):
+    """5fc137f answered "I work as a nurse", "I'm a nurse", "what do I do?", "Bob likes jazz", "my sister likes tea"
+    and "I have a red bike" F3, and liked "hiking and jazz" as one thing ("do I like hiking?": F1). That journal
+    replays equal; told now, the job is stored and answered, the likes are apart and someone else's are theirs
+    (recorded ``parse_rules`` with ``job``, ``liked_apart``, ``others_likes``), and the statement no rule stores
+    is said to be noted as an episode (recorded ``noted_statement``); "blorp" is still F3."""
+    told = _told(JOB_LIKES)
+    liked, listed = "Got it: you like hiking and jazz.", "You like hiking and jazz."
+    mushrooms = "Got it: you don't like mushrooms or olives."
+    assert [reply for _, reply in told] == [F3, F3, F3, F1, liked, listed, F1, F3, F3, mushrooms, F3, F3]
+    report = replay_journal_file(JOB_LIKES)
+    assert report.ok, report.summary()
+    replies, externals = _new_journal(tmp_path, [line for line, _ in told])
+    assert replies == [
+        "Got it: your job is nurse.",
+        "Your job is nurse.",
+        "Got it: your job is nurse.",
+        "Your job is nurse.",
+        "Got it: you like hiking and jazz.",
+        "You like hiking and jazz.",
+        "Yes: you like hiking.",
+        "Got it: Bob likes jazz.",
+        "Got it: your sister likes tea.",
+        "Got it: you don't like mushrooms and olives.",
+        F3_NOTED,
+        F3,
+    ]
+    assert externals[0]["parse_rules"] == [
+        [*FIRST_CHANGES, "remind_when", "forget_forms", "job", "liked_apart", "others_likes"]
+    ]
+    assert ["parse_rules" in e for e in externals] == [True] * 3 + [False] + [True] * 6 + [False, False]
+    assert [e.get("noted_statement") for e in externals] == [None] * 10 + [[True], None]

@@ -88,3 +88,61 @@ def test_a_like_ends_where_another_clause_begins(tmp_path):
         likes = kernel.store.sem_read(LIKES).value
     assert said == ["Got it: you like hiking.", "Got it: you like rock and roll."]
     assert likes == ["hiking", "rock and roll"]
+
+
+def test_things_liked_together_are_each_a_thing(tmp_path):
+    """ "I like hiking and jazz" stored one thing, "hiking and jazz", so "do I like jazz?" was F1; a thing with an
+    "and" in it ("rock and roll") stays whole."""
+    db = tmp_path / "agent.db"
+    lines = [
+        ("I like hiking and jazz", "Got it: you like hiking and jazz."),
+        ("do I like jazz?", "Yes: you like jazz."),
+        ("I love rock and roll, tea, and long walks", "Got it: you like rock and roll, tea and long walks."),
+        ("I don't like mushrooms or olives", "Got it: you don't like mushrooms and olives."),
+        ("do I like hiking and tea?", "Yes: you like hiking and tea."),
+        ("do I like jazz and olives?", "You like jazz; you don't like olives."),
+        ("do I like jazz and tennis?", F1_SEM_MISS),
+    ]
+    with open_kernel(db) as kernel:
+        said = [kernel.tick(line).final_output for line, _ in lines]
+        facts = {fact.key: fact.value for fact in kernel.store.facts("user/")}
+    assert said == [reply for _, reply in lines]
+    assert facts == {LIKES: ["hiking", "jazz", "rock and roll", "tea", "long walks"], DISLIKES: ["mushrooms", "olives"]}
+    assert replay(db, plugins=builtin_plugins()).ok
+
+
+def test_someone_elses_likes_are_theirs(tmp_path):
+    """ "Bob likes jazz" and "my sister likes tea" were F3: likes were the speaker's only."""
+    db = tmp_path / "agent.db"
+    lines = [
+        ("Bob likes jazz", "Got it: Bob likes jazz."),
+        ("my sister really loves tea and cake", "Got it: your sister likes tea and cake."),
+        ("my sister doesn't like coffee", "Got it: your sister doesn't like coffee."),
+        ("does Bob like jazz?", "Yes: Bob likes jazz."),
+        ("does my sister like coffee?", "No: your sister doesn't like coffee."),
+        ("what does my sister like?", "Your sister likes tea and cake."),
+        ("what does Bob like?", "Bob likes jazz."),
+        ("do I like jazz?", F1_SEM_MISS),
+    ]
+    with open_kernel(db) as kernel:
+        said = [kernel.tick(line).final_output for line, _ in lines]
+        remembered = kernel.tick("what do you remember?").final_output
+        facts = {fact.key: fact.value for fact in kernel.store.facts("")}
+    assert said == [reply for _, reply in lines]
+    assert remembered.startswith(
+        "I remember 2 facts about you: your sister doesn't like coffee; your sister likes tea and cake."
+    )
+    assert facts == {
+        "world/entity/bob/likes": ["jazz"],
+        "user/relation/sister/likes": ["tea", "cake"],
+        "user/relation/sister/dislikes": ["coffee"],
+    }
+    assert replay(db, plugins=builtin_plugins()).ok
+
+
+@pytest.mark.parametrize(
+    "line", ["Everyone likes pizza", "He likes jazz", "the weather likes to change", "Bob likes it"]
+)
+def test_a_line_that_likes_no_ones_thing_stores_none(line):
+    parsed = parse(line)
+    assert parsed is None or parsed.op != "prefer"

@@ -11,7 +11,8 @@ them. Two kinds of episode are bookkeeping and are never mirrored:
   ingested lines as memories of their own, variables in RLM state. A maintenance tick
   (:meth:`agi_core.Kernel.maintain`, input ``maintain`` from source ``maintain``, reply
   ``maintenance: 5 module(s) ran``) is one too.
-- **empty replies**: the rulebook's failure sentences (F1, F3, F4, F5), which say nothing
+- **empty replies**: the rulebook's failure sentences (F1, F3, F4, F5) and Stage-0's "I noted this
+  as an episode, but I have no rule to store it as a fact yet.", which say nothing
   about the user and would otherwise match every query about "information" or "modules";
   and a reply that says F1 or F3 with a module's words around it ("Hello! I currently don’t
   have a module … What does Maya do for a living?"): the agent did not answer, and what a
@@ -29,13 +30,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT, F4_AGENT_FAILURE, F5_SEM_WRITE_FAILURE
+from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT, F3_NOTED_NOT_STORED, F4_AGENT_FAILURE, F5_SEM_WRITE_FAILURE
 
 #: Replies that carry no memory.
-EMPTY_REPLIES = frozenset({F1_SEM_MISS, F3_NO_AGENT, F4_AGENT_FAILURE, F5_SEM_WRITE_FAILURE})
-#: Replies that carry no memory even with a module's words around them: nothing answered (F3), nothing
-#: stored (F1). F4 and F5 precede a partial answer, which is kept.
-UNANSWERED = (F1_SEM_MISS, F3_NO_AGENT)
+EMPTY_REPLIES = frozenset({F1_SEM_MISS, F3_NO_AGENT, F3_NOTED_NOT_STORED, F4_AGENT_FAILURE, F5_SEM_WRITE_FAILURE})
+#: Replies that carry no memory even with a module's words around them: nothing answered (F3, and a statement
+#: noted as an episode only), nothing stored (F1). F4 and F5 precede a partial answer, which is kept.
+UNANSWERED = (F1_SEM_MISS, F3_NO_AGENT, F3_NOTED_NOT_STORED)
 #: The input source of kernel commands (:meth:`agi_core.Kernel.command`).
 COMMAND_SOURCE = "event"
 #: The input source of the clock sensor's percepts (:class:`agi_core.scheduling.sensors.ClockSensor`).

@@ -10,18 +10,19 @@ import shlex
 
 import attrs
 
-from agi_core.brain.stage0 import facts
+from agi_core.brain.stage0 import changes, facts
 from agi_core.brain.stage0.documents import from_documents
 from agi_core.brain.stage0.fact_replies import answer
 from agi_core.brain.stage0.goal_agent import GoalAgent
 from agi_core.brain.stage0.habits import HABIT_AGENTS
 from agi_core.brain.stage0.mathparse import MathError, evaluate, expression_in, render
 from agi_core.brain.stage0.messages import MessageAgent
+from agi_core.brain.stage0.noted import states_own
 from agi_core.brain.stage0.small_talk import small_talk
 from agi_core.brain.stage0.time_agent import TimeAgent
 from agi_core.model import Action
 from agi_core.reasoning import AgentReply, ReasonContext
-from agi_core.replies import F3_NO_AGENT
+from agi_core.replies import F3_NO_AGENT, F3_NOTED_NOT_STORED
 
 SCHEDULE_SOURCE = "schedule:"  # a job's ticks (agi_core.scheduling.jobs.SOURCE_PREFIX)
 
@@ -95,7 +96,8 @@ class KnowledgeAgent:
 class GenericAgent:
     """R4 and the fallback of F3/F4: a scheduled job's line no rule answers is said as it is (the
     agent's message), a clock tick notes the time, small talk gets its fixed reply, a question that an ingested
-    document answers gets that passage (:mod:`.documents`), anything else F3."""
+    document answers gets that passage (:mod:`.documents`), a statement of the user's own that no rule stores
+    is said to be noted as an episode only (:mod:`.noted`), anything else F3."""
 
     name: str = "generic_agent"
     rule: str = "matched_R4_fallback"
@@ -115,6 +117,8 @@ class GenericAgent:
             return AgentReply(reply)
         if (passage := from_documents(ctx)) is not None:
             return passage
+        if states_own(raw) and ctx.externals.changed(changes.NOTED_STATEMENT):
+            return AgentReply(F3_NOTED_NOT_STORED)  # a statement kept as an episode, not as a fact
         return AgentReply(F3_NO_AGENT)
 
 

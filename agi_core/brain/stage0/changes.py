@@ -41,6 +41,11 @@ FORGOTTEN_LATELY = "forgotten_lately"
 """"what do you remember?" leaves out the exchanges whose line stated a fact since forgotten (before: "Lately: you
 said “my dog is called Rex” …" after "forget my dog's name"), recorded where one was left out (see habits)."""
 
+NOTED_STATEMENT = "noted_statement"
+"""A statement of the user's that no rule stores ("I have a red bike") is answered "I noted this as an episode, but
+I have no rule to store it as a fact yet." (before: F3; see agents.GenericAgent; taken through
+:meth:`agi_core.externals.Externals.changed`)."""
+
 
 def old_rules(ctx: ReasonContext) -> frozenset[str]:
     """The parse changes (:data:`facts.CHANGES`) this tick reads its line without: none live, recording the
@@ -69,6 +74,7 @@ __all__ = [
     "FORGET_HOP",
     "FORGOTTEN_LATELY",
     "FORGOTTEN_STAYS",
+    "NOTED_STATEMENT",
     "OWN_RECALL",
     "PARSE_RULES",
     "RELATION_HOP",

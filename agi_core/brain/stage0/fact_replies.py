@@ -13,6 +13,7 @@ tries the relation records the ``relation_hop`` external, so a journal from befo
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import attrs
@@ -86,43 +87,82 @@ def answer(ctx: ReasonContext, parsed: Parsed) -> AgentReply:
     if parsed.op == "forget":
         return _forget(ctx, parsed.refs)
     if parsed.op == PREFER:
-        return _prefer(ctx, parsed.refs, str(parsed.value))
+        return _prefer(ctx, parsed.refs, parsed.things or (str(parsed.value),))
     if parsed.op == ASK_PREFER:
-        return _ask_prefer(ctx, parsed.refs, str(parsed.value))
+        return _ask_prefer(ctx, parsed.refs, parsed.things or (str(parsed.value),))
     return _read(ctx, parsed.refs)
 
 
-def _prefer(ctx: ReasonContext, refs: tuple[Ref, ...], thing: str) -> AgentReply:
+def _prefer(ctx: ReasonContext, refs: tuple[Ref, ...], things: tuple[str, ...]) -> AgentReply:
     """``I like hiking``: hiking joins the likes (``refs[0]``) and leaves the dislikes (``refs[1]``), or the other
-    way round; each list is read first and written whole (S5: current state only)."""
+    way round; each list is read first and written whole (S5: current state only). ``Bob likes jazz``: Bob's."""
     joins, leaves = refs
     speaker = ctx.state.input.speaker if ctx.user_entity != SELF_ENTITY[2] else None
-    who = speaker or "the user"
+    who = person(joins, speaker or "the user")
     for ref, kept in ((joins, True), (leaves, False)):
         key = key_of(ctx, ref)
         read = ctx.sem_read(key)
         held = likes.items(read.value) if read.exists else []
-        if not kept and not likes.holds(held, thing):
+        if not kept and not any(likes.holds(held, thing) for thing in things):
             continue  # not in the other list: nothing to take out
-        things = [*likes.without(held, thing), thing] if kept else likes.without(held, thing)
+        rest = functools.reduce(likes.without, things, held)
+        listed = [*rest, *things] if kept else rest
         attribute = LIKED if key.endswith("/" + LIKED) else DISLIKED
-        fact = f"{likes.verb(attribute, who)} {likes.joined(things)}" if things else f"{who} names nothing here"
-        if not ctx.sem_write(key, things, fact):
+        fact = f"{likes.verb(attribute, who)} {likes.joined(listed)}" if listed else f"{who} names nothing here"
+        if not ctx.sem_write(key, listed, fact):
             return AgentReply(F5_SEM_WRITE_FAILURE, focus=focus_of(key))
-    return AgentReply(f"Got it: {likes.verb(joins.attribute)} {thing}.", focus=focus_of(key_of(ctx, joins)))
+    said = f"{likes.verb(joins.attribute, person(joins))} {likes.joined(list(things))}"
+    return AgentReply(f"Got it: {said}.", focus=focus_of(key_of(ctx, joins)))
 
 
-def _ask_prefer(ctx: ReasonContext, refs: tuple[Ref, ...], thing: str) -> AgentReply:
+def person(ref: Ref, speaker: str | None = None) -> str:
+    """Whose likes ``ref`` reads, as a reply names them: ``you``, ``your sister``, ``Bob's sister``, ``Bob``; in
+    the third person (``speaker``: the fact's words) ``the user``, ``the user's sister``, ``alice's sister``."""
+    subject = ref.subject
+    mine = "you" if speaker is None else speaker
+    if subject.kind == SELF:
+        return mine
+    if subject.kind == WORLD:
+        return subject.name.strip()
+    whose = f"{subject.owner.strip()}'s" if subject.owner else "your" if speaker is None else f"{speaker}'s"
+    return f"{whose} {subject.name.strip().lower()}"
+
+
+def _ask_prefer(ctx: ReasonContext, refs: tuple[Ref, ...], things: tuple[str, ...]) -> AgentReply:
     """``do I like hiking?``: "Yes: you like hiking." from the list asked, "No: you don't like hiking." from the
-    other, F1 when neither holds it (S9)."""
+    other, F1 when neither holds it (S9). Several things: each is looked up in both lists; F1 unless all are."""
+    if len(things) > 1:
+        return _ask_prefer_each(ctx, refs, things)
+    thing = things[0]
     for ref in refs:
         key = key_of(ctx, ref)
         read = ctx.sem_read(key)
         if read.exists and likes.holds(likes.items(read.value), thing):
             said = next(t for t in likes.items(read.value) if likes.holds([t], thing))  # as the user wrote it
-            text = f"{'Yes' if ref is refs[0] else 'No'}: {likes.verb(ref.attribute)} {said}."
+            text = f"{'Yes' if ref is refs[0] else 'No'}: {likes.verb(ref.attribute, person(ref))} {said}."
             return AgentReply(text, claims=[ctx.claim(key, read.value, text)], focus=focus_of(key))
     return AgentReply(F1_SEM_MISS, focus=focus_of(key_of(ctx, refs[0])))
+
+
+def _ask_prefer_each(ctx: ReasonContext, refs: tuple[Ref, ...], things: tuple[str, ...]) -> AgentReply:
+    """``do I like hiking and jazz?``: "Yes: you like hiking and jazz.", "No: …", or "You like hiking; you don't
+    like jazz." when the two lists hold them; F1 when neither holds one of them (S9)."""
+    keys = [key_of(ctx, ref) for ref in refs]
+    lists = [likes.items(read.value) if (read := ctx.sem_read(key)).exists else None for key in keys]
+    found: list[list[str]] = [[], []]
+    for thing in things:
+        where = next((i for i, held in enumerate(lists) if held is not None and likes.holds(held, thing)), None)
+        if where is None:
+            return AgentReply(F1_SEM_MISS, focus=focus_of(keys[0]))
+        found[where].append(next(t for t in lists[where] or [] if likes.holds([t], thing)))  # as written
+    said = [f"{likes.verb(refs[i].attribute, person(refs[i]))} {likes.joined(found[i])}" for i in (0, 1) if found[i]]
+    text = (
+        f"{'Yes' if found[0] else 'No'}: {said[0]}."
+        if len(said) == 1
+        else f"{said[0][0].upper()}{said[0][1:]}; {said[1]}."
+    )
+    claims = [ctx.claim(keys[i], lists[i], text) for i in (0, 1) if found[i]]
+    return AgentReply(text, claims=claims, focus=focus_of(keys[0]))
 
 
 def _write(ctx: ReasonContext, ref: Ref, value: Any) -> AgentReply:
@@ -151,8 +191,9 @@ def _read(ctx: ReasonContext, refs: tuple[Ref, ...]) -> AgentReply:
             continue
         what = shown(ref)
         text = f"{what[0].upper()}{what[1:]} is {read.value}."
-        if ref.subject.kind == SELF and ref.attribute in (LIKED, DISLIKED):  # "what do I like?"
-            found = likes.listed(ref.attribute, read.value)
+        liking = ref.subject.kind == SELF or isinstance(read.value, list)  # others' since their likes change
+        if ref.attribute in (LIKED, DISLIKED) and liking:  # "what do I like?", "what does Bob like?"
+            found = likes.listed(ref.attribute, read.value, person(ref))
             if found is None:
                 continue
             text = found

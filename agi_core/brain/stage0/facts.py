@@ -41,8 +41,11 @@ from agi_core.brain.stage0.vocabulary import (
     ASKING,
     COPULAS,
     DISLIKED,
+    DOING,
     FILLERS,
     FILLERS_BEFORE,
+    JOB,
+    JOB_ENDS,
     KIND_WORDS,
     LIKED,
     LIKING_ADVERBS,
@@ -53,6 +56,12 @@ from agi_core.brain.stage0.vocabulary import (
     NOT_A_NAME,
     NOT_LIKED,
     NOT_NAMES,
+    NOT_SOMEONE,
+    OCCUPATIONS,
+    OTHERS_ADVERBS,
+    OTHERS_ASKED_LIKING,
+    OTHERS_LIKING_VERBS,
+    OTHERS_LISTED_LIKING,
     OTHERS_POSSESSIVES,
     PEOPLE,
     PREFER,
@@ -63,6 +72,8 @@ from agi_core.brain.stage0.vocabulary import (
     STATED_VERBS,
     SURE_ASKING,
     WH_WORDS,
+    WHOLE_THINGS,
+    WORKING_AS,
 )
 
 SELF = "self"
@@ -95,7 +106,28 @@ FORGET_FORMS = "forget_forms"
 ("forget where my sister lives", "… where I was born", "… who wrote Hamlet"), a statement ("forget that I live in
 Berlin") or an address ("my sister's address": her home too); "can you forget …" asks it (before: only a noun, or
 "where/who/when X" read as "where do X", each forgetting the noun's own key; the rest nothing)."""
-CHANGES = (OTHERS_POSSESSIVE, SAID_NAME, OWNED_SUBJECT, NAMED_BESIDE, LIKES, CLAUSE_END, REMIND_WHEN, FORGET_FORMS)
+JOB_TOLD = "job"
+"""'I work as a nurse', "I'm a nurse" (a known occupation), 'my sister works as a teacher' are a job (``…/job``, the
+synonyms' key of job, occupation, profession), and 'what do I do?' asks it (before: nothing, F3)."""
+LIKED_APART = "liked_apart"
+"""'I like hiking and jazz' likes two things, 'I don't like mushrooms or olives' dislikes two; 'rock and roll' stays
+one (:data:`WHOLE_THINGS`; before: one thing, 'hiking and jazz')."""
+OTHERS_LIKES = "others_likes"
+"""'Bob likes jazz', 'my sister doesn't like coffee', 'does Bob like jazz?', 'what does my sister like?' are
+someone else's likes and dislikes (before: nothing, F3)."""
+CHANGES = (
+    OTHERS_POSSESSIVE,
+    SAID_NAME,
+    OWNED_SUBJECT,
+    NAMED_BESIDE,
+    LIKES,
+    CLAUSE_END,
+    REMIND_WHEN,
+    FORGET_FORMS,
+    JOB_TOLD,
+    LIKED_APART,
+    OTHERS_LIKES,
+)
 #: ``can you forget X`` asks to forget X (:data:`FORGET_FORMS`)
 ASKING_TO_FORGET = tuple(
     f"{ask} {please}forget "
@@ -122,6 +154,7 @@ MAY_DIFFER = (
     *("like", "lov", "enjoy", "ador", "hate", "stand", "detest"),  # the likes change
     *NEXT_CLAUSE,
     "forget",  # the forget_forms change
+    *("work as", "works as", "what do", "does "),  # the job and others' likes changes
 )
 
 
@@ -148,6 +181,7 @@ class Parsed:
     op: str
     refs: tuple[Ref, ...]
     value: str | None = None
+    things: tuple[str, ...] = ()  # a like's things, apart ("hiking and jazz": hiking, jazz); () before liked_apart
 
 
 ME = Subject(SELF)
@@ -360,6 +394,10 @@ def _role_question(text: str, low: str) -> Parsed | None:
 def _question(text: str, low: str) -> Parsed | None:
     if low in LISTED_LIKING and LIKES not in OLD_RULES.get():  # "what do I like?"
         return Parsed("read", (Ref(ME, LISTED_LIKING[low]),))
+    if low.startswith("what do") and JOB_TOLD not in OLD_RULES.get() and (job := _job_question(text, low)):
+        return job
+    if low.startswith("what does ") and OTHERS_LIKES not in OLD_RULES.get() and (listed := _others_listed(text, low)):
+        return listed
     for asking in ASKING:
         if low.startswith(asking):
             rest = text[len(asking) :]
@@ -446,9 +484,125 @@ def _liking_verb(low: str, at: int, verbs: tuple[tuple[str, str], ...]) -> tuple
     return None
 
 
-def _preference(attribute: str, thing: str | None, op: str) -> Parsed | None:
+def _preference(attribute: str, thing: str | None, op: str, who: Subject = ME) -> Parsed | None:
+    if thing is None:
+        return None
     other = DISLIKED if attribute == LIKED else LIKED
-    return Parsed(op, (Ref(ME, attribute), Ref(ME, other)), thing) if thing is not None else None
+    things = _apart(thing, attribute == DISLIKED) if LIKED_APART not in OLD_RULES.get() else ()
+    return Parsed(op, (Ref(who, attribute), Ref(who, other)), thing, things)
+
+
+def _apart(thing: str, disliked: bool) -> tuple[str, ...]:
+    """The things of ``hiking and jazz``, ``rock and roll, tea, and long walks`` (``or`` too for a dislike:
+    ``mushrooms or olives``), each as written; () for one thing. An "and" inside one of :data:`WHOLE_THINGS`
+    joins no two things; a part that is no thing ("hiking and to read") keeps the whole one. Linear in the thing:
+    each joint is found with ``str.find``, onwards."""
+    low = lower_ascii(thing)
+    kept = [(at, at + len(whole)) for whole in WHOLE_THINGS if (at := low.find(whole)) >= 0]
+    joints = (", and ", ", or ", ", ", " and ", " & ", *((" or ", " nor ") if disliked else ()))
+    things: list[str] = []
+    start = 0
+    while (found := min(_joint(low, joint, start, kept) for joint in joints))[0] < len(low):
+        at, length = found[0], -found[1]
+        things.append(thing[start:at].strip())
+        start = at + length
+    things.append(thing[start:].strip())
+    if len(things) < 2 or not all(things) or any(lower_ascii(t).split(" ", 1)[0] in NOT_LIKED for t in things):
+        return ()
+    return tuple(things)
+
+
+def _joint(low: str, joint: str, start: int, kept: list[tuple[int, int]]) -> tuple[int, int]:
+    """``(where, -length)`` of the first ``joint`` from ``start`` outside the ``kept`` spans; ``len(low)`` where
+    there is none (so ``min`` takes the first found, the longest of those at one place)."""
+    at = low.find(joint, start)
+    while at > 0 and any(a <= at < b for a, b in kept):
+        at = low.find(joint, next(b for a, b in kept if a <= at < b))
+    return (at, -len(joint)) if at > 0 else (len(low), 0)
+
+
+def _someone(text: str) -> Subject | None:
+    """Whom ``text`` names as the subject of a like or a job: the user, one of theirs ("my sister", "Bob's
+    sister"), or a name (each word capitalised, not "Everyone"); None for anything else ("the weather")."""
+    subject = subject_of(text)
+    if subject is None or subject.kind != WORLD:
+        return subject
+    words = subject.name.split()
+    named = 0 < len(words) <= 3 and all(word[:1].isupper() for word in words)
+    return subject if named and lower_ascii(subject.name) not in NOT_SOMEONE else None
+
+
+def _others_liking(text: str, low: str) -> Parsed | None:
+    """``Bob likes jazz``, ``my sister really loves tea``, ``my dog doesn't like the vet``: someone else's likes."""
+    found = [(at, verb, attribute) for verb, attribute in OTHERS_LIKING_VERBS if (at := low.find(verb)) > 0]
+    if not found:
+        return None
+    at, verb, attribute = min(found)
+    said = text[:at].split()
+    while said and lower_ascii(said[-1]) in OTHERS_ADVERBS:  # "my sister really loves tea"
+        said.pop()
+    who = _someone(" ".join(said))
+    if who is None or who is ME:
+        return None
+    return _preference(attribute, _liked_thing(text[at + len(verb) :]), PREFER, who)
+
+
+def _others_asked_liking(text: str, low: str) -> Parsed | None:
+    """``does Bob like jazz?``, ``does my sister hate coffee``: the thing looked up in the list asked, then in
+    the other."""
+    found = [(at, verb, attribute) for verb, attribute in OTHERS_ASKED_LIKING if (at := low.find(verb, 5)) > 5]
+    if not found:
+        return None
+    at, verb, attribute = min(found)
+    who = _someone(text[5:at])
+    if who is None or who is ME:
+        return None
+    return _preference(attribute, _liked_thing(text[at + len(verb) :]), ASK_PREFER, who)
+
+
+def _others_listed(text: str, low: str) -> Parsed | None:
+    """``what does Bob like``, ``what does my sister dislike``: the list read."""
+    for verb, attribute in OTHERS_LISTED_LIKING:
+        if low.endswith(verb) and (who := _someone(text[10 : len(text) - len(verb)])) not in (None, ME):
+            return Parsed("read", (Ref(who, attribute),))
+    return None
+
+
+def _job(text: str, low: str) -> Parsed | None:
+    """``I work as a nurse``, ``my sister works as a teacher``, ``I'm a nurse``, ``I am an electrical engineer``:
+    the job, without its article and its workplace ("a nurse at the city hospital": nurse). "I am a …" names a
+    job only when its last word is one of :data:`OCCUPATIONS` ("I'm a big fan of jazz" names none)."""
+    for prefix in SAYING_WHO:
+        if low.startswith((prefix + "a ", prefix + "an ")):
+            job = _job_named(text[len(prefix) :])
+            return _write(Ref(ME, JOB), job) if lower_ascii(job).rsplit(" ", 1)[-1] in OCCUPATIONS else None
+    for verb in WORKING_AS:
+        if (at := low.find(verb)) > 0 and (who := _someone(text[:at])) is not None:
+            return _write(Ref(who, JOB), _job_named(text[at + len(verb) :]))
+    return None
+
+
+def _job_named(text: str) -> str:
+    text = _first_clause(text.strip())
+    low = lower_ascii(text)
+    for article in ("a ", "an "):
+        if low.startswith(article):
+            text, low = text[len(article) :], low[len(article) :]
+            break
+    ends = [at for end in JOB_ENDS if (at := low.find(end)) > 0]
+    return text[: min(ends)].strip(" ,") if ends else text.strip(" ,")
+
+
+def _job_question(text: str, low: str) -> Parsed | None:
+    """``what do I do``, ``what does my sister do for a living``, ``what does Bob work as``: the job asked."""
+    aux = "what does " if low.startswith("what does ") else "what do " if low.startswith("what do ") else ""
+    doing = next((doing for doing in DOING if low.endswith(doing)), None) if aux else None
+    if doing is None:
+        return None
+    who = subject_of(text[len(aux) : len(text) - len(doing)])
+    if who is None or (who.kind == WORLD and doing == " do"):  # "what does the company do?" asks no job
+        return None
+    return _read(Ref(who, JOB))
 
 
 def _liking(text: str, low: str) -> Parsed | None:
@@ -469,6 +623,11 @@ def _statement(text: str, low: str) -> Parsed | None:
     # each loop runs only when one of its words begins the line (one C call first: the usual line has none)
     if low.startswith("i ") and LIKES not in OLD_RULES.get() and (liked := _liking(text, low)) is not None:
         return liked
+    old = OLD_RULES.get()
+    if not low.startswith("i ") and OTHERS_LIKES not in old and (liked := _others_liking(text, low)) is not None:
+        return liked
+    if JOB_TOLD not in old and (job := _job(text, low)) is not None:
+        return job
     if low.startswith(SET_VERBS):
         for verb in SET_VERBS:
             if low.startswith(verb) and (to := low.find(" to ", len(verb))) > 0:
@@ -645,6 +804,10 @@ def _parse_line(text: str) -> Parsed | None:
     if low.startswith("do i ") and LIKES not in OLD_RULES.get():
         text = strip_trailing(text)
         return _asked_liking(text, lower_ascii(text))
+    if low.startswith("does ") and OTHERS_LIKES not in OLD_RULES.get():
+        text = strip_trailing(text)
+        if (liked := _others_asked_liking(text, lower_ascii(text))) is not None:
+            return liked
     # a question never states a fact: "you bot, what is my weight?" stored "you bot, what" as it, and
     # "are you sure about who wrote Hamlet" (no "?") stored "are you sure about who" as Hamlet's author
     if asked or low.startswith(SURE_ASKING):

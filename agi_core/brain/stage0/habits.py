@@ -117,7 +117,10 @@ def _fact_text(key: str, value: Any, mine: str = SELF_ENTITY) -> str:
     if entity_type == "relation":  # a named speaker's: bob__sister (agi_core.reasoning.RELATION_OWNER)
         owner, _, noun = entity.rpartition(RELATION_OWNER)
         whose = f"{owner.replace('_', ' ')}'s" if owner and owner != mine else "your"
-        return f"{whose} {noun.replace('_', ' ')}'s {attribute.replace('_', ' ')} is {shown}"
+        who = f"{whose} {noun.replace('_', ' ')}"
+        if attribute in (LIKED, DISLIKED) and isinstance(value, list) and (things := likes.items(value)):
+            return f"{likes.verb(attribute, who)} {likes.joined(things)}"  # a list only since others_likes
+        return f"{who}'s {attribute.replace('_', ' ')} is {shown}"
     return f"{key} = {dumps(value)}"
 
 

@@ -42,10 +42,11 @@ def verb(attribute: str, person: str = "you") -> str:
     return f"{person} likes" if attribute == LIKED else f"{person} doesn't like"
 
 
-def listed(attribute: str, value: Any) -> str | None:
-    """``You like hiking and jazz.``; None when the value lists nothing (a miss, F1)."""
+def listed(attribute: str, value: Any, person: str = "you") -> str | None:
+    """``You like hiking and jazz.``, ``Your sister likes tea.``; None when the value lists nothing (a miss, F1)."""
     things = items(value)
-    return f"{verb(attribute).capitalize()} {joined(things)}." if things else None
+    said = verb(attribute, person)
+    return f"{said[0].upper()}{said[1:]} {joined(things)}." if things else None
 
 
 def _fold(text: str) -> str:

@@ -141,3 +141,84 @@ SURE_ASKING = tuple(
 )
 #: ``what day is my meeting?``: a question word naming the kind of answer, then a copula
 KIND_WORDS = ("day", "time", "date", "year", "color", "colour", "kind of", "type of", "place", "city")
+#: the user's or someone's job: ``I work as a nurse``, ``my sister works as a teacher``, ``I'm a nurse``
+JOB = "job"
+WORKING_AS = (" works as ", " work as ")
+#: where a told job ends: its workplace or another part ("a nurse at the city hospital", "a nurse and a mother")
+JOB_ENDS = (" at ", " for ", " in ", " with ", " and ", " but ", ", ")
+#: ``what do I do``, ``what does my sister do for a living``: the job asked (a named thing only with the longer
+#: forms: "what does the company do?" asks no job)
+DOING = (" do for a living", " do for work", " do professionally", " work as", " do")
+#: the last word of ``I am a/an X`` that makes X a job ("I'm a nurse"; "I'm a big fan" names none)
+OCCUPATIONS = frozenset(
+    """accountant actor actress analyst architect artist astronaut athlete attorney baker banker barber barista
+    bartender biologist bookkeeper builder butcher buyer carpenter cashier chef chemist cleaner clerk coach
+    consultant cook counselor counsellor courier dancer dentist designer detective developer dietitian director
+    doctor driver economist editor electrician engineer entrepreneur farmer firefighter fisherman florist
+    gardener geologist guard hairdresser historian housekeeper illustrator instructor interpreter janitor
+    journalist judge labourer laborer lawyer lecturer librarian lifeguard linguist locksmith machinist manager
+    mathematician mechanic midwife miner model musician nanny nurse optician optometrist painter paramedic
+    pharmacist photographer physician physicist physiotherapist pilot plumber poet police policeman policewoman
+    politician postman producer professor programmer psychiatrist psychologist receptionist recruiter
+    reporter researcher retiree salesman saleswoman salesperson scientist secretary singer soldier statistician
+    student surgeon surveyor tailor teacher technician therapist trainer translator tutor veterinarian vet
+    waiter waitress welder writer""".split()
+)
+#: ``SUBJECT VERB X`` → the attribute X joins, for someone other than the user ("Bob likes jazz")
+OTHERS_LIKING_VERBS = (
+    *((f" {neg} {verb} ", DISLIKED) for neg in ("doesn't", "doesnt", "does not") for verb in ("like", "enjoy")),
+    *((f" no longer {verb} ", DISLIKED) for verb in ("likes", "enjoys")),
+    *((f" {verb} ", DISLIKED) for verb in ("dislikes", "hates", "detests", "can't stand", "cannot stand")),
+    *((f" {verb} ", LIKED) for verb in ("likes", "loves", "enjoys", "adores")),
+)
+#: ``does SUBJECT VERB X`` → the attribute asked first; ``what does SUBJECT VERB`` → the attribute read
+OTHERS_ASKED_LIKING = tuple((f" {verb}", attribute) for verb, attribute in ASKED_LIKING)
+OTHERS_LISTED_LIKING = (
+    (" not like", DISLIKED),
+    (" dislike", DISLIKED),
+    (" hate", DISLIKED),
+    (" like", LIKED),
+    (" love", LIKED),
+    (" enjoy", LIKED),
+)
+#: adverbs between a subject and its liking verb ("my sister really loves tea")
+OTHERS_ADVERBS = ("really", "also", "still", "truly", "absolutely", "totally", "just")
+#: capitalised words that begin a statement without naming someone ("Everyone likes pizza")
+NOT_SOMEONE = frozenset(
+    """everyone everybody nobody someone somebody anyone anybody people no one all most many some
+    kids children men women""".split()
+)
+#: things with an "and" (or "&") in them, each one thing: "I like rock and roll" likes one
+WHOLE_THINGS = (
+    "rock and roll",
+    "rock & roll",
+    "rhythm and blues",
+    "drum and bass",
+    "r and b",
+    "salt and pepper",
+    "salt and vinegar",
+    "fish and chips",
+    "mac and cheese",
+    "macaroni and cheese",
+    "bread and butter",
+    "peanut butter and jelly",
+    "strawberries and cream",
+    "gin and tonic",
+    "rum and coke",
+    "milk and cookies",
+    "sweet and sour",
+    "black and white",
+    "arts and crafts",
+    "hide and seek",
+    "bed and breakfast",
+    "pride and prejudice",
+    "war and peace",
+    "romeo and juliet",
+    "tom and jerry",
+    "simon and garfunkel",
+    "dungeons and dragons",
+    "law and order",
+    "pen and paper",
+    "trial and error",
+    "cops and robbers",
+)

@@ -13,7 +13,7 @@ import hashlib
 import json
 from typing import Any
 
-from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT
+from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT, F3_NOTED_NOT_STORED
 
 DEFINITIONS: list[dict[str, Any]] = [
     {"name": "Reply latency", "metric": "reply_latency_ms", "direction": "below", "target": 60_000.0, "weight": 0.3},
@@ -47,7 +47,7 @@ def empty_scan() -> dict[str, Any]:
 
 
 def unanswered(reply: str) -> bool:
-    return reply.startswith(F1_SEM_MISS) or F3_NO_AGENT in reply
+    return reply.startswith(F1_SEM_MISS) or F3_NO_AGENT in reply or F3_NOTED_NOT_STORED in reply
 
 
 def _clock(record: dict[str, Any]) -> int | None:

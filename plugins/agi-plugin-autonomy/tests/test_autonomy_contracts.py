@@ -14,7 +14,7 @@ from agi_core.hookspecs import hookimpl
 from agi_core.model import ToolDefinition
 from agi_core.modules.state import dump_state
 from agi_core.replay import replay
-from agi_core.replies import F3_NO_AGENT
+from agi_core.replies import F3_NO_AGENT, F3_NOTED_NOT_STORED
 from agi_core.scheduling.clock import PinnedClock, SimulatedClock
 from agi_core.settings.schema import env_name
 from agi_core.testing import builtin_plugins, open_kernel
@@ -106,7 +106,7 @@ def test_no_question_while_the_user_is_busy_or_just_got_an_answer_it_waits_for_a
         assert kernel.tick("hello again").final_output == F3_NO_AGENT  # world_model: wait
         back = kernel.tick("I'm free now")
         assert state(kernel)["where"]["busy"] is False
-        assert back.final_output == f"{F3_NO_AGENT} {MAYA_JOB}"  # the held question, now
+        assert back.final_output == f"{F3_NOTED_NOT_STORED} {MAYA_JOB}"  # the held question, now
         kernel.tick("my friend Bob says hi")
         maintained(kernel)
         assert kernel.tick("what is 2+2?").final_output == "2+2 = 4"  # a real answer: not the moment

@@ -226,7 +226,7 @@ def test_are_you_sure_about_that_means_the_agents_last_reply(tmp_path):
     """ "are you sure about that" right after an answer said "I hold no belief about that.": "that" was
     linked as a belief's name. It is the last reply: the beliefs its claims cite, each fact read again and
     cited (the council approves); a reply that rests on no fact says so."""
-    from agi_core.replies import F3_NO_AGENT
+    from agi_core.replies import F3_NOTED_NOT_STORED
 
     db = tmp_path / "agent.db"
     with open_kernel(db, beliefs) as kernel:
@@ -234,7 +234,7 @@ def test_are_you_sure_about_that_means_the_agents_last_reply(tmp_path):
         kernel.tick("Maya lives in Lyon")
         kernel.tick("where does my sister live?")
         sure = kernel.tick("are you sure about that")
-        kernel.tick("my dog likes the park")
+        kernel.tick("my dog barks at night")  # stored as no fact
         plain = kernel.tick("are you sure about it?")
     assert sure.final_output == (
         "Fairly sure (confidence 0.9): your sister's name is Maya. Evidence: told by you at tick 1. "
@@ -243,7 +243,8 @@ def test_are_you_sure_about_that_means_the_agents_last_reply(tmp_path):
     assert [c["key"] for c in sure.claims] == ["user/relation/sister/name", "world/entity/maya/home"]
     assert {v["vote"] for v in sure.council_votes} == {"approve"}
     assert (
-        plain.final_output == f"My last reply (“{F3_NO_AGENT}”) rests on no fact I hold, so I hold no belief about it."
+        plain.final_output
+        == f"My last reply (“{F3_NOTED_NOT_STORED}”) rests on no fact I hold, so I hold no belief about it."
     )
     assert replay(db, plugins=builtin_plugins(beliefs)).ok
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agi_core.errors import ConfigError
-from agi_core.replies import F3_NO_AGENT
+from agi_core.replies import F3_NO_AGENT, F3_NOTED_NOT_STORED
 from agi_core.serialization import dumps
 
 PLUGIN = "self_improver"
@@ -25,7 +25,8 @@ WINDOW = 2
 
 
 def is_f3(text: str) -> bool:
-    return text.startswith(F3_NO_AGENT)
+    """F3, or Stage-0's statement noted as an episode only (F3 before its ``noted_statement`` change)."""
+    return text.startswith((F3_NO_AGENT, F3_NOTED_NOT_STORED))
 
 
 def no_rule_answered(row: Mapping[str, Any]) -> bool:

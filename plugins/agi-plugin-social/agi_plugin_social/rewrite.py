@@ -12,9 +12,9 @@ import re
 from collections import Counter
 from typing import Any
 
-from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT, F4_AGENT_FAILURE, F5_SEM_WRITE_FAILURE
+from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT, F3_NOTED_NOT_STORED, F4_AGENT_FAILURE, F5_SEM_WRITE_FAILURE
 
-RULEBOOK_REPLIES = (F1_SEM_MISS, F3_NO_AGENT, F4_AGENT_FAILURE, F5_SEM_WRITE_FAILURE)
+RULEBOOK_REPLIES = (F1_SEM_MISS, F3_NO_AGENT, F4_AGENT_FAILURE, F5_SEM_WRITE_FAILURE, F3_NOTED_NOT_STORED)
 #: words that carry form, not facts: a rewrite may add or drop them
 FORM_WORDS = frozenset(
     "got it noted ok okay sure certainly understood hi hello hey well yes thanks thank fair enough hmm "
@@ -80,11 +80,12 @@ def tells(text: str) -> bool:
 
 
 def reply_kind(reply: str, *, quotes_skipped: bool = True) -> str:
-    """``unknown`` (no rule: F3), ``missing`` (F1), ``failure`` (F4, F5), ``noted`` (a write), else ``answer``;
+    """``unknown`` (no rule: F3, or Stage-0's statement noted as an episode only), ``missing`` (F1), ``failure``
+    (F4, F5), ``noted`` (a write), else ``answer``;
     a rulebook reply inside quotes (an earlier reply quoted) does not count (``quotes_skipped=False``: it does,
     as before the plain-meaning change)."""
     reply = _QUOTED.sub(" ", reply) if quotes_skipped and ("“" in reply or '"' in reply) else reply
-    if F3_NO_AGENT in reply:
+    if F3_NO_AGENT in reply or F3_NOTED_NOT_STORED in reply:  # no rule took it in (a statement: as an episode only)
         return "unknown"
     if F1_SEM_MISS in reply:
         return "missing"

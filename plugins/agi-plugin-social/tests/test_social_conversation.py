@@ -13,7 +13,7 @@ from agi_core.brain.stage0.small_talk import GREETING
 from agi_core.contracts.conversation_fallbacks import said_back
 from agi_core.modules.state import dump_state
 from agi_core.replay import replay
-from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT
+from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT, F3_NOTED_NOT_STORED
 from agi_core.testing import builtin_plugins, open_kernel
 
 
@@ -42,7 +42,7 @@ def test_a_statement_that_answers_an_open_question_says_so(tmp_path):
     with open_kernel(db, social) as kernel:
         asked = kernel.tick("what is my dog called?")
         open_now = dump_state(kernel.store, "social")["dialogue/user"]["pending_questions"]
-        aside = kernel.tick("my dog likes the park")  # not taken in (F3): answers nothing
+        aside = kernel.tick("my dog barks at night")  # noted as an episode only (was F3): answers nothing
         told = kernel.tick("my dog is called Rex")
         state = dump_state(kernel.store, "social")
     assert asked.final_output == F1_SEM_MISS
@@ -97,15 +97,16 @@ def test_clarify_does_not_ask_a_speaker_the_same_follow_up_again_within_ten_of_t
 
 
 def test_a_plain_statement_or_a_full_answer_is_not_asked_what_is_meant(tmp_path):
-    """ "my dog likes the park" (F3: no rule keeps a pet's likes) got "… What do you mean?", and so did "what do you
-    know about me?", whose full answer quotes an earlier F3 reply ("I said “I currently don't have …”")."""
+    """ "my dog barks at night" (F3 then: no rule keeps it; now noted as an episode only) got "… What do you mean?",
+    and so did "what do you know about me?", whose full answer quotes that earlier reply ("I said “…”")."""
     db = tmp_path / "agent.db"
     with open_kernel(db, social) as kernel:
-        liked = kernel.tick("my dog likes the park")
+        liked = kernel.tick("my dog barks at night")
         known = kernel.tick("what do you know about me?")
         unclear = kernel.tick("blorp")
-    assert liked.final_output == f"Thanks for telling me. {F3_NO_AGENT}"
-    assert F3_NO_AGENT in known.final_output and "What do you mean?" not in known.final_output
+    assert liked.final_output == f"Thanks for telling me. {F3_NOTED_NOT_STORED}"
+    assert "I said “Thanks for telling me. I noted this" in known.final_output  # quoted: no kind of this reply's
+    assert "What do you mean?" not in known.final_output
     assert unclear.final_output == f"{F3_NO_AGENT} What do you mean?"  # an unclear line still is
     assert replay(db, plugins=builtin_plugins(social)).ok
 

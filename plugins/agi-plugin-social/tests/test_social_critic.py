@@ -11,7 +11,7 @@ from agi_plugin_social.module import STATE_SCHEMA
 
 from agi_core.modules.state import dump_state
 from agi_core.replay import replay
-from agi_core.replies import F3_NO_AGENT
+from agi_core.replies import F3_NO_AGENT, F3_NOTED_NOT_STORED
 from agi_core.testing import builtin_plugins, open_kernel
 
 
@@ -26,7 +26,7 @@ def test_an_upset_writer_is_de_escalated_and_the_mood_follows_the_turns(tmp_path
         upset = kernel.tick("I am so frustrated with this printer")
         state = dump_state(kernel.store, "social")
     assert calm.final_output == f"{F3_NO_AGENT} What do you mean?"  # clarify
-    assert upset.final_output == f"I hear your frustration. {F3_NO_AGENT}"  # not rude, but upset
+    assert upset.final_output == f"I hear your frustration. {F3_NOTED_NOT_STORED}"  # not rude, but upset
     assert sources(upset, "social_interaction_context") == ["fallback"]
     assert state["profile/user"]["mood"] == -0.2  # 0.6 x 0 + 0.4 x -0.5
     assert state["profile/user"]["topics"] == {"green": 1, "frustrated": 1, "printer": 1}
