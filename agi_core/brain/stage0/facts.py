@@ -33,12 +33,28 @@ import re
 import attrs
 
 from agi_core.brain.stage0.indirect import direct_question
+from agi_core.brain.stage0.parse_changes import (
+    CHANGES,
+    CLAUSE_END,
+    FORGET_FORMS,
+    JOB_TOLD,
+    LIKED_APART,
+    LIKES,
+    NAMED_BESIDE,
+    OTHERS_LIKES,
+    OTHERS_POSSESSIVE,
+    OWNED_SUBJECT,
+    REMIND_WHEN,
+    SAID_NAME,
+)
 from agi_core.brain.stage0.phrases import end_start, lower_ascii, strip_trailing
 from agi_core.brain.stage0.vocabulary import (
+    ADDRESSES,
     ASK_PREFER,
     ASKED_LIKING,
     ASKED_VERBS,
     ASKING,
+    ASKING_TO_FORGET,
     COPULAS,
     DISLIKED,
     DOING,
@@ -53,6 +69,7 @@ from agi_core.brain.stage0.vocabulary import (
     LIKING_VERBS,
     LISTED_LIKING,
     NAMING_PREFIXES,
+    NEXT_CLAUSE,
     NOT_A_NAME,
     NOT_LIKED,
     NOT_NAMES,
@@ -80,71 +97,6 @@ SELF = "self"
 RELATION = "relation"
 WORLD = "world"
 
-#: the parse rules changed since journals were first written (0d8cf16), oldest first: a journal was read under
-#: the first N of them (see agi_core.brain.stage0.changes, which keeps each journal read as it was written)
-OTHERS_POSSESSIVE = "others_possessive"
-"""'your sister', 'his brother' name no thing (before: world/entity/your_sister)."""
-SAID_NAME = "said_name"
-"""'I am Dana' / "I'm Dana" name the user, and a leading hi/hello (… there) is a filler (before: neither)."""
-OWNED_SUBJECT = "owned_subject"
-"""'Bob's sister' is someone of Bob's (before: no subject; 'Bob's sister's name' a thing Bob's attribute)."""
-NAMED_BESIDE = "named_beside"
-"""'my brother Tom' is the brother, named Tom, as 'my brother' (before: a relation called 'brother Tom')."""
-LIKES = "likes"
-"""'I like hiking', 'I hate mushrooms', 'do I like hiking?', 'what do I like?' are the user's likes and dislikes
-(before: nothing, F3)."""
-CLAUSE_END = "clause_end"
-"""'I live in Lisbon and I work as a nurse': a stated value ends where another clause begins ('Lisbon'; before:
-'Lisbon and I work as a nurse')."""
-REMIND_WHEN = "remind_when"
-"""'remind me to call Ana tomorrow at 9', '… on Monday at 10am', '… tonight at 8', 'remind me in 2 hours to …' set a
-reminder then, a time not read gets one line (see agi_core.scheduling.remind_when; before: 'at 5pm', 'at 17:30'
-and 'in 10 minutes' only, 'call Ana tomorrow' at the next 09:00 for 'remind me to call Ana tomorrow at 9am', others
-F3). Read by the goal agent's goal_request, not by parse."""
-FORGET_FORMS = "forget_forms"
-""""forget X" forgets what "what is X?" reads, a person named either way both ways; X may be an indirect question
-("forget where my sister lives", "… where I was born", "… who wrote Hamlet"), a statement ("forget that I live in
-Berlin") or an address ("my sister's address": her home too); "can you forget …" asks it (before: only a noun, or
-"where/who/when X" read as "where do X", each forgetting the noun's own key; the rest nothing)."""
-JOB_TOLD = "job"
-"""'I work as a nurse', "I'm a nurse" (a known occupation), 'my sister works as a teacher' are a job (``…/job``, the
-synonyms' key of job, occupation, profession), and 'what do I do?' asks it (before: nothing, F3)."""
-LIKED_APART = "liked_apart"
-"""'I like hiking and jazz' likes two things, 'I don't like mushrooms or olives' dislikes two; 'rock and roll' stays
-one (:data:`WHOLE_THINGS`; before: one thing, 'hiking and jazz')."""
-OTHERS_LIKES = "others_likes"
-"""'Bob likes jazz', 'my sister doesn't like coffee', 'does Bob like jazz?', 'what does my sister like?' are
-someone else's likes and dislikes (before: nothing, F3)."""
-CHANGES = (
-    OTHERS_POSSESSIVE,
-    SAID_NAME,
-    OWNED_SUBJECT,
-    NAMED_BESIDE,
-    LIKES,
-    CLAUSE_END,
-    REMIND_WHEN,
-    FORGET_FORMS,
-    JOB_TOLD,
-    LIKED_APART,
-    OTHERS_LIKES,
-)
-#: ``can you forget X`` asks to forget X (:data:`FORGET_FORMS`)
-ASKING_TO_FORGET = tuple(
-    f"{ask} {please}forget "
-    for ask in ("can you", "could you", "would you", "will you", "i want you to", "i'd like you to")
-    for please in ("", "please ")
-)
-#: an attribute that says where someone lives: forgetting it forgets their ``home`` too
-ADDRESSES = frozenset({"address", "home address", "street address"})
-#: where a stated value ends because another clause begins: a conjunction and a new subject, or a semicolon
-NEXT_CLAUSE = (
-    *(
-        f" {joint} {subject} "
-        for joint in ("and", "but", "so", "because", "while")
-        for subject in ("i", "i'm", "my", "we", "he", "she", "they", "it's")
-    ),
-    "; ",
-)
 #: the changes a tick reads its line without (a tick of a journal from before them, replayed); a context
 #: variable, so :func:`parse` keeps its one-argument form for every caller
 OLD_RULES: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("old_rules", default=frozenset())

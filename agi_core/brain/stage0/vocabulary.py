@@ -222,3 +222,20 @@ WHOLE_THINGS = (
     "trial and error",
     "cops and robbers",
 )
+#: ``can you forget X`` asks to forget X (the ``forget_forms`` change, :data:`.facts.CHANGES`)
+ASKING_TO_FORGET = tuple(
+    f"{ask} {please}forget "
+    for ask in ("can you", "could you", "would you", "will you", "i want you to", "i'd like you to")
+    for please in ("", "please ")
+)
+#: an attribute that says where someone lives: forgetting it forgets their ``home`` too
+ADDRESSES = frozenset({"address", "home address", "street address"})
+#: where a stated value ends because another clause begins: a conjunction and a new subject, or a semicolon
+NEXT_CLAUSE = (
+    *(
+        f" {joint} {subject} "
+        for joint in ("and", "but", "so", "because", "while")
+        for subject in ("i", "i'm", "my", "we", "he", "she", "they", "it's")
+    ),
+    "; ",
+)
