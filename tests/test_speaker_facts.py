@@ -87,7 +87,8 @@ def test_another_agents_my_sister_is_theirs_not_the_users(tmp_path):
 
     alice, bob = agent("alice"), agent("bob")
     assert alice.tick("my sister lives in Lyon").final_output.endswith("Got it: your sister's home is Lyon.")
-    bob.tick("tell alice that my sister lives in Paris")
+    told_bob = "my sister lives in Paris"
+    bob.tick(f"tell alice that {told_bob}")
     told = alice.tick()
     assert (told.input.speaker, told.sem_writes[0]["key"]) == ("bob", "user/relation/bob__sister/home")
     assert alice.tick("where does my sister live?").final_output == "Your sister's home is Lyon."
@@ -96,7 +97,10 @@ def test_another_agents_my_sister_is_theirs_not_the_users(tmp_path):
     assert bob.tick().sem_writes[0]["key"] == "user/relation/alice__brother/workplace"
     assert bob.tick("where does my brother work?").final_output != "Your brother's workplace is Acme."
     assert _facts(alice) == [("user/relation/bob__sister/home", "Paris"), ("user/relation/sister/home", "Lyon")]
-    assert _facts(bob) == [("user/relation/alice__brother/workplace", "Acme")]
+    assert _facts(bob) == [
+        ("user/person/alice/last_reply", f"“Got it: your sister's home is Paris.” (answering “{told_bob}”)"),
+        ("user/relation/alice__brother/workplace", "Acme"),
+    ]
     assert [e.relations for e in alice.store.facts("user/relation/")] == [
         ["user/relation/bob__sister", "user/person/bob"],
         ["user/relation/sister", "user/person/self"],

@@ -273,6 +273,11 @@ class MessageStore(Protocol):
         """Mark the sent messages ``message_ids`` published (a flush's rows: one statement where it can)."""
         ...
 
+    def outbox_message(self, message_id: str) -> str | None:
+        """The JSON of the sent message ``message_id`` (published or not); None when none has that id
+        (the message box reads the question a reply answers)."""
+        ...
+
 
 @runtime_checkable
 class GroupCommit(Protocol):

@@ -539,6 +539,10 @@ class SqliteStore(StoredText):
             (orjson.dumps(message_ids).decode(),),
         )
 
+    def outbox_message(self, message_id: str) -> str | None:
+        row = self.conn.execute("SELECT message FROM messages_out WHERE id = ?", (message_id,)).fetchone()
+        return None if row is None else str(row[0])
+
     # -- module state (agi_core.modules) -------------------------------------------------
     def module_state_get(self, module: str, key: str, default: Any = None) -> Any:
         text = module_state_table.get_value(self.conn, module, key)

@@ -12,6 +12,9 @@ from agi_core.messaging.envelope import Message, from_data
 from agi_core.model import Input
 
 SOURCE_PREFIX = "message:"
+REPLY_TO, ASKED = "reply_to", "asked"
+"""A reply's input metadata (:func:`agi_core.messaging.mailbox.replied`): the id of this agent's message it answers,
+and that message's text when the outbox holds it."""
 
 
 class MessageAlreadyReceived(AgiError):
@@ -27,6 +30,15 @@ def heard(record: Any) -> str | None:
     if not source.startswith(SOURCE_PREFIX):
         return None
     return f"message from {source[len(SOURCE_PREFIX) :]}: {reply_line(record.input.raw)}"
+
+
+def reply_of(percept: Input) -> tuple[str, str | None] | None:
+    """``(sender, question asked or None)`` for a message tick that answers one of this agent's messages (its input
+    names the id, ``reply_to``); None for any other input, and for a reply of a journal from before (no metadata)."""
+    if not percept.source.startswith(SOURCE_PREFIX) or not percept.metadata.get(REPLY_TO):
+        return None
+    asked = percept.metadata.get(ASKED)
+    return percept.source[len(SOURCE_PREFIX) :], asked if isinstance(asked, str) else None
 
 
 def receive(kernel: Any, percept: Input, externals: Externals, tick: int) -> Message | None:

@@ -3,8 +3,9 @@
 Receiving: :meth:`Mailbox.poll` (the ``message_box`` sensor) takes the next delivery; one whose
 id the inbox holds already (its tick committed, its ack was lost) is acknowledged and skipped (the
 inbox is asked once for the ids in hand; one received in between is refused by the tick's insert).
-Otherwise it becomes the tick's input (``source`` ``message:<sender>``); the tick writes the id
-to the inbox (:func:`agi_core.messaging.inbox.receive`) and :meth:`after_commit` acknowledges it.
+Otherwise it becomes the tick's input (``source`` ``message:<sender>``; a reply's metadata names the
+message it answers, :func:`replied`); the tick writes the id to the inbox
+(:func:`agi_core.messaging.inbox.receive`) and :meth:`after_commit` acknowledges it.
 
 Group commit: the transport hands over a batch (up to 16 on NATS). On a store that can
 (:class:`agi_core.memory.backend.GroupCommit`) each tick of the batch but the last commits
@@ -46,13 +47,14 @@ from agi_core.faults import fault_point
 from agi_core.inputs import normalize
 from agi_core.memory.backend import BackgroundSync, GroupCommit, HeldBatch
 from agi_core.messaging.address import check_name, ensure_named
-from agi_core.messaging.envelope import from_data
-from agi_core.messaging.inbox import SOURCE_PREFIX
+from agi_core.messaging.envelope import Message, from_data
+from agi_core.messaging.inbox import ASKED, REPLY_TO, SOURCE_PREFIX
 from agi_core.messaging.transport import Delivery, Published, Transport, holder_of, open_transport
 from agi_core.model import Input, JournalRecord
 
 CHANNEL = "message"  # the input channel of a message from another agent
 KNOWN_SHOWN = 10  # agents named in an unknown-recipient error
+ASKED_CHARS = 500  # the most of the question a reply's input repeats
 
 
 def public_url(url: str) -> str:
@@ -158,6 +160,7 @@ class Mailbox:
                 speaker=message.sender,  # the other agent is the speaker (the social module's interlocutor)
                 channel=CHANNEL,
                 conversation=message.conversation,
+                metadata=replied(kernel.store, message),
             )
 
     def after_commit(self, record: JournalRecord | None) -> None:
@@ -315,6 +318,21 @@ class Mailbox:
             if self._syncer is not None:
                 self._syncer.shutdown()
             self.transport.close()
+
+
+def replied(store: Any, message: Message) -> dict[str, Any]:
+    """A reply's input metadata: ``reply_to`` (the id it answers) and ``asked``, the text of this agent's message
+    of that id sent to the reply's sender (cut to :data:`ASKED_CHARS`), when the outbox holds one; ``{}`` for a
+    message that answers none. A journal from before has neither: its reply ticks replay as they were."""
+    if message.reply_to is None:
+        return {}
+    labels: dict[str, Any] = {REPLY_TO: message.reply_to}
+    sent = store.outbox_message(message.reply_to)
+    if sent is not None:
+        asked = from_data(orjson.loads(sent))
+        if asked.recipient == message.sender:  # (an id another agent's reply names is none of its asking)
+            labels[ASKED] = asked.text if len(asked.text) <= ASKED_CHARS else asked.text[: ASKED_CHARS - 1] + "…"
+    return labels
 
 
 def _records_intent(record: JournalRecord | None) -> bool:

@@ -1,5 +1,8 @@
 """The Stage-0 brain: route (R1-R4), run one agent with a timeout, let the council vote.
 
+Another agent's reply to this agent's message, and "what did bob say?", go to their agents ahead of the
+rules (:func:`.heard.ahead_of_rules`).
+
 The modules' candidate replies (``ctx.proposals``) are considered only when no rule
 matched (R4): the best-scored candidate (score > 0; ties to the module that runs first)
 answers instead of F3. A rule's answer stands, so Stage-0 behaves as before, with one
@@ -15,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from agi_core.brain.stage0 import changes, facts
+from agi_core.brain.stage0 import changes, facts, heard
 from agi_core.effects import TimedOut, call_with_timeout, describe, must_propagate
 from agi_core.errors import MemoryKeyError
 from agi_core.model import Action, Plan, RouterDecision
@@ -77,7 +80,7 @@ class Stage0Brain:
 
     def _reason(self, ctx: ReasonContext) -> Decision:
         failed_rules: dict[str, Any] = {}
-        agent = self.route(ctx.text, failed_rules)
+        agent = heard.ahead_of_rules(ctx) or self.route(ctx.text, failed_rules)  # another agent's reply, or about one
         fallback = next((a for a in self.agents if a.name == FALLBACK), None)
         degraded: list[str] = list(failed_rules)
         reads_before = len(ctx.sem_reads)  # the modules' reads came before: the rule's come after

@@ -570,6 +570,10 @@ class PostgresStore(PostgresGoals, PostgresTransfer, StoredText):
     def outbox_published(self, *message_ids: str) -> None:
         self._run("UPDATE {s}.messages_out SET published = TRUE WHERE id = ANY(%s)", (list(message_ids),))
 
+    def outbox_message(self, message_id: str) -> str | None:
+        row = self._one("SELECT message FROM {s}.messages_out WHERE id = %s", (message_id,))
+        return None if row is None else str(row[0])
+
     # -- tick timings (agi_core.memory.tick_timings) ---------------------------------------
     def tick_timing_put(self, tick: int, duration_us: int) -> None:
         self._run(
