@@ -313,3 +313,24 @@ def test_a_journal_from_before_jobs_likes_apart_others_likes_and_noted_statement
     ]
     assert ["parse_rules" in e for e in externals] == [True] * 3 + [False] + [True] * 6 + [False, False]
     assert [e.get("noted_statement") for e in externals] == [None] * 10 + [[True], None]
+
+
+HEARD_REPLY = Path(__file__).resolve().parent / "journals" / "5fc137f" / "heard_reply.jsonl"
+
+
+def test_a_journal_from_before_what_did_bob_say_was_answered_replays_its_f3(tmp_path):
+    """5fc137f (``agi run --speaker bob`` told "my last reply is hello", then the user asked "what did bob say?"
+    and "what is bob's last reply?") said F3 and F1, with ``user/person/bob/last_answer`` stored: the fact another
+    agent's reply is kept as now (tests/messaging/test_replies.py). That journal replays equal; told now, both
+    questions read that fact, recorded (``heard_reply``)."""
+    told = _told(HEARD_REPLY)
+    assert [reply for _, reply in told] == ["Got it: your last reply is hello.", F3, F1]
+    report = replay_journal_file(HEARD_REPLY)
+    assert report.ok, report.summary()
+    db = tmp_path / "new.db"
+    with open_kernel(db, seed="0") as kernel:
+        records = [kernel.tick(line, speaker="bob" if n == 0 else None) for n, (line, _) in enumerate(told)]
+        rows = {row[0]: json.loads(row[2]) for row in kernel.store.journal_rows()}
+    assert [r.final_output for r in records[1:]] == ["bob said hello."] * 2
+    assert [tick for tick, row in rows.items() if "heard_reply" in row["externals"]] == [2, 3]
+    assert replay(db).ok

@@ -98,7 +98,7 @@ def test_another_agents_my_sister_is_theirs_not_the_users(tmp_path):
     assert bob.tick("where does my brother work?").final_output != "Your brother's workplace is Acme."
     assert _facts(alice) == [("user/relation/bob__sister/home", "Paris"), ("user/relation/sister/home", "Lyon")]
     assert _facts(bob) == [
-        ("user/person/alice/last_reply", f"“Got it: your sister's home is Paris.” (answering “{told_bob}”)"),
+        ("user/person/alice/last_answer", f"“Got it: your sister's home is Paris.” (answering “{told_bob}”)"),
         ("user/relation/alice__brother/workplace", "Acme"),
     ]
     assert [e.relations for e in alice.store.facts("user/relation/")] == [

@@ -1,8 +1,8 @@
-"""Another agent's reply to this agent's message (real kernels, real SQLite files, ``memory://``): its tick's input
-names the message it answers (``metadata.reply_to``, and ``asked``: that message's text), Stage-0 tells the user it
-was noted instead of answering it as the user's line (F3 before), keeps it as the sender's ``last_reply`` for "what
-did bob say?", still notes a fact it states, and never acts on a question or command in it; a new message from
-another agent is answered as before; everything replays equal."""
+"""Another agent's reply to this agent's message (real kernels, real SQLite files, ``memory://``): its tick's
+input names the message it answers (``metadata.reply_to``, and ``asked``: that message's text), Stage-0 tells the
+user it was noted instead of answering it as the user's line (F3 before), keeps it as the sender's last reply
+(``user/person/bob/last_answer``) for "what did bob say?", still notes a fact it states, and never acts on a
+question or command in it; a new message from another agent is answered as before; everything replays equal."""
 
 from __future__ import annotations
 
@@ -53,10 +53,10 @@ def test_a_reply_is_noted_for_the_user_and_not_answered_as_the_users_line(pair, 
     assert asked is not None and '"where does my sister live?"' in asked
     assert (told.router_decision.agent, told.router_decision.why) == ("reply_agent", "matched_message_reply")
     assert "messages_out" not in told.agent_outputs  # a reply is never answered
-    assert [write["key"] for write in told.sem_writes] == ["user/person/bob/last_reply"]
+    assert [write["key"] for write in told.sem_writes] == ["user/person/bob/last_answer"]
     said = alice.tick("what did bob say?")
     assert said.final_output == f"bob said “{F1_SEM_MISS}” (answering “where does my sister live?”)."
-    assert said.router_decision.agent == "heard_agent" and said.claims[0]["key"] == "user/person/bob/last_reply"
+    assert said.router_decision.agent == "heard_agent" and said.claims[0]["key"] == "user/person/bob/last_answer"
     assert {vote["vote"] for vote in said.council_votes} == {"approve"}
     assert alice.tick("Did Bob reply?").final_output == said.final_output
     assert alice.tick("what did carol say?").final_output == F3_NO_AGENT  # no reply of carol's: as before
@@ -81,7 +81,7 @@ def test_a_reply_that_states_a_fact_is_noted_as_any_line_and_kept(pair, tmp_path
     bob.tick("the capital of Peru is Lima")
     _, told = _asks(alice, bob, "ask bob what the capital of Peru is")
     assert told.final_output == "Noted: the capital of Peru is Lima."  # as before
-    assert [write["key"] for write in told.sem_writes] == ["user/person/bob/last_reply", "world/entity/peru/capital"]
+    assert [write["key"] for write in told.sem_writes] == ["user/person/bob/last_answer", "world/entity/peru/capital"]
     assert alice.tick("what is the capital of Peru?").final_output == "The capital of Peru is Lima."
     assert alice.tick("what was bob's answer?").final_output == (
         "bob said “The capital of Peru is Lima.” (answering “what is the capital of Peru?”)."

@@ -233,9 +233,9 @@ def test_a_reply_that_speaks_of_your_sister_is_no_fact_about_a_thing_named_your_
         told = alice.tick()
         assert (told.input.source, told.input.raw) == ("message:bob", answer)
         if answer.startswith("Your"):  # kept as bob's last reply (tests/messaging/test_replies.py), nothing more
-            assert [write["key"] for write in told.sem_writes] == ["user/person/bob/last_reply"]
+            assert [write["key"] for write in told.sem_writes] == ["user/person/bob/last_answer"]
     assert [(e.key, e.value) for e in alice.store.facts("")] == [
-        ("user/person/bob/last_reply", "“The capital of Peru is Lima.” (answering “what is the capital of Peru?”)"),
+        ("user/person/bob/last_answer", "“The capital of Peru is Lima.” (answering “what is the capital of Peru?”)"),
         ("world/entity/peru/capital", "Lima"),
     ]
     alice.close()

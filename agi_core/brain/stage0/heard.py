@@ -2,7 +2,7 @@
 
 A message tick whose input names the message of this agent's it answers (``reply_to``:
 :func:`agi_core.messaging.inbox.reply_of`) is no line of the user's, and its reply goes to the user alone (a reply
-is never answered). So Stage-0 keeps it as ``user/person/<sender>/last_reply`` (its text and the question it
+is never answered). So Stage-0 keeps it as ``user/person/<sender>/last_answer`` (its text and the question it
 answers), reads a statement in it as any line ("The capital of Peru is Lima." is noted) and says that anything else
 was noted ("Noted bob's reply to “where does my sister live?”."): never F3, never an answer to a question in it,
 never a tool call or a "forget" on the other agent's say-so. "what did bob say?" reads the fact back.
@@ -21,14 +21,14 @@ from agi_core.brain.stage0 import facts
 from agi_core.brain.stage0.messages import NOT_AGENTS
 from agi_core.brain.stage0.phrases import lower_ascii, strip_end
 from agi_core.errors import ValidationError
-from agi_core.memory.keys import speaker_entity
+from agi_core.memory.keys import make_key, speaker_entity
 from agi_core.messaging.address import check_name
 from agi_core.messaging.inbox import reply_of
 from agi_core.reasoning import AgentReply, ReasonContext
 from agi_core.replies import F3_NO_AGENT, F5_SEM_WRITE_FAILURE
 
-LAST_REPLY = "last_reply"
-"""The attribute of the sender's that holds its last reply: ``user/person/bob/last_reply``."""
+LAST_REPLY = "last reply"
+"""The attribute of the sender's that holds its last reply: ``user/person/bob/last_answer`` (synonyms applied)."""
 HEARD_REPLY = "heard_reply"
 """"what did bob say?" answers from bob's last reply (before: F3), recorded where it does (see
 :meth:`agi_core.externals.Externals.changed`)."""
@@ -47,9 +47,10 @@ DID_VERBS = frozenset({"answer", "reply", "respond", "write back", "get back to 
 HAS_VERBS = frozenset({"answered", "replied", "responded", "written back", "got back to me", "gotten back to me"})
 
 
-def reply_key(sender: str) -> str:
-    """The fact that holds ``sender``'s last reply to this agent."""
-    return f"user/person/{speaker_entity(sender)}/{LAST_REPLY}"
+def reply_key(ctx: ReasonContext, sender: str) -> str:
+    """The fact that holds ``sender``'s last reply to this agent: ``user/person/bob/last_answer`` (the synonyms'
+    spelling, so "what is bob's last reply?" reads it too)."""
+    return make_key("user", "person", speaker_entity(sender), LAST_REPLY, ctx.synonyms, map_entity_id=False)
 
 
 def quoted(text: str) -> str:
@@ -63,7 +64,7 @@ def states_fact(ctx: ReasonContext) -> bool:
 
 
 def keep(ctx: ReasonContext) -> bool | None:
-    """Keep this reply tick's text as its sender's ``last_reply`` (with the question it answers); None when the tick
+    """Keep this reply tick's text as its sender's last reply (with the question it answers); None when the tick
     is no reply to a message of this agent's, False when the backend failed to store it (F5)."""
     replied = reply_of(ctx.state.input)
     if replied is None:
@@ -71,7 +72,7 @@ def keep(ctx: ReasonContext) -> bool | None:
     sender, asked = replied
     said = quoted(ctx.state.input.raw)
     value = f"{said} (answering {quoted(asked)})" if asked else said
-    return ctx.sem_write(reply_key(sender), value, f"{sender}'s last reply is {value}")
+    return ctx.sem_write(reply_key(ctx, sender), value, f"{sender}'s last reply is {value}")
 
 
 @attrs.frozen
@@ -114,7 +115,7 @@ class HeardAgent:
         name = heard_request(ctx.state.input.raw)
         if name is None:
             return AgentReply(F3_NO_AGENT)
-        key = reply_key(name)
+        key = reply_key(ctx, name)
         read = ctx.sem_read(key)
         if not read.exists or read.value is None:
             return AgentReply(F3_NO_AGENT)
@@ -140,7 +141,7 @@ def ahead_of_rules(ctx: ReasonContext) -> Any | None:
     name = heard_request(ctx.state.input.raw)
     if name is None:
         return None
-    kept = ctx.store.sem_read(reply_key(name))  # not the tick's read: a journal from before read nothing here
+    kept = ctx.store.sem_read(reply_key(ctx, name))  # not the tick's read: a journal from before read nothing here
     if not kept.exists or kept.value is None or not ctx.externals.changed(HEARD_REPLY):
         return None
     return HEARD_AGENT
