@@ -8,6 +8,8 @@ from typing import Any
 
 import Stemmer
 
+from agi_core.brain.stage0.facts import PEOPLE
+
 #: a hit counts as evidence when its cosine similarity to the question reaches this (BM25 is
 #: relative to the best candidate, so the top hit always has 1.0: it cannot be a threshold)
 MIN_DENSE = 0.3
@@ -71,6 +73,26 @@ def owned_in(question: str) -> set[str]:
             if following is not None:
                 owned.add(following)
     return owned
+
+
+def relation_owners(question: str) -> set[str]:
+    """Whose relation ``question`` asks about by name: the word before "'s" and a noun of someone's
+    (:data:`~agi_core.brain.stage0.facts.PEOPLE`): "where does Alice's sister live?" → ``{"alice"}``; "What is
+    Maya's job?" and "what is France's capital?" name no relation."""
+    said = words(question)
+    owners = set()
+    for at, word in enumerate(said[:-1]):
+        owner = word.removesuffix("'s")
+        if owner != word and owner not in STOPWORDS and _bare(said[at + 1]) in PEOPLE:
+            owners.add(owner)
+    return owners
+
+
+def of_owners(hit: dict[str, Any], owners: set[str]) -> bool:
+    """Whether memory ``hit`` may speak of a relation of one of ``owners``: its speaker is one of them (their "my
+    sister"), or it names one ("Alice's sister lives in Rome"); bob's "my sister lives in Paris" is bob's sister."""
+    speaker = set(words(str(hit.get("speaker") or "")))
+    return bool(owners & (speaker | {_bare(word) for word in words(hit["text"])}))
 
 
 def asked_about(question: str) -> set[str]:

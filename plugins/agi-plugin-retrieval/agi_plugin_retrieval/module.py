@@ -56,6 +56,10 @@ OWNED_FACTS = "owned_facts"
 """The change (``ctx.changed``) that finds a speaker's relation (``user/relation/bob__sister/home`` for "where does
 Bob's sister live?") and an attribute asked by its verb among the current facts: recorded where the fact found
 differs, so a journal from before replays the lookup it made."""
+OWNERS_RELATION = "owners_relation"
+"""The change (``ctx.changed``) that keeps, for a question about a named owner's relation ("where does Alice's sister
+live?"), only the memories that owner said or that name them (before: bob's "my sister lives in Paris" answered it):
+recorded where it drops a memory, so a journal from before replays the memory it cited."""
 SELF = "self"  # the user who names no speaker (agi_core.memory.keys.SELF_ENTITY)
 RELATION_OWNER = "__"  # between a speaker's entity and the noun: user/relation/bob__sister (agi_core.reasoning)
 #: the words a question asks an attribute by, beside the attribute's own ("where does Bob's sister live?")
@@ -160,15 +164,23 @@ class RetrievalModule(CognitiveModule):
         asker = ctx.input.speaker or ctx.input.source  # as long-term memory names who said an episode
         return [h for h in hits if h.get("speaker") in (None, asker)]
 
+    @staticmethod
+    def _owners_if_asked(ctx: ModuleContext, question: str, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A question about a named owner's relation ("where does Alice's sister live?") is answered from what that
+        owner said or what names them, never from another speaker's "my sister" (bob's); a tick where that drops a
+        memory records :data:`OWNERS_RELATION` (a journal from before cited it)."""
+        owners = answering.relation_owners(question)
+        kept = [hit for hit in hits if answering.of_owners(hit, owners)] if owners else hits
+        return kept if kept != hits and ctx.changed(OWNERS_RELATION) else hits
+
     def _answer(self, ctx: ModuleContext, question: str) -> Candidate:
         plan = ctx.contracts.call("retrieval_orchestrator", {"question": question, "config": {"k": RECALL_K}})
         value = plan.value or {}
         if plan.source == "llm" and value.get("decision") == "refuse":
             return self._nothing(ctx, question, "refused by the retrieval plan")
         expansions = [q for q in value.get("expansions") or [] if isinstance(q, str) and q.strip()][:2]
-        hits = self._rerank(
-            ctx, question, self._own_if_asked(ctx, question, self._recall(ctx, [question, *expansions]))
-        )
+        recalled = self._own_if_asked(ctx, question, self._recall(ctx, [question, *expansions]))
+        hits = self._rerank(ctx, question, self._owners_if_asked(ctx, question, recalled))
         if (held := self._current_fact(ctx, question)) is not None:
             return self._from_fact(ctx, question, *held, hits)
         hits = [h for h in hits if answering.holds_what_is_asked(question, h)]

@@ -15,7 +15,7 @@ from pathlib import Path
 import agi_plugin_retrieval.plugin as retrieval
 import jsonschema
 import pytest
-from agi_plugin_retrieval.answering import names_what_is_asked, resolve_date, span
+from agi_plugin_retrieval.answering import names_what_is_asked, relation_owners, resolve_date, span
 from agi_plugin_retrieval.module import NOTHING, STATE_SCHEMA
 
 from agi_core import checkpoints
@@ -310,6 +310,45 @@ def test_a_speakers_relation_is_answered_from_its_current_fact_by_the_owners_nam
     assert (rule.router_decision.agent, rule.final_output) == ("profile_agent", "Bob's sister's home is Rome.")
     assert mine.final_output.startswith("Your sister's home is Lyon. [fact user/relation/sister/home]")
     assert replay(db, plugins=builtin_plugins(retrieval)).ok
+
+
+def test_a_named_owners_relation_is_answered_from_that_owners_memories_never_another_speakers(tmp_path):
+    """bob's "my sister lives in Paris" (his sister, ``user/relation/bob__sister/home``) answered "where does alice's
+    sister live?" with "Bob said “my sister lives in Paris”.", after the rule's F1: a memory of bob's sister. Now a
+    question about a named owner's relation cites only what that owner said ("my sister …") or what names them;
+    the user's own sister is not alice's either."""
+    db = tmp_path / "agent.db"
+    with open_kernel(db, retrieval) as kernel:
+        kernel.tick("my sister lives in Paris", speaker="bob")
+        kernel.tick("my sister lives in Lyon")
+        rule = kernel.tick("where does alice's sister live?")
+        asked = kernel.tick("do you recall where alice's sister lives?")
+        kernel.tick("my sister just moved to Rome, she loves the city", speaker="alice")
+        kernel.tick("I visited Alice's sister in Nice last week", speaker="carol")
+        hers = kernel.tick("do you recall where alice's sister lives?")
+        bobs = kernel.tick("do you recall where Bob's sister lives?")
+    assert rule.final_output == F1_SEM_MISS  # (the rule's F1 stands: no memory of alice's sister names her home)
+    assert asked.final_output == NOTHING
+    assert hers.final_output.startswith("Alice said “my sister just moved to Rome, she loves the city”. [ltm-")
+    assert "Paris" not in hers.final_output and "Lyon" not in hers.final_output
+    assert len(hers.claims) == 2 and "Nice" in hers.claims[1]["value"]  # carol's names her: cited beside
+    assert bobs.final_output.startswith("Bob's sister's home is Paris. [fact user/relation/bob__sister/home]")
+    assert replay(db, plugins=builtin_plugins(retrieval)).ok
+
+
+@pytest.mark.parametrize(
+    ("question", "owners"),
+    [
+        ("where does alice's sister live?", {"alice"}),
+        ("Where does Bob’s brother work?", {"bob"}),
+        ("what is Alice's sister's name?", {"alice"}),
+        ("What is Maya's job?", set()),  # no relation: Maya's own
+        ("what is France's capital?", set()),
+        ("where does my sister live?", set()),  # the asker's (``_own_if_asked``)
+    ],
+)
+def test_the_owner_a_question_about_a_relation_names(question, owners):
+    assert relation_owners(question) == owners
 
 
 def test_an_answer_from_memory_reads_as_a_sentence_quoting_its_memories_and_keeps_the_span(tmp_path):

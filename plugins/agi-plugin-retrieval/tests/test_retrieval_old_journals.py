@@ -8,8 +8,10 @@ import json
 from pathlib import Path
 
 import agi_plugin_retrieval.plugin as retrieval
+from agi_plugin_retrieval.module import NOTHING
 
 from agi_core.replay import replay
+from agi_core.replies import F1_SEM_MISS
 from agi_core.testing import builtin_plugins, open_kernel, replay_journal_file
 
 OLD = Path(__file__).resolve().parent / "journals" / "0d8cf16" / "answers.jsonl"
@@ -85,4 +87,26 @@ def test_a_journal_from_before_owned_facts_replays_its_episode_answer_and_the_sa
     assert "Bob's sister's home is Rome. [fact user/relation/bob__sister/home]" in json.dumps(candidate)
     assert replies[3] == told[3]["final_output"]  # the user's own sister: none stored, bob's is not theirs
     assert [tick for tick, row in rows.items() if OWNED in row["externals"].get("module_changed", [])] == [3]
+    assert replay(db, plugins=builtin_plugins(retrieval)).ok
+
+
+OWNERS = Path(__file__).resolve().parent / "journals" / "5fc137f" / "owners_relation.jsonl"
+
+
+def test_a_journal_from_before_owners_relations_were_kept_apart_replays_the_memory_it_cited(tmp_path):
+    """5fc137f (``agi run --speaker bob``: "my sister lives in Paris"; then the user: "where does alice's sister
+    live?", "do you recall where alice's sister lives?") answered both from bob's memory of his own sister: that
+    journal replays equal; told now, neither cites it, recorded (``owners_relation``)."""
+    told = [json.loads(line)["record"] for line in OWNERS.read_text(encoding="utf-8").splitlines()]
+    assert all(r["final_output"].startswith("Bob said “my sister lives in Paris”. [ltm-") for r in told[1:])
+    report = replay_journal_file(OWNERS, retrieval=retrieval)
+    assert report.ok, report.summary()
+
+    db = tmp_path / "new.db"
+    with open_kernel(db, retrieval, seed="0") as kernel:
+        replies = [kernel.tick(r["input"]["raw"], speaker=r["input"].get("speaker")).final_output for r in told]
+        rows = {row[0]: json.loads(row[2]) for row in kernel.store.journal_rows()}
+    assert replies[1:] == [F1_SEM_MISS, NOTHING]
+    now = {"module": "retrieval", "change": "owners_relation"}
+    assert [tick for tick, row in rows.items() if now in row["externals"].get("module_changed", [])] == [2, 3]
     assert replay(db, plugins=builtin_plugins(retrieval)).ok
