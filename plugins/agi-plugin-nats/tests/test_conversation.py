@@ -101,6 +101,28 @@ def test_two_agents_hold_a_conversation_then_replay_equal_with_the_broker_stoppe
         assert _ok(agi(db, "replay")).startswith("replay equal: 3 ticks")
 
 
+def test_a_reply_is_told_as_the_answer_to_what_was_asked_and_read_back_later(tmp_path, deployment):
+    """bob's reply to alice's question was ticked at alice as a line of her user's: F3 ("I currently don't have a
+    module …") printed under bob's words. Through a real broker now: alice's tick says the reply was noted, naming
+    the question it answers, "what did bob say?" reads it back later, and both agents replay equal."""
+    alice, bob = tmp_path / "alice.db", tmp_path / "bob.db"
+    _ok(agi(alice, "init", "--name", "alice"))
+    _ok(agi(bob, "init", "--name", "bob"))
+    assert _ok(agi(bob, "run", url=deployment)) == ""  # bob joins the deployment
+    assert _ok(agi(alice, "send", "bob", "where does my sister live?", url=deployment)).startswith("message to bob")
+    missed = "I don’t have this information stored yet."  # bob knows nothing of alice's sister
+    assert _ok(agi(bob, "run", url=deployment)) == f"message from alice: where does my sister live?\n{missed}\n"
+    assert _ok(agi(alice, "run", url=deployment)) == (
+        f"message from bob: {missed}\nNoted bob's reply to “where does my sister live?”.\n"
+    )
+    assert _ok(agi(alice, "run", url=deployment, stdin="what did bob say?\n")) == (
+        f"bob said “{missed}” (answering “where does my sister live?”).\n"
+    )
+    assert _ok(agi(bob, "run", url=deployment)) == ""  # a reply is never answered
+    for db in (alice, bob):
+        assert _ok(agi(db, "replay")).startswith("replay equal")
+
+
 def test_two_senders_with_one_seed_both_reach_the_recipient(tmp_path, deployment):
     """carol and dave (the default seed) minted the same message id for their first send: JetStream's duplicate
     window (Nats-Msg-Id) dropped dave's, and 'agi send' had said 'queued'. The duplicate key is sender/id, and
