@@ -66,3 +66,23 @@ def test_a_message_after_a_rollback_is_salted_anew_from_the_archives_count(agent
     finally:
         alice.close()
         bob.close()
+
+
+def test_a_reply_names_the_question_read_from_the_postgres_outbox(agent_url):
+    """``outbox_message`` on PostgreSQL: the message box reads the text of the message a reply answers, so alice's
+    tick of bob's reply says what she asked and keeps the reply (docs/messaging.md), and replays equal."""
+    hub = f"memory://postgres-reply{next(_hubs)}"
+    plugins = Plugins.builtins(postgres_plugin)
+    alice = Kernel.open(agent_url("alice"), plugins=plugins, messaging=hub)
+    bob = Kernel.open(agent_url("bob"), plugins=plugins, messaging=hub)
+    try:
+        sent = alice.command("send_message", {"to": bob.mailbox.transport.agent, "text": "what is 2+2?"})
+        assert alice.store.outbox_message("no-such-id") is None
+        assert bob.tick().final_output == "2+2 = 4"
+        told = alice.tick()
+        assert told.input.metadata == {"reply_to": sent.agent_outputs["send_message"]["id"], "asked": "what is 2+2?"}
+        assert told.final_output == f"Noted {bob.mailbox.transport.agent}'s reply to “what is 2+2?”."
+        assert alice.replay().ok
+    finally:
+        alice.close()
+        bob.close()
