@@ -75,24 +75,29 @@ def owned_in(question: str) -> set[str]:
     return owned
 
 
-def relation_owners(question: str) -> set[str]:
-    """Whose relation ``question`` asks about by name: the word before "'s" and a noun of someone's
-    (:data:`~agi_core.brain.stage0.facts.PEOPLE`): "where does Alice's sister live?" → ``{"alice"}``; "What is
-    Maya's job?" and "what is France's capital?" name no relation."""
+def relation_owners(question: str) -> dict[str, set[str]]:
+    """Whose relations ``question`` asks about by name: each owner (the word before "'s") with the nouns of someone's
+    (:data:`~agi_core.brain.stage0.facts.PEOPLE`) it is said of: "where does Alice's sister live?" →
+    ``{"alice": {"sister"}}``; "What is Maya's job?" and "what is France's capital?" name no relation."""
     said = words(question)
-    owners = set()
+    owners: dict[str, set[str]] = {}
     for at, word in enumerate(said[:-1]):
-        owner = word.removesuffix("'s")
-        if owner != word and owner not in STOPWORDS and _bare(said[at + 1]) in PEOPLE:
-            owners.add(owner)
+        owner, noun = word.removesuffix("'s"), _bare(said[at + 1])
+        if owner != word and owner not in STOPWORDS and noun in PEOPLE:
+            owners.setdefault(owner, set()).add(noun)
     return owners
 
 
-def of_owners(hit: dict[str, Any], owners: set[str]) -> bool:
-    """Whether memory ``hit`` may speak of a relation of one of ``owners``: its speaker is one of them (their "my
-    sister"), or it names one ("Alice's sister lives in Rome"); bob's "my sister lives in Paris" is bob's sister."""
+def of_another(hit: dict[str, Any], owners: dict[str, set[str]]) -> bool:
+    """Whether memory ``hit`` speaks of its own speaker's relation that the question asks of someone else: it says
+    "my sister" (or "our …") for a noun asked, and neither its speaker nor its words are an owner asked: bob's "my
+    sister lives in Paris" is bob's sister, not Alice's; his "Alice's sister lives in Nice", or what alice says of
+    "my sister", may be hers; "how did they handle it?" names no one's and stays."""
+    said = [_bare(word) for word in words(hit["text"])]
+    nouns = set().union(*owners.values())
+    own = any(word in ("my", "our") and said[at + 1] in nouns for at, word in enumerate(said[:-1]))
     speaker = set(words(str(hit.get("speaker") or "")))
-    return bool(owners & (speaker | {_bare(word) for word in words(hit["text"])}))
+    return own and not set(owners) & (speaker | set(said))
 
 
 def asked_about(question: str) -> set[str]:

@@ -57,9 +57,9 @@ OWNED_FACTS = "owned_facts"
 Bob's sister live?") and an attribute asked by its verb among the current facts: recorded where the fact found
 differs, so a journal from before replays the lookup it made."""
 OWNERS_RELATION = "owners_relation"
-"""The change (``ctx.changed``) that keeps, for a question about a named owner's relation ("where does Alice's sister
-live?"), only the memories that owner said or that name them (before: bob's "my sister lives in Paris" answered it):
-recorded where it drops a memory, so a journal from before replays the memory it cited."""
+"""The change (``ctx.changed``) that drops, for a question about a named owner's relation ("where does Alice's sister
+live?"), the memories of another speaker's own ("my sister lives in Paris", bob's: before, it answered): recorded
+where it drops a memory, so a journal from before replays the memory it cited."""
 SELF = "self"  # the user who names no speaker (agi_core.memory.keys.SELF_ENTITY)
 RELATION_OWNER = "__"  # between a speaker's entity and the noun: user/relation/bob__sister (agi_core.reasoning)
 #: the words a question asks an attribute by, beside the attribute's own ("where does Bob's sister live?")
@@ -166,11 +166,11 @@ class RetrievalModule(CognitiveModule):
 
     @staticmethod
     def _owners_if_asked(ctx: ModuleContext, question: str, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """A question about a named owner's relation ("where does Alice's sister live?") is answered from what that
-        owner said or what names them, never from another speaker's "my sister" (bob's); a tick where that drops a
-        memory records :data:`OWNERS_RELATION` (a journal from before cited it)."""
+        """A question about a named owner's relation ("where does Alice's sister live?") is never answered from
+        another speaker's own ("my sister lives in Paris", bob's); a tick where that drops a memory records
+        :data:`OWNERS_RELATION` (a journal from before cited it)."""
         owners = answering.relation_owners(question)
-        kept = [hit for hit in hits if answering.of_owners(hit, owners)] if owners else hits
+        kept = [hit for hit in hits if not answering.of_another(hit, owners)] if owners else hits
         return kept if kept != hits and ctx.changed(OWNERS_RELATION) else hits
 
     def _answer(self, ctx: ModuleContext, question: str) -> Candidate:

@@ -15,7 +15,7 @@ from pathlib import Path
 import agi_plugin_retrieval.plugin as retrieval
 import jsonschema
 import pytest
-from agi_plugin_retrieval.answering import names_what_is_asked, relation_owners, resolve_date, span
+from agi_plugin_retrieval.answering import names_what_is_asked, of_another, relation_owners, resolve_date, span
 from agi_plugin_retrieval.module import NOTHING, STATE_SCHEMA
 
 from agi_core import checkpoints
@@ -312,11 +312,11 @@ def test_a_speakers_relation_is_answered_from_its_current_fact_by_the_owners_nam
     assert replay(db, plugins=builtin_plugins(retrieval)).ok
 
 
-def test_a_named_owners_relation_is_answered_from_that_owners_memories_never_another_speakers(tmp_path):
+def test_a_named_owners_relation_is_never_answered_from_another_speakers_own(tmp_path):
     """bob's "my sister lives in Paris" (his sister, ``user/relation/bob__sister/home``) answered "where does alice's
     sister live?" with "Bob said “my sister lives in Paris”.", after the rule's F1: a memory of bob's sister. Now a
-    question about a named owner's relation cites only what that owner said ("my sister …") or what names them;
-    the user's own sister is not alice's either."""
+    question about a named owner's relation never cites another speaker's own ("my sister …", bob's or the
+    user's); what that owner said of "my sister", and what names her, are cited."""
     db = tmp_path / "agent.db"
     with open_kernel(db, retrieval) as kernel:
         kernel.tick("my sister lives in Paris", speaker="bob")
@@ -339,16 +339,32 @@ def test_a_named_owners_relation_is_answered_from_that_owners_memories_never_ano
 @pytest.mark.parametrize(
     ("question", "owners"),
     [
-        ("where does alice's sister live?", {"alice"}),
-        ("Where does Bob’s brother work?", {"bob"}),
-        ("what is Alice's sister's name?", {"alice"}),
-        ("What is Maya's job?", set()),  # no relation: Maya's own
-        ("what is France's capital?", set()),
-        ("where does my sister live?", set()),  # the asker's (``_own_if_asked``)
+        ("where does alice's sister live?", {"alice": {"sister"}}),
+        ("Where does Bob’s brother work?", {"bob": {"brother"}}),
+        ("what is Alice's sister's name?", {"alice": {"sister"}}),
+        ("What is Maya's job?", {}),  # no relation: Maya's own
+        ("what is France's capital?", {}),
+        ("where does my sister live?", {}),  # the asker's (``_own_if_asked``)
     ],
 )
 def test_the_owner_a_question_about_a_relation_names(question, owners):
     assert relation_owners(question) == owners
+
+
+@pytest.mark.parametrize(
+    ("text", "speaker", "another"),
+    [
+        ("my sister lives in Paris", "bob", True),  # bob's own sister
+        ("Our sister moved to Oslo", "bob", True),
+        ("my sister lives in Paris", "Alice", False),  # hers
+        ("I visited Alice's sister in Nice, my sister came too", "carol", False),  # names her
+        ("How did they handle the accident?", "Caroline", False),  # no one's own: it may be about hers
+        ("my brother lives in Rome", "bob", False),  # not the relation asked
+    ],
+)
+def test_a_memory_of_another_speakers_own_relation_is_told_apart(text, speaker, another):
+    owners = relation_owners("where does alice's sister live?")
+    assert of_another({"text": text, "speaker": speaker}, owners) is another
 
 
 def test_an_answer_from_memory_reads_as_a_sentence_quoting_its_memories_and_keeps_the_span(tmp_path):
