@@ -60,6 +60,8 @@ def test_a_reply_is_noted_for_the_user_and_not_answered_as_the_users_line(pair, 
     assert {vote["vote"] for vote in said.council_votes} == {"approve"}
     assert alice.tick("Did Bob reply?").final_output == said.final_output
     assert alice.tick("what did carol say?").final_output == F3_NO_AGENT  # no reply of carol's: as before
+    bob.command("send_message", {"to": "alice", "text": "what did bob say?"})  # an agent asks: not its to read
+    assert alice.tick().final_output == F3_NO_AGENT
     assert replay(tmp_path / "alice.db").ok and replay(tmp_path / "bob.db").ok
 
 
@@ -89,6 +91,21 @@ def test_a_reply_that_states_a_fact_is_noted_as_any_line_and_kept(pair, tmp_path
     assert alice.tick("what was bob's answer?").final_output == (
         "bob said “The capital of Peru is Lima.” (answering “what is the capital of Peru?”)."
     )
+    assert replay(tmp_path / "alice.db").ok
+
+
+def test_a_long_reply_is_kept_whole_up_to_2000_characters(pair, tmp_path):
+    alice, bob = pair
+    long = "word " * 600  # 3,000 characters
+    sent = alice.command("send_message", {"to": "bob", "text": long})
+    bob.mailbox.transport.publish_async(
+        [Message("m-long", "bob", "alice", long, "c", sent.agent_outputs["send_message"]["id"])]
+    )
+    told = alice.tick()
+    assert told.input.metadata["asked"] == long[:499] + "…"  # the question in the input: up to 500 characters
+    assert told.final_output == f"Noted bob's reply to “{long[:199]}…”."
+    kept = told.sem_writes[0]["value"]
+    assert kept == f"“{long[:1999]}…” (answering “{long[:499]}…”)"
     assert replay(tmp_path / "alice.db").ok
 
 

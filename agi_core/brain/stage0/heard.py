@@ -5,7 +5,8 @@ A message tick whose input names the message of this agent's it answers (``reply
 is never answered). So Stage-0 keeps it as ``user/person/<sender>/last_answer`` (its text and the question it
 answers), reads a statement in it as any line ("The capital of Peru is Lima." is noted) and says that anything else
 was noted ("Noted bob's reply to “where does my sister live?”."): never F3, never an answer to a question in it,
-never a tool call or a "forget" on the other agent's say-so. "what did bob say?" reads the fact back.
+never a tool call or a "forget" on the other agent's say-so. "what did bob say?" reads the fact back (asked by this
+agent's users: another agent's message asking it goes to the rules, as before).
 
 A journal from before has no ``reply_to`` in its inputs, so its reply ticks replay their F3; "what did bob say?"
 answers from the fact only where the tick records the ``heard_reply`` external (a journal from before said F3).
@@ -23,7 +24,7 @@ from agi_core.brain.stage0.phrases import lower_ascii, strip_end
 from agi_core.errors import ValidationError
 from agi_core.memory.keys import make_key, speaker_entity
 from agi_core.messaging.address import check_name
-from agi_core.messaging.inbox import reply_of
+from agi_core.messaging.inbox import SOURCE_PREFIX, reply_of
 from agi_core.reasoning import AgentReply, ReasonContext
 from agi_core.replies import F3_NO_AGENT, F5_SEM_WRITE_FAILURE
 
@@ -35,7 +36,8 @@ HEARD_REPLY = "heard_reply"
 #: what a reply may state and be noted as any line: a fact ("write") or a like of the sender's ("prefer"); a
 #: question, a "forget" or a tool command in it is none of the user's asking
 STATEMENTS = frozenset({"write", facts.PREFER})
-QUOTED_CHARS = 200
+QUOTED_CHARS = 200  # of the question, in the reply that says a reply was noted
+KEPT_CHARS = 2000  # of the reply, in the fact that keeps it
 NOT_NAMED = NOT_AGENTS | {"i", "he", "she", "they", "we", "someone", "anyone"}
 #: "what did bob …": the verbs that ask what an agent said
 SAID = frozenset(
@@ -53,8 +55,9 @@ def reply_key(ctx: ReasonContext, sender: str) -> str:
     return make_key("user", "person", speaker_entity(sender), LAST_REPLY, ctx.synonyms, map_entity_id=False)
 
 
-def quoted(text: str) -> str:
-    return f"“{text if len(text) <= QUOTED_CHARS else text[: QUOTED_CHARS - 1] + '…'}”"
+def quoted(text: str, limit: int = QUOTED_CHARS) -> str:
+    """``text`` in typographic quotes, cut to ``limit`` characters."""
+    return f"“{text if len(text) <= limit else text[: limit - 1] + '…'}”"
 
 
 def states_fact(ctx: ReasonContext) -> bool:
@@ -70,8 +73,8 @@ def keep(ctx: ReasonContext) -> bool | None:
     if replied is None:
         return None
     sender, asked = replied
-    said = quoted(ctx.state.input.raw)
-    value = f"{said} (answering {quoted(asked)})" if asked else said
+    said = quoted(ctx.state.input.raw, KEPT_CHARS)
+    value = f"{said} (answering {quoted(asked, KEPT_CHARS)})" if asked else said
     return ctx.sem_write(reply_key(ctx, sender), value, f"{sender}'s last reply is {value}")
 
 
@@ -131,15 +134,16 @@ def ahead_of_rules(ctx: ReasonContext) -> Any | None:
 
     - a reply to a message of this agent's that states no fact: :class:`ReplyAgent`; one that states a fact is
       kept as its sender's last reply here, and the rules note the fact as they would any line's;
-    - "what did bob say?" where bob's last reply is kept, and the tick takes the change (``heard_reply``):
-      :class:`HeardAgent`."""
-    if reply_of(ctx.state.input) is not None:
+    - "what did bob say?" where bob's last reply is kept, asked by this agent's users (not in another agent's
+      message), and the tick takes the change (``heard_reply``): :class:`HeardAgent`."""
+    percept = ctx.state.input
+    if reply_of(percept) is not None:
         if not states_fact(ctx):
             return REPLY_AGENT
         keep(ctx)  # (a failed write: the fact's own write fails too and says F5)
         return None
-    name = heard_request(ctx.state.input.raw)
-    if name is None:
+    name = heard_request(percept.raw)
+    if name is None or percept.source.startswith(SOURCE_PREFIX):  # bob's reply is not carol's to ask for
         return None
     kept = ctx.store.sem_read(reply_key(ctx, name))  # not the tick's read: a journal from before read nothing here
     if not kept.exists or kept.value is None or not ctx.externals.changed(HEARD_REPLY):
