@@ -25,7 +25,7 @@ from agi_core.settings.schema import env_name
 from agi_core.testing import builtin_plugins, open_kernel
 
 SCRIPT = [
-    ("Good afternoon.", f"Certainly. {GREETING}"),  # small talk gets R4's fixed reply, in the formal register
+    ("Good afternoon.", GREETING),  # small talk gets R4's fixed reply, which greets already: no "Certainly."
     ("My favorite color is teal.", "Understood: your favorite color is teal."),
     (
         "My favorite color is red.",

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from agi_core.model import Input
 from agi_core.modules import CognitiveModule, Draft, ModuleContext, Revision
 from agi_core.serialization import is_number
-from agi_plugin_social import critic, rewrite, signals, tactics
+from agi_plugin_social import critic, rewrite, signals, tactics, tone
 
 STATE_SCHEMA: dict[str, Any] = json.loads(
     (Path(__file__).resolve().parent / "schemas" / "social_state.json").read_text(encoding="utf-8")
@@ -290,6 +290,11 @@ class SocialModule(CognitiveModule):
         elif context["asks"] and rewrite.questions(text) > rewrite.questions(draft.reply):
             reason += "; the model's rewrite asked a second question and was refused"
             text = rewrite.rewrite(draft.reply, context)
+        if chosen in tone.SPACED and tone.opening_added(draft.reply, text) and ctx.changed(tone.CONSIDERATE):
+            slot = key("tone", speaker)
+            text, spoken, why = tone.considered(draft.reply, text, profile["name"], profile["turns"], ctx.own.get(slot))
+            ctx.own.put(slot, spoken)
+            reason += f"; opening spared: {why}" if why else ""
         ctx.own.put(key("pending", speaker), {"tick": ctx.tick, "tactic": chosen, "reply": text[:500]})
         if context["follow_up"] and context["follow_up"] in text and context["follow_up"] not in draft.reply:
             self._asked(ctx, speaker, profile, context["follow_up"])

@@ -49,7 +49,8 @@ def test_a_statement_that_answers_an_open_question_says_so(tmp_path):
     assert open_now == ["what is my dog called?"]
     assert "earlier" not in aside.final_output and "That answers" not in aside.final_output
     assert told.final_output == (
-        'Thanks for telling me. Got it: your dog\'s name is Rex. That answers your question "what is my dog called?".'
+        # no "Thanks for telling me." again: the reply before (to "my dog likes the park") opened with it
+        'Got it: your dog\'s name is Rex. That answers your question "what is my dog called?".'
     )
     assert state["dialogue/user"] == {"summary": "Last said: my dog is called Rex", "pending_questions": []}
     jsonschema.Draft202012Validator(STATE_SCHEMA).validate(state)

@@ -41,7 +41,7 @@ def test_a_scripted_chat_matches_the_register_de_escalates_and_replays_equal(tmp
         ]
         rude = kernel.tick("WHY ARE YOU SO SLOW")
     assert replies == [
-        f"Certainly. {GREETING}",  # a formal greeting: R4's greeting, in the formal register
+        GREETING,  # a formal greeting: R4's greeting, which opens with one already (no "Certainly.")
         "Understood: your favorite color is teal.",  # "Got it:" in the formal register
         "Certainly. Your favorite color is teal.",
         f"I hear your frustration. {F3_NO_AGENT}",  # rude: calm and short, the reply itself kept

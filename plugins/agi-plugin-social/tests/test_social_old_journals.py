@@ -1,6 +1,8 @@
 """A journal that agi-core 0d8cf16 wrote with the social module (tests/journals/0d8cf16/plain_meaning.jsonl:
 "I like hiking" and "what do you know about me?" asked "What do you mean?") replays equal; the same lines told
-now are not asked it, recorded (``module_changed``), and that journal replays equal."""
+now are not asked it, recorded (``module_changed``), and that journal replays equal. A journal that 1b69924
+wrote (journals/1b69924/openings.jsonl: "Sure, Dan!" before every reply, "Thanks for telling me." before every
+statement) replays as written (test_social_tone: the same lines now)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import agi_plugin_social.plugin as social
 from agi_core.replay import replay
 from agi_core.testing import builtin_plugins, open_kernel, replay_journal_file
 
+OPENINGS = Path(__file__).resolve().parent / "journals" / "1b69924" / "openings.jsonl"
 OLD = Path(__file__).resolve().parent / "journals" / "0d8cf16" / "plain_meaning.jsonl"
 CHANGED = {"module": "social", "change": "plain_meaning"}
 ASKED = "What do you mean?"
@@ -34,3 +37,24 @@ def test_a_journal_that_asked_what_do_you_mean_of_plain_lines_replays_equal_and_
     assert replies[0].endswith("Got it: you like hiking.")
     assert [tick for tick, row in rows.items() if CHANGED in row["externals"].get("module_changed", [])] == [3]
     assert replay(db, plugins=builtin_plugins(social)).ok
+
+
+def test_the_old_journal_said_an_opening_everywhere_and_replays_as_written():
+    said = [json.loads(line)["record"] for line in OPENINGS.read_text(encoding="utf-8").splitlines()]
+    assert [r["input"]["raw"] for r in said] == [
+        "hey lol",  # as speaker dan
+        "my name is Dan",
+        "my favorite color is teal",
+        "what is my favorite color?",
+        "what is my name?",
+        "thanks",
+        "bye",
+        "my name is Dana",  # as the user
+        "the capital of France is Paris",
+        "my dog is called Rex",
+    ]
+    replies = [r["final_output"] for r in said]
+    assert [reply.startswith("Sure, Dan! ") for reply in replies[3:7]] == [True] * 4  # "Sure, Dan! Goodbye! …"
+    assert [reply.startswith("Thanks for telling me. ") for reply in replies[7:]] == [True] * 3
+    report = replay_journal_file(OPENINGS, social=social)
+    assert report.ok, report.summary()
