@@ -68,7 +68,9 @@ SOCIAL_OPENERS = (
 )
 _OPENER = re.compile(r"(?:" + "|".join(re.escape(p) for p in SOCIAL_OPENERS) + r")(?![\w'])")
 #: a reply that says no or that nothing is known: "Sure!" or "Certainly." would agree to it
-_SAYS_NO = re.compile(r"(?:i have nothing|i don't|i do not|i can't|i cannot|i currently don't|there is no|nothing)(?!\w)")
+_SAYS_NO = re.compile(
+    r"(?:i have nothing|i don't|i do not|i can't|i cannot|i currently don't|there is no|nothing)(?!\w)"
+)
 _AGREEING = ("sure", "certainly")
 _EXCLAIMED = re.compile(r"[^.!?]{1,30}!")  # a short first sentence that exclaims ("Great news!")
 _SMALL_TALK = tuple(reply.replace("’", "'").lower() for reply in SMALL_TALK)
