@@ -96,6 +96,13 @@ STAGE0_SHAPES = {
     "I finished a a a ...": fill("I finished ", "a ", "?"),
     "remind me to x in x in ...": fill("remind me to ", "x in ", "5 minutes"),
 }
+#: spoken arithmetic (the math_words change): many roots, percents and powers in one line
+SPOKEN_SHAPES = {
+    "square root of square root of ...": fill("what is ", "square root of ", "2"),
+    "sqrt(sqrt(...": fill("", "sqrt(", "2"),
+    "1% of 1% of ...": fill("what is ", "1% of ", "80?"),
+    "2 squared squared ...": fill("2", " squared", "x"),
+}
 DATE_SHAPES = {
     "1 pm on <spaces>": fill("1 pm on ", " ", "x"),
     "digits and spaces": fill("", "1 ", "may"),
@@ -163,6 +170,10 @@ CASES: dict[str, tuple[Callable[[str], object], dict[str, Callable[[int], str]]]
     "stage0 world_read": (phrases.world_read, STAGE0_SHAPES),
     "stage0 world_write": (phrases.world_write, STAGE0_SHAPES),
     "stage0 math expression_in": (expression_in, STAGE0_SHAPES),
+    "stage0 math expression_in (spoken words)": (
+        lambda t: expression_in(t, words=True),
+        {**STAGE0_SHAPES, **SPOKEN_SHAPES},
+    ),
     "stage0 file_request": (file_request, STAGE0_SHAPES),
     "stage0 goal_request": (goal_request, STAGE0_SHAPES),
     "stage0 habits matches": (lambda t: [a.matches(t) for a in HABIT_AGENTS], STAGE0_SHAPES),

@@ -18,6 +18,8 @@ from agi_core.tools import ToolPolicy
 OLD = Path(__file__).resolve().parent / "journals" / "0d8cf16"
 #: Stage-0's parse changes up to b754074's clause_end (agi_core.brain.stage0.facts.CHANGES begins with them)
 FIRST_CHANGES = ["others_possessive", "said_name", "owned_subject", "named_beside", "likes", "clause_end"]
+#: all of them, as a live tick records them: a new change is appended here on purpose
+ALL_CHANGES = [*FIRST_CHANGES, "remind_when", "forget_forms", "job", "liked_apart", "others_likes", "math_words"]
 
 
 def _told(path: Path) -> list[tuple[str, str]]:
@@ -59,9 +61,7 @@ def test_a_journal_from_before_the_greeting_and_i_am_rules_and_the_others_posses
     replies, externals = _new_journal(tmp_path, [line for line, _ in told])
     assert replies[0] == "Got it: your name is Dana." and replies[-1] == "Your name is Dana."
     assert replies[7] == "I currently don’t have a module for this type of request."
-    assert externals[0]["parse_rules"] == [
-        [*FIRST_CHANGES, "remind_when", "forget_forms", "job", "liked_apart", "others_likes"]
-    ]
+    assert externals[0]["parse_rules"] == [ALL_CHANGES]
     assert "parse_rules" not in externals[1] and "parse_rules" not in externals[2]  # "I am tired" read alike
 
 
@@ -218,9 +218,7 @@ def test_a_journal_from_before_likes_were_facts_replays_its_f3(tmp_path):
         "Got it: you don't like hiking.",
         "No: you don't like hiking.",
     ]
-    assert externals[0]["parse_rules"] == [
-        [*FIRST_CHANGES, "remind_when", "forget_forms", "job", "liked_apart", "others_likes"]
-    ]
+    assert externals[0]["parse_rules"] == [ALL_CHANGES]
 
 
 CLAUSE_END = Path(__file__).resolve().parent / "journals" / "b754074" / "clause_end.jsonl"
@@ -308,9 +306,7 @@ def test_a_journal_from_before_jobs_likes_apart_others_likes_and_noted_statement
         F3_NOTED,
         F3,
     ]
-    assert externals[0]["parse_rules"] == [
-        [*FIRST_CHANGES, "remind_when", "forget_forms", "job", "liked_apart", "others_likes"]
-    ]
+    assert externals[0]["parse_rules"] == [ALL_CHANGES]
     assert ["parse_rules" in e for e in externals] == [True] * 3 + [False] + [True] * 6 + [False, False]
     assert [e.get("noted_statement") for e in externals] == [None] * 10 + [[True], None]
 
@@ -334,3 +330,27 @@ def test_a_journal_from_before_what_did_bob_say_was_answered_replays_its_f3(tmp_
     assert [r.final_output for r in records[1:]] == ["bob said hello."] * 2
     assert [tick for tick, row in rows.items() if "heard_reply" in row["externals"]] == [2, 3]
     assert replay(db).ok
+
+
+MATH_WORDS = Path(__file__).resolve().parent / "journals" / "1b69924" / "math_words.jsonl"
+
+
+def test_a_journal_from_before_spoken_arithmetic_replays_its_f3(tmp_path):
+    """1b69924 answered "sqrt(16) + 2", "what is 15% of 80?", "what's 3 squared" and "square root of 2" F3. That
+    journal replays equal; told now, the math agent computes them, recorded (``parse_rules`` with ``math_words``)
+    only where the line reads otherwise ("12 * 7" and "2^10" record nothing)."""
+    told = _told(MATH_WORDS)
+    assert [reply for _, reply in told] == ["12 * 7 = 84", F3, F3, F3, "2^10 = 1024", F3]
+    report = replay_journal_file(MATH_WORDS)
+    assert report.ok, report.summary()
+    replies, externals = _new_journal(tmp_path, [line for line, _ in told])
+    assert replies == [
+        "12 * 7 = 84",
+        "sqrt(16) + 2 = 6",
+        "15% of 80 = 12",
+        "3 squared = 9",
+        "2^10 = 1024",
+        "square root of 2 = 1.4142135624",
+    ]
+    assert ["parse_rules" in e for e in externals] == [False, True, True, True, False, True]
+    assert externals[1]["parse_rules"][0][-1] == "math_words"

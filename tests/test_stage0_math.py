@@ -118,3 +118,72 @@ def test_the_math_agent_answers_every_expression_without_failing(math_kernel, ex
     record = math_kernel.tick(expression)
     assert record.router_decision.agent == "math_agent"
     assert record.final_output not in (F3_NO_AGENT, F4_AGENT_FAILURE) and not record.degraded
+
+
+SPOKEN = [
+    ("sqrt(16) + 2", "sqrt(16) + 2 = 6"),
+    ("what is 15% of 80?", "15% of 80 = 12"),
+    ("what's 3 squared", "3 squared = 9"),
+    ("2 cubed", "2 cubed = 8"),
+    ("what is 10 percent of 250?", "10 percent of 250 = 25"),
+    ("square root of 2", "square root of 2 = 1.4142135624"),
+    ("the square root of 81", "the square root of 81 = 9"),
+    ("sqrt(2.25)", "sqrt(2.25) = 1.5"),
+    ("what is 2 to the power of 10?", "2 to the power of 10 = 1024"),
+    ("what is 3 plus 4 times 2?", "3 plus 4 times 2 = 11"),
+    ("12 divided by 4 minus 1", "12 divided by 4 minus 1 = 2"),
+    ("sqrt(-4)", "I can’t take the square root of a negative number."),
+    ("2 to the power of 99999999", "That exponent is too large; I compute powers up to 10000."),
+    ("sqrt(9^9999)^2", "That result is too large to show."),
+    ("sqrt 16", "I could not read that as arithmetic."),
+]
+
+
+def test_spoken_arithmetic_is_computed_by_the_math_agent(tmp_path):
+    """The ``math_words`` change: functions and words people use for arithmetic, through a real kernel; a huge
+    power or a negative root is one clear line."""
+    with open_kernel(tmp_path / "a.db") as kernel:
+        records = [kernel.tick(text) for text, _ in SPOKEN]
+    assert [r.final_output for r in records] == [reply for _, reply in SPOKEN]
+    assert {r.router_decision.agent for r in records} == {"math_agent"}
+
+
+@pytest.mark.parametrize(
+    "text", ["the square root of my problems", "what is 3 times better", "I am 2 times 3 apples", "sqrt me"]
+)
+def test_spoken_words_without_arithmetic_are_not_routed_to_math(text):
+    assert expression_in(text, words=True) is None
+
+
+def test_without_the_change_spoken_arithmetic_is_not_arithmetic():
+    """Old journals read lines without ``math_words``: "sqrt(16)" is no arithmetic there, nor a function to call."""
+    assert expression_in("sqrt(16) + 2") is None and expression_in("15% of 80") is None
+    with pytest.raises(MathError):
+        evaluate("sqrt(16)")
+    assert evaluate("sqrt(16)", words=True) == 4
+
+
+spoken_expressions = st.recursive(
+    numbers,
+    lambda inner: st.one_of(
+        st.tuples(
+            inner, st.sampled_from([" plus ", " times ", " divided by ", "% of ", " to the power of "]), inner
+        ).map("".join),
+        inner.map(lambda e: f"sqrt({e})"),
+        inner.map(lambda e: f"({e}) squared"),
+        inner.map(lambda e: f"square root of ({e})"),
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(spoken_expressions)
+def test_random_spoken_expressions_give_a_value_or_a_clear_reply(expression):
+    try:
+        value = evaluate(expression, words=True)
+    except MathError as exc:
+        assert str(exc).endswith(".")
+        return
+    assert value.numerator.bit_length() < 15_000 and value.denominator.bit_length() < 15_000
+    assert render(value)

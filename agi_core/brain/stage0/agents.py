@@ -35,12 +35,18 @@ class MathAgent:
     inline: bool = True
 
     def matches(self, text: str) -> bool:
-        return expression_in(text) is not None
+        return expression_in(text, words=self.words()) is not None
+
+    @staticmethod
+    def words() -> bool:
+        """Whether spoken arithmetic ("15% of 80", "sqrt(16)") is read: the ``math_words`` change is in force."""
+        return facts.MATH_WORDS not in facts.OLD_RULES.get()
 
     def handle(self, ctx: ReasonContext) -> AgentReply:
-        expression = expression_in(ctx.text) or ctx.text
+        words = self.words()
+        expression = expression_in(ctx.text, words=words) or ctx.text
         try:
-            return AgentReply(f"{expression} = {render(evaluate(expression))}")
+            return AgentReply(f"{expression} = {render(evaluate(expression, words=words))}")
         except MathError as exc:
             return AgentReply(str(exc))
 

@@ -8,7 +8,7 @@ a journal from before a change replays as it was written, a new one as it was.
 
 from __future__ import annotations
 
-from agi_core.brain.stage0 import facts
+from agi_core.brain.stage0 import facts, mathparse
 from agi_core.reasoning import ReasonContext
 from agi_core.scheduling import goal_phrases
 
@@ -53,10 +53,13 @@ def old_rules(ctx: ReasonContext) -> frozenset[str]:
     recorded, and where it recorded none the rules of the code that wrote it: those before ``others_possessive``
     (0d8cf16), or only that one where the tick recorded its ``others_possessive`` external (written before
     ``parse_rules``)."""
-    if not any(
-        reads(line)
-        for reads in (facts.reads_otherwise, goal_phrases.reads_otherwise)
-        for line in (ctx.text, ctx.state.input.raw)
+    if not (
+        any(
+            reads(line)
+            for reads in (facts.reads_otherwise, goal_phrases.reads_otherwise)
+            for line in (ctx.text, ctx.state.input.raw)
+        )
+        or mathparse.reads_otherwise(ctx.text)  # the math_words change
     ):
         return frozenset()
     externals, every = ctx.externals, frozenset(facts.CHANGES)

@@ -1,15 +1,20 @@
 """Safe arithmetic: a whitelist walk over Python's AST; never ``eval``.
 
 Numbers, ``+ - * / // % **``, unary ``-``/``+`` and parentheses; ``^`` means power (as in
-the rulebook's R1). Values are exact fractions: a decimal literal is read from its text
-("0.1" is 1/10), so "0.1 + 0.2" is 0.3. The expression's length, exponents and the size
-of every intermediate result are bounded, so "2 ** 99999999" is refused at once.
+the rulebook's R1). With ``words`` (Stage-0's ``math_words`` change, :data:`SPOKEN`): ``sqrt(…)``,
+"square root of N", "N% of M" / "N percent of M", "N squared", "N cubed", "N to the power of M",
+"plus", "minus", "times", "multiplied by", "divided by". A square root is exact where it is
+rational ("sqrt(16)" is 4), else a decimal good to the places shown. Values are exact fractions:
+a decimal literal is read from its text ("0.1" is 1/10), so "0.1 + 0.2" is 0.3. The expression's
+length, exponents and the size of every intermediate result are bounded, so "2 ** 99999999" is
+refused at once.
 """
 
 from __future__ import annotations
 
 import ast
 import decimal
+import math
 import operator
 from fractions import Fraction
 
@@ -24,6 +29,22 @@ PLACES = 10
 _MAX_BITS = int(MAX_DIGITS * 3.3219280948873626)
 _EXPRESSION_CHARS = frozenset("0123456789.+-*/%^() ")
 _OPERATORS = frozenset("+-*/%^")
+#: spoken arithmetic (the ``math_words`` change), lowered, as written → as computed, in this order
+SPOKEN = (
+    ("the square root of ", "square root of "),
+    (" percent of ", "% of "),
+    ("% of ", "/100*"),
+    (" to the power of ", "^"),
+    (" squared", "^2"),
+    (" cubed", "^3"),
+    (" plus ", "+"),
+    (" minus ", "-"),
+    (" multiplied by ", "*"),
+    (" times ", "*"),
+    (" divided by ", "/"),
+)
+SQRT, _ROOT_OF = "sqrt", "square root of "
+_NUMBER_CHARS = frozenset("0123456789.")
 _QUESTION_PREFIXES = ("what is ", "what's ", "what’s ", "whats ", "how much is ", "calculate ", "compute ")
 
 
@@ -43,11 +64,12 @@ _DIVIDE_BY_ZERO = "I can’t divide by zero: the result is undefined."
 _TOO_LARGE = "That result is too large to show."
 
 
-def expression_in(text: str) -> str | None:
-    """The arithmetic in ``text`` ("what is 12 * 12?" → "12 * 12"), or None if it is not arithmetic.
+def expression_in(text: str, *, words: bool = False) -> str | None:
+    """The arithmetic in ``text`` ("what is 12 * 12?" → "12 * 12"), as written, or None if it is not arithmetic.
 
     A question prefix and trailing ``? ! .`` or ``=`` are dropped; what is left must be
-    only digits, ``.``, operators, parentheses and spaces, with a digit and an operator.
+    only digits, ``.``, operators, parentheses and spaces, with a digit and an operator
+    (``words``: once :func:`spoken` is read, ``sqrt`` too, which counts as an operator).
     """
     body = text.strip()
     low = lower_ascii(body)
@@ -56,10 +78,39 @@ def expression_in(text: str) -> str | None:
             body = body[len(prefix) :]
             break
     body = strip_end(body).rstrip("= ").strip()
-    chars = set(body)
-    if not chars <= _EXPRESSION_CHARS or not chars & _OPERATORS or not any(c.isdigit() for c in body):
+    computed = spoken(body) if words else body
+    chars = set(computed.replace(SQRT, "") if words else computed)
+    operators = chars & _OPERATORS or (words and SQRT in computed)
+    if not chars <= _EXPRESSION_CHARS or not operators or not any(c.isdigit() for c in computed):
         return None
     return body
+
+
+def spoken(body: str) -> str:
+    """``body`` with its spoken arithmetic (:data:`SPOKEN`, "square root of N") in symbols: "15% of 80" →
+    "15/100*80", "3 squared" → "3^2"; lowered (digits and operators are unchanged by it). Linear: each
+    replacement is one pass, and "square root of" is followed once per occurrence."""
+    low = " ".join(lower_ascii(body).split())
+    for written, computed in SPOKEN:
+        low = low.replace(written, computed)
+    if _ROOT_OF not in low:
+        return low
+    head, *roots = low.split(_ROOT_OF)
+    parts = [head]
+    for rest in roots:  # "square root of 2" → "sqrt(2)"; "square root of (1+3)" → "sqrt(1+3)"
+        if rest.startswith("("):
+            parts.append(SQRT + rest)
+            continue
+        end = 0
+        while end < len(rest) and rest[end] in _NUMBER_CHARS:
+            end += 1
+        parts.append(f"{SQRT}({rest[:end]}){rest[end:]}" if end else f"{_ROOT_OF}{rest}")
+    return "".join(parts)
+
+
+def reads_otherwise(text: str) -> bool:
+    """Whether ``text`` is arithmetic with the ``math_words`` change and was not before it (or another)."""
+    return expression_in(text, words=True) != expression_in(text)
 
 
 def _number(node: ast.Constant, source: str) -> Fraction:
@@ -82,19 +133,37 @@ def _checked(value: Fraction) -> Fraction:
     return value
 
 
-def _eval(node: ast.AST, source: str) -> Fraction:
+def _sqrt(value: Fraction) -> Fraction:
+    """The square root: exact where it is rational, else to ``PLACES + 10`` digits after its integer part."""
+    if value < 0:
+        raise MathError("I can’t take the square root of a negative number.")
+    top, bottom = math.isqrt(value.numerator), math.isqrt(value.denominator)
+    if top * top == value.numerator and bottom * bottom == value.denominator:
+        return Fraction(top, bottom)
+    digits = max(value.numerator.bit_length() - value.denominator.bit_length(), 0) // 6 + PLACES + 10
+    with decimal.localcontext(decimal.Context(prec=digits)):
+        return Fraction((decimal.Decimal(value.numerator) / decimal.Decimal(value.denominator)).sqrt())
+
+
+def _is_sqrt(node: ast.Call) -> bool:
+    return isinstance(node.func, ast.Name) and node.func.id == SQRT and len(node.args) == 1 and not node.keywords
+
+
+def _eval(node: ast.AST, source: str, words: bool = False) -> Fraction:
     if isinstance(node, ast.Expression):
-        return _eval(node.body, source)
+        return _eval(node.body, source, words)
+    if words and isinstance(node, ast.Call) and _is_sqrt(node):
+        return _sqrt(_eval(node.args[0], source, words))
     if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
         return _number(node, source)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return -_eval(node.operand, source)
+        return -_eval(node.operand, source, words)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.UAdd):
-        return _eval(node.operand, source)
+        return _eval(node.operand, source, words)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
-        return _checked(_power(_eval(node.left, source), _eval(node.right, source)))
+        return _checked(_power(_eval(node.left, source, words), _eval(node.right, source, words)))
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        left, right = _eval(node.left, source), _eval(node.right, source)
+        left, right = _eval(node.left, source, words), _eval(node.right, source, words)
         if right == 0 and isinstance(node.op, ast.Div | ast.FloorDiv | ast.Mod):
             raise MathError(_DIVIDE_BY_ZERO)
         return _checked(Fraction(_BINARY[type(node.op)](left, right)))
@@ -114,16 +183,17 @@ def _power(base: Fraction, exponent: Fraction) -> Fraction:
     return base ** int(exponent)
 
 
-def evaluate(expression: str) -> Fraction:
-    """The exact value of ``expression``; raises :class:`MathError` with a reply-ready message."""
+def evaluate(expression: str, *, words: bool = False) -> Fraction:
+    """The exact value of ``expression``; raises :class:`MathError` with a reply-ready message.
+    ``words``: its spoken arithmetic (:func:`spoken`) and ``sqrt`` are read too."""
     if len(expression) > MAX_LENGTH:
         raise MathError(f"That expression is too long; I take up to {MAX_LENGTH} characters.")
-    source = expression.replace("^", "**")
+    source = (spoken(expression) if words else expression).replace("^", "**")
     try:
         tree = ast.parse(source, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         raise MathError("I could not read that as arithmetic.") from None
-    value = _eval(tree, source)
+    value = _eval(tree, source, words)
     if value.numerator.bit_length() > _MAX_BITS or value.denominator.bit_length() > _MAX_BITS:
         raise MathError(_TOO_LARGE)
     return value

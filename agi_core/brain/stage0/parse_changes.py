@@ -41,6 +41,9 @@ one (:data:`WHOLE_THINGS`; before: one thing, 'hiking and jazz')."""
 OTHERS_LIKES = "others_likes"
 """'Bob likes jazz', 'my sister doesn't like coffee', 'does Bob like jazz?', 'what does my sister like?' are
 someone else's likes and dislikes (before: nothing, F3)."""
+MATH_WORDS = "math_words"
+"""'sqrt(16) + 2', 'what is 15% of 80?', "what's 3 squared", 'square root of 2', '3 plus 4' are arithmetic for the math
+agent (mathparse.spoken; before: not arithmetic, F3). Read by agents.MathAgent, not by :func:`~.facts.parse`."""
 CHANGES = (
     OTHERS_POSSESSIVE,
     SAID_NAME,
@@ -53,4 +56,5 @@ CHANGES = (
     JOB_TOLD,
     LIKED_APART,
     OTHERS_LIKES,
+    MATH_WORDS,
 )
