@@ -32,6 +32,9 @@ ADOPT_AT = 0.6  # the simulated score from which a mined rule is adopted
 #: the change (``ctx.changed``) that asks "What do you mean?" only where the meaning is not plain: recorded where a
 #: quoted rulebook reply or a line told of its writer would change the tactic, so a journal from before replays
 PLAIN_MEANING = "plain_meaning"
+#: the change that takes a speaker for informal only once they used an informal marker ("hey", "lol", "ok"): before
+#: it, lines' shape alone (a lowercase start, a contraction) made the register informal; recorded where it differs
+MARKED_INFORMAL = "marked_informal"
 TURNS_READ = 200  # the journal records a conversation's context is drawn from
 FOLLOW_UP_WINDOW = 10  # a speaker's turns before clarify may ask them the same follow-up (or topic) again
 GREETINGS = {"formal": "Good day.", "informal": "Hey!", "neutral": "Hello!"}
@@ -70,6 +73,13 @@ def new_profile(speaker: str) -> dict[str, Any]:
 
 def register_of(formality: float) -> str:
     return "formal" if formality >= FORMAL_AT else "informal" if formality <= INFORMAL_AT else "neutral"
+
+
+def informal_marked(profile: dict[str, Any], seen: signals.Signals) -> bool:
+    """Whether the speaker used an informal marker: in this line, or one their lexicon keeps."""
+    return any(kind == "informal" for _t, kind in seen.markers) or any(
+        entry.get("kind") == "informal" for entry in profile["lexicon"]
+    )
 
 
 def clean_lexicon(tokens: Any) -> list[dict[str, Any]] | None:
@@ -129,6 +139,8 @@ class SocialModule(CognitiveModule):
         seen = signals.read(text, learned)
         profile["formality"] = round(0.6 * profile["formality"] + 0.4 * seen.register_score, 4)
         profile["register"] = register_of(profile["formality"])
+        if profile["register"] == "informal" and not informal_marked(profile, seen) and ctx.changed(MARKED_INFORMAL):
+            profile["register"] = "neutral"  # the shape alone (lowercase, a contraction) is no informality
         profile["turns"] += 1
         profile["rude_turns"] += int(seen.rude)
         profile["name"] = seen.name or profile["name"] or (ctx.input.speaker if ctx.input.speaker else None)

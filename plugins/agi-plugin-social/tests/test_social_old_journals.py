@@ -58,3 +58,28 @@ def test_the_old_journal_said_an_opening_everywhere_and_replays_as_written():
     assert [reply.startswith("Thanks for telling me. ") for reply in replies[7:]] == [True] * 3
     report = replay_journal_file(OPENINGS, social=social)
     assert report.ok, report.summary()
+
+
+SHAPE = Path(__file__).resolve().parent / "journals" / "1b69924" / "shape_informal.jsonl"
+MARKED = {"module": "social", "change": "marked_informal"}
+
+
+def test_a_journal_that_took_lowercase_lines_for_informal_replays_as_written_and_new_lines_stay_neutral(tmp_path):
+    """1b69924 took "what's my name?" (a lowercase start and a contraction, no informal marker) for the informal
+    register from its third line: "Sure, Dan!". That journal replays equal; told now, the register stays neutral
+    until the speaker uses an informal marker, recorded (``marked_informal``) where it differs."""
+    said = [json.loads(line)["record"] for line in SHAPE.read_text(encoding="utf-8").splitlines()]
+    assert [r["input"]["raw"] for r in said] == ["my name is Dan", *["what's my name?"] * 4]
+    assert [r["final_output"].startswith("Sure, Dan!") for r in said] == [False, False, True, True, True]
+    report = replay_journal_file(SHAPE, social=social)
+    assert report.ok, report.summary()
+
+    db = tmp_path / "new.db"
+    with open_kernel(db, social, seed="0") as kernel:
+        replies = [kernel.tick(record["input"]["raw"]).final_output for record in said]
+        marked = kernel.tick("ok what's my name?")
+        rows = {row[0]: json.loads(row[2]) for row in kernel.store.journal_rows()}
+    assert replies[1:] == ["Your name is Dan."] * 4
+    assert marked.final_output == "Sure, Dan! Your name is Dan."  # "ok": an informal marker
+    assert [tick for tick, row in rows.items() if MARKED in row["externals"].get("module_changed", [])] == [3, 4, 5]
+    assert replay(db, plugins=builtin_plugins(social)).ok
