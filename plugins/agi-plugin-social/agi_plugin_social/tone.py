@@ -122,6 +122,7 @@ def considered(
         return draft, state, "the same opening as the previous reply"
     if _named(opening, name):
         if isinstance(name_turn, int) and turn - name_turn < NAME_EVERY:
-            return f"{plain} {draft}", state, f"the name was said within {NAME_EVERY} turns"
+            kept = f"{plain} {draft}" if any(c.isalnum() for c in plain) else draft  # "Dan," alone: nothing left
+            return kept, state, f"the name was said within {NAME_EVERY} turns"
         state["name_turn"] = turn
     return text, state, ""

@@ -73,3 +73,4 @@ def test_an_opening_is_spared_before_a_reply_that_opens_socially_or_says_no():
     assert (kept, state, why) == (f"Sure, Dan! {answer}", {"opening": "Sure!", "turn": 5, "name_turn": 5}, "")
     assert tone.considered(answer, f"Sure, Dan! {answer}", "Dan", 7, state)[0] == f"Sure! {answer}"
     assert tone.considered(answer, f"Sure, Dan! {answer}", "Dan", 6, state)[0] == answer  # in a row
+    assert tone.considered(answer, f"Dan, {answer}", "Dan", 8, state)[0] == answer  # a model's opening: the name alone
