@@ -30,6 +30,7 @@ MIRROR_CHUNK = 1000
 #: Most episodes waiting that a tick mirrors at its end, in its transaction (its own are two, or one): more are
 #: mirrored before the next tick (:func:`mirror_between_ticks`), not under the tick's write lock.
 TICK_MIRROR_LIMIT = 64
+_TICK_PAGE = 2  # episodes read at a time past a chunk's end while its last tick goes on (a tick stores two)
 #: Percept sources that are AgentOne's time-sensor updates (base importance 0.4).
 TIME_SOURCES = frozenset({"clock"})
 
@@ -81,9 +82,16 @@ def mirror_between_ticks(store: MemoryBackend, memory: LongTermMemory, chunk: in
 
 def _mirror(store: MemoryBackend, memory: LongTermMemory, chunk: int | None = None) -> int:
     """Both episodes of a tick are stored in one transaction, so a command tick's input is
-    always read before its action; a ``chunk`` is cut after a whole tick for the same reason."""
+    always read before its action; a ``chunk`` is cut after a whole tick for the same reason.
+    Only the chunk's rows are read (keyset: ``seq`` after the progress row), so a backlog read in
+    chunks is read once, not again at each chunk."""
     done = int(store.meta_get(PROGRESS_KEY, "0") or 0)
-    rows = store.episode_rows(done)
+    rows = store.episode_rows(done, limit=None if chunk is None else chunk + 1)
+    while chunk is not None and len(rows) > chunk and rows[-1][1] == rows[chunk - 1][1]:
+        more = store.episode_rows(rows[-1][0], limit=_TICK_PAGE)  # the chunk's last tick goes on: read its rest
+        rows += more
+        if not more:
+            break
     if chunk is not None and len(rows) > chunk:
         end = chunk
         while end < len(rows) and rows[end][1] == rows[end - 1][1]:

@@ -165,8 +165,9 @@ class EpisodeStore(Protocol):
         user's inputs (context ``kind`` input, ``source`` user), however many other episodes lie between."""
         ...
 
-    def episode_rows(self, after_seq: int = 0) -> list[EpisodeRow]:
-        """Raw rows with ``seq > after_seq``, in seq order (event and context as stored; see BlobStore)."""
+    def episode_rows(self, after_seq: int = 0, limit: int | None = None) -> list[EpisodeRow]:
+        """Raw rows with ``seq > after_seq``, in seq order (event and context as stored; see BlobStore); with
+        ``limit``, the first ``limit`` of them only (a keyset read: the next page starts after the last seq)."""
         ...
 
     def last_episode_seq(self) -> int:

@@ -395,9 +395,10 @@ class SqliteStore(StoredText):
         ]
         return [e for e in found if is_user_input(e.context)] if user_inputs else found
 
-    def episode_rows(self, after_seq: int = 0) -> list[tuple[int, int, str, str, str]]:
+    def episode_rows(self, after_seq: int = 0, limit: int | None = None) -> list[tuple[int, int, str, str, str]]:
         return self.conn.execute(
-            "SELECT seq, tick, event, context, timestamp FROM episodes WHERE seq > ? ORDER BY seq", (after_seq,)
+            "SELECT seq, tick, event, context, timestamp FROM episodes WHERE seq > ? ORDER BY seq LIMIT ?",
+            (after_seq, -1 if limit is None else limit),
         ).fetchall()
 
     def last_episode_seq(self) -> int:

@@ -96,3 +96,28 @@ def test_mirroring_before_a_tick_keeps_a_seal_at_the_head_valid(tmp_path, _minil
         assert kernel.long_term_memory(caught_up=False).before_tick(kernel.store, kernel.seal) >= 20
         report = verify_agent(kernel.store, kernel.journal_key)
         assert report.ok, report.state_problems
+
+
+def test_a_backlog_mirrored_in_chunks_is_read_once_and_each_chunk_ends_on_a_whole_tick(tmp_path):
+    """Each chunk reads only its own rows (keyset on seq), not every row still waiting: a backlog of N episodes
+    read in chunks of c costs about N rows, not N²/2c. An odd chunk still ends after a tick's second episode."""
+    db = tmp_path / "a.db"
+    with open_kernel(db, seed="first") as kernel:
+        _notes(kernel, 0, 60)  # 120 episodes: each note and its reply
+        store, returned = kernel.store, []
+        real = store.episode_rows
+
+        def counted(after_seq: int = 0, limit: int | None = None) -> list[Any]:
+            rows = real(after_seq, limit=limit)
+            returned.append(len(rows))
+            return rows
+
+        store.episode_rows = counted  # type: ignore[method-assign]  # the real method, its rows counted
+        chunks: list[int] = []
+        real_mirror = episodes._mirror
+        memory = kernel.long_term_memory(caught_up=False)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(episodes, "_mirror", lambda *a: chunks.append(real_mirror(*a)) or chunks[-1])
+            assert episodes.mirror_between_ticks(store, memory, chunk=3) == 120
+    assert chunks == [4] * 30  # whole ticks: 3 episodes and the rest of the third one's tick
+    assert sum(returned) <= 2 * 120, returned  # read once (and a short page past each chunk), not quadratically

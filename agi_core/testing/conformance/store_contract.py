@@ -137,6 +137,8 @@ class StoreContract(Harness):
         rows = store.episode_rows()
         assert [(seq - rows[0][0], tick) for seq, tick, *_ in rows] == [(0, 1), (1, 1), (2, 2)]
         assert [row[1] for row in store.episode_rows(rows[1][0])] == [2]
+        assert [row[0] for row in store.episode_rows(rows[0][0], limit=1)] == [rows[1][0]]  # a keyset page
+        assert store.episode_rows(limit=0) == [] and len(store.episode_rows(limit=5)) == 3
         assert (store.last_episode_seq(), store.episode_ticks()) == (rows[-1][0], [(1, 2), (2, 1)])
 
     def test_working_memory_is_replaced_whole(self, open_store: Opener) -> None:

@@ -449,9 +449,10 @@ class PostgresStore(PostgresGoals, PostgresTransfer, StoredText):
         ]
         return [e for e in found if is_user_input(e.context)] if user_inputs else found
 
-    def episode_rows(self, after_seq: int = 0) -> list[tuple[int, int, str, str, str]]:
+    def episode_rows(self, after_seq: int = 0, limit: int | None = None) -> list[tuple[int, int, str, str, str]]:
         rows = self._all(
-            "SELECT seq, tick, event, context, timestamp FROM {s}.episodes WHERE seq > %s ORDER BY seq", (after_seq,)
+            "SELECT seq, tick, event, context, timestamp FROM {s}.episodes WHERE seq > %s ORDER BY seq LIMIT %s",
+            (after_seq, limit),
         )
         return [(int(a), int(b), c, d, e) for a, b, c, d, e in rows]
 
