@@ -108,6 +108,7 @@ class LLMBrain:
     """
 
     name = "llm"
+    recalls_long_term = True  # its prompt's memories, answers and recall tool: the kernel mirrors the backlog first
 
     def __init__(
         self,

@@ -174,6 +174,10 @@ class Kernel(CommitBatching):
                 ) from None
         return self._brains[name]
 
+    def _brain_recalls(self, name: str) -> bool:
+        """Whether brain ``name`` declares ``recalls_long_term`` (the LLM brain's prompt recalls), as a module may."""
+        return name in self._brain_factories and bool(getattr(self.get_brain(name), "recalls_long_term", False))
+
     def _reason(self, name: str) -> Callable[[ReasonContext], Decision]:
         """The brain's ``reason``, isolated: a brain that raises gives the F4 reply."""
         brain = self.get_brain(name)
@@ -662,7 +666,7 @@ class Kernel(CommitBatching):
         cursor: dict[str, Any] | None,
     ) -> JournalRecord:
         # a backlog mirrored outside the tick; a command (agi memory put …) opens no long-term memory for it
-        recalling = self._long_term is not None or (self._recallers and command is None)
+        recalling = self._long_term is not None or (command is None and (self._recallers or self._brain_recalls(brain)))
         if recorded is None and recalling and not (self._locked or self.holding):
             self.long_term_memory(caught_up=False).before_tick(self.store, self.seal)
         waiting: Reconnect | None = None  # made when the server first goes away (its Event costs every tick)

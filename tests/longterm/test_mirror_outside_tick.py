@@ -16,6 +16,7 @@ import pytest
 
 from agi_core import checkpoints
 from agi_core.integrity import verify_agent
+from agi_core.llm.testing import FakeOpenAIServer, chat_reply
 from agi_core.longterm import episodes
 from agi_core.replay import replay
 from agi_core.testing import builtin_plugins, open_kernel
@@ -69,6 +70,28 @@ def test_the_backlog_is_mirrored_before_the_first_recalling_tick_not_inside_it(t
     with open_kernel(db, seed="first") as kernel:
         assert verify_agent(kernel.store, kernel.journal_key).ok
     assert replay(db, seed="first", plugins=builtin_plugins(retrieval), checkpoint="made").ok
+
+
+def test_the_llm_brain_recalls_so_the_backlog_is_mirrored_before_its_first_tick(
+    tmp_path, _minilm_loaded, mirrored, monkeypatch
+):
+    """The LLM brain recalls long-term memory (its prompt's memories) without the retrieval module: it declares
+    ``recalls_long_term`` as a module does, so the backlog is not mirrored under its first tick's write lock."""
+    db = tmp_path / "a.db"
+    with open_kernel(db, seed="first") as kernel:
+        _notes(kernel, 0, TICKS)
+    # A fake stands in for the model server: what is checked is where the backlog was mirrored.
+    with FakeOpenAIServer(lambda path, body: chat_reply("teal")) as server:
+        for name, value in {"AGI_LLM_PROVIDER": "openai", "AGI_LLM_MODE": "reason", "AGI_OPENAI_MODEL": "fake"}.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setenv("AGI_OPENAI_BASE_URL", server.url)
+        with open_kernel(db, seed="first", brain="llm") as kernel:
+            kernel.brain.rules_first = False  # the model gets the line, with the memories its prompt recalls
+            asked = kernel.tick(QUESTION)
+    assert sum(mirrored["outside"]) >= 2 * TICKS
+    assert sum(mirrored["inside"]) <= 2
+    recalled = [hit["text"] for hits in asked.externals["ltm_recall"] for hit in hits]
+    assert "note 17: my friend number 17 likes teal" in recalled
 
 
 def test_another_process_ticks_are_mirrored_before_the_next_tick_not_inside_it(tmp_path, _minilm_loaded, mirrored):
