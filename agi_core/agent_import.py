@@ -133,8 +133,10 @@ def _fill(store: MemoryBackend, file: Path, key: JournalKey, *, given: bool, unv
     with file.open("rb") as handle:
         export = ExportFile(handle, key if given else None, unverified=unverified)
         count = import_rows(store, export.tables())
+        carried: list[Any] | None = None
         if export.carried is not None:
-            count += _carry_checkpoint(store, export, key, notes)
+            added, carried = _carry_checkpoint(store, export, key, notes, given=given)
+            count += added
     fault_point("import.rows")
     check = store.meta_get(CHECK)
     if not given:  # a new key: the head is MAC'd with it; the chain before stays as exported (not checkable)
@@ -143,6 +145,9 @@ def _fill(store: MemoryBackend, file: Path, key: JournalKey, *, given: bool, unv
         if head is not None:
             tick, chain = [*head.split(" "), ""][:2]
             updates[journal.HEAD] = journal.head_value(key, int(tick), chain)
+        base = store.meta_get(journal.BASE)
+        if base is not None:
+            updates[journal.BASE] = _unproven_base(store, key, base, export.carried, carried, notes)
         store.meta_update(updates)
     elif check is not None and not hmac.compare_digest(check, check_value(key)):
         raise TransferError(
@@ -154,22 +159,38 @@ def _fill(store: MemoryBackend, file: Path, key: JournalKey, *, given: bool, unv
     return count
 
 
-def _carry_checkpoint(store: MemoryBackend, export: ExportFile, key: JournalKey, notes: list[str]) -> int:
+def _carry_checkpoint(
+    store: MemoryBackend, export: ExportFile, key: JournalKey, notes: list[str], *, given: bool
+) -> tuple[int, list[Any] | None]:
     """The checkpoint the export carries (its journal's archive point's), created in ``store`` in the import's
-    transaction; returns its rows. A backend without :class:`CheckpointTransfer` (no journal archive: PostgreSQL)
-    gets the agent without it, its rows still checked, and a note saying so."""
+    transaction; returns its rows and its newest journal row (``[tick, id, record, chain]``, None when it has
+    none). A backend without :class:`CheckpointTransfer` (no journal archive: PostgreSQL) gets the agent without
+    it, its rows still checked, and a note saying so."""
     assert export.carried is not None
     name, tick = export.carried
-    counted = [0]
+    counted: list[Any] = [0, None]
 
     def tables() -> Iterator[tuple[str, list[str], list[list[Any]]]]:
         for table, columns, rows in export.tables():
             counted[0] += len(rows)
+            if table == "journal" and rows:
+                newest = max(rows, key=lambda row: int(row[columns.index("tick")]))
+                counted[1] = [newest[columns.index(column)] for column in ("tick", "id", "record", "chain")]
+            if table == "meta" and not given:  # a new key: the checkpoint's key check and MACs are made with it too
+                name_at, value_at = columns.index("key"), columns.index("value")
+                rows = [
+                    [_remac(key, row[name_at], value) if at == value_at else value for at, value in enumerate(row)]
+                    for row in rows
+                    if row[name_at] != journal.UNVERIFIED
+                ]
+                mark = [None] * len(columns)  # the checkpoint's state is unproven too, up to its own tick
+                mark[name_at], mark[value_at] = journal.UNVERIFIED, f"tick={tick} key=no"
+                rows.append(mark)
             yield table, columns, rows
 
     if isinstance(store, CheckpointTransfer):
         store.checkpoint_load(name, tick, tables(), key)
-        return counted[0]
+        return counted[0], counted[1]
     for _table in tables():
         pass  # read to the end line: every row checked against the proof
     notes.append(
@@ -177,7 +198,69 @@ def _carry_checkpoint(store: MemoryBackend, export: ExportFile, key: JournalKey,
         f"checkpoint {name!r} was not imported, so the agent verifies from tick {tick} but agi replay is refused; "
         "import into SQLite to replay"
     )
-    return 0
+    return 0, counted[1]
+
+
+def _remac(key: JournalKey, name: str, value: Any) -> Any:
+    """A carried checkpoint's meta ``value`` with its key check or MAC made with ``key`` (an import without the
+    exported key: its rows are as unproven as the agent's)."""
+    if name == CHECK:
+        return check_value(key)
+    if name == journal.HEAD and isinstance(value, str):
+        tick, chain = [*value.split(" "), "", ""][:2]
+        return journal.head_value(key, int(tick), chain) if tick.isdigit() else value
+    if name == journal.BASE and isinstance(value, str):
+        tick, chain, checkpoint = [*value.split(" "), "", "", ""][:3]
+        return journal.base_value(key, int(tick), chain, checkpoint) if tick.isdigit() else value
+    return value
+
+
+def _unproven_base(
+    store: MemoryBackend,
+    key: JournalKey,
+    stored: str,
+    carried: tuple[str, int] | None,
+    newest: list[Any] | None,
+    notes: list[str],
+) -> str:
+    """The journal's archive point of an agent imported without its key, MACed with the new key (as the head is).
+
+    Its MAC, like the chain's links, cannot be checked without the exported key; what needs no key is checked
+    and what does not hold together refused: the point parses; the checkpoint carried is the point's (its
+    name and tick) and its journal ends with the point's tick and link; the live journal follows on from it
+    (numbering and records as ``journal verify`` checks them, not the links). A note says what stays unproven."""
+    tick, chain, checkpoint = [*stored.split(" "), "", "", ""][:3]
+    if not tick.isdigit() or not chain or not checkpoint:
+        raise TransferError(
+            "the export's journal archive point (meta journal_base) is malformed; import the file agi export wrote"
+        )
+    if carried is not None and carried != (checkpoint, int(tick)):
+        raise TransferError(
+            f"the export carries checkpoint {carried[0]!r} of tick {carried[1]} but its journal's archive point is "
+            f"checkpoint {checkpoint!r} of tick {tick}; import the file agi export wrote"
+        )
+    if carried is not None and (newest is None or int(newest[0]) != int(tick) or newest[3] != chain):
+        raise TransferError(
+            f"the checkpoint {checkpoint!r} the export carries does not end at its journal's archive point (tick "
+            f"{tick} and its chain link): they are not of one agent; import the file agi export wrote"
+        )
+    head = int(store.meta_get("tick") or 0)
+    followed = journal.verify_rows(store.journal_rows(), key, head, (int(tick), chain))
+    if not followed.ok:
+        raise TransferError(
+            f"the export's journal does not follow on from its archive point (tick {tick}): tick {followed.tick}: "
+            f"{followed.problem}; import the file agi export wrote"
+        )
+    held = f"the carried checkpoint {checkpoint!r} holds tick {tick} and its journal ends with the point's link, and"
+    if carried is None:
+        held = f"the export carries no checkpoint {checkpoint!r} (an older agi wrote it), and"
+    notes.append(
+        f"imported without the exported key: the journal's archive point (tick {tick}, checkpoint {checkpoint!r}), "
+        f"the chain links through tick {head} and the rows are not proven (nor can agi journal verify --archive "
+        f"check the archive files of ticks 1..{tick}: they need that key); checked without it: {held} the live "
+        f"journal follows on from tick {tick}; agi replay checks the journal against the checkpoint's state"
+    )
+    return journal.base_value(key, int(tick), chain, checkpoint)
 
 
 def _move_checkpoints(temp: Path, path: Path) -> None:

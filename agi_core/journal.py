@@ -44,7 +44,7 @@ class VerifyReport:
     ticks: int
     tick: int | None = None
     problem: str | None = None
-    unchecked: int = 0  # ticks 1..unchecked were imported without their key: their links cannot be checked
+    unchecked: int = 0  # ticks up to this one were imported without their key: their links cannot be checked
     after: int = 0  # the records start after this tick (archived up to it: agi journal archive)
 
     @property
@@ -55,7 +55,18 @@ class VerifyReport:
         if self.ok and self.after:
             last = self.after + self.ticks
             held = f"ticks {self.after + 1}..{last}" if self.ticks else "none since"
-            return f"journal OK: {self.ticks} records ({held}), chain intact from the archive point (tick {self.after})"
+            if not self.unchecked:
+                intact = f"chain intact from the archive point (tick {self.after})"
+                return f"journal OK: {self.ticks} records ({held}), {intact}"
+            unproven = f"the archive point (tick {self.after})"
+            if self.unchecked > self.after:
+                unproven = f"ticks {self.after + 1}..{self.unchecked} and {unproven}"
+            intact = f"chain intact after tick {self.unchecked}" if self.unchecked < last else "no link checked"
+            verb = "were" if self.unchecked > self.after else "was"
+            return (
+                f"journal OK: {self.ticks} records ({held}), {intact}; {unproven} {verb} imported without their key "
+                "(agi import --unverified) and cannot be checked"
+            )
         if self.ok and self.unchecked:
             return (
                 f"journal OK: {self.ticks} records, chain intact after tick {self.unchecked}; "
@@ -86,7 +97,7 @@ def verify_rows(
         if tick > unchecked and chain_link(key, previous, text) != chain:
             return VerifyReport(count, tick, "chain mismatch: the record was edited, or one before it was")
         previous, expected, count = chain, expected + 1, count + 1
-    return VerifyReport(count, unchecked=min(unchecked, count), after=after[0])
+    return VerifyReport(count, unchecked=min(unchecked, after[0] + count), after=after[0])
 
 
 READ_BATCH, READ_BYTES = 500, 32_000

@@ -339,3 +339,62 @@ def test_a_kill_while_importing_a_carried_checkpoint_leaves_no_agent_and_the_nex
     assert ok(agi(moved, "replay")) == "replay equal: 3 ticks (3..5), 16 fields each\n"
     verified = ok(agi(moved, "journal", "verify")).splitlines()
     assert verified[2] == "checkpoints OK: 1 verified (sha256, MAC, state digest)"
+
+
+def test_an_archived_agent_imported_unverified_without_its_key_verifies_and_replays_and_says_what_is_unproven(
+    agent, tmp_path
+):
+    """Without the exported key nothing is proven, the archive point's MAC included: the import checks what needs
+    no key (the carried checkpoint is the point's and ends with its link; the live journal follows on), MACs the
+    point with the new key as it does the head, and says what stays unproven; verify and replay then work."""
+    db = copy(agent, tmp_path)
+    ok(agi(db, "journal", "archive", "--through", "c2", "--to", str(tmp_path / "a.jsonl")))
+    ok(agi(db, "export", "-o", str(tmp_path / "agent.jsonl")))
+    moved = tmp_path / "moved.db"
+    imported = agi(moved, "import", str(tmp_path / "agent.jsonl"), "--unverified")
+    ok(imported)
+    assert (
+        "agi: imported without the exported key: the journal's archive point (tick 2, checkpoint 'c2'), the chain "
+        "links through tick 5 and the rows are not proven" in imported.stderr
+    ), imported.stderr
+    assert "checked without it: the carried checkpoint 'c2' holds tick 2" in imported.stderr
+    said = ok(agi(moved, "journal", "verify")).splitlines()
+    assert said[0] == (
+        "journal OK: 3 records (ticks 3..5), no link checked; ticks 3..5 and the archive point (tick 2) were "
+        "imported without their key (agi import --unverified) and cannot be checked"
+    )
+    assert said[1].startswith("IMPORTED_UNVERIFIED at tick 5")
+    assert ok(agi(moved, "replay")) == "replay equal: 3 ticks (3..5), 16 fields each\n"
+    ok(agi(moved, "run", stdin="my sister is Maya\n"))
+    assert (
+        ok(agi(moved, "journal", "verify"))
+        .splitlines()[0]
+        .startswith("journal OK: 4 records (ticks 3..6), chain intact after tick 5; ticks 3..5 and the archive point")
+    )
+    assert ok(agi(moved, "replay")) == "replay equal: 4 ticks (3..6), 16 fields each\n"
+    ok(agi(moved, "rollback", "c2"))  # the carried checkpoint's state is marked unproven too
+    assert ok(agi(moved, "journal", "verify")).splitlines()[1].startswith("IMPORTED_UNVERIFIED at tick 2")
+    archive = agi(moved, "journal", "verify", "--archive", str(tmp_path / "a.jsonl"))
+    assert archive.returncode == 1 and "imported with --unverified without its exported key" in archive.stderr
+
+
+@pytest.mark.parametrize("edit", ["point_link", "point_checkpoint"])
+def test_an_unverified_import_refuses_an_archive_point_that_does_not_hold_together(agent, tmp_path, edit):
+    db = copy(agent, tmp_path)
+    ok(agi(db, "journal", "archive", "--through", "c2", "--to", str(tmp_path / "a.jsonl")))
+    ok(agi(db, "export", "-o", str(tmp_path / "agent.jsonl")))
+    lines = (tmp_path / "agent.jsonl").read_text(encoding="utf-8").splitlines()
+    at = next(n for n, line in enumerate(lines) if line.startswith('["journal_base",'))
+    row = json.loads(lines[at])
+    tick, chain, checkpoint, mac = row[1].split(" ")
+    row[1] = " ".join([tick, "0" * 64, checkpoint, mac] if edit == "point_link" else [tick, chain, "c4", mac])
+    lines[at] = json.dumps(row)
+    (tmp_path / "agent.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    refused = agi(tmp_path / "moved.db", "import", str(tmp_path / "agent.jsonl"), "--unverified")
+    expected = {
+        "point_link": "the checkpoint 'c2' the export carries does not end at its journal's archive point",
+        "point_checkpoint": "the export carries checkpoint 'c2' of tick 2 but its journal's archive point is "
+        "checkpoint 'c4' of tick 2",
+    }[edit]
+    assert refused.returncode == 1 and expected in refused.stderr, refused.stderr
+    assert not (tmp_path / "moved.db").exists() and not list((tmp_path / "moved.db.checkpoints").glob("*.db"))

@@ -122,6 +122,12 @@ def journal_verify(state: Any, archive_file: Path | None) -> None:
         checked = journal.verify_archive(archive_file, kernel.journal_key)
         click.echo(f"archive {archive_file}: {checked}")
         if not checked.ok:
+            if (journal.unverified_import(kernel.store) or {}).get("key") == "no":
+                click.echo(
+                    "agi: this agent was imported with --unverified without its exported key, which its archive "
+                    "files were made with: they cannot be checked here; verify them on the agent that archived them",
+                    err=True,
+                )
             sys.exit(1)
         return
     report = verify_agent(kernel.store, kernel.journal_key)
