@@ -141,3 +141,9 @@ def test_isolation_cost_benchmark_runs_every_row_and_counts_switches():
     rows = run_benchmark("isolation_cost.py", "--ticks", "3")
     assert list(rows) == ["0", "1 isolated", "1 inline", "6 isolated", "6 inline", "12 isolated", "12 inline"]
     assert all(row["cpu_us_p50"] > 0 and row["voluntary_switches"] >= 0 for row in rows.values())
+
+
+def test_mirror_backlog_benchmark_reads_each_episode_once_with_keyset_pages():
+    row = run_benchmark("mirror_backlog.py", "--episodes", "3000", "--rounds", "1")
+    assert row["keyset"]["mirrored"] == row["rescan"]["mirrored"] == 3000
+    assert row["keyset"]["rows_read"] < 3100 < row["rescan"]["rows_read"]
