@@ -9,7 +9,8 @@ checkpoint's state (which is never pruned while it is the archive point). In thi
    or a whole one): a header (:func:`agi_core.journal.archive_header`: the ticks it holds, the
    chain links it follows and ends with, MACed with the journal key), then the records as
    ``agi journal export`` writes them;
-3. one transaction deletes the records and stores the archive point (``journal_base`` in meta:
+3. one transaction deletes the records and the blobs no row refers to any more (those only they referred
+   to: :mod:`agi_core.memory.sqlite.blob_collect`) and stores the archive point (``journal_base`` in meta:
    tick, chain link, checkpoint, MAC), the state seal brought up to it.
 
 A kill before 3 commits leaves the database as it was (a complete archive file of records the
@@ -41,12 +42,15 @@ class ArchiveReport:
     records: int
     path: Path
     sizes: tuple[int, int] | None = None  # with vacuum: the database's bytes (with its log) before the archive, after
+    freed: tuple[int, int] = (0, 0)  # the blobs only the archived records referred to, deleted, and their bytes
 
     def __str__(self) -> str:
         said = (
             f"archived {self.records} records (ticks {self.after + 1}..{self.through}) to {self.path}; "
             f"the journal now starts after tick {self.through}"
         )
+        if self.freed[0]:
+            said += f"\ndeleted {self.freed[0]} blobs ({self.freed[1]:,} bytes) only the archived records referred to"
         if self.sizes is not None:
             before, after = self.sizes
             said += f"\nvacuumed: the database went from {before:,} bytes before the archive to {after:,}"
@@ -96,6 +100,7 @@ def archive(kernel: Kernel, checkpoint: str, to: Path, write: Any, *, vacuum: bo
     written = write(to, fill)
     fault_point("archive.written")  # the file whole and in place, the database not yet changed
     before = store.file_bytes()
-    store.journal_archive_through(through, last_chain, journal.base_value(key, through, last_chain, checkpoint), key)
+    base = journal.base_value(key, through, last_chain, checkpoint)
+    _records, blobs, blob_bytes = store.journal_archive_through(through, last_chain, base, key)
     sizes = (before, store.vacuum()) if vacuum else None
-    return ArchiveReport(after[0], through, written, to, sizes)
+    return ArchiveReport(after[0], through, written, to, sizes, (blobs, blob_bytes))

@@ -18,6 +18,7 @@ import pytest
 from agi_core import journal
 from agi_core.consistency import check_database
 from agi_core.journal_key import JournalKey
+from agi_core.memory import blobs
 from agi_core.memory.sqlite_store import SqliteStore
 from agi_core.replay import replay
 
@@ -46,6 +47,29 @@ def journal_rows(db: Path) -> list[tuple[int, str, str, str]]:
         return conn.execute("SELECT tick, id, record, chain FROM journal ORDER BY tick").fetchall()
 
 
+def blob_hashes(db: Path) -> set[str]:
+    with closing(sqlite3.connect(db)) as conn:
+        return {row[0] for row in conn.execute("SELECT hash FROM blobs")}
+
+
+def unresolved_refs(db: Path) -> dict[str, set[str]]:
+    """Per table, the blob references its rows (any column) hold that the blobs table lacks: must be none."""
+    missing: dict[str, set[str]] = {}
+    held = blob_hashes(db)
+    with closing(sqlite3.connect(db)) as conn:
+        tables = [row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for table in tables:
+            if table == "blobs" or table.startswith("ltm_fts"):
+                continue
+            for row in conn.execute(f'SELECT * FROM "{table}"'):
+                for value in row:
+                    text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+                    lost = blobs.refs_in(text) - held
+                    if lost:
+                        missing.setdefault(table, set()).update(lost)
+    return missing
+
+
 @pytest.fixture(scope="module")
 def agent(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Four ticks, checkpoint ``c2`` at tick 2 and ``c4`` at tick 4, then a fifth tick."""
@@ -71,6 +95,7 @@ def test_archived_ticks_leave_a_live_journal_that_verifies_and_replays_and_an_ar
     before = journal_rows(db)
     assert ok(agi(db, "journal", "archive", "--through", "c2", "--to", str(tmp_path / "one.jsonl"))) == (
         f"archived 2 records (ticks 1..2) to {tmp_path / 'one.jsonl'}; the journal now starts after tick 2\n"
+        "deleted 2 blobs (191 bytes) only the archived records referred to\n"
     )
     assert [row[0] for row in journal_rows(db)] == [3, 4, 5]
     assert ok(agi(db, "journal", "verify")).splitlines()[0] == (
@@ -177,13 +202,15 @@ def test_the_archive_point_checkpoint_cannot_be_removed(agent, tmp_path):
 @pytest.mark.parametrize("point", ["archive.header", "archive.written", "archive.deleted"])
 def test_a_kill_during_archive_leaves_the_database_as_it_was_or_the_archive_complete(agent, tmp_path, point):
     db = copy(agent, tmp_path)
-    before = journal_rows(db)
+    before, stored = journal_rows(db), blob_hashes(db)
     target = tmp_path / "a.jsonl"
     killed = agi(db, "journal", "archive", "--through", "c4", "--to", str(target), fault=f"{point}:1")
     assert killed.returncode == -9, killed.stderr
     assert check_database(db, SEED).ok, check_database(db, SEED).problems  # opens, verifies, no torn tick
+    assert unresolved_refs(db) == {}
     after = journal_rows(db)
     if after == before:  # unchanged: no archive point; the file, if any, is whole and holds ticks 1..4
+        assert blob_hashes(db) == stored  # the blobs were deleted in the archive's transaction, or not at all
         assert "journal_base" not in dict(sqlite3.connect(db).execute("SELECT key, value FROM meta").fetchall())
         if target.exists():
             assert str(journal.verify_archive(target, key_of(db))) == "journal OK: 4 records, chain intact"
@@ -292,7 +319,7 @@ def test_archive_with_vacuum_gives_the_archived_records_pages_back_and_the_agent
     before = db.stat().st_size
     said = ok(agi(db, "journal", "archive", "--through", "c4", "--to", str(tmp_path / "a.jsonl"), "--vacuum"))
     after = db.stat().st_size
-    assert said.splitlines()[1] == f"vacuumed: the database went from {before:,} bytes before the archive to {after:,}"
+    assert said.splitlines()[-1] == f"vacuumed: the database went from {before:,} bytes before the archive to {after:,}"
     with closing(sqlite3.connect(db)) as conn:
         assert conn.execute("PRAGMA freelist_count").fetchone()[0] == 0
     assert not Path(f"{db}-wal").exists() or Path(f"{db}-wal").stat().st_size == 0
@@ -398,3 +425,30 @@ def test_an_unverified_import_refuses_an_archive_point_that_does_not_hold_togeth
     }[edit]
     assert refused.returncode == 1 and expected in refused.stderr, refused.stderr
     assert not (tmp_path / "moved.db").exists() and not list((tmp_path / "moved.db.checkpoints").glob("*.db"))
+
+
+def test_archive_deletes_the_blobs_only_the_archived_records_referred_to_and_a_rollback_brings_back_its_own(
+    agent, tmp_path
+):
+    """Each tick's working memory is a blob its record alone refers to: archived, nothing refers to it any more,
+    and the archive deletes it in its transaction. A blob any other row refers to stays (here: an undone tick's
+    record in the rollbacks' archive, the later records, the episodes); a rollback to a checkpoint whose rows
+    refer to deleted blobs takes them back from the checkpoint's copy."""
+    db = copy(agent, tmp_path)
+    ok(agi(db, "rollback", "c4"))  # tick 5 undone: its record (and its blobs' only references) in journal_archive
+    ok(agi(db, "run", stdin="my brother is Tom\n"))
+    stored = blob_hashes(db)
+    said = ok(agi(db, "journal", "archive", "--through", "c4", "--to", str(tmp_path / "a.jsonl")))
+    left = blob_hashes(db)
+    assert left < stored, said
+    assert said.splitlines()[1].startswith(f"deleted {len(stored - left)} blobs (")
+    assert unresolved_refs(db) == {}  # every reference of every table still resolves
+    assert ok(agi(db, "journal", "verify")).splitlines()[0].startswith("journal OK: 1 records (ticks 5..5)")
+    assert ok(agi(db, "replay")) == "replay equal: 1 ticks (5..5), 16 fields each\n"
+    ok(agi(db, "journal", "export", "--archived", "-o", str(tmp_path / "undone.jsonl")))  # the undone tick's blobs
+    assert str(journal.verify_archive(tmp_path / "a.jsonl", key_of(db))) == "journal OK: 4 records, chain intact"
+    ok(agi(db, "rollback", "c2"))  # older than the point: its own journal from tick 1, whose blobs were deleted
+    assert unresolved_refs(db) == {}
+    assert ok(agi(db, "journal", "verify")).splitlines()[0] == "journal OK: 2 records, chain intact"
+    assert ok(agi(db, "replay")) == "replay equal: 2 ticks (1..2), 16 fields each\n"
+    assert check_database(db, SEED).ok

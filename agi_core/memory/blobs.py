@@ -7,8 +7,9 @@ blob, so an input that appears in the record (older journals: in its externals t
 once. A string that starts with ``agi:json:`` (:data:`JSON_MARKER`: a journal record's working
 memory, ``agi_core.journal_form``) is a blob whatever its length, so that it is stored once too.
 A string that merely *looks* like a reference is always stored as a blob itself, so
-every reference in the database is a real one. Blobs are immutable, never deleted and
-covered by the journal's chain through their hash.
+every reference in the database is a real one. Blobs are immutable and covered by the journal's
+chain through their hash; ``agi journal archive`` deletes those no row refers to any more (SQLite:
+:mod:`agi_core.memory.sqlite.blob_collect`), and a rollback brings back those its checkpoint's rows need.
 """
 
 from __future__ import annotations

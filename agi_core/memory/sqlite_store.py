@@ -37,7 +37,7 @@ from agi_core.memory.locking import (
 )
 from agi_core.memory.migrations import migrate, refuse_other_programs_database
 from agi_core.memory.savepoint import savepoint
-from agi_core.memory.sqlite import checkpoint_transfer, checkpoints, raw_rows, seal
+from agi_core.memory.sqlite import blob_collect, checkpoint_transfer, checkpoints, raw_rows, seal
 from agi_core.memory.sqlite.ltm_rows import SqliteLtmRows
 from agi_core.memory.sqlite.rlm_rows import SqliteRlmRows
 from agi_core.memory.stored_text import StoredText
@@ -450,10 +450,12 @@ class SqliteStore(StoredText):
         base = self.meta_get("journal_base")
         return base.split(" ")[1] if base and base.count(" ") >= 1 else ""
 
-    def journal_archive_through(self, tick: int, chain: str, base: str, key: JournalKey) -> int:
-        """Delete the records up to ``tick`` (archived: ``agi_core.archive``) and store the archive point ``base``,
-        in one transaction with the seal brought up to it; the record of ``tick`` must still carry ``chain``
-        (another process archived or rolled back meanwhile: nothing changes). Returns the records deleted."""
+    def journal_archive_through(self, tick: int, chain: str, base: str, key: JournalKey) -> tuple[int, int, int]:
+        """Delete the records up to ``tick`` (archived: ``agi_core.archive``) and the blobs no row refers to any
+        more (:mod:`~agi_core.memory.sqlite.blob_collect`), and store the archive point ``base``, in one
+        transaction with the seal brought up to it; the record of ``tick`` must still carry ``chain`` (another
+        process archived or rolled back meanwhile: nothing changes). Returns the records, blobs and blob bytes
+        deleted."""
         with self.tick_transaction():
             row = self.conn.execute("SELECT chain FROM journal WHERE tick = ?", (tick,)).fetchone()
             if row is None or row[0] != chain:
@@ -462,10 +464,11 @@ class SqliteStore(StoredText):
                     "rolled back); nothing was archived: run agi journal archive again"
                 )
             deleted = self.conn.execute("DELETE FROM journal WHERE tick <= ?", (tick,)).rowcount
+            freed = blob_collect.collect(self.conn)
             self.meta_update({"journal_base": base})
             self.seal(key)
-            fault_point("archive.deleted")  # the rows deleted and the point stored, not yet committed
-        return int(deleted)
+            fault_point("archive.deleted")  # the rows and blobs deleted and the point stored, not yet committed
+        return int(deleted), *freed
 
     def vacuum(self) -> int:
         """Rebuild the file without its free pages (``VACUUM``: the pages of archived records) and fold the

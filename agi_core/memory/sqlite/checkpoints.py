@@ -39,7 +39,8 @@ from agi_core.memory.sqlite import seal as sealing
 if TYPE_CHECKING:
     from agi_core.memory.sqlite_store import SqliteStore
 
-KEPT_BY_ROLLBACK = ("checkpoints", "journal_archive", "_agi_migrations", "blobs")  # blobs never change
+# blobs never change: rollback adds the copy's that the live table lacks (an archive deletes those no row refers to)
+KEPT_BY_ROLLBACK = ("checkpoints", "journal_archive", "_agi_migrations", "blobs")
 _KEY_META = "('journal_key_check', 'journal_key_source')"  # the database's key, kept by rollback
 _TMP_PREFIX = ".tmp-"
 
@@ -324,6 +325,9 @@ def rollback(store: SqliteStore, name: str, key: JournalKey, rollback_id: Callab
             identity = conn.execute(f"SELECT key, value FROM main.meta WHERE key IN {_KEY_META}").fetchall()
             base = store.meta_get("journal_base")
             _copy_tables(conn)
+            # the blobs its rows refer to that the live table no longer holds (an archive deleted them since)
+            if conn.execute("SELECT 1 FROM snap.sqlite_master WHERE type = 'table' AND name = 'blobs'").fetchone():
+                conn.execute("INSERT OR IGNORE INTO main.blobs (hash, data) SELECT hash, data FROM snap.blobs")
             conn.executemany("INSERT OR REPLACE INTO main.meta (key, value) VALUES (?, ?)", identity)
             if base is not None:
                 _keep_archive_point(store, base, tick, key)
