@@ -183,7 +183,7 @@ def _carry_checkpoint(
                     for row in rows
                     if row[name_at] != journal.UNVERIFIED
                 ]
-                mark = [None] * len(columns)  # the checkpoint's state is unproven too, up to its own tick
+                mark: list[Any] = [None] * len(columns)  # the checkpoint's state is unproven too, up to its own tick
                 mark[name_at], mark[value_at] = journal.UNVERIFIED, f"tick={tick} key=no"
                 rows.append(mark)
             yield table, columns, rows

@@ -100,7 +100,7 @@ def archive(kernel: Kernel, checkpoint: str, to: Path, write: Any, *, vacuum: bo
     written = write(to, fill)
     fault_point("archive.written")  # the file whole and in place, the database not yet changed
     before = store.file_bytes()
-    base = journal.base_value(key, through, last_chain, checkpoint)
-    _records, blobs, blob_bytes = store.journal_archive_through(through, last_chain, base, key)
+    point = journal.base_value(key, through, last_chain, checkpoint)
+    _records, blobs, blob_bytes = store.journal_archive_through(through, last_chain, point, key)
     sizes = (before, store.vacuum()) if vacuum else None
     return ArchiveReport(after[0], through, written, to, sizes, (blobs, blob_bytes))

@@ -9,6 +9,7 @@ the replay with its tick, field and both values.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import shutil
@@ -313,6 +314,7 @@ def replay(
     from agi_core.journal_key import key_file, load
     from agi_core.kernel import stored_seed
     from agi_core.memory import versions_meta
+    from agi_core.memory.backend import CheckpointTransfer
     from agi_core.memory.sqlite_store import SqliteStore
     from agi_core.opening import is_url, open_store
 
@@ -320,17 +322,20 @@ def replay(
     if is_url(db):
         backend = "sqlite"  # a server agent's journal replays into a scratch SQLite file
     files = Path(store.path).with_name(Path(store.path).name + ".state")
+    stack = contextlib.ExitStack()
     try:
         seed = stored_seed(store, seed)
         if store.meta_get("seed_check") not in (None, Determinism(seed).sign("agi-seed-check")):
             raise ConfigError(f"{db} was created with another seed; replay it with the same --seed")
         key = load(store, seed)
         checkpoint = journal.start_checkpoint(store, key, checkpoint)  # archived: from the archive point
-        if checkpoint and not isinstance(store, SqliteStore):
+        if checkpoint and not isinstance(store, SqliteStore | CheckpointTransfer):
             raise ConfigError(
                 f"replay from a checkpoint needs the sqlite backend, not {store.name!r}; replay from the start"
             )
         start = checkpoint_file(store, checkpoint) if checkpoint and isinstance(store, SqliteStore) else None
+        if checkpoint and start is None:  # a copy that is no file: its rows built into one, as an import does
+            start = _checkpoint_as_file(store, checkpoint, key, stack.enter_context(tempfile.TemporaryDirectory()))
         with store.read_snapshot():  # the journal verified, its head, versions and plugin data: one state
             verified = _require_intact_chain(store, key, db)
             base = journal.read_base(store, key)
@@ -357,6 +362,21 @@ def replay(
             rows.close()
     finally:
         store.close()
+        stack.close()
+
+
+def _checkpoint_as_file(store: Any, name: str, key: JournalKey, folder: str) -> Path:
+    """Checkpoint ``name`` of a backend whose copies are no files (PostgreSQL's snapshot schemas), built into a
+    SQLite file in ``folder`` from its rows (:class:`~agi_core.memory.backend.CheckpointTransfer`)."""
+    from agi_core.memory.sqlite.checkpoint_transfer import build_file
+    from agi_core.memory.transfer import TABLES
+
+    tick = next(info.tick for info in store.checkpoint_list() if info.name == name)
+    path = Path(folder) / "start.db"
+    with store.checkpoint_rows(name, key) as rows:
+        held = rows.table_names()
+        build_file(path, name, tick, ((t, *rows.dump_table(t)) for t in TABLES if t in held), key)
+    return path
 
 
 def _require_intact_chain(store: Any, key: JournalKey, db: str | Path) -> journal.VerifyReport:

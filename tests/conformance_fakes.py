@@ -329,6 +329,33 @@ class FakeSealSkipsVersions(SqliteStore):
         return [p for p in super().seal_problems(key, head_tick) if "'versions'" not in p]
 
 
+class FakeTransferReadsLive(SqliteStore):
+    """Reads a checkpoint's rows from the live database instead of the checkpoint's copy."""
+
+    def checkpoint_rows(self, name: str, key: JournalKey) -> contextlib.AbstractContextManager[Any]:
+        self.checkpoint_problems(name, key)
+        return contextlib.nullcontext(self)
+
+
+class FakeTransferAnyTick(SqliteStore):
+    """Builds a checkpoint from rows of any tick, listed at the tick they hold (the one it was given unchecked)."""
+
+    def checkpoint_load(self, name: str, tick: int, tables: Any, key: JournalKey) -> CheckpointInfo:
+        tables = list(tables)
+        meta = next(dict((row[0], row[1]) for row in rows) for table, _columns, rows in tables if table == "meta")
+        return super().checkpoint_load(name, int(meta.get("tick", tick)), tables, key)
+
+
+class FakeTransferCommitsAlone(SqliteStore):
+    """Commits a loaded checkpoint's row at once instead of with the caller's transaction."""
+
+    def checkpoint_load(self, name: str, tick: int, tables: Any, key: JournalKey) -> CheckpointInfo:
+        info = super().checkpoint_load(name, tick, tables, key)
+        self.conn.execute("COMMIT")
+        self.conn.execute("BEGIN IMMEDIATE")
+        return info
+
+
 def _nul_replaced(row: dict[str, Any]) -> dict[str, Any]:
     return {k: v.replace("\x00", "\ufffd") if isinstance(v, str) else v for k, v in row.items()}
 
@@ -389,6 +416,9 @@ FAKES = {
     "fake_rollback_keeps_timings": FakeRollbackKeepsTimings,
     "fake_nul_as_replacement": FakeNulAsReplacement,
     "fake_seal_skips_versions": FakeSealSkipsVersions,
+    "fake_transfer_reads_live": FakeTransferReadsLive,
+    "fake_transfer_any_tick": FakeTransferAnyTick,
+    "fake_transfer_commits_alone": FakeTransferCommitsAlone,
 }
 
 

@@ -92,6 +92,13 @@ EXPECTED.update(
     }
 )
 EXPECTED["fake_jsonb_journal"].append("test_a_forged_journal_record_is_detected_at_its_tick")
+EXPECTED.update(
+    {
+        "fake_transfer_reads_live": ["test_a_checkpoint_read_as_rows_and_loaded_again_is_the_same_checkpoint"],
+        "fake_transfer_any_tick": ["test_rows_that_do_not_hold_the_checkpoints_tick_or_a_taken_name_are_refused"],
+        "fake_transfer_commits_alone": ["test_a_loaded_checkpoint_commits_with_the_callers_transaction_or_not_at_all"],
+    }
+)
 
 HEADER = "from agi_core.testing import BackendConformance\n"
 CLASS = """

@@ -693,8 +693,9 @@ class RawRows(Protocol):
 @runtime_checkable
 class CheckpointTransfer(Protocol):
     """A checkpoint moved by ``agi export`` / ``agi import``: the journal's archive point's (``agi journal
-    archive``, whose replay starts from that checkpoint's state). SQLite has it; a backend without journal
-    archive (PostgreSQL) need not: an archived agent imported there verifies but does not replay."""
+    archive``, whose replay starts from that checkpoint's state); a replay from a checkpoint whose copy is no
+    file is built from its rows too. SQLite and PostgreSQL have it; a backend without it gets an archived agent
+    that verifies but does not replay (the conformance suite's ``lacks``: ``"checkpoint transfer"``)."""
 
     def checkpoint_rows(self, name: str, key: JournalKey) -> AbstractContextManager[RawRows]:
         """Checkpoint ``name``'s snapshot as raw rows (read only), after checking its integrity (a damaged or

@@ -15,12 +15,14 @@ import os
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import closing
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agi_core.errors import StorageError
 from agi_core.journal_key import JournalKey, fsync_folder
 from agi_core.memory.backend import CheckpointError, CheckpointInfo
 from agi_core.memory.sqlite import checkpoints, raw_rows
+from agi_core.memory.transfer import NOT_EXPORTED_META
 
 if TYPE_CHECKING:
     from agi_core.memory.sqlite_store import SqliteStore
@@ -50,12 +52,44 @@ def rows(store: SqliteStore, name: str, key: JournalKey) -> Iterator[Snapshot]:
         yield Snapshot(conn)
 
 
+def build_file(
+    path: Path, name: str, tick: int, tables: Iterable[tuple[str, list[str], list[list[Any]]]], key: JournalKey
+) -> str:
+    """A self-contained SQLite file at ``path`` holding checkpoint ``name`` of tick ``tick`` from ``tables``, sealed
+    with ``key`` and checked (``quick_check``); returns its seal. Also how a replay starts from a checkpoint of a
+    backend whose copies are no files (:func:`agi_core.replay.replay`)."""
+    from agi_core.memory.sqlite_store import SqliteStore
+
+    copy = SqliteStore(path, synchronous="OFF")
+    try:
+        with copy.tick_transaction():
+            for table, columns, values in tables:
+                if table == "meta":  # the seal is derived from the rows: sealed again below, not taken
+                    at = columns.index("key")
+                    values = [row for row in values if row[at] not in NOT_EXPORTED_META]
+                if values:
+                    copy.load_table(table, columns, values)
+            held = int(copy.meta_get("tick") or 0)
+            if held != tick:
+                raise CheckpointError(
+                    f"the export's checkpoint {name!r} says tick {tick} but holds tick {held}; "
+                    "import the file agi export wrote"
+                )
+            copy.seal(key)
+    finally:
+        copy.close()
+    with closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        conn.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, as checkpoint create leaves it
+        check = conn.execute("PRAGMA quick_check").fetchone()[0]
+        if check != "ok":
+            raise sqlite3.DatabaseError(f"the copy fails quick_check: {check}")
+        return str(conn.execute("SELECT value FROM meta WHERE key = 'state_seal'").fetchone()[0])
+
+
 def load(
     store: SqliteStore, name: str, tick: int, tables: Iterable[tuple[str, list[str], list[list[Any]]]], key: JournalKey
 ) -> CheckpointInfo:
     """Checkpoint ``name`` of tick ``tick`` built from ``tables``; its row joins the caller's transaction."""
-    from agi_core.memory.sqlite_store import SqliteStore
-
     if not checkpoints.valid_name(name):
         raise CheckpointError(f"checkpoint name {name!r} is invalid; use letters, digits, '.', '_' or '-' (max 64)")
     checkpoints._check_free(store, name)
@@ -64,27 +98,7 @@ def load(
     try:
         folder.mkdir(exist_ok=True)
         tmp.unlink(missing_ok=True)
-        copy = SqliteStore(tmp, synchronous="OFF")
-        try:
-            with copy.tick_transaction():
-                for table, columns, values in tables:
-                    if values:
-                        copy.load_table(table, columns, values)
-                held = int(copy.meta_get("tick") or 0)
-                if held != tick:
-                    raise CheckpointError(
-                        f"the export's checkpoint {name!r} says tick {tick} but holds tick {held}; "
-                        "import the file agi export wrote"
-                    )
-                copy.seal(key)
-        finally:
-            copy.close()
-        with closing(sqlite3.connect(tmp, isolation_level=None)) as conn:
-            conn.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, as checkpoint create leaves it
-            check = conn.execute("PRAGMA quick_check").fetchone()[0]
-            if check != "ok":
-                raise sqlite3.DatabaseError(f"the copy fails quick_check: {check}")
-            seal = conn.execute("SELECT value FROM meta WHERE key = 'state_seal'").fetchone()[0]
+        seal = build_file(tmp, name, tick, tables, key)
         fd = os.open(tmp, os.O_RDONLY)
         try:
             os.fsync(fd)

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from agi_core.testing.conformance.kernel_contract import KernelContract
 from agi_core.testing.conformance.store_contract import StoreContract
+from agi_core.testing.conformance.transfer_contract import TransferContract
 
 
-class BackendConformance(StoreContract, KernelContract):
+class BackendConformance(StoreContract, KernelContract, TransferContract):
     """Every check of the :class:`~agi_core.memory.backend.MemoryBackend` contract."""
 
 

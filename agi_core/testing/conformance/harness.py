@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agi_core.kernel import Kernel
-from agi_core.memory.backend import GoalStore, MemoryBackend, ModuleStateStore, TickTimingStore
+from agi_core.memory.backend import CheckpointTransfer, GoalStore, MemoryBackend, ModuleStateStore, TickTimingStore
 from agi_core.model import EpisodicEntry, SemanticEntry
 from agi_core.plugins import Plugins
 
@@ -22,6 +22,7 @@ OPTIONAL_PARTS: dict[str, type] = {
     "module state": ModuleStateStore,
     "goals": GoalStore,
     "tick timings": TickTimingStore,
+    "checkpoint transfer": CheckpointTransfer,  # agi export/import of the archive point's (journal archive)
 }
 DECLARED_LACK = "the backend declares it lacks"  # the only reason a check of the suite may skip for
 

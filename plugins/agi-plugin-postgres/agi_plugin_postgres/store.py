@@ -43,7 +43,7 @@ from agi_plugin_postgres.connect_errors import connect_error, is_connect_failure
 from agi_plugin_postgres.goals import PostgresGoals
 from agi_plugin_postgres.ltm import PostgresLtmRows
 from agi_plugin_postgres.rlm import PostgresRlmRows
-from agi_plugin_postgres.transfer import JOB_TEXTS, PostgresTransfer
+from agi_plugin_postgres.transfer import JOB_TEXTS, PostgresCheckpointTransfer
 from agi_plugin_postgres.url import WORLD_SCHEMA, AgentUrl, from_path, parse
 
 POOL_MAX = 32
@@ -96,7 +96,7 @@ def close_pools() -> None:
         _pools.clear()
 
 
-class PostgresStore(PostgresGoals, PostgresTransfer, StoredText):
+class PostgresStore(PostgresGoals, PostgresCheckpointTransfer, StoredText):
     """One agent's stores in its PostgreSQL schema, plus the shared ``world/`` facts."""
 
     name = "postgres"

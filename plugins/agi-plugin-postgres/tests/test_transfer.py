@@ -30,11 +30,12 @@ def test_sqlite_postgres_sqlite_round_trip_keeps_journal_bytes_and_replay_equal(
     assert "state OK: every row matches the seal at tick 5" in verified
 
 
-def test_an_archived_sqlite_agent_imported_into_postgres_says_it_comes_without_its_archive_point(
+def test_an_archived_sqlite_agent_imported_into_postgres_carries_its_archive_point_and_replays_there(
     agent_url, agi, tmp_path: Path
 ):
-    """PostgreSQL has no journal archive: the archive point's checkpoint an export carries is not imported (one
-    line says so); the agent verifies from the archive point and its replay is refused in one line."""
+    """The archive point's checkpoint an export carries becomes a snapshot schema (CheckpointTransfer on
+    PostgreSQL): the agent verifies from the archive point, replays equal from it (built into a scratch SQLite
+    file), moves on to SQLite with it, and rolls back to it."""
     db = str(tmp_path / "a.db")
     agi(db, "run", stdin="the capital of Peru is Lima\nmy favorite color is green\n")
     agi(db, "checkpoint", "create", "c2")
@@ -43,15 +44,21 @@ def test_an_archived_sqlite_agent_imported_into_postgres_says_it_comes_without_i
     agi(db, "export", "-o", str(tmp_path / "agent.jsonl"))
     pg = agent_url("archived")
     imported = agi(pg, "import", str(tmp_path / "agent.jsonl"), "--key-file", db + ".key")
-    assert imported.stderr.splitlines()[-1] == (
-        "agi: the postgres backend has no journal archive (agi journal archive is SQLite only): the archive "
-        "point's checkpoint 'c2' was not imported, so the agent verifies from tick 2 but agi replay is refused; "
-        "import into SQLite to replay"
-    )
-    verified = agi(pg, "journal", "verify").stdout
-    assert "journal OK: 1 records (ticks 3..3), chain intact from the archive point (tick 2)" in verified
-    refused = agi(pg, "replay", check=False)
-    assert refused.returncode == 1 and "'c2', is not here" in refused.stderr, refused.stderr
+    assert "was not imported" not in imported.stderr, imported.stderr
+    assert agi(pg, "checkpoint", "list").stdout == "c2\ttick 2\n"
+    verified = agi(pg, "journal", "verify").stdout.splitlines()
+    assert verified[0] == "journal OK: 1 records (ticks 3..3), chain intact from the archive point (tick 2)"
+    assert verified[-1] == "checkpoints OK: 1 verified (sha256, MAC, state digest)"
+    assert agi(pg, "replay").stdout == "replay equal: 1 ticks (3..3), 16 fields each\n"
+    agi(pg, "run", stdin="my sister is Maya\n")
+    assert agi(pg, "replay").stdout == "replay equal: 2 ticks (3..4), 16 fields each\n"
+    agi(pg, "export", "-o", str(tmp_path / "back.jsonl"))  # and on to SQLite, the checkpoint with it
+    back = str(tmp_path / "back.db")
+    agi(back, "import", str(tmp_path / "back.jsonl"), "--key-file", db + ".key")
+    assert agi(back, "replay").stdout == "replay equal: 2 ticks (3..4), 16 fields each\n"
+    agi(pg, "rollback", "c2")  # PostgreSQL keeps no archive point: the checkpoint's own journal comes back whole
+    assert agi(pg, "journal", "verify").stdout.splitlines()[0] == "journal OK: 2 records, chain intact"
+    assert agi(pg, "replay").stdout == "replay equal: 2 ticks (1..2), 16 fields each\n"
 
 
 def test_import_refuses_an_agent_that_already_exists(agent_url, agi, tmp_path: Path):
