@@ -14,6 +14,8 @@ file's header and key. Then:
    An export that carries its journal's archive point's checkpoint has it built beside the temporary
    database and moved into ``<db>.checkpoints/`` just before the link (a kill in between leaves an
    orphan copy there, which the next ``checkpoint create`` removes or the next import replaces);
+   Without the exported key (``--unverified``) an archived journal's archive point is checked as far as no
+   key is needed and MACed with the new key (:func:`_unproven_base`), as the head is;
 3. the key is linked into place. A kill between 2 and 3 leaves the whole agent and its pending
    key, which the next command that opens the agent links (:func:`~agi_core.journal_key.load`).
 
@@ -164,7 +166,7 @@ def _carry_checkpoint(
 ) -> tuple[int, list[Any] | None]:
     """The checkpoint the export carries (its journal's archive point's), created in ``store`` in the import's
     transaction; returns its rows and its newest journal row (``[tick, id, record, chain]``, None when it has
-    none). A backend without :class:`CheckpointTransfer` (no journal archive: PostgreSQL) gets the agent without
+    none). A backend without :class:`CheckpointTransfer` (SQLite and PostgreSQL have it) gets the agent without
     it, its rows still checked, and a note saying so."""
     assert export.carried is not None
     name, tick = export.carried
@@ -194,9 +196,9 @@ def _carry_checkpoint(
     for _table in tables():
         pass  # read to the end line: every row checked against the proof
     notes.append(
-        f"the {store.name} backend has no journal archive (agi journal archive is SQLite only): the archive point's "
-        f"checkpoint {name!r} was not imported, so the agent verifies from tick {tick} but agi replay is refused; "
-        "import into SQLite to replay"
+        f"the {store.name} backend cannot build a checkpoint from an export (it has no CheckpointTransfer): the "
+        f"archive point's checkpoint {name!r} was not imported, so the agent verifies from tick {tick} but agi replay "
+        "is refused; import into SQLite or PostgreSQL to replay"
     )
     return 0, counted[1]
 

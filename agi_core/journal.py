@@ -219,8 +219,8 @@ def start_checkpoint(store: MemoryBackend, key: JournalKey, checkpoint: str | No
             raise ValidationError(
                 f"the journal starts after tick {base.tick} (archived) and the checkpoint holding the state then, "
                 f"{base.checkpoint!r}, is not here (an export written before agi export carried it, or an import "
-                "into a backend without journal archive): replay on the agent that archived it, or export it "
-                "again and import it into SQLite"
+                "into a backend without checkpoint transfer): replay on the agent that archived it, or export it "
+                "again and import it into SQLite or PostgreSQL"
             )
         return base.checkpoint
     tick = ticks.get(checkpoint)

@@ -279,8 +279,9 @@ def test_an_archived_agent_exported_by_an_older_agi_still_imports_verifies_and_s
     refused = agi(moved, "replay")
     assert refused.returncode == 1 and refused.stderr == (
         "Error: the journal starts after tick 2 (archived) and the checkpoint holding the state then, 'c2', is not "
-        "here (an export written before agi export carried it, or an import into a backend without journal "
-        "archive): replay on the agent that archived it, or export it again and import it into SQLite\n"
+        "here (an export written before agi export carried it, or an import into a backend without checkpoint "
+        "transfer): replay on the agent that archived it, or export it again and import it into SQLite or "
+        "PostgreSQL\n"
     )
 
 

@@ -464,7 +464,7 @@ class SqliteStore(StoredText):
                     "rolled back); nothing was archived: run agi journal archive again"
                 )
             deleted = self.conn.execute("DELETE FROM journal WHERE tick <= ?", (tick,)).rowcount
-            freed = blob_collect.collect(self.conn)
+            freed = blob_collect.delete_unreferenced(self.conn)
             self.meta_update({"journal_base": base})
             self.seal(key)
             fault_point("archive.deleted")  # the rows and blobs deleted and the point stored, not yet committed

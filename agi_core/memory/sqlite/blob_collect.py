@@ -18,7 +18,7 @@ import sqlite3
 from agi_core.memory.blobs import MARKER, refs_in
 
 
-def collect(conn: sqlite3.Connection) -> tuple[int, int]:
+def delete_unreferenced(conn: sqlite3.Connection) -> tuple[int, int]:
     """Delete the blobs nothing refers to, in the caller's transaction; returns ``(blobs, bytes)`` deleted."""
     referenced = _referenced_by_rows(conn)
     inside: dict[str, set[str]] = {}  # a blob's own references (a stored JSON value written as one blob)
