@@ -41,16 +41,19 @@ def delete_unreferenced(conn: sqlite3.Connection) -> tuple[int, int]:
 
 def _referenced_by_rows(conn: sqlite3.Connection) -> set[str]:
     """Every blob hash a value of any column of any table but ``blobs`` holds (virtual tables are read through
-    the tables that hold their rows)."""
+    the tables that hold their rows): one pass over each table, whatever its number of columns (the archive's
+    write transaction waits on this scan)."""
     found: set[str] = set()
     schema = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'").fetchall()
     for table, sql in schema:
         if table == "blobs" or (sql or "").upper().startswith("CREATE VIRTUAL"):
             continue
-        for column in [row[1] for row in conn.execute(f'PRAGMA table_info("{table}")')]:
-            query = f'SELECT "{column}" FROM "{table}" WHERE instr("{column}", ?) > 0'
-            for (value,) in conn.execute(query, (MARKER,)):
-                found |= refs_in(_text(value))
+        columns = [f'"{row[1]}"' for row in conn.execute(f'PRAGMA table_info("{table}")')]
+        holding = " OR ".join(f"instr({column}, ?1) > 0" for column in columns)
+        for row in conn.execute(f'SELECT {", ".join(columns)} FROM "{table}" WHERE {holding}', (MARKER,)):
+            for value in row:
+                if value is not None:
+                    found |= refs_in(_text(value))
     return found
 
 
