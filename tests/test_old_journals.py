@@ -20,6 +20,7 @@ OLD = Path(__file__).resolve().parent / "journals" / "0d8cf16"
 FIRST_CHANGES = ["others_possessive", "said_name", "owned_subject", "named_beside", "likes", "clause_end"]
 #: all of them, as a live tick records them: a new change is appended here on purpose
 ALL_CHANGES = [*FIRST_CHANGES, "remind_when", "forget_forms", "job", "liked_apart", "others_likes", "math_words"]
+ALL_CHANGES += ["forget_more"]
 
 
 def _told(path: Path) -> list[tuple[str, str]]:
@@ -353,4 +354,28 @@ def test_a_journal_from_before_spoken_arithmetic_replays_its_f3(tmp_path):
         "square root of 2 = 1.4142135624",
     ]
     assert ["parse_rules" in e for e in externals] == [False, True, True, True, False, True]
-    assert externals[1]["parse_rules"][0][-1] == "math_words"
+    assert externals[1]["parse_rules"] == [ALL_CHANGES]  # math_words among them
+
+
+AT_8F6CB75 = Path(__file__).resolve().parent / "journals" / "8f6cb75"
+
+
+def test_a_journal_from_before_the_forgetting_follow_ups_replays_its_f3(tmp_path):
+    """8f6cb75 answered "forget that I like hiking", "forget it" and "forget everything about my sister" F3, and read
+    "forget that my sister likes jazz" as a fact of the user's ("sister likes jazz", recorded ``parse_rules``
+    without ``forget_more``). That journal replays equal; told now, each forgets, recorded (``parse_rules`` with
+    ``forget_more``) on those lines."""
+    told = _told(AT_8F6CB75 / "forget_more.jsonl")
+    assert [told[at][1] for at in (1, 3, 5, 6)] == [F3, F3, F3, "You like hiking and jazz."]
+    assert told[8][1] == "I had nothing stored about your sister likes jazz, so there is nothing to forget."
+    report = replay_journal_file(AT_8F6CB75 / "forget_more.jsonl")
+    assert report.ok, report.summary()
+    replies, externals = _new_journal(tmp_path, [line for line, _ in told])
+    assert [replies[at] for at in (1, 3, 5, 6)] == [
+        "Done: I forgot that you like hiking.",
+        "Done: I forgot your home.",
+        "Done: I forgot 1 fact about your sister.",
+        "You like jazz.",
+    ]
+    assert replies[8] == "Done: I forgot that your sister likes jazz."
+    assert [externals[at].get("parse_rules") for at in (1, 3, 5, 8)] == [[ALL_CHANGES]] * 4

@@ -12,7 +12,7 @@ import attrs
 
 from agi_core.brain.stage0 import changes, facts
 from agi_core.brain.stage0.documents import from_documents
-from agi_core.brain.stage0.fact_replies import answer
+from agi_core.brain.stage0.forgetting import answer
 from agi_core.brain.stage0.goal_agent import GoalAgent
 from agi_core.brain.stage0.habits import HABIT_AGENTS
 from agi_core.brain.stage0.mathparse import MathError, evaluate, expression_in, render

@@ -85,7 +85,7 @@ def answer(ctx: ReasonContext, parsed: Parsed) -> AgentReply:
     if parsed.op == "write":
         return _write(ctx, parsed.refs[0], parsed.value)
     if parsed.op == "forget":
-        return _forget(ctx, parsed.refs)
+        return forget(ctx, parsed.refs)
     if parsed.op == PREFER:
         return _prefer(ctx, parsed.refs, parsed.things or (str(parsed.value),))
     if parsed.op == ASK_PREFER:
@@ -254,7 +254,8 @@ def _forgotten_refs(ctx: ReasonContext, ref: Ref) -> list[Ref]:
     return [ref] if found is None else [ref, Ref(Subject(WORLD, found[1].value.strip()), ref.attribute)]
 
 
-def _forget(ctx: ReasonContext, refs: tuple[Ref, ...]) -> AgentReply:
+def forget(ctx: ReasonContext, refs: tuple[Ref, ...]) -> AgentReply:
+    """Each of ``refs`` (and where a relation's attribute goes on, the entity's) forgotten: written ``null``."""
     forgotten: list[str] = []
     for ref in [each for asked in refs for each in _forgotten_refs(ctx, asked)]:
         key = key_of(ctx, ref)
@@ -284,4 +285,4 @@ def states_forgotten(ctx: ReasonContext, line: str) -> bool:
     return bool(read.exists and read.value is None)
 
 
-__all__ = ["answer", "key_of", "shown", "states_forgotten"]
+__all__ = ["answer", "focus_of", "forget", "key_of", "person", "shown", "states_forgotten"]

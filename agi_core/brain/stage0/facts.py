@@ -30,13 +30,13 @@ import contextvars
 import functools
 import re
 
-import attrs
-
+from agi_core.brain.stage0.forget_more import FORGET_PREFER, forget_more
 from agi_core.brain.stage0.indirect import direct_question
 from agi_core.brain.stage0.parse_changes import (
     CHANGES,
     CLAUSE_END,
     FORGET_FORMS,
+    FORGET_MORE,
     JOB_TOLD,
     LIKED_APART,
     LIKES,
@@ -49,6 +49,7 @@ from agi_core.brain.stage0.parse_changes import (
     SAID_NAME,
 )
 from agi_core.brain.stage0.phrases import end_start, lower_ascii, strip_trailing
+from agi_core.brain.stage0.refs import ME, RELATION, SELF, WORLD, Parsed, Ref, Subject
 from agi_core.brain.stage0.vocabulary import (
     ADDRESSES,
     ASK_PREFER,
@@ -94,10 +95,6 @@ from agi_core.brain.stage0.vocabulary import (
     WORKING_AS,
 )
 
-SELF = "self"
-RELATION = "relation"
-WORLD = "world"
-
 #: the changes a tick reads its line without (a tick of a journal from before them, replayed); a context
 #: variable, so :func:`parse` keeps its one-argument form for every caller
 OLD_RULES: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("old_rules", default=frozenset())
@@ -109,35 +106,6 @@ MAY_DIFFER = (
     "forget",  # the forget_forms change
     *("work as", "works as", "what do", "does "),  # the job and others' likes changes
 )
-
-
-@attrs.frozen
-class Subject:
-    """Whom a fact is about: the user (``self``), one of theirs (``relation``) or a named thing (``world``)."""
-
-    kind: str
-    name: str = ""  # the relation's noun or the thing's name, as the user wrote it
-    owner: str = ""  # whose relation, as written ("Bob" in "Bob's sister"); "" for the speaker's own
-    called: str = ""  # the relation's name said beside its noun ("Tom" in "my brother Tom"), as written
-
-
-@attrs.frozen
-class Ref:
-    subject: Subject
-    attribute: str  # as the user wrote it (or the attribute a verb stands for)
-
-
-@attrs.frozen
-class Parsed:
-    """``op`` is ``write`` (``value`` set), ``read`` or ``forget``; ``refs`` in the order to try."""
-
-    op: str
-    refs: tuple[Ref, ...]
-    value: str | None = None
-    things: tuple[str, ...] = ()  # a like's things, apart ("hiking and jazz": hiking, jazz); () before liked_apart
-
-
-ME = Subject(SELF)
 
 
 def _valid(part: str, extra: str) -> bool:
@@ -651,11 +619,15 @@ def _forgotten(text: str, low: str) -> Parsed | None:
     for lead in ("about ", "that "):
         if low.startswith(lead):
             text, low = text[len(lead) :], low[len(lead) :]
+    if FORGET_MORE not in OLD_RULES.get() and (more := forget_more(text, low, subject_of)) is not None:
+        return more  # "forget it", "forget everything about my sister"
     if low.startswith(WH_WORDS):  # "where my sister lives" asks "where does my sister live"
         spelled = " ".join("I am" if word.lower() in ("i'm", "im") else word for word in text.split())
         asked = _question(*_clean(strip_trailing(direct_question(spelled))))
         return Parsed("forget", asked.refs) if asked is not None and asked.op == "read" else None
     stated = _statement(text, low)  # "that I live in Berlin"
+    if stated is not None and stated.op == PREFER and FORGET_MORE not in OLD_RULES.get():  # "that I like hiking"
+        return Parsed(FORGET_PREFER, stated.refs, stated.value, stated.things)
     if stated is not None and stated.op == "write":
         named: list[Ref | None] = [stated.refs[0]]
     else:

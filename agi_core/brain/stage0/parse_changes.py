@@ -44,6 +44,10 @@ someone else's likes and dislikes (before: nothing, F3)."""
 MATH_WORDS = "math_words"
 """'sqrt(16) + 2', 'what is 15% of 80?', "what's 3 squared", 'square root of 2', '3 plus 4' are arithmetic for the math
 agent (mathparse.spoken; before: not arithmetic, F3). Read by agents.MathAgent, not by :func:`~.facts.parse`."""
+FORGET_MORE = "forget_more"
+"""'forget that I like hiking' takes hiking off the likes (likewise a dislike), 'forget it' / 'forget that' forgets what
+the line before stored, 'forget everything about my sister' every fact of hers (see forget_more and forgetting; before:
+nothing, F3)."""
 CHANGES = (
     OTHERS_POSSESSIVE,
     SAID_NAME,
@@ -57,4 +61,5 @@ CHANGES = (
     LIKED_APART,
     OTHERS_LIKES,
     MATH_WORDS,
+    FORGET_MORE,
 )
