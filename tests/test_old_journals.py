@@ -20,7 +20,7 @@ OLD = Path(__file__).resolve().parent / "journals" / "0d8cf16"
 FIRST_CHANGES = ["others_possessive", "said_name", "owned_subject", "named_beside", "likes", "clause_end"]
 #: all of them, as a live tick records them: a new change is appended here on purpose
 ALL_CHANGES = [*FIRST_CHANGES, "remind_when", "forget_forms", "job", "liked_apart", "others_likes", "math_words"]
-ALL_CHANGES += ["forget_more"]
+ALL_CHANGES += ["forget_more", "relation_job"]
 
 
 def _told(path: Path) -> list[tuple[str, str]]:
@@ -379,3 +379,29 @@ def test_a_journal_from_before_the_forgetting_follow_ups_replays_its_f3(tmp_path
     ]
     assert replies[8] == "Done: I forgot that your sister likes jazz."
     assert [externals[at].get("parse_rules") for at in (1, 3, 5, 8)] == [[ALL_CHANGES]] * 4
+
+
+def test_a_journal_from_before_a_relations_occupation_replays_it_as_the_relation(tmp_path):
+    """8f6cb75 stored "my sister is a nurse" as the sister herself ("a nurse", ``user/person/self/sister``) and
+    answered "what does my sister do?" F1; "hi, my brother is an electrical engineer" recorded ``parse_rules``
+    without ``relation_job``. That journal replays equal; told now, each is the relation's job, recorded
+    (``parse_rules`` with ``relation_job``); "my sister is Maya" still names her."""
+    told = _told(AT_8F6CB75 / "relation_job.jsonl")
+    assert [reply for _, reply in told] == [
+        "Got it: your sister is a nurse.",
+        F1,
+        "Got it: your sister is Maya.",
+        "Got it: your brother is an electrical engineer.",
+        F1,
+    ]
+    report = replay_journal_file(AT_8F6CB75 / "relation_job.jsonl")
+    assert report.ok, report.summary()
+    replies, externals = _new_journal(tmp_path, [line for line, _ in told])
+    assert replies == [
+        "Got it: your sister's job is nurse.",
+        "Your sister's job is nurse.",
+        "Got it: your sister is Maya.",
+        "Got it: your brother's job is electrical engineer.",
+        "Your brother's job is electrical engineer.",
+    ]
+    assert [externals[at].get("parse_rules") for at in (0, 3)] == [[ALL_CHANGES]] * 2

@@ -61,3 +61,50 @@ def test_a_line_that_names_no_job_stores_none(line):
     """ "I am a …" is a job only when it ends in a known occupation; "what does the company do?" asks no job."""
     parsed = parse(line)
     assert parsed is None or parsed.refs[0].attribute != "job"
+
+
+@pytest.mark.parametrize(
+    ("told", "key", "job", "asked", "said"),
+    [
+        ("my sister is a nurse", "user/relation/sister/job", "nurse", "what does my sister do?", "sister's job"),
+        (
+            "my brother is an electrical engineer",
+            "user/relation/brother/job",
+            "electrical engineer",
+            "what does my brother do for a living?",
+            "brother's job",
+        ),
+        ("Bob's sister is a teacher", "user/relation/bob__sister/job", "teacher", "what does Bob's sister do?", None),
+    ],
+)
+def test_a_relation_said_to_be_an_occupation_has_that_job(tmp_path, told, key, job, asked, said):
+    """ "my sister is a nurse" stored "a nurse" as the sister herself (``user/person/self/sister``), so "what does
+    my sister do?" missed (the ``relation_job`` change)."""
+    db = tmp_path / "agent.db"
+    with open_kernel(db) as kernel:
+        reply = kernel.tick(told).final_output
+        answered = kernel.tick(asked).final_output
+        facts = {fact.key: fact.value for fact in kernel.store.facts("user/")}
+    assert facts == {key: job}
+    assert job in reply and job in answered and answered != F1_SEM_MISS
+    if said is not None:
+        assert (reply, answered) == (f"Got it: your {said} is {job}.", f"Your {said} is {job}.")
+    assert replay(db, plugins=builtin_plugins()).ok
+
+
+@pytest.mark.parametrize(
+    ("told", "key", "value"),
+    [
+        ("my sister is Maya", "user/person/self/sister", "Maya"),
+        ("my sister is a big fan of jazz", "user/person/self/sister", "a big fan of jazz"),
+    ],
+)
+def test_a_relation_said_to_be_no_occupation_is_still_named(tmp_path, told, key, value):
+    db = tmp_path / "agent.db"
+    with open_kernel(db) as kernel:
+        kernel.tick(told)
+        facts = {fact.key: fact.value for fact in kernel.store.facts("user/")}
+        named = kernel.tick("what is my sister's name?").final_output
+    assert facts == {key: value}
+    if value == "Maya":
+        assert named == "Your sister is Maya."

@@ -45,6 +45,7 @@ from agi_core.brain.stage0.parse_changes import (
     OTHERS_LIKES,
     OTHERS_POSSESSIVE,
     OWNED_SUBJECT,
+    RELATION_JOB,
     REMIND_WHEN,
     SAID_NAME,
 )
@@ -105,6 +106,7 @@ MAY_DIFFER = (
     *NEXT_CLAUSE,
     "forget",  # the forget_forms change
     *("work as", "works as", "what do", "does "),  # the job and others' likes changes
+    " is a",  # the relation_job change
 )
 
 
@@ -497,6 +499,10 @@ def _job(text: str, low: str) -> Parsed | None:
         if low.startswith((prefix + "a ", prefix + "an ")):
             job = _job_named(text[len(prefix) :])
             return _write(Ref(ME, JOB), job) if lower_ascii(job).rsplit(" ", 1)[-1] in OCCUPATIONS else None
+    for copula in (" is a ", " is an ") if RELATION_JOB not in OLD_RULES.get() else ():  # "my sister is a nurse"
+        if (at := low.find(copula)) > 0 and (who := _someone(text[:at])) is not None and who.kind == RELATION:
+            job = _job_named(text[at + 4 :])
+            return _write(Ref(who, JOB), job) if lower_ascii(job).rsplit(" ", 1)[-1] in OCCUPATIONS else None
     for verb in WORKING_AS:
         if (at := low.find(verb)) > 0 and (who := _someone(text[:at])) is not None:
             return _write(Ref(who, JOB), _job_named(text[at + len(verb) :]))

@@ -48,6 +48,9 @@ FORGET_MORE = "forget_more"
 """'forget that I like hiking' takes hiking off the likes (likewise a dislike), 'forget it' / 'forget that' forgets what
 the line before stored, 'forget everything about my sister' every fact of hers (see forget_more and forgetting; before:
 nothing, F3)."""
+RELATION_JOB = "relation_job"
+"""'my sister is a nurse', "Bob's sister is an engineer" (a known occupation after 'is a/an') are her job (``…/job``,
+asked by 'what does my sister do?'; before: the relation itself, ``user/person/self/sister`` = 'a nurse')."""
 CHANGES = (
     OTHERS_POSSESSIVE,
     SAID_NAME,
@@ -62,4 +65,5 @@ CHANGES = (
     OTHERS_LIKES,
     MATH_WORDS,
     FORGET_MORE,
+    RELATION_JOB,
 )
