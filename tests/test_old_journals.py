@@ -20,7 +20,7 @@ OLD = Path(__file__).resolve().parent / "journals" / "0d8cf16"
 FIRST_CHANGES = ["others_possessive", "said_name", "owned_subject", "named_beside", "likes", "clause_end"]
 #: all of them, as a live tick records them: a new change is appended here on purpose
 ALL_CHANGES = [*FIRST_CHANGES, "remind_when", "forget_forms", "job", "liked_apart", "others_likes", "math_words"]
-ALL_CHANGES += ["forget_more", "relation_job"]
+ALL_CHANGES += ["forget_more", "relation_job", "chat_markers"]
 
 
 def _told(path: Path) -> list[tuple[str, str]]:
@@ -405,3 +405,28 @@ def test_a_journal_from_before_a_relations_occupation_replays_it_as_the_relation
         "Your brother's job is electrical engineer.",
     ]
     assert [externals[at].get("parse_rules") for at in (0, 3)] == [[ALL_CHANGES]] * 2
+
+
+def test_a_journal_from_before_chat_markers_replays_them_in_the_values(tmp_path):
+    """8f6cb75 stored "Dan lol", "jazz haha", "Rex :)" and "Lisbon lmao" ("I like jazz haha" and "hi, my dog is
+    called Rex :)" recorded ``parse_rules`` without ``chat_markers``). That journal replays equal; told now, the
+    markers are off the values, recorded (``parse_rules`` with ``chat_markers``)."""
+    told = _told(AT_8F6CB75 / "chat_markers.jsonl")
+    assert [reply for _, reply in told][::2] == [
+        "Got it: your name is Dan lol.",
+        "Got it: you like jazz haha.",
+        "Got it: your home is Lisbon lmao.",
+    ]
+    report = replay_journal_file(AT_8F6CB75 / "chat_markers.jsonl")
+    assert report.ok, report.summary()
+    replies, externals = _new_journal(tmp_path, [line for line, _ in told])
+    assert replies == [
+        "Got it: your name is Dan.",
+        "Your name is Dan.",
+        "Got it: you like jazz.",
+        "Got it: your dog's name is Rex.",
+        "Got it: your home is Lisbon.",
+        "Your home is Lisbon.",
+    ]
+    assert [bool(externals[at].get("parse_rules")) for at in (0, 2, 3, 4)] == [True] * 4
+    assert externals[2]["parse_rules"] == [ALL_CHANGES]

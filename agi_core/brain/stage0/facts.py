@@ -32,8 +32,10 @@ import re
 
 from agi_core.brain.stage0.forget_more import FORGET_PREFER, forget_more
 from agi_core.brain.stage0.indirect import direct_question
+from agi_core.brain.stage0.markers import MARKED, without_markers
 from agi_core.brain.stage0.parse_changes import (
     CHANGES,
+    CHAT_MARKERS,
     CLAUSE_END,
     FORGET_FORMS,
     FORGET_MORE,
@@ -107,6 +109,7 @@ MAY_DIFFER = (
     "forget",  # the forget_forms change
     *("work as", "works as", "what do", "does "),  # the job and others' likes changes
     " is a",  # the relation_job change
+    *MARKED,  # the chat_markers change
 )
 
 
@@ -718,6 +721,8 @@ def _parse_line(text: str) -> Parsed | None:
         return None
     asked = text.rstrip().endswith("?")
     text, low = _clean(text)
+    if CHAT_MARKERS not in OLD_RULES.get() and (unmarked := without_markers(text)) != text:
+        text, low = _clean(unmarked)  # "my name is Dan lol": Dan
     if not text:
         return None
     if low.startswith(ASKING_TO_FORGET) and FORGET_FORMS not in OLD_RULES.get():  # "can you forget my name?"

@@ -51,6 +51,9 @@ nothing, F3)."""
 RELATION_JOB = "relation_job"
 """'my sister is a nurse', "Bob's sister is an engineer" (a known occupation after 'is a/an') are her job (``…/job``,
 asked by 'what does my sister do?'; before: the relation itself, ``user/person/self/sister`` = 'a nurse')."""
+CHAT_MARKERS = "chat_markers"
+"""'hey, my name is Dan lol', 'I live in Lisbon haha', 'my dog is called Rex :)': trailing chat markers are not part
+of the line (see markers; before: the value 'Dan lol')."""
 CHANGES = (
     OTHERS_POSSESSIVE,
     SAID_NAME,
@@ -66,4 +69,5 @@ CHANGES = (
     MATH_WORDS,
     FORGET_MORE,
     RELATION_JOB,
+    CHAT_MARKERS,
 )
