@@ -430,3 +430,16 @@ def test_a_journal_from_before_chat_markers_replays_them_in_the_values(tmp_path)
     ]
     assert [bool(externals[at].get("parse_rules")) for at in (0, 2, 3, 4)] == [True] * 4
     assert externals[2]["parse_rules"] == [ALL_CHANGES]
+
+
+def test_a_journal_from_before_a_replaced_reminder_was_said_replays_it_silent(tmp_path):
+    """8f6cb75 replaced "call Ana tomorrow at 9" by "call Ana on Monday" without a word. That journal replays
+    equal; told now, the second reply says which reminder it replaces, recorded (``reminder_replaced``) there only."""
+    told = _told(AT_8F6CB75 / "reminder_again.jsonl")
+    assert "replaces" not in told[1][1] and told[1][1].startswith("I will remind you to call Ana at 09:00 on Monday")
+    report = replay_journal_file(AT_8F6CB75 / "reminder_again.jsonl")
+    assert report.ok, report.summary()
+    replies, externals = _new_journal(tmp_path, [line for line, _ in told])
+    assert "; this replaces the reminder at 09:00 tomorrow (" in replies[1]
+    assert "replaces" not in replies[0] + replies[2]
+    assert ["reminder_replaced" in e for e in externals] == [False, True, False]

@@ -217,3 +217,27 @@ def test_a_reminder_line_read_otherwise_before_is_known_whatever_its_spacing(lin
 
     assert reads_otherwise(line)
     assert not reads_otherwise("remind me to call Ana in 10 minutes")  # read alike: nothing recorded
+
+
+def test_a_second_reminder_for_one_goal_says_which_it_replaces(tmp_path, zone):
+    """Lisbon, Wednesday 18 November 12:00: "call Ana tomorrow at 9" then "call Ana on Monday" leave one job (the
+    second), and the second reply says so (it replaced the first silently, the ``reminder_replaced`` change);
+    a reminder for another goal, or after the first has fired, replaces nothing."""
+    lisbon = zone("Europe/Lisbon")
+    kernel, sim = _agent(tmp_path, datetime(2026, 11, 18, 12, 0, tzinfo=lisbon))
+    with kernel:
+        _say(kernel, "remind me to call Ana tomorrow at 9")
+        again = _say(kernel, "remind me to call Ana on Monday")
+        other = _say(kernel, "remind me to buy milk at 5pm")
+        [goal] = [goal for goal in all_goals(kernel.store) if goal.description == "call Ana"]
+        assert again == (
+            f"I will remind you to call Ana at 09:00 on Monday 23 November (job remind-{goal.id}, goal {goal.id}); "
+            "this replaces the reminder at 09:00 tomorrow (Thursday 19 November)."
+        )
+        assert "replaces" not in other
+        assert _job(kernel, "call Ana")["next_due_ms"] == _ms(datetime(2026, 11, 23, 9, 0, tzinfo=lisbon))
+        sim.ms = _ms(datetime(2026, 11, 18, 17, 0, tzinfo=lisbon))
+        kernel.config.clock.refresh()
+        assert len(due_jobs(kernel)) == 1  # the milk reminder fires
+        assert "replaces" not in _say(kernel, "remind me to buy milk tomorrow at 8")
+        assert kernel.replay().ok

@@ -30,6 +30,11 @@ REMIND_LOCAL = "remind_local"
 """A reminder set "in 2 hours" says when in local time, ``13:06 today (in 2 hours)`` (before: the UTC time in
 ISO 8601), recorded through :meth:`agi_core.externals.Externals.changed`."""
 
+REMINDER_REPLACED = "reminder_replaced"
+"""A reminder for a goal whose reminder is still to come says the one it replaces ("…; this replaces the reminder at
+09:00 tomorrow"; before: replaced silently): the replaced due time (ms) recorded where one is replaced, so a journal
+from before, which recorded none, replays as written."""
+
 QUOTED_CHARS = 60
 """The most of an unread time phrase a reply quotes."""
 
@@ -189,8 +194,26 @@ def _remind_job(ctx: ReasonContext, what: str, now_ms: int, at_ms: int, shown: s
     goal = found[0] if len(found) == 1 else new_goal(ctx, what, activate=False)
     name = "remind-" + goal.id
     job = jobs.new_job({"name": name, "at_ms": at_ms, "say": reminder_line(what, goal.id)}, now_ms, ctx.tick)
+    replaced = _replaced_due_ms(ctx, name, now_ms) if len(found) == 1 else None
     ctx.store.put_job(to_data(job))  # a second reminder for one goal replaces the first
-    return f"I will remind you to {what} at {shown} (job {name}, goal {goal.id})."
+    said = f"I will remind you to {what} at {shown} (job {name}, goal {goal.id})"
+    if replaced is None:
+        return said + "."
+    now = wall_time.local(now_ms, utc_offset_s(ctx, now_ms))
+    return f"{said}; this replaces the reminder at {_shown(now, wall_time.local(replaced, _offset_s(now)))}."
+
+
+def _replaced_due_ms(ctx: ReasonContext, name: str, now_ms: int) -> int | None:
+    """When the reminder job ``name`` that a new one replaces was due: live, its job's due time if still to come
+    (recorded as ``reminder_replaced``); in replay the recorded one, None where the tick recorded none."""
+    externals = ctx.externals
+    if externals.recorded is not None:
+        return int(externals.fetch(REMINDER_REPLACED, lambda: 0)) if externals.has_next(REMINDER_REPLACED) else None
+    prior = ctx.store.get_job(name)
+    due = prior.get("next_due_ms") if prior is not None else None
+    if not isinstance(due, int) or due <= now_ms:  # none, or fired (due None) or overdue: nothing to say
+        return None
+    return int(externals.fetch(REMINDER_REPLACED, lambda: due))
 
 
 def reminder(ctx: ReasonContext, text: str) -> str:
