@@ -20,7 +20,7 @@ OLD = Path(__file__).resolve().parent / "journals" / "0d8cf16"
 FIRST_CHANGES = ["others_possessive", "said_name", "owned_subject", "named_beside", "likes", "clause_end"]
 #: all of them, as a live tick records them: a new change is appended here on purpose
 ALL_CHANGES = [*FIRST_CHANGES, "remind_when", "forget_forms", "job", "liked_apart", "others_likes", "math_words"]
-ALL_CHANGES += ["forget_more", "relation_job", "chat_markers"]
+ALL_CHANGES += ["forget_more", "relation_job", "chat_markers", "goal_asks"]
 
 
 def _told(path: Path) -> list[tuple[str, str]]:
@@ -443,3 +443,18 @@ def test_a_journal_from_before_a_replaced_reminder_was_said_replays_it_silent(tm
     assert "; this replaces the reminder at 09:00 tomorrow (" in replies[1]
     assert "replaces" not in replies[0] + replies[2]
     assert ["reminder_replaced" in e for e in externals] == [False, True, False]
+
+
+def test_a_journal_from_before_the_goal_questions_replays_their_f3_and_f1(tmp_path):
+    """8f6cb75 answered "how many goals do I have?" F3 and "what is my active goal?" F1 (a profile fact). That
+    journal replays equal; told now, the goal agent answers both from the goal store, recorded (``parse_rules``
+    with ``goal_asks``) on those lines only."""
+    told = _told(AT_8F6CB75 / "goal_count.jsonl")
+    assert [reply for _, reply in told][3:] == [F3, F1]
+    report = replay_journal_file(AT_8F6CB75 / "goal_count.jsonl")
+    assert report.ok, report.summary()
+    replies, externals = _new_journal(tmp_path, [line for line, _ in told])
+    assert replies[3] == "You have 2 goals: 1 active, 1 open."
+    assert replies[4].startswith("Your active goal is run a marathon (g-")
+    assert ["parse_rules" in e for e in externals] == [False, False, False, True, True]
+    assert externals[3]["parse_rules"] == [ALL_CHANGES]

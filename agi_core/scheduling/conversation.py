@@ -62,6 +62,10 @@ def handle(ctx: ReasonContext, kind: str, text: str) -> tuple[str, Action | None
             return f"Your goal is now: {goal.description} ({goal.id}). Plan: {steps}.", None
         if kind == "list":
             return goals.summary(ctx.store), None
+        if kind == "count":
+            return goals.counted(ctx.store), None
+        if kind == "active":
+            return goals.active_said(ctx.store), None
         if kind == "finish":
             return finish(ctx, text), None
         if kind == "abandon":

@@ -13,6 +13,8 @@
   :mod:`agi_core.scheduling.remind_when`)
 - ``remind_unread``: a reminder whose time this cannot read, "remind me to call Ada at 25:00" (``WHAT\\x1fPHRASE``)
 - ``remind_no_time``: a reminder without a time, "remind me to call Ada" (text is WHAT)
+- ``count``: "how many goals do I have?" (the ``goal_asks`` change)
+- ``active``: "what is my active goal?", "which goal is active?" (the ``goal_asks`` change)
 - ``step``: "next step", "work on my goal", "continue my goal"
 - ``reminder``: the line a reminder job says when due ("reminder: call Ada (goal g-1a2b3c4d)")
 """
@@ -80,6 +82,31 @@ ABANDON_PREFIXES = (
     "forget the goal ",
     "i no longer want to ",
 )
+COUNT_PHRASES = frozenset(
+    {
+        "how many goals do i have",
+        "how many goals have i got",
+        "how many goals have i",
+        "how many goals do i have now",
+        "how many goals are there",
+        "how many goals",
+        "count my goals",
+    }
+)
+ACTIVE_PHRASES = frozenset(
+    {
+        "what is my active goal",
+        "what's my active goal",
+        "what is my current goal",
+        "what's my current goal",
+        "which goal is active",
+        "which goal is active now",
+        "which is my active goal",
+        "what is the active goal",
+        "what's the active goal",
+        "show my active goal",
+    }
+)
 STEP_PHRASES = frozenset(
     {
         "next step",
@@ -112,13 +139,18 @@ UNITS = {
 }
 
 
-def goal_request(text: str, *, new_times: bool = True) -> tuple[str, str] | None:
+def goal_request(text: str, *, new_times: bool = True, new_asks: bool = True) -> tuple[str, str] | None:
     """``(kind, text)`` for a line about goals, else None; ``new_times=False``: a reminder's time read as
-    before the ``remind_when`` change (``at 5pm``, ``at 17:30``, ``in 10 minutes`` only)."""
+    before the ``remind_when`` change (``at 5pm``, ``at 17:30``, ``in 10 minutes`` only); ``new_asks=False``: no
+    ``count`` nor ``active`` (as before the ``goal_asks`` change)."""
     body = strip_end(" ".join(text.split()))
     low = lower_ascii(body).replace("’", "'")
     if low in LIST_PHRASES:
         return "list", ""
+    if new_asks and low in COUNT_PHRASES:
+        return "count", ""
+    if new_asks and low in ACTIVE_PHRASES:
+        return "active", ""
     if low in STEP_PHRASES:
         return "step", ""
     if low.startswith(REMINDER_PREFIX):
@@ -143,7 +175,9 @@ def goal_request(text: str, *, new_times: bool = True) -> tuple[str, str] | None
 
 
 def reads_otherwise(text: str) -> bool:
-    """Whether a reminder line read otherwise before the ``remind_when`` change."""
+    """Whether a line read otherwise before the ``remind_when`` change (a reminder) or the ``goal_asks`` one."""
+    if lower_ascii(strip_end(" ".join(text.split()))).replace("’", "'") in COUNT_PHRASES | ACTIVE_PHRASES:
+        return True
     if lower_ascii(" ".join(text.split(maxsplit=2)[:2])) != REMIND_ME.strip():  # as goal_request reads it
         return False
     return goal_request(text) != goal_request(text, new_times=False)

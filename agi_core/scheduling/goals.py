@@ -315,13 +315,16 @@ def listing(store: Any) -> str:
     return "\n".join(lines)
 
 
+NO_GOALS = "You have no goals yet; tell me one, e.g. 'my goal is to learn French'."
+
+
 def summary(store: Any) -> str:
     """The goals in one reply of bounded length: all of them when there are at most ``SUMMARY_SHOWN``, the
     active one first; else the count of each status, the active goal, the next open ones and ``agi goals list``."""
     counts = _goal_store(store).goal_counts()
     total = sum(counts.values())
     if not total:
-        return "You have no goals yet; tell me one, e.g. 'my goal is to learn French'."
+        return NO_GOALS
     if total <= SUMMARY_SHOWN:
         shown = [goal for status in STATUSES_SHOWN for goal in ranked(store, status)]
         return "Your goals: " + "; ".join(line(goal) for goal in shown) + "."
@@ -334,3 +337,24 @@ def summary(store: Any) -> str:
         parts.append("Next: " + "; ".join(line(goal) for goal in following) + ".")
     parts.append("All of them: agi goals list.")
     return " ".join(parts)
+
+
+def counted(store: Any) -> str:
+    """ "You have 3 goals: 1 active, 1 open, 1 done." (each status held, in :data:`STATUSES_SHOWN` order)."""
+    counts = _goal_store(store).goal_counts()
+    total = sum(counts.values())
+    if not total:
+        return NO_GOALS
+    each = ", ".join(f"{counts[status]:,} {status}" for status in STATUSES_SHOWN if counts.get(status))
+    return f"You have {total:,} {'goal' if total == 1 else 'goals'}: {each}."
+
+
+def active_said(store: Any) -> str:
+    """ "Your active goal is read Dune (g-…, priority 0.5, progress 0%, step 0/1)."; none: said, with the goals."""
+    goal = active(store)
+    if goal is None:
+        listed = summary(store)
+        return f"No goal is active: {listed[0].lower()}{listed[1:]}"
+    said = line(goal)
+    details = said[len(f"{goal.id} [{goal.status}] {goal.description} (") :]  # "priority 0.5, …)"
+    return f"Your active goal is {goal.description} ({goal.id}, {details}."

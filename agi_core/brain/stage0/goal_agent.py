@@ -10,6 +10,7 @@ from __future__ import annotations
 import attrs
 
 from agi_core.brain.stage0 import facts
+from agi_core.brain.stage0.parse_changes import GOAL_ASKS
 from agi_core.reasoning import AgentReply, ReasonContext
 from agi_core.replies import F3_NO_AGENT
 from agi_core.scheduling.conversation import handle
@@ -35,8 +36,10 @@ class GoalAgent:
 
 
 def _request(text: str) -> tuple[str, str] | None:
-    """:func:`goal_request`, reminders' times read as before ``remind_when`` in a tick of a journal from before."""
-    return goal_request(text, new_times=facts.REMIND_WHEN not in facts.OLD_RULES.get())
+    """:func:`goal_request`, reminders' times read as before ``remind_when`` and no goal questions before
+    ``goal_asks``, in a tick of a journal from before."""
+    old = facts.OLD_RULES.get()
+    return goal_request(text, new_times=facts.REMIND_WHEN not in old, new_asks=GOAL_ASKS not in old)
 
 
 __all__ = ["GoalAgent"]

@@ -54,6 +54,10 @@ asked by 'what does my sister do?'; before: the relation itself, ``user/person/s
 CHAT_MARKERS = "chat_markers"
 """'hey, my name is Dan lol', 'I live in Lisbon haha', 'my dog is called Rex :)': trailing chat markers are not part
 of the line (see markers; before: the value 'Dan lol')."""
+GOAL_ASKS = "goal_asks"
+"""'how many goals do I have?' (counted by status) and 'what is my active goal?' are the goal agent's, answered
+from the goal store (before: F3, or a module's quote of a line; the second F1). Read by the goal agent's
+goal_request, not by parse."""
 CHANGES = (
     OTHERS_POSSESSIVE,
     SAID_NAME,
@@ -70,4 +74,5 @@ CHANGES = (
     FORGET_MORE,
     RELATION_JOB,
     CHAT_MARKERS,
+    GOAL_ASKS,
 )
