@@ -61,20 +61,23 @@ def test_forget_everything_about_my_sister_forgets_each_fact_and_counts(tmp_path
         tmp_path,
         [
             "my sister's name is Maya",
+            "my sister is Maya",
             "my sister lives in Paris",
             "my sister works as a teacher",
             "my brother lives in Rome",
             "forget everything about my sister",
             "where does my sister live?",
+            "what is my sister's name?",
             "forget all about my sister",
         ],
     )
-    assert replies[4] == "Done: I forgot 3 facts about your sister."
-    assert replies[5] == "I don’t have this information stored yet."
-    assert replies[6] == "I had nothing stored about your sister, so there is nothing to forget."
+    assert replies[5] == "Done: I forgot 4 facts about your sister."
+    assert replies[6:8] == ["I don’t have this information stored yet."] * 2
+    assert replies[8] == "I had nothing stored about your sister, so there is nothing to forget."
     assert {key: value for key, value in facts.items() if "/sister/" in key} == {
         "user/relation/sister/name": None,
         "user/relation/sister/home": None,
         "user/relation/sister/job": None,
     }
+    assert facts["user/person/self/sister"] is None  # "my sister is Maya"
     assert facts["user/relation/brother/home"] == "Rome"

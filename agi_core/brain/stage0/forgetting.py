@@ -12,7 +12,7 @@ from agi_core.brain.stage0 import facts, likes
 from agi_core.brain.stage0.fact_replies import SELF_ENTITY, focus_of, forget, key_of, person, shown
 from agi_core.brain.stage0.fact_replies import answer as answer_fact
 from agi_core.brain.stage0.forget_more import FORGET_ALL, FORGET_LAST, FORGET_PREFER
-from agi_core.brain.stage0.refs import Parsed, Ref, Subject
+from agi_core.brain.stage0.refs import ME, Parsed, Ref, Subject
 from agi_core.reasoning import AgentReply, ReasonContext
 from agi_core.replies import F5_SEM_WRITE_FAILURE
 
@@ -62,14 +62,17 @@ def _forget_last(ctx: ReasonContext) -> AgentReply:
 
 
 def _forget_all(ctx: ReasonContext, subject: Subject) -> AgentReply:
-    """``forget everything about my sister``: each fact stored under her (``user/relation/sister/…``), counted."""
+    """``forget everything about my sister``: each fact stored under her (``user/relation/sister/…``, and
+    ``user/person/self/sister`` that "my sister is Maya" stores), counted."""
     prefix = key_of(ctx, Ref(subject, "name")).rsplit("/", 1)[0] + "/"
     whom = person(Ref(subject, "name"))
-    held = [entry for entry in ctx.store.facts(prefix) if entry.value is not None]  # null: forgotten already
+    said = [] if subject.owner else [key_of(ctx, Ref(ME, subject.name))]  # "my sister is Maya": user/person/self/sister
+    listed = [entry for key in said for entry in ctx.store.facts(key) if entry.key == key]
+    held = [entry for entry in [*listed, *ctx.store.facts(prefix)] if entry.value is not None]  # null: forgotten
     for entry in held:
         ctx.listed_read(entry)
-        attribute = entry.key.rsplit("/", 1)[1]
-        if not ctx.sem_write(entry.key, None, f"{shown(Ref(subject, attribute))} was forgotten"):
+        ref = Ref(subject, entry.key.rsplit("/", 1)[1]) if entry.key.startswith(prefix) else Ref(ME, subject.name)
+        if not ctx.sem_write(entry.key, None, f"{shown(ref)} was forgotten"):
             return AgentReply(F5_SEM_WRITE_FAILURE, focus=focus_of(entry.key))
     if not held:
         return AgentReply(f"I had nothing stored about {whom}, so there is nothing to forget.")

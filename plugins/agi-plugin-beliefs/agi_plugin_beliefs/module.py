@@ -58,6 +58,16 @@ def _since_forgotten(ctx: ModuleContext, belief: dict[str, Any]) -> dict[str, An
     return {**belief, "history": history[last + 1 :]}
 
 
+#: what may come before "forget" in a line that asks to forget
+FORGET_OPENINGS = ("", "please ", "can you ", "could you ", "would you ", "can you please ", "could you please ")
+
+
+def asks_to_forget(line: str) -> bool:
+    """Whether ``line`` asks to forget something: "forget that I like hiking", "can you forget it?"."""
+    low = " ".join(line.lower().split())
+    return any(low.startswith(opening + "forget ") for opening in FORGET_OPENINGS)
+
+
 def source_of(ctx: ModuleContext) -> str:
     """The source of the tick's own statements: the user, a named speaker, or a document."""
     document = ctx.input.metadata.get("document")
@@ -266,8 +276,8 @@ class BeliefsModule(CognitiveModule):
 
     def revise(self, ctx: ModuleContext, draft: Draft) -> Revision | None:
         """Say that a statement changed a belief, before the reply."""
-        if draft.action.type != "response":
-            return None
+        if draft.action.type != "response" or asks_to_forget(ctx.input.raw):
+            return None  # a forget ("forget that I like hiking") is no change of mind to announce
         notices = []
         for write in self._writes(ctx):
             belief = ctx.own.get(belief_key(write["key"]))

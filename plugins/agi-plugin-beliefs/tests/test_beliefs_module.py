@@ -316,3 +316,16 @@ def test_a_forgotten_fact_is_said_forgotten_and_its_value_from_before_the_forget
     assert "Max" in sure.final_output and "Rex" not in sure.final_output and "None" not in sure.final_output
     assert "Earlier: Max" in changed.final_output
     assert replay(db, plugins=builtin_plugins(beliefs)).ok
+
+
+def test_a_like_forgotten_is_no_change_of_mind(tmp_path):
+    """ "forget that I like hiking" takes hiking off the likes (Stage-0's ``forget_more``): it was announced as a
+    change of mind ("You told me earlier you liked hiking; now you don't."), though the user only asked to forget."""
+    db = tmp_path / "agent.db"
+    with open_kernel(db, beliefs) as kernel:
+        kernel.tick("I like hiking and jazz")
+        forgot = kernel.tick("forget that I like hiking")
+        taken = kernel.tick("I don't like jazz anymore")
+    assert forgot.final_output == "Done: I forgot that you like hiking."
+    assert taken.final_output.startswith("You told me earlier you liked jazz; now you don't.")
+    assert replay(db, plugins=builtin_plugins(beliefs)).ok
