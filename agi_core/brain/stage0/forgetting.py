@@ -17,7 +17,9 @@ from agi_core.reasoning import AgentReply, ReasonContext
 from agi_core.replies import F5_SEM_WRITE_FAILURE
 
 #: the reply to "forget it" when the line before stored no fact
-NOTHING_BEFORE = "The line before stored no fact, so there is nothing to forget; name what to forget (“forget my name”)."
+NOTHING_BEFORE = (
+    "The line before stored no fact, so there is nothing to forget; name what to forget (“forget my name”)."
+)
 
 
 def answer(ctx: ReasonContext, parsed: Parsed) -> AgentReply:
