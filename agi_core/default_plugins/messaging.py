@@ -13,6 +13,23 @@ if TYPE_CHECKING:  # agi_core.tools loads when the tools register (a kernel open
     from agi_core.tools import Tool, ToolContext
 
 
+agi_manifest = {
+    "description": "The memory:// transport, the send_message tool, and the tools another agent's message may run.",
+    "settings": {
+        "type": "object",
+        "properties": {
+            "allow_tools": {
+                "type": "object",
+                "additionalProperties": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                "default": {},
+                "description": "The tools each sender's message may run ({\"alice\": [\"file_read\"]}; \"*\" is any "
+                "sender or any tool); others' messages run only the clock. A write/external tool needs --allow-tool too.",
+            },
+        },
+    },
+}
+
+
 def _memory(url: str, *, agent: str, holder: str | None = None) -> Any:
     from agi_core.messaging.inprocess import MemoryTransport
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agi_core.effects import calls, intents
+from agi_core.effects import calls, intents, senders
 from agi_core.effects.scope import TickScope
 from agi_core.errors import ToolError
 from agi_core.model import Action, Observation
@@ -69,8 +69,9 @@ def read_tool(scope: TickScope, name: str, args: dict[str, Any]) -> Observation:
 
 
 def observe(scope: TickScope, tool: Tool, args: dict[str, Any]) -> Observation:
-    """The observation of calling ``tool``: gated by effect, isolated, timed, recorded as ``tool_observation``
-    (in a receipt tick, ``scope.receipt``: the observation of the call that ran after its intent's commit)."""
+    """The observation of calling ``tool``: gated by its sender (another agent's message: :mod:`.senders`) and its
+    effect, isolated, timed, recorded as ``tool_observation`` (in a receipt tick, ``scope.receipt``: the observation
+    of the call that ran after its intent's commit)."""
     externals, determinism, receipt = scope.externals, scope.determinism, scope.receipt
     context = ToolContext(
         workspace=scope.workspace,
@@ -85,6 +86,10 @@ def observe(scope: TickScope, tool: Tool, args: dict[str, Any]) -> Observation:
     def run_tool() -> dict[str, Any]:
         if receipt is not None:  # the receipt tick: the call already ran, after its intent's commit
             return receipt
+        if scope.sender is not None:  # another agent's message: only what this agent's user allowed it
+            refused = senders.refusal(scope.sender, tool.name, senders.allowed_tools(scope.settings))
+            if refused is not None:
+                return {**to_data(calls.refused(refused)), "draws": 0}
         before = determinism.counter
         observed = calls.decide(
             tool,

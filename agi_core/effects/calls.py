@@ -54,7 +54,7 @@ def decide(
     """
     allowed, how = policy.decide(tool, args)
     if not allowed:
-        return Observation(success=False, payload={"refused": True, "policy": how}, error=f"refused: {how}")
+        return refused(how)
     try:
         checked = check_args(tool, args)
     except ToolError as exc:
@@ -66,6 +66,11 @@ def decide(
         return Observation(success=True, payload={"policy": how, "intent": "pending", "args": checked})
     observation = run(tool, checked, context, timeout_s=timeout_s, plugin=plugin, report=report)
     return Observation(observation.success, {"policy": how, **observation.payload}, observation.error)
+
+
+def refused(how: str) -> Observation:
+    """The observation of a call the policy refused: never run, ``how`` recorded."""
+    return Observation(success=False, payload={"refused": True, "policy": how}, error=f"refused: {how}")
 
 
 def run(

@@ -46,6 +46,7 @@ class TickScope:
     now_ms: int | None = None  # the tick's recorded clock reading (None without a clock)
     receipt: dict[str, Any] | None = None  # in a receipt tick: the observation of the call that ran
     check_recipient: Callable[[str], None] | None = None  # the message box's recipient check (None: no messaging)
+    sender: str | None = None  # the agent whose message the tick's input is: it runs no tool on its say-so
     intent_salt: Callable[[], str] | None = None
     """This database and its rollbacks (:func:`agi_core.messaging.outbox.message_salt`), in an intent's default
     idempotency key: a tick number repeated by a rollback, or by another database with the seed, gets a new key. Read

@@ -409,8 +409,9 @@ class Kernel(CommitBatching):
             self._due = None
             self.inflight.release_all()  # the receipt committed, or the intent never did
 
-    def tick_scope(self, externals: Externals | None = None) -> TickScope:
-        """The :class:`TickScope` of the next tick: what acting, intents and modules use of this kernel."""
+    def tick_scope(self, externals: Externals | None = None, *, sender: str | None = None) -> TickScope:
+        """The :class:`TickScope` of the next tick: what acting, intents and modules use of this kernel (``sender``:
+        the agent whose message the tick's input is)."""
         config = self.config
         mailbox: Mailbox | None = getattr(self, "mailbox", None)  # None until the message box opens
         return TickScope(
@@ -434,6 +435,7 @@ class Kernel(CommitBatching):
             receipt=self._receipt,
             check_recipient=mailbox.check_recipient if mailbox is not None else None,
             intent_salt=self.message_salt,
+            sender=sender,
         )
 
     def _receipt_tick(self, args: dict[str, Any], receipt: dict[str, Any]) -> JournalRecord:

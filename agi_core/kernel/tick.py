@@ -10,7 +10,7 @@ import attrs
 
 from agi_core import journal_form, lifecycle, tracing
 from agi_core.beliefs import beliefs_for
-from agi_core.effects import acting
+from agi_core.effects import acting, senders
 from agi_core.effects.isolation import must_propagate
 from agi_core.effects.scope import TickScope
 from agi_core.effects.turns import Steps, drive
@@ -101,7 +101,7 @@ def conduct_steps(
     with tracing.phase("perceive"):
         kernel.tick_now_ms = parts.begin_tick(kernel.store, kernel.config.clock, percept, externals)
         move_cursor(kernel, cursor, externals)
-        scope = kernel.tick_scope(externals)
+        scope = kernel.tick_scope(externals, sender=senders.sender_of(percept.source))
         kernel.plugin_settings.begin_tick(externals)
         message = inbox.receive(kernel, percept, externals, tick)
         working = kernel._working

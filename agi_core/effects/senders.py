@@ -1,0 +1,56 @@
+"""Another agent's message runs no tool on its say-so: the tools a message may run, per sender.
+
+A message tick (input source ``message:<sender>``) asks for a tool on another agent's behalf, and what the tool
+returns goes back to that agent as the reply: "/file_read notes.txt" from anyone who can message this agent would
+send them the file. So a message runs only the effect-free built-ins (:data:`FREE_TOOLS`: the clock, a plain
+response) and the tools this agent's user allowed its sender, the ``messaging.allow_tools`` setting
+(``agi config set messaging.allow_tools '{"alice": ["file_read"]}'``; ``"*"`` names any sender or any tool). A tool
+allowed here still passes the ordinary policy (a ``write`` or ``external`` tool needs ``--allow-tool`` too).
+
+The check runs where the tool's observation is made (:func:`agi_core.effects.acting.observe`), inside the
+recorded external, so replay serves what the live tick decided: a journal from before replays as it was written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from agi_core.errors import AgiError
+
+SOURCE_PREFIX = "message:"  # a message tick's input source (agi_core.messaging.inbox.SOURCE_PREFIX)
+SETTINGS_PLUGIN, SETTING = "messaging", "allow_tools"
+ANY = "*"
+FREE_TOOLS = frozenset({"clock", "respond"})
+"""Built-ins that read nothing of this agent's and change nothing: any message may run them."""
+
+
+def sender_of(source: str) -> str | None:
+    """The agent whose message a tick's input is (``message:bob`` → ``bob``); None for any other input."""
+    return source[len(SOURCE_PREFIX) :] if source.startswith(SOURCE_PREFIX) else None
+
+
+def allowed_tools(settings: Callable[[str], Mapping[str, Any]]) -> Mapping[str, Any]:
+    """The ``messaging.allow_tools`` setting (``{sender: [tool, …]}``); {} where the messaging plugin is not loaded."""
+    try:
+        value = settings(SETTINGS_PLUGIN).get(SETTING, {})
+    except AgiError:
+        return {}
+    return value if isinstance(value, Mapping) else {}
+
+
+def refusal(sender: str, tool: str, allowed: Mapping[str, Any]) -> str | None:
+    """Why ``sender``'s message may not run ``tool`` (one line, naming the fix), or None where it may."""
+    if tool in FREE_TOOLS:
+        return None
+    for name in (sender, ANY):
+        tools = allowed.get(name) or ()
+        if tool in tools or ANY in tools:
+            return None
+    return (
+        f"a message from {sender} runs no {tool} here (another agent's message runs no tool on its say-so); "
+        f"this agent's user may allow it: agi config set messaging.allow_tools '{{\"{sender}\": [\"{tool}\"]}}'"
+    )
+
+
+__all__ = ["ANY", "FREE_TOOLS", "SETTING", "SETTINGS_PLUGIN", "allowed_tools", "refusal", "sender_of"]
