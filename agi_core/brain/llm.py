@@ -35,7 +35,7 @@ import attrs
 
 from agi_core.brain import answer, llm_context, llm_reason, llm_scratch, llm_tools
 from agi_core.brain.llm_reason import AGENT, CONTRACT, function_name
-from agi_core.brain.llm_rules import missed, rule_decision, tool_command
+from agi_core.brain.llm_rules import heard_decision, missed, rule_decision, tool_command
 from agi_core.contracts import Budget
 from agi_core.contracts.provider import Provider
 from agi_core.errors import AgiError, ConfigError
@@ -171,6 +171,8 @@ class LLMBrain:
     def _reason(self, ctx: ReasonContext) -> Decision:
         rules_first = self._recorded_rules_first(ctx)
         ruled = rule_decision(self.kernel, ctx) if rules_first else None
+        if ruled is None and rules_first and (heard := heard_decision(self.kernel, ctx)) is not None:
+            return heard  # another agent's reply: noted as Stage-0 notes it, never answered nor acted on
         miss = None if ruled is None else missed(ruled)
         if ruled is not None and miss is None:
             return ruled

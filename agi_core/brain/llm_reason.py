@@ -15,7 +15,8 @@
    after the commit; there is no follow-up turn, the reply says the intent was recorded.
 3. **Follow-up.** The decide turn's messages, then the call (assistant) and its result with
    the question to answer in plain sentences (user); no tools, no schema. Its answer is the
-   reply. Plain roles only: llama-cpp-python's ``chatml-function-calling`` template drops
+   reply. A call refused because the tick is another agent's message (:mod:`agi_core.effects.senders`) has no
+   follow-up: the refusal's one line is the reply, so the sender reads what to ask for. Plain roles only: llama-cpp-python's ``chatml-function-calling`` template drops
    ``tool`` messages. It shares the decide turn's prompt prefix, so a server that caches
    the prompt evaluates only the tail again.
 
@@ -107,6 +108,8 @@ def run(brain: LLMBrain, ctx: ReasonContext) -> Outcome:
         log = llm_tools.BrainToolLog()
         payload = llm_tools.call(ctx, brain.kernel, name, args, log)
         output["tool"] = {**log.calls[0], "from": source, "brain_tool": True}
+        if payload.get("sender"):  # refused for another agent's message: the refusal is the reply, as said
+            return finish(Outcome(payload["text"], _respond(payload["text"]), output, [CONTRACT, f"brain_tool:{name}"]))
         error = payload.get("error")
         observation = Observation(success=error is None, payload=payload, error=None if error is None else str(error))
         answered = _follow_up(
@@ -119,6 +122,8 @@ def run(brain: LLMBrain, ctx: ReasonContext) -> Outcome:
     if effect != "read":  # the intent → receipt path: the kernel records the intent, no follow-up
         return finish(Outcome(f"calling {name}", action, output, [CONTRACT]))
     observation = ctx.run_read_tool(name, args)
+    if observation.payload.get("sender"):  # refused for another agent's message: the refusal is the reply, as said
+        return finish(Outcome(_shown(name, observation), action, output, [CONTRACT, f"tool:{name}"], observation))
     return finish(_follow_up(brain, ctx, variables, budget, first, action, observation, output))
 
 

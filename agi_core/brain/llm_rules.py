@@ -12,6 +12,11 @@ own output entry (``{"mode": "rule", ...}``), unless:
   stays F1 — no model knows the user's name;
 * the line is a ``/tool`` command naming one of the brain's tools (:func:`tool_command`):
   the brain runs it (``/clock`` reads the recorded clock, not the seed-derived one).
+
+Another agent's reply to this agent's message, and "what did bob say?" where bob's reply is kept, are decided as
+Stage-0 decides them even where no rule matched (:func:`heard_decision`): the reply is noted for the user, never
+answered by the model nor acted on (a ``/recall`` in it is no command). Before, the model answered such a reply as
+the user's line; a journal from before replays that (``llm_heard_reply``).
 """
 
 from __future__ import annotations
@@ -22,7 +27,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from agi_core.brain import llm_tools
+from agi_core.brain.stage0 import heard
 from agi_core.brain.stage0.brain import FALLBACK, Stage0Brain
+from agi_core.messaging.inbox import reply_of
 from agi_core.reasoning import Decision, ReasonContext
 from agi_core.replies import F1_SEM_MISS, F3_NO_AGENT
 
@@ -33,6 +40,9 @@ if TYPE_CHECKING:
 WORLD_RULE = "matched_R3_knowledge"
 #: The brain's own entry in a rule decision's ``agent_outputs``.
 OUTPUT = "llm_brain"
+LLM_HEARD = "llm_heard_reply"
+"""Another agent's reply decided as Stage-0 decides it where no rule matched (before: the model's turn), recorded
+where it is (:meth:`agi_core.externals.Externals.changed`)."""
 
 
 def tool_command(raw: str) -> tuple[str, dict[str, Any]] | None:
@@ -90,5 +100,19 @@ def rule_decision(kernel: Kernel, ctx: ReasonContext) -> Decision | None:
     decision = rules.reason(ctx)
     if decision.final_output == F3_NO_AGENT:
         return None
+    output = {"mode": "rule", "rule": decision.router_decision.why, "agent": decision.router_decision.agent}
+    return attrs.evolve(decision, agent_outputs={**decision.agent_outputs, OUTPUT: output})
+
+
+def heard_decision(kernel: Kernel, ctx: ReasonContext) -> Decision | None:
+    """Stage-0's decision for another agent's reply to this agent's message, or for "what did bob say?" where bob's
+    reply is kept (:mod:`agi_core.brain.stage0.heard`): asked where no rule decided (:func:`rule_decision` gave
+    None), so the model neither answers a reply as the user's line nor runs a command in it; None for any other
+    line, and in a journal from before (``llm_heard_reply``)."""
+    if reply_of(ctx.state.input) is None and heard.kept_request(ctx) is None:
+        return None
+    if not ctx.externals.changed(LLM_HEARD):
+        return None
+    decision = Stage0Brain(kernel.router_agents.values(), timeout_s=kernel.config.timeout_s).reason(ctx)
     output = {"mode": "rule", "rule": decision.router_decision.why, "agent": decision.router_decision.agent}
     return attrs.evolve(decision, agent_outputs={**decision.agent_outputs, OUTPUT: output})

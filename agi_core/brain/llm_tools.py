@@ -14,7 +14,8 @@ does depends only on its arguments and recorded externals: replay re-runs it, of
 Each call passes the kernel's tool policy first (:func:`gate`): reads run; ``remember`` and
 ``goals`` add/done are writes, which run only with ``--allow-tool NAME`` (or
 ``allow_effects={"write"}``) or, in ``agi chat``, the user's confirmation; the decision is
-recorded. Every call is logged (:attr:`BrainToolLog.calls`, with the policy's word); the
+recorded. Another agent's message runs only ``clock`` and ``calculate`` and what ``messaging.allow_tools`` allows
+its sender (:func:`message_refusal`, :mod:`agi_core.effects.senders`). Every call is logged (:attr:`BrainToolLog.calls`, with the policy's word); the
 brain journals the log in its output and counts it for AgentOne's tool-call importance bonus.
 """
 
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from agi_core.brain.stage0.mathparse import MathError, evaluate, render
+from agi_core.effects import senders
 from agi_core.errors import AgiError
 from agi_core.reasoning import ReasonContext
 from agi_core.scheduling import wall_time
@@ -34,6 +36,11 @@ from agi_core.scheduling.clock import iso_ms
 if TYPE_CHECKING:
     from agi_core.kernel import Kernel
 
+#: The brain tools any message may run: they read nothing of this agent's and change nothing.
+FREE_BRAIN_TOOLS = frozenset({"clock", "calculate"})
+MESSAGE_TOOLS = "message_tools"
+"""A brain tool refused for another agent's message (before: run), recorded where it is
+(:meth:`agi_core.externals.Externals.changed`)."""
 #: Long-term memories ``recall`` returns at most.
 RECALL_K = 5
 _SELF = frozenset({"me", "i", "my", "myself", "user", "the user", "self", "you"})
@@ -200,14 +207,30 @@ def gate(ctx: ReasonContext, kernel: Kernel, tool: BrainTool, args: dict[str, An
     return bool(decision["allowed"]), str(decision["how"])
 
 
+def message_refusal(ctx: ReasonContext, kernel: Kernel, name: str) -> str | None:
+    """Why the tick's input, another agent's message, may not run brain tool ``name``
+    (:mod:`agi_core.effects.senders`: ``recall`` would send this agent's memories back to it, ``remember`` and
+    ``goals`` would act on its say-so); None where it may, and in a journal from before (``message_tools``)."""
+    sender = senders.sender_of(ctx.state.input.source)
+    if sender is None:
+        return None
+    refused = senders.refusal(sender, name, senders.allowed_tools(kernel.settings), FREE_BRAIN_TOOLS)
+    return refused if refused is not None and ctx.externals.changed(MESSAGE_TOOLS) else None
+
+
 def call(ctx: ReasonContext, kernel: Kernel, name: str, args: dict[str, Any], log: BrainToolLog) -> dict[str, Any]:
     """Run brain tool ``name`` if the kernel's policy allows it; its payload, or ``{"error": ...}``
     (a refusal included). The call is logged either way, with the policy's word."""
     tool = TOOLS[name]
     clean = {key: str(value) for key, value in args.items() if key in tool.parameters}
     allowed, how = gate(ctx, kernel, tool, clean)
-    if not allowed:
-        payload: dict[str, Any] = {"error": f"refused: {how}", "text": f"{name} refused: {how}"}
+    refused = message_refusal(ctx, kernel, name) if allowed else None
+    if refused is not None:
+        how = refused
+        payload: dict[str, Any] = {"error": f"refused: {how}", "text": f"{name} failed: refused: {how}"}
+        payload["sender"] = senders.sender_of(ctx.state.input.source)
+    elif not allowed:
+        payload = {"error": f"refused: {how}", "text": f"{name} refused: {how}"}
     else:
         try:
             payload = tool.run(ctx, kernel, clean)

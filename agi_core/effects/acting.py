@@ -89,7 +89,7 @@ def observe(scope: TickScope, tool: Tool, args: dict[str, Any]) -> Observation:
         if scope.sender is not None:  # another agent's message: only what this agent's user allowed it
             refused = senders.refusal(scope.sender, tool.name, senders.allowed_tools(scope.settings))
             if refused is not None:
-                return {**to_data(calls.refused(refused)), "draws": 0}
+                return {**to_data(calls.refused(refused, scope.sender)), "draws": 0}
         before = determinism.counter
         observed = calls.decide(
             tool,

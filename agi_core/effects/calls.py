@@ -68,9 +68,13 @@ def decide(
     return Observation(observation.success, {"policy": how, **observation.payload}, observation.error)
 
 
-def refused(how: str) -> Observation:
-    """The observation of a call the policy refused: never run, ``how`` recorded."""
-    return Observation(success=False, payload={"refused": True, "policy": how}, error=f"refused: {how}")
+def refused(how: str, sender: str | None = None) -> Observation:
+    """The observation of a call the policy refused (``sender``: for that agent's message): never run, ``how``
+    recorded."""
+    payload: dict[str, Any] = {"refused": True, "policy": how}
+    if sender is not None:
+        payload["sender"] = sender
+    return Observation(success=False, payload=payload, error=f"refused: {how}")
 
 
 def run(

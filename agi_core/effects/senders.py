@@ -39,9 +39,10 @@ def allowed_tools(settings: Callable[[str], Mapping[str, Any]]) -> Mapping[str, 
     return value if isinstance(value, Mapping) else {}
 
 
-def refusal(sender: str, tool: str, allowed: Mapping[str, Any]) -> str | None:
-    """Why ``sender``'s message may not run ``tool`` (one line, naming the fix), or None where it may."""
-    if tool in FREE_TOOLS:
+def refusal(sender: str, tool: str, allowed: Mapping[str, Any], free: frozenset[str] = FREE_TOOLS) -> str | None:
+    """Why ``sender``'s message may not run ``tool`` (one line, naming the fix), or None where it may (``free``:
+    the tools any message may run)."""
+    if tool in free:
         return None
     for name in (sender, ANY):
         tools = allowed.get(name) or ()

@@ -142,13 +142,20 @@ def ahead_of_rules(ctx: ReasonContext) -> Any | None:
             return REPLY_AGENT
         keep(ctx)  # (a failed write: the fact's own write fails too and says F5)
         return None
+    if kept_request(ctx) is None or not ctx.externals.changed(HEARD_REPLY):
+        return None
+    return HEARD_AGENT
+
+
+def kept_request(ctx: ReasonContext) -> str | None:
+    """The agent whose kept reply the tick's line asks for ("what did bob say?" where bob's last reply is kept),
+    asked by this agent's users (not in another agent's message); None otherwise."""
+    percept = ctx.state.input
     name = heard_request(percept.raw)
     if name is None or percept.source.startswith(SOURCE_PREFIX):  # bob's reply is not carol's to ask for
         return None
     kept = ctx.store.sem_read(reply_key(ctx, name))  # not the tick's read: a journal from before read nothing here
-    if not kept.exists or kept.value is None or not ctx.externals.changed(HEARD_REPLY):
-        return None
-    return HEARD_AGENT
+    return name if kept.exists and kept.value is not None else None
 
 
 def heard_request(text: str) -> str | None:
@@ -184,6 +191,7 @@ __all__ = [
     "ahead_of_rules",
     "heard_request",
     "keep",
+    "kept_request",
     "reply_key",
     "states_fact",
 ]
