@@ -195,12 +195,13 @@ def test_agi_config_set_list_unset(tmp_path, monkeypatch):
 
     assert agi("config", "set", "sensors.clock_every_s", "12").output == "sensors.clock_every_s = 12\n"
     listed = agi("config", "list").output
-    assert listed.splitlines()[1] == (
+    assert listed.splitlines()[2] == (
         "sensors.clock_every_s = 12\t(database)\t"
         "Seconds between clock percepts under agi run --follow; 0 turns the clock off."
     )
     assert [line.split(" = ")[0] for line in listed.splitlines()] == [
         "longterm.rank",
+        "messaging.allow_tools",
         "sensors.clock_every_s",
         "sensors.watch_dir",
         "stage0.council_weights",
@@ -236,7 +237,7 @@ def test_the_builtin_manifests_are_valid():
     checked = [name for name, plugin in plugins.pm.list_name_plugin() if hasattr(plugin, "agi_manifest")]
     for name in checked:
         plugins._check_manifest(plugins.pm.get_plugin(name))
-    assert sorted(checked) == ["longterm", "sensors", "stage0"]
+    assert sorted(checked) == ["longterm", "messaging", "sensors", "stage0"]
 
 
 def test_a_choice_among_strings_takes_plain_text_like_a_string_setting():

@@ -202,6 +202,7 @@ def test_a_tick_that_records_an_intent_is_durable_before_its_tool_runs(tmp_path,
     alice = _agent(tmp_path, "alice", hub)
     carol = _agent(tmp_path, "carol", hub)
     bob = _agent(tmp_path, "bob", hub, policy=ToolPolicy(allow_tools=frozenset({"send_message"})))
+    bob.command("config_set", {"plugin": "messaging", "key": "allow_tools", "value": {"alice": ["send_message"]}})
     alice.command("send_message", {"to": "bob", "text": "tell carol that the meeting moved"})
     alice.command("send_message", {"to": "bob", "text": "2+2"})
     events = _watch(bob)
