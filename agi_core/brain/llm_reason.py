@@ -16,7 +16,8 @@
 3. **Follow-up.** The decide turn's messages, then the call (assistant) and its result with
    the question to answer in plain sentences (user); no tools, no schema. Its answer is the
    reply. A call refused because the tick is another agent's message (:mod:`agi_core.effects.senders`) has no
-   follow-up: the refusal's one line is the reply, so the sender reads what to ask for. Plain roles only: llama-cpp-python's ``chatml-function-calling`` template drops
+   follow-up: the refusal's one line is the reply, so the sender reads what to ask for. Plain roles only:
+   llama-cpp-python's ``chatml-function-calling`` template drops
    ``tool`` messages. It shares the decide turn's prompt prefix, so a server that caches
    the prompt evaluates only the tail again.
 

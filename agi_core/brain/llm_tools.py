@@ -15,7 +15,8 @@ Each call passes the kernel's tool policy first (:func:`gate`): reads run; ``rem
 ``goals`` add/done are writes, which run only with ``--allow-tool NAME`` (or
 ``allow_effects={"write"}``) or, in ``agi chat``, the user's confirmation; the decision is
 recorded. Another agent's message runs only ``clock`` and ``calculate`` and what ``messaging.allow_tools`` allows
-its sender (:func:`message_refusal`, :mod:`agi_core.effects.senders`). Every call is logged (:attr:`BrainToolLog.calls`, with the policy's word); the
+its sender (:func:`message_refusal`, :mod:`agi_core.effects.senders`). Every call is logged
+(:attr:`BrainToolLog.calls`, with the policy's word); the
 brain journals the log in its output and counts it for AgentOne's tool-call importance bonus.
 """
 

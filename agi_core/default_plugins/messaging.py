@@ -22,8 +22,9 @@ agi_manifest = {
                 "type": "object",
                 "additionalProperties": {"type": "array", "items": {"type": "string", "minLength": 1}},
                 "default": {},
-                "description": "The tools each sender's message may run ({\"alice\": [\"file_read\"]}; \"*\" is any "
-                "sender or any tool); others' messages run only the clock. A write/external tool needs --allow-tool too.",
+                "description": 'The tools each sender\'s message may run ({"alice": ["file_read"]}; "*" is '
+                "any sender or any tool); others' messages run only the clock. A write/external tool needs "
+                "--allow-tool too.",
             },
         },
     },

@@ -50,7 +50,7 @@ def refusal(sender: str, tool: str, allowed: Mapping[str, Any], free: frozenset[
             return None
     return (
         f"a message from {sender} runs no {tool} here (another agent's message runs no tool on its say-so); "
-        f"this agent's user may allow it: agi config set messaging.allow_tools '{{\"{sender}\": [\"{tool}\"]}}'"
+        f'this agent\'s user may allow it: agi config set messaging.allow_tools \'{{"{sender}": ["{tool}"]}}\''
     )
 
 

@@ -102,7 +102,8 @@ def test_a_reply_is_noted_not_answered_by_the_model(tmp_path, llm_env):
             told = alice.tick()
             assert told.input.metadata["asked"] == "where does my sister live?"
             assert told.final_output == "Noted bob's reply to “where does my sister live?”."
-            assert told.agent_outputs["llm_brain"] == {"mode": "rule", "rule": "matched_message_reply", "agent": "reply_agent"}
+            rule = {"mode": "rule", "rule": "matched_message_reply", "agent": "reply_agent"}
+            assert told.agent_outputs["llm_brain"] == rule
             assert "messages_out" not in told.agent_outputs
             said = alice.tick("what did bob say?")
             assert said.final_output.startswith("bob said “I don’t have this information stored yet.”")

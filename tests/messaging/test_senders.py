@@ -63,7 +63,7 @@ def test_a_message_runs_no_tool_and_the_sender_is_told_why(office, tmp_path, lin
     expected = (
         f"{tool} failed: refused: a message from mallory runs no {tool} here (another agent's message runs no tool "
         "on its say-so); this agent's user may allow it: "
-        f"agi config set messaging.allow_tools '{{\"mallory\": [\"{tool}\"]}}'"
+        f'agi config set messaging.allow_tools \'{{"mallory": ["{tool}"]}}\''
     )
     assert record.final_output == expected
     assert [sent["text"] for sent in record.agent_outputs["messages_out"]] == [expected]  # the reply, one line
@@ -90,7 +90,8 @@ def test_a_sender_allowed_a_tool_runs_that_tool_only(office, tmp_path):
     assert record.observation.payload["refused"] is True
     record, _ = _ask(office, "mallory", "/file_read secret.txt")  # another sender: refused
     assert record.observation.payload["refused"] is True
-    bob.command("config_set", {"plugin": "messaging", "key": "allow_tools", "value": {"*": ["file_list"], "carol": ["*"]}})
+    allowed = {"*": ["file_list"], "carol": ["*"]}
+    bob.command("config_set", {"plugin": "messaging", "key": "allow_tools", "value": allowed})
     assert _ask(office, "mallory", "list files")[0].observation.success is True
     assert _ask(office, "mallory", "/file_read secret.txt")[0].observation.payload["refused"] is True
     written = _ask(office, "carol", "/file_write note.txt text=hi")[0].observation  # the ordinary policy still holds
