@@ -143,6 +143,7 @@ class ReasonContext:
     proposals: list[Any] = attrs.field(factory=list)  # the modules' deliberations (agi_core.modules.proposals)
     council: Sequence[Any] | None = None  # council members (objects with vote); None: the Stage-0 voters
     council_settings: Callable[[], Mapping[str, Any]] | None = None  # the stage0 plugin's council_* settings
+    settings: Callable[[str], Mapping[str, Any]] | None = None  # a loaded plugin's settings (messaging.allow_tools)
     council_failed: Callable[[Any, str], None] | None = None  # a member abstained for this failure: report it
     council_limit: Callable[[Any], float] | None = None  # a member's vote timeout in seconds (0, or None: none)
     contracts: Any = None  # the tick's ContractCaller when a contract provider is configured, else None

@@ -5,7 +5,8 @@ returns goes back to that agent as the reply: "/file_read notes.txt" from anyone
 send them the file. So a message runs only the effect-free built-ins (:data:`FREE_TOOLS`: the clock, a plain
 response) and the tools this agent's user allowed its sender, the ``messaging.allow_tools`` setting
 (``agi config set messaging.allow_tools '{"alice": ["file_read"]}'``; ``"*"`` names any sender or any tool). A tool
-allowed here still passes the ordinary policy (a ``write`` or ``external`` tool needs ``--allow-tool`` too).
+allowed here still passes the ordinary policy (a ``write`` or ``external`` tool needs ``--allow-tool`` too). Goals and
+reminders are the ``goals`` tool's (the LLM brain's; Stage-0's goal rule asks the same, :data:`GOALS`).
 
 The check runs where the tool's observation is made (:func:`agi_core.effects.acting.observe`), inside the
 recorded external, so replay serves what the live tick decided: a journal from before replays as it was written.
@@ -21,6 +22,7 @@ from agi_core.errors import AgiError
 SOURCE_PREFIX = "message:"  # a message tick's input source (agi_core.messaging.inbox.SOURCE_PREFIX)
 SETTINGS_PLUGIN, SETTING = "messaging", "allow_tools"
 ANY = "*"
+GOALS = "goals"  # setting, listing, finishing or stepping goals, and reminders: the tool name a user allows
 FREE_TOOLS = frozenset({"clock", "respond"})
 """Built-ins that read nothing of this agent's and change nothing: any message may run them."""
 
@@ -39,9 +41,11 @@ def allowed_tools(settings: Callable[[str], Mapping[str, Any]]) -> Mapping[str, 
     return value if isinstance(value, Mapping) else {}
 
 
-def refusal(sender: str, tool: str, allowed: Mapping[str, Any], free: frozenset[str] = FREE_TOOLS) -> str | None:
+def refusal(
+    sender: str, tool: str, allowed: Mapping[str, Any], free: frozenset[str] = FREE_TOOLS, *, does: str = ""
+) -> str | None:
     """Why ``sender``'s message may not run ``tool`` (one line, naming the fix), or None where it may (``free``:
-    the tools any message may run)."""
+    the tools any message may run; ``does``: what the message asked, in words, for a tool it names none of)."""
     if tool in free:
         return None
     for name in (sender, ANY):
@@ -49,9 +53,10 @@ def refusal(sender: str, tool: str, allowed: Mapping[str, Any], free: frozenset[
         if tool in tools or ANY in tools:
             return None
     return (
-        f"a message from {sender} runs no {tool} here (another agent's message runs no tool on its say-so); "
+        f"a message from {sender} {does or f'runs no {tool}'} here "
+        "(another agent's message runs no tool on its say-so); "
         f'this agent\'s user may allow it: agi config set messaging.allow_tools \'{{"{sender}": ["{tool}"]}}\''
     )
 
 
-__all__ = ["ANY", "FREE_TOOLS", "SETTING", "SETTINGS_PLUGIN", "allowed_tools", "refusal", "sender_of"]
+__all__ = ["ANY", "FREE_TOOLS", "GOALS", "SETTING", "SETTINGS_PLUGIN", "allowed_tools", "refusal", "sender_of"]

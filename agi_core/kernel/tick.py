@@ -126,6 +126,7 @@ def conduct_steps(
         council_failed=kernel.voters.failed,
         council_limit=kernel.voters.limit,
         council_settings=lambda: kernel.plugin_settings.values("stage0"),
+        settings=kernel.settings,
         read_tool=lambda name, args: acting.read_tool(scope, name, args),
         contracts=parts.plan_caller(
             externals, bool(kernel.config.contract_provider), lambda: kernel.contract_caller(externals)
