@@ -225,9 +225,17 @@ class RecallAgent:
         return AgentReply(reply, claims=claims)
 
 
+MESSAGE_SOURCE = "message:"  # another agent's message (agi_core.messaging.inbox.SOURCE_PREFIX)
+OTHERS_THOUGHT = "others_thought"
+"""Another agent's "why did you say that?" about a reply it was not given: not explained (before: the reply, its
+evidence and the facts it read), recorded where it is (:meth:`agi_core.externals.Externals.changed`)."""
+NOT_YOURS = "My last reply was not to you, so I do not explain it to you."
+
+
 @attrs.frozen
 class ExplainAgent:
-    """Answers "why did you say that?": the previous tick's decision, read from the journal."""
+    """Answers "why did you say that?": the previous tick's decision, read from the journal; another agent's
+    message gets it only where that reply was its own (mallory read the facts behind bob's reply to his user)."""
 
     name: str = "explain_agent"
     rule: str = "matched_show_thought"
@@ -243,7 +251,12 @@ class ExplainAgent:
         )
         if previous is None:
             return AgentReply("I haven’t said anything yet, so there is nothing to explain.")
-        return AgentReply(decision_sentence(orjson.loads(previous[2])))
+        record = orjson.loads(previous[2])
+        source = ctx.state.input.source
+        said_to = (record.get("input") or {}).get("source")
+        if source.startswith(MESSAGE_SOURCE) and said_to != source and ctx.externals.changed(OTHERS_THOUGHT):
+            return AgentReply(NOT_YOURS)  # another agent asks about a reply it was not given
+        return AgentReply(decision_sentence(record))
 
 
 HABIT_AGENTS = (FileAgent(), RecallAgent(), ExplainAgent())
