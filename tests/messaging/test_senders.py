@@ -180,3 +180,20 @@ def test_a_journal_from_before_replays_the_tools_a_message_ran():
     assert told[4][1].startswith("send_message: intent recorded at tick 5")
     report = replay_journal_file(OLD)
     assert report.ok, report.summary()
+
+
+def test_agi_config_sets_the_senders_tools_and_refuses_a_malformed_value(tmp_path):
+    from click.testing import CliRunner
+
+    from agi_core.cli.main import make_cli
+
+    def agi(*args: str):
+        return CliRunner().invoke(make_cli(), ["--db", str(tmp_path / "bob.db"), *args])
+
+    done = agi("config", "set", "messaging.allow_tools", '{"alice": ["file_read"], "*": ["file_list"]}')
+    assert done.exit_code == 0 and done.output == 'messaging.allow_tools = {"*":["file_list"],"alice":["file_read"]}\n'
+    bad = agi("config", "set", "messaging.allow_tools", '["file_read"]')
+    assert bad.exit_code == 1 and bad.output.startswith("Error: invalid value for messaging.allow_tools: ")
+    assert len(bad.output.splitlines()) == 1
+    with Kernel.open(tmp_path / "bob.db") as bob:
+        assert bob.settings("messaging") == {"allow_tools": {"alice": ["file_read"], "*": ["file_list"]}}
