@@ -116,7 +116,8 @@ def agi_register_actuators(register: Register) -> None:
       an explicit policy (`--allow-tool NAME`, `ToolPolicy(allow_tools=…)`) or after a
       confirmation in `agi chat`. A refused call is a failed observation and never runs. A
       `write`/`external` call runs after its intent is committed and before its receipt is
-      (intent → execute → receipt).
+      (intent → execute → receipt). Another agent's message runs a tool, whatever its effect, only
+      where `messaging.allow_tools` allows its sender that tool (docs/messaging.md).
     - `timeout_s` (optional) overrides the kernel's timeout (2 s); `idempotency_key` names the
       parameter that makes a repeated call harmless.
 
