@@ -65,7 +65,7 @@ def test_embedded_smollm2_answers_from_the_recalled_fact(tmp_path: Path, embedde
 @pytest.mark.llm
 def test_without_a_fact_the_model_replies_briefly_from_a_small_prompt(tmp_path: Path, embedded: None) -> None:
     db = tmp_path / "a.db"
-    (reply,) = _agi(db, "--brain", "llm", "run", stdin="What is 2 plus 2?\n")
+    (reply,) = _agi(db, "--brain", "llm", "run", stdin="Why is the sky blue?\n")
     assert reply.strip()
     (record,) = _outputs(db)
     assert record["agent_outputs"]["llm_brain"]["path"] == "model"
