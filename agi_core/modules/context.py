@@ -209,6 +209,20 @@ class ModuleContext:
         speaker's entity id (their facts are ``user/person/<this>/…``, as Stage-0 keeps them)."""
         return self._reason.user_entity
 
+    @property
+    def fact_reads(self) -> list[dict[str, JSON]]:
+        """The tick's fact reads so far (its ``sem_reads``: ``key``, ``exists``, ``value``, ...), by the brain and
+        the modules alike, oldest first; copies (changing them changes nothing recorded)."""
+        self.check_open()
+        return [orjson.loads(dumps(read)) for read in self._reason.sem_reads]
+
+    @property
+    def fact_writes(self) -> list[dict[str, JSON]]:
+        """The tick's fact writes so far (its ``sem_writes``: ``key``, ``value``, ``ok``, ...), oldest first; copies.
+        In ``revise`` they hold what the brain stored for the reply being revised."""
+        self.check_open()
+        return [orjson.loads(dumps(write)) for write in self._reason.sem_writes]
+
     @_gate.default
     def _open_gate(self) -> CallGate:
         return CallGate(self.module, self.phase)

@@ -8,6 +8,7 @@ import pytest
 from agi_core.errors import PluginError
 from agi_core.hookspecs import hookimpl
 from agi_core.modules import CognitiveModule, Draft, ModuleContext, Revision
+from agi_core.modules.state import dump_state
 from agi_core.replay import replay, replay_records
 from agi_core.testing import builtin_plugins, open_kernel
 
@@ -229,3 +230,35 @@ def test_a_journal_from_before_that_refused_a_case_only_rewrite_replays_equal(tm
         "claimed value 'teal'); keep them, or return Revision.replace (the claims go)"
     ]
     assert replay(db, plugins=builtin_plugins(ShouterPlugin())).ok
+
+
+class Reads(CognitiveModule):
+    """Sees, in revise, the facts the tick read and stored (and tampers with its copies)."""
+
+    name = "reads"
+
+    def revise(self, ctx: ModuleContext, draft: Draft) -> Revision | None:
+        reads, writes = ctx.fact_reads, ctx.fact_writes
+        ctx.own.put("seen", {"reads": [[r["key"], r["exists"]] for r in reads], "writes": [w["key"] for w in writes]})
+        for entry in [*reads, *writes]:
+            entry["key"] = "tampered"
+        return None
+
+
+class ReadsPlugin:
+    @hookimpl
+    def agi_register_modules(self, register):
+        register(Reads())
+
+
+def test_revise_sees_the_ticks_fact_reads_and_writes_as_copies(tmp_path):
+    db = tmp_path / "a.db"
+    with open_kernel(db, ReadsPlugin()) as kernel:
+        kernel.tick("what is my favorite color?")
+        asked = dump_state(kernel.store, "reads")["seen"]
+        told = kernel.tick("my favorite color is teal")
+        stored = dump_state(kernel.store, "reads")["seen"]
+    assert asked == {"reads": [["user/person/self/favorite_color", False]], "writes": []}
+    assert stored == {"reads": [], "writes": ["user/person/self/favorite_color"]}
+    assert [w["key"] for w in told.sem_writes] == ["user/person/self/favorite_color"]  # the copies changed, not the tick
+    assert replay(db, plugins=builtin_plugins(ReadsPlugin())).ok

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from agi_core.model import Input
 from agi_core.modules import CognitiveModule, Draft, ModuleContext, Revision
 from agi_core.serialization import is_number
-from agi_plugin_social import critic, rewrite, signals, tactics, tone
+from agi_plugin_social import answers, critic, rewrite, signals, tactics, tone
 
 STATE_SCHEMA: dict[str, Any] = json.loads(
     (Path(__file__).resolve().parent / "schemas" / "social_state.json").read_text(encoding="utf-8")
@@ -35,6 +35,11 @@ PLAIN_MEANING = "plain_meaning"
 #: the change that takes a speaker for informal only once they used an informal marker ("hey", "lol", "ok"): before
 #: it, lines' shape alone (a lowercase start, a contraction) made the register informal; recorded where it differs
 MARKED_INFORMAL = "marked_informal"
+#: the change that takes a statement for the answer to an open question only when it stores a fact the question's
+#: tick read and missed (before it: when it held the question's content words, "my sister lives in Paris" answered
+#: "what does my sister do?"); recorded where the two ways differ (keeping a question's missed keys, an answer)
+ANSWERED_BY_READS = "answered_by_reads"
+PENDING_KEPT = 5  # open questions kept per speaker
 TURNS_READ = 200  # the journal records a conversation's context is drawn from
 FOLLOW_UP_WINDOW = 10  # a speaker's turns before clarify may ask them the same follow-up (or topic) again
 GREETINGS = {"formal": "Good day.", "informal": "Hey!", "neutral": "Hello!"}
@@ -238,8 +243,26 @@ class SocialModule(CognitiveModule):
             return []
         pending = [q.strip()[:300] for q in value.get("pending_questions") or [] if isinstance(q, str) and q.strip()]
         summary = value["summary"][:300] if isinstance(value.get("summary"), str) else before["summary"]
-        ctx.own.put(slot, {"summary": summary, "pending_questions": pending[-5:]})
-        return [q for q in before["pending_questions"] if q not in pending]
+        answered = [q for q in before["pending_questions"] if q not in pending]
+        missed_slot = key("missed", speaker)
+        missed = ctx.own.get(missed_slot) or {}
+        new_pending, new_answered, new_missed = answers.settled(
+            before["pending_questions"],
+            pending,
+            missed,
+            answers.stored_keys(ctx.fact_writes),
+            answers.missed_keys(ctx.fact_reads),
+        )
+        new_missed = {q: keys for q, keys in new_missed.items() if q in new_pending[-PENDING_KEPT:]}
+        differs = (new_pending[-PENDING_KEPT:], new_answered, new_missed) != (pending[-PENDING_KEPT:], answered, missed)
+        if differs and ctx.changed(ANSWERED_BY_READS):
+            pending, answered = new_pending, new_answered
+            if new_missed:
+                ctx.own.put(missed_slot, new_missed)
+            elif missed:
+                ctx.own.delete(missed_slot)
+        ctx.own.put(slot, {"summary": summary, "pending_questions": pending[-PENDING_KEPT:]})
+        return answered
 
     def _rendered(
         self,

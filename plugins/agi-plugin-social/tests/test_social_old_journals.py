@@ -83,3 +83,30 @@ def test_a_journal_that_took_lowercase_lines_for_informal_replays_as_written_and
     assert marked.final_output == "Sure, Dan! Your name is Dan."  # "ok": an informal marker
     assert [tick for tick, row in rows.items() if MARKED in row["externals"].get("module_changed", [])] == [3, 4, 5]
     assert replay(db, plugins=builtin_plugins(social)).ok
+
+
+SISTER = Path(__file__).resolve().parent / "journals" / "62ee4f8" / "sister_job.jsonl"
+BY_READS = {"module": "social", "change": "answered_by_reads"}
+
+
+def test_a_journal_where_a_home_answered_a_job_question_replays_as_written_and_new_lines_wait_for_the_job(tmp_path):
+    """62ee4f8 took "my sister lives in Paris" for the answer to "what does my sister do?" (it holds "sister").
+    That journal replays equal; told now, the question waits for the fact it missed (the job), recorded
+    (``answered_by_reads``) where the two ways differ."""
+    said = [json.loads(line)["record"] for line in SISTER.read_text(encoding="utf-8").splitlines()]
+    lines = [r["input"]["raw"] for r in said]
+    assert lines == ["what does my sister do?", "my sister lives in Paris", "my sister works as a teacher"]
+    old = [r["final_output"] for r in said]
+    assert old[1].endswith('That answers your question "what does my sister do?".')
+    assert "That answers" not in old[2]
+    report = replay_journal_file(SISTER, social=social)
+    assert report.ok, report.summary()
+
+    db = tmp_path / "new.db"
+    with open_kernel(db, social, seed="0") as kernel:
+        replies = [kernel.tick(line).final_output for line in lines]
+        rows = {row[0]: json.loads(row[2]) for row in kernel.store.journal_rows()}
+    assert "That answers" not in replies[1]
+    assert replies[2].endswith('That answers your question "what does my sister do?".')
+    assert [tick for tick, row in rows.items() if BY_READS in row["externals"].get("module_changed", [])] == [1, 2, 3]
+    assert replay(db, plugins=builtin_plugins(social)).ok
