@@ -260,5 +260,6 @@ def test_revise_sees_the_ticks_fact_reads_and_writes_as_copies(tmp_path):
         stored = dump_state(kernel.store, "reads")["seen"]
     assert asked == {"reads": [["user/person/self/favorite_color", False]], "writes": []}
     assert stored == {"reads": [], "writes": ["user/person/self/favorite_color"]}
-    assert [w["key"] for w in told.sem_writes] == ["user/person/self/favorite_color"]  # the copies changed, not the tick
+    # the copies changed, not the tick
+    assert [w["key"] for w in told.sem_writes] == ["user/person/self/favorite_color"]
     assert replay(db, plugins=builtin_plugins(ReadsPlugin())).ok

@@ -45,7 +45,8 @@ def settled(
     answered when the turn ``stored`` a key it ``missed``; one with no missed key when the turn stored a fact
     and ``dialogue_state`` (``contract_pending``: its open questions) let it go. The questions the contract
     added are this turn's, each kept with the keys this tick missed (``asked_missed``)."""
-    pending, answered = [], []
+    pending: list[str] = []
+    answered: list[str] = []
     for question in before:
         keys = missed.get(question) or []
         done = bool(stored & set(keys)) if keys else bool(stored) and question not in contract_pending
