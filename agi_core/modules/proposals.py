@@ -146,17 +146,17 @@ def checked_proposals(value: Any, module: str) -> tuple[Proposals, dict[str, Any
 
 
 def _numbers_maybe(proposals: Proposals) -> list[Any]:
-    """The values of ``proposals`` that may hold a number (its own fields hold text): checked for NaN alone, so
-    the usual proposals (a candidate with no action, nulls in the journal's data) skip the walk of the whole."""
-    found: list[Any] = []
-    for belief in proposals.beliefs:
-        found += (belief.value, belief.confidence)
-    for goal in proposals.goals:
-        found.append(goal.progress)
-    for candidate in proposals.candidates:
-        found += (candidate.score, candidate.action, *(claim.value for claim in candidate.claims))
-    found += (claim.value for claim in proposals.claims)
-    return [item for item in found if item is not None]
+    """Every value of ``proposals`` but text and None (a number, a list, a dict, anything a module put where text
+    belongs): checked for NaN alone, so the usual proposals (a candidate with no action writes null in the
+    journal's data) skip the round trip of the whole."""
+    claims = [*proposals.claims, *(claim for candidate in proposals.candidates for claim in candidate.claims)]
+    found = [
+        *((belief.about, belief.value, belief.confidence) for belief in proposals.beliefs),
+        *((goal.title, goal.status, goal.progress) for goal in proposals.goals),
+        *((candidate.reply, candidate.score, candidate.action) for candidate in proposals.candidates),
+        *((claim.key, claim.value, claim.text, claim.evidence) for claim in claims),
+    ]
+    return [item for values in found for item in values if item is not None and not isinstance(item, str)]
 
 
 _ITEMS: tuple[tuple[str, type], ...] = (

@@ -46,3 +46,15 @@ def test_finite_proposals_with_nulls_pass_and_are_journaled_as_they_are():
     checked, data = checked_proposals(proposals, "m")
     assert checked.module == "m" and data["candidates"][0]["action"] is None
     assert data["beliefs"][0] == {"about": "mood", "value": None, "confidence": 0.5}
+
+
+def test_nan_where_text_belongs_is_refused_too():
+    """attrs checks no types: a module may put a number where text belongs; NaN there is refused all the same."""
+    for proposals, path in [
+        (Proposals(beliefs=[Belief(NAN)]), "$.beliefs[0].about"),  # type: ignore[arg-type]
+        (Proposals(candidates=[Candidate([INF])]), "$.candidates[0].reply[0]"),  # type: ignore[arg-type]
+        (Proposals(claims=[Claim("k", 1, "t", {"e": NAN})]), "$.claims[0].evidence.e"),  # type: ignore[arg-type]
+    ]:
+        with pytest.raises(ValidationError, match="NaN or infinity") as refused:
+            checked_proposals(proposals, "m")
+        assert f"at {path};" in str(refused.value)
