@@ -32,7 +32,7 @@ import re
 
 from agi_core.brain.stage0.forget_more import FORGET_PREFER, forget_more
 from agi_core.brain.stage0.indirect import direct_question
-from agi_core.brain.stage0.markers import MARKED, without_markers
+from agi_core.brain.stage0.markers import without_markers
 from agi_core.brain.stage0.parse_changes import (
     CHANGES,
     CHAT_MARKERS,
@@ -109,7 +109,6 @@ MAY_DIFFER = (
     "forget",  # the forget_forms change
     *("work as", "works as", "what do", "does "),  # the job and others' likes changes
     " is a",  # the relation_job change
-    *MARKED,  # the chat_markers change
 )
 
 
@@ -700,10 +699,22 @@ def _says_someones(low: str) -> bool:
 def reads_otherwise(text: str) -> bool:
     """Whether ``text`` parsed otherwise before any of :data:`CHANGES` than it does now."""
     low = text.lower()
-    if not any(part in low for part in MAY_DIFFER) and not _says_someones(low) and not _names_beside(text):
+    if (
+        not any(part in low for part in MAY_DIFFER)
+        and not _says_someones(low)
+        and not _names_beside(text)
+        and not _ends_marked(text)
+    ):
         return False  # the usual line: no parse
     now = parse(text)
     return any(parsed_under(text, rules) != now for rules in range(len(CHANGES)))
+
+
+def _ends_marked(text: str) -> bool:
+    """Whether the line ends with a chat marker the ``chat_markers`` change cuts ("… Dan lol"): a test of its last
+    words, where a substring test of the markers ("ha", ":") matched nearly every question ("what …")."""
+    cleaned = _clean(text)[0]
+    return without_markers(text) != text or without_markers(cleaned) != cleaned
 
 
 @functools.lru_cache(maxsize=64)  # a pure function of the line, asked by several agents' matches in one tick
