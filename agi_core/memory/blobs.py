@@ -19,6 +19,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from agi_core.inputs import normalize
 
 BLOB_THRESHOLD = 4096
@@ -131,15 +133,30 @@ def stored_record_text(data: dict[str, Any], put: Put) -> str:
 def _with_refs(text: str, data: dict[str, Any], places: list[str], refs: dict[str, str]) -> str | None:
     """``text`` with each working memory's string literal replaced by its reference's: the canonical text of
     the record with references, without serializing (and checking) the whole record again. None when a
-    literal is not found exactly as often as the places hold it (the caller then serializes)."""
-    from agi_core.serialization import dumps
+    literal is not found where the marker is (the caller then serializes).
 
-    for working, ref in refs.items():
-        literal = dumps(working)  # the marker is in these literals only (checked): each is found at its places
-        if text.count(literal) != sum(1 for field in places if data[field]["working"] == working):
+    The marker is in these literals only, once each (:func:`_json_marked_states`), and a JSON string ends at its
+    first unescaped quote: the literal that starts at a marker's quote is the string there, whole."""
+    literals = {_literal(working): _literal(ref) for working, ref in refs.items()}
+    opening, parts, at = '"' + JSON_MARKER, [], 0
+    for _place in places:
+        found = text.find(opening, at)
+        literal = next((known for known in literals if text.startswith(known, found)), None) if found >= 0 else None
+        if literal is None:
             return None
-        text = text.replace(literal, dumps(ref))
-    return text
+        parts += (text[at:found], literals[literal])
+        at = found + len(literal)
+    return None if text.find(opening, at) >= 0 else "".join([*parts, text[at:]])
+
+
+def _literal(text: str) -> str:
+    """``text`` as canonical JSON writes it (a string holds no NaN: no check to make)."""
+    try:
+        return orjson.dumps(text).decode("utf-8")
+    except TypeError:  # a lone surrogate: the canonical fallback's way
+        from agi_core.serialization import dumps
+
+        return dumps(text)
 
 
 def _json_marked_states(data: dict[str, Any], text: str) -> list[str] | None:

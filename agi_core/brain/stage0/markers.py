@@ -11,8 +11,6 @@ FACES = frozenset(
     {":)", ":-)", ":(", ":-(", ":d", ":-d", ";)", ";-)", ":p", ":-p", "<3", "^^", ":o", "=)", "xd"}
     | set("😂🤣😀😃😄😁😅😆😊🙂😉😎😍👍🙏")
 )
-#: a substring of every line that ends with a marker (lowered): what :func:`.facts.reads_otherwise` looks for
-MARKED = ("lol", "lmao", "lmfao", "rofl", "xd", "heh", "jk", "hah", "ha", ":", ";", "<3", "^^", "=)", *sorted(FACES))
 #: the most markers taken off one line
 MOST = 4
 
@@ -40,4 +38,4 @@ def without_markers(text: str) -> str:
     return " ".join(words[:cut]).rstrip(" ,;-")
 
 
-__all__ = ["FACES", "MARKED", "MOST", "WORDS", "is_marker", "without_markers"]
+__all__ = ["FACES", "MOST", "WORDS", "is_marker", "without_markers"]
