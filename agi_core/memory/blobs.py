@@ -138,7 +138,8 @@ def _with_refs(text: str, data: dict[str, Any], places: list[str], refs: dict[st
     The marker is in these literals only, once each (:func:`_json_marked_states`), and a JSON string ends at its
     first unescaped quote: the literal that starts at a marker's quote is the string there, whole."""
     literals = {_literal(working): _literal(ref) for working, ref in refs.items()}
-    opening, parts, at = '"' + JSON_MARKER, [], 0
+    opening, at = '"' + JSON_MARKER, 0
+    parts: list[str] = []
     for _place in places:
         found = text.find(opening, at)
         literal = next((known for known in literals if text.startswith(known, found)), None) if found >= 0 else None
