@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from agi_core.errors import AgiError
+from agi_core.messaging.inbox import SOURCE_PREFIX  # a message tick's input source
 
-SOURCE_PREFIX = "message:"  # a message tick's input source (agi_core.messaging.inbox.SOURCE_PREFIX)
 SETTINGS_PLUGIN, SETTING = "messaging", "allow_tools"
 ANY = "*"
 GOALS = "goals"  # setting, listing, finishing or stepping goals, and reminders: the tool name a user allows

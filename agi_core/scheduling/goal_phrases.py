@@ -22,7 +22,7 @@
 from __future__ import annotations
 
 from agi_core.brain.stage0.phrases import lower_ascii, strip_end
-from agi_core.scheduling.remind_when import MAX_WORDS, STARTS, When, looks_like_time, read_when
+from agi_core.scheduling.remind_when import DELAY_UNITS, MAX_WORDS, STARTS, When, looks_like_time, read_when
 
 SET_PREFIXES = (
     "my goal is to ",
@@ -123,20 +123,8 @@ REMIND_AT_PREFIX = "remind me at "
 REMIND_ME = "remind me "
 REMINDER_PREFIX = "reminder: "
 GOAL_MARK = " (goal "
-UNITS = {
-    "second": "s",
-    "seconds": "s",
-    "sec": "s",
-    "secs": "s",
-    "minute": "m",
-    "minutes": "m",
-    "min": "m",
-    "mins": "m",
-    "hour": "h",
-    "hours": "h",
-    "day": "d",
-    "days": "d",
-}
+#: delay words as "remind me to … in N UNIT" read them before the ``remind_when`` change: no weeks, no "hr"
+UNITS = {word: unit for word, unit in DELAY_UNITS.items() if unit != "w" and word not in ("hr", "hrs")}
 
 
 def goal_request(text: str, *, new_times: bool = True, new_asks: bool = True) -> tuple[str, str] | None:

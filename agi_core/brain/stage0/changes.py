@@ -57,7 +57,7 @@ def old_rules(ctx: ReasonContext) -> frozenset[str]:
         any(
             reads(line)
             for reads in (facts.reads_otherwise, goal_phrases.reads_otherwise)
-            for line in (ctx.text, ctx.state.input.raw)
+            for line in dict.fromkeys((ctx.text, ctx.state.input.raw))  # once when normalizing changed nothing
         )
         or mathparse.reads_otherwise(ctx.text)  # the math_words change
     ):

@@ -22,6 +22,7 @@ from agi_core.brain.stage0 import changes, fact_replies, likes
 from agi_core.brain.stage0.explain import decision_sentence
 from agi_core.brain.stage0.facts import DISLIKED, LIKED
 from agi_core.brain.stage0.phrases import lower_ascii, strip_end
+from agi_core.effects import senders
 from agi_core.memory.keys import SELF_ENTITY, speaker_entity
 from agi_core.model import Action
 from agi_core.reasoning import RELATION_OWNER, AgentReply, ReasonContext
@@ -225,7 +226,6 @@ class RecallAgent:
         return AgentReply(reply, claims=claims)
 
 
-MESSAGE_SOURCE = "message:"  # another agent's message (agi_core.messaging.inbox.SOURCE_PREFIX)
 OTHERS_THOUGHT = "others_thought"
 """Another agent's "why did you say that?" about a reply it was not given: not explained (before: the reply, its
 evidence and the facts it read), recorded where it is (:meth:`agi_core.externals.Externals.changed`)."""
@@ -254,7 +254,7 @@ class ExplainAgent:
         record = orjson.loads(previous[2])
         source = ctx.state.input.source
         said_to = (record.get("input") or {}).get("source")
-        if source.startswith(MESSAGE_SOURCE) and said_to != source and ctx.externals.changed(OTHERS_THOUGHT):
+        if senders.sender_of(source) is not None and said_to != source and ctx.externals.changed(OTHERS_THOUGHT):
             return AgentReply(NOT_YOURS)  # another agent asks about a reply it was not given
         return AgentReply(decision_sentence(record))
 
