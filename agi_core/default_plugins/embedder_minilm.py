@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from agi_core.errors import ConfigError
 from agi_core.hookspecs import hookimpl
+from agi_core.same_core import unpinned
 
 if TYPE_CHECKING:
     import numpy as np
@@ -55,11 +56,12 @@ def _load(path: str, device: str) -> Any:
             # one starve the other on small machines (measured: ingestion 3x slower, search
             # 10x). Must be set before the runtime loads; a value set by the user wins.
             os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-            from sentence_transformers import SentenceTransformer
-            from transformers.utils import logging as transformers_logging
+            with unpinned():  # torch sizes its thread pool by the CPUs it may run on as it loads
+                from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as transformers_logging
 
-            transformers_logging.disable_progress_bar()  # "Loading weights" is not the user's progress
-            _MODELS[key] = SentenceTransformer(path, device=device)
+                transformers_logging.disable_progress_bar()  # "Loading weights" is not the user's progress
+                _MODELS[key] = SentenceTransformer(path, device=device)
         return _MODELS[key]
 
 
@@ -71,7 +73,7 @@ def _onnx(model_dir: str, reference: Any) -> Any:
     from agi_core.default_plugins import minilm_onnx
 
     path = minilm_onnx.onnx_path(model_dir)
-    with _ONNX_LOCK:
+    with _ONNX_LOCK, unpinned():  # the export loads torch, the session sizes its thread pool
         if str(path) not in _ONNX:
             if not path.exists():
                 minilm_onnx.export(model_dir, path, reference())
@@ -131,7 +133,8 @@ class MiniLMEmbedder:
             return None
         model_dir = self.model_path or _model_path()
         try:
-            import onnxruntime  # noqa: F401
+            with unpinned():  # as torch's, onnxruntime's thread pool is sized as it loads
+                import onnxruntime  # noqa: F401
         except ImportError as exc:
             if self.backend == "onnx":
                 raise ConfigError("the onnx MiniLM backend needs onnxruntime; pip install onnxruntime") from exc

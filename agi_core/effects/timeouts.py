@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from agi_core import tracing
 from agi_core.errors import AgiError
+from agi_core.same_core import HandOff
 
 
 class TimedOut(AgiError):
@@ -68,11 +69,15 @@ class Runnable(Protocol):
 
 
 class Worker:
-    """A daemon thread running the jobs put on its queue, one after another."""
+    """A daemon thread running the jobs put on its queue, one after another; a hand-off may pin it to
+    its caller's CPU (:class:`agi_core.same_core.HandOff`)."""
 
     def __init__(self) -> None:
         self.jobs: queue.SimpleQueue[Runnable] = queue.SimpleQueue()
-        threading.Thread(target=self._loop, name="agi-plugin-call", daemon=True).start()
+        thread = threading.Thread(target=self._loop, name="agi-plugin-call", daemon=True)
+        thread.start()
+        self.native_id: int = thread.native_id or 0
+        self.cpu: int | None = None  # the CPU a hand-off pinned it to
 
     def _loop(self) -> None:
         while True:
@@ -104,12 +109,15 @@ def call_with_timeout(function: Callable[..., Any], args: tuple[Any, ...], timeo
     if timeout_s <= 0:
         job.run()
     else:
-        worker = take_worker()
-        worker.jobs.put(job)
-        if not job.done.wait(timeout_s):
-            if job.traced is not None:  # its spans end now, failed, inside the caller's trace
-                job.traced.abandon("TimedOut", f"timed out after {timeout_s:g} s and was abandoned")
-            raise TimedOut(f"timed out after {timeout_s:g} s")
+        with HandOff() as here:
+            worker = take_worker()
+            here.pin(worker)
+            worker.jobs.put(job)
+            if not job.done.wait(timeout_s):
+                here.release(worker)
+                if job.traced is not None:  # its spans end now, failed, inside the caller's trace
+                    job.traced.abandon("TimedOut", f"timed out after {timeout_s:g} s and was abandoned")
+                raise TimedOut(f"timed out after {timeout_s:g} s")
         give_back(worker)
     if job.error is not None:
         raise job.error

@@ -21,6 +21,7 @@ from collections.abc import Callable, Generator, Sequence
 from typing import Any, Protocol, TypeVar
 
 from agi_core.effects.timeouts import give_back, invoke, take_worker
+from agi_core.same_core import HandOff
 
 Call = tuple[Callable[..., Any], tuple[Any, ...]]
 R = TypeVar("R")
@@ -44,19 +45,23 @@ def call_in_turn(calls: Sequence[Call], timeout_s: float | Sequence[float], sett
         return None
     timeouts = [timeout_s] * len(calls) if isinstance(timeout_s, int | float) else list(timeout_s)
     driver = _Driver(_no_steps(), _Calls(calls, timeouts, settle), 0)
-    worker = take_worker()
-    worker.jobs.put(driver)
-    try:
-        overran = driver.wait()
-    except BaseException:  # Ctrl-C while waiting: the worker settles the call under way, starts nothing more
-        with driver.lock:
-            driver.abandoned = True
-        raise
-    if overran is None:
-        give_back(worker)
-        if driver.error is not None:
-            raise driver.error
-    return overran
+    with HandOff() as here:
+        worker = take_worker()
+        here.pin(worker)
+        worker.jobs.put(driver)
+        try:
+            overran = driver.wait()
+        except BaseException:  # Ctrl-C while waiting: the worker settles the call under way, starts nothing more
+            with driver.lock:
+                driver.abandoned = True
+            raise
+        if overran is not None:
+            here.release(worker)  # abandoned with the call that overran
+            return overran
+    give_back(worker)
+    if driver.error is not None:
+        raise driver.error
+    return None
 
 
 class _Calls:
@@ -145,22 +150,26 @@ def drive(steps: Steps[R]) -> R:
 
 
 def _drive_on_worker(driver: _Driver) -> Any:
-    while True:
-        worker = take_worker()
-        worker.jobs.put(driver)
-        try:
-            overran = driver.wait()
-        except BaseException:  # Ctrl-C while waiting: the step under way ends, nothing starts after it
-            driver.interrupt()
-            raise
-        if overran is None:
-            give_back(worker)
-            if driver.error is not None:
-                driver.turn.close_from(driver.index)
-                raise driver.error
-            return driver.value  # type: ignore[no-any-return]
-        driver.turn.timed_out(overran)  # the rest go on in a fresh worker
-        driver = _Driver(driver.steps, driver.turn, overran + 1)
+    with HandOff() as here:
+        while True:
+            worker = take_worker()
+            here.pin(worker)
+            worker.jobs.put(driver)
+            try:
+                overran = driver.wait()
+            except BaseException:  # Ctrl-C while waiting: the step under way ends, nothing starts after it
+                driver.interrupt()
+                raise
+            if overran is None:
+                break
+            here.release(worker)  # abandoned with the call that overran
+            driver.turn.timed_out(overran)  # the rest go on in a fresh worker
+            driver = _Driver(driver.steps, driver.turn, overran + 1)
+    give_back(worker)
+    if driver.error is not None:
+        driver.turn.close_from(driver.index)
+        raise driver.error
+    return driver.value
 
 
 class _Settled:

@@ -22,6 +22,8 @@ from typing import Any
 import attrs
 import numpy as np
 
+from agi_core.same_core import unpinned
+
 FORMAT = 1
 
 #: ``(seq, id)`` marks kept: one per catch-up that added vectors, the newest last.
@@ -42,7 +44,8 @@ def faiss_module() -> Any:
         # faiss and torch ship separate OpenMP runtimes: idle threads must sleep, not spin
         # (see agi_core.default_plugins.embedder_minilm). A value set by the user wins.
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        import faiss
+        with unpinned():  # its OpenMP sizes the thread pool by the CPUs it may run on as it loads
+            import faiss
 
         faiss.cvar.distance_compute_blas_threshold = BLAS_THRESHOLD
         _faiss = faiss
