@@ -145,34 +145,72 @@ def timed_out(limit_s: float) -> str:
     )
 
 
-@attrs.define
 class ModuleContext:
     """The context of one phase call of one module.
 
     ``earlier`` holds what modules returned in earlier phases of this tick
     (``{module: {phase: output}}``); ``proposals`` the deliberations (for ``observe``);
     ``outcome`` what the tick did (``final_output``, ``action``, ``observation``; for ``observe``).
+
+    A plain slotted class (built for every phase call: a fraction of what an attrs class with defaults costs).
     """
 
-    module: str
-    phase: str
-    tick: int
-    state: TickState
-    contracts: ContractCalls
-    earlier: Mapping[str, Mapping[str, JSON]]
-    now_ms: int | None
-    _reason: ReasonContext = attrs.field(repr=False, alias="reason")
-    _working: WorkingMemory = attrs.field(repr=False, alias="working")
-    _new_state: Callable[[Callable[[], None]], ModuleState] = attrs.field(repr=False, alias="new_state")
-    _listings: dict[tuple[str, int], list[SemanticEntry]] = attrs.field(repr=False, alias="listings", factory=dict)
-    _settings: Callable[[], Mapping[str, JSON]] = attrs.field(repr=False, alias="settings", default=dict)
-    _tools: Mapping[str, Any] = attrs.field(repr=False, alias="tools", factory=dict)  # the agent's, by name
-    proposals: list[Proposals] = attrs.field(factory=list)
-    outcome: Mapping[str, JSON] = attrs.field(factory=dict)
-    _gate: CallGate = attrs.field(repr=False, init=False)
-    _own: ModuleState | None = attrs.field(repr=False, init=False, default=None)
-    _memory: MemoryView | None = attrs.field(repr=False, init=False, default=None)
-    _reads: dict[str, str] | None = attrs.field(repr=False, init=False, default=None)  # kind: its newest read's id
+    __slots__ = (
+        "__weakref__",
+        "_gate",
+        "_listings",
+        "_memory",
+        "_new_state",
+        "_own",
+        "_reads",
+        "_reason",
+        "_settings",
+        "_tools",
+        "_working",
+        "contracts",
+        "earlier",
+        "module",
+        "now_ms",
+        "outcome",
+        "phase",
+        "proposals",
+        "state",
+        "tick",
+    )
+
+    def __init__(
+        self,
+        *,
+        module: str,
+        phase: str,
+        tick: int,
+        state: TickState,
+        contracts: ContractCalls,
+        earlier: Mapping[str, Mapping[str, JSON]],
+        now_ms: int | None,
+        reason: ReasonContext,
+        working: WorkingMemory,
+        new_state: Callable[[Callable[[], None]], ModuleState],
+        listings: dict[tuple[str, int], list[SemanticEntry]] | None = None,
+        settings: Callable[[], Mapping[str, JSON]] = dict,
+        tools: Mapping[str, Any] | None = None,  # the agent's, by name
+        proposals: list[Proposals] | None = None,
+        outcome: Mapping[str, JSON] | None = None,
+    ) -> None:
+        self.module, self.phase, self.tick, self.state, self.contracts = module, phase, tick, state, contracts
+        self.earlier, self.now_ms, self._reason, self._working = earlier, now_ms, reason, working
+        self._new_state = new_state
+        self._listings = {} if listings is None else listings
+        self._settings, self._tools = settings, {} if tools is None else tools
+        self.proposals: list[Proposals] = [] if proposals is None else proposals
+        self.outcome: Mapping[str, JSON] = {} if outcome is None else outcome
+        self._gate = CallGate(module, phase)  # this call's own: closed when it ends
+        self._own: ModuleState | None = None
+        self._memory: MemoryView | None = None
+        self._reads: dict[str, str] | None = None  # kind: its newest read's id
+
+    def __repr__(self) -> str:
+        return f"ModuleContext(module={self.module!r}, phase={self.phase!r}, tick={self.tick!r})"
 
     @property
     def own(self) -> ModuleState:
@@ -222,10 +260,6 @@ class ModuleContext:
         In ``revise`` they hold what the brain stored for the reply being revised."""
         self.check_open()
         return [orjson.loads(dumps(write)) for write in self._reason.sem_writes]
-
-    @_gate.default
-    def _open_gate(self) -> CallGate:
-        return CallGate(self.module, self.phase)
 
     @property
     def closed(self) -> bool:

@@ -23,8 +23,6 @@ from itertools import takewhile
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
 from agi_core import tracing
 from agi_core.effects.isolation import describe, must_propagate
 from agi_core.effects.scope import TickScope
@@ -434,16 +432,17 @@ class PhaseTurn:
             call.ctx.end(STOPPED)
 
 
-@attrs.define
 class PhaseCall:
-    """One phase call of one module: its journal entry and its context."""
+    """One phase call of one module: its journal entry and its context (``timeout_s``: its limit, the module's
+    own for the phase, else the kernel's module_timeout_s; ``traced``: its span's call, while tracing is on)."""
 
-    module: LoadedModule
-    phase: str
-    entry: dict[str, Any]
-    ctx: ModuleContext
-    timeout_s: float  # its limit: the module's own for the phase, else the kernel's module_timeout_s
-    traced: tracing.Abandonable | None = None  # its span's call, while tracing is on
+    __slots__ = ("ctx", "entry", "module", "phase", "timeout_s", "traced")
+
+    def __init__(
+        self, module: LoadedModule, phase: str, entry: dict[str, Any], ctx: ModuleContext, timeout_s: float
+    ) -> None:
+        self.module, self.phase, self.entry, self.ctx, self.timeout_s = module, phase, entry, ctx, timeout_s
+        self.traced: tracing.Abandonable | None = None
 
 
 class TickSettings:
