@@ -17,7 +17,7 @@ import orjson
 from agi_core.beliefs import as_belief
 from agi_core.errors import ValidationError
 from agi_core.model import JSON, Action
-from agi_core.serialization import dumps, from_data, non_finite_path, not_json, to_data
+from agi_core.serialization import converter, dumps, from_data, non_finite_path, not_json, to_data
 
 
 @attrs.frozen
@@ -104,7 +104,7 @@ def checked_proposals(value: Any, module: str) -> tuple[Proposals, dict[str, Any
     """:func:`as_proposals`, with the proposals as plain data (what the journal records), built once."""
     if value is None:
         found = Proposals(module=module)
-        return found, to_data(found)
+        return found, {"beliefs": [], "goals": [], "candidates": [], "claims": [], "module": module}
     if isinstance(value, dict):
         unknown = sorted(set(value) - {"beliefs", "goals", "candidates", "claims"})
         if unknown:
@@ -114,14 +114,19 @@ def checked_proposals(value: Any, module: str) -> tuple[Proposals, dict[str, Any
         value = from_data(value, Proposals)
     if not isinstance(value, Proposals):
         raise ValidationError(f"deliberate returned {type(value).__name__}; return Proposals, a dict of them or None")
-    try:
-        data = to_data(value)
-    except Exception:  # an item of the wrong class (a claim that is no Claim): name it, not the attribute it lacks
-        misplaced = _misplaced(value, module)
-        if misplaced is None:
-            raise
-        raise misplaced from None
-    bad = non_finite_path(data) if non_finite_path(_numbers_maybe(value)) is not None else None
+    built = plain_proposals(value)
+    if built is None:  # a subclass, or an item that is not of its field's exact class: the generic path
+        try:
+            data = to_data(value)
+        except Exception:  # an item of the wrong class (a claim that is no Claim): name it, not the attribute it lacks
+            misplaced = _misplaced(value, module)
+            if misplaced is None:
+                raise
+            raise misplaced from None
+        suspect = True
+    else:
+        data, suspect = built
+    bad = non_finite_path(data) if suspect and non_finite_path(_numbers_maybe(value)) is not None else None
     if bad is not None:
         raise ValidationError(
             f"module {module!r}: deliberate returned NaN or infinity at {bad}; return finite numbers", bad
@@ -134,15 +139,90 @@ def checked_proposals(value: Any, module: str) -> tuple[Proposals, dict[str, Any
         except TypeError:
             raise not_json_error(module, "deliberate returned proposals with", data) from None
     for belief in value.beliefs:
-        _score(belief.confidence, f"belief {belief.about!r} confidence")
+        if not (isinstance(confidence := belief.confidence, int | float) and 0 <= confidence <= 1):
+            _score(confidence, f"belief {belief.about!r} confidence")
     for candidate in value.candidates:
-        _score(candidate.score, "candidate score")
+        if not (isinstance(score := candidate.score, int | float) and 0 <= score <= 1):
+            _score(score, "candidate score")
         if candidate.action is not None:
             from_data(candidate.action, Action)
     data["module"] = module
     if type(value) is Proposals:  # built directly: attrs.evolve costs several times more
         return Proposals(value.beliefs, value.goals, value.candidates, value.claims, module), data
     return attrs.evolve(value, module=module), data
+
+
+_SCALARS = frozenset({str, int, bool, type(None)})  # taken as they are by to_data (and never NaN)
+_unstructure = converter.unstructure  # what to_data does with a JSON-typed field's value: by its class
+
+
+def _plain(value: Any) -> bool:
+    """Whether ``value`` is text, an int, a bool, None or a finite float (exact types: never NaN)."""
+    kind = type(value)
+    return kind in _SCALARS or (kind is float and value - value == 0)
+
+
+def plain_proposals(proposals: Proposals) -> tuple[dict[str, Any], bool] | None:
+    """``to_data(proposals)`` built directly, and whether a value in it may be NaN or infinity (anything but
+    text, an int, a bool, None or a finite float); None for what only the generic path takes (a subclass, a
+    tuple, an item of another class), which names the problem. Equal to ``to_data`` (test_proposals_checks.py)."""
+    beliefs, goals, candidates, claims = proposals.beliefs, proposals.goals, proposals.candidates, proposals.claims
+    if type(proposals) is not Proposals or not type(beliefs) is type(goals) is type(candidates) is type(claims) is list:
+        return None
+    suspect = False
+    out_beliefs = []
+    for belief in beliefs:
+        if type(belief) is not Belief:
+            return None
+        about, held, confidence = belief.about, belief.value, belief.confidence
+        if type(held) not in _SCALARS:
+            held = _unstructure(held)
+        suspect = suspect or not (_plain(about) and _plain(held) and _plain(confidence))
+        out_beliefs.append({"about": about, "value": held, "confidence": confidence})
+    out_goals = []
+    for goal in goals:
+        if type(goal) is not GoalUpdate:
+            return None
+        title, status, progress = goal.title, goal.status, goal.progress
+        suspect = suspect or not (_plain(title) and _plain(status) and _plain(progress))
+        out_goals.append({"title": title, "status": status, "progress": progress})
+    out_candidates = []
+    for candidate in candidates:
+        if type(candidate) is not Candidate or type(candidate.claims) is not list:
+            return None
+        reply, score, action = candidate.reply, candidate.score, candidate.action
+        listed = _plain_claims(candidate.claims)
+        if listed is None:
+            return None
+        suspect = (
+            suspect or listed[1] or action is not None or not (_plain(reply) and _plain(score))
+        )  # an action: the walk
+        out_candidates.append({"reply": reply, "score": score, "action": action, "claims": listed[0]})
+    listed = _plain_claims(claims)
+    if listed is None:
+        return None
+    data = {
+        "beliefs": out_beliefs,
+        "goals": out_goals,
+        "candidates": out_candidates,
+        "claims": listed[0],
+        "module": proposals.module,
+    }
+    return data, suspect or listed[1]
+
+
+def _plain_claims(claims: list[Any]) -> tuple[list[dict[str, Any]], bool] | None:
+    """:func:`plain_proposals` of a list of claims."""
+    out, suspect = [], False
+    for claim in claims:
+        if type(claim) is not Claim:
+            return None
+        key, held, text, evidence = claim.key, claim.value, claim.text, claim.evidence
+        if type(held) not in _SCALARS:
+            held = _unstructure(held)
+        suspect = suspect or not (_plain(key) and _plain(held) and _plain(text) and _plain(evidence))
+        out.append({"key": key, "value": held, "text": text, "evidence": evidence})
+    return out, suspect
 
 
 def _numbers_maybe(proposals: Proposals) -> list[Any]:
