@@ -140,6 +140,8 @@ class ReasonContext:
     closed: bool = False
     _read_ids: dict[tuple[Any, ...], str] = attrs.field(factory=dict, repr=False, alias="read_ids")
     """The evidence ids of the fact reads with a scalar value, by (key, last_updated, type, value)."""
+    _evidence_at: dict[str, int] = attrs.field(factory=dict, repr=False, alias="evidence_at")
+    """Where :meth:`_add_evidence` placed each item in ``evidence_items``, by id (checked before it is trusted)."""
     proposals: list[Any] = attrs.field(factory=list)  # the modules' deliberations (agi_core.modules.proposals)
     council: Sequence[Any] | None = None  # council members (objects with vote); None: the Stage-0 voters
     council_settings: Callable[[], Mapping[str, Any]] | None = None  # the stage0 plugin's council_* settings
@@ -189,28 +191,55 @@ class ReasonContext:
         listed = SemanticRead(exists=True, value=entry.value, last_updated=entry.updated_at)
         return self._recorded(entry.key, self._shared_read(entry.key) or listed)
 
+    def listed_value(self, entry: SemanticEntry) -> Any:
+        """``listed_read(entry).value``, recorded alike, without building the read (``ctx.memory.facts``)."""
+        self._check_open()
+        shared = self._shared_read(entry.key)
+        if shared is not None:
+            return self._recorded(entry.key, shared).value
+        value = entry.value
+        self._note(entry.key, True, value, entry.updated_at, None)
+        return copy.deepcopy(value) if isinstance(value, dict | list) else value
+
     def _recorded(self, key: str, result: SemanticRead) -> SemanticRead:
-        read = {"key": key, "exists": result.exists, "value": result.value, "last_updated": result.last_updated}
-        self.sem_reads.append(read if result.source is None else {**read, "source": result.source})
-        if result.exists:
-            item = {"source": "sem_read", "key": key, "value": result.value, "last_updated": result.last_updated}
-            value = result.value
-            if type(value) in _SCALARS:  # a fact read again (each module its read): its evidence id is known
-                seen = (key, result.last_updated, type(value), value)
-                found = self._read_ids.get(seen)
-                if found is None:
-                    found = self._read_ids[seen] = content_id("ev", item)
-                self._add_evidence({"id": found, **item})
-            else:
-                self._add_evidence({"id": content_id("ev", item), **item})
+        self._note(key, result.exists, result.value, result.last_updated, result.source)
         if isinstance(result.value, dict | list):  # the caller's own copy: changing it leaves the journaled read be
             return attrs.evolve(result, value=copy.deepcopy(result.value))
         return result
 
+    def _note(self, key: str, exists: bool, value: Any, last_updated: str | None, source: str | None) -> None:
+        """Record a read (``sem_reads``); a hit also becomes an evidence item."""
+        read = {"key": key, "exists": exists, "value": value, "last_updated": last_updated}
+        self.sem_reads.append(read if source is None else {**read, "source": source})
+        if exists:
+            item = {"source": "sem_read", "key": key, "value": value, "last_updated": last_updated}
+            if type(value) in _SCALARS:  # a fact read again (each module its read): its evidence id is known
+                seen = (key, last_updated, type(value), value)
+                found = self._read_ids.get(seen)
+                if found is None:
+                    found = self._read_ids[seen] = content_id("ev", item)
+                elif self._known_evidence(found):
+                    return
+                self._add_evidence({"id": found, **item})
+            else:
+                self._add_evidence({"id": content_id("ev", item), **item})
+
+    def _known_evidence(self, found: str) -> bool:
+        """Whether ``found`` is the id of an evidence item already in the tick, as :meth:`_add_evidence` last placed it
+        (its index checked: an item added or changed elsewhere sends the caller to the scan)."""
+        at = self._evidence_at.get(found)
+        items = self.evidence_items
+        return at is not None and at < len(items) and items[at]["id"] == found
+
     def _add_evidence(self, item: dict[str, Any]) -> str:
-        if all(known["id"] != item["id"] for known in self.evidence_items):
+        found = item["id"]
+        if isinstance(found, str) and self._known_evidence(found):
+            return found
+        if all(known["id"] != found for known in self.evidence_items):
+            if isinstance(found, str):
+                self._evidence_at[found] = len(self.evidence_items)
             self.evidence_items.append(item)
-        return str(item["id"])
+        return str(found)
 
     def add_evidence(self, source: str, key: str, value: Any) -> str:
         """Something the tick read (a tool's observation, a module's external read) as an evidence item a
@@ -220,9 +249,11 @@ class ReasonContext:
 
     def _shared_read(self, key: str) -> SemanticRead | None:
         """A read of the backend's shared scope (other agents write it): an external, so replay serves it back."""
-        shares = getattr(self.store, "shares", None)
-        live = not self.externals.replaying and shares is not None and shares(key)
-        if not live and not self.externals.next_matches("shared_read", lambda item: item.get("key") == key):
+        if self.externals.recorded is None:  # live: only a key of the shared scope
+            shares = getattr(self.store, "shares", None)
+            if shares is None or not shares(key):
+                return None
+        elif not self.externals.next_matches("shared_read", lambda item: item.get("key") == key):
             return None
         served = self.externals.fetch("shared_read", lambda: {"key": key, "read": to_data(self.store.sem_read(key))})
         return from_data(served["read"], SemanticRead)

@@ -70,7 +70,7 @@ class MemoryView:
         listed = self.listings.get(wanted)
         if listed is None:  # the first module to list it asks the store; the others share the listing
             listed = self.listings[wanted] = self.reason.store.facts(prefix, limit=wanted[1])
-        return {entry.key: self.reason.listed_read(entry).value for entry in listed}  # a list or object: a copy
+        return {entry.key: self.reason.listed_value(entry) for entry in listed}  # a list or object: a copy
 
     def episodes(self, limit: int = 4, *, user_inputs: bool = False) -> list[EpisodicEntry]:
         """The newest ``limit`` episodes, newest first; with ``user_inputs``, the newest ``limit`` of the
