@@ -64,6 +64,8 @@ def key_validator(schema: dict[str, Any] | None, what: str = "state_schema") -> 
 _DELETED = object()  # a pending delete
 _MISSING = object()  # no value stored under a key (a stored JSON null is None)
 _TAKES_DEFAULT: dict[type, bool] = {}
+_GOOD_KEYS: set[str] = set()  # state keys already found fit (a key's fitness is a property of its text alone)
+GOOD_KEYS_MAX = 4096
 
 OWN_NULL_READ = "module_state_null"
 """The external that records a module's ``get(key, default)`` of a stored null, given None (journals from
@@ -185,12 +187,8 @@ class ModuleState:
 
     def _put(self, key: str, value: Any) -> None:
         self._writable()
-        # NUL and lone surrogates: no backend stores them alike (PostgreSQL TEXT has no NUL), so none gets them
-        if not isinstance(key, str) or not key or len(key) > MAX_KEY_CHARS or "\x00" in key or clean_text(key) != key:
-            raise ModuleStateError(
-                f"module {self.module!r}: state key {key!r} refused; "
-                f"use a non-empty string of at most {MAX_KEY_CHARS} characters, without NUL or lone surrogates"
-            )
+        if type(key) is not str or key not in _GOOD_KEYS:
+            self._check_key(key)
         try:
             text = dumps(value)
         except (ValidationError, TypeError) as exc:
@@ -219,6 +217,16 @@ class ModuleState:
             patch = None if previous is None else delta(previous, stored, len(text))
         self._pending[key] = (stored, text)
         self.writes.append({"key": key, "value": stored} if patch is None else {"key": key, "patch": patch})
+
+    def _check_key(self, key: Any) -> None:
+        # NUL and lone surrogates: no backend stores them alike (PostgreSQL TEXT has no NUL), so none gets them
+        if not isinstance(key, str) or not key or len(key) > MAX_KEY_CHARS or "\x00" in key or clean_text(key) != key:
+            raise ModuleStateError(
+                f"module {self.module!r}: state key {key!r} refused; "
+                f"use a non-empty string of at most {MAX_KEY_CHARS} characters, without NUL or lone surrogates"
+            )
+        if type(key) is str and len(_GOOD_KEYS) < GOOD_KEYS_MAX:
+            _GOOD_KEYS.add(key)
 
     def delete(self, key: str) -> bool:
         with self._lock:
