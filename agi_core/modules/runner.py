@@ -23,6 +23,8 @@ from itertools import takewhile
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from agi_core import tracing
 from agi_core.effects.isolation import describe, must_propagate
 from agi_core.effects.scope import TickScope
@@ -200,12 +202,17 @@ class ModuleTick:
     def run_due(self, due: list[PhaseCall], done: dict[str, list[tuple[LoadedModule, Any]]]) -> None:
         """Run the calls in this thread (inline ones) or in turn on a worker, each under its own timeout."""
         at = 0  # the next call to run
+        run_owned, plain = self.externals.run_owned, not tracing.enabled()
         while at < len(due):
             call = due[at]
             if call.timeout_s <= 0 or call.module.inline:
                 at += 1
                 try:
-                    value, error = invoke(self._traced(call), (call.ctx,), 0), None
+                    if plain and call.phase != "revise":  # the usual case: the method, owned by the call (_traced)
+                        value = invoke(run_owned, (call, getattr(call.module.obj, call.phase), call.ctx), 0)
+                    else:
+                        value = invoke(self._traced(call), (call.ctx,), 0)
+                    error = None
                 except BaseException as exc:  # noqa: BLE001 - settled: isolated, or raised if it must
                     value, error = None, exc
                 self._settle(call, value, error, done[call.phase])
@@ -238,7 +245,8 @@ class ModuleTick:
         proposals: list[Proposals],
         outcome: Mapping[str, Any],
     ) -> PhaseCall | None:
-        """The call's journal entry and context; None when replay skips a recorded timeout."""
+        """The call's journal entry and context (each call its own: its gate closes when it ends); None when replay
+        skips a recorded timeout."""
         entry: dict[str, Any] = {"module": module.name, "phase": phase}
         own = module.timeout(phase) if module.timeouts else None
         if own is not None:
@@ -255,7 +263,27 @@ class ModuleTick:
         timeout_s = self.timeout_s if own is None else own
         if externals.recorded is not None:
             timeout_s *= REPLAY_GRACE
-        return PhaseCall(module, phase, entry, self._context(module, phase, state, proposals, outcome), timeout_s)
+        made = self._made.get(module.name)
+        if made is None:
+            made = self._made[module.name] = self._makers(module)
+        ctx = ModuleContext(
+            module=module.name,
+            phase=phase,
+            tick=self.reason.tick,
+            state=state,
+            contracts=self.contracts,
+            earlier=self.earlier,
+            now_ms=self.now_ms,
+            reason=self.reason,
+            working=self.working,
+            new_state=made[0],
+            listings=self.listings,
+            proposals=list(proposals),
+            outcome=dict(outcome),
+            settings=made[1],
+            tools=self.tools,
+        )
+        return PhaseCall(module, phase, entry, ctx, timeout_s)
 
     def _settle(self, call: PhaseCall, value: Any, error: BaseException | None, done: list[Any]) -> None:
         """After the call returned or raised (in the thread that ran it): keep or undo, journal."""
@@ -335,48 +363,22 @@ class ModuleTick:
             return revision, None if revision is None else to_data(revision)
         if value is None:
             return None, None
-        try:
-            dumps(value)  # JSON or a one-line ValidationError naming the bad path (NaN)
-        except TypeError:  # a set, bytes, an object
-            raise not_json_error(module.name, f"{phase} returned", value) from None
-        except ValidationError as exc:  # NaN or infinity: say whose, and where
-            raise ValidationError(
-                f"module {module.name!r}: {phase} returned NaN or infinity at {exc.path}; return finite numbers "
-                "(or None)",
-                exc.path,
-            ) from None
+        try:  # dumps() without its text: the usual value settled by orjson alone
+            raw: bytes | None = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        except TypeError:
+            raw = None
+        if raw is None or b"null" in raw:  # refused by orjson (json may take it), or a null that may be NaN
+            try:
+                dumps(value)  # JSON or a one-line ValidationError naming the bad path (NaN)
+            except TypeError:  # a set, bytes, an object
+                raise not_json_error(module.name, f"{phase} returned", value) from None
+            except ValidationError as exc:  # NaN or infinity: say whose, and where
+                raise ValidationError(
+                    f"module {module.name!r}: {phase} returned NaN or infinity at {exc.path}; return finite numbers "
+                    "(or None)",
+                    exc.path,
+                ) from None
         return value, value
-
-    def _context(
-        self,
-        module: LoadedModule,
-        phase: str,
-        state: TickState,
-        proposals: list[Proposals],
-        outcome: Mapping[str, Any],
-    ) -> ModuleContext:
-        made = self._made.get(module.name)
-        if made is None:
-            made = self._made[module.name] = self._makers(module)
-        new_state, settings = made
-        tick = self.reason.tick
-        return ModuleContext(
-            module=module.name,
-            phase=phase,
-            tick=tick,
-            state=state,
-            contracts=self.contracts,
-            earlier=self.earlier,
-            now_ms=self.now_ms,
-            reason=self.reason,
-            working=self.working,
-            new_state=new_state,
-            listings=self.listings,
-            proposals=list(proposals),
-            outcome=dict(outcome),
-            settings=settings,
-            tools=self.tools,
-        )
 
     def _makers(
         self, module: LoadedModule

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import ClassVar
 
 import pytest
 
+from agi_core.errors import ValidationError
 from agi_core.hookspecs import hookimpl
 from agi_core.testing import open_kernel
 
@@ -228,3 +230,30 @@ def test_misshapen_attributes_and_outputs_say_which_module_where_and_the_fix(tmp
             ),
         ]
         assert kernel.replay().ok
+
+
+@pytest.mark.parametrize(
+    ("value", "refused"),
+    [
+        ({"n": 2**70, "t": (1, None)}, None),  # orjson refuses a big int: json takes it, as before
+        ({"x": None, "y": [None, 1.5]}, None),  # nulls that are None
+        ({1: "a"}, None),  # a key json writes as text
+        ({"x": [1, math.nan]}, "perceive returned NaN or infinity at $.x[1]"),
+        ({"x": (math.inf,)}, "perceive returned NaN or infinity at $.x[0]"),
+        ({"s": {1}}, "perceive returned a value of type set at $.s"),
+    ],
+)
+def test_a_phase_output_is_checked_as_dumps_checks_it(value, refused):
+    from types import SimpleNamespace
+
+    from agi_core.modules.runner import ModuleTick
+    from agi_core.serialization import dumps
+
+    module = SimpleNamespace(name="odd")
+    if refused is None:
+        assert ModuleTick._checked(None, module, "perceive", value) == (value, value)  # type: ignore[arg-type]
+        dumps(value)
+        return
+    with pytest.raises(ValidationError) as raised:
+        ModuleTick._checked(None, module, "perceive", value)  # type: ignore[arg-type]
+    assert str(raised.value).startswith(f"module 'odd': {refused}")
