@@ -112,6 +112,20 @@ class JournalView:
         return self.records(since=max(newest - n, 0), limit=n)
 
 
+CommonParts = tuple[
+    int,  # tick
+    ContractCalls,  # contracts
+    Mapping[str, Mapping[str, JSON]],  # earlier: {module: {phase: output}}
+    int | None,  # now_ms
+    ReasonContext,  # reason
+    WorkingMemory,  # working
+    Callable[[Callable[[], None]], ModuleState],  # new_state(check_open)
+    Callable[[], Mapping[str, JSON]],  # settings()
+    Mapping[str, Any],  # tools, the agent's by name
+]
+"""What a :class:`ModuleContext` of one module shares with its other calls in the tick, in this order."""
+
+
 class CallGate:
     """Whether one phase call is still open. The context, its state and its memory view share it,
     so none of them refers back to the context (no reference cycle: each call's objects are freed
@@ -180,30 +194,28 @@ class ModuleContext:
 
     def __init__(
         self,
-        *,
         module: str,
         phase: str,
-        tick: int,
         state: TickState,
-        contracts: ContractCalls,
-        earlier: Mapping[str, Mapping[str, JSON]],
-        now_ms: int | None,
-        reason: ReasonContext,
-        working: WorkingMemory,
-        new_state: Callable[[Callable[[], None]], ModuleState],
-        listings: dict[tuple[str, int], list[SemanticEntry]] | None = None,
-        settings: Callable[[], Mapping[str, JSON]] = dict,
-        tools: Mapping[str, Any] | None = None,  # the agent's, by name
-        proposals: list[Proposals] | None = None,
-        outcome: Mapping[str, JSON] | None = None,
+        listings: dict[tuple[str, int], list[SemanticEntry]],
+        proposals: list[Proposals],
+        outcome: Mapping[str, JSON],
+        common: CommonParts,
     ) -> None:
-        self.module, self.phase, self.tick, self.state, self.contracts = module, phase, tick, state, contracts
-        self.earlier, self.now_ms, self._reason, self._working = earlier, now_ms, reason, working
-        self._new_state = new_state
-        self._listings = {} if listings is None else listings
-        self._settings, self._tools = settings, {} if tools is None else tools
-        self.proposals: list[Proposals] = [] if proposals is None else proposals
-        self.outcome: Mapping[str, JSON] = {} if outcome is None else outcome
+        """``common``: what every call of the module in the tick shares (built once: :class:`CommonParts`)."""
+        self.module, self.phase, self.state, self._listings = module, phase, state, listings
+        self.proposals, self.outcome = proposals, outcome
+        (
+            self.tick,
+            self.contracts,
+            self.earlier,
+            self.now_ms,
+            self._reason,
+            self._working,
+            self._new_state,
+            self._settings,
+            self._tools,
+        ) = common
         self._gate = CallGate(module, phase)  # this call's own: closed when it ends
         self._own: ModuleState | None = None
         self._memory: MemoryView | None = None

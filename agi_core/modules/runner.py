@@ -34,7 +34,7 @@ from agi_core.errors import ValidationError
 from agi_core.externals import REPLAY_GRACE, Externals
 from agi_core.memory.backend import ModuleStateStore
 from agi_core.model import SemanticEntry, TickState, WorkingMemory
-from agi_core.modules.context import RAISED, RETURNED, STOPPED, ModuleContext, timed_out
+from agi_core.modules.context import RAISED, RETURNED, STOPPED, CommonParts, ModuleContext, timed_out
 from agi_core.modules.proposals import Proposals, checked_proposals, not_json_error
 from agi_core.modules.protocol import LoadedModule
 from agi_core.modules.revision import CASE_KEPT, Draft, apply_draft, as_revision, draft_of, revised
@@ -70,7 +70,7 @@ class ModuleTick:
         self.outputs: dict[str, dict[str, Any]] = {}
         self.earlier = MappingProxyType(self.outputs)  # what modules see of it (read only)
         self.listings: dict[tuple[str, int], list[SemanticEntry]] = {}  # fact listings shared by one run's calls
-        self._made: dict[str, tuple[Any, Any]] = {}  # per module: its state maker and settings reader (_makers)
+        self._made: dict[str, CommonParts] = {}  # per module: what its calls share (_common)
         self.tools = scope.tools
         self._settings = TickSettings(scope.settings)  # per plugin, read once per tick
         self.draft: Draft | None = None  # the decision under revision (the revise phase)
@@ -263,26 +263,10 @@ class ModuleTick:
         timeout_s = self.timeout_s if own is None else own
         if externals.recorded is not None:
             timeout_s *= REPLAY_GRACE
-        made = self._made.get(module.name)
-        if made is None:
-            made = self._made[module.name] = self._makers(module)
-        ctx = ModuleContext(
-            module=module.name,
-            phase=phase,
-            tick=self.reason.tick,
-            state=state,
-            contracts=self.contracts,
-            earlier=self.earlier,
-            now_ms=self.now_ms,
-            reason=self.reason,
-            working=self.working,
-            new_state=made[0],
-            listings=self.listings,
-            proposals=list(proposals),
-            outcome=dict(outcome),
-            settings=made[1],
-            tools=self.tools,
-        )
+        common = self._made.get(module.name)
+        if common is None:
+            common = self._made[module.name] = self._common(module)
+        ctx = ModuleContext(module.name, phase, state, self.listings, list(proposals), dict(outcome), common)
         return PhaseCall(module, phase, entry, ctx, timeout_s)
 
     def _settle(self, call: PhaseCall, value: Any, error: BaseException | None, done: list[Any]) -> None:
@@ -380,10 +364,8 @@ class ModuleTick:
                 ) from None
         return value, value
 
-    def _makers(
-        self, module: LoadedModule
-    ) -> tuple[Callable[[Callable[[], None]], ModuleState], Callable[[], Mapping[str, Any]]]:
-        """What every call of ``module`` in this tick builds its state and reads its settings with."""
+    def _common(self, module: LoadedModule) -> CommonParts:
+        """What every call of ``module`` in this tick shares: its state maker and settings reader among them."""
         store, tick, keeps, max_bytes = self.reason.store, self.reason.tick, self.keeps_state, self.state_max_bytes
         externals = self.reason.externals
 
@@ -391,7 +373,8 @@ class ModuleTick:
             return ModuleState(store, module.name, tick, module.validator, check_open, keeps, max_bytes, externals)
 
         settings = self._settings  # not self: what the tick keeps must not refer back to it (no cycle)
-        return new_state, lambda: settings.of(module.plugin)
+        parts = (self.contracts, self.earlier, self.now_ms, self.reason, self.working)
+        return (tick, *parts, new_state, lambda: settings.of(module.plugin), self.tools)
 
 
 class PhaseTurn:
