@@ -209,7 +209,9 @@ class ModuleTick:
                 at += 1
                 try:
                     if plain and call.phase != "revise":  # the usual case: the method, owned by the call (_traced)
-                        value = invoke(run_owned, (call, getattr(call.module.obj, call.phase), call.ctx), 0)
+                        value = run_owned(call, getattr(call.module.obj, call.phase), call.ctx)
+                        if hasattr(value, "__await__"):  # an async phase: awaited as invoke() awaits it
+                            value = invoke(_given, (value,), 0)
                     else:
                         value = invoke(self._traced(call), (call.ctx,), 0)
                     error = None
@@ -375,6 +377,10 @@ class ModuleTick:
         settings = self._settings  # not self: what the tick keeps must not refer back to it (no cycle)
         parts = (self.contracts, self.earlier, self.now_ms, self.reason, self.working)
         return (tick, *parts, new_state, lambda: settings.of(module.plugin), self.tools)
+
+
+def _given(value: Any) -> Any:
+    return value
 
 
 class PhaseTurn:

@@ -353,3 +353,28 @@ def test_a_hang_in_the_last_call_of_a_tick_leaves_the_rest_of_the_tick_to_a_fres
         assert kernel.tick("3 + 4").final_output == "3 + 4 = 7"  # the next tick runs as usual
         assert [tick for tick, _id, _text, _chain in kernel.store.journal_rows()] == [1, 2]
     assert replay(db, plugins=builtin_plugins(_plugin(*modules))).ok
+
+
+@pytest.mark.parametrize("inline", [False, True])
+def test_an_async_phase_is_awaited_and_its_output_checked_inline_or_not(tmp_path, inline):
+    async def perceive(ctx):
+        ctx.own.put("seen", 1)  # its context is open while it runs
+        return {"seen": ctx.own.get("seen")}
+
+    async def recall(ctx):
+        return {"x": float("nan")}
+
+    with open_kernel(
+        tmp_path / "a.db", _plugin(_module("waiter", inline=inline, perceive=perceive, recall=recall))
+    ) as k:
+        record = k.tick("2 + 3")
+        assert calls(record) == [
+            ("waiter", "perceive", {"seen": 1}),
+            (
+                "waiter",
+                "recall",
+                "ValidationError: module 'waiter': recall returned NaN or infinity at $.x; return finite numbers "
+                "(or None)",
+            ),
+        ]
+        assert dict(k.store.module_state_items("waiter")) == {"seen": 1}
