@@ -114,10 +114,16 @@ def _refuse_non_finite(data: Any) -> None:
 
 _FLOAT = float
 _WALKED = frozenset({dict, list, tuple, float})
+_NEVER_NAN = frozenset({str, int, bool, type(None)})
 
 
 def non_finite_path(data: Any) -> str | None:
     """The JSON path of the first NaN or infinity in ``data``, or None."""
+    kind = type(data)
+    if kind in _NEVER_NAN:  # a bare scalar (a belief's value): no text to write
+        return None
+    if kind is _FLOAT:
+        return None if math.isfinite(data) else "$"
     try:
         raw = orjson.dumps(data)
     except TypeError:  # not plain JSON to orjson (a big integer, a non-string key): walk it all

@@ -46,3 +46,22 @@ def test_the_error_names_the_path_of_the_non_finite_number(data, path):
 
 def test_null_in_data_or_text_is_written_as_it_is():
     assert dumps({"b": None, "a": "null"}) == '{"a":"null","b":null}'
+
+
+@pytest.mark.parametrize(
+    ("data", "path"),
+    [
+        (math.nan, "$"),
+        (-math.inf, "$"),
+        (numpy.float64("nan"), "$"),  # a float subclass: the walk
+        (0.5, None),
+        ("null", None),
+        (None, None),
+        (True, None),
+        (2**70, None),
+        ("\ud800", None),
+    ],
+)
+def test_a_bare_scalar_is_settled_as_the_walk_settles_it(data, path):
+    assert non_finite_path(data) == path
+    assert non_finite_path([data]) == (None if path is None else "$[0]")
