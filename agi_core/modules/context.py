@@ -117,7 +117,6 @@ CommonParts = tuple[
     ContractCalls,  # contracts
     Mapping[str, Mapping[str, JSON]],  # earlier: {module: {phase: output}}
     int | None,  # now_ms
-    ReasonContext,  # reason
     WorkingMemory,  # working
     Callable[[Callable[[], None]], ModuleState],  # new_state(check_open)
     Callable[[], Mapping[str, JSON]],  # settings()
@@ -197,20 +196,21 @@ class ModuleContext:
         module: str,
         phase: str,
         state: TickState,
+        reason: ReasonContext,
         listings: dict[tuple[str, int], list[SemanticEntry]],
         proposals: list[Proposals],
         outcome: Mapping[str, JSON],
         common: CommonParts,
     ) -> None:
-        """``common``: what every call of the module in the tick shares (built once: :class:`CommonParts`)."""
-        self.module, self.phase, self.state, self._listings = module, phase, state, listings
+        """``reason``: the tick's context as this call sees it (observe's and revise's are not the brain's, which
+        is closed by then); ``common``: what every call of the module in the tick shares (:class:`CommonParts`)."""
+        self.module, self.phase, self.state, self._reason, self._listings = module, phase, state, reason, listings
         self.proposals, self.outcome = proposals, outcome
         (
             self.tick,
             self.contracts,
             self.earlier,
             self.now_ms,
-            self._reason,
             self._working,
             self._new_state,
             self._settings,

@@ -268,7 +268,8 @@ class ModuleTick:
         common = self._made.get(module.name)
         if common is None:
             common = self._made[module.name] = self._common(module)
-        ctx = ModuleContext(module.name, phase, state, self.listings, list(proposals), dict(outcome), common)
+        reason, listings = self.reason, self.listings  # the reason context: the kernel replaces it after the brain
+        ctx = ModuleContext(module.name, phase, state, reason, listings, list(proposals), dict(outcome), common)
         return PhaseCall(module, phase, entry, ctx, timeout_s)
 
     def _settle(self, call: PhaseCall, value: Any, error: BaseException | None, done: list[Any]) -> None:
@@ -375,7 +376,7 @@ class ModuleTick:
             return ModuleState(store, module.name, tick, module.validator, check_open, keeps, max_bytes, externals)
 
         settings = self._settings  # not self: what the tick keeps must not refer back to it (no cycle)
-        parts = (self.contracts, self.earlier, self.now_ms, self.reason, self.working)
+        parts = (self.contracts, self.earlier, self.now_ms, self.working)  # not the reason context: it is replaced
         return (tick, *parts, new_state, lambda: settings.of(module.plugin), self.tools)
 
 

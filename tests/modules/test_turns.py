@@ -378,3 +378,21 @@ def test_an_async_phase_is_awaited_and_its_output_checked_inline_or_not(tmp_path
             ),
         ]
         assert dict(k.store.module_state_items("waiter")) == {"seen": 1}
+
+
+def test_observe_reads_facts_through_the_tick_after_the_brain_closed_its_context(tmp_path):
+    # the kernel gives observe (and revise) a reason context of its own after the brain's closed: each call reads it
+    def recall(ctx):
+        return {"name": ctx.memory.fact("user/person/self/name").exists}
+
+    def observe(ctx):
+        return {"name": ctx.memory.fact("user/person/self/name").value, "facts": len(ctx.memory.facts("user/"))}
+
+    with open_kernel(tmp_path / "a.db", _plugin(_module("reader", inline=True, recall=recall, observe=observe))) as k:
+        k.tick("my name is Ada")
+        record = k.tick("what is my name?")
+        assert calls(record) == [
+            ("reader", "recall", {"name": True}),
+            ("reader", "observe", {"name": "Ada", "facts": 1}),
+        ]
+        assert k.replay().ok
