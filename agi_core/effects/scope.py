@@ -43,6 +43,7 @@ class TickScope:
     modules: Sequence[Any] = ()  # the cognitive modules (agi_core.modules.protocol.LoadedModule), in run order
     module_timeout_s: float = 2.0  # a module phase call's limit, unless the module sets its own
     module_state_max_bytes: int = MAX_STATE_VALUE_BYTES  # the largest value a module may store under one key
+    module_state_cache: Any = None  # the kernel's copy of module state (agi_core.modules.state.StateCache)
     now_ms: int | None = None  # the tick's recorded clock reading (None without a clock)
     receipt: dict[str, Any] | None = None  # in a receipt tick: the observation of the call that ran
     check_recipient: Callable[[str], None] | None = None  # the message box's recipient check (None: no messaging)

@@ -39,6 +39,7 @@ from agi_core.labels import input_labels
 from agi_core.memory.backend import HeldBatch, MemoryBackend, TickTimingStore
 from agi_core.memory.keys import check_key, merge_synonyms
 from agi_core.memory.reconnect import Reconnect, journal_holds
+from agi_core.memory.state_cache import StateCache
 from agi_core.messaging import inbox, outbox
 from agi_core.messaging.address import NAME_META, agent_name, default_name
 from agi_core.messaging.mailbox import Mailbox
@@ -196,6 +197,7 @@ class Kernel(CommitBatching):
         self._last_chain = self.store.last_chain()
         self._last_observation_ok = self.store.meta_get("last_observation_ok") != "0"
         self._working = self.store.working()
+        self.module_state_cache = StateCache()  # module state as stored: read again after a reload
         self._recent_episodes = [to_data(entry) for entry in self.store.episodes(RECALL_EPISODES, newest_first=True)]
         if hasattr(self, "plugin_settings"):  # stored settings may have changed too
             self.plugin_settings.forget()
@@ -431,6 +433,7 @@ class Kernel(CommitBatching):
             modules=self.modules,
             module_timeout_s=config.module_timeout_s,
             module_state_max_bytes=config.module_state_max_bytes,
+            module_state_cache=self.module_state_cache,
             now_ms=self.tick_now_ms,
             receipt=self._receipt,
             check_recipient=mailbox.check_recipient if mailbox is not None else None,

@@ -33,12 +33,13 @@ from agi_core.effects.turns import Steps, call_in_turn, drive
 from agi_core.errors import ValidationError
 from agi_core.externals import REPLAY_GRACE, Externals
 from agi_core.memory.backend import ModuleStateStore
+from agi_core.memory.state_cache import StateCache
 from agi_core.model import SemanticEntry, TickState, WorkingMemory
 from agi_core.modules.context import RAISED, RETURNED, STOPPED, CommonParts, ModuleContext, timed_out
 from agi_core.modules.proposals import Proposals, checked_proposals, not_json_error
 from agi_core.modules.protocol import LoadedModule
 from agi_core.modules.revision import CASE_KEPT, Draft, apply_draft, as_revision, draft_of, revised
-from agi_core.modules.state import ModuleState
+from agi_core.modules.state import ModuleState, takes_default
 from agi_core.plugins import BUILTIN_PLUGINS
 from agi_core.reasoning import Decision, ReasonContext
 from agi_core.serialization import dumps, to_data
@@ -67,6 +68,7 @@ class ModuleTick:
         self.contracts = LazyContracts(contracts)  # one caller per tick, built on the first call
         self.timeout_s, self.report, self.now_ms = scope.module_timeout_s, scope.report, scope.now_ms
         self.state_max_bytes = scope.module_state_max_bytes
+        self._state_cache = scope.module_state_cache
         self.outputs: dict[str, dict[str, Any]] = {}
         self.earlier = MappingProxyType(self.outputs)  # what modules see of it (read only)
         self.listings: dict[tuple[str, int], list[SemanticEntry]] = {}  # fact listings shared by one run's calls
@@ -87,6 +89,12 @@ class ModuleTick:
         if found is None:
             found = _KEEPS_STATE[kind] = isinstance(self.reason.store, ModuleStateStore)
         return found
+
+    @cached_property
+    def state_cache(self) -> StateCache | None:
+        """The kernel's copy of module state, for a backend that tells a stored null from no row (else None)."""
+        cache = self._state_cache
+        return cache if cache is not None and self.keeps_state and takes_default(self.reason.store) else None
 
     def settings(self, plugin: str) -> Mapping[str, Any]:
         """``plugin``'s settings, read once per tick (a read-only view)."""
@@ -370,10 +378,12 @@ class ModuleTick:
     def _common(self, module: LoadedModule) -> CommonParts:
         """What every call of ``module`` in this tick shares: its state maker and settings reader among them."""
         store, tick, keeps, max_bytes = self.reason.store, self.reason.tick, self.keeps_state, self.state_max_bytes
-        externals = self.reason.externals
+        externals, cache = self.reason.externals, self.state_cache
 
         def new_state(check_open: Callable[[], None]) -> ModuleState:
-            return ModuleState(store, module.name, tick, module.validator, check_open, keeps, max_bytes, externals)
+            return ModuleState(
+                store, module.name, tick, module.validator, check_open, keeps, max_bytes, externals, cache
+            )
 
         settings = self._settings  # not self: what the tick keeps must not refer back to it (no cycle)
         parts = (self.contracts, self.earlier, self.now_ms, self.working)  # not the reason context: it is replaced

@@ -19,6 +19,7 @@ import orjson
 from agi_core.errors import ValidationError
 from agi_core.inputs import clean_text
 from agi_core.memory.backend import MAX_STATE_VALUE_BYTES, ModuleStateStore
+from agi_core.memory.state_cache import StateCache
 from agi_core.modules.delta import DELTA_MIN_CHARS, delta
 from agi_core.schemas import offline_validator
 from agi_core.serialization import dumps
@@ -67,6 +68,7 @@ _TAKES_DEFAULT: dict[type, bool] = {}
 _GOOD_KEYS: set[str] = set()  # state keys already found fit (a key's fitness is a property of its text alone)
 GOOD_KEYS_MAX = 4096
 
+_UNCACHED = object()  # a key the kernel's cache of module state does not hold
 OWN_NULL_READ = "module_state_null"
 """The external that records a module's ``get(key, default)`` of a stored null, given None (journals from
 before it were given ``default``, and replay them so)."""
@@ -105,8 +107,12 @@ class ModuleState:
         keeps_state: bool | None = None,
         max_bytes: int = MAX_STATE_VALUE_BYTES,
         externals: Externals | None = None,
+        cache: StateCache | None = None,
     ) -> None:
+        """``cache``: the kernel's copy of module state (:class:`StateCache`), for a backend whose
+        ``module_state_get`` takes ``default`` (:func:`takes_default`); None reads the store each time."""
         self._store, self.module, self._tick, self._externals = store, module, tick, externals
+        self._cache = cache
         # does the backend keep module state? (a slow runtime Protocol check: the runner passes it once per tick)
         self._keeps = isinstance(store, ModuleStateStore) if keeps_state is None else keeps_state
         self._validator, self._check_open, self._max_bytes = validator, check_open, max_bytes
@@ -134,12 +140,16 @@ class ModuleState:
     def keep(self) -> None:
         """The call succeeded: its writes join the tick's transaction (the last write of each key)."""
         pending, self._pending = self._pending, {}
+        cache = self._cache
         for key, write in pending.items():
             if write is _DELETED:
                 self._store.module_state_delete(self.module, key)
+                text = None
             else:
                 value, text = write  # type: ignore[misc]
                 self._store.module_state_put(self.module, key, value, self._tick, text=text)  # serialized once
+            if cache is not None:
+                cache.note(self.module, key, text)
 
     def undo(self) -> None:
         """The call failed: its writes are dropped (never stored, not journaled)."""
@@ -150,11 +160,24 @@ class ModuleState:
         """The value of ``key`` as this call sees it: its own pending write, else the store's (``missing``: none)."""
         write = self._pending.get(key)
         if write is None:
+            if self._cache is not None:
+                return self._cached(key, missing)
             if missing is not None and takes_default(self._store):
                 return self._store.module_state_get(self.module, key, default=missing)
             value = self._store.module_state_get(self.module, key)
             return missing if value is None else value
         return missing if write is _DELETED else orjson.loads(write[1])  # type: ignore[index]
+
+    def _cached(self, key: str, missing: Any) -> Any:
+        """:meth:`_stored` of a key with no pending write, through the kernel's cache (the store once)."""
+        text = self._cache.get((self.module, key), _UNCACHED)  # type: ignore[union-attr]
+        if text is _UNCACHED:
+            value = self._store.module_state_get(self.module, key, default=_UNCACHED)
+            text = None if value is _UNCACHED else dumps(value)
+            self._cache.note(self.module, key, text)  # type: ignore[union-attr]
+            if text is not None:
+                return value  # the store's own copy: the caller's
+        return missing if text is None else orjson.loads(text)  # type: ignore[arg-type]
 
     def get(self, key: str, default: Any = None) -> Any:
         """The value stored under ``key`` (a stored null is None), else ``default``."""
