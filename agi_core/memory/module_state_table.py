@@ -24,6 +24,11 @@ def put_value(conn: sqlite3.Connection, module: str, key: str, value: str, tick:
     )
 
 
+def put_values(conn: sqlite3.Connection, rows: list[tuple[str, str, str, int]]) -> None:
+    """:func:`put_value` of each ``(module, key, value, tick)``, in order, as one statement."""
+    conn.executemany("INSERT OR REPLACE INTO module_state (module, key, value, tick) VALUES (?, ?, ?, ?)", rows)
+
+
 def delete_value(conn: sqlite3.Connection, module: str, key: str) -> bool:
     return conn.execute("DELETE FROM module_state WHERE module = ? AND key = ?", (module, key)).rowcount > 0
 

@@ -555,6 +555,11 @@ class SqliteStore(StoredText):
     def module_state_put(self, module: str, key: str, value: Any, tick: int = 0, *, text: str | None = None) -> None:
         module_state_table.put_value(self.conn, module, key, dumps(value) if text is None else text, tick)
 
+    def module_state_put_many(self, rows: list[tuple[str, str, str, int]]) -> None:
+        """:meth:`module_state_put` of each ``(module, key, JSON text, tick)``, in order, as one statement (the
+        module runner's writes of a run of phase calls)."""
+        module_state_table.put_values(self.conn, rows)
+
     def module_state_delete(self, module: str, key: str) -> bool:
         return module_state_table.delete_value(self.conn, module, key)
 

@@ -39,7 +39,7 @@ from agi_core.modules.context import RAISED, RETURNED, STOPPED, CommonParts, Mod
 from agi_core.modules.proposals import Proposals, checked_proposals, not_json_error
 from agi_core.modules.protocol import LoadedModule
 from agi_core.modules.revision import CASE_KEPT, Draft, apply_draft, as_revision, draft_of, revised
-from agi_core.modules.state import ModuleState, takes_default
+from agi_core.modules.state import ModuleState, StateWrites, takes_default
 from agi_core.plugins import BUILTIN_PLUGINS
 from agi_core.reasoning import Decision, ReasonContext
 from agi_core.serialization import dumps, to_data
@@ -96,6 +96,16 @@ class ModuleTick:
         cache = self._state_cache
         return cache if cache is not None and self.keeps_state and takes_default(self.reason.store) else None
 
+    @cached_property
+    def held_writes(self) -> StateWrites | None:
+        """The module-state writes of a run of calls, held for one statement (with the kernel's copy only)."""
+        return None if self.state_cache is None else StateWrites(self.reason.store)
+
+    def _turn_ended(self) -> None:
+        """A run of phase calls ended: what their calls kept goes into the store (one statement)."""
+        if self.state_cache is not None:
+            self.held_writes.flush()  # type: ignore[union-attr]
+
     def settings(self, plugin: str) -> Mapping[str, Any]:
         """``plugin``'s settings, read once per tick (a read-only view)."""
         return self._settings.of(plugin)
@@ -139,6 +149,7 @@ class ModuleTick:
     ) -> Steps[list[tuple[LoadedModule, Any]]]:
         """:meth:`run` as steps (:func:`drive` runs them)."""
         done = yield PhaseTurn(self, (phase,), state, proposals or [], outcome or {})
+        self._turn_ended()
         return done[phase]  # type: ignore[no-any-return]
 
     def revise_steps(self, state: TickState, decision: Decision, proposals: list[Proposals]) -> Steps[Decision]:
@@ -146,6 +157,7 @@ class ModuleTick:
         (steps: :func:`drive` runs them)."""
         self.draft = draft_of(decision)
         yield PhaseTurn(self, ("revise",), state, proposals, {})
+        self._turn_ended()
         return apply_draft(decision, self.draft)
 
     def _function(self, call: PhaseCall) -> Callable[[ModuleContext], Any]:
@@ -192,6 +204,7 @@ class ModuleTick:
         """``perceive``, ``recall`` then ``deliberate`` of every module; the deliberations' proposals (steps:
         :func:`drive` runs them)."""
         done = yield PhaseTurn(self, ("perceive", "recall", "deliberate"), state, [], {})
+        self._turn_ended()
         return [value for _module, value in done["deliberate"]]
 
     def due(
@@ -378,11 +391,11 @@ class ModuleTick:
     def _common(self, module: LoadedModule) -> CommonParts:
         """What every call of ``module`` in this tick shares: its state maker and settings reader among them."""
         store, tick, keeps, max_bytes = self.reason.store, self.reason.tick, self.keeps_state, self.state_max_bytes
-        externals, cache = self.reason.externals, self.state_cache
+        externals, cache, held = self.reason.externals, self.state_cache, self.held_writes
 
         def new_state(check_open: Callable[[], None]) -> ModuleState:
             return ModuleState(
-                store, module.name, tick, module.validator, check_open, keeps, max_bytes, externals, cache
+                store, module.name, tick, module.validator, check_open, keeps, max_bytes, externals, cache, held
             )
 
         settings = self._settings  # not self: what the tick keeps must not refer back to it (no cycle)

@@ -69,6 +69,32 @@ _GOOD_KEYS: set[str] = set()  # state keys already found fit (a key's fitness is
 GOOD_KEYS_MAX = 4096
 
 _UNCACHED = object()  # a key the kernel's cache of module state does not hold
+
+
+class StateWrites:
+    """The module-state writes a tick's successful calls kept, held until the run of calls ends (:meth:`flush`):
+    one statement for all (``module_state_put_many``) instead of one a key. A read of the store, a delete, and
+    the end of each run of phase calls write what is held first, so the store is never read behind it."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+        self._many = getattr(store, "module_state_put_many", None)
+        self._rows: list[tuple[str, str, Any, int, str]] = []  # module, key, value, tick, its JSON text
+
+    def put(self, module: str, key: str, value: Any, tick: int, text: str) -> None:
+        self._rows.append((module, key, value, tick, text))
+
+    def flush(self) -> None:
+        rows, self._rows = self._rows, []
+        if not rows:
+            return
+        if self._many is not None:
+            self._many([(module, key, text, tick) for module, key, _value, tick, text in rows])
+            return
+        for module, key, value, tick, text in rows:  # a backend without it: a statement a key, as before
+            self._store.module_state_put(module, key, value, tick, text=text)
+
+
 OWN_NULL_READ = "module_state_null"
 """The external that records a module's ``get(key, default)`` of a stored null, given None (journals from
 before it were given ``default``, and replay them so)."""
@@ -108,11 +134,13 @@ class ModuleState:
         max_bytes: int = MAX_STATE_VALUE_BYTES,
         externals: Externals | None = None,
         cache: StateCache | None = None,
+        held: StateWrites | None = None,
     ) -> None:
         """``cache``: the kernel's copy of module state (:class:`StateCache`), for a backend whose
-        ``module_state_get`` takes ``default`` (:func:`takes_default`); None reads the store each time."""
+        ``module_state_get`` takes ``default`` (:func:`takes_default`); None reads the store each time.
+        ``held``: the tick's writes held for one statement (:class:`StateWrites`; only with a ``cache``)."""
         self._store, self.module, self._tick, self._externals = store, module, tick, externals
-        self._cache = cache
+        self._cache, self._held = cache, held
         # does the backend keep module state? (a slow runtime Protocol check: the runner passes it once per tick)
         self._keeps = isinstance(store, ModuleStateStore) if keeps_state is None else keeps_state
         self._validator, self._check_open, self._max_bytes = validator, check_open, max_bytes
@@ -140,16 +168,25 @@ class ModuleState:
     def keep(self) -> None:
         """The call succeeded: its writes join the tick's transaction (the last write of each key)."""
         pending, self._pending = self._pending, {}
-        cache = self._cache
+        cache, held = self._cache, self._held
         for key, write in pending.items():
             if write is _DELETED:
+                self._write_held()
                 self._store.module_state_delete(self.module, key)
                 text = None
             else:
                 value, text = write  # type: ignore[misc]
-                self._store.module_state_put(self.module, key, value, self._tick, text=text)  # serialized once
+                if held is not None:
+                    held.put(self.module, key, value, self._tick, text)
+                else:
+                    self._store.module_state_put(self.module, key, value, self._tick, text=text)  # serialized once
             if cache is not None:
                 cache.note(self.module, key, text)
+
+    def _write_held(self) -> None:
+        """The tick's held writes, into the store before it is read or a row deleted."""
+        if self._held is not None:
+            self._held.flush()
 
     def undo(self) -> None:
         """The call failed: its writes are dropped (never stored, not journaled)."""
@@ -172,6 +209,7 @@ class ModuleState:
         """:meth:`_stored` of a key with no pending write, through the kernel's cache (the store once)."""
         text = self._cache.get((self.module, key), _UNCACHED)  # type: ignore[union-attr]
         if text is _UNCACHED:
+            self._write_held()
             value = self._store.module_state_get(self.module, key, default=_UNCACHED)
             text = None if value is _UNCACHED else dumps(value)
             self._cache.note(self.module, key, text)  # type: ignore[union-attr]
@@ -257,6 +295,7 @@ class ModuleState:
             self._keeping()
             write = self._pending.get(key)
             if write is None:
+                self._write_held()
                 existed = any(stored == key for stored, _value in self._store.module_state_items(self.module))
             else:
                 existed = write is not _DELETED
@@ -269,6 +308,7 @@ class ModuleState:
         self._check_open()
         if not self._keeps:
             return
+        self._write_held()
         if not self._pending:
             yield from self._store.module_state_items(self.module)
             return
