@@ -8,7 +8,10 @@ core's caches to the other's and back: 250-450 µs of CPU a tick on the project'
 machine, more than six modules' own work (``benchmarks/isolation_cost.py``). The caller
 only waits meanwhile, so nothing is lost by running the worker on its core: for the length
 of a hand-off (:class:`HandOff`) the caller is pinned to the CPU it is on and the worker to
-the same one, and the caller's CPU set is put back after.
+the same one, and the caller's CPU set is put back after. That is done for the modules' turns
+and the tick's steps on their worker; a call under a timeout of a tool, a model or a vote is
+not pinned, nor one made from a pinned thread, since it may run threads of its own (llama.cpp
+starts some for each request) that would inherit the pin and share one CPU.
 
 What a pin could change beyond that, and what is done about it:
 
@@ -98,24 +101,29 @@ def _disable() -> None:
 
 class HandOff:
     """One hand-off (a context manager): the calling thread pinned to its CPU while it waits for a worker
-    (:meth:`pin`); its CPU set is put back at the end."""
+    (:meth:`pin`); its CPU set is put back at the end.
 
-    __slots__ = ("cpu", "modules", "saved", "tid")
+    ``pinned=False`` (a tool's, a model's, a vote's call under a timeout), and a hand-off from a thread already
+    pinned (a module's call that calls a model), pin nothing and give the worker the caller's CPUs: such a
+    call may run a native library's threads (llama.cpp starts its own for each request), which would inherit a
+    pin and share one CPU."""
 
-    def __init__(self) -> None:
+    __slots__ = ("cpu", "modules", "pinned", "saved", "tid")
+
+    def __init__(self, *, pinned: bool = True) -> None:
         self.cpu = -1  # the CPU of the hand-off; -1: not pinned
         self.saved: set[int] | None = None  # the caller's CPU set, when this hand-off pinned it
         self.modules = len(sys.modules)
         self.tid = 0
+        self.pinned = pinned
 
     def __enter__(self) -> HandOff:
-        if not (ENABLED and _settled):
+        if not (self.pinned and ENABLED and _settled):
             return self
         tid = threading.get_native_id()
         try:
             with _lock:
-                if tid in _pinned:  # a worker handing off in turn: already on the hand-off's CPU
-                    self.cpu = _pinned[tid]
+                if tid in _pinned:  # a pinned worker handing off in turn (a module's call asking a model)
                     return self
                 saved = os.sched_getaffinity(0)
                 if len(saved) < 2:
@@ -137,7 +145,7 @@ class HandOff:
             if self.cpu >= 0:
                 if worker.cpu != self.cpu:
                     os.sched_setaffinity(worker.native_id, {self.cpu})
-                    worker.cpu = _pinned[worker.native_id] = self.cpu
+                worker.cpu = _pinned[worker.native_id] = self.cpu
             elif worker.cpu is not None:
                 self.release(worker)
         except OSError:

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from agi_core import tracing
 from agi_core.errors import AgiError
-from agi_core.same_core import HandOff
+from agi_core.same_core import HandOff, pinned_cpu
 
 
 class TimedOut(AgiError):
@@ -77,7 +77,7 @@ class Worker:
         thread = threading.Thread(target=self._loop, name="agi-plugin-call", daemon=True)
         thread.start()
         self.native_id: int = thread.native_id or 0
-        self.cpu: int | None = None  # the CPU a hand-off pinned it to
+        self.cpu: int | None = pinned_cpu()  # the CPU a hand-off pinned it to (started by a pinned thread: its)
 
     def _loop(self) -> None:
         while True:
@@ -109,7 +109,7 @@ def call_with_timeout(function: Callable[..., Any], args: tuple[Any, ...], timeo
     if timeout_s <= 0:
         job.run()
     else:
-        with HandOff() as here:
+        with HandOff(pinned=False) as here:  # not pinned: a tool or a model may run threads of its own
             worker = take_worker()
             here.pin(worker)
             worker.jobs.put(job)

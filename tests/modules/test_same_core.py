@@ -178,10 +178,38 @@ def test_a_worker_abandoned_with_a_call_that_overran_gets_the_callers_cpus_back(
         Hung.release.set()
 
 
-def test_a_plugin_call_under_a_timeout_runs_on_the_callers_cpu_and_an_abandoned_one_is_freed():
+def test_a_plugin_call_under_a_timeout_is_not_pinned_even_on_a_worker_a_module_pinned(tmp_path):
+    """A tool's or a model's call may run threads of its own (llama.cpp starts some for each request): they
+    would inherit a pin and share one CPU. Its worker gets the caller's CPUs, even one a module turn pinned."""
     cpus = os.sched_getaffinity(0)
-    assert len(call_with_timeout(lambda: os.sched_getaffinity(0), (), 5.0)) == 1
+    Watcher.seen.clear()
+    with open_kernel(tmp_path / "a.db", Plugin(Watcher())) as kernel:
+        kernel.tick("hello")  # pins the pool's worker
+    assert len(Watcher.seen[0]["cpus"]) == 1
+    assert call_with_timeout(lambda: os.sched_getaffinity(0), (), 5.0) == cpus
     assert os.sched_getaffinity(0) == cpus
+
+
+class AsksAModel(CognitiveModule):
+    """Makes a call under a timeout from its phase (as a contract call asking a model does)."""
+
+    name = "asks"
+    seen: ClassVar[list[set[int]]] = []
+
+    def perceive(self, ctx):
+        AsksAModel.seen.append(call_with_timeout(lambda: os.sched_getaffinity(0), (), 5.0))
+
+
+def test_a_call_under_a_timeout_from_a_pinned_module_call_is_not_pinned(tmp_path):
+    cpus = os.sched_getaffinity(0)
+    AsksAModel.seen.clear()
+    with open_kernel(tmp_path / "a.db", Plugin(AsksAModel())) as kernel:
+        kernel.tick("hello")
+    assert AsksAModel.seen == [cpus]
+
+
+def test_an_abandoned_plugin_call_leaves_its_worker_on_the_callers_cpus():
+    cpus = os.sched_getaffinity(0)
     worker: list[int] = []
 
     def hang() -> None:
