@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from agi_core import tracing
 from agi_core.errors import AgiError
-from agi_core.same_core import HandOff, pinned_cpu
+from agi_core.same_core import HandOff, pinned_cpu, unpinned
 
 
 class TimedOut(AgiError):
@@ -107,7 +107,8 @@ def call_with_timeout(function: Callable[..., Any], args: tuple[Any, ...], timeo
     """
     job = _Job(function, args, timeout_s)
     if timeout_s <= 0:
-        job.run()
+        with unpinned():  # as on a worker: a tool or a model may run threads of its own
+            job.run()
     else:
         with HandOff(pinned=False) as here:  # not pinned: a tool or a model may run threads of its own
             worker = take_worker()

@@ -13,6 +13,7 @@ from agi_core.effects.timeouts import TimedOut, call_with_timeout
 from agi_core.errors import ConfigError
 from agi_core.externals import CallAbandoned
 from agi_core.llm.errors import ProviderError
+from agi_core.same_core import unpinned
 
 #: llama.cpp threads for the embedded model: its workers spin, and on a small shared
 #: machine one thread is several times faster than two (docs/llm-providers.md).
@@ -91,10 +92,12 @@ class TimedRequests:
             complete = functools.partial(unless, lambda: timed_out.is_set() or abandoned())
         limit = self.timeout_s
         if limit is None:
-            return complete(messages, **options)  # type: ignore[no-any-return]
+            with unpinned():  # an in-process model's threads must not inherit a module turn's pin (one CPU)
+                return complete(messages, **options)  # type: ignore[no-any-return]
         prepare = getattr(self.provider, "prepare", None)
         if callable(prepare):
-            prepare()  # an in-process model loads here, in this thread, never in an abandoned one
+            with unpinned():  # llama.cpp sizes its thread pool as it loads
+                prepare()  # an in-process model loads here, in this thread, never in an abandoned one
         try:
             return call_with_timeout(lambda: complete(messages, **options), (), limit)  # type: ignore[no-any-return]
         except TimedOut:

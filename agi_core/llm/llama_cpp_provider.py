@@ -20,6 +20,7 @@ from agi_core.errors import ConfigError
 from agi_core.llm import traced
 from agi_core.llm._shared import as_openai_tool, completion_from_response, one_line
 from agi_core.llm.errors import ProviderError
+from agi_core.same_core import unpinned
 
 INSTALL_HINT = "run scripts/install_llama_cpp.sh (or pip install 'agi-core[llama-cpp]')"
 
@@ -105,7 +106,8 @@ class LlamaCppProvider:
                 unreachable=True,
             )
         try:
-            import llama_cpp
+            with unpinned():  # its thread pool is sized by the CPUs this thread may run on as it loads
+                import llama_cpp
         except ImportError as exc:
             raise ProviderError(
                 f"the llama-cpp provider needs llama-cpp-python ({exc}); {INSTALL_HINT}",
@@ -113,15 +115,16 @@ class LlamaCppProvider:
                 unreachable=True,
             ) from None
         try:
-            self._llama = llama_cpp.Llama(
-                model_path=endpoint,
-                n_ctx=self.n_ctx,
-                n_threads=self.n_threads,
-                n_threads_batch=self.n_threads,
-                seed=self.seed,
-                chat_format=self.chat_format,
-                verbose=self.verbose,
-            )
+            with unpinned():
+                self._llama = llama_cpp.Llama(
+                    model_path=endpoint,
+                    n_ctx=self.n_ctx,
+                    n_threads=self.n_threads,
+                    n_threads_batch=self.n_threads,
+                    seed=self.seed,
+                    chat_format=self.chat_format,
+                    verbose=self.verbose,
+                )
         except Exception as exc:  # noqa: BLE001 - llama.cpp raises ValueError/RuntimeError
             raise ProviderError(
                 f"llama.cpp could not load {endpoint} ({one_line(exc, 160)}); "

@@ -14,6 +14,7 @@ import pytest
 from agi_core import same_core
 from agi_core.effects.timeouts import TimedOut, call_with_timeout
 from agi_core.hookspecs import hookimpl
+from agi_core.llm.lazy import TimedRequests
 from agi_core.modules import CognitiveModule
 from agi_core.testing import open_kernel
 
@@ -190,14 +191,28 @@ def test_a_plugin_call_under_a_timeout_is_not_pinned_even_on_a_worker_a_module_p
     assert os.sched_getaffinity(0) == cpus
 
 
+class CpusModel:
+    """A fake in-process model (a stand-in for llama.cpp, whose threads inherit the CPUs of the thread that asks):
+    its answer is the CPUs it ran on."""
+
+    name = "cpus"
+
+    def complete(self, messages, **options):
+        return os.sched_getaffinity(0)
+
+
 class AsksAModel(CognitiveModule):
-    """Makes a call under a timeout from its phase (as a contract call asking a model does)."""
+    """Makes calls under a timeout from its phase, as a contract call asking a model does: on a worker, in its
+    own thread (no limit), and through an in-process model with no time limit."""
 
     name = "asks"
     seen: ClassVar[list[set[int]]] = []
 
     def perceive(self, ctx):
         AsksAModel.seen.append(call_with_timeout(lambda: os.sched_getaffinity(0), (), 5.0))
+        AsksAModel.seen.append(call_with_timeout(lambda: os.sched_getaffinity(0), (), 0))
+        AsksAModel.seen.append(TimedRequests(CpusModel(), None).complete([]))
+        AsksAModel.seen.append(os.sched_getaffinity(0))  # the phase itself: pinned
 
 
 def test_a_call_under_a_timeout_from_a_pinned_module_call_is_not_pinned(tmp_path):
@@ -205,7 +220,9 @@ def test_a_call_under_a_timeout_from_a_pinned_module_call_is_not_pinned(tmp_path
     AsksAModel.seen.clear()
     with open_kernel(tmp_path / "a.db", Plugin(AsksAModel())) as kernel:
         kernel.tick("hello")
-    assert AsksAModel.seen == [cpus]
+    [on_worker, in_its_thread, in_process_model, phase] = AsksAModel.seen
+    assert (on_worker, in_its_thread, in_process_model) == (cpus, cpus, cpus)
+    assert len(phase) == 1
 
 
 def test_an_abandoned_plugin_call_leaves_its_worker_on_the_callers_cpus():
