@@ -4,8 +4,8 @@ A plugin call under a timeout runs on a worker thread while the calling thread w
 (:mod:`agi_core.effects.timeouts`, :mod:`agi_core.effects.turns`). With several CPUs the
 scheduler wakes the worker on an idle one, so each hand-off moves the tick's working set
 (its objects, and the reference counts of every object both threads touch) from one
-core's caches to the other's and back: 250-450 µs of CPU a tick on the project's 2-core
-machine, more than six modules' own work (``benchmarks/isolation_cost.py``). The caller
+core's caches to the other's and back: 225-336 µs of CPU a tick on the project's 2-core
+machine, the cost of two modules' own work (``benchmarks/isolation_cost.py``). The caller
 only waits meanwhile, so nothing is lost by running the worker on its core: for the length
 of a hand-off (:class:`HandOff`) the caller is pinned to the CPU it is on and the worker to
 the same one, and the caller's CPU set is put back after. That is done for the modules' turns
@@ -43,8 +43,7 @@ ENABLED = os.environ.get("AGI_SAME_CORE", "1") != "0" and hasattr(os, "sched_set
 _TASKS = "/proc/self/task"
 _lock = threading.Lock()
 _settled = False  # a hand-off ran without importing anything: the ones after it are pinned
-_pinned: dict[int, int] = {}  # native thread id: the CPU a hand-off pinned it to (callers, workers)
-_outside: set[int] = set()  # the CPU set of the last caller pinned, outside its hand-off
+_pinned: dict[int, tuple[int, set[int]]] = {}  # native thread id: the CPU a hand-off pinned it to, and its CPUs outside
 _known: set[int] = set()  # the process's thread ids at the last look
 _known_count = -1  # their number then (the link count of /proc/self/task, a cheap stat)
 _getcpu: Callable[[], int] | None = None
@@ -132,9 +131,7 @@ class HandOff:
                 _look()  # threads started before this hand-off are not its to free
                 os.sched_setaffinity(0, {cpu})
                 self.cpu, self.saved, self.tid = cpu, saved, tid
-                _pinned[tid] = cpu
-                _outside.clear()
-                _outside.update(saved)
+                _pinned[tid] = (cpu, saved)
         except OSError:
             _disable()
         return self
@@ -142,10 +139,11 @@ class HandOff:
     def pin(self, worker: Pinnable) -> None:
         """Run ``worker`` on this hand-off's CPU; when this hand-off is not pinned, on the caller's CPUs."""
         try:
-            if self.cpu >= 0:
+            if self.saved is not None:
                 if worker.cpu != self.cpu:
                     os.sched_setaffinity(worker.native_id, {self.cpu})
-                worker.cpu = _pinned[worker.native_id] = self.cpu
+                worker.cpu = self.cpu
+                _pinned[worker.native_id] = (self.cpu, self.saved)
             elif worker.cpu is not None:
                 self.release(worker)
         except OSError:
@@ -156,9 +154,10 @@ class HandOff:
         if worker.cpu is None:
             return
         worker.cpu = None
-        _pinned.pop(worker.native_id, None)
+        pinned = _pinned.pop(worker.native_id, None)
+        cpus = pinned[1] if pinned is not None else _outside_of(threading.get_native_id())
         with contextlib.suppress(OSError):  # an abandoned thread may have ended
-            os.sched_setaffinity(worker.native_id, self.saved or set(_outside) or os.sched_getaffinity(0))
+            os.sched_setaffinity(worker.native_id, cpus)
 
     def __exit__(self, *exc_info: object) -> None:
         global _settled
@@ -177,21 +176,28 @@ class HandOff:
 def unpinned() -> Iterator[None]:
     """Run the block on the CPUs the thread had outside the hand-off that pinned it (not pinned: as it is):
     for loading a native library that sizes its thread pool by the CPUs it may run on."""
-    tid = threading.get_native_id()
-    cpu = _pinned.get(tid)
-    if cpu is None or not _outside:
+    pinned = _pinned.get(threading.get_native_id())
+    if pinned is None:
         yield
         return
-    os.sched_setaffinity(0, set(_outside))
+    cpu, outside = pinned
+    os.sched_setaffinity(0, outside)
     try:
         yield
     finally:
         os.sched_setaffinity(0, {cpu})
 
 
+def _outside_of(tid: int) -> set[int]:
+    """The CPUs thread ``tid`` (this one) may run on outside the hand-off that pinned it, if one did."""
+    pinned = _pinned.get(tid)
+    return pinned[1] if pinned is not None else os.sched_getaffinity(0)
+
+
 def pinned_cpu() -> int | None:
     """The CPU a hand-off pinned this thread to, None if it is not pinned (for tests and diagnostics)."""
-    return _pinned.get(threading.get_native_id())
+    pinned = _pinned.get(threading.get_native_id())
+    return None if pinned is None else pinned[0]
 
 
 def reset_for_tests(*, settled: bool) -> None:

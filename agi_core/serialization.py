@@ -114,13 +114,14 @@ def _refuse_non_finite(data: Any) -> None:
 
 _FLOAT = float
 _WALKED = frozenset({dict, list, tuple, float})
-_NEVER_NAN = frozenset({str, int, bool, type(None)})
+NEVER_NAN = frozenset({str, int, bool, type(None)})
+"""The exact types of a JSON scalar that is never NaN or infinity."""
 
 
 def non_finite_path(data: Any) -> str | None:
     """The JSON path of the first NaN or infinity in ``data``, or None."""
     kind = type(data)
-    if kind in _NEVER_NAN:  # a bare scalar (a belief's value): no text to write
+    if kind in NEVER_NAN:  # a bare scalar (a belief's value): no text to write
         return None
     if kind is _FLOAT:
         return None if math.isfinite(data) else "$"

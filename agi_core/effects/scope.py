@@ -18,6 +18,7 @@ from agi_core.determinism import Determinism
 from agi_core.effects.inflight import InFlight
 from agi_core.externals import Externals
 from agi_core.memory.backend import MAX_STATE_VALUE_BYTES, MemoryBackend
+from agi_core.memory.state_cache import StateCache
 from agi_core.tools import Tool, ToolPolicy
 
 Report = Callable[[str, str, BaseException | str], None]
@@ -43,7 +44,7 @@ class TickScope:
     modules: Sequence[Any] = ()  # the cognitive modules (agi_core.modules.protocol.LoadedModule), in run order
     module_timeout_s: float = 2.0  # a module phase call's limit, unless the module sets its own
     module_state_max_bytes: int = MAX_STATE_VALUE_BYTES  # the largest value a module may store under one key
-    module_state_cache: Any = None  # the kernel's copy of module state (agi_core.modules.state.StateCache)
+    module_state_cache: StateCache | None = None  # the kernel's copy of module state (read once, not once a tick)
     now_ms: int | None = None  # the tick's recorded clock reading (None without a clock)
     receipt: dict[str, Any] | None = None  # in a receipt tick: the observation of the call that ran
     check_recipient: Callable[[str], None] | None = None  # the message box's recipient check (None: no messaging)

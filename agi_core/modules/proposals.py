@@ -17,7 +17,7 @@ import orjson
 from agi_core.beliefs import as_belief
 from agi_core.errors import ValidationError
 from agi_core.model import JSON, Action
-from agi_core.serialization import converter, dumps, from_data, non_finite_path, not_json, to_data
+from agi_core.serialization import NEVER_NAN, converter, dumps, from_data, non_finite_path, not_json, to_data
 
 
 @attrs.frozen
@@ -152,7 +152,7 @@ def checked_proposals(value: Any, module: str) -> tuple[Proposals, dict[str, Any
     return attrs.evolve(value, module=module), data
 
 
-_SCALARS = frozenset({str, int, bool, type(None)})  # taken as they are by to_data (and never NaN)
+_SCALARS = NEVER_NAN  # taken as they are by to_data (and never NaN)
 _unstructure = converter.unstructure  # what to_data does with a JSON-typed field's value: by its class
 
 

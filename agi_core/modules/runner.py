@@ -103,8 +103,9 @@ class ModuleTick:
 
     def _turn_ended(self) -> None:
         """A run of phase calls ended: what their calls kept goes into the store (one statement)."""
-        if self.state_cache is not None:
-            self.held_writes.flush()  # type: ignore[union-attr]
+        held = self.held_writes
+        if held is not None:
+            held.flush()
 
     def settings(self, plugin: str) -> Mapping[str, Any]:
         """``plugin``'s settings, read once per tick (a read-only view)."""

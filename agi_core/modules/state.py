@@ -68,8 +68,6 @@ _TAKES_DEFAULT: dict[type, bool] = {}
 _GOOD_KEYS: set[str] = set()  # state keys already found fit (a key's fitness is a property of its text alone)
 GOOD_KEYS_MAX = 4096
 
-_UNCACHED = object()  # a key the kernel's cache of module state does not hold
-
 
 class StateWrites:
     """The module-state writes a tick's successful calls kept, held until the run of calls ends (:meth:`flush`):
@@ -198,24 +196,22 @@ class ModuleState:
         write = self._pending.get(key)
         if write is None:
             if self._cache is not None:
-                return self._cached(key, missing)
+                return self._cached(self._cache, key, missing)
             if missing is not None and takes_default(self._store):
                 return self._store.module_state_get(self.module, key, default=missing)
             value = self._store.module_state_get(self.module, key)
             return missing if value is None else value
         return missing if write is _DELETED else orjson.loads(write[1])  # type: ignore[index]
 
-    def _cached(self, key: str, missing: Any) -> Any:
-        """:meth:`_stored` of a key with no pending write, through the kernel's cache (the store once)."""
-        text = self._cache.get((self.module, key), _UNCACHED)  # type: ignore[union-attr]
-        if text is _UNCACHED:
+    def _cached(self, cache: StateCache, key: str, missing: Any) -> Any:
+        """:meth:`_stored` of a key with no pending write, through the kernel's copy (the store once)."""
+        if (self.module, key) not in cache:
             self._write_held()
-            value = self._store.module_state_get(self.module, key, default=_UNCACHED)
-            text = None if value is _UNCACHED else dumps(value)
-            self._cache.note(self.module, key, text)  # type: ignore[union-attr]
-            if text is not None:
-                return value  # the store's own copy: the caller's
-        return missing if text is None else orjson.loads(text)  # type: ignore[arg-type]
+            value = self._store.module_state_get(self.module, key, default=_MISSING)
+            cache.note(self.module, key, None if value is _MISSING else dumps(value))
+            return missing if value is _MISSING else value  # the store's own copy: the caller's
+        text = cache[self.module, key]
+        return missing if text is None else orjson.loads(text)
 
     def get(self, key: str, default: Any = None) -> Any:
         """The value stored under ``key`` (a stored null is None), else ``default``."""
